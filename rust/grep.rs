@@ -1,0 +1,721 @@
+//! Content search of one file: the matcher built from a query, and a sink that turns
+//! `grep-searcher` callbacks into one hit per match with exact offsets and context lines.
+
+use crate::error::{Error, Result};
+use grep_matcher::{LineTerminator, Matcher};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{
+    BinaryDetection, MmapChoice, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch,
+};
+use memchr::memchr_iter;
+use regex_syntax::ast::{self, Ast, Span};
+use std::collections::{HashMap, VecDeque};
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Files larger than this are streamed instead of read whole (no uniqueness check for them).
+const WHOLE_FILE_LIMIT: u64 = 64 * 1024 * 1024;
+/// grep-searcher looks for NUL bytes only in the first buffer of a slice; this is its size.
+const BINARY_SNIFF_LEN: usize = 64 * 1024;
+
+/// What to look for and how.
+#[derive(Clone, Debug)]
+pub struct PatternOptions {
+    pub pattern: String,
+    pub literal: bool,
+    pub case_sensitive: bool,
+    /// `None`: on when the pattern contains a newline.
+    pub multiline: Option<bool>,
+    pub before: usize,
+    pub after: usize,
+}
+
+/// A matcher ready to search with.
+#[derive(Clone, Debug)]
+pub struct CompiledPattern {
+    pub matcher: RegexMatcher,
+    pub multiline: bool,
+    pub before: usize,
+    pub after: usize,
+}
+
+impl CompiledPattern {
+    pub fn new(options: &PatternOptions) -> Result<CompiledPattern> {
+        let (regex, has_newline) = if options.literal {
+            literal_regex(&options.pattern)
+        } else {
+            newline_tolerant_regex(&options.pattern)
+        };
+        let multiline = options.multiline.unwrap_or(has_newline);
+        let mut builder = RegexMatcherBuilder::new();
+        builder
+            .case_insensitive(!options.case_sensitive)
+            .multi_line(true)
+            .crlf(true)
+            .unicode(true);
+        if multiline {
+            // crlf() also sets a CRLF line terminator, which would ban `\r` and `\n`.
+            builder.line_terminator(None);
+        }
+        let matcher = builder.build(&regex).map_err(|e| {
+            let mut msg = format!("invalid regex /{}/: {e}", options.pattern);
+            if has_newline && !multiline {
+                msg.push_str("\nA pattern with a newline needs multiline=true.");
+            } else if !options.literal {
+                msg.push_str("\nEscape special characters with \\ or pass literal=true.");
+            }
+            Error::Pattern(msg)
+        })?;
+        Ok(CompiledPattern {
+            matcher,
+            multiline,
+            before: options.before,
+            after: options.after,
+        })
+    }
+
+    pub fn searcher(&self) -> Searcher {
+        let mut builder = SearcherBuilder::new();
+        if !self.multiline {
+            builder.line_terminator(LineTerminator::crlf());
+        }
+        builder
+            .line_number(true)
+            .multi_line(self.multiline)
+            .binary_detection(BinaryDetection::quit(b'\x00'))
+            .before_context(self.before)
+            .after_context(self.after)
+            .bom_sniffing(false)
+            .memory_map(MmapChoice::never())
+            .build()
+    }
+}
+
+const NEWLINE: &str = "(?:\\r?\\n)";
+
+/// A fixed string as a regex; each newline in it (`\n` or `\r\n`) matches either ending.
+fn literal_regex(pattern: &str) -> (String, bool) {
+    if !pattern.contains('\n') {
+        return (regex_syntax::escape(pattern), false);
+    }
+    let pieces: Vec<String> = pattern
+        .split('\n')
+        .map(|line| regex_syntax::escape(line.strip_suffix('\r').unwrap_or(line)))
+        .collect();
+    (pieces.join(NEWLINE), true)
+}
+
+/// The regex with every literal newline (`\n`, a raw newline, `\x0A`, ...) outside a class
+/// replaced by `(?:\r?\n)`, so that patterns written for `\n` files also match `\r\n` files.
+fn newline_tolerant_regex(pattern: &str) -> (String, bool) {
+    let Ok(parsed) = ast::parse::Parser::new().parse(pattern) else {
+        // Let the regex builder report the syntax error with its full message.
+        return (pattern.to_string(), pattern.contains('\n'));
+    };
+    struct Newlines(Vec<Span>);
+    impl ast::Visitor for Newlines {
+        type Output = Vec<Span>;
+        type Err = ();
+        fn finish(self) -> std::result::Result<Vec<Span>, ()> {
+            Ok(self.0)
+        }
+        fn visit_pre(&mut self, ast: &Ast) -> std::result::Result<(), ()> {
+            if let Ast::Literal(lit) = ast {
+                if lit.c == '\n' {
+                    self.0.push(lit.span);
+                }
+            }
+            Ok(())
+        }
+    }
+    let spans = ast::visit(&parsed, Newlines(Vec::new())).unwrap_or_default();
+    if spans.is_empty() {
+        return (pattern.to_string(), false);
+    }
+    let mut out = String::with_capacity(pattern.len() + spans.len() * 8);
+    let mut last = 0;
+    for span in &spans {
+        out.push_str(&pattern[last..span.start.offset]);
+        out.push_str(NEWLINE);
+        last = span.end.offset;
+    }
+    out.push_str(&pattern[last..]);
+    (out, true)
+}
+
+/// How a file's text is encoded; offsets of UTF-16 files refer to their UTF-8 transcoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextEncoding {
+    Utf8,
+    Utf8Bom,
+    Utf16Le,
+    Utf16Be,
+}
+
+impl TextEncoding {
+    /// The Python codec name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextEncoding::Utf8 => "utf-8",
+            TextEncoding::Utf8Bom => "utf-8-sig",
+            TextEncoding::Utf16Le => "utf-16-le",
+            TextEncoding::Utf16Be => "utf-16-be",
+        }
+    }
+}
+
+/// One match.
+#[derive(Clone, Debug)]
+pub struct Hit {
+    pub line: u64,
+    /// 1-based, in characters.
+    pub column: u64,
+    pub end_line: u64,
+    pub byte_offset: u64,
+    /// The matched bytes exactly.
+    pub content: Vec<u8>,
+    /// The whole first line of the match, without its terminator.
+    pub text: String,
+    pub before: Vec<String>,
+    pub after: Vec<String>,
+    /// The matched bytes occur exactly once in the file.
+    pub unique: bool,
+}
+
+/// The hits of one file.
+#[derive(Debug)]
+pub struct FileHits {
+    /// Relative to the workspace root.
+    pub path: String,
+    pub hits: Vec<Hit>,
+    /// Matches found in the file (may exceed `hits.len()` when hits were capped).
+    pub count: u64,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub encoding: TextEncoding,
+}
+
+pub enum FileOutcome {
+    Matched(FileHits),
+    NoMatch,
+    Binary,
+    Unreadable,
+    /// Stopped before finishing (timeout or the search no longer needs this file).
+    Interrupted(Option<FileHits>),
+}
+
+/// Why a search should stop: a deadline, or a flag raised by the orchestrator.
+pub struct StopSignal {
+    flag: AtomicBool,
+    timed_out: AtomicBool,
+    deadline: Option<Instant>,
+}
+
+impl StopSignal {
+    pub fn new(deadline: Option<Instant>) -> StopSignal {
+        StopSignal {
+            flag: AtomicBool::new(false),
+            timed_out: AtomicBool::new(false),
+            deadline,
+        }
+    }
+    pub fn stop(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+    pub fn should_stop(&self) -> bool {
+        if self.flag.load(Ordering::Relaxed) {
+            return true;
+        }
+        if let Some(deadline) = self.deadline {
+            if Instant::now() >= deadline {
+                self.timed_out.store(true, Ordering::Relaxed);
+                self.stop();
+                return true;
+            }
+        }
+        false
+    }
+    pub fn timed_out(&self) -> bool {
+        self.timed_out.load(Ordering::Relaxed)
+    }
+}
+
+/// Per-file caps.
+#[derive(Clone, Copy, Debug)]
+pub struct FileLimits {
+    /// Hits to materialise at most.
+    pub max_hits: usize,
+    /// Keep counting matches past `max_hits`.
+    pub count_all: bool,
+}
+
+/// Searches files one at a time; one per thread, reusing its buffers.
+pub struct FileSearcher {
+    pattern: CompiledPattern,
+    searcher: Searcher,
+    buffer: Vec<u8>,
+    decoded: Vec<u8>,
+    follow_symlinks: bool,
+}
+
+impl FileSearcher {
+    pub fn new(pattern: &CompiledPattern, follow_symlinks: bool) -> FileSearcher {
+        FileSearcher {
+            searcher: pattern.searcher(),
+            pattern: pattern.clone(),
+            buffer: Vec::new(),
+            decoded: Vec::new(),
+            follow_symlinks,
+        }
+    }
+
+    pub fn search(
+        &mut self,
+        path: &Path,
+        rel: String,
+        limits: FileLimits,
+        stop: &StopSignal,
+    ) -> FileOutcome {
+        let Ok(file) = open(path, self.follow_symlinks) else {
+            return FileOutcome::Unreadable;
+        };
+        let Ok(meta) = file.metadata() else {
+            return FileOutcome::Unreadable;
+        };
+        if !meta.is_file() {
+            return FileOutcome::Unreadable;
+        }
+        let size = meta.len();
+        let mtime_ns = {
+            use std::os::unix::fs::MetadataExt;
+            meta.mtime() * 1_000_000_000 + meta.mtime_nsec()
+        };
+        let mut sink = HitSink::new(&self.pattern, limits, stop);
+        let mut encoding = TextEncoding::Utf8;
+        let whole = size <= WHOLE_FILE_LIMIT || self.pattern.multiline;
+        let searched: std::io::Result<()>;
+        if whole {
+            self.buffer.clear();
+            if (&file).read_to_end(&mut self.buffer).is_err() {
+                return FileOutcome::Unreadable;
+            }
+            let (text, base) = match self.buffer.as_slice() {
+                [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => {
+                    let (codec, enc) = if self.buffer[0] == 0xFF {
+                        (encoding_rs::UTF_16LE, TextEncoding::Utf16Le)
+                    } else {
+                        (encoding_rs::UTF_16BE, TextEncoding::Utf16Be)
+                    };
+                    encoding = enc;
+                    let (decoded, _) = codec.decode_without_bom_handling(&self.buffer[2..]);
+                    self.decoded.clear();
+                    self.decoded.extend_from_slice(decoded.as_bytes());
+                    (&self.decoded[..], 0)
+                }
+                [0xEF, 0xBB, 0xBF, ..] => {
+                    encoding = TextEncoding::Utf8Bom;
+                    (&self.buffer[3..], 3)
+                }
+                _ => (&self.buffer[..], 0),
+            };
+            sink.base = base;
+            searched = self
+                .searcher
+                .search_slice(&self.pattern.matcher, text, &mut sink);
+            if sink.count > 0 && !sink.binary && text.len() > BINARY_SNIFF_LEN {
+                sink.binary = memchr::memchr(0, &text[BINARY_SNIFF_LEN..]).is_some();
+            }
+            if !sink.binary {
+                mark_unique(&mut sink.hits, text);
+            }
+        } else {
+            searched = self
+                .searcher
+                .search_reader(&self.pattern.matcher, &file, &mut sink);
+        }
+        if searched.is_err() {
+            return FileOutcome::Unreadable;
+        }
+        if sink.binary {
+            return FileOutcome::Binary;
+        }
+        let interrupted = sink.interrupted;
+        let hits = (sink.count > 0).then_some(FileHits {
+            path: rel,
+            count: sink.count,
+            hits: sink.hits,
+            size,
+            mtime_ns,
+            encoding,
+        });
+        match (interrupted, hits) {
+            (true, hits) => FileOutcome::Interrupted(hits),
+            (false, Some(hits)) => FileOutcome::Matched(hits),
+            (false, None) => FileOutcome::NoMatch,
+        }
+    }
+}
+
+fn open(path: &Path, follow_symlinks: bool) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    if !follow_symlinks {
+        // The walk saw a regular file; refuse it if it has been swapped for a link since.
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)
+}
+
+/// Marks each hit whose matched bytes occur exactly once in `text`.
+fn mark_unique(hits: &mut [Hit], text: &[u8]) {
+    if hits.is_empty() {
+        return;
+    }
+    let mut seen: HashMap<&[u8], usize> = HashMap::with_capacity(hits.len());
+    for hit in hits.iter() {
+        *seen.entry(hit.content.as_slice()).or_default() += 1;
+    }
+    let unique: Vec<bool> = hits
+        .iter()
+        .map(|hit| {
+            !hit.content.is_empty()
+                && seen[hit.content.as_slice()] == 1
+                && memchr::memmem::find_iter(text, &hit.content)
+                    .nth(1)
+                    .is_none()
+        })
+        .collect();
+    for (hit, unique) in hits.iter_mut().zip(unique) {
+        hit.unique = unique;
+    }
+}
+
+/// Turns searcher callbacks into hits, keeping the context lines around each one.
+struct HitSink<'a> {
+    pattern: &'a CompiledPattern,
+    limits: FileLimits,
+    stop: &'a StopSignal,
+    /// Offset of the searched text in the file (3 after a UTF-8 BOM).
+    base: u64,
+    hits: Vec<Hit>,
+    count: u64,
+    binary: bool,
+    interrupted: bool,
+    /// Matches found after `max_hits` while finishing the last hits' after-context.
+    finishing: bool,
+    /// The last `before` lines seen, with their numbers.
+    recent: VecDeque<(u64, String)>,
+    /// Hits still collecting after-context lines.
+    pending: Vec<usize>,
+    spans: Vec<(usize, usize)>,
+}
+
+impl<'a> HitSink<'a> {
+    fn new(pattern: &'a CompiledPattern, limits: FileLimits, stop: &'a StopSignal) -> Self {
+        HitSink {
+            pattern,
+            limits,
+            stop,
+            base: 0,
+            hits: Vec::new(),
+            count: 0,
+            binary: false,
+            interrupted: false,
+            finishing: false,
+            recent: VecDeque::new(),
+            pending: Vec::new(),
+            spans: Vec::new(),
+        }
+    }
+
+    fn wants_context(&self) -> bool {
+        self.pattern.before > 0 || self.pattern.after > 0
+    }
+
+    /// Records a line (matched or not) for the context of the hits around it.
+    fn push_line(&mut self, number: u64, bytes: &[u8]) {
+        if !self.wants_context() {
+            return;
+        }
+        let after = self.pattern.after as u64;
+        let mut text: Option<String> = None;
+        let hits = &mut self.hits;
+        self.pending.retain(|&i| {
+            let hit = &mut hits[i];
+            if number > hit.end_line + after {
+                return false;
+            }
+            if number > hit.end_line {
+                hit.after
+                    .push(text.get_or_insert_with(|| line_text(bytes)).clone());
+            }
+            number < hit.end_line + after
+        });
+        if self.pattern.before > 0 {
+            if self.recent.len() == self.pattern.before {
+                self.recent.pop_front();
+            }
+            self.recent
+                .push_back((number, text.unwrap_or_else(|| line_text(bytes))));
+        }
+    }
+
+    fn before_lines(&self, line: u64) -> Vec<String> {
+        let first = line.saturating_sub(self.pattern.before as u64);
+        self.recent
+            .iter()
+            .filter(|(n, _)| *n >= first && *n < line)
+            .map(|(_, t)| t.clone())
+            .collect()
+    }
+
+    fn handle_block(&mut self, mat: &SinkMatch<'_>) -> bool {
+        let buffer = mat.buffer();
+        let range = mat.bytes_range_in_buffer();
+        let first_line = mat.line_number().unwrap_or(1);
+        let block_offset = mat.absolute_byte_offset();
+        self.spans.clear();
+        let spans = &mut self.spans;
+        let _ = self.pattern.matcher.find_iter_at(buffer, range.start, |m| {
+            if m.start() >= range.end {
+                return false;
+            }
+            spans.push((m.start(), m.end()));
+            true
+        });
+        // Lines of this block not yet recorded for context: next line number and its start.
+        let mut next_line = first_line;
+        let mut next_pos = range.start;
+        // Line of the match being placed, tracked incrementally.
+        let mut line = first_line;
+        let mut line_start = range.start;
+        let mut scanned = range.start;
+        let spans = std::mem::take(&mut self.spans);
+        let mut keep_going = true;
+        for &(start, end) in &spans {
+            for nl in memchr_iter(b'\n', &buffer[scanned..start]) {
+                line += 1;
+                line_start = scanned + nl + 1;
+            }
+            scanned = start;
+            self.count += 1;
+            if self.finishing || self.hits.len() >= self.limits.max_hits {
+                self.finishing = true;
+                if !self.limits.count_all && self.pending.is_empty() {
+                    keep_going = false;
+                    break;
+                }
+                continue;
+            }
+            while next_line < line {
+                let line_end = line_end(buffer, next_pos, range.end);
+                self.push_line(next_line, &buffer[next_pos..line_end]);
+                next_line += 1;
+                next_pos = line_end;
+            }
+            let last_byte = if end > start { end - 1 } else { start };
+            let end_line = line + memchr_iter(b'\n', &buffer[start..last_byte]).count() as u64;
+            let text_end = line_end(buffer, line_start, buffer.len());
+            let hit = Hit {
+                line,
+                column: char_count(&buffer[line_start..start]) + 1,
+                end_line,
+                byte_offset: self.base + block_offset + (start - range.start) as u64,
+                content: buffer[start..end].to_vec(),
+                text: line_text(&buffer[line_start..text_end]),
+                before: if self.pattern.before > 0 {
+                    self.before_lines(line)
+                } else {
+                    Vec::new()
+                },
+                after: Vec::new(),
+                unique: false,
+            };
+            self.hits.push(hit);
+            if self.pattern.after > 0 {
+                self.pending.push(self.hits.len() - 1);
+            }
+        }
+        self.spans = spans;
+        while next_pos < range.end {
+            let line_end = line_end(buffer, next_pos, range.end);
+            self.push_line(next_line, &buffer[next_pos..line_end]);
+            next_line += 1;
+            next_pos = line_end;
+        }
+        if self.finishing && !self.limits.count_all && self.pending.is_empty() {
+            keep_going = false;
+        }
+        keep_going
+    }
+}
+
+/// End of the line starting at `start` (after its `\n`), or `limit`.
+fn line_end(buffer: &[u8], start: usize, limit: usize) -> usize {
+    match memchr::memchr(b'\n', &buffer[start..limit]) {
+        Some(i) => start + i + 1,
+        None => limit,
+    }
+}
+
+/// A line without its terminator, decoded (invalid UTF-8 is replaced, for display only).
+fn line_text(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Characters in `bytes`: every byte that does not continue a UTF-8 sequence starts one.
+fn char_count(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u64
+}
+
+impl Sink for HitSink<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> std::io::Result<bool> {
+        if self.stop.should_stop() {
+            self.interrupted = true;
+            return Ok(false);
+        }
+        Ok(self.handle_block(mat))
+    }
+
+    fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> std::io::Result<bool> {
+        if let Some(number) = ctx.line_number() {
+            self.push_line(number, ctx.bytes());
+        }
+        if self.finishing && !self.limits.count_all && self.pending.is_empty() {
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn context_break(&mut self, _: &Searcher) -> std::io::Result<bool> {
+        self.recent.clear();
+        self.pending.clear();
+        Ok(true)
+    }
+
+    fn binary_data(&mut self, _: &Searcher, _: u64) -> std::io::Result<bool> {
+        self.binary = true;
+        Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn search(text: &[u8], options: PatternOptions) -> FileOutcome {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        std::fs::write(&path, text).unwrap();
+        let pattern = CompiledPattern::new(&options).unwrap();
+        let mut searcher = FileSearcher::new(&pattern, false);
+        let stop = StopSignal::new(None);
+        searcher.search(
+            &path,
+            "f.txt".into(),
+            FileLimits {
+                max_hits: 100,
+                count_all: false,
+            },
+            &stop,
+        )
+    }
+
+    fn opts(pattern: &str) -> PatternOptions {
+        PatternOptions {
+            pattern: pattern.into(),
+            literal: false,
+            case_sensitive: true,
+            multiline: None,
+            before: 0,
+            after: 0,
+        }
+    }
+
+    fn hits(outcome: FileOutcome) -> Vec<Hit> {
+        match outcome {
+            FileOutcome::Matched(f) => f.hits,
+            _ => panic!("expected hits"),
+        }
+    }
+
+    #[test]
+    fn two_hits_on_one_line_with_char_columns() {
+        let h = hits(search("é foo foo\n".as_bytes(), opts("foo")));
+        assert_eq!(h.len(), 2);
+        assert_eq!((h[0].line, h[0].column, h[0].byte_offset), (1, 3, 3));
+        assert_eq!((h[1].line, h[1].column, h[1].byte_offset), (1, 7, 7));
+        assert_eq!(h[0].text, "é foo foo");
+        assert!(!h[0].unique);
+    }
+
+    #[test]
+    fn multiline_literal_matches_crlf() {
+        let mut o = opts("b\nc");
+        o.literal = true;
+        let h = hits(search(b"a\r\nb\r\nc\r\n", o));
+        assert_eq!(h.len(), 1);
+        assert_eq!(h[0].content, b"b\r\nc");
+        assert_eq!((h[0].line, h[0].end_line, h[0].byte_offset), (2, 3, 3));
+        assert!(h[0].unique);
+    }
+
+    #[test]
+    fn context_lines_include_matching_neighbours() {
+        let mut o = opts("x");
+        o.before = 1;
+        o.after = 1;
+        let h = hits(search(b"a\nx1\nx2\nb\n", o));
+        assert_eq!(h.len(), 2);
+        assert_eq!(h[0].before, vec!["a"]);
+        assert_eq!(h[0].after, vec!["x2"]);
+        assert_eq!(h[1].before, vec!["x1"]);
+        assert_eq!(h[1].after, vec!["b"]);
+    }
+
+    #[test]
+    fn binary_files_are_skipped() {
+        assert!(matches!(
+            search(b"foo\0bar\n", opts("foo")),
+            FileOutcome::Binary
+        ));
+    }
+
+    #[test]
+    fn utf16_with_bom_is_decoded() {
+        let mut bytes = vec![0xFF, 0xFE];
+        for unit in "hello world\n".encode_utf16() {
+            bytes.extend_from_slice(&unit.to_le_bytes());
+        }
+        let outcome = search(&bytes, opts("world"));
+        let FileOutcome::Matched(file) = outcome else {
+            panic!()
+        };
+        assert_eq!(file.encoding, TextEncoding::Utf16Le);
+        assert_eq!(file.hits[0].text, "hello world");
+    }
+
+    #[test]
+    fn utf8_bom_keeps_file_offsets() {
+        let h = hits(search(b"\xEF\xBB\xBFab\n", opts("b")));
+        assert_eq!(
+            (h[0].byte_offset, h[0].column, h[0].text.as_str()),
+            (4, 2, "ab")
+        );
+    }
+
+    #[test]
+    fn escaped_newline_in_regex_tolerates_crlf() {
+        let (regex, has) = newline_tolerant_regex(r"a\nb[^\n]");
+        assert!(has);
+        assert_eq!(regex, r"a(?:\r?\n)b[^\n]");
+    }
+}

@@ -1,0 +1,27 @@
+//! codesift's compiled core: the engine modules (walk, rules, glob, grep, search) and the one
+//! Python module `codesift._core` that exposes them.
+
+pub mod error;
+pub mod glob;
+pub mod grep;
+pub mod rules;
+pub mod search;
+pub mod walk;
+
+mod py_engine;
+mod py_errors;
+mod py_types;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<py_engine::Engine>()?;
+    m.add_class::<py_types::GlobMatch>()?;
+    m.add_class::<py_types::GrepMatch>()?;
+    m.add_class::<py_types::GlobOutcome>()?;
+    m.add_class::<py_types::GrepOutcome>()?;
+    py_errors::register(m)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,167 @@
+//! The `Engine` class: a workspace's walk options, and glob/grep/rule checks run without the GIL.
+
+use crate::error::Error;
+use crate::glob::{GlobQuery, GlobSort, glob};
+use crate::grep::PatternOptions;
+use crate::py_errors::catch_panic;
+use crate::py_types::{GlobOutcome, GrepOutcome, glob_outcome, grep_outcome};
+use crate::rules::{RuleOptions, Rules, Verdict};
+use crate::search::{GrepQuery, grep};
+use crate::walk::{WalkOptions, Walker};
+use pyo3::prelude::*;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Search engine bound to one canonical workspace root.
+#[pyclass(frozen, module = "codesift._core")]
+pub struct Engine {
+    options: WalkOptions,
+}
+
+#[pymethods]
+impl Engine {
+    #[new]
+    #[pyo3(signature = (root, *, gitignore = true, access_files = vec![".clineignore".to_string(), ".codesiftignore".to_string()],
+        hidden = true, follow_symlinks = false, max_filesize = None, threads = None))]
+    fn new(
+        root: PathBuf,
+        gitignore: bool,
+        access_files: Vec<String>,
+        hidden: bool,
+        follow_symlinks: bool,
+        max_filesize: Option<u64>,
+        threads: Option<usize>,
+    ) -> Self {
+        Engine {
+            options: WalkOptions {
+                root,
+                rules: RuleOptions {
+                    gitignore,
+                    access_files,
+                },
+                hidden,
+                follow_symlinks,
+                max_filesize,
+                threads: threads.unwrap_or(0),
+            },
+        }
+    }
+
+    #[getter]
+    fn root(&self) -> PathBuf {
+        self.options.root.clone()
+    }
+
+    /// Files under `search_path` (absolute, inside the root) matching `pattern`.
+    #[pyo3(signature = (search_path, pattern, *, case_sensitive = true, limit = 2000, sort = "path"))]
+    fn glob(
+        &self,
+        py: Python<'_>,
+        search_path: PathBuf,
+        pattern: String,
+        case_sensitive: bool,
+        limit: usize,
+        sort: &str,
+    ) -> PyResult<GlobOutcome> {
+        let sort = GlobSort::parse(sort)?;
+        let options = self.options.clone();
+        let query = GlobQuery {
+            pattern,
+            search_path,
+            case_sensitive,
+            limit,
+            sort,
+        };
+        let outcome = py.detach(move || {
+            catch_panic(|| {
+                ensure_exists(&query.search_path)?;
+                glob(&Walker::new(options), &query)
+            })
+        })?;
+        glob_outcome(py, outcome)
+    }
+
+    /// Matches of `pattern` under `search_path` (absolute, inside the root; file or directory).
+    #[pyo3(signature = (search_path, pattern, *, literal = false, case_sensitive = false,
+        multiline = None, before = 0, after = 0, include = Vec::new(), exclude = Vec::new(),
+        max_matches = Some(500), count_total = false, timeout = None, id_prefix = "sr_".to_string(), id_start = 0))]
+    #[allow(clippy::too_many_arguments)]
+    fn grep(
+        &self,
+        py: Python<'_>,
+        search_path: PathBuf,
+        pattern: String,
+        literal: bool,
+        case_sensitive: bool,
+        multiline: Option<bool>,
+        before: usize,
+        after: usize,
+        include: Vec<String>,
+        exclude: Vec<String>,
+        max_matches: Option<usize>,
+        count_total: bool,
+        timeout: Option<f64>,
+        id_prefix: String,
+        id_start: u64,
+    ) -> PyResult<GrepOutcome> {
+        let timeout = match timeout {
+            Some(t) if !(t > 0.0 && t.is_finite()) => {
+                return Err(Error::InvalidArgument(format!(
+                    "timeout must be a positive number of seconds, not {t}"
+                ))
+                .into());
+            }
+            t => t.map(Duration::from_secs_f64),
+        };
+        let options = self.options.clone();
+        let query = GrepQuery {
+            pattern: PatternOptions {
+                pattern,
+                literal,
+                case_sensitive,
+                multiline,
+                before,
+                after,
+            },
+            search_path,
+            include,
+            exclude,
+            max_matches,
+            count_total,
+            timeout,
+        };
+        let outcome = py.detach(move || {
+            catch_panic(|| {
+                ensure_exists(&query.search_path)?;
+                grep(Walker::new(options), &query)
+            })
+        })?;
+        grep_outcome(py, outcome, &id_prefix, id_start)
+    }
+
+    /// What the ignore rules say of `path` (absolute, inside the root), ancestors included:
+    /// "visible", "hidden" (by .gitignore and friends) or "denied" (by an access-ignore file).
+    #[pyo3(signature = (path, is_dir = false))]
+    fn verdict(&self, py: Python<'_>, path: PathBuf, is_dir: bool) -> PyResult<&'static str> {
+        let options = self.options.clone();
+        let verdict = py.detach(move || {
+            catch_panic(|| {
+                let rules = Rules::new(options.root.clone(), options.rules.clone());
+                Ok(rules.verdict_with_ancestors(&path, is_dir))
+            })
+        })?;
+        Ok(match verdict {
+            Verdict::Visible => "visible",
+            Verdict::Hidden => "hidden",
+            Verdict::Denied => "denied",
+        })
+    }
+}
+
+fn ensure_exists(path: &std::path::Path) -> Result<(), Error> {
+    if path.exists() {
+        Ok(())
+    } else {
+        Err(Error::NotFound(path.to_path_buf()))
+    }
+}

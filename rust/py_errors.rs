@@ -1,0 +1,108 @@
+//! Python exceptions of codesift and the conversion of engine errors into them.
+
+use crate::error::Error;
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+
+create_exception!(
+    codesift,
+    CodesiftError,
+    PyException,
+    "Base class of every codesift error."
+);
+create_exception!(
+    codesift,
+    SandboxError,
+    CodesiftError,
+    "A path outside the workspace or denied by an access-ignore file."
+);
+create_exception!(
+    codesift,
+    NotFoundError,
+    CodesiftError,
+    "A path that does not exist."
+);
+create_exception!(
+    codesift,
+    NotAFileError,
+    CodesiftError,
+    "A directory, FIFO or device where a regular file is needed."
+);
+create_exception!(
+    codesift,
+    BinaryFileError,
+    CodesiftError,
+    "A binary file where text is needed."
+);
+create_exception!(
+    codesift,
+    PatternError,
+    CodesiftError,
+    "A regex or glob that does not compile."
+);
+create_exception!(
+    codesift,
+    MatchError,
+    CodesiftError,
+    "An edit whose text matched nowhere, several times, or stale."
+);
+create_exception!(
+    codesift,
+    StaleResultError,
+    MatchError,
+    "A searchResultId that is unknown, evicted or no longer matches the file."
+);
+create_exception!(
+    codesift,
+    InvalidArgumentError,
+    CodesiftError,
+    "An argument outside its allowed values."
+);
+
+impl From<Error> for PyErr {
+    fn from(err: Error) -> PyErr {
+        let msg = err.to_string();
+        match err {
+            Error::Pattern(_) => PatternError::new_err(msg),
+            Error::NotFound(_) => NotFoundError::new_err(msg),
+            Error::InvalidArgument(_) => InvalidArgumentError::new_err(msg),
+            Error::Io { .. } => CodesiftError::new_err(msg),
+        }
+    }
+}
+
+/// Runs `f`, turning a panic into a `CodesiftError` so that none reaches Python as a
+/// `PanicException` (which `except Exception` would not catch).
+pub fn catch_panic<T>(f: impl FnOnce() -> Result<T, Error>) -> PyResult<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(result) => result.map_err(PyErr::from),
+        Err(panic) => {
+            let detail = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(CodesiftError::new_err(format!(
+                "internal error in the search engine ({detail}); please report it"
+            )))
+        }
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("CodesiftError", py.get_type::<CodesiftError>())?;
+    m.add("SandboxError", py.get_type::<SandboxError>())?;
+    m.add("NotFoundError", py.get_type::<NotFoundError>())?;
+    m.add("NotAFileError", py.get_type::<NotAFileError>())?;
+    m.add("BinaryFileError", py.get_type::<BinaryFileError>())?;
+    m.add("PatternError", py.get_type::<PatternError>())?;
+    m.add("MatchError", py.get_type::<MatchError>())?;
+    m.add("StaleResultError", py.get_type::<StaleResultError>())?;
+    m.add(
+        "InvalidArgumentError",
+        py.get_type::<InvalidArgumentError>(),
+    )?;
+    Ok(())
+}

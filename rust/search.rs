@@ -1,0 +1,389 @@
+//! Multi-file content search: which files are searched, by which threads, and how the hits
+//! come out ordered by path, line and column whatever the thread count.
+//!
+//! Two plans. With `max_matches` (and no `count_total`) a sequential walk yields files lazily
+//! in sorted order to parallel workers, and results settle in that order: once the first
+//! `max_matches + 1` hits are settled, the walk and the workers stop, so the first N never
+//! need the whole tree. Otherwise every file is searched by the parallel walker itself (as
+//! ripgrep does) and the per-file results are sorted at the end.
+
+use crate::error::{Error, Result};
+use crate::glob::PathPattern;
+use crate::grep::{
+    CompiledPattern, FileHits, FileLimits, FileOutcome, FileSearcher, PatternOptions, StopSignal,
+};
+use crate::walk::{DirFilter, Walker, relative};
+use ignore::WalkState;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub struct GrepQuery {
+    pub pattern: PatternOptions,
+    /// Absolute, canonical, inside the root: a directory or a file.
+    pub search_path: PathBuf,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    pub max_matches: Option<usize>,
+    pub count_total: bool,
+    pub timeout: Option<Duration>,
+}
+
+#[derive(Debug, Default)]
+pub struct GrepOutcome {
+    /// Files with hits, in path order; hits in line/column order, at most `max_matches` in all.
+    pub files: Vec<FileHits>,
+    pub total: u64,
+    pub truncated: bool,
+    pub timed_out: bool,
+    pub files_searched: u64,
+    pub binary_files: u64,
+    pub unreadable: u64,
+    pub ignored: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    searched: AtomicU64,
+    binary: AtomicU64,
+    unreadable: AtomicU64,
+}
+
+impl Counters {
+    fn record(&self, outcome: &FileOutcome) {
+        self.searched.fetch_add(1, Ordering::Relaxed);
+        match outcome {
+            FileOutcome::Binary => self.binary.fetch_add(1, Ordering::Relaxed),
+            FileOutcome::Unreadable => self.unreadable.fetch_add(1, Ordering::Relaxed),
+            _ => 0,
+        };
+    }
+}
+
+/// Include/exclude filters on workspace-relative paths.
+struct FileFilter {
+    include: Option<PathPattern>,
+    exclude: Option<PathPattern>,
+    root: PathBuf,
+    search_dir: PathBuf,
+}
+
+impl FileFilter {
+    fn new(query: &GrepQuery, root: &Path) -> Result<FileFilter> {
+        let compile = |patterns: &[String]| -> Result<Option<PathPattern>> {
+            if patterns.is_empty() {
+                Ok(None)
+            } else {
+                PathPattern::new(patterns, true).map(Some)
+            }
+        };
+        let search_dir = if query.search_path.is_dir() {
+            query.search_path.clone()
+        } else {
+            query
+                .search_path
+                .parent()
+                .map_or_else(|| root.to_path_buf(), Path::to_path_buf)
+        };
+        Ok(FileFilter {
+            include: compile(&query.include)?,
+            exclude: compile(&query.exclude)?,
+            root: root.to_path_buf(),
+            search_dir,
+        })
+    }
+
+    fn rels(&self, path: &Path) -> (String, String) {
+        (relative(&self.search_dir, path), relative(&self.root, path))
+    }
+
+    fn accepts_file(&self, path: &Path) -> Option<String> {
+        let (rel_search, rel_root) = self.rels(path);
+        if let Some(include) = &self.include {
+            if !include.is_match(&rel_search, &rel_root) {
+                return None;
+            }
+        }
+        if let Some(exclude) = &self.exclude {
+            if exclude.is_match(&rel_search, &rel_root) {
+                return None;
+            }
+        }
+        Some(rel_root)
+    }
+
+    fn dir_filter(self: &Arc<Self>) -> Option<DirFilter> {
+        self.exclude.as_ref()?;
+        let me = self.clone();
+        Some(Arc::new(move |dir: &Path| {
+            let (rel_search, rel_root) = me.rels(dir);
+            !me.exclude
+                .as_ref()
+                .is_some_and(|e| e.is_match(&rel_search, &rel_root))
+        }))
+    }
+}
+
+/// Searches `query.search_path` with the walker's options.
+pub fn grep(walker: Walker, query: &GrepQuery) -> Result<GrepOutcome> {
+    if query.max_matches == Some(0) {
+        return Err(Error::InvalidArgument(
+            "max_matches must be at least 1".into(),
+        ));
+    }
+    let pattern = CompiledPattern::new(&query.pattern)?;
+    let root = walker.options().root.clone();
+    let filter = Arc::new(FileFilter::new(query, &root)?);
+    let walker = match filter.dir_filter() {
+        Some(dir_filter) => walker.with_dir_filter(dir_filter),
+        None => walker,
+    };
+    let stop = StopSignal::new(query.timeout.map(|t| Instant::now() + t));
+    let counters = Counters::default();
+    let mut outcome = match query.max_matches {
+        Some(max) if !query.count_total => {
+            ordered(&walker, query, &pattern, &filter, &stop, &counters, max)
+        }
+        _ => exhaustive(&walker, query, &pattern, &filter, &stop, &counters),
+    };
+    outcome.timed_out = stop.timed_out();
+    if outcome.timed_out {
+        outcome.truncated = true;
+    }
+    outcome.files_searched = counters.searched.load(Ordering::Relaxed);
+    outcome.binary_files = counters.binary.load(Ordering::Relaxed);
+    outcome.unreadable = counters.unreadable.load(Ordering::Relaxed) + walker.stats().errors();
+    outcome.ignored = walker.stats().ignored();
+    Ok(outcome)
+}
+
+/// Files to search in sorted order: the search path itself when it is a file (searched even
+/// when ignore rules would hide it, as ripgrep does with explicit paths), else a sorted walk.
+fn sorted_candidates<'w>(
+    walker: &'w Walker,
+    query: &GrepQuery,
+    filter: &'w FileFilter,
+) -> Box<dyn Iterator<Item = (PathBuf, String)> + 'w> {
+    if query.search_path.is_file() {
+        let rel = relative(&filter.root, &query.search_path);
+        return Box::new(std::iter::once((query.search_path.clone(), rel)));
+    }
+    Box::new(
+        walker
+            .sorted_files(&query.search_path)
+            .filter_map(move |path| filter.accepts_file(&path).map(|rel| (path, rel))),
+    )
+}
+
+/// Results settling in walk order: slot `i` is file `i` of the sorted walk.
+struct Settle {
+    waiting: HashMap<usize, Option<FileHits>>,
+    next: usize,
+    settled: Vec<FileHits>,
+    settled_hits: u64,
+}
+
+fn ordered(
+    walker: &Walker,
+    query: &GrepQuery,
+    pattern: &CompiledPattern,
+    filter: &FileFilter,
+    stop: &StopSignal,
+    counters: &Counters,
+    max: usize,
+) -> GrepOutcome {
+    let wanted = max as u64 + 1; // one more than the limit proves truncation
+    let limits = FileLimits {
+        max_hits: max + 1,
+        count_all: false,
+    };
+    let cutoff = AtomicUsize::new(usize::MAX);
+    let settle = Mutex::new(Settle {
+        waiting: HashMap::new(),
+        next: 0,
+        settled: Vec::new(),
+        settled_hits: 0,
+    });
+    let threads = walker.options().thread_count().max(1);
+    let follow = walker.options().follow_symlinks;
+    let (sender, receiver) = crossbeam_channel::bounded::<(usize, PathBuf, String)>(threads * 64);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let receiver = receiver.clone();
+            let (settle, cutoff) = (&settle, &cutoff);
+            scope.spawn(move || {
+                let mut searcher = FileSearcher::new(pattern, follow);
+                for (index, path, rel) in receiver {
+                    if index > cutoff.load(Ordering::Relaxed) || stop.should_stop() {
+                        continue;
+                    }
+                    let outcome = searcher.search(&path, rel, limits, stop);
+                    counters.record(&outcome);
+                    let hits = match outcome {
+                        FileOutcome::Matched(hits) => Some(hits),
+                        FileOutcome::Interrupted(hits) => {
+                            // Only a timeout interrupts; keep what was found for the report.
+                            settle.lock().unwrap().waiting.insert(index, hits);
+                            continue;
+                        }
+                        _ => None,
+                    };
+                    let mut s = settle.lock().unwrap();
+                    s.waiting.insert(index, hits);
+                    while s.settled_hits < wanted {
+                        let next = s.next;
+                        let Some(done) = s.waiting.remove(&next) else {
+                            break;
+                        };
+                        if let Some(hits) = done {
+                            s.settled_hits += hits.count;
+                            s.settled.push(hits);
+                        }
+                        s.next += 1;
+                        if s.settled_hits >= wanted {
+                            cutoff.store(next, Ordering::Relaxed);
+                        }
+                    }
+                }
+            });
+        }
+        drop(receiver);
+        for (index, (path, rel)) in sorted_candidates(walker, query, filter).enumerate() {
+            if cutoff.load(Ordering::Relaxed) != usize::MAX || stop.should_stop() {
+                break;
+            }
+            if sender.send((index, path, rel)).is_err() {
+                break;
+            }
+        }
+        drop(sender);
+    });
+    let mut s = settle.into_inner().unwrap();
+    let mut files = std::mem::take(&mut s.settled);
+    if stop.timed_out() {
+        // Report everything found, settled or not, in order.
+        let mut rest: Vec<(usize, FileHits)> = s
+            .waiting
+            .into_iter()
+            .filter_map(|(i, h)| h.map(|h| (i, h)))
+            .collect();
+        rest.sort_by_key(|(i, _)| *i);
+        files.extend(rest.into_iter().map(|(_, h)| h));
+    }
+    let found = files.iter().map(|f| f.count).sum();
+    finish(files, max, found, false)
+}
+
+fn exhaustive(
+    walker: &Walker,
+    query: &GrepQuery,
+    pattern: &CompiledPattern,
+    filter: &FileFilter,
+    stop: &StopSignal,
+    counters: &Counters,
+) -> GrepOutcome {
+    let max = query.max_matches.unwrap_or(usize::MAX);
+    let limits = FileLimits {
+        max_hits: max.saturating_add(1),
+        count_all: query.count_total,
+    };
+    let follow = walker.options().follow_symlinks;
+    let kept = Mutex::new(KeptFiles::new(max));
+    let total = AtomicU64::new(0);
+    let search_one = |searcher: &mut FileSearcher, path: &Path, rel: String| {
+        let outcome = searcher.search(path, rel, limits, stop);
+        counters.record(&outcome);
+        if let FileOutcome::Matched(hits) | FileOutcome::Interrupted(Some(hits)) = outcome {
+            total.fetch_add(hits.count, Ordering::Relaxed);
+            kept.lock().unwrap().add(hits);
+        }
+    };
+    if query.search_path.is_file() {
+        let rel = relative(&filter.root, &query.search_path);
+        search_one(
+            &mut FileSearcher::new(pattern, follow),
+            &query.search_path,
+            rel,
+        );
+    } else {
+        let search_one = &search_one;
+        walker.visit_parallel(std::slice::from_ref(&query.search_path), || {
+            let mut searcher = FileSearcher::new(pattern, follow);
+            Box::new(move |entry| {
+                if stop.should_stop() {
+                    return WalkState::Quit;
+                }
+                if let Some(rel) = filter.accepts_file(entry.path()) {
+                    search_one(&mut searcher, entry.path(), rel);
+                }
+                WalkState::Continue
+            })
+        });
+    }
+    let files = kept.into_inner().unwrap().into_sorted();
+    finish(files, max, total.load(Ordering::Relaxed), query.count_total)
+}
+
+/// The files with the smallest paths whose hits add up to at least `max + 1`; files beyond
+/// are dropped as soon as they cannot be among the first `max` hits, bounding memory.
+struct KeptFiles {
+    max: usize,
+    files: BTreeMap<String, FileHits>,
+    hits: usize,
+}
+
+impl KeptFiles {
+    fn new(max: usize) -> KeptFiles {
+        KeptFiles {
+            max,
+            files: BTreeMap::new(),
+            hits: 0,
+        }
+    }
+
+    fn add(&mut self, file: FileHits) {
+        self.hits += file.hits.len();
+        self.files.insert(file.path.clone(), file);
+        while let Some(last) = self.files.last_key_value() {
+            let last_hits = last.1.hits.len();
+            if self.hits - last_hits > self.max {
+                self.hits -= last_hits;
+                self.files.pop_last();
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn into_sorted(self) -> Vec<FileHits> {
+        self.files.into_values().collect()
+    }
+}
+
+/// Cuts the ordered files to `max` hits and works out `total` and `truncated` from the
+/// number of matches `found` (all of them when `counted`).
+fn finish(mut files: Vec<FileHits>, max: usize, found: u64, counted: bool) -> GrepOutcome {
+    let truncated = found > max as u64;
+    let mut remaining = max;
+    files.retain_mut(|file| {
+        if remaining == 0 {
+            return false;
+        }
+        file.hits.truncate(remaining);
+        remaining -= file.hits.len();
+        !file.hits.is_empty()
+    });
+    let returned: u64 = files.iter().map(|f| f.hits.len() as u64).sum();
+    GrepOutcome {
+        files,
+        total: if truncated && !counted {
+            returned
+        } else {
+            found
+        },
+        truncated,
+        ..GrepOutcome::default()
+    }
+}
