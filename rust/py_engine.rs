@@ -10,19 +10,24 @@ use crate::search::{GrepQuery, grep};
 use crate::walk::{WalkOptions, Walker};
 use pyo3::prelude::*;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Search engine bound to one canonical workspace root.
 #[pyclass(frozen, module = "codesift._core")]
 pub struct Engine {
     options: WalkOptions,
+    id_prefix: String,
+    /// Number of the next search-result id; reserved atomically, a block per search.
+    next_id: AtomicU64,
 }
 
 #[pymethods]
 impl Engine {
     #[new]
     #[pyo3(signature = (root, *, gitignore = true, access_files = vec![".clineignore".to_string(), ".codesiftignore".to_string()],
-        hidden = true, follow_symlinks = false, max_filesize = None, threads = None))]
+        hidden = true, follow_symlinks = false, max_filesize = None, threads = None, id_prefix = "sr_".to_string()))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         root: PathBuf,
         gitignore: bool,
@@ -31,6 +36,7 @@ impl Engine {
         follow_symlinks: bool,
         max_filesize: Option<u64>,
         threads: Option<usize>,
+        id_prefix: String,
     ) -> Self {
         Engine {
             options: WalkOptions {
@@ -44,12 +50,20 @@ impl Engine {
                 max_filesize,
                 threads: threads.unwrap_or(0),
             },
+            id_prefix,
+            next_id: AtomicU64::new(0),
         }
     }
 
     #[getter]
     fn root(&self) -> PathBuf {
         self.options.root.clone()
+    }
+
+    /// Every search-result id of this engine starts with this.
+    #[getter]
+    fn id_prefix(&self) -> &str {
+        &self.id_prefix
     }
 
     /// Files under `search_path` (absolute, inside the root) matching `pattern`.
@@ -84,7 +98,7 @@ impl Engine {
     /// Matches of `pattern` under `search_path` (absolute, inside the root; file or directory).
     #[pyo3(signature = (search_path, pattern, *, literal = false, case_sensitive = false,
         multiline = None, before = 0, after = 0, include = Vec::new(), exclude = Vec::new(),
-        max_matches = Some(500), count_total = false, timeout = None, id_prefix = "sr_".to_string(), id_start = 0))]
+        max_matches = Some(500), count_total = false, timeout = None))]
     #[allow(clippy::too_many_arguments)]
     fn grep(
         &self,
@@ -101,8 +115,6 @@ impl Engine {
         max_matches: Option<usize>,
         count_total: bool,
         timeout: Option<f64>,
-        id_prefix: String,
-        id_start: u64,
     ) -> PyResult<GrepOutcome> {
         let timeout = match timeout {
             Some(t) if !(t > 0.0 && t.is_finite()) => {
@@ -136,7 +148,9 @@ impl Engine {
                 grep(Walker::new(options), &query)
             })
         })?;
-        grep_outcome(py, outcome, &id_prefix, id_start)
+        let count: usize = outcome.files.iter().map(|f| f.hits.len()).sum();
+        let first_id = self.next_id.fetch_add(count as u64, Ordering::Relaxed);
+        grep_outcome(py, outcome, &self.id_prefix, first_id)
     }
 
     /// What the ignore rules say of `path` (absolute, inside the root), ancestors included:

@@ -161,6 +161,8 @@ pub struct GlobOutcome {
 #[pyclass(frozen, get_all, module = "codesift._core")]
 pub struct GrepOutcome {
     pub matches: Vec<Py<GrepMatch>>,
+    /// Counter of the first match's id; the others follow consecutively.
+    pub first_id: u64,
     pub total: u64,
     pub truncated: bool,
     pub timed_out: bool,
@@ -283,6 +285,7 @@ pub fn grep_outcome(
     }
     Ok(GrepOutcome {
         matches,
+        first_id: id_start,
         total: outcome.total,
         truncated: outcome.truncated,
         timed_out: outcome.timed_out,
