@@ -11,7 +11,6 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-
 from codesift import Workspace
 
 # (pattern, literal, case_sensitive, multiline)
@@ -99,8 +98,9 @@ def test_same_matches_as_ripgrep(stdlib_tree, rg, pattern, literal, case_sensiti
         max_matches=None,
     )
     ours = {(m.file, m.byte_offset) for m in result.matches if m.encoding.startswith("utf-8")}
-    theirs = adjust_for_rg(stdlib_tree, rg_offsets(rg, stdlib_tree, pattern, literal,
-                                                   case_sensitive, multiline))
+    theirs = adjust_for_rg(
+        stdlib_tree, rg_offsets(rg, stdlib_tree, pattern, literal, case_sensitive, multiline)
+    )
     # UTF-16 files are transcoded by both tools, so their offsets are not file offsets.
     utf16 = {m.file for m in result.matches if m.encoding.startswith("utf-16")}
     theirs = {hit for hit in theirs if hit[0] not in utf16}

@@ -7,7 +7,6 @@ import os
 import time
 
 import pytest
-
 from codesift import NotFoundError, PatternError, SandboxError, Workspace
 
 
@@ -102,12 +101,14 @@ def test_gitignore_honoured_without_git_and_counted(tree):
 
 
 def test_nested_gitignore_and_negation(tree):
-    root = tree({
-        ".gitignore": "*.gen\n",
-        "sub/.gitignore": "!keep.gen\n",
-        "sub/keep.gen": "",
-        "sub/drop.gen": "",
-    })
+    root = tree(
+        {
+            ".gitignore": "*.gen\n",
+            "sub/.gitignore": "!keep.gen\n",
+            "sub/keep.gen": "",
+            "sub/drop.gen": "",
+        }
+    )
     assert paths(Workspace(root).glob("*.gen")) == ["sub/keep.gen"]
 
 
@@ -125,13 +126,15 @@ def test_hidden_files_included_by_default(tree):
 
 
 def test_access_ignore_files_hide_entries(tree):
-    root = tree({
-        ".clineignore": "secrets/\n",
-        ".codesiftignore": "*.key\n",
-        "secrets/a.txt": "",
-        "id.key": "",
-        "ok.txt": "",
-    })
+    root = tree(
+        {
+            ".clineignore": "secrets/\n",
+            ".codesiftignore": "*.key\n",
+            "secrets/a.txt": "",
+            "id.key": "",
+            "ok.txt": "",
+        }
+    )
     ws = Workspace(root)
     assert paths(ws.glob("*.txt")) == ["ok.txt"]
     assert paths(ws.glob("*.key")) == []

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from codesift import InvalidArgumentError, NotFoundError, PatternError, SandboxError, Workspace
 
 TS_FILES = {
@@ -156,8 +155,12 @@ def test_nul_after_first_block_still_binary(tree):
 
 def test_utf16_with_bom_is_decoded(tree):
     text = "first\nsecond needle\n"
-    root = tree({"le.txt": b"\xff\xfe" + text.encode("utf-16-le"),
-                 "be.txt": b"\xfe\xff" + text.encode("utf-16-be")})
+    root = tree(
+        {
+            "le.txt": b"\xff\xfe" + text.encode("utf-16-le"),
+            "be.txt": b"\xfe\xff" + text.encode("utf-16-be"),
+        }
+    )
     result = Workspace(root).grep("needle")
     assert [(m.file, m.line, m.column, m.text) for m in result.matches] == [
         ("be.txt", 2, 8, "second needle"),
@@ -176,12 +179,24 @@ def test_invalid_utf8_shown_lossily_with_exact_offsets(tree):
 
 
 def test_include_and_exclude_lists(tree):
-    ws = Workspace(tree({
-        "a.ts": "x", "b.tsx": "x", "c.js": "x", "vendor/d.ts": "x", "src/gen/e.ts": "x",
-    }))
+    ws = Workspace(
+        tree(
+            {
+                "a.ts": "x",
+                "b.tsx": "x",
+                "c.js": "x",
+                "vendor/d.ts": "x",
+                "src/gen/e.ts": "x",
+            }
+        )
+    )
     files = lambda r: [m.file for m in r.matches]  # noqa: E731
     assert files(ws.grep("x", include=["*.ts", "*.tsx"])) == [
-        "a.ts", "b.tsx", "src/gen/e.ts", "vendor/d.ts"]
+        "a.ts",
+        "b.tsx",
+        "src/gen/e.ts",
+        "vendor/d.ts",
+    ]
     assert files(ws.grep("x", include="*.ts,*.tsx")) == files(ws.grep("x", include="*.{ts,tsx}"))
     assert files(ws.grep("x", include="*.ts", exclude=["vendor", "src/gen/**"])) == ["a.ts"]
 
@@ -248,6 +263,16 @@ def test_to_dict_is_json_ready(tree):
     ws = Workspace(tree({"a.txt": "x\n"}))
     data = ws.grep("x").to_dict()
     match = json.loads(json.dumps(data))["matches"][0]
-    assert set(match) == {"id", "file", "line", "column", "end_line", "byte_offset",
-                          "content", "text", "before", "after"}
+    assert set(match) == {
+        "id",
+        "file",
+        "line",
+        "column",
+        "end_line",
+        "byte_offset",
+        "content",
+        "text",
+        "before",
+        "after",
+    }
     assert {"matches", "total", "truncated", "summary"} <= set(data)

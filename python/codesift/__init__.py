@@ -1,8 +1,8 @@
 """codesift: a fast, sandboxed search-and-edit engine for coding agents.
 
-    >>> from codesift import Workspace
-    >>> ws = Workspace(".")
-    >>> ws.grep(r"def \\w+", include="*.py").summary    # doctest: +SKIP
+>>> from codesift import Workspace
+>>> ws = Workspace(".")
+>>> ws.grep(r"def \\w+", include="*.py").summary    # doctest: +SKIP
 """
 
 from ._core import GlobMatch, GrepMatch, __version__

@@ -19,9 +19,7 @@ class GlobMatch:
     mtime_ms: int
     size: int
     host: str | None
-    def __init__(
-        self, path: str, mtime_ms: int, size: int, host: str | None = None
-    ) -> None: ...
+    def __init__(self, path: str, mtime_ms: int, size: int, host: str | None = None) -> None: ...
     def to_dict(self) -> dict[str, object]: ...
 
 class GrepMatch:

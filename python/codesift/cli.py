@@ -44,7 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("-i", "--ignore-case", action="store_true", help="(the default)")
     r.add_argument("-U", "--multiline", action="store_true")
     r.add_argument(
-        "-g", "--glob", action="append", default=[],
+        "-g",
+        "--glob",
+        action="append",
+        default=[],
         help="include files matching GLOB; prefix with ! to exclude (repeatable)",
     )
     r.add_argument("-C", "--context", type=int, default=0)
@@ -80,7 +83,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _glob(ws: Workspace, args: argparse.Namespace) -> int:
     result = ws.glob(
-        args.pattern, args.path, limit=args.limit, sort=args.sort,
+        args.pattern,
+        args.path,
+        limit=args.limit,
+        sort=args.sort,
         case_sensitive=not args.ignore_case,
     )
     if args.json:
@@ -96,12 +102,19 @@ def _grep(ws: Workspace, args: argparse.Namespace) -> int:
     include = [g for g in args.glob if not g.startswith("!")]
     exclude = [g[1:] for g in args.glob if g.startswith("!")]
     result = ws.grep(
-        args.pattern, args.path,
-        include=include or None, exclude=exclude or None,
-        literal=args.fixed_strings, case_sensitive=args.case_sensitive,
+        args.pattern,
+        args.path,
+        include=include or None,
+        exclude=exclude or None,
+        literal=args.fixed_strings,
+        case_sensitive=args.case_sensitive,
         multiline=True if args.multiline else None,
-        context_lines=args.context, before=args.before_context, after=args.after_context,
-        max_matches=args.max_count or None, count_total=args.count_total, timeout=args.timeout,
+        context_lines=args.context,
+        before=args.before_context,
+        after=args.after_context,
+        max_matches=args.max_count or None,
+        count_total=args.count_total,
+        timeout=args.timeout,
     )
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False))

@@ -24,7 +24,9 @@ class Sandbox:
                 "existing directory"
             ) from None
         except (OSError, RuntimeError) as exc:
-            raise SandboxError(f"workspace root {os.fspath(root)!r} cannot be resolved: {exc}")
+            raise SandboxError(
+                f"workspace root {os.fspath(root)!r} cannot be resolved: {exc}"
+            ) from None
         if not real.is_dir():
             raise InvalidArgumentError(
                 f"workspace root {os.fspath(root)!r} is not a directory; pass a directory"

@@ -88,9 +88,7 @@ class Workspace:
         _check_text("pattern", pattern)
         _check_optional_int("limit", limit, minimum=0, required=True)
         if sort not in GLOB_SORTS:
-            raise InvalidArgumentError(
-                f'sort must be one of "path", "mtime", "none", not {sort!r}'
-            )
+            raise InvalidArgumentError(f'sort must be one of "path", "mtime", "none", not {sort!r}')
         target = self._search_target(path)
         outcome = self._engine.glob(
             str(target),
@@ -136,9 +134,7 @@ class Workspace:
         _check_optional_int("after", after, minimum=0)
         _check_optional_int("max_matches", max_matches, minimum=1)
         if timeout is not None and (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, int | float)
-            or not timeout > 0
+            isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
         ):
             raise InvalidArgumentError(
                 f"timeout must be a positive number of seconds, not {timeout!r}"
@@ -208,9 +204,7 @@ def _check_text(name: str, value: object, *, allow_empty: bool = False) -> None:
         raise InvalidArgumentError(f"{name} must not contain a NUL byte")
 
 
-def _check_optional_int(
-    name: str, value: object, *, minimum: int, required: bool = False
-) -> None:
+def _check_optional_int(name: str, value: object, *, minimum: int, required: bool = False) -> None:
     if value is None and not required:
         return
     if isinstance(value, bool) or not isinstance(value, int):
