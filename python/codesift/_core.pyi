@@ -1,6 +1,27 @@
 """Type stubs of the compiled core, `codesift._core`."""
 
 from pathlib import Path
+from typing import final
+
+from typing_extensions import Self
+
+__all__ = [
+    "Engine",
+    "GlobMatch",
+    "GrepMatch",
+    "GlobOutcome",
+    "GrepOutcome",
+    "CodesiftError",
+    "SandboxError",
+    "NotFoundError",
+    "NotAFileError",
+    "BinaryFileError",
+    "PatternError",
+    "MatchError",
+    "StaleResultError",
+    "InvalidArgumentError",
+    "__version__",
+]
 
 __version__: str
 
@@ -14,14 +35,16 @@ class MatchError(CodesiftError): ...
 class StaleResultError(MatchError): ...
 class InvalidArgumentError(CodesiftError): ...
 
+@final
 class GlobMatch:
     path: str
     mtime_ms: int
     size: int
     host: str | None
-    def __init__(self, path: str, mtime_ms: int, size: int, host: str | None = None) -> None: ...
+    def __new__(cls, path: str, mtime_ms: int, size: int, host: str | None = None) -> Self: ...
     def to_dict(self) -> dict[str, object]: ...
 
+@final
 class GrepMatch:
     id: str
     file: str
@@ -39,8 +62,8 @@ class GrepMatch:
     file_size: int
     file_mtime_ns: int
     encoding: str
-    def __init__(
-        self,
+    def __new__(
+        cls,
         id: str,
         file: str,
         line: int,
@@ -56,10 +79,11 @@ class GrepMatch:
         unique: bool = False,
         file_size: int = 0,
         file_mtime_ns: int = 0,
-        encoding: str = "utf-8",
-    ) -> None: ...
+        encoding: str = ...,
+    ) -> Self: ...
     def to_dict(self) -> dict[str, object]: ...
 
+@final
 class GlobOutcome:
     files: list[GlobMatch]
     total: int
@@ -67,6 +91,7 @@ class GlobOutcome:
     ignored: int
     errors: int
 
+@final
 class GrepOutcome:
     matches: list[GrepMatch]
     first_id: int
@@ -79,9 +104,10 @@ class GrepOutcome:
     unreadable: int
     ignored: int
 
+@final
 class Engine:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         root: str | Path,
         *,
         gitignore: bool = True,
@@ -90,8 +116,8 @@ class Engine:
         follow_symlinks: bool = False,
         max_filesize: int | None = None,
         threads: int | None = None,
-        id_prefix: str = "sr_",
-    ) -> None: ...
+        id_prefix: str = ...,
+    ) -> Self: ...
     @property
     def root(self) -> Path: ...
     @property
@@ -117,7 +143,7 @@ class Engine:
         after: int = 0,
         include: list[str] = ...,
         exclude: list[str] = ...,
-        max_matches: int | None = 500,
+        max_matches: int | None = ...,
         count_total: bool = False,
         timeout: float | None = None,
     ) -> GrepOutcome: ...
