@@ -5,7 +5,7 @@
 //! root, whichever matches. `*` and `?` never cross `/`; `**` does; `{a,b}` and `[...]` work.
 
 use crate::error::{Error, Result};
-use crate::walk::{Walker, relative};
+use crate::walk::{Batch, Walker, relative};
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkState;
 use std::path::{Path, PathBuf};
@@ -220,6 +220,7 @@ pub fn glob(walker: &Walker, query: &GlobQuery) -> Result<GlobOutcome> {
         if !starts.is_empty() {
             let (found, pattern, root) = (&found, &pattern, &root);
             walker.visit_parallel(&starts, || {
+                let mut batch = Batch::new(found);
                 Box::new(move |entry| {
                     let rel = relative(root, entry.path());
                     if pattern.is_match(&relative(search, entry.path()), &rel) {
@@ -230,7 +231,7 @@ pub fn glob(walker: &Walker, query: &GlobQuery) -> Result<GlobOutcome> {
                             false => (None, 0),
                         };
                         let path = entry.path().to_path_buf();
-                        found.lock().unwrap().push(Candidate {
+                        batch.push(Candidate {
                             rel,
                             path,
                             mtime_ms,

@@ -10,9 +10,20 @@
 
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
+
+/// Identifies a `Rules` instance in the per-thread cache below.
+static NEXT_RULES_ID: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// The last directory whose chain this thread looked up: a walker thread handles all the
+    /// entries of one directory in a row, so this skips the shared map almost always.
+    static LAST_CHAIN: RefCell<Option<(u64, PathBuf, Chain)>> = const { RefCell::new(None) };
+}
 
 /// Which rule files apply.
 #[derive(Clone, Debug)]
@@ -46,6 +57,7 @@ type Chain = Option<Arc<DirRules>>;
 
 /// Rule chains per directory, built on demand and shared by all walker threads.
 pub struct Rules {
+    id: u64,
     root: PathBuf,
     options: RuleOptions,
     chains: RwLock<HashMap<PathBuf, Chain>>,
@@ -54,7 +66,9 @@ pub struct Rules {
 impl Rules {
     /// `root` must be the canonical workspace root.
     pub fn new(root: PathBuf, options: RuleOptions) -> Rules {
+        let id = NEXT_RULES_ID.fetch_add(1, Ordering::Relaxed);
         Rules {
+            id,
             root,
             options,
             chains: RwLock::new(HashMap::new()),
@@ -69,7 +83,7 @@ impl Rules {
     pub fn verdict(&self, path: &Path, is_dir: bool) -> Verdict {
         match path.parent() {
             Some(parent) if path != self.root => {
-                let chain = self.chain(parent);
+                let chain = self.cached_chain(parent);
                 decide(chain.as_deref(), path, is_dir)
             }
             _ => Verdict::Visible,
@@ -96,6 +110,19 @@ impl Rules {
             }
         }
         worst
+    }
+
+    fn cached_chain(&self, dir: &Path) -> Chain {
+        let hit = LAST_CHAIN.with_borrow(|last| match last {
+            Some((id, last_dir, chain)) if *id == self.id && last_dir == dir => Some(chain.clone()),
+            _ => None,
+        });
+        if let Some(chain) = hit {
+            return chain;
+        }
+        let chain = self.chain(dir);
+        LAST_CHAIN.set(Some((self.id, dir.to_path_buf(), chain.clone())));
+        chain
     }
 
     /// The rule chain in force for entries of directory `dir`.

@@ -160,7 +160,8 @@ pub fn grep(walker: Walker, query: &GrepQuery) -> Result<GrepOutcome> {
 }
 
 /// Files to search in sorted order: the search path itself when it is a file (searched even
-/// when ignore rules would hide it, as ripgrep does with explicit paths), else a sorted walk.
+/// when ignore rules would hide it, as ripgrep does with explicit paths), else the sorted
+/// units of the tree, each directory unit walked in parallel when its turn comes.
 fn sorted_candidates<'w>(
     walker: &'w Walker,
     query: &GrepQuery,
@@ -172,7 +173,7 @@ fn sorted_candidates<'w>(
     }
     Box::new(
         walker
-            .sorted_files(&query.search_path)
+            .sorted_files_parallel(&query.search_path)
             .filter_map(move |path| filter.accepts_file(&path).map(|rel| (path, rel))),
     )
 }
@@ -208,7 +209,9 @@ fn ordered(
     });
     let threads = walker.options().thread_count().max(1);
     let follow = walker.options().follow_symlinks;
-    let (sender, receiver) = crossbeam_channel::bounded::<(usize, PathBuf, String)>(threads * 64);
+    // Unbounded, so that the sorted walk runs ahead of the searches instead of taking turns
+    // with them; it still stops at the cutoff, at most one run of directories late.
+    let (sender, receiver) = crossbeam_channel::unbounded::<(usize, PathBuf, String)>();
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let receiver = receiver.clone();

@@ -4,9 +4,10 @@
 use crate::rules::{RuleOptions, Rules, Verdict};
 use ignore::{DirEntry, WalkBuilder, WalkState};
 use std::cmp::Ordering;
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+use std::sync::{Arc, Mutex};
 
 /// How a workspace walks its tree.
 #[derive(Clone, Debug)]
@@ -137,18 +138,169 @@ impl Walker {
     /// Every regular file under `start`, lazily, in byte order of the path. Sequential: used
     /// where order matters more than walking speed (the walk stops as soon as it is dropped).
     pub fn sorted_files(&self, start: &Path) -> impl Iterator<Item = PathBuf> + use<> {
+        self.sorted_entries(start, None)
+            .filter_map(|unit| match unit {
+                Unit::File(path) => Some(path),
+                Unit::Dir(_) => None,
+            })
+    }
+
+    /// Every regular file under `start`, lazily, in byte order of the path, walked in
+    /// parallel: the sorted units, with runs of directory units expanded by one parallel walk
+    /// each. Runs double in length (1, 2, 4, ... directories), so stopping early stays cheap
+    /// while a full pass needs only a logarithmic number of walks.
+    pub fn sorted_files_parallel(&self, start: &Path) -> SortedFiles<'_> {
+        SortedFiles {
+            walker: self,
+            units: (Box::new(self.sorted_units(start)) as Box<dyn Iterator<Item = Unit>>)
+                .peekable(),
+            ready: VecDeque::new(),
+            run_length: 1,
+        }
+    }
+
+    /// The tree under `start` as a lazy, sorted sequence of units: the files within
+    /// `UNIT_DEPTH` levels, and the directories at that depth (whole subtrees). Expanding each
+    /// directory unit with `files_in` and concatenating gives every file in byte order.
+    pub fn sorted_units(&self, start: &Path) -> impl Iterator<Item = Unit> + use<> {
+        self.sorted_entries(start, Some(UNIT_DEPTH))
+    }
+
+    fn sorted_entries(
+        &self,
+        start: &Path,
+        depth: Option<usize>,
+    ) -> impl Iterator<Item = Unit> + use<> {
         let mut builder = self.builder(&[start.to_path_buf()]);
         let follow = self.options.follow_symlinks;
-        builder.sort_by_file_path(move |a, b| byte_order(a, b, follow));
+        builder
+            .sort_by_file_path(move |a, b| byte_order(a, b, follow))
+            .max_depth(depth);
         let stats = self.stats.clone();
         builder.build().filter_map(move |entry| match entry {
-            Ok(entry) if is_file(&entry) => Some(entry.into_path()),
+            Ok(entry) if is_file(&entry) => Some(Unit::File(entry.into_path())),
+            Ok(entry)
+                if Some(entry.depth()) == depth
+                    && entry.file_type().is_some_and(|t| t.is_dir()) =>
+            {
+                Some(Unit::Dir(entry.into_path()))
+            }
             Ok(_) => None,
             Err(_) => {
                 stats.add_error();
                 None
             }
         })
+    }
+
+    /// Every regular file under the directories `dirs`, walked in parallel, in byte order.
+    pub fn files_in(&self, dirs: &[PathBuf]) -> Vec<PathBuf> {
+        let found: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+        self.visit_parallel(dirs, || {
+            let mut batch = Batch::new(&found);
+            Box::new(move |entry| {
+                batch.push(entry.path().to_path_buf());
+                WalkState::Continue
+            })
+        });
+        let mut files = found.into_inner().unwrap();
+        sort_by_bytes(&mut files);
+        files
+    }
+}
+
+/// Depth of the directories that `sorted_units` hands out whole.
+const UNIT_DEPTH: usize = 2;
+
+/// A piece of a sorted walk: one file, or a directory to expand with `Walker::files_in`.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Unit {
+    File(PathBuf),
+    Dir(PathBuf),
+}
+
+/// See `Walker::sorted_files_parallel`.
+pub struct SortedFiles<'w> {
+    walker: &'w Walker,
+    units: std::iter::Peekable<Box<dyn Iterator<Item = Unit>>>,
+    ready: VecDeque<PathBuf>,
+    run_length: usize,
+}
+
+impl Iterator for SortedFiles<'_> {
+    type Item = PathBuf;
+
+    fn next(&mut self) -> Option<PathBuf> {
+        loop {
+            if let Some(path) = self.ready.pop_front() {
+                return Some(path);
+            }
+            match self.units.next()? {
+                Unit::File(path) => return Some(path),
+                Unit::Dir(dir) => {
+                    // A run takes the file units between its directories along, and sorts
+                    // the union: the units are disjoint and consecutive in byte order.
+                    let mut dirs = vec![dir];
+                    let mut files = Vec::new();
+                    while dirs.len() < self.run_length {
+                        match self.units.next() {
+                            Some(Unit::Dir(dir)) => dirs.push(dir),
+                            Some(Unit::File(file)) => files.push(file),
+                            None => break,
+                        }
+                    }
+                    self.run_length *= 2;
+                    files.extend(self.walker.files_in(&dirs));
+                    sort_by_bytes(&mut files);
+                    self.ready.extend(files);
+                }
+            }
+        }
+    }
+}
+
+fn sort_by_bytes(paths: &mut [PathBuf]) {
+    paths.sort_unstable_by(|a, b| {
+        a.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.as_os_str().as_encoded_bytes())
+    });
+}
+
+/// A walker thread's buffer: appends to a shared vector in batches (one lock per batch),
+/// and flushes the rest when the walker drops its visitor at the end of the walk.
+pub struct Batch<'a, T> {
+    local: Vec<T>,
+    shared: &'a Mutex<Vec<T>>,
+}
+
+impl<'a, T> Batch<'a, T> {
+    const SIZE: usize = 256;
+
+    pub fn new(shared: &'a Mutex<Vec<T>>) -> Self {
+        Batch {
+            local: Vec::with_capacity(Self::SIZE),
+            shared,
+        }
+    }
+
+    pub fn push(&mut self, item: T) {
+        self.local.push(item);
+        if self.local.len() >= Self::SIZE {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if !self.local.is_empty() {
+            self.shared.lock().unwrap().append(&mut self.local);
+        }
+    }
+}
+
+impl<T> Drop for Batch<'_, T> {
+    fn drop(&mut self) {
+        self.flush();
     }
 }
 
@@ -232,7 +384,6 @@ pub fn relative(root: &Path, path: &Path) -> String {
 mod tests {
     use super::*;
     use std::fs;
-    use std::sync::Mutex;
 
     fn options(root: &Path) -> WalkOptions {
         WalkOptions {
@@ -292,6 +443,38 @@ mod tests {
             ]
         );
         assert_eq!(walker.stats().ignored(), 1);
+    }
+
+    #[test]
+    fn units_expand_to_the_sorted_walk() {
+        let dir = tree();
+        for (path, text) in [("a/b/c/d.txt", "x"), ("a/b.c", "x"), ("z/y/x/w.txt", "x")] {
+            let p = dir.path().join(path);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        let walker = Walker::new(options(dir.path()));
+        let root = walker.options().root.clone();
+        let mut expanded = Vec::new();
+        for unit in walker.sorted_units(&root) {
+            match unit {
+                Unit::File(path) => expanded.push(relative(&root, &path)),
+                Unit::Dir(dir) => {
+                    expanded.extend(walker.files_in(&[dir]).iter().map(|p| relative(&root, p)))
+                }
+            }
+        }
+        let sorted: Vec<String> = walker
+            .sorted_files(&root)
+            .map(|p| relative(&root, &p))
+            .collect();
+        assert_eq!(expanded, sorted);
+        let parallel: Vec<String> = walker
+            .sorted_files_parallel(&root)
+            .map(|p| relative(&root, &p))
+            .collect();
+        assert_eq!(parallel, sorted);
+        assert!(sorted.contains(&"a/b/c/d.txt".to_string()));
     }
 
     #[test]
