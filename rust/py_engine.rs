@@ -153,6 +153,22 @@ impl Engine {
         grep_outcome(py, outcome, &self.id_prefix, first_id)
     }
 
+    /// The visible entries of directory `path` (absolute, inside the root) as
+    /// `(name, is_dir)` pairs, unsorted, and the number of entries ignore rules hid.
+    fn list_dir(&self, py: Python<'_>, path: PathBuf) -> PyResult<(Vec<(String, bool)>, u64)> {
+        let options = self.options.clone();
+        py.detach(move || {
+            catch_panic(|| {
+                let walker = Walker::new(options);
+                let entries = walker.list_dir(&path).map_err(|source| Error::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+                Ok((entries, walker.stats().ignored()))
+            })
+        })
+    }
+
     /// What the ignore rules say of `path` (absolute, inside the root), ancestors included:
     /// "visible", "hidden" (by .gitignore and friends) or "denied" (by an access-ignore file).
     #[pyo3(signature = (path, is_dir = false))]

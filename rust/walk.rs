@@ -193,6 +193,44 @@ impl Walker {
         })
     }
 
+    /// The visible entries of one directory, unsorted: `(name, is_dir)`, with the same rules
+    /// as a walk (ignore files, hidden, `.git`, symlink policy). Links are listed as what they
+    /// point to, and only when that stays inside the root.
+    pub fn list_dir(&self, dir: &Path) -> std::io::Result<Vec<(String, bool)>> {
+        let mut entries = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let Ok(entry) = entry else {
+                self.stats.add_error();
+                continue;
+            };
+            let name = entry.file_name();
+            if name == ".git" || (!self.options.hidden && name.as_encoded_bytes().starts_with(b"."))
+            {
+                continue;
+            }
+            let path = entry.path();
+            let Ok(mut file_type) = entry.file_type() else {
+                self.stats.add_error();
+                continue;
+            };
+            if file_type.is_symlink() {
+                match (path.canonicalize(), path.metadata()) {
+                    (Ok(target), Ok(meta)) if target.starts_with(self.rules.root()) => {
+                        file_type = meta.file_type();
+                    }
+                    _ => continue,
+                }
+            }
+            let is_dir = file_type.is_dir();
+            if self.rules.verdict(&path, is_dir) != Verdict::Visible {
+                self.stats.ignored.fetch_add(1, AtomicOrdering::Relaxed);
+                continue;
+            }
+            entries.push((name.to_string_lossy().into_owned(), is_dir));
+        }
+        Ok(entries)
+    }
+
     /// Every regular file under the directories `dirs`, walked in parallel, in byte order.
     pub fn files_in(&self, dirs: &[PathBuf]) -> Vec<PathBuf> {
         let found: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());

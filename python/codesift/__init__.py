@@ -9,6 +9,7 @@ from ._core import GlobMatch, GrepMatch, __version__
 from .errors import (
     BinaryFileError,
     CodesiftError,
+    ConflictError,
     InvalidArgumentError,
     MatchError,
     NotAFileError,
@@ -17,23 +18,28 @@ from .errors import (
     SandboxError,
     StaleResultError,
 )
-from .results import GlobResult, GrepResult
+from .results import EditResult, GlobResult, GrepResult, ListResult, ReadResult, WriteResult
 from .workspace import Workspace
 
 __all__ = [
     "BinaryFileError",
     "CodesiftError",
+    "ConflictError",
+    "EditResult",
     "GlobMatch",
     "GlobResult",
     "GrepMatch",
     "GrepResult",
     "InvalidArgumentError",
+    "ListResult",
     "MatchError",
     "NotAFileError",
     "NotFoundError",
     "PatternError",
+    "ReadResult",
     "SandboxError",
     "StaleResultError",
     "Workspace",
+    "WriteResult",
     "__version__",
 ]

@@ -10,10 +10,19 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ._core import GrepMatch
 
 BASE36 = 36
+
+
+class HitState(NamedTuple):
+    """Where a cached hit is now: its search-time position, shifted by later edits."""
+
+    byte_offset: int
+    line: int
+    end_line: int
 
 
 class ResultCache:
@@ -25,7 +34,10 @@ class ResultCache:
         self._starts: list[int] = []
         self._batches: list[Sequence[GrepMatch]] = []
         self._held = 0
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        # Hits moved by edits made through the workspace, and hits those edits destroyed.
+        self._moved: dict[str, HitState] = {}
+        self._invalid: set[str] = set()
 
     def add_batch(self, first_id: int, matches: Sequence[GrepMatch]) -> None:
         """Keeps `matches`, whose ids count up from `first_id`."""
@@ -39,6 +51,9 @@ class ResultCache:
             # Drop the oldest batches, but never the newest one.
             while self._held > self.capacity and len(self._batches) > 1:
                 self._held -= len(self._batches[0])
+                for match in self._batches[0]:
+                    self._moved.pop(match.id, None)
+                    self._invalid.discard(match.id)
                 del self._starts[0], self._batches[0]
 
     def get(self, result_id: str) -> GrepMatch | None:
@@ -56,6 +71,63 @@ class ResultCache:
                 return None
             match = batch[offset]
         return match if match.id == result_id else None
+
+    def lookup(self, result_id: str) -> tuple[GrepMatch, HitState] | None:
+        """The hit and where it is now, or None when unknown, evicted or destroyed by an edit."""
+        match = self.get(result_id)
+        with self._lock:
+            if match is None or result_id in self._invalid:
+                return None
+            return match, self._state(match)
+
+    def _state(self, match: GrepMatch) -> HitState:
+        moved = self._moved.get(match.id)
+        return (
+            moved if moved is not None else HitState(match.byte_offset, match.line, match.end_line)
+        )
+
+    def after_edit(
+        self,
+        file: str,
+        host: str | None,
+        start: int,
+        old_length: int,
+        new_length: int,
+        line_delta: int,
+        edited_id: str | None = None,
+    ) -> None:
+        """Records that bytes `[start, start + old_length)` of `file` became `new_length`
+        bytes with `line_delta` more lines: hits after them shift, hits overlapping them (and
+        the hit that was edited) are no longer valid."""
+        end = start + old_length
+        with self._lock:
+            for batch in self._batches:
+                for match in batch:
+                    if match.file != file or match.host != host or match.id in self._invalid:
+                        continue
+                    state = self._state(match)
+                    hit_start, hit_end = state.byte_offset, state.byte_offset + match.byte_length
+                    if match.id != edited_id:
+                        if hit_end <= start:
+                            continue  # before the edit: unchanged
+                        if hit_start >= end:  # after it: shifted
+                            self._moved[match.id] = HitState(
+                                hit_start + new_length - old_length,
+                                state.line + line_delta,
+                                state.end_line + line_delta,
+                            )
+                            continue
+                    self._invalid.add(match.id)
+                    self._moved.pop(match.id, None)
+
+    def invalidate_file(self, file: str, host: str | None) -> None:
+        """Forgets every hit in `file` (it was overwritten as a whole)."""
+        with self._lock:
+            for batch in self._batches:
+                for match in batch:
+                    if match.file == file and match.host == host:
+                        self._invalid.add(match.id)
+                        self._moved.pop(match.id, None)
 
     def __len__(self) -> int:
         return self._held

@@ -13,9 +13,15 @@ from ._core import (
     StaleResultError,
 )
 
+
+class ConflictError(CodesiftError):
+    """A file changed on disk between reading it and writing it; nothing was written."""
+
+
 __all__ = [
     "BinaryFileError",
     "CodesiftError",
+    "ConflictError",
     "InvalidArgumentError",
     "MatchError",
     "NotAFileError",

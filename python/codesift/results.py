@@ -135,3 +135,157 @@ class GrepResult:
             "errors": dict(self.errors),
             "summary": self.summary,
         }
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """Numbered lines of a file (`cat -n` style: `     12\\ttext`)."""
+
+    path: str
+    content: str
+    start_line: int
+    end_line: int
+    truncated: bool
+    #: Lines in the file, when the read reached its end (None when it stopped early).
+    total_lines: int | None
+    long_lines: int = 0
+    encoding: str = "utf-8"
+
+    @property
+    def summary(self) -> str:
+        if self.end_line < self.start_line:
+            if self.total_lines == 0:
+                return f"{self.path} is empty"
+            return (
+                f"{self.path} has {plural(self.total_lines or 0, 'line')}; nothing at "
+                f"offset {self.start_line}"
+            )
+        text = f"Read lines {self.start_line}-{self.end_line} of {self.path}"
+        if self.total_lines is not None:
+            text += f" ({plural(self.total_lines, 'line')})"
+        if self.long_lines:
+            text += f"; {plural(self.long_lines, 'long line')} cut at 2000 characters"
+        if self.truncated:
+            text += f" [TRUNCATED: more lines follow; continue with offset={self.end_line + 1}]"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "content": self.content,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "truncated": self.truncated,
+            "total_lines": self.total_lines,
+            "long_lines": self.long_lines,
+            "encoding": self.encoding,
+            "summary": self.summary,
+        }
+
+
+@dataclass(frozen=True)
+class ListResult:
+    """One directory's entries: directories first (with a trailing `/`), then files."""
+
+    path: str
+    entries: Sequence[str]
+    total: int
+    truncated: bool
+    ignored: int = 0
+
+    @property
+    def text(self) -> str:
+        lines = list(self.entries)
+        if self.truncated:
+            lines.append(f"[TRUNCATED: first {len(self.entries)} items]")
+        return "\n".join(lines)
+
+    @property
+    def summary(self) -> str:
+        dirs = sum(1 for e in self.entries if e.endswith("/"))
+        noun = "entry" if self.total == 1 else "entries"
+        text = f"Listed {self.total} {noun} in {self.path}"
+        text += f" ({plural(dirs, 'directory')}, {plural(len(self.entries) - dirs, 'file')} shown)"
+        if self.truncated:
+            text += f" [TRUNCATED: first {len(self.entries)} items]"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "entries": list(self.entries),
+            "total": self.total,
+            "truncated": self.truncated,
+            "ignored": self.ignored,
+            "summary": self.summary,
+        }
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    path: str
+    bytes_written: int
+    created: bool
+
+    @property
+    def summary(self) -> str:
+        verb = "Created" if self.created else "Overwrote"
+        return f"{verb} {self.path} ({plural(self.bytes_written, 'byte')})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "bytes_written": self.bytes_written,
+            "created": self.created,
+            "summary": self.summary,
+        }
+
+
+STRATEGY_NOTES = {
+    "line_endings": "old_string matched after normalising line endings",
+    "trimmed_lines": "old_string matched with whitespace differences; new_string re-indented",
+    "blank_lines": "old_string matched ignoring blank lines; the file's blank lines kept",
+}
+
+
+@dataclass(frozen=True)
+class EditResult:
+    path: str
+    replacements: int
+    strategy: str
+    first_line: int
+    last_line: int
+    diff: str
+    #: For an edit by search_result_id that was relocated: the line it was found at.
+    moved_from: int | None = None
+
+    @property
+    def summary(self) -> str:
+        where = (
+            f"line {self.first_line}"
+            if self.first_line == self.last_line
+            else f"lines {self.first_line}-{self.last_line}"
+        )
+        text = f"Edited {self.path}: {plural(self.replacements, 'replacement')} at {where}"
+        if self.moved_from is not None:
+            text += f" (moved from line {self.moved_from} to {self.first_line})"
+        if self.strategy not in ("exact", "search_result"):
+            note = STRATEGY_NOTES.get(self.strategy.removeprefix("escapes+"), "")
+            if self.strategy.startswith("escapes+"):
+                note = "over-escaped \\n and quotes in old_string/new_string were unescaped" + (
+                    f"; {note}" if note else ""
+                )
+            text += f" (strategy: {self.strategy}{': ' + note if note else ''})"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "replacements": self.replacements,
+            "strategy": self.strategy,
+            "first_line": self.first_line,
+            "last_line": self.last_line,
+            "diff": self.diff,
+            "moved_from": self.moved_from,
+            "summary": self.summary,
+        }

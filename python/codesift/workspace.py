@@ -2,17 +2,51 @@
 
 from __future__ import annotations
 
+import difflib
+import os
+import re
 import secrets
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from . import _core
-from .cache import ResultCache
-from .errors import InvalidArgumentError, SandboxError
-from .results import GlobResult, GrepResult
+from .cache import HitState, ResultCache
+from .edit import (
+    Change,
+    apply_changes,
+    check_disjoint,
+    convert_newlines,
+    dominant_newline,
+    newline_near,
+    newline_of,
+    plan_edit,
+)
+from .errors import (
+    BinaryFileError,
+    InvalidArgumentError,
+    NotAFileError,
+    SandboxError,
+    StaleResultError,
+)
+from .files import TextFile, atomic_write, open_regular, read_bytes
+from .results import (
+    EditResult,
+    GlobResult,
+    GrepResult,
+    ListResult,
+    ReadResult,
+    WriteResult,
+)
 from .sandbox import PathArg, Sandbox
 
 DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
+MAX_LINE_CHARS = 2000
+READ_CHUNK = 64 * 1024
+LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
+BINARY_SNIFF = 8192
 GLOB_SORTS = ("path", "mtime", "none")
 ID_SALT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -65,6 +99,8 @@ class Workspace:
             id_prefix=f"sr_{salt}",
         )
         self.cache = ResultCache(self._engine.id_prefix, capacity=cache_size)
+        self._file_locks: dict[Path, threading.Lock] = {}
+        self._file_locks_guard = threading.Lock()
 
     @property
     def root(self) -> Path:
@@ -177,7 +213,357 @@ class Workspace:
             timeout=timeout,
         )
 
+    # -- read, list, write ----------------------------------------------------------------
+
+    def read(self, path: PathArg, *, offset: int = 1, limit: int = 2000) -> ReadResult:
+        """Numbered lines `offset .. offset+limit-1` of a text file (`cat -n` style). The path
+        may end in `:START-END` (or `:LINE`) to pick lines. Large files are streamed."""
+        path, offset, limit = self._line_range(path, offset, limit)
+        _check_optional_int("offset", offset, minimum=1, required=True)
+        _check_optional_int("limit", limit, minimum=1, required=True)
+        target = self._file_target(path)
+        shown = self.sandbox.relative(target)
+        fd, _ = open_regular(target, self.root, shown)
+        with os.fdopen(fd, "rb") as f:
+            head = f.read(BINARY_SNIFF)
+            if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+                text = TextFile(head + f.read(), shown).text
+                lines: Iterator[tuple[str, int]] = (
+                    (line, len(line)) for line in text.replace("\r\n", "\n").split("\n")
+                )
+                if text.endswith("\n"):
+                    lines = _drop_last(lines)
+                encoding = "utf-16-le" if head[0] == 0xFF else "utf-16-be"
+            else:
+                if b"\x00" in head:
+                    raise _binary(shown)
+                encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
+                lines = _stream_lines(head, f)
+            numbered: list[str] = []
+            long_lines, seen, more = 0, 0, False
+            for line, length in lines:
+                seen += 1
+                if seen < offset:
+                    continue
+                if seen >= offset + limit:
+                    more = True
+                    break
+                if seen == 1 and encoding == "utf-8-sig":
+                    line = line.removeprefix("\ufeff")
+                if length > MAX_LINE_CHARS:
+                    long_lines += 1
+                    line = line[:MAX_LINE_CHARS] + f"... [line truncated: {length} characters]"
+                numbered.append(f"{seen:6}\t{line}")
+        last = offset + len(numbered) - 1
+        total = None if more else seen
+        return ReadResult(
+            path=shown,
+            content="\n".join(numbered),
+            start_line=offset,
+            end_line=last,
+            truncated=more,
+            total_lines=total,
+            long_lines=long_lines,
+            encoding=encoding,
+        )
+
+    def list_dir(self, path: PathArg = ".", *, limit: int = 1000) -> ListResult:
+        """One directory's entries, directories first with a trailing `/`, each group
+        sorted, honouring the ignore rules."""
+        _check_optional_int("limit", limit, minimum=1, required=True)
+        target = self.sandbox.resolve(path)
+        if not target.is_dir():
+            raise NotAFileError(
+                f"{self.sandbox.relative(target)} is a file, not a directory; use read_file"
+            )
+        self._deny_if_access_ignored(target, is_dir=True)
+        entries, ignored = self._engine.list_dir(str(target))
+        dirs = sorted(name + "/" for name, is_dir in entries if is_dir)
+        files = sorted(name for name, is_dir in entries if not is_dir)
+        ordered = dirs + files
+        return ListResult(
+            path=self.sandbox.display(target),
+            entries=ordered[:limit],
+            total=len(ordered),
+            truncated=len(ordered) > limit,
+            ignored=ignored,
+        )
+
+    def write(self, path: PathArg, content: str | bytes) -> WriteResult:
+        """Creates or overwrites a file atomically, creating missing parent directories."""
+        if not isinstance(content, str | bytes):
+            raise InvalidArgumentError(f"content must be a string, not {type(content).__name__}")
+        target = self.sandbox.resolve(path, must_exist=False)
+        shown = self.sandbox.relative(target)
+        self._check_writable(target, shown)
+        data = content.encode("utf-8", "surrogateescape") if isinstance(content, str) else content
+        with self._locked(target):
+            existing = target.exists()
+            if existing and not target.is_file():
+                raise NotAFileError(f"{shown} is a directory; choose a file path")
+            mode = target.stat().st_mode if existing else None
+            target.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(target, data, self.root, shown, mode=mode)
+        if existing:
+            self.cache.invalidate_file(shown, None)
+        return WriteResult(path=shown, bytes_written=len(data), created=not existing)
+
+    # -- edit -------------------------------------------------------------------------------
+
+    def edit(
+        self,
+        path: PathArg,
+        old: str,
+        new: str,
+        *,
+        replace_all: bool = False,
+        fuzzy: bool = True,
+    ) -> EditResult:
+        """Replaces `old` by `new` in a file (compatibility mode; prefer `edit_result`).
+
+        `old` must match exactly one place (all with `replace_all`), tried exactly, then with
+        line endings normalised, then (with `fuzzy`) line by line ignoring whitespace and
+        blank lines, then unescaped; see the README for the strategies.
+        """
+        target = self._file_target(path, for_edit=True)
+        shown = self.sandbox.relative(target)
+        with self._locked(target):
+            data, info = read_bytes(target, self.root, shown)
+            file = TextFile(data, shown)
+            plan = plan_edit(file.text, old, new, replace_all=bool(replace_all), fuzzy=bool(fuzzy))
+            return self._commit(target, shown, file, info, plan.changes, plan.strategy)
+
+    def edit_result(
+        self, search_result_id: str, new: str, *, path: PathArg | None = None
+    ) -> EditResult:
+        """Replaces exactly the text a grep hit found (linked mode). Never fuzzy: if the
+        text moved and was unique, the edit follows it; otherwise `StaleResultError`."""
+        if not isinstance(new, str):
+            raise InvalidArgumentError("new_string must be a string")
+        match, state = self._lookup(search_result_id)
+        target = self._file_target(match.file, for_edit=True)
+        shown = self.sandbox.relative(target)
+        if path is not None and self.sandbox.resolve(path) != target:
+            raise InvalidArgumentError(
+                f"search_result_id {search_result_id} is a hit in {shown}, not in {path}; "
+                "leave path out or search again"
+            )
+        with self._locked(target):
+            data, info = read_bytes(target, self.root, shown)
+            file = TextFile(data, shown)
+            change, moved_from = self._locate(file, match, state, search_result_id)
+            change = Change(change.start, change.end, _fit_newlines(new, file.text, change))
+            if file.text[change.start : change.end] == change.replacement:
+                raise InvalidArgumentError(
+                    "new_string equals the text of the search result; nothing to change"
+                )
+            result = self._commit(
+                target, shown, file, info, [change], "search_result", edited_id=search_result_id
+            )
+        if moved_from is not None:
+            result = EditResult(
+                path=result.path,
+                replacements=result.replacements,
+                strategy="search_result_moved",
+                first_line=result.first_line,
+                last_line=result.last_line,
+                diff=result.diff,
+                moved_from=moved_from,
+            )
+        return result
+
+    def edit_many(
+        self, path: PathArg, edits: Sequence[tuple[str, str] | Mapping[str, Any]]
+    ) -> EditResult:
+        """Several edits to one file, all or nothing: each is matched against the original
+        text (`(old, new)` pairs, `{"old_string", "new_string"}` or `{"search_result_id",
+        "new"}` mappings); overlapping edits are rejected and nothing is written unless all
+        apply."""
+        if isinstance(edits, str | bytes) or not isinstance(edits, Sequence) or not edits:
+            raise InvalidArgumentError("edits must be a non-empty list of edits")
+        target = self._file_target(path, for_edit=True)
+        shown = self.sandbox.relative(target)
+        with self._locked(target):
+            data, info = read_bytes(target, self.root, shown)
+            file = TextFile(data, shown)
+            changes: list[Change] = []
+            strategies: list[str] = []
+            for number, item in enumerate(edits, start=1):
+                try:
+                    found, strategy = self._plan_one(file, target, item)
+                except Exception as exc:
+                    raise type(exc)(f"edit {number} of {len(edits)}: {exc}") from None
+                changes.extend(found)
+                strategies.append(strategy)
+            check_disjoint(changes, file.text)
+            strategy = (
+                "exact"
+                if set(strategies) <= {"exact"}
+                else "+".join(dict.fromkeys(s for s in strategies if s != "exact"))
+            )
+            return self._commit(target, shown, file, info, changes, strategy)
+
     # -- helpers ------------------------------------------------------------------------
+
+    @contextmanager
+    def _locked(self, target: Path) -> Iterator[None]:
+        """Serialises read-modify-write of one file among this workspace's threads."""
+        with self._file_locks_guard:
+            lock = self._file_locks.setdefault(target, threading.Lock())
+        with lock:
+            yield
+
+    def _line_range(self, path: PathArg, offset: int, limit: int) -> tuple[PathArg, int, int]:
+        if isinstance(path, str):
+            m = LINE_RANGE.match(path)
+            if m and not os.path.lexists(self.root / path):
+                start = int(m["start"])
+                end = int(m["end"]) if m["end"] else start
+                if end < start:
+                    raise InvalidArgumentError(
+                        f"line range {start}-{end} is backwards; write START-END with START <= END"
+                    )
+                return m["path"], start, end - start + 1
+        return path, offset, limit
+
+    def _file_target(self, path: PathArg, *, for_edit: bool = False) -> Path:
+        target = self.sandbox.resolve(path)
+        if target.is_dir():
+            raise NotAFileError(
+                f"{self.sandbox.relative(target)} is a directory; use list_dir to see what is in it"
+            )
+        self._deny_if_access_ignored(target, is_dir=False)
+        if for_edit:
+            self._check_writable(target, self.sandbox.relative(target))
+        return target
+
+    def _deny_if_access_ignored(self, target: Path, *, is_dir: bool) -> None:
+        if self._engine.verdict(str(target), is_dir) == "denied":
+            raise SandboxError(
+                f"{self.sandbox.display(target)} is denied by an access-ignore file "
+                f"({', '.join(self.ignore_files)}); it cannot be read, listed or edited"
+            )
+
+    def _check_writable(self, target: Path, shown: str) -> None:
+        if target == self.root:
+            raise NotAFileError("the workspace root is a directory; choose a file path")
+        self._deny_if_access_ignored(target, is_dir=False)
+        if ".git" in target.relative_to(self.root).parts:
+            raise SandboxError(
+                f"{shown} is inside .git, which codesift never writes; use git itself"
+            )
+
+    def _lookup(self, search_result_id: str):
+        if not isinstance(search_result_id, str) or not search_result_id:
+            raise InvalidArgumentError("search_result_id must be a non-empty string")
+        found = self.cache.lookup(search_result_id)
+        if found is None:
+            raise StaleResultError(
+                f"search_result_id {search_result_id!r} is unknown, expired or was used up by "
+                "an earlier edit; run grep again and use an id from its result"
+            )
+        match, state = found
+        if match.host is not None:
+            raise InvalidArgumentError(
+                f"search_result_id {search_result_id} is a hit on host {match.host}; edit it "
+                "through the remote workspace"
+            )
+        return match, state
+
+    def _locate(
+        self, file: TextFile, match, state: HitState, search_result_id: str
+    ) -> tuple[Change, int | None]:
+        """The span of the hit in the current text, and the line it moved from if it had to
+        be relocated."""
+        view = file.view()
+        start, length = state.byte_offset, match.byte_length
+        found = view[start : start + length]
+        if _same_text(found, match.content):
+            return self._view_change(file, start, length), None
+        expected = match.content.encode("utf-8", "surrogateescape")
+        if match.unique and len(expected) == length:
+            positions = _occurrences(view, expected, limit=2)
+            if len(positions) == 1:
+                change = self._view_change(file, positions[0], length)
+                return change, state.line
+        line = state.line
+        raise StaleResultError(
+            f"the text of search result {search_result_id} ({match.content[:60]!r}, line {line} "
+            f"of {match.file}) is no longer there"
+            + (" and occurs elsewhere more than once" if match.unique else "")
+            + "; run grep again and use a fresh id"
+        )
+
+    def _view_change(self, file: TextFile, start: int, length: int) -> Change:
+        begin = file.index_of_view_offset(start)
+        end = file.index_of_view_offset(start + length)
+        return Change(begin, end, "")
+
+    def _plan_one(
+        self, file: TextFile, target: Path, item: tuple[str, str] | Mapping[str, Any]
+    ) -> tuple[list[Change], str]:
+        if isinstance(item, Mapping):
+            if "search_result_id" in item or "searchResultId" in item:
+                result_id = item.get("search_result_id", item.get("searchResultId"))
+                new = item.get("new", item.get("new_string"))
+                if not isinstance(new, str):
+                    raise InvalidArgumentError("an edit by search_result_id needs new (a string)")
+                match, state = self._lookup(result_id)
+                if self._file_target(match.file) != target:
+                    raise InvalidArgumentError(
+                        f"search_result_id {result_id} is a hit in {match.file}, not in this file"
+                    )
+                change, _ = self._locate(file, match, state, result_id)
+                return [Change(change.start, change.end, _fit_newlines(new, file.text, change))], (
+                    "search_result"
+                )
+            old = item.get("old", item.get("old_string"))
+            new = item.get("new", item.get("new_string"))
+            replace_all = bool(item.get("replace_all", False))
+        elif isinstance(item, tuple | list) and len(item) == 2:
+            old, new = item
+            replace_all = False
+        else:
+            raise InvalidArgumentError(
+                "each edit is (old, new), {old_string, new_string} or {search_result_id, new}"
+            )
+        plan = plan_edit(file.text, old, new, replace_all=replace_all)
+        return plan.changes, plan.strategy
+
+    def _commit(
+        self,
+        target: Path,
+        shown: str,
+        file: TextFile,
+        info: os.stat_result,
+        changes: list[Change],
+        strategy: str,
+        *,
+        edited_id: str | None = None,
+    ) -> EditResult:
+        new_text = apply_changes(file.text, changes)
+        data = file.encode(new_text)
+        atomic_write(target, data, self.root, shown, expected=file.data, mode=info.st_mode)
+        # Keep cached hits in step: later hits shift, overlapping ones become invalid.
+        for change in sorted(changes, key=lambda c: c.start, reverse=True):
+            start = file.view_offset_of_index(change.start)
+            old_length = file.view_offset_of_index(change.end) - start
+            new_length = len(change.replacement.encode("utf-8", "surrogateescape"))
+            line_delta = change.replacement.count("\n") - file.text.count(
+                "\n", change.start, change.end
+            )
+            self.cache.after_edit(
+                shown, None, start, old_length, new_length, line_delta, edited_id=edited_id
+            )
+        first, last = _changed_lines(new_text, changes)
+        return EditResult(
+            path=shown,
+            replacements=len(changes),
+            strategy=strategy,
+            first_line=first,
+            last_line=last,
+            diff=_unified_diff(file.text, new_text, shown),
+        )
 
     def _search_target(self, path: PathArg) -> Path:
         target = self.sandbox.resolve(path)
@@ -187,6 +573,101 @@ class Workspace:
                 f"({', '.join(self.ignore_files)}); search elsewhere"
             )
         return target
+
+
+def _binary(shown: str) -> Exception:
+    return BinaryFileError(
+        f"{shown} is a binary file (it contains NUL bytes); it cannot be read as text"
+    )
+
+
+def _stream_lines(head: bytes, f) -> Iterator[tuple[str, int]]:
+    """Lines of a UTF-8 file as `(text without terminator, length in characters)`, read in
+    chunks: a line longer than the display limit is not kept whole in memory."""
+    pending = bytearray(head)
+    overflow = 0  # bytes of the current line dropped beyond the kept prefix
+    keep = MAX_LINE_CHARS * 4 + 4
+    while True:
+        nl = pending.find(b"\n")
+        if nl >= 0:
+            raw = bytes(pending[:nl])
+            del pending[: nl + 1]
+            yield _line(raw, overflow)
+            overflow = 0
+            continue
+        chunk = f.read(READ_CHUNK)
+        if not chunk:
+            if pending or overflow:
+                yield _line(bytes(pending), overflow)
+            return
+        if b"\x00" in chunk:
+            raise _binary(getattr(f, "name", "the file"))
+        pending += chunk
+        if len(pending) > keep and pending.find(b"\n") < 0:
+            overflow += len(pending) - keep
+            del pending[keep:]
+
+
+def _line(raw: bytes, overflow: int) -> tuple[str, int]:
+    text = raw.decode("utf-8", "replace").removesuffix("\r")
+    return text, len(text) + overflow
+
+
+def _drop_last(lines: Iterator[tuple[str, int]]) -> Iterator[tuple[str, int]]:
+    previous = None
+    for item in lines:
+        if previous is not None:
+            yield previous
+        previous = item
+
+
+def _same_text(found: bytes, content: str) -> bool:
+    try:
+        return found.decode("utf-8") == content
+    except UnicodeDecodeError:
+        return found.decode("utf-8", "replace") == content
+
+
+def _occurrences(haystack: bytes, needle: bytes, *, limit: int) -> list[int]:
+    found: list[int] = []
+    pos = haystack.find(needle)
+    while pos >= 0 and len(found) < limit:
+        found.append(pos)
+        pos = haystack.find(needle, pos + 1)
+    return found
+
+
+def _fit_newlines(new: str, text: str, change: Change) -> str:
+    """`new` with the line endings of the text it replaces (or of its line)."""
+    region = text[change.start : change.end]
+    newline = newline_of(region, newline_near(text, change.start, dominant_newline(text)))
+    return convert_newlines(new, newline)
+
+
+def _changed_lines(new_text: str, changes: list[Change]) -> tuple[int, int]:
+    """First and last line (in the new text) that the changes wrote."""
+    shift = 0
+    first = last = 1
+    for n, change in enumerate(sorted(changes, key=lambda c: c.start)):
+        start = change.start + shift
+        shift += len(change.replacement) - (change.end - change.start)
+        line = new_text.count("\n", 0, start) + 1
+        if n == 0:
+            first = line
+        last = line + change.replacement.rstrip("\r\n").count("\n")
+    return first, last
+
+
+def _unified_diff(before: str, after: str, shown: str) -> str:
+    return "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            fromfile=f"a/{shown}",
+            tofile=f"b/{shown}",
+            n=3,
+        )
+    )
 
 
 def _strip_root(pattern: str, root: Path) -> str:

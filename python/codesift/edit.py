@@ -1,0 +1,624 @@
+"""Edit planning: where an `old -> new` edit applies in a file's text, and what it writes.
+
+Everything here works on decoded text (`surrogateescape` keeps undecodable bytes exact) and
+does no I/O. Strategies are tried in order, each requiring a unique match unless
+`replace_all`; the first one that finds anything decides (several matches stop with a
+`MatchError`, never falling through to a fuzzier strategy):
+
+1. ``exact``: `old` as written.
+2. ``line_endings``: `old` with `\\n` / `\\r\\n` swapped to the file's endings.
+3. ``trimmed_lines`` (fuzzy): whole lines compared with surrounding whitespace ignored.
+4. ``blank_lines`` (fuzzy): as 3, ignoring blank lines that `old` has and the file lacks
+   or the other way round.
+5. ``escapes+...`` (fuzzy): `old` and `new` over-escaped (`\\n`, `\\t`, `\\"` written out)
+   are unescaped and 1-4 tried again.
+
+A fuzzy match is applied as a change, not a paste: `old -> new` is diffed line by line; lines
+the two share keep the file's own bytes, and only inserted or changed lines are written,
+re-indented from `old`'s indentation to the file's (a uniform shift, or tabs for spaces) and
+with trailing whitespace trimmed. `new` always gets the line endings of the region it
+replaces.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .errors import InvalidArgumentError, MatchError
+
+IndentMapper = Callable[[str], str | None]
+
+MAX_LISTED_MATCHES = 10
+ALIGNMENT_ONLY = 1 << 30  # a "unit" so wide that spaces never add up to a level
+SIMILAR_CONTEXT_LINES = 2
+
+
+@dataclass(frozen=True)
+class Change:
+    """Replace `text[start:end]` by `replacement`."""
+
+    start: int
+    end: int
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    changes: list[Change]
+    strategy: str
+
+
+# -- text helpers ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Line:
+    start: int
+    content_end: int  # before "\r\n" / "\n"
+    end: int  # after the line ending
+
+
+def split_lines(text: str) -> list[Line]:
+    """Lines of `text`, split on `\\n` only (not on the other separators str.splitlines
+    knows)."""
+    lines = []
+    pos = 0
+    length = len(text)
+    while pos < length:
+        nl = text.find("\n", pos)
+        if nl < 0:
+            lines.append(Line(pos, length, length))
+            break
+        content_end = nl - 1 if nl > pos and text[nl - 1] == "\r" else nl
+        lines.append(Line(pos, content_end, nl + 1))
+        pos = nl + 1
+    return lines
+
+
+def dominant_newline(text: str) -> str:
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf and crlf >= text.count("\n") - crlf else "\n"
+
+
+def convert_newlines(text: str, newline: str) -> str:
+    lf = text.replace("\r\n", "\n")
+    return lf if newline == "\n" else lf.replace("\n", newline)
+
+
+def newline_of(region: str, default: str) -> str:
+    if "\r\n" in region:
+        return "\r\n"
+    return "\n" if "\n" in region else default
+
+
+def indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def line_number_at(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+def find_overlapping(text: str, needle: str) -> list[int]:
+    found = []
+    pos = text.find(needle)
+    while pos >= 0:
+        found.append(pos)
+        pos = text.find(needle, pos + 1)
+    return found
+
+
+def non_overlapping(positions: Sequence[int], length: int) -> list[int]:
+    kept: list[int] = []
+    for pos in positions:
+        if not kept or pos >= kept[-1] + length:
+            kept.append(pos)
+    return kept
+
+
+# -- planning ------------------------------------------------------------------------------
+
+
+def plan_edit(
+    text: str, old: str, new: str, *, replace_all: bool = False, fuzzy: bool = True
+) -> Plan:
+    """Where and how `old -> new` applies to `text`. Raises `MatchError` when it does not
+    apply to exactly one place (or to any, with `replace_all`)."""
+    if not isinstance(old, str) or not isinstance(new, str):
+        raise InvalidArgumentError("old_string and new_string must be strings")
+    if old == "":
+        raise InvalidArgumentError(
+            "old_string is empty; give the exact text to replace (use write_file to create "
+            "or overwrite a whole file)"
+        )
+    if old == new:
+        raise InvalidArgumentError("old_string and new_string are identical; nothing to change")
+    attempts = _attempts(text, old, new, replace_all=replace_all, fuzzy=fuzzy)
+    plan = _first_match(attempts)
+    if plan is None and fuzzy and _looks_escaped(old):
+        unescaped_old, unescaped_new = _unescape(old), _unescape(new)
+        if unescaped_old != old:
+            inner = _attempts(text, unescaped_old, unescaped_new, replace_all=replace_all)
+            plan = _first_match(inner)
+            if plan is not None:
+                plan = Plan(plan.changes, f"escapes+{plan.strategy}")
+    if plan is None:
+        raise MatchError(_no_match_message(text, old))
+    return plan
+
+
+def _first_match(attempts) -> Plan | None:
+    for attempt in attempts:
+        plan = attempt()
+        if plan is not None:
+            return plan
+    return None
+
+
+def _attempts(text: str, old: str, new: str, *, replace_all: bool, fuzzy: bool = True):
+    default_newline = dominant_newline(text)
+    strategies = [
+        lambda: _exact(text, old, new, replace_all, default_newline),
+        lambda: _line_endings(text, old, new, replace_all, default_newline),
+    ]
+    if fuzzy:
+        strategies.append(lambda: _fuzzy_lines(text, old, new, replace_all, blank_lines=False))
+        strategies.append(lambda: _fuzzy_lines(text, old, new, replace_all, blank_lines=True))
+    return strategies
+
+
+def _exact(text, old, new, replace_all, default_newline, strategy="exact") -> Plan | None:
+    positions = find_overlapping(text, old)
+    if not positions:
+        return None
+    if len(positions) > 1 and not replace_all:
+        raise _several(text, [(p, p + len(old)) for p in positions], strategy)
+    if replace_all:
+        positions = non_overlapping(positions, len(old))
+    changes = []
+    for pos in positions:
+        region = text[pos : pos + len(old)]
+        newline = newline_of(region, newline_near(text, pos, default_newline))
+        changes.append(Change(pos, pos + len(old), convert_newlines(new, newline)))
+    return Plan(changes, strategy)
+
+
+def newline_near(text: str, pos: int, default: str) -> str:
+    """The line ending of the line at `pos`, or `default` on a last line without one."""
+    nl = text.find("\n", pos)
+    if nl < 0:
+        return default
+    return "\r\n" if nl > 0 and text[nl - 1] == "\r" else "\n"
+
+
+def _line_endings(text, old, new, replace_all, default_newline) -> Plan | None:
+    if "\n" not in old:
+        return None
+    lf = old.replace("\r\n", "\n")
+    variants = {lf, lf.replace("\n", "\r\n")} - {old}
+    spans: list[tuple[int, int]] = []
+    for variant in variants:
+        spans.extend((p, p + len(variant)) for p in find_overlapping(text, variant))
+    if not spans:
+        return None
+    spans.sort()
+    if len(spans) > 1 and not replace_all:
+        raise _several(text, spans, "line_endings")
+    kept: list[tuple[int, int]] = []
+    for start, end in spans:
+        if not kept or start >= kept[-1][1]:
+            kept.append((start, end))
+    changes = [
+        Change(s, e, convert_newlines(new, newline_of(text[s:e], default_newline))) for s, e in kept
+    ]
+    return Plan(changes, "line_endings")
+
+
+# -- fuzzy line matching -----------------------------------------------------------------
+
+
+def _old_new_lines(old: str, new: str) -> tuple[list[str], list[str]] | None:
+    """`old` and `new` as lines, without the blank lines that `old` starts or ends with
+    (the same number of them removed from `new`)."""
+    old_lines = old.replace("\r\n", "\n").split("\n")
+    new_lines = new.replace("\r\n", "\n").split("\n")
+    lead = 0
+    while lead < len(old_lines) and not old_lines[lead].strip():
+        lead += 1
+    if lead == len(old_lines):
+        return None
+    trail = 0
+    while not old_lines[len(old_lines) - 1 - trail].strip():
+        trail += 1
+    old_core = old_lines[lead : len(old_lines) - trail]
+    new_lead = 0
+    while new_lead < min(lead, len(new_lines)) and not new_lines[new_lead].strip():
+        new_lead += 1
+    new_trail = 0
+    while (
+        new_trail < min(trail, len(new_lines) - new_lead)
+        and not new_lines[len(new_lines) - 1 - new_trail].strip()
+    ):
+        new_trail += 1
+    new_core = new_lines[new_lead : len(new_lines) - new_trail]
+    return old_core, new_core
+
+
+def _fuzzy_lines(text, old, new, replace_all, *, blank_lines: bool) -> Plan | None:
+    split = _old_new_lines(old, new)
+    if split is None:
+        return None
+    old_lines, new_lines = split
+    strategy = "blank_lines" if blank_lines else "trimmed_lines"
+    lines = split_lines(text)
+    stripped = [text[ln.start : ln.content_end].strip() for ln in lines]
+    if blank_lines:
+        old_key = [k for k in (s.strip() for s in old_lines) if k]
+        if len(old_key) < 2:
+            return None
+        regions = _match_skeleton(stripped, old_key)
+    else:
+        old_key = [s.strip() for s in old_lines]
+        regions = _match_consecutive(stripped, old_key)
+    if not regions:
+        return None
+    spans = [(lines[r[0]].start, lines[r[-1]].end) for r in regions]
+    if len(regions) > 1 and not replace_all:
+        raise _several(text, spans, strategy)
+    changes = []
+    last_end = -1
+    for aligned in regions:
+        region_start = lines[aligned[0]].start
+        if region_start < last_end:
+            continue
+        replacement = _apply_line_change(text, lines, aligned, old_lines, new_lines)
+        if replacement is None:
+            raise MatchError(
+                f"old_string matches lines {aligned[0] + 1}-{aligned[-1] + 1} only when "
+                "whitespace is ignored, and its indentation cannot be mapped onto the file's "
+                "consistently. Copy the exact text from read_file (or edit by "
+                "search_result_id)."
+            )
+        last_end = lines[aligned[-1]].end
+        changes.append(Change(region_start, last_end, replacement))
+    return Plan(changes, strategy)
+
+
+def _match_consecutive(stripped: list[str], key: list[str]) -> list[list[int]]:
+    """Windows of file lines equal to `key` line by line; each as its list of indices."""
+    m = len(key)
+    found = []
+    for i in range(len(stripped) - m + 1):
+        if stripped[i] == key[0] and stripped[i : i + m] == key:
+            found.append(list(range(i, i + m)))
+    return found
+
+
+def _match_skeleton(stripped: list[str], key: list[str]) -> list[list[int]]:
+    """Runs of non-blank file lines equal to `key` (blank lines skipped on both sides); each
+    as the indices of the file lines aligned with `key`."""
+    nonblank = [i for i, s in enumerate(stripped) if s]
+    skeleton = [stripped[i] for i in nonblank]
+    return [nonblank[i : i + len(key)] for i in _window_starts(skeleton, key)]
+
+
+def _window_starts(seq: list[str], key: list[str]) -> list[int]:
+    m = len(key)
+    return [i for i in range(len(seq) - m + 1) if seq[i] == key[0] and seq[i : i + m] == key]
+
+
+def _apply_line_change(
+    text: str,
+    lines: list[Line],
+    aligned: list[int],
+    old_lines: list[str],
+    new_lines: list[str],
+) -> str | None:
+    """The replacement for the file lines `aligned[0]..aligned[-1]`: the change from
+    `old_lines` to `new_lines` applied to them. `aligned` maps each non-blank (or, without
+    blank-line tolerance, each) old line to its file line; file lines in the region that no
+    old line maps to are blank lines the file has and `old` lacks."""
+    first, last = aligned[0], aligned[-1]
+    old_to_file: dict[int, int] = {}
+    if len(aligned) == len(old_lines):
+        old_to_file = dict(enumerate(aligned))
+    else:
+        k = 0
+        for i, line in enumerate(old_lines):
+            if line.strip():
+                old_to_file[i] = aligned[k]
+                k += 1
+    file_line = [text[lines[i].start : lines[i].content_end] for i in range(first, last + 1)]
+    pairs = [
+        (indent_of(old_lines[i]), indent_of(file_line[f - first]))
+        for i, f in old_to_file.items()
+        if old_lines[i].strip()
+    ]
+    mapper = indent_mapper(pairs, old_lines + new_lines, file_line, text)
+    if mapper is None:
+        return None
+    region_text = text[lines[first].start : lines[last].end]
+    newline = newline_of(region_text, dominant_newline(text))
+    ends_without_newline = lines[last].end == lines[last].content_end
+
+    out: list[str] = []
+    emitted = first - 1  # last file line written or dropped
+
+    def flush_unaligned(upto: int) -> None:
+        """Writes the unaligned (blank) file lines before file line `upto`."""
+        nonlocal emitted
+        for f in range(emitted + 1, upto):
+            out.append(text[lines[f].start : lines[f].end])
+        emitted = max(emitted, upto - 1)
+
+    def render(line: str) -> str | None:
+        body = line.strip()
+        if not body:
+            return newline
+        indent = mapper(indent_of(line))
+        if indent is None:
+            return None
+        return indent + line.lstrip(" \t").rstrip() + newline
+
+    old_cmp = [s.rstrip() for s in old_lines]
+    new_cmp = [s.rstrip() for s in new_lines]
+    opcodes = difflib.SequenceMatcher(None, old_cmp, new_cmp, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in opcodes:
+        mapped = [old_to_file[i] for i in range(i1, i2) if i in old_to_file]
+        if tag == "equal":
+            for f in mapped:
+                flush_unaligned(f)
+                out.append(text[lines[f].start : lines[f].end])
+                emitted = f
+            continue
+        if tag == "delete":
+            if mapped:
+                flush_unaligned(mapped[0])
+                emitted = mapped[-1]
+            continue
+        # replace or insert: blank file lines strictly inside a replaced range have no
+        # place in `new` unless old and new lines pair up one to one.
+        if mapped and tag == "replace":
+            inner_blanks = (mapped[-1] - mapped[0] + 1) - len(mapped)
+            if inner_blanks and (i2 - i1) != (j2 - j1):
+                return None
+            if (i2 - i1) == (j2 - j1) and len(mapped) == i2 - i1:
+                for f, j in zip(mapped, range(j1, j2), strict=True):
+                    flush_unaligned(f)
+                    rendered = render(new_lines[j])
+                    if rendered is None:
+                        return None
+                    out.append(rendered)
+                    emitted = f
+                continue
+            flush_unaligned(mapped[0])
+            emitted = mapped[-1]
+        for j in range(j1, j2):
+            rendered = render(new_lines[j])
+            if rendered is None:
+                return None
+            out.append(rendered)
+    flush_unaligned(last + 1)
+    result = "".join(out)
+    if ends_without_newline and result.endswith(newline):
+        result = result[: -len(newline)]
+    return result
+
+
+# -- indentation ---------------------------------------------------------------------------
+
+
+def indent_mapper(
+    pairs: list[tuple[str, str]],
+    llm_lines: list[str],
+    file_region: list[str],
+    text: str,
+) -> IndentMapper | None:
+    """A function from an indentation written in `old`/`new` to the file's, fitted on the
+    `(old indent, file indent)` pairs of matched lines; None when no consistent one exists."""
+    if all(o == f for o, f in pairs):
+        return lambda x: x
+    shifted = _prefix_mapper(pairs)
+    if shifted is not None:
+        return shifted
+    return _level_mapper(pairs, llm_lines, text)
+
+
+def _prefix_mapper(pairs: list[tuple[str, str]]) -> IndentMapper | None:
+    """`old` indented by a uniform shift of the file's indentation, in the same style."""
+    base_old, base_file = min(pairs, key=lambda p: (len(p[0].expandtabs(4)), len(p[0])))
+    for o, f in pairs:
+        if not o.startswith(base_old) or f != base_file + o[len(base_old) :]:
+            return None
+
+    def mapper(indent: str) -> str | None:
+        if indent.startswith(base_old):
+            return base_file + indent[len(base_old) :]
+        cut = base_old[len(indent) :] if base_old.startswith(indent) else None
+        if cut is not None and base_file.endswith(cut):
+            return base_file[: len(base_file) - len(cut)]
+        return None
+
+    return mapper
+
+
+def _unit(indents: list[str], default: int) -> int:
+    """The indentation step in spaces: the most common increase between indentation widths."""
+    widths = sorted({len(i) for i in indents if i and set(i) == {" "}})
+    steps = Counter(b - a for a, b in zip([0, *widths], widths, strict=False) if b > a)
+    if not steps:
+        return default
+    step = steps.most_common(1)[0][0]
+    return step if step in (2, 3, 4, 8) else math.gcd(*widths) or default
+
+
+def _levels(indent: str, unit: int) -> tuple[int, int] | None:
+    """(levels, extra spaces) of an indentation of tabs then spaces."""
+    tabs = len(indent) - len(indent.lstrip("\t"))
+    rest = indent[tabs:]
+    if "\t" in rest:
+        return None
+    return tabs + len(rest) // unit, len(rest) % unit
+
+
+def _level_mapper(
+    pairs: list[tuple[str, str]], llm_lines: list[str], text: str
+) -> IndentMapper | None:
+    """`old` indented with tabs where the file has spaces, or the other way round, possibly
+    shifted by whole levels."""
+    file_indents = [indent_of(text[ln.start : ln.content_end]) for ln in split_lines(text)]
+    file_uses_tabs = sum(i.startswith("\t") for i in file_indents) > sum(
+        i.startswith(" ") for i in file_indents
+    )
+    file_unit = _unit(file_indents, 4)
+    llm_unit = _unit([indent_of(line) for line in llm_lines], 4)
+    offset = None
+    for o, f in pairs:
+        # In a tab-indented file, spaces after the tabs align text: they stay as they are.
+        ol = _levels(o, llm_unit)
+        fl = _levels(f, ALIGNMENT_ONLY if file_uses_tabs else file_unit)
+        if ol is None or fl is None or ol[1] != fl[1]:
+            return None
+        if offset is None:
+            offset = fl[0] - ol[0]
+        elif offset != fl[0] - ol[0]:
+            return None
+    if offset is None:
+        return None
+    step = "\t" if file_uses_tabs else " " * file_unit
+
+    def mapper(indent: str) -> str | None:
+        levels = _levels(indent, llm_unit)
+        if levels is None or levels[0] + offset < 0:
+            return None
+        return step * (levels[0] + offset) + " " * levels[1]
+
+    return mapper
+
+
+# -- escapes ---------------------------------------------------------------------------------
+
+ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
+
+
+def _looks_escaped(old: str) -> bool:
+    return "\\n" in old or "\\t" in old
+
+
+def _unescape(text: str) -> str:
+    out = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in ESCAPES:
+            out.append(ESCAPES[text[i + 1]])
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+# -- messages --------------------------------------------------------------------------------
+
+
+def _several(text: str, spans: list[tuple[int, int]], strategy: str) -> MatchError:
+    starts = [line_number_at(text, s) for s, _ in spans]
+    shown = ", ".join(str(n) for n in starts[:MAX_LISTED_MATCHES])
+    more = (
+        f" and {len(starts) - MAX_LISTED_MATCHES} more" if len(starts) > MAX_LISTED_MATCHES else ""
+    )
+    how = "" if strategy == "exact" else f" (when compared by {strategy.replace('_', ' ')})"
+    return MatchError(
+        f"old_string matches {len(spans)} places{how}, at lines {shown}{more}. Include more "
+        "surrounding lines to make it unique, pass replace_all=true to change every one, or "
+        "edit one hit by its search_result_id."
+    )
+
+
+def _no_match_message(text: str, old: str) -> str:
+    lines = split_lines(text)
+    old_lines = [s for s in old.replace("\r\n", "\n").split("\n")]
+    while len(old_lines) > 1 and not old_lines[-1].strip():
+        old_lines.pop()
+    message = "old_string was not found in the file"
+    best = _most_similar(text, lines, old_lines)
+    if best is not None:
+        start, end = best
+        numbered = "\n".join(
+            f"{i + 1:6}\t{text[lines[i].start : lines[i].content_end]}" for i in range(start, end)
+        )
+        message += (
+            f". The most similar region is lines {start + 1}-{end}:\n{numbered}\n"
+            "Copy the exact text from there (or read_file the region first) and retry."
+        )
+    else:
+        message += "; read_file the region first and copy the text exactly."
+    return message
+
+
+def _most_similar(text: str, lines: list[Line], old_lines: list[str]) -> tuple[int, int] | None:
+    if not lines:
+        return None
+    stripped = [text[ln.start : ln.content_end].strip() for ln in lines]
+    key = [s.strip() for s in old_lines]
+    m = max(1, len(key))
+    joined_key = "\n".join(key)
+    # Cheap pre-filter: windows that share the most lines with `old`, then a real ratio.
+    key_set = set(key)
+    scored = []
+    for i in range(max(1, len(stripped) - m + 1)):
+        window = stripped[i : i + m]
+        scored.append((sum(1 for s in window if s in key_set), i))
+    scored.sort(key=lambda p: (-p[0], p[1]))
+    best, best_ratio = None, 0.0
+    for _, i in scored[:20]:
+        ratio = difflib.SequenceMatcher(
+            None, "\n".join(stripped[i : i + m]), joined_key, autojunk=False
+        ).ratio()
+        if ratio > best_ratio:
+            best, best_ratio = i, ratio
+    if best is None or best_ratio < 0.3:
+        return None
+    start = max(0, best - SIMILAR_CONTEXT_LINES)
+    end = min(len(lines), best + m + SIMILAR_CONTEXT_LINES)
+    return start, end
+
+
+def apply_changes(text: str, changes: Sequence[Change]) -> str:
+    """`text` with non-overlapping `changes` applied."""
+    out = []
+    pos = 0
+    for change in sorted(changes, key=lambda c: c.start):
+        out.append(text[pos : change.start])
+        out.append(change.replacement)
+        pos = change.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def check_disjoint(changes: Sequence[Change], text: str) -> None:
+    ordered = sorted(changes, key=lambda c: (c.start, c.end))
+    for a, b in zip(ordered, ordered[1:], strict=False):
+        if b.start < a.end:
+            raise InvalidArgumentError(
+                f"two edits overlap (at lines {line_number_at(text, a.start)} and "
+                f"{line_number_at(text, b.start)}); merge them into one edit"
+            )
+
+
+__all__ = [
+    "Change",
+    "Plan",
+    "apply_changes",
+    "check_disjoint",
+    "convert_newlines",
+    "dominant_newline",
+    "newline_near",
+    "newline_of",
+    "plan_edit",
+]
