@@ -23,7 +23,6 @@ replaces.
 from __future__ import annotations
 
 import difflib
-import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -446,14 +445,24 @@ def _prefix_mapper(pairs: list[tuple[str, str]]) -> IndentMapper | None:
     return mapper
 
 
-def _unit(indents: list[str], default: int) -> int:
-    """The indentation step in spaces: the most common increase between indentation widths."""
-    widths = sorted({len(i) for i in indents if i and set(i) == {" "}})
-    steps = Counter(b - a for a, b in zip([0, *widths], widths, strict=False) if b > a)
-    if not steps:
-        return default
-    step = steps.most_common(1)[0][0]
-    return step if step in (2, 3, 4, 8) else math.gcd(*widths) or default
+def _unit(lines: list[str], default: int) -> int:
+    """The indentation step in spaces: the most common increase of indentation from one
+    non-blank line to the next (aligned continuation lines make rarer, odd steps)."""
+    steps: Counter[int] = Counter()
+    previous = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        indent = indent_of(line)
+        if "\t" in indent:
+            continue
+        if len(indent) > previous:
+            steps[len(indent) - previous] += 1
+        previous = len(indent)
+    for step, _ in steps.most_common():
+        if step in (2, 3, 4, 8):
+            return step
+    return default
 
 
 def _levels(indent: str, unit: int) -> tuple[int, int] | None:
@@ -470,12 +479,13 @@ def _level_mapper(
 ) -> IndentMapper | None:
     """`old` indented with tabs where the file has spaces, or the other way round, possibly
     shifted by whole levels."""
-    file_indents = [indent_of(text[ln.start : ln.content_end]) for ln in split_lines(text)]
+    file_lines = [text[ln.start : ln.content_end] for ln in split_lines(text)]
+    file_indents = [indent_of(line) for line in file_lines if line.strip()]
     file_uses_tabs = sum(i.startswith("\t") for i in file_indents) > sum(
         i.startswith(" ") for i in file_indents
     )
-    file_unit = _unit(file_indents, 4)
-    llm_unit = _unit([indent_of(line) for line in llm_lines], 4)
+    file_unit = _unit(file_lines, 4)
+    llm_unit = _unit(llm_lines, 4)
     offset = None
     for o, f in pairs:
         # In a tab-indented file, spaces after the tabs align text: they stay as they are.

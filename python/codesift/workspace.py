@@ -227,33 +227,36 @@ class Workspace:
         with os.fdopen(fd, "rb") as f:
             head = f.read(BINARY_SNIFF)
             if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-                text = TextFile(head + f.read(), shown).text
-                lines: Iterator[tuple[str, int]] = (
-                    (line, len(line)) for line in text.replace("\r\n", "\n").split("\n")
-                )
+                text = TextFile(head + f.read(), shown).text.replace("\r\n", "\n")
+                split = text.split("\n")
                 if text.endswith("\n"):
-                    lines = _drop_last(lines)
+                    split.pop()
+                reader: Any = [(line, len(line)) for line in split]
                 encoding = "utf-16-le" if head[0] == 0xFF else "utf-16-be"
             else:
                 if b"\x00" in head:
                     raise _binary(shown)
                 encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
-                lines = _stream_lines(head, f)
+                reader = _LineReader(head, f)
+            lines = iter(reader)
             numbered: list[str] = []
-            long_lines, seen, more = 0, 0, False
+            long_lines, seen = 0, 0
             for line, length in lines:
                 seen += 1
                 if seen < offset:
                     continue
-                if seen >= offset + limit:
-                    more = True
-                    break
                 if seen == 1 and encoding == "utf-8-sig":
                     line = line.removeprefix("\ufeff")
                 if length > MAX_LINE_CHARS:
                     long_lines += 1
                     line = line[:MAX_LINE_CHARS] + f"... [line truncated: {length} characters]"
                 numbered.append(f"{seen:6}\t{line}")
+                if len(numbered) == limit:
+                    break
+            if isinstance(reader, _LineReader):
+                more = len(numbered) == limit and reader.has_more()
+            else:
+                more = len(numbered) == limit and seen < len(reader)
         last = offset + len(numbered) - 1
         total = None if more else seen
         return ReadResult(
@@ -581,44 +584,51 @@ def _binary(shown: str) -> Exception:
     )
 
 
-def _stream_lines(head: bytes, f) -> Iterator[tuple[str, int]]:
+class _LineReader:
     """Lines of a UTF-8 file as `(text without terminator, length in characters)`, read in
-    chunks: a line longer than the display limit is not kept whole in memory."""
-    pending = bytearray(head)
-    overflow = 0  # bytes of the current line dropped beyond the kept prefix
-    keep = MAX_LINE_CHARS * 4 + 4
-    while True:
-        nl = pending.find(b"\n")
-        if nl >= 0:
-            raw = bytes(pending[:nl])
-            del pending[: nl + 1]
-            yield _line(raw, overflow)
-            overflow = 0
-            continue
-        chunk = f.read(READ_CHUNK)
+    chunks: a line longer than the display limit is not kept whole in memory, and whether
+    more lines follow is known without reading them."""
+
+    def __init__(self, head: bytes, f: Any) -> None:
+        self._pending = bytearray(head)
+        self._file = f
+        self._eof = False
+
+    def _fill(self) -> bool:
+        chunk = b"" if self._eof else self._file.read(READ_CHUNK)
         if not chunk:
-            if pending or overflow:
-                yield _line(bytes(pending), overflow)
-            return
-        if b"\x00" in chunk:
-            raise _binary(getattr(f, "name", "the file"))
-        pending += chunk
-        if len(pending) > keep and pending.find(b"\n") < 0:
-            overflow += len(pending) - keep
-            del pending[keep:]
+            self._eof = True
+            return False
+        self._pending += chunk
+        return True
+
+    def has_more(self) -> bool:
+        return bool(self._pending) or self._fill()
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        keep = MAX_LINE_CHARS * 4 + 4  # enough bytes for MAX_LINE_CHARS characters
+        overflow = 0  # bytes of the current line dropped beyond the kept prefix
+        while True:
+            nl = self._pending.find(b"\n")
+            if nl >= 0:
+                raw = bytes(self._pending[:nl])
+                del self._pending[: nl + 1]
+                yield _line(raw, overflow)
+                overflow = 0
+            elif not self._fill():
+                if self._pending or overflow:
+                    raw = bytes(self._pending)
+                    self._pending.clear()
+                    yield _line(raw, overflow)
+                return
+            elif len(self._pending) > keep and self._pending.find(b"\n") < 0:
+                overflow += len(self._pending) - keep
+                del self._pending[keep:]
 
 
 def _line(raw: bytes, overflow: int) -> tuple[str, int]:
     text = raw.decode("utf-8", "replace").removesuffix("\r")
     return text, len(text) + overflow
-
-
-def _drop_last(lines: Iterator[tuple[str, int]]) -> Iterator[tuple[str, int]]:
-    previous = None
-    for item in lines:
-        if previous is not None:
-            yield previous
-        previous = item
 
 
 def _same_text(found: bytes, content: str) -> bool:
