@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
+
 from codesift import Workspace
 
 RG = ["--no-ignore", "--hidden", "--no-config"]

@@ -11,6 +11,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+
 from codesift import Workspace
 
 # (pattern, literal, case_sensitive, multiline)

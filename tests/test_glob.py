@@ -7,6 +7,7 @@ import os
 import time
 
 import pytest
+
 from codesift import NotFoundError, PatternError, SandboxError, Workspace
 
 

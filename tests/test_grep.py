@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from codesift import InvalidArgumentError, NotFoundError, PatternError, SandboxError, Workspace
 
 TS_FILES = {

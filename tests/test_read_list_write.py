@@ -60,11 +60,13 @@ def test_read_streams_large_files(tree):
 
 
 def test_read_crlf_bom_and_utf16(tree):
-    root = tree({
-        "crlf.txt": b"a\r\nb\r\n",
-        "bom.txt": b"\xef\xbb\xbfhello\n",
-        "u16.txt": b"\xff\xfe" + "hi\nthere\n".encode("utf-16-le"),
-    })
+    root = tree(
+        {
+            "crlf.txt": b"a\r\nb\r\n",
+            "bom.txt": b"\xef\xbb\xbfhello\n",
+            "u16.txt": b"\xff\xfe" + "hi\nthere\n".encode("utf-16-le"),
+        }
+    )
     ws = Workspace(root)
     assert ws.read("crlf.txt").content == "     1\ta\n     2\tb"
     assert ws.read("bom.txt").content == "     1\thello"

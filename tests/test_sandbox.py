@@ -100,12 +100,14 @@ def test_links_inside_the_root_are_fine(tree):
 
 
 def test_access_ignore_denies_read_edit_and_list(tree):
-    root = tree({
-        ".clineignore": "secrets/\n*.pem\n",
-        "secrets/k.txt": "key\n",
-        "cert.pem": "pem\n",
-        "ok.txt": "ok\n",
-    })
+    root = tree(
+        {
+            ".clineignore": "secrets/\n*.pem\n",
+            "secrets/k.txt": "key\n",
+            "cert.pem": "pem\n",
+            "ok.txt": "ok\n",
+        }
+    )
     ws = Workspace(root)
     for path in ("secrets/k.txt", "cert.pem"):
         with pytest.raises(SandboxError, match="access-ignore"):
