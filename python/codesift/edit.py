@@ -103,10 +103,16 @@ def line_number_at(text: str, index: int) -> int:
 
 
 def find_overlapping(text: str, needle: str) -> list[int]:
+    """Every position of `needle` in `text`, except those that would split a `\r\n` pair
+    (a match must not start on its `\n` or end on its `\r`)."""
     found = []
     pos = text.find(needle)
     while pos >= 0:
-        found.append(pos)
+        end = pos + len(needle)
+        splits_start = needle[0] == "\n" and pos > 0 and text[pos - 1] == "\r"
+        splits_end = needle[-1] == "\r" and text[end : end + 1] == "\n"
+        if not (splits_start or splits_end):
+            found.append(pos)
         pos = text.find(needle, pos + 1)
     return found
 
@@ -171,7 +177,7 @@ def _attempts(text: str, old: str, new: str, *, replace_all: bool, fuzzy: bool =
 
 
 def _exact(text, old, new, replace_all, default_newline, strategy="exact") -> Plan | None:
-    positions = find_overlapping(text, old)
+    positions = [p for p in find_overlapping(text, old) if not _inside_indentation(text, p, old)]
     if not positions:
         return None
     if len(positions) > 1 and not replace_all:
@@ -180,10 +186,43 @@ def _exact(text, old, new, replace_all, default_newline, strategy="exact") -> Pl
         positions = non_overlapping(positions, len(old))
     changes = []
     for pos in positions:
+        _check_continuation_indent(text, pos, old, new)
         region = text[pos : pos + len(old)]
         newline = newline_of(region, newline_near(text, pos, default_newline))
         changes.append(Change(pos, pos + len(old), convert_newlines(new, newline)))
     return Plan(changes, strategy)
+
+
+def _line_prefix(text: str, pos: int) -> str:
+    return text[text.rfind("\n", 0, pos) + 1 : pos]
+
+
+def _inside_indentation(text: str, pos: int, old: str) -> bool:
+    """`old` starts with whitespace and would match from inside a line's indentation (as
+    `"  x"` inside `"    x"`): never what is meant, so not an exact match."""
+    if not old[:1].isspace() or old[0] == "\n":
+        return False
+    prefix = _line_prefix(text, pos)
+    return prefix != "" and prefix.strip(" \t") == ""
+
+
+def _check_continuation_indent(text: str, pos: int, old: str, new: str) -> None:
+    """A one-line `old` that starts after a line's indentation, with a `new` of several
+    lines, says nothing of where those lines go: if they are indented less than the line
+    they start on, refuse rather than guess."""
+    if "\n" in old.rstrip("\r\n") or "\n" not in new.rstrip("\r\n"):
+        return
+    prefix = _line_prefix(text, pos)
+    anchor = indent_of(prefix)
+    if not anchor:
+        return
+    for line in new.replace("\r\n", "\n").split("\n")[1:]:
+        if line.strip() and not line.startswith(anchor):
+            raise MatchError(
+                f"old_string is part of line {line_number_at(text, pos)}, which is indented "
+                f"by {anchor!r}, and new_string has lines indented less than that. Put whole "
+                "lines, with their indentation, in old_string and new_string."
+            )
 
 
 def newline_near(text: str, pos: int, default: str) -> str:
@@ -220,35 +259,45 @@ def _line_endings(text, old, new, replace_all, default_newline) -> Plan | None:
 # -- fuzzy line matching -----------------------------------------------------------------
 
 
-def _old_new_lines(old: str, new: str) -> tuple[list[str], list[str]] | None:
-    """`old` and `new` as lines, without the blank lines that `old` starts or ends with
-    (the same number of them removed from `new`)."""
-    old_lines = old.replace("\r\n", "\n").split("\n")
-    new_lines = new.replace("\r\n", "\n").split("\n")
-    lead = 0
-    while lead < len(old_lines) and not old_lines[lead].strip():
-        lead += 1
-    if lead == len(old_lines):
+def _old_new_lines(
+    old: str, new: str, *, drop_blank_margins: bool
+) -> tuple[list[str], list[str]] | None:
+    """`old` and `new` as lines for line matching, or None when the change cannot be
+    expressed on whole lines.
+
+    A newline that `old` starts or ends with stands for the end of the line before or after,
+    so it is peeled off, but only when `new` has it too (otherwise the edit joins lines).
+    With `drop_blank_margins`, the blank lines `old` starts or ends with are dropped as well,
+    and only if `new` keeps the same blank lines: a change there could not be placed.
+    """
+    old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+    if old.startswith("\n") != new.startswith("\n"):
         return None
-    trail = 0
-    while not old_lines[len(old_lines) - 1 - trail].strip():
-        trail += 1
-    old_core = old_lines[lead : len(old_lines) - trail]
-    new_lead = 0
-    while new_lead < min(lead, len(new_lines)) and not new_lines[new_lead].strip():
-        new_lead += 1
-    new_trail = 0
-    while (
-        new_trail < min(trail, len(new_lines) - new_lead)
-        and not new_lines[len(new_lines) - 1 - new_trail].strip()
+    if old.startswith("\n"):
+        old, new = old[1:], new[1:]
+    # Checked after the first peel: in "\n" one newline is both the first and the last.
+    if old.endswith("\n") != new.endswith("\n"):
+        return None
+    if old.endswith("\n"):
+        old, new = old[:-1], new[:-1]
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    if not any(line.strip() for line in old_lines):
+        return None
+    if not drop_blank_margins:
+        return old_lines, new_lines
+    lead = next(i for i, line in enumerate(old_lines) if line.strip())
+    trail = next(i for i, line in enumerate(reversed(old_lines)) if line.strip())
+    if len(new_lines) < lead + trail:
+        return None
+    if any(line.strip() for line in new_lines[:lead]) or any(
+        line.strip() for line in new_lines[len(new_lines) - trail :]
     ):
-        new_trail += 1
-    new_core = new_lines[new_lead : len(new_lines) - new_trail]
-    return old_core, new_core
+        return None
+    return old_lines[lead : len(old_lines) - trail], new_lines[lead : len(new_lines) - trail]
 
 
 def _fuzzy_lines(text, old, new, replace_all, *, blank_lines: bool) -> Plan | None:
-    split = _old_new_lines(old, new)
+    split = _old_new_lines(old, new, drop_blank_margins=blank_lines)
     if split is None:
         return None
     old_lines, new_lines = split
