@@ -6,7 +6,14 @@ import json
 
 import pytest
 
-from codesift import InvalidArgumentError, NotFoundError, PatternError, SandboxError, Workspace
+from codesift import (
+    InvalidArgumentError,
+    NotFoundError,
+    PatternError,
+    SandboxError,
+    StaleResultError,
+    Workspace,
+)
 
 TS_FILES = {
     "src/api/users.ts": "import x\nexport function getUser (id) {\n  return db.getUser(id)\n}\n",
@@ -277,3 +284,17 @@ def test_to_dict_is_json_ready(tree):
         "after",
     }
     assert {"matches", "total", "truncated", "summary"} <= set(data)
+
+
+def test_cache_is_bounded_and_evicts_least_recently_used(tree):
+    ws = Workspace(tree({"a.txt": "x\n" * 4}), cache_size=8)
+    first = ws.grep("x").matches
+    second = ws.grep("x").matches
+    assert ws.cache.get(first[0].id) is first[0]  # use the first batch: now the second is older
+    third = ws.grep("x").matches
+    assert len(ws.cache) == 8
+    assert ws.cache.get(first[1].id) is first[1]
+    assert ws.cache.get(second[0].id) is None
+    assert ws.cache.get(third[3].id) is third[3]
+    with pytest.raises(StaleResultError):
+        ws.edit_result(second[0].id, "y")

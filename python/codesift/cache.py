@@ -2,7 +2,8 @@
 replace exactly what a search found.
 
 Each search stores its hits as one batch (their ids are consecutive), so caching costs
-nothing per hit; the oldest batches are dropped once more than `capacity` hits are held.
+nothing per hit. Once more than `capacity` hits are held, the least recently used batches
+are dropped (a look-up counts as a use; the newest batch always stays).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class ResultCache:
         self.capacity = capacity
         self._starts: list[int] = []
         self._batches: list[Sequence[GrepMatch]] = []
+        self._last_used: list[int] = []
+        self._clock = 0
         self._held = 0
         self._lock = threading.RLock()
         # Hits moved by edits made through the workspace, and hits those edits destroyed.
@@ -47,14 +50,20 @@ class ResultCache:
             index = bisect.bisect_left(self._starts, first_id)
             self._starts.insert(index, first_id)
             self._batches.insert(index, matches)
+            self._clock += 1
+            self._last_used.insert(index, self._clock)
             self._held += len(matches)
-            # Drop the oldest batches, but never the newest one.
             while self._held > self.capacity and len(self._batches) > 1:
-                self._held -= len(self._batches[0])
-                for match in self._batches[0]:
+                newest = self._last_used.index(self._clock)
+                victim = min(
+                    (i for i in range(len(self._batches)) if i != newest),
+                    key=self._last_used.__getitem__,
+                )
+                self._held -= len(self._batches[victim])
+                for match in self._batches[victim]:
                     self._moved.pop(match.id, None)
                     self._invalid.discard(match.id)
-                del self._starts[0], self._batches[0]
+                del self._starts[victim], self._batches[victim], self._last_used[victim]
 
     def get(self, result_id: str) -> GrepMatch | None:
         """The hit with this id, or None when the id is unknown or was evicted."""
@@ -70,6 +79,8 @@ class ResultCache:
             if offset >= len(batch):
                 return None
             match = batch[offset]
+            self._clock += 1
+            self._last_used[index] = self._clock
         return match if match.id == result_id else None
 
     def lookup(self, result_id: str) -> tuple[GrepMatch, HitState] | None:
