@@ -1,6 +1,9 @@
-"""The `codesift` command: glob and grep from a shell, plain text or `--json`.
+"""The `codesift` command: glob, grep, read, ls, edit and the MCP server.
 
-Exit codes follow grep: 0 something found, 1 nothing found, 2 error.
+On a terminal output is rendered with `rich` (hits grouped by file, matches highlighted, a
+spinner while a long scan runs); piped, it is plain text (`path:line:col:text` for grep);
+`--json` prints the result's `to_dict()`. Exit codes follow grep: 0 something found (or
+done), 1 nothing found, 2 error (one line on stderr, never a traceback).
 """
 
 from __future__ import annotations
@@ -8,26 +11,39 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
 
 from .errors import CodesiftError
+from .results import GlobResult, GrepResult
 from .workspace import Workspace
 
 EXIT_FOUND, EXIT_NOTHING, EXIT_ERROR = 0, 1, 2
+PROGRESS_AFTER_SECONDS = 0.3
+T = TypeVar("T")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="codesift", description="Fast, sandboxed code search for agents and people."
+        prog="codesift", description="Fast, sandboxed code search and edit for agents and people."
     )
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--root", default=".", help="workspace root (default: current dir)")
     common.add_argument("--json", action="store_true", help="print the result as JSON")
+    common.add_argument(
+        "--color", choices=["auto", "always", "never"], default="auto", help="colour output"
+    )
     common.add_argument("--no-ignore", action="store_true", help="do not honour .gitignore")
+    common.add_argument("--hidden", action="store_true", help="search hidden files (default)")
     common.add_argument("--no-hidden", action="store_true", help="skip hidden files")
     common.add_argument("-L", "--follow", action="store_true", help="follow symlinks in root")
     common.add_argument("-j", "--threads", type=int, default=None, help="worker threads")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     g = sub.add_parser("glob", parents=[common], help="find files by glob pattern")
     g.add_argument("pattern")
@@ -40,27 +56,49 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("pattern")
     r.add_argument("path", nargs="?", default=".")
     r.add_argument("-F", "--fixed-strings", action="store_true", help="literal pattern")
-    r.add_argument("-s", "--case-sensitive", action="store_true")
-    r.add_argument("-i", "--ignore-case", action="store_true", help="(the default)")
-    r.add_argument("-U", "--multiline", action="store_true")
+    r.add_argument("-s", "--case-sensitive", action="store_true", help="match case")
+    r.add_argument("-i", "--ignore-case", action="store_true", help="ignore case (default)")
+    r.add_argument("-U", "--multiline", action="store_true", help="let matches span lines")
     r.add_argument(
         "-g",
         "--glob",
         action="append",
         default=[],
-        help="include files matching GLOB; prefix with ! to exclude (repeatable)",
+        help="include files matching GLOB; !GLOB excludes (repeatable)",
     )
-    r.add_argument("-C", "--context", type=int, default=0)
-    r.add_argument("-B", "--before-context", type=int, default=None)
-    r.add_argument("-A", "--after-context", type=int, default=None)
+    r.add_argument("-C", "--context", type=int, default=0, metavar="N")
+    r.add_argument("-B", "--before-context", type=int, default=None, metavar="N")
+    r.add_argument("-A", "--after-context", type=int, default=None, metavar="N")
     r.add_argument("-m", "--max-count", type=int, default=500, help="max matches (0: no limit)")
-    r.add_argument("--count-total", action="store_true")
-    r.add_argument("--timeout", type=float, default=None)
+    r.add_argument("--count-total", action="store_true", help="count all matches")
+    r.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
+
+    rd = sub.add_parser("read", parents=[common], help="print a file with line numbers")
+    rd.add_argument("path", help="file, optionally with :START-END")
+    rd.add_argument("--offset", type=int, default=1)
+    rd.add_argument("--limit", type=int, default=2000)
+
+    ls = sub.add_parser("ls", parents=[common], help="list a directory")
+    ls.add_argument("path", nargs="?", default=".")
+    ls.add_argument("--limit", type=int, default=1000)
+
+    e = sub.add_parser("edit", parents=[common], help="replace OLD by NEW in a file")
+    e.add_argument("path")
+    e.add_argument("old")
+    e.add_argument("new")
+    e.add_argument("--replace-all", action="store_true")
+    e.add_argument("--no-fuzzy", action="store_true", help="exact and line-ending matches only")
+
+    m = sub.add_parser("mcp", parents=[common], help="serve the tools over MCP (stdio)")
+    m.add_argument("--spill-dir", default=None, help="where oversized outputs are saved")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # argparse already printed its usage message
+        return EXIT_ERROR if exc.code else EXIT_FOUND
     try:
         ws = Workspace(
             args.root,
@@ -69,9 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             follow_symlinks=args.follow,
             threads=args.threads,
         )
-        if args.command == "glob":
-            return _glob(ws, args)
-        return _grep(ws, args)
+        return COMMANDS[args.command](ws, args, _console(args))
     except CodesiftError as exc:
         print(f"codesift: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -81,48 +117,187 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FOUND
 
 
-def _glob(ws: Workspace, args: argparse.Namespace) -> int:
-    result = ws.glob(
-        args.pattern,
-        args.path,
-        limit=args.limit,
-        sort=args.sort,
-        case_sensitive=not args.ignore_case,
+def _console(args: argparse.Namespace) -> Console | None:
+    """A rich console when writing to a terminal (or `--color always`), else None."""
+    if args.json or args.color == "never":
+        return None
+    if args.color == "always":
+        return Console(force_terminal=True, highlight=False, soft_wrap=True)
+    return Console(highlight=False, soft_wrap=True) if sys.stdout.isatty() else None
+
+
+def _with_progress(console: Console | None, label: str, work: Callable[[], T]) -> T:
+    """Runs `work`; on a terminal, shows a spinner if it takes more than a moment."""
+    if console is None or not sys.stderr.isatty():
+        return work()
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as exc:  # re-raised in the caller's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(PROGRESS_AFTER_SECONDS)
+    if thread.is_alive():
+        status = Console(stderr=True)
+        with status.status(label):
+            while thread.is_alive():
+                thread.join(0.1)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _print_json(data: dict[str, Any]) -> None:
+    print(json.dumps(data, ensure_ascii=False))
+
+
+def _glob(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    result: GlobResult = _with_progress(
+        console,
+        f"Finding files matching {args.pattern}",
+        lambda: ws.glob(
+            args.pattern,
+            args.path,
+            limit=args.limit,
+            sort=args.sort,
+            case_sensitive=not args.ignore_case,
+        ),
     )
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False))
-    else:
+        _print_json(result.to_dict())
+    elif console is None:
         for f in result.files:
             print(f.path)
-        print(result.summary, file=sys.stderr)
+    else:
+        for f in result.files:
+            console.print(Text(f.path, style="magenta"))
+        Console(stderr=True, highlight=False).print(f"[dim]{escape(result.summary)}[/dim]")
     return EXIT_FOUND if result.total else EXIT_NOTHING
 
 
-def _grep(ws: Workspace, args: argparse.Namespace) -> int:
+def _grep(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
     include = [g for g in args.glob if not g.startswith("!")]
     exclude = [g[1:] for g in args.glob if g.startswith("!")]
-    result = ws.grep(
-        args.pattern,
-        args.path,
-        include=include or None,
-        exclude=exclude or None,
-        literal=args.fixed_strings,
-        case_sensitive=args.case_sensitive,
-        multiline=True if args.multiline else None,
-        context_lines=args.context,
-        before=args.before_context,
-        after=args.after_context,
-        max_matches=args.max_count or None,
-        count_total=args.count_total,
-        timeout=args.timeout,
+    result: GrepResult = _with_progress(
+        console,
+        f"Searching for {args.pattern}",
+        lambda: ws.grep(
+            args.pattern,
+            args.path,
+            include=include or None,
+            exclude=exclude or None,
+            literal=args.fixed_strings,
+            case_sensitive=args.case_sensitive and not args.ignore_case,
+            multiline=True if args.multiline else None,
+            context_lines=args.context,
+            before=args.before_context,
+            after=args.after_context,
+            max_matches=args.max_count or None,
+            count_total=args.count_total,
+            timeout=args.timeout,
+        ),
     )
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False))
-    else:
+        _print_json(result.to_dict())
+    elif console is None:
         for m in result.matches:
             print(f"{m.file}:{m.line}:{m.column}:{m.text}")
-        print(result.summary, file=sys.stderr)
+        if result.truncated:
+            print(result.summary, file=sys.stderr)
+    else:
+        _render_grep(console, result)
     return EXIT_FOUND if result.matches else EXIT_NOTHING
+
+
+def _render_grep(console: Console, result: GrepResult) -> None:
+    current = None
+    for m in result.matches:
+        if m.file != current:
+            if current is not None:
+                console.print()
+            console.print(Text(m.file, style="bold magenta"))
+            current = m.file
+        for k, line in enumerate(m.before):
+            console.print(Text(f"{m.line - len(m.before) + k:>6}- ", style="dim") + Text(line))
+        text = Text(m.text)
+        start = m.column - 1
+        end = start + len(m.content.split("\n")[0].rstrip("\r"))
+        text.stylize("bold red", start, max(end, start))
+        console.print(
+            Text(f"{m.line:>6}:", style="green")
+            + Text(f"{m.column:<4}", style="dim")
+            + text
+            + Text(f"  {m.id}", style="dim cyan")
+        )
+        for k, line in enumerate(m.after):
+            console.print(Text(f"{m.end_line + 1 + k:>6}- ", style="dim") + Text(line))
+    Console(stderr=True, highlight=False).print(f"[dim]{escape(result.summary)}[/dim]")
+
+
+def _read(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    result = ws.read(args.path, offset=args.offset, limit=args.limit)
+    if args.json:
+        _print_json(result.to_dict())
+    else:
+        if result.content:
+            print(result.content)
+        if result.truncated or not result.content:
+            print(result.summary, file=sys.stderr)
+    return EXIT_FOUND
+
+
+def _ls(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    result = ws.list_dir(args.path, limit=args.limit)
+    if args.json:
+        _print_json(result.to_dict())
+    elif console is None:
+        if result.text:
+            print(result.text)
+    else:
+        for entry in result.entries:
+            console.print(Text(entry, style="bold blue" if entry.endswith("/") else ""))
+        if result.truncated:
+            console.print(Text(f"[TRUNCATED: first {len(result.entries)} items]", style="dim"))
+    return EXIT_FOUND
+
+
+def _edit(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    result = ws.edit(
+        args.path, args.old, args.new, replace_all=args.replace_all, fuzzy=not args.no_fuzzy
+    )
+    if args.json:
+        _print_json(result.to_dict())
+    elif console is None:
+        print(result.summary)
+        print(result.diff, end="")
+    else:
+        console.print(Text(result.summary, style="bold"))
+        for line in result.diff.splitlines():
+            style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
+            console.print(Text(line, style=style))
+    return EXIT_FOUND
+
+
+def _mcp(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    from .mcp import run
+    from .tools import Toolbox
+
+    run(Toolbox(ws, spill_dir=args.spill_dir))
+    return EXIT_FOUND
+
+
+COMMANDS: dict[str, Callable[[Workspace, argparse.Namespace, Console | None], int]] = {
+    "glob": _glob,
+    "grep": _grep,
+    "read": _read,
+    "ls": _ls,
+    "edit": _edit,
+    "mcp": _mcp,
+}
 
 
 if __name__ == "__main__":

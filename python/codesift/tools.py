@@ -1,0 +1,611 @@
+"""The LLM tool layer: tool schemas in the formats model APIs want, and a dispatcher that turns
+any call (canonical or another agent's tool and parameter names) into a `ToolResult` and
+never raises.
+
+The recommended flow for a model: `grep_search`, then `edit` with a hit's
+`search_result_id`; `old_string`/`new_string` is the compatibility mode.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from .errors import CodesiftError, InvalidArgumentError
+from .results import GrepResult
+from .sandbox import PathArg
+from .workspace import Workspace
+
+MAX_OUTPUT_LINES = 2000
+MAX_OUTPUT_BYTES = 50 * 1024
+MAX_LINE_CHARS = 250
+LOCAL_HOSTS = frozenset({"", "local", "localhost", "127.0.0.1", "::1"})
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool call gives back: `text` for the model, `data` (JSON-ready) for programs."""
+
+    text: str
+    data: dict[str, Any] | None
+    is_error: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "data": self.data, "is_error": self.is_error}
+
+
+# -- schemas -------------------------------------------------------------------------------
+
+_HOST = {
+    "type": "string",
+    "description": "Remote host ([user@]host[:port], or several comma-separated) to search "
+    "over SSH instead of the local workspace.",
+}
+_PATH_IN_WORKSPACE = "Path relative to the workspace root (absolute paths inside it work too)."
+
+TOOLS: dict[str, dict[str, Any]] = {
+    "grep_search": {
+        "description": (
+            "Search file contents with a regex (Rust syntax; literal=true for plain text). "
+            "Case-insensitive unless case_sensitive=true. Each hit is one line "
+            "`path:line:col [sr_id] text`. To change a hit, call edit with its "
+            "search_result_id (the sr_id) and new_string: it replaces exactly that match."
+        ),
+        "properties": {
+            "pattern": {"type": "string", "description": "Regex (or text with literal=true)."},
+            "path": {"type": "string", "description": "Directory or file to search (default .)."},
+            "include": {
+                "type": ["string", "array"],
+                "items": {"type": "string"},
+                "description": 'Only files matching these globs, e.g. "*.ts" or ["*.ts","*.tsx"].',
+            },
+            "exclude": {
+                "type": ["string", "array"],
+                "items": {"type": "string"},
+                "description": "Skip files or directories matching these globs.",
+            },
+            "literal": {"type": "boolean", "description": "Treat pattern as plain text."},
+            "case_sensitive": {"type": "boolean"},
+            "multiline": {
+                "type": "boolean",
+                "description": "Let matches span lines (automatic when the pattern has \\n).",
+            },
+            "context_lines": {"type": "integer", "minimum": 0, "maximum": 50},
+            "max_matches": {"type": "integer", "minimum": 1, "maximum": 100000},
+            "host": _HOST,
+        },
+        "required": ["pattern"],
+    },
+    "edit": {
+        "description": (
+            "Change a file. Preferred: {search_result_id, new_string} replaces exactly a hit "
+            "from grep_search. Compatibility mode: {path, old_string, new_string} replaces "
+            "old_string, which must match one place (whitespace differences are tolerated; "
+            "replace_all=true changes every match)."
+        ),
+        "properties": {
+            "search_result_id": {"type": "string", "description": "An sr_id from grep_search."},
+            "new_string": {"type": "string", "description": "The replacement text."},
+            "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
+            "old_string": {"type": "string", "description": "Exact text to replace."},
+            "replace_all": {"type": "boolean"},
+        },
+        "required": ["new_string"],
+    },
+    "glob_search": {
+        "description": (
+            'Find files by glob pattern ("*.md" matches at any depth, "src/**/*.ts" under src). '
+            "Honours .gitignore. Sorted by path unless sort is given."
+        ),
+        "properties": {
+            "pattern": {"type": "string"},
+            "path": {"type": "string", "description": "Directory to search (default .)."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
+            "sort": {"type": "string", "enum": ["path", "mtime", "none"]},
+            "host": _HOST,
+        },
+        "required": ["pattern"],
+    },
+    "read_file": {
+        "description": (
+            "Read a text file with line numbers. Use offset/limit (or path:START-END) for a "
+            "part of a long file."
+        ),
+        "properties": {
+            "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
+            "offset": {"type": "integer", "minimum": 1, "description": "First line (1-based)."},
+            "limit": {"type": "integer", "minimum": 1, "description": "Lines to read (2000)."},
+        },
+        "required": ["path"],
+    },
+    "list_dir": {
+        "description": "List one directory: subdirectories first (with /), then files.",
+        "properties": {
+            "path": {"type": "string", "description": "Directory (default .)."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
+        },
+        "required": [],
+    },
+    "write_file": {
+        "description": "Create or overwrite a whole file (parent directories are created).",
+        "properties": {
+            "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
+            "content": {"type": "string"},
+        },
+        "required": ["path", "content"],
+    },
+}
+
+OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
+    "grep_search": {"required": ["matches", "total", "truncated", "summary"]},
+    "glob_search": {"required": ["files", "total", "truncated", "summary"]},
+    "read_file": {"required": ["path", "content", "start_line", "end_line", "summary"]},
+    "list_dir": {"required": ["path", "entries", "total", "truncated", "summary"]},
+    "edit": {"required": ["path", "replacements", "strategy", "diff", "summary"]},
+    "write_file": {"required": ["path", "bytes_written", "created", "summary"]},
+}
+
+TOOL_ALIASES = {
+    "grep_search": (
+        "grep",
+        "search",
+        "rg",
+        "ripgrep",
+        "search_files",
+        "grep_files",
+        "content_search",
+        "search_file_content",
+        "find_in_files",
+    ),
+    "glob_search": (
+        "glob",
+        "find",
+        "find_files",
+        "file_search",
+        "glob_files",
+        "search_file_names",
+        "find_by_name",
+        "glob_file_search",
+    ),
+    "read_file": ("read", "view", "cat", "open", "open_file", "read_text_file", "view_file"),
+    "list_dir": ("list", "ls", "list_directory", "list_files", "dir", "list_dir_contents"),
+    "edit": (
+        "replace",
+        "edit_file",
+        "str_replace",
+        "str_replace_editor",
+        "search_replace",
+        "replace_in_file",
+        "apply_edit",
+        "update_file",
+        "edit_result",
+    ),
+    "write_file": ("write", "create", "create_file", "write_to_file", "save_file"),
+}
+
+# Other agents' parameter names, mapped onto the canonical ones (value unchanged).
+PARAM_ALIASES = {
+    "ip": "host",
+    "filePath": "path",
+    "file_path": "path",
+    "filepath": "path",
+    "target_file": "path",
+    "directory": "path",
+    "dir_path": "path",
+    "fileGlob": "include",
+    "file_glob": "include",
+    "includePattern": "include",
+    "searchResultId": "search_result_id",
+    "result_id": "search_result_id",
+    "searchContent": "old_string",
+    "replaceContent": "new_string",
+    "old_str": "old_string",
+    "new_str": "new_string",
+    "oldString": "old_string",
+    "newString": "new_string",
+    "replaceAll": "replace_all",
+    "caseSensitive": "case_sensitive",
+    "maxMatches": "max_matches",
+    "maxResults": "max_matches",
+    "contextLines": "context_lines",
+    "query": "pattern",
+    "regex": "pattern",
+}
+# Aliases whose value is negated: isRegex=true means literal=false.
+NEGATED_ALIASES = {
+    "isRegex": "literal",
+    "is_regex": "literal",
+    "ignore_case": "case_sensitive",
+    "ignoreCase": "case_sensitive",
+    "case_insensitive": "case_sensitive",
+    "caseInsensitive": "case_sensitive",
+}
+# Per-tool aliases that mean different things elsewhere.
+TOOL_PARAM_ALIASES = {"grep_search": {"glob": "include"}}
+
+
+def _input_schema(name: str) -> dict[str, Any]:
+    spec = TOOLS[name]
+    return {
+        "type": "object",
+        "properties": spec["properties"],
+        "required": spec["required"],
+        "additionalProperties": False,
+    }
+
+
+def _output_schema(name: str) -> dict[str, Any]:
+    return {"type": "object", "required": OUTPUT_SCHEMAS[name]["required"]}
+
+
+# -- the toolbox -----------------------------------------------------------------------------
+
+
+class Toolbox:
+    """codesift's tools over one workspace.
+
+    Args:
+        workspace: the `Workspace` every tool works in (and whose search cache edits use).
+        remote: settings for `host` on glob/grep (a `codesift.remote.RemoteSettings`).
+        spill_dir: where outputs over the size cap are saved (default: a new temp dir).
+        max_output_lines / max_output_bytes: the cap on a result's text.
+        max_line_chars: longer grep lines are shown as a window around the match.
+    """
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        remote: Any = None,
+        spill_dir: PathArg | None = None,
+        max_output_lines: int = MAX_OUTPUT_LINES,
+        max_output_bytes: int = MAX_OUTPUT_BYTES,
+        max_line_chars: int = MAX_LINE_CHARS,
+    ) -> None:
+        self.workspace = workspace
+        self.remote = remote
+        self._spill_root = Path(spill_dir) if spill_dir is not None else None
+        self._spill_workspace: Workspace | None = None
+        self._spill_count = 0
+        self.max_output_lines = max_output_lines
+        self.max_output_bytes = max_output_bytes
+        self.max_line_chars = max_line_chars
+        self._validators = {
+            name: jsonschema.Draft202012Validator(_input_schema(name)) for name in TOOLS
+        }
+        self._handlers: dict[str, Callable[[dict[str, Any]], ToolResult]] = {
+            "grep_search": self._grep,
+            "glob_search": self._glob,
+            "read_file": self._read,
+            "list_dir": self._list,
+            "edit": self._edit,
+            "write_file": self._write,
+        }
+        self._aliases = {name: name for name in TOOLS}
+        for name, aliases in TOOL_ALIASES.items():
+            self._aliases.update(dict.fromkeys(aliases, name))
+
+    @property
+    def names(self) -> list[str]:
+        return list(TOOLS)
+
+    def description(self, name: str) -> str:
+        return str(TOOLS[name]["description"])
+
+    def input_schema(self, name: str) -> dict[str, Any]:
+        return _input_schema(name)
+
+    def output_schema(self, name: str) -> dict[str, Any]:
+        return _output_schema(name)
+
+    def schemas(self, format: str = "json") -> list[dict[str, Any]]:
+        """The tools' JSON Schemas: `"json"` (name, description, parameters and output
+        schema), `"openai"` (chat-completions `tools`) or `"anthropic"` (messages `tools`)."""
+        out = []
+        for name in TOOLS:
+            description, schema = self.description(name), self.input_schema(name)
+            if format == "openai":
+                out.append(
+                    {
+                        "type": "function",
+                        "function": {
+                            "name": name,
+                            "description": description,
+                            "parameters": schema,
+                        },
+                    }
+                )
+            elif format == "anthropic":
+                out.append({"name": name, "description": description, "input_schema": schema})
+            elif format == "json":
+                out.append(
+                    {
+                        "name": name,
+                        "description": description,
+                        "parameters": schema,
+                        "output_schema": self.output_schema(name),
+                    }
+                )
+            else:
+                raise ValueError(f'format must be "json", "openai" or "anthropic", not {format!r}')
+        return out
+
+    def resolve_name(self, name: object) -> str | None:
+        if not isinstance(name, str):
+            return None
+        key = name.strip().lower().replace("-", "_").replace(" ", "_")
+        return self._aliases.get(key) or self._aliases.get(key.removeprefix("codesift_"))
+
+    def call(self, name: str, args: Mapping[str, Any] | str | None = None) -> ToolResult:
+        """Runs a tool. Never raises: bad names, bad arguments and every failure come back as
+        a `ToolResult` with `is_error=True` and a message saying what to do."""
+        canonical = self.resolve_name(name)
+        if canonical is None:
+            return _error(
+                f"Unknown tool {name!r}. Available tools: {', '.join(TOOLS)}.", "UnknownTool"
+            )
+        try:
+            arguments = self._arguments(canonical, args)
+        except _BadArguments as exc:
+            return _error(f"{canonical}: {exc}", "InvalidArguments")
+        try:
+            return self._handlers[canonical](arguments)
+        except CodesiftError as exc:
+            return _error(str(exc), type(exc).__name__)
+        except Exception as exc:  # a bug: report it, never a traceback
+            return _error(
+                f"{canonical} failed unexpectedly ({type(exc).__name__}: {exc}); please report it",
+                "InternalError",
+            )
+
+    # -- arguments ---------------------------------------------------------------------------
+
+    def _arguments(self, tool: str, args: Mapping[str, Any] | str | None) -> dict[str, Any]:
+        if args is None:
+            args = {}
+        if isinstance(args, str):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except json.JSONDecodeError as exc:
+                raise _BadArguments(f"arguments are not valid JSON ({exc.msg})") from None
+        if not isinstance(args, Mapping):
+            raise _BadArguments("arguments must be a JSON object")
+        out: dict[str, Any] = {}
+        extra = TOOL_PARAM_ALIASES.get(tool, {})
+        for key, value in args.items():
+            if value is None:
+                continue  # an explicit null means "not given"
+            if key in NEGATED_ALIASES and NEGATED_ALIASES[key] in TOOLS[tool]["properties"]:
+                target, value = (
+                    NEGATED_ALIASES[key],
+                    (not value if isinstance(value, bool) else value),
+                )
+            else:
+                target = extra.get(key) or PARAM_ALIASES.get(key, key)
+            if target in out and out[target] != value:
+                raise _BadArguments(f"{key!r} and another name for {target!r} disagree; give one")
+            out[target] = value
+        errors = sorted(self._validators[tool].iter_errors(out), key=lambda e: list(e.path))
+        if errors:
+            raise _BadArguments(self._explain(tool, errors))
+        return out
+
+    def _explain(self, tool: str, errors: list[jsonschema.ValidationError]) -> str:
+        allowed = ", ".join(TOOLS[tool]["properties"])
+        problems = []
+        for error in errors[:5]:
+            where = ".".join(str(p) for p in error.absolute_path)
+            if error.validator == "additionalProperties":
+                unknown = sorted(set(error.instance) - set(TOOLS[tool]["properties"]))
+                problems.append(f"unknown parameter {', '.join(map(repr, unknown))}")
+            elif error.validator == "required":
+                problems.append(error.message.replace("is a required property", "is required"))
+            else:
+                problems.append(f"{where or 'arguments'}: {error.message}")
+        return f"invalid arguments: {'; '.join(problems)}. Parameters: {allowed}."
+
+    # -- handlers --------------------------------------------------------------------------------
+
+    def _local_only(self, args: dict[str, Any]) -> Any:
+        host = args.pop("host", None)
+        if host is None or str(host).strip().lower() in LOCAL_HOSTS:
+            return None
+        if self.remote is None:
+            raise CodesiftError(
+                f"host {host!r} given but remote search is not configured for this toolbox; "
+                "search the local workspace (leave host out)"
+            )
+        return self.remote.workspace(str(host))
+
+    def _grep(self, args: dict[str, Any]) -> ToolResult:
+        remote = self._local_only(args)
+        target = remote if remote is not None else self.workspace
+        result = target.grep(
+            args.pop("pattern"),
+            args.pop("path", "."),
+            include=args.get("include"),
+            exclude=args.get("exclude"),
+            literal=args.get("literal", False),
+            case_sensitive=args.get("case_sensitive", False),
+            multiline=args.get("multiline"),
+            context_lines=args.get("context_lines", 0),
+            max_matches=args.get("max_matches", 500),
+        )
+        text, windowed = self._grep_text(result)
+        return self._finish("grep_search", text, result.to_dict(), truncated=windowed)
+
+    def _glob(self, args: dict[str, Any]) -> ToolResult:
+        remote = self._local_only(args)
+        target = remote if remote is not None else self.workspace
+        result = target.glob(
+            args["pattern"],
+            args.get("path", "."),
+            limit=args.get("limit", 2000),
+            sort=args.get("sort", "path"),
+        )
+        lines = [result.summary]
+        for f in result.files:
+            host = getattr(f, "host", None)
+            lines.append(f"{host}:{f.path}" if host else f.path)
+        return self._finish("glob_search", "\n".join(lines), result.to_dict())
+
+    def _read(self, args: dict[str, Any]) -> ToolResult:
+        workspace = self._workspace_for(args["path"])
+        result = workspace.read(
+            args["path"], offset=args.get("offset", 1), limit=args.get("limit", 2000)
+        )
+        if result.end_line < result.start_line:
+            text = result.summary
+        elif result.truncated or result.long_lines:
+            text = f"{result.content}\n\n{result.summary}"
+        else:
+            text = result.content
+        return self._finish("read_file", text, result.to_dict(), allow_spill=False)
+
+    def _list(self, args: dict[str, Any]) -> ToolResult:
+        result = self.workspace.list_dir(args.get("path", "."), limit=args.get("limit", 1000))
+        text = result.text or "(empty directory)"
+        return self._finish("list_dir", text, result.to_dict())
+
+    def _edit(self, args: dict[str, Any]) -> ToolResult:
+        new = args["new_string"]
+        if "search_result_id" in args:
+            if "old_string" in args:
+                raise _argument_error("give either search_result_id or old_string, not both")
+            result = self.workspace.edit_result(
+                args["search_result_id"], new, path=args.get("path")
+            )
+        elif "path" in args and "old_string" in args:
+            result = self.workspace.edit(
+                args["path"], args["old_string"], new, replace_all=args.get("replace_all", False)
+            )
+        else:
+            raise _argument_error(
+                "edit needs either {search_result_id, new_string} (preferred, after grep_search) "
+                "or {path, old_string, new_string}"
+            )
+        return self._finish("edit", f"{result.summary}\n{result.diff}".rstrip(), result.to_dict())
+
+    def _write(self, args: dict[str, Any]) -> ToolResult:
+        result = self.workspace.write(args["path"], args["content"])
+        return self._finish("write_file", result.summary, result.to_dict())
+
+    # -- output ------------------------------------------------------------------------------------
+
+    def _grep_text(self, result: GrepResult) -> tuple[str, bool]:
+        """One line per hit, `path:line:col [sr_id] text`, grouped by file; context lines
+        as `path-line- text`. Returns the text and whether a line was cut to a window."""
+        lines = [result.summary]
+        windowed = False
+        current = None
+        shown_context: set[tuple[str, int]] = set()
+        hit_lines = {(m.file, m.line) for m in result.matches}
+        for m in result.matches:
+            prefix = f"{m.host}:{m.file}" if getattr(m, "host", None) else m.file
+            if (m.host, m.file) != current:
+                lines.append("")
+                current = (m.host, m.file)
+            for k, before in enumerate(m.before):
+                number = m.line - len(m.before) + k
+                if (prefix, number) not in shown_context and (m.file, number) not in hit_lines:
+                    shown_context.add((prefix, number))
+                    lines.append(f"{prefix}-{number}- {self._clip(before, 1, 0)[0]}")
+            text, cut = self._clip(m.text, m.column, len(m.content))
+            windowed |= cut
+            lines.append(f"{prefix}:{m.line}:{m.column} [{m.id}] {text}")
+            for k, after in enumerate(m.after):
+                number = m.end_line + 1 + k
+                if (prefix, number) not in shown_context and (m.file, number) not in hit_lines:
+                    shown_context.add((prefix, number))
+                    lines.append(f"{prefix}-{number}- {self._clip(after, 1, 0)[0]}")
+        if result.errors:
+            lines.append("")
+            lines.extend(f"[host {h} failed: {msg}]" for h, msg in result.errors.items())
+        return "\n".join(lines), windowed
+
+    def _clip(self, text: str, column: int, length: int) -> tuple[str, bool]:
+        """A window of at most `max_line_chars` characters around the match."""
+        limit = self.max_line_chars
+        if len(text) <= limit:
+            return text, False
+        start = max(0, min(column - 1 - (limit - min(length, limit)) // 2, len(text) - limit))
+        window = text[start : start + limit]
+        return ("…" if start else "") + window + ("…" if start + limit < len(text) else ""), True
+
+    def _finish(
+        self,
+        tool: str,
+        text: str,
+        data: dict[str, Any],
+        *,
+        truncated: bool = False,
+        allow_spill: bool = True,
+    ) -> ToolResult:
+        """Applies the output cap: over `max_output_lines` lines or `max_output_bytes` bytes,
+        the text becomes a preview and the whole of it goes to a spill file."""
+        data = dict(data)
+        lines = text.split("\n")
+        over = len(lines) > self.max_output_lines or len(text.encode()) > self.max_output_bytes
+        spill = None
+        if over and allow_spill:
+            spill = self._spill(tool, text)
+            preview: list[str] = []
+            size = 0
+            for line in lines[: self.max_output_lines]:
+                size += len(line.encode()) + 1
+                if size > self.max_output_bytes:
+                    break
+                preview.append(line)
+            text = "\n".join(preview) + (
+                f"\n\n[TRUNCATED: output was {len(lines)} lines ({len(text.encode())} bytes); "
+                f"the first {len(preview)} are shown. The full output is in {spill}; read it "
+                f'with read_file(path="{spill}", offset={len(preview) + 1})]'
+            )
+            truncated = True
+        data["truncated"] = bool(data.get("truncated")) or truncated
+        data["spill_file"] = str(spill) if spill else None
+        return ToolResult(text=text, data=data, is_error=False)
+
+    def _spill(self, tool: str, text: str) -> Path:
+        if self._spill_root is None:
+            self._spill_root = Path(tempfile.mkdtemp(prefix="codesift-spill-"))
+        self._spill_root.mkdir(parents=True, exist_ok=True)
+        self._spill_count += 1
+        path = self._spill_root.resolve() / f"{tool}-{self._spill_count}.txt"
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def _workspace_for(self, path: str) -> Workspace:
+        """The workspace for read_file: the spill directory is the one exception to the
+        sandbox (a workspace of its own, so nothing else outside the root is reachable)."""
+        if self._spill_root is not None:
+            spill = self._spill_root.resolve()
+            candidate = Path(path.split(":")[0]) if path.startswith("/") else None
+            if candidate is not None and (candidate == spill or spill in candidate.parents):
+                if self._spill_workspace is None:
+                    self._spill_workspace = Workspace(spill)
+                return self._spill_workspace
+        return self.workspace
+
+
+class _BadArguments(Exception):
+    pass
+
+
+def _argument_error(message: str) -> CodesiftError:
+    return InvalidArgumentError(message)
+
+
+def _error(message: str, kind: str) -> ToolResult:
+    return ToolResult(
+        text=f"Error: {message}", data={"error": {"type": kind, "message": message}}, is_error=True
+    )
+
+
+__all__ = ["TOOLS", "ToolResult", "Toolbox"]
