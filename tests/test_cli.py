@@ -1,11 +1,14 @@
-"""The installed `codesift` command: output, --json and grep-like exit codes."""
+"""The installed `codesift` command: output modes, flags and grep-like exit codes."""
 
 from __future__ import annotations
 
 import json
+import os
+import pty
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -13,32 +16,165 @@ import pytest
 @pytest.fixture(scope="module")
 def codesift() -> list[str]:
     exe = shutil.which("codesift")
-    return [exe] if exe else [sys.executable, "-m", "codesift"]
+    assert exe, "the codesift console script is not installed (pip install -e .)"
+    return [exe]
 
 
-def run(cmd: list[str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*cmd, *args], capture_output=True, text=True, check=False)
+def run(cmd: list[str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*cmd, *args], capture_output=True, text=True, check=False, input=stdin, timeout=120
+    )
 
 
-def test_grep_found_nothing_and_error_exit_codes(tree, codesift):
-    root = tree({"a.py": "def hello():\n    pass\n"})
-    found = run(codesift, "grep", "hello", "--root", str(root))
-    assert found.returncode == 0, found.stderr
-    assert found.stdout == "a.py:1:5:def hello():\n"
-    assert run(codesift, "grep", "absent", "--root", str(root)).returncode == 1
-    bad = run(codesift, "grep", "foo(", "--root", str(root))
-    assert bad.returncode == 2
-    assert "invalid regex" in bad.stderr and "Traceback" not in bad.stderr
+@pytest.fixture
+def repo(tree):
+    return tree(
+        {
+            "a.py": "def hello():\n    return 'Hello'\n",
+            "src/b.py": "HELLO = 1\nhello()\n",
+            ".hidden.py": "hello = 2\n",
+            ".gitignore": "gen/\n",
+            "gen/c.py": "hello\n",
+        }
+    )
 
 
-def test_json_output_and_glob(tree, codesift):
-    root = tree({"src/a.ts": "x", "src/b.js": "x"})
-    out = run(codesift, "glob", "*.ts", "--root", str(root), "--json")
+def test_grep_plain_output_when_piped(repo, codesift):
+    out = run(codesift, "grep", "hello", "--root", str(repo))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        ".hidden.py:1:1:hello = 2",
+        "a.py:1:5:def hello():",
+        "a.py:2:13:    return 'Hello'",
+        "src/b.py:1:1:HELLO = 1",
+        "src/b.py:2:1:hello()",
+    ]
+
+
+def test_grep_flags(repo, codesift):
+    r = str(repo)
+    lines = lambda *a: run(codesift, "grep", *a, "--root", r).stdout.splitlines()  # noqa: E731
+    assert lines("-s", "hello") == [
+        ".hidden.py:1:1:hello = 2",
+        "a.py:1:5:def hello():",
+        "src/b.py:2:1:hello()",
+    ]
+    assert lines("-i", "HELLO", "-m", "1") == [".hidden.py:1:1:hello = 2"]
+    assert lines("-F", "hello()") == ["a.py:1:5:def hello():", "src/b.py:2:1:hello()"]
+    assert lines("-g", "src/**", "hello") == ["src/b.py:1:1:HELLO = 1", "src/b.py:2:1:hello()"]
+    assert lines("-g", "!src", "-g", "!.*", "-s", "hello") == ["a.py:1:5:def hello():"]
+    assert "gen/c.py:1:1:hello" in lines("--no-ignore", "hello")
+    assert ".hidden.py:1:1:hello = 2" not in lines("--no-hidden", "hello")
+    assert ".hidden.py:1:1:hello = 2" in lines("--hidden", "hello")
+    assert lines("-U", r"hello\(\):\n\s+return") == ["a.py:1:5:def hello():"]
+    data = json.loads(
+        run(codesift, "grep", "-C", "1", "-s", "return", "--root", r, "--json").stdout
+    )
+    assert data["matches"][0]["before"] == ["def hello():"]
+
+
+def test_exit_codes_and_errors_without_traceback(repo, codesift):
+    r = str(repo)
+    assert run(codesift, "grep", "absent_zzz", "--root", r).returncode == 1
+    assert run(codesift, "glob", "*.rs", "--root", r).returncode == 1
+    for args, needle in [
+        (("grep", "foo(", "--root", r), "invalid regex"),
+        (("glob", "*", "/", "--root", r), "outside the workspace"),
+        (("read", "missing.py", "--root", r), "does not exist"),
+        (("edit", "a.py", "nothing", "x", "--root", r), "not found"),
+        (("ls", "--root", str(repo / "nope")), "does not exist"),
+        (("grep", "--bogus-flag", "x"), "unrecognized arguments"),
+    ]:
+        out = run(codesift, *args)
+        assert out.returncode == 2, (args, out)
+        assert needle in out.stderr, (args, out.stderr)
+        assert "Traceback" not in out.stderr
+
+
+def test_json_output(repo, codesift):
+    out = run(codesift, "glob", "*.py", "--root", str(repo), "--json")
+    assert [f["path"] for f in json.loads(out.stdout)["files"]] == [
+        ".hidden.py",
+        "a.py",
+        "src/b.py",
+    ]
+    data = json.loads(run(codesift, "grep", "hello", "--root", str(repo), "--json").stdout)
+    assert data["matches"][0]["id"].startswith("sr_") and data["total"] == 5
+
+
+def test_read_ls_edit(repo, codesift):
+    r = str(repo)
+    assert run(codesift, "read", "a.py:2", "--root", r).stdout == "     2\t    return 'Hello'\n"
+    assert run(codesift, "ls", "--root", r).stdout.splitlines() == [
+        "src/",
+        ".gitignore",
+        ".hidden.py",
+        "a.py",
+    ]
+    edited = run(codesift, "edit", "a.py", "return 'Hello'", "return 'Hi'", "--root", r)
+    assert edited.returncode == 0, edited.stderr
+    assert edited.stdout.startswith("Edited a.py: 1 replacement at line 2")
+    assert (repo / "a.py").read_text() == "def hello():\n    return 'Hi'\n"
+
+
+def test_rich_output_groups_by_file_and_highlights(repo, codesift):
+    out = run(codesift, "grep", "-s", "hello", "--root", str(repo), "--color", "always")
     assert out.returncode == 0
-    assert [f["path"] for f in json.loads(out.stdout)["files"]] == ["src/a.ts"]
-    out = run(codesift, "grep", "x", "--root", str(root), "-g", "!*.js", "--json")
-    data = json.loads(out.stdout)
-    assert [m["file"] for m in data["matches"]] == ["src/a.ts"]
-    assert data["matches"][0]["id"].startswith("sr_")
-    outside = run(codesift, "glob", "*", "/", "--root", str(root))
-    assert outside.returncode == 2 and "outside the workspace" in outside.stderr
+    assert "\x1b[" in out.stdout  # styled
+    plain = _strip_ansi(out.stdout).splitlines()
+    assert plain[0] == ".hidden.py"
+    assert "a.py" in plain and "src/b.py" in plain  # one header per file
+    assert any(line.strip().startswith("1:5") and "def hello():" in line for line in plain)
+    assert "\x1b[1;31mhello" in out.stdout  # the match itself in bold red
+
+
+def test_progress_display_on_a_long_scan(tree, codesift):
+    block = ("lorem ipsum dolor sit amet " * 40 + "\n") * 400
+    root = tree({f"d{i % 10}/f{i}.txt": block for i in range(120)})
+    pid, fd = pty.fork()
+    if pid == 0:  # child: stdout and stderr are the terminal
+        os.environ["CODESIFT_PROGRESS_AFTER"] = "0"
+        os.execv(
+            codesift[0],
+            [
+                *codesift,
+                "grep",
+                r"[a-z]+\d{3}[a-z]+",
+                str(root),
+                "-j",
+                "1",
+                "-m",
+                "0",
+                "--root",
+                str(root),
+            ],
+        )
+    output = b""
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 1  # nothing found
+    assert b"Searching for" in output, output[-500:]
+
+
+def _strip_ansi(text: str) -> str:
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def test_module_entry_point(repo):
+    out = subprocess.run(
+        [sys.executable, "-m", "codesift", "glob", "*.py", "--root", str(repo)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 0 and "a.py" in out.stdout

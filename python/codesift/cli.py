@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -24,7 +25,8 @@ from .results import GlobResult, GrepResult
 from .workspace import Workspace
 
 EXIT_FOUND, EXIT_NOTHING, EXIT_ERROR = 0, 1, 2
-PROGRESS_AFTER_SECONDS = 0.3
+# A spinner appears on a terminal when a scan takes longer than this (seconds).
+PROGRESS_AFTER_SECONDS = float(os.environ.get("CODESIFT_PROGRESS_AFTER", "0.3"))
 T = TypeVar("T")
 
 
