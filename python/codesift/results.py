@@ -269,7 +269,7 @@ class EditResult:
         text = f"Edited {self.path}: {plural(self.replacements, 'replacement')} at {where}"
         if self.moved_from is not None:
             text += f" (moved from line {self.moved_from} to {self.first_line})"
-        if self.strategy not in ("exact", "search_result"):
+        if self.strategy not in ("exact", "search_result", "search_result_moved"):
             note = STRATEGY_NOTES.get(self.strategy.removeprefix("escapes+"), "")
             if self.strategy.startswith("escapes+"):
                 note = "over-escaped \\n and quotes in old_string/new_string were unescaped" + (

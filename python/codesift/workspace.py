@@ -344,17 +344,42 @@ class Workspace:
         if not isinstance(new, str):
             raise InvalidArgumentError("new_string must be a string")
         match, state = self._lookup(search_result_id)
-        target = self._file_target(match.file, for_edit=True)
-        shown = self.sandbox.relative(target)
-        if path is not None and self.sandbox.resolve(path) != target:
+        if path is not None and self.sandbox.resolve(path) != self._file_target(match.file):
             raise InvalidArgumentError(
-                f"search_result_id {search_result_id} is a hit in {shown}, not in {path}; "
+                f"search_result_id {search_result_id} is a hit in {match.file}, not in {path}; "
                 "leave path out or search again"
             )
+        return self._edit_hit(match, state, new, search_result_id)
+
+    def apply_hit(
+        self,
+        file: str,
+        byte_offset: int,
+        byte_length: int,
+        content: str,
+        new: str,
+        *,
+        unique: bool = False,
+        line: int = 0,
+    ) -> EditResult:
+        """The linked edit of a hit described by its fields rather than its id: used when the
+        search ran elsewhere (a remote host's workspace applies its hits this way)."""
+        match = _core.GrepMatch(
+            "", file, line, 1, line, byte_offset, content, "", byte_length=byte_length,
+            unique=unique,
+        )
+        state = HitState(byte_offset, line, line)
+        return self._edit_hit(match, state, new, None)
+
+    def _edit_hit(
+        self, match: Any, state: HitState, new: str, search_result_id: str | None
+    ) -> EditResult:
+        target = self._file_target(match.file, for_edit=True)
+        shown = self.sandbox.relative(target)
         with self._locked(target):
             data, info = read_bytes(target, self.root, shown)
             file = TextFile(data, shown)
-            change, moved_from = self._locate(file, match, state, search_result_id)
+            change, moved_from = self._locate(file, match, state, search_result_id or "hit")
             change = Change(change.start, change.end, _fit_newlines(new, file.text, change))
             if file.text[change.start : change.end] == change.replacement:
                 raise InvalidArgumentError(
