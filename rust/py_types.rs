@@ -1,10 +1,10 @@
 //! Python result classes: frozen newtypes filled from engine results.
 
 use crate::glob::{GlobFile, GlobOutcome as EngineGlobOutcome};
-use crate::grep::{FileHits, Hit};
+use crate::grep::{FileHits, Hit, TextEncoding};
 use crate::search::GrepOutcome as EngineGrepOutcome;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 
 /// One file found by glob.
 #[pyclass(frozen, get_all, module = "codesift._core")]
@@ -51,9 +51,7 @@ impl GlobMatch {
 /// One match found by grep.
 #[pyclass(frozen, get_all, module = "codesift._core")]
 pub struct GrepMatch {
-    /// `sr_...`: pass it to `edit_result` to replace exactly this match.
-    pub id: String,
-    pub file: String,
+    pub file: Py<PyString>,
     pub line: u64,
     pub column: u64,
     pub end_line: u64,
@@ -71,7 +69,11 @@ pub struct GrepMatch {
     pub file_mtime_ns: i64,
     /// Codec of the file ("utf-8", "utf-8-sig", "utf-16-le", "utf-16-be"); offsets of
     /// UTF-16 files refer to their UTF-8 transcoding.
-    pub encoding: String,
+    pub encoding: Py<PyString>,
+    /// The id is `id_prefix` + `serial` in base 36, built when asked for: most hits of a
+    /// large result are never asked.
+    pub id_prefix: Py<PyString>,
+    pub serial: u64,
 }
 
 #[pymethods]
@@ -82,6 +84,7 @@ impl GrepMatch {
         unique = false, file_size = 0, file_mtime_ns = 0, encoding = "utf-8".to_string()))]
     #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         id: String,
         file: String,
         line: u64,
@@ -101,8 +104,7 @@ impl GrepMatch {
     ) -> Self {
         let byte_length = byte_length.unwrap_or(content.len() as u64);
         GrepMatch {
-            id,
-            file,
+            file: PyString::new(py, &file).unbind(),
             line,
             column,
             end_line,
@@ -116,14 +118,26 @@ impl GrepMatch {
             unique,
             file_size,
             file_mtime_ns,
-            encoding,
+            encoding: PyString::new(py, &encoding).unbind(),
+            id_prefix: PyString::new(py, &id).unbind(),
+            serial: NO_SERIAL,
         }
+    }
+
+    /// `sr_...`: pass it to `edit_result` to replace exactly this match.
+    #[getter]
+    fn id(&self, py: Python<'_>) -> PyResult<Py<PyString>> {
+        if self.serial == NO_SERIAL {
+            return Ok(self.id_prefix.clone_ref(py));
+        }
+        let prefix = self.id_prefix.bind(py).to_str()?;
+        Ok(PyString::new(py, &result_id(prefix, self.serial)).unbind())
     }
 
     /// The JSON-ready form (the public fields).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        d.set_item("id", &self.id)?;
+        d.set_item("id", self.id(py)?)?;
         d.set_item("file", &self.file)?;
         d.set_item("line", self.line)?;
         d.set_item("column", self.column)?;
@@ -139,13 +153,20 @@ impl GrepMatch {
         Ok(d)
     }
 
-    fn __repr__(&self) -> String {
-        format!(
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
             "GrepMatch(id={:?}, file={:?}, line={}, column={}, content={:?})",
-            self.id, self.file, self.line, self.column, self.content
-        )
+            self.id(py)?.bind(py).to_str()?,
+            self.file.bind(py).to_str()?,
+            self.line,
+            self.column,
+            self.content
+        ))
     }
 }
+
+/// `serial` of a match built from Python with an explicit id.
+const NO_SERIAL: u64 = u64::MAX;
 
 /// What glob found, before the Python layer adds its summary.
 #[pyclass(frozen, get_all, module = "codesift._core")]
@@ -173,7 +194,40 @@ pub struct GrepOutcome {
     pub ignored: u64,
 }
 
+/// Pauses Python's cyclic garbage collector while it lives. Creating hundreds of thousands
+/// of result objects otherwise triggers collection after collection, each traversing every
+/// young object (most of the conversion time); these objects cannot form cycles.
+struct GcPause {
+    was_enabled: bool,
+}
+
+impl GcPause {
+    fn new(_py: Python<'_>) -> GcPause {
+        // SAFETY: called with the GIL held (the `Python` token proves it).
+        GcPause { was_enabled: unsafe { pyo3::ffi::PyGC_Disable() } == 1 }
+    }
+}
+
+impl Drop for GcPause {
+    fn drop(&mut self) {
+        if self.was_enabled {
+            // SAFETY: the GIL is still held: the pause never outlives the conversion.
+            unsafe { pyo3::ffi::PyGC_Enable() };
+        }
+    }
+}
+
+/// Takes a result object out of the cyclic GC's lists: it holds only strings, so it can never
+/// be part of a cycle, and a large result would otherwise be traversed by every collection.
+fn untracked<T>(object: Py<T>) -> Py<T> {
+    // SAFETY: the object is alive and the GIL is held (we own a reference to a new object);
+    // untracking twice is harmless, and dealloc does not require the object to be tracked.
+    unsafe { pyo3::ffi::PyObject_GC_UnTrack(object.as_ptr().cast()) };
+    object
+}
+
 pub fn glob_outcome(py: Python<'_>, outcome: EngineGlobOutcome) -> PyResult<GlobOutcome> {
+    let _pause = GcPause::new(py);
     let files = outcome
         .files
         .into_iter()
@@ -229,19 +283,25 @@ pub fn grep_outcome(
     id_prefix: &str,
     id_start: u64,
 ) -> PyResult<GrepOutcome> {
+    let _pause = GcPause::new(py);
     let count: usize = outcome.files.iter().map(|f| f.hits.len()).sum();
     let mut matches = Vec::with_capacity(count);
-    let mut next_id = id_start;
+    let mut serial = id_start;
     let files_with_matches = outcome.files.len() as u64;
+    let prefix = PyString::intern(py, id_prefix).unbind();
+    let mut encodings: Vec<(TextEncoding, Py<PyString>)> = Vec::new();
     for file in outcome.files {
-        let FileHits {
-            path,
-            hits,
-            size,
-            mtime_ns,
-            encoding,
-            ..
-        } = file;
+        let FileHits { path, hits, size, mtime_ns, encoding, .. } = file;
+        // One Python string per file and per encoding, shared by its hits.
+        let file_name = PyString::new(py, &path).unbind();
+        let encoding = match encodings.iter().find(|(e, _)| *e == encoding) {
+            Some((_, name)) => name.clone_ref(py),
+            None => {
+                let name = PyString::intern(py, encoding.name()).unbind();
+                encodings.push((encoding, name.clone_ref(py)));
+                name
+            }
+        };
         for hit in hits {
             let Hit {
                 line,
@@ -259,11 +319,10 @@ pub fn grep_outcome(
                 Ok(s) => s,
                 Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
             };
-            matches.push(Py::new(
+            matches.push(untracked(Py::new(
                 py,
                 GrepMatch {
-                    id: result_id(id_prefix, next_id),
-                    file: path.clone(),
+                    file: file_name.clone_ref(py),
                     line,
                     column,
                     end_line,
@@ -277,10 +336,12 @@ pub fn grep_outcome(
                     unique,
                     file_size: size,
                     file_mtime_ns: mtime_ns,
-                    encoding: encoding.name().to_string(),
+                    encoding: encoding.clone_ref(py),
+                    id_prefix: prefix.clone_ref(py),
+                    serial,
                 },
-            )?);
-            next_id += 1;
+            )?));
+            serial += 1;
         }
     }
     Ok(GrepOutcome {

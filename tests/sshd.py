@@ -149,7 +149,7 @@ class SshLab:
                     "LogLevel VERBOSE",
                     "MaxStartups 100:30:200",
                     "MaxSessions 50",
-                    f"SetEnv PATH={path_env} HOME={self.home} LC_ALL=C.UTF-8",
+                    f"SetEnv PATH={path_env} HOME={self.home}",
                     "",
                 ]
             )
@@ -165,7 +165,9 @@ class SshLab:
         while True:
             if process.poll() is not None:
                 err = process.stderr.read().decode(errors="replace") if process.stderr else ""
-                pytest.fail(f"sshd exited at start ({process.returncode}): {err}{server.log_text()}")
+                pytest.fail(
+                    f"sshd exited at start ({process.returncode}): {err}{server.log_text()}"
+                )
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
                 break
             if time.monotonic() > deadline:

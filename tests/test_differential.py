@@ -52,7 +52,8 @@ def rg() -> str:
 
 
 def rg_offsets(rg: str, root: Path, pattern, literal, case_sensitive, multiline) -> set:
-    args = [rg, "--json", "--no-ignore", "--hidden", "--no-config"]
+    # codesift never searches .git (DESIGN); rg with --hidden would.
+    args = [rg, "--json", "--no-ignore", "--hidden", "--no-config", "-g", "!.git"]
     args.append("-s" if case_sensitive else "-i")
     if literal:
         args.append("-F")

@@ -46,7 +46,8 @@ class GlobMatch:
 
 @final
 class GrepMatch:
-    id: str
+    @property
+    def id(self) -> str: ...
     file: str
     line: int
     column: int
@@ -62,6 +63,8 @@ class GrepMatch:
     file_size: int
     file_mtime_ns: int
     encoding: str
+    id_prefix: str
+    serial: int
     def __new__(
         cls,
         id: str,

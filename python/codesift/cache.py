@@ -60,10 +60,18 @@ class ResultCache:
                     key=self._last_used.__getitem__,
                 )
                 self._held -= len(self._batches[victim])
-                for match in self._batches[victim]:
-                    self._moved.pop(match.id, None)
-                    self._invalid.discard(match.id)
+                self._forget_overlays(self._starts[victim], len(self._batches[victim]))
                 del self._starts[victim], self._batches[victim], self._last_used[victim]
+
+    def _forget_overlays(self, first: int, count: int) -> None:
+        """Drops the edit overlays of the hits numbered `first .. first+count-1` (the
+        overlays are few; the batch may be huge)."""
+        for table in (self._moved, self._invalid):
+            for result_id in [k for k in table if first <= (self._number(k) or -1) < first + count]:
+                if isinstance(table, dict):
+                    table.pop(result_id, None)
+                else:
+                    table.discard(result_id)
 
     def get(self, result_id: str) -> GrepMatch | None:
         """The hit with this id, or None when the id is unknown or was evicted."""

@@ -1,4 +1,5 @@
-"""The `codesift` command: glob, grep, read, ls, edit and the MCP server.
+"""The `codesift` command: glob, grep, read, ls, edit, the MCP server, and `apply-hit` (the
+linked edit that remote search runs on a host).
 
 On a terminal output is rendered with `rich` (hits grouped by file, matches highlighted, a
 spinner while a long scan runs); piped, it is plain text (`path:line:col:text` for grep);
@@ -20,7 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from .errors import CodesiftError
+from .errors import CodesiftError, InvalidArgumentError
 from .results import GlobResult, GrepResult
 from .workspace import Workspace
 
@@ -45,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--no-hidden", action="store_true", help="skip hidden files")
     common.add_argument("-L", "--follow", action="store_true", help="follow symlinks in root")
     common.add_argument("-j", "--threads", type=int, default=None, help="worker threads")
+    # For remote search (codesift.remote): JSON with every field of a hit (byte_length, unique,
+    # encoding) and errors as JSON on stdout ({"error": {"type", "message"}}, exit 2).
+    common.add_argument("--json-full", action="store_true", help=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     g = sub.add_parser("glob", parents=[common], help="find files by glob pattern")
@@ -93,6 +97,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("mcp", parents=[common], help="serve the tools over MCP (stdio)")
     m.add_argument("--spill-dir", default=None, help="where oversized outputs are saved")
+
+    sub.add_parser(
+        "apply-hit",
+        parents=[common],
+        help="linked edit of a search hit given as JSON on stdin (used by remote search)",
+        description=(
+            "Reads {file, byte_offset, byte_length, content, new, unique, line} as JSON on "
+            "stdin, replaces that hit like edit_result does, and prints the edit result as "
+            'JSON (with "span": the bytes that changed). Errors: {"error": {"type", '
+            '"message"}} on stdout, exit 2.'
+        ),
+    )
     return parser
 
 
@@ -101,6 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse already printed its usage message
         return EXIT_ERROR if exc.code else EXIT_FOUND
+    if args.json_full or args.command == "apply-hit":
+        args.json = args.json_full = True
     try:
         ws = Workspace(
             args.root,
@@ -111,7 +129,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return COMMANDS[args.command](ws, args, _console(args))
     except CodesiftError as exc:
-        print(f"codesift: {exc}", file=sys.stderr)
+        if args.json_full:
+            _print_json({"error": {"type": type(exc).__name__, "message": str(exc)}})
+        else:
+            print(f"codesift: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_ERROR
@@ -204,7 +225,13 @@ def _grep(ws: Workspace, args: argparse.Namespace, console: Console | None) -> i
         ),
     )
     if args.json:
-        _print_json(result.to_dict())
+        data = result.to_dict()
+        if args.json_full:
+            for hit, match in zip(data["matches"], result.matches, strict=True):
+                hit.update(
+                    byte_length=match.byte_length, unique=match.unique, encoding=match.encoding
+                )
+        _print_json(data)
     elif console is None:
         for m in result.matches:
             print(f"{m.file}:{m.line}:{m.column}:{m.text}")
@@ -292,6 +319,76 @@ def _mcp(ws: Workspace, args: argparse.Namespace, console: Console | None) -> in
     return EXIT_FOUND
 
 
+def _apply_hit(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    try:
+        request = json.loads(sys.stdin.buffer.read() or b"null")
+    except ValueError as exc:
+        raise InvalidArgumentError(f"apply-hit reads a JSON object on stdin ({exc})") from None
+    fields = {"file": str, "byte_offset": int, "byte_length": int, "content": str, "new": str}
+    if not isinstance(request, dict) or any(
+        not isinstance(request.get(k), t) or isinstance(request.get(k), bool)
+        for k, t in fields.items()
+    ):
+        raise InvalidArgumentError(
+            "apply-hit needs a JSON object with file, byte_offset, byte_length, content and new"
+        )
+    line = request.get("line", 0)
+    target = ws.sandbox.resolve(request["file"])
+    before = _read_or_empty(target)
+    result = ws.apply_hit(
+        request["file"],
+        request["byte_offset"],
+        request["byte_length"],
+        request["content"],
+        request["new"],
+        unique=bool(request.get("unique", False)),
+        line=line if isinstance(line, int) and not isinstance(line, bool) else 0,
+    )
+    data = result.to_dict()
+    data["span"] = _changed_span(before, _read_or_empty(target))
+    _print_json(data)
+    return EXIT_FOUND
+
+
+def _read_or_empty(path: Any) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def _changed_span(before: bytes, after: bytes) -> dict[str, int]:
+    """The bytes an edit changed: `[start, start + old_length)` of `before` became
+    `new_length` bytes, with `line_delta` more lines (so a caller can shift cached hits)."""
+    shortest = min(len(before), len(after))
+    start, step = 0, 1 << 16
+    while step:  # longest common prefix, compared in blocks
+        while (
+            start + step <= shortest and before[start : start + step] == after[start : start + step]
+        ):
+            start += step
+        step //= 2
+    end, step = 0, 1 << 16
+    room = shortest - start
+    while step:  # longest common suffix that does not overlap the prefix
+        while (
+            end + step <= room
+            and before[len(before) - end - step : len(before) - end]
+            == after[len(after) - end - step : len(after) - end]
+        ):
+            end += step
+        step //= 2
+    old_length, new_length = len(before) - start - end, len(after) - start - end
+    return {
+        "byte_offset": start,
+        "old_length": old_length,
+        "new_length": new_length,
+        "line_delta": after.count(b"\n", start, start + new_length)
+        - before.count(b"\n", start, start + old_length),
+    }
+
+
 COMMANDS: dict[str, Callable[[Workspace, argparse.Namespace, Console | None], int]] = {
     "glob": _glob,
     "grep": _grep,
@@ -299,6 +396,7 @@ COMMANDS: dict[str, Callable[[Workspace, argparse.Namespace, Console | None], in
     "ls": _ls,
     "edit": _edit,
     "mcp": _mcp,
+    "apply-hit": _apply_hit,
 }
 
 

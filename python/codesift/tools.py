@@ -423,6 +423,16 @@ class Toolbox:
             )
         return self.remote.workspace(str(host))
 
+    def _edit_target(self, search_result_id: str) -> Any:
+        """Where a search result lives: the local workspace, or the remote workspace (of the
+        toolbox's remote settings) whose search returned it."""
+        if self.remote is not None and self.workspace.cache.get(search_result_id) is None:
+            owner = getattr(self.remote, "owner", None)
+            found = owner(search_result_id) if owner is not None else None
+            if found is not None:
+                return found
+        return self.workspace
+
     def _grep(self, args: dict[str, Any]) -> ToolResult:
         remote = self._local_only(args)
         target = remote if remote is not None else self.workspace
@@ -478,9 +488,8 @@ class Toolbox:
         if "search_result_id" in args:
             if "old_string" in args:
                 raise _argument_error("give either search_result_id or old_string, not both")
-            result = self.workspace.edit_result(
-                args["search_result_id"], new, path=args.get("path")
-            )
+            target = self._edit_target(args["search_result_id"])
+            result = target.edit_result(args["search_result_id"], new, path=args.get("path"))
         elif "path" in args and "old_string" in args:
             result = self.workspace.edit(
                 args["path"], args["old_string"], new, replace_all=args.get("replace_all", False)
