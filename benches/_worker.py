@@ -45,7 +45,9 @@ def python_ripgrep_query(spec: dict) -> int:
     if spec.get("ignore_case"):
         pattern = "(?i)" + pattern
     chunks = python_ripgrep.search(
-        patterns=[pattern], paths=[spec["root"]], line_number=True,
+        patterns=[pattern],
+        paths=[spec["root"]],
+        line_number=True,
         multiline=bool(spec.get("multiline")),
     )
     # One string per file with its matching lines: it reports lines, not matches.
@@ -91,8 +93,11 @@ def pure_python_query(spec: dict) -> int:
 
 
 def glob_glob_query(spec: dict) -> int:
-    return len(globmod.glob(os.path.join(spec["root"], "**", spec["glob"]), recursive=True,
-                            include_hidden=True))
+    return len(
+        globmod.glob(
+            os.path.join(spec["root"], "**", spec["glob"]), recursive=True, include_hidden=True
+        )
+    )
 
 
 def pathlib_query(spec: dict) -> int:

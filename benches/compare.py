@@ -81,8 +81,14 @@ QUERIES = [
     Query("regex", "grep", r"\w+_lock\(", note="word chars then _lock("),
     Query("case-insensitive", "grep", "mutex_lock", literal=True, ignore_case=True),
     Query("multiline", "grep", r"\}\n\nstatic int", multiline=True),
-    Query("first 500", "grep", "static", literal=True, max_matches=500,
-          note="codesift: first 500 in sorted order; rg: full scan"),
+    Query(
+        "first 500",
+        "grep",
+        "static",
+        literal=True,
+        max_matches=500,
+        note="codesift: first 500 in sorted order; rg: full scan",
+    ),
     Query("glob *.c", "glob", glob="*.c"),
     Query("glob drivers/**/*.h", "glob", glob="drivers/**/*.h"),
 ]
@@ -103,8 +109,9 @@ def external(cmd: list[str], cwd: Path, count_lines: bool = True) -> Run:
 
 
 def worker(spec: dict) -> Run:
-    out = subprocess.run([sys.executable, str(WORKER), json.dumps(spec)], capture_output=True,
-                         text=True, check=False)
+    out = subprocess.run(
+        [sys.executable, str(WORKER), json.dumps(spec)], capture_output=True, text=True, check=False
+    )
     if out.returncode != 0:
         raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr else "failed")
     data = json.loads(out.stdout)
@@ -113,9 +120,16 @@ def worker(spec: dict) -> Run:
 
 def grep_tools(q: Query, corpus: Path, git_copy: Path | None, threads: int | None):
     """(tool name, unit of its count, zero-argument runner) for a grep query."""
-    spec = {"kind": "grep", "root": str(corpus), "pattern": q.pattern, "literal": q.literal,
-            "ignore_case": q.ignore_case, "multiline": q.multiline,
-            "max_matches": q.max_matches, "threads": threads}
+    spec = {
+        "kind": "grep",
+        "root": str(corpus),
+        "pattern": q.pattern,
+        "literal": q.literal,
+        "ignore_case": q.ignore_case,
+        "multiline": q.multiline,
+        "max_matches": q.max_matches,
+        "threads": threads,
+    }
     flags = (["-F"] if q.literal else []) + (["-i"] if q.ignore_case else ["-s"])
     rg_cmd = ["rg", *RG_FLAGS, "-n", "--column", "--no-heading", *flags]
     if q.multiline:
@@ -127,20 +141,65 @@ def grep_tools(q: Query, corpus: Path, git_copy: Path | None, threads: int | Non
         ("rg", "lines", lambda: external([*rg_cmd, "-e", q.pattern, "."], corpus)),
     ]
     if q.max_matches:
-        tools.append(("rg | head -500", "lines", lambda: external(
-            ["sh", "-c", " ".join([*map(_quote, rg_cmd), "-e", _quote(q.pattern), ".",
-                                   "| head -500"])], corpus)))
+        tools.append(
+            (
+                "rg | head -500",
+                "lines",
+                lambda: external(
+                    [
+                        "sh",
+                        "-c",
+                        " ".join(
+                            [*map(_quote, rg_cmd), "-e", _quote(q.pattern), ".", "| head -500"]
+                        ),
+                    ],
+                    corpus,
+                ),
+            )
+        )
         return tools
     if not q.multiline:
         grep_flags = ["-F"] if q.literal else ["-E"]
         grep_pattern = q.pattern.replace(r"\w", "[[:alnum:]_]")
-        tools.append(("grep -rn", "lines", lambda: external(
-            ["grep", "-rn", "-I", *grep_flags, *(["-i"] if q.ignore_case else []),
-             "-e", grep_pattern, "."], corpus)))
+        tools.append(
+            (
+                "grep -rn",
+                "lines",
+                lambda: external(
+                    [
+                        "grep",
+                        "-rn",
+                        "-I",
+                        *grep_flags,
+                        *(["-i"] if q.ignore_case else []),
+                        "-e",
+                        grep_pattern,
+                        ".",
+                    ],
+                    corpus,
+                ),
+            )
+        )
         if git_copy is not None:
-            tools.append(("git grep", "lines", lambda: external(
-                ["git", "grep", "-n", "-I", *(["-F"] if q.literal else ["-P"]),
-                 *(["-i"] if q.ignore_case else []), "-e", q.pattern], git_copy)))
+            tools.append(
+                (
+                    "git grep",
+                    "lines",
+                    lambda: external(
+                        [
+                            "git",
+                            "grep",
+                            "-n",
+                            "-I",
+                            *(["-F"] if q.literal else ["-P"]),
+                            *(["-i"] if q.ignore_case else []),
+                            "-e",
+                            q.pattern,
+                        ],
+                        git_copy,
+                    ),
+                )
+            )
     tools += [
         ("python-ripgrep", "lines", lambda: worker({**spec, "tool": "python-ripgrep"})),
         ("ripgrepy", "matches", lambda: worker({**spec, "tool": "ripgrepy"})),
@@ -153,20 +212,43 @@ def glob_tools(q: Query, corpus: Path, threads: int | None):
     name_only = "/" not in q.glob
     base = corpus / q.glob.split("/")[0] if not name_only else corpus
     last = q.glob.rsplit("/", 1)[-1]
-    spec = {"kind": "glob", "root": str(corpus), "pattern": q.glob, "glob": last,
-            "threads": threads}
+    spec = {
+        "kind": "glob",
+        "root": str(corpus),
+        "pattern": q.glob,
+        "glob": last,
+        "threads": threads,
+    }
     fd = shutil.which("fdfind") or shutil.which("fd")
     tools = [
         ("codesift", "files", lambda: worker({**spec, "tool": "codesift"})),
-        ("rg --files", "files", lambda: external(
-            ["rg", *RG_FLAGS, "--files", "-g", q.glob, *(["-j", str(threads)] if threads else [])],
-            corpus)),
+        (
+            "rg --files",
+            "files",
+            lambda: external(
+                [
+                    "rg",
+                    *RG_FLAGS,
+                    "--files",
+                    "-g",
+                    q.glob,
+                    *(["-j", str(threads)] if threads else []),
+                ],
+                corpus,
+            ),
+        ),
     ]
     if fd:
-        tools.append(("fd", "files", lambda: external(
-            [fd, "-u", "-t", "f", "-g", last, str(base)], corpus)))
-    tools.append(("find", "files", lambda: external(
-        ["find", str(base), "-type", "f", "-name", last], corpus)))
+        tools.append(
+            ("fd", "files", lambda: external([fd, "-u", "-t", "f", "-g", last, str(base)], corpus))
+        )
+    tools.append(
+        (
+            "find",
+            "files",
+            lambda: external(["find", str(base), "-type", "f", "-name", last], corpus),
+        )
+    )
     sub = {**spec, "root": str(base)}
     tools += [
         ("glob.glob", "files", lambda: worker({**sub, "tool": "glob.glob"})),
@@ -199,12 +281,16 @@ def ensure_git_copy(corpus: Path) -> Path | None:
     return copy
 
 
-def measure(queries: list[Query], corpus: Path, rounds: int, threads: int | None,
-            git_copy: Path | None) -> list[Result]:
+def measure(
+    queries: list[Query], corpus: Path, rounds: int, threads: int | None, git_copy: Path | None
+) -> list[Result]:
     plans = []
     for q in queries:
-        tools = grep_tools(q, corpus, git_copy, threads) if q.kind == "grep" else glob_tools(
-            q, corpus, threads)
+        tools = (
+            grep_tools(q, corpus, git_copy, threads)
+            if q.kind == "grep"
+            else glob_tools(q, corpus, threads)
+        )
         for tool, unit, runner in tools:
             plans.append((Result(q.name, tool, unit=unit), runner))
     for round_no in range(rounds + 1):  # round 0 warms up
@@ -246,8 +332,14 @@ def explain(q: Query, r: Result, reference: Result | None) -> str:
     return f"{r.count - reference.count:+d} vs rg ({notes.get(r.tool, 'see notes')})"
 
 
-def report(queries: list[Query], results: list[Result], corpus: Path, rounds: int,
-           threads: int | None, out: Path) -> str:
+def report(
+    queries: list[Query],
+    results: list[Result],
+    corpus: Path,
+    rounds: int,
+    threads: int | None,
+    out: Path,
+) -> str:
     lines = [
         f"Corpus: `{corpus}` ({_corpus_size(corpus)}); machine: {platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}; {rounds} rounds after a "
@@ -270,10 +362,24 @@ def report(queries: list[Query], results: list[Result], corpus: Path, rounds: in
             )
     text = "\n".join(lines) + "\n"
     (out / "compare.md").write_text(text)
-    (out / "compare.json").write_text(json.dumps(
-        [{"query": r.query, "tool": r.tool, "median": r.median, "rss_mb": r.rss_mb,
-          "count": r.count, "unit": r.unit, "error": r.error,
-          "runs": [run.__dict__ for run in r.runs]} for r in results], indent=1))
+    (out / "compare.json").write_text(
+        json.dumps(
+            [
+                {
+                    "query": r.query,
+                    "tool": r.tool,
+                    "median": r.median,
+                    "rss_mb": r.rss_mb,
+                    "count": r.count,
+                    "unit": r.unit,
+                    "error": r.error,
+                    "runs": [run.__dict__ for run in r.runs],
+                }
+                for r in results
+            ],
+            indent=1,
+        )
+    )
     chart(queries, by_query, out / "compare.png")
     return text
 
@@ -288,8 +394,18 @@ def chart(queries: list[Query], by_query: dict[str, list[Result]], path: Path) -
         print("matplotlib missing: no chart", file=sys.stderr)
         return
     names = [q.name for q in queries if q.name in by_query]
-    tools = ["codesift", "rg", "rg --files", "grep -rn", "git grep", "fd", "python-ripgrep",
-             "ripgrepy", "pure-python", "glob.glob"]
+    tools = [
+        "codesift",
+        "rg",
+        "rg --files",
+        "grep -rn",
+        "git grep",
+        "fd",
+        "python-ripgrep",
+        "ripgrepy",
+        "pure-python",
+        "glob.glob",
+    ]
     fig, ax = plt.subplots(figsize=(12, 5))
     width = 0.8 / len(tools)
     for i, tool in enumerate(tools):
@@ -338,8 +454,10 @@ def scaling(corpus: Path, rounds: int, out: Path) -> str:
         for threads in (1, 2):
             mine = next(r[3] for r in rows if r[:3] == (fraction, threads, "codesift"))
             rg = next(r[3] for r in rows if r[:3] == (fraction, threads, "rg"))
-            text.append(f"| {fraction:g} | {sizes[fraction]} | {threads} | {mine:.3f} | "
-                        f"{rg:.3f} | {mine / rg:.2f} |")
+            text.append(
+                f"| {fraction:g} | {sizes[fraction]} | {threads} | {mine:.3f} | "
+                f"{rg:.3f} | {mine / rg:.2f} |"
+            )
     md = "\n".join(text) + "\n"
     (out / "scaling.md").write_text(md)
     try:
@@ -352,8 +470,10 @@ def scaling(corpus: Path, rounds: int, out: Path) -> str:
         for tool, style in (("codesift", "o-"), ("rg", "s--")):
             for threads in (1, 2):
                 xs = [sizes[f] / 1e9 for f in (0.25, 0.5, 1.0)]
-                ys = [next(r[3] for r in rows if r[:3] == (f, threads, tool))
-                      for f in (0.25, 0.5, 1.0)]
+                ys = [
+                    next(r[3] for r in rows if r[:3] == (f, threads, tool))
+                    for f in (0.25, 0.5, 1.0)
+                ]
                 ax.plot(xs, ys, style, label=f"{tool}, {threads} thread(s)")
         ax.set_xlabel("GB scanned")
         ax.set_ylabel("seconds")

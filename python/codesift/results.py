@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +16,19 @@ SORT_DESCRIPTIONS = {
     "mtime": "sorted by mtime, newest first",
     "none": "unsorted",
 }
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pauses the cyclic GC while many acyclic objects (result dicts) are built: otherwise
+    each batch of allocations triggers a collection that traverses all of them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def plural(count: int, word: str, suffix: str = "s") -> str:
@@ -51,8 +66,10 @@ class GlobResult:
         return text
 
     def to_dict(self) -> dict[str, Any]:
+        with gc_paused():
+            files = [f.to_dict() for f in self.files]
         return {
-            "files": [f.to_dict() for f in self.files],
+            "files": files,
             "total": self.total,
             "truncated": self.truncated,
             "ignored": self.ignored,
@@ -117,8 +134,10 @@ class GrepResult:
         return text
 
     def to_dict(self) -> dict[str, Any]:
+        with gc_paused():
+            matches = [m.to_dict() for m in self.matches]
         return {
-            "matches": [m.to_dict() for m in self.matches],
+            "matches": matches,
             "total": self.total,
             "truncated": self.truncated,
             "pattern": self.pattern,
