@@ -253,30 +253,49 @@ pub fn glob(walker: &Walker, query: &GlobQuery) -> Result<GlobOutcome> {
         }),
         GlobSort::None => found.truncate(limit),
     }
-    let files = found
-        .into_iter()
-        .filter_map(|c| match c.mtime_ms {
-            Some(mtime_ms) => Some(GlobFile {
-                path: c.rel,
-                mtime_ms,
-                size: c.size,
-            }),
-            None => {
-                let meta = std::fs::metadata(&c.path).ok()?;
-                Some(GlobFile {
-                    path: c.rel,
-                    mtime_ms: mtime_ms(&meta),
-                    size: meta.len(),
-                })
-            }
-        })
-        .collect();
+    let files = with_metadata(found, walker.options().thread_count());
     Ok(GlobOutcome {
         files,
         total,
         truncated: total > limit,
         ignored: walker.stats().ignored(),
         errors: walker.stats().errors(),
+    })
+}
+
+/// The returned files with their mtime and size: stat'ed on the worker threads, in order.
+/// (Only returned files are stat'ed, unless sorting by mtime needed them all already.)
+fn with_metadata(found: Vec<Candidate>, threads: usize) -> Vec<GlobFile> {
+    const PER_THREAD_MIN: usize = 512;
+    let stat = |c: Candidate| -> Option<GlobFile> {
+        match c.mtime_ms {
+            Some(mtime_ms) => Some(GlobFile { path: c.rel, mtime_ms, size: c.size }),
+            // A file that vanished since the walk is left out.
+            None => std::fs::metadata(&c.path).ok().map(|meta| GlobFile {
+                path: c.rel,
+                mtime_ms: mtime_ms(&meta),
+                size: meta.len(),
+            }),
+        }
+    };
+    if found.len() < 2 * PER_THREAD_MIN || threads < 2 {
+        return found.into_iter().filter_map(stat).collect();
+    }
+    let chunk = found.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<Candidate>> = Vec::new();
+    let mut rest = found;
+    while rest.len() > chunk {
+        let tail = rest.split_off(chunk);
+        chunks.push(rest);
+        rest = tail;
+    }
+    chunks.push(rest);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|part| scope.spawn(move || part.into_iter().filter_map(stat).collect::<Vec<_>>()))
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
     })
 }
 

@@ -18,6 +18,9 @@ use std::time::Instant;
 
 /// Files larger than this are streamed instead of read whole (no uniqueness check for them).
 const WHOLE_FILE_LIMIT: u64 = 64 * 1024 * 1024;
+/// A per-thread buffer grown past this by one large file is shrunk back afterwards, so a few
+/// big files do not keep every thread's memory high for the rest of the walk.
+const KEEP_BUFFER: usize = 4 * 1024 * 1024;
 /// grep-searcher looks for NUL bytes only in the first buffer of a slice; this is its size.
 const BINARY_SNIFF_LEN: usize = 64 * 1024;
 
@@ -335,6 +338,12 @@ impl FileSearcher {
             searched = self
                 .searcher
                 .search_reader(&self.pattern.matcher, &file, &mut sink);
+        }
+        for buffer in [&mut self.buffer, &mut self.decoded] {
+            if buffer.capacity() > KEEP_BUFFER {
+                buffer.clear();
+                buffer.shrink_to(KEEP_BUFFER);
+            }
         }
         if searched.is_err() {
             return FileOutcome::Unreadable;

@@ -347,7 +347,9 @@ def test_errors_of_the_caller_are_raised(remote, tree) -> None:
 
 
 def test_hostile_patterns_are_searched_literally(lab: SshLab, remote, tree) -> None:
-    root = tree({"hostile.txt": "".join(f"line {p}\n" for p in HOSTILE)})
+    root = tree(
+        {"hostile.txt": "".join(f"line {p}\n" for p in HOSTILE), "-rf/--help": "-rf here\n"}
+    )
     rws = remote("cs,sh", root)
     places = [root, lab.home, Path.cwd(), Path("/tmp")]
     for n, pattern in enumerate(HOSTILE, start=1):
@@ -366,6 +368,13 @@ def test_hostile_patterns_are_searched_literally(lab: SshLab, remote, tree) -> N
     multi = rws.grep("$(touch PWNED)\nline `touch PWNED`", literal=True)
     assert [(m.host, m.line, m.end_line) for m in multi.matches] == [("cs", 1, 2)]
     assert "multiline search needs codesift on sh" in multi.errors["sh"]
+    # Names that look like options stay operands.
+    dashed = rws.grep("-rf", path="-rf", include="--help")
+    assert [(m.host, m.file, m.column) for m in dashed.matches] == [
+        ("cs", "-rf/--help", 1),
+        ("sh", "-rf/--help", 1),
+    ]
+    assert [f.path for f in rws.glob("--*", path="-rf").files] == ["-rf/--help"] * 2
     assert not any((place / "PWNED").exists() for place in places)
 
 
@@ -447,7 +456,7 @@ def test_tool_layer_searches_and_edits_remote_hosts(lab: SshLab, tree) -> None:
     toolbox = Toolbox(local, remote=settings)
     try:
         out = toolbox.call("grep_search", {"pattern": "def hello", "ip": "cs"})
-        assert not out.is_error, out.text
+        assert not out.is_error and out.data is not None, out.text
         [match] = out.data["matches"]
         assert match["host"] == "cs" and match["file"] == "src/app.py"
         assert f"cs:src/app.py:1:1 [{match['id']}] def hello():" in out.text
@@ -460,6 +469,7 @@ def test_tool_layer_searches_and_edits_remote_hosts(lab: SshLab, tree) -> None:
         assert (remote_root / "src/app.py").read_text().startswith("def hi():\n")
 
         shell_hit = toolbox.call("grep_search", {"pattern": "hello", "host": "sh", "path": "web"})
+        assert shell_hit.data is not None
         shell_id = shell_hit.data["matches"][0]["id"]
         refused = toolbox.call("edit", {"search_result_id": shell_id, "new_string": "x"})
         assert refused.is_error and "linked edits need codesift" in refused.text

@@ -520,7 +520,9 @@ def expand_braces(glob: str, limit: int = MAX_BRACE_EXPANSIONS) -> list[str] | N
             depth -= 1
             if depth == 0:
                 body = glob[start + 1 : i]
-                alternatives, level, current = [], 0, []
+                alternatives: list[str] = []
+                current: list[str] = []
+                level = 0
                 for ch in body:
                     if ch == "{":
                         level += 1
@@ -1032,7 +1034,7 @@ class RemoteWorkspace:
         host_state = self._states[host]
         delimiter = f"CODESIFT_JSON_{secrets.token_hex(8)}"
         script = (
-            f"exec {self._command(host_state, 'apply-hit')} --root {_remote_dir(self.root)} "
+            f"exec {self._command(host_state, 'apply-hit')} --root={_remote_dir(self.root)} "
             f"<<'{delimiter}'\n{json.dumps(request, ensure_ascii=True)}\n{delimiter}\n"
         )
         done = self._run(host_state, script)
@@ -1095,10 +1097,10 @@ class RemoteWorkspace:
         if failures and not outcomes:
             kinds = {type(e) for e in failures.values()}
             if len(kinds) == 1 and issubclass(next(iter(kinds)), CALLER_ERRORS):
-                label, exc = next(iter(failures.items()))
-                where = f"on {label}" if len(failures) == 1 else "on every host"
-                raise type(exc)(f"{exc} ({where})")
-        return outcomes, {label: str(exc) for label, exc in failures.items()}
+                first_label, first = next(iter(failures.items()))
+                where = f"on {first_label}" if len(failures) == 1 else "on every host"
+                raise type(first)(f"{first} ({where})")
+        return outcomes, {label: str(error) for label, error in failures.items()}
 
     def _strategy(self, state: _HostState) -> str:
         with state.lock:
@@ -1197,7 +1199,7 @@ class RemoteWorkspace:
         if not query.case_sensitive:
             args.append("--ignore-case")
         script = (
-            f"exec {self._command(state, 'glob')} --json-full --root {_remote_dir(self.root)} "
+            f"exec {self._command(state, 'glob')} --json-full --root={_remote_dir(self.root)} "
             + " ".join(_q(a) for a in [*args, "--", query.pattern, query.start])
             + " </dev/null\n"
         )
@@ -1224,12 +1226,11 @@ class RemoteWorkspace:
             args.append("--count-total")
         if query.timeout is not None:
             args += ["--timeout", repr(query.timeout)]
-        for glob in query.include:
-            args += ["-g", glob]
-        for glob in query.exclude:
-            args += ["-g", "!" + glob]
+        # `--glob=VALUE`, so that a glob starting with "-" cannot be read as an option.
+        args += [f"--glob={glob}" for glob in query.include]
+        args += [f"--glob=!{glob}" for glob in query.exclude]
         script = (
-            f"exec {self._command(state, 'grep')} --json-full --root {_remote_dir(self.root)} "
+            f"exec {self._command(state, 'grep')} --json-full --root={_remote_dir(self.root)} "
             + " ".join(_q(a) for a in [*args, "--", query.pattern, query.start])
             + " </dev/null\n"
         )
@@ -1270,7 +1271,7 @@ class RemoteWorkspace:
         tool; failures exit with codes `_shell_failure` explains."""
         return (
             f"cd -- {_remote_dir(self.root)} 2>/dev/null || exit {EXIT_NO_ROOT}\n"
-            f"[ -e {_q(start)} ] || [ -L {_q(start)} ] || exit {EXIT_NO_PATH}\n"
+            f"[ -e {_q(_dot(start))} ] || [ -L {_q(_dot(start))} ] || exit {EXIT_NO_PATH}\n"
             f"command -v {tool} >/dev/null 2>&1 || exit {EXIT_NO_TOOL}\n"
             "LC_ALL=C; export LC_ALL\n"
         )
@@ -1314,7 +1315,7 @@ class RemoteWorkspace:
                 names += (["-o"] if i else []) + [test, name]
         select = ["(", *names, ")"] if names else []
         find = (
-            f"find {_q(start)} \\( {' '.join(_q(p) for p in prune)} \\) -prune -o -type f "
+            f"find {_q(_dot(start))} \\( {' '.join(_q(p) for p in prune)} \\) -prune -o -type f "
             + " ".join(_q(p) for p in select)
         )
         script = self._preamble(start, "find") + (
@@ -1407,7 +1408,7 @@ class RemoteWorkspace:
             if "/" not in glob and "**" not in glob:
                 for name in expand_braces(glob) or []:
                     grep += [f"--exclude={name}", f"--exclude-dir={name}"]
-        grep += ["-e", ere, "--", start]
+        grep += ["-e", ere, "--", _dot(start)]
         check = ""
         if not query.literal:
             check = (
@@ -1530,9 +1531,17 @@ class RemoteWorkspace:
         """Gives the hits ids of this workspace (in host order), caches them and remembers
         which host and strategy found them."""
         ordered = [(label, hit) for label in self._states for hit in kept.get(label, [])]
-        with self._id_lock:
-            first = self._next_id
+        with self._id_lock:  # ids and their ranges in one step, so the ranges stay sorted
+            first = number = self._next_id
             self._next_id += len(ordered)
+            for label in self._states:
+                count = len(kept.get(label, []))
+                if count:
+                    strategy = self._states[label].strategy or "shell"
+                    self._ranges.append((number, number + count, label, strategy))
+                    number += count
+            if len(self._ranges) > 100_000:
+                del self._ranges[: len(self._ranges) // 2]
         prefix = self.cache.prefix
         matches = [
             GrepMatch(
@@ -1553,16 +1562,6 @@ class RemoteWorkspace:
             )
             for n, (label, hit) in enumerate(ordered)
         ]
-        number = first
-        with self._id_lock:
-            for label in self._states:
-                count = len(kept.get(label, []))
-                if count:
-                    strategy = self._states[label].strategy or "shell"
-                    self._ranges.append((number, number + count, label, strategy))
-                    number += count
-            if len(self._ranges) > 100_000:
-                del self._ranges[: len(self._ranges) // 2]
         self.cache.add_batch(first, matches)
         return matches
 
@@ -1733,6 +1732,12 @@ class _GrepReader:
 
 
 # -- small helpers -----------------------------------------------------------------------------
+
+
+def _dot(start: str) -> str:
+    """A relative search path as find and grep are given it: `./x`, so that a name starting
+    with `-` cannot be read as an option."""
+    return start if start == "." else "./" + start
 
 
 def _relative_names(name: bytes, start: str) -> tuple[str, str]:
