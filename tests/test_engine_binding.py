@@ -46,3 +46,14 @@ def test_type_stubs_match_the_compiled_module():
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_package_type_checks():
+    package = __import__("codesift").__path__[0]
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", package, "--ignore-missing-imports", "--no-incremental"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -31,7 +31,7 @@ from .errors import (
     SandboxError,
     StaleResultError,
 )
-from .files import TextFile, atomic_write, open_regular, read_bytes
+from .files import BINARY_SNIFF, TextFile, atomic_write, open_regular, read_bytes
 from .results import (
     EditResult,
     GlobResult,
@@ -46,7 +46,6 @@ DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
 MAX_LINE_CHARS = 2000
 READ_CHUNK = 64 * 1024
 LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
-BINARY_SNIFF = 8192
 GLOB_SORTS = ("path", "mtime", "none")
 ID_SALT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -744,7 +743,9 @@ def _glob_list(name: str, value: str | Iterable[str] | None) -> list[str]:
 
 
 def _split_top_level(text: str) -> list[str]:
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
     for ch in text:
         if ch == "{":
             depth += 1
