@@ -104,7 +104,8 @@ impl PathPattern {
     }
 }
 
-fn normalize(pattern: &str) -> String {
+/// A glob as codesift reads it: `./` and leading `/` dropped, `dir/` meaning `dir/**`, `.` meaning `**`.
+pub fn normalize(pattern: &str) -> String {
     let mut p = pattern.trim();
     while let Some(rest) = p.strip_prefix("./") {
         p = rest;
@@ -269,7 +270,11 @@ fn with_metadata(found: Vec<Candidate>, threads: usize) -> Vec<GlobFile> {
     const PER_THREAD_MIN: usize = 512;
     let stat = |c: Candidate| -> Option<GlobFile> {
         match c.mtime_ms {
-            Some(mtime_ms) => Some(GlobFile { path: c.rel, mtime_ms, size: c.size }),
+            Some(mtime_ms) => Some(GlobFile {
+                path: c.rel,
+                mtime_ms,
+                size: c.size,
+            }),
             // A file that vanished since the walk is left out.
             None => std::fs::metadata(&c.path).ok().map(|meta| GlobFile {
                 path: c.rel,
@@ -295,7 +300,10 @@ fn with_metadata(found: Vec<Candidate>, threads: usize) -> Vec<GlobFile> {
             .into_iter()
             .map(|part| scope.spawn(move || part.into_iter().filter_map(stat).collect::<Vec<_>>()))
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
     })
 }
 

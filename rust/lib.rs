@@ -10,6 +10,7 @@ pub mod walk;
 
 mod py_engine;
 mod py_errors;
+mod py_glob;
 mod py_types;
 
 use pyo3::prelude::*;
@@ -21,6 +22,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_types::GrepMatch>()?;
     m.add_class::<py_types::GlobOutcome>()?;
     m.add_class::<py_types::GrepOutcome>()?;
+    m.add_class::<py_glob::GlobMatcher>()?;
+    m.add_function(wrap_pyfunction!(py_glob::normalize_glob, m)?)?;
     py_errors::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

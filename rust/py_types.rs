@@ -204,7 +204,9 @@ struct GcPause {
 impl GcPause {
     fn new(_py: Python<'_>) -> GcPause {
         // SAFETY: called with the GIL held (the `Python` token proves it).
-        GcPause { was_enabled: unsafe { pyo3::ffi::PyGC_Disable() } == 1 }
+        GcPause {
+            was_enabled: unsafe { pyo3::ffi::PyGC_Disable() } == 1,
+        }
     }
 }
 
@@ -291,7 +293,14 @@ pub fn grep_outcome(
     let prefix = PyString::intern(py, id_prefix).unbind();
     let mut encodings: Vec<(TextEncoding, Py<PyString>)> = Vec::new();
     for file in outcome.files {
-        let FileHits { path, hits, size, mtime_ns, encoding, .. } = file;
+        let FileHits {
+            path,
+            hits,
+            size,
+            mtime_ns,
+            encoding,
+            ..
+        } = file;
         // One Python string per file and per encoding, shared by its hits.
         let file_name = PyString::new(py, &path).unbind();
         let encoding = match encodings.iter().find(|(e, _)| *e == encoding) {

@@ -14,6 +14,7 @@ installed the fixtures fail (never skip) with a message naming the packages.
 from __future__ import annotations
 
 import contextlib
+import getpass
 import os
 import shutil
 import socket
@@ -125,7 +126,8 @@ class SshLab:
     def start(self, name: str, path_env: str) -> SshServer:
         """Starts an sshd whose sessions see `PATH=path_env`; `name` becomes an alias in
         the client config."""
-        Path("/run/sshd").mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):  # sshd's privilege-separation directory
+            Path("/run/sshd").mkdir(parents=True, exist_ok=True)
         port = free_port()
         config = self.workdir / f"sshd_config_{name}"
         log = self.workdir / f"sshd_{name}.log"
@@ -181,7 +183,7 @@ class SshLab:
     def _write_client_config(self) -> None:
         common = [
             "  HostName 127.0.0.1",
-            "  User root",
+            f"  User {getpass.getuser()}",
             f"  IdentityFile {self.client_key}",
             "  IdentitiesOnly yes",
             f"  UserKnownHostsFile {self.known_hosts}",

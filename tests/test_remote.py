@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sysconfig
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import TreeSpec
+from conftest import TreeSpec, write_tree
 from sshd import SshLab, SshServer, closed_port
 
 from codesift import Workspace
@@ -217,6 +218,18 @@ def test_glob_on_both_strategies_follows_codesift_rules(remote, tree) -> None:
     assert summary == f'Found 2 files matching "*.md" in {root} on cs, sh (sorted by path)'
 
 
+def test_root_under_the_remote_home(lab: SshLab, remote) -> None:
+    write_tree(lab.home / "proj dir", {"a.txt": "hello home\n"})
+    rws = remote("cs,sh", "~/proj dir")
+    result = rws.grep("home")
+    assert [(m.host, m.file, m.column) for m in result.matches] == [
+        ("cs", "a.txt", 7),
+        ("sh", "a.txt", 7),
+    ]
+    assert [f.path for f in rws.glob("*.txt").files] == ["a.txt", "a.txt"]
+    assert "in ~/proj dir on cs, sh" in result.summary
+
+
 def test_file_name_with_colon_and_newline(remote, tree) -> None:
     root = tree(BASIC)
     rws = remote("cs,sh", root)
@@ -307,6 +320,17 @@ def test_refused_authentication_and_missing_grep(lab: SshLab, remote, tree) -> N
     assert "grep is not installed on nogrep" in result.errors["nogrep"]
     # find is there, so glob works on that host.
     assert [f.path for f in remote("nogrep", root).glob("*.md").files] == ["docs/readme.md"]
+
+
+def test_host_that_never_answers_times_out(remote, tree) -> None:
+    root = tree(BASIC)
+    with socket.socket() as silent:  # accepts TCP connections, never speaks SSH
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        mute = f"127.0.0.1:{silent.getsockname()[1]}"
+        result = remote(f"{mute},sh", root, connect_timeout=1).grep("hello", include="*.ts")
+    assert [(m.host, m.file) for m in result.matches] == [("sh", "web/index.ts")]
+    assert "timed out after 1s" in result.errors[mute]
 
 
 def test_max_matches_per_host_and_in_total(remote, tree) -> None:
@@ -508,6 +532,7 @@ def test_parse_hosts() -> None:
 def test_regex_and_glob_translation() -> None:
     assert to_ere(r"\d+(?:px|em)?") == ("[0-9]+(px|em)?", False)
     assert to_ere(r"(?i)a.*?b[\w\-]") == ("a.*b[[:alnum:]_-]", True)
+    assert to_ere(r"a\-b\#\.c\\") == (r"a-b#\.c\\", False)
     with pytest.raises(PatternError, match="install codesift"):
         to_ere(r"(?=lookahead)")
     assert expand_braces("*.{ts,{tsx,jsx}}") == ["*.ts", "*.tsx", "*.jsx"]

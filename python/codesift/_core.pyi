@@ -11,6 +11,8 @@ __all__ = [
     "GrepMatch",
     "GlobOutcome",
     "GrepOutcome",
+    "GlobMatcher",
+    "normalize_glob",
     "CodesiftError",
     "SandboxError",
     "NotFoundError",
@@ -152,3 +154,10 @@ class Engine:
     ) -> GrepOutcome: ...
     def list_dir(self, path: str | Path) -> tuple[list[tuple[str, bool]], int]: ...
     def verdict(self, path: str | Path, is_dir: bool = False) -> str: ...
+
+@final
+class GlobMatcher:
+    def __new__(cls, patterns: list[str], case_sensitive: bool = True) -> Self: ...
+    def is_match(self, rel_search: str, rel_root: str) -> bool: ...
+
+def normalize_glob(pattern: str) -> str: ...

@@ -52,6 +52,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import _core
 from . import errors as _errors
 from ._core import GlobMatch, GrepMatch
 from .cache import ResultCache
@@ -386,115 +387,13 @@ def _remote_dir(root: str) -> str:
 
 
 def _normalize_glob(pattern: str) -> str:
-    p = pattern.strip()
-    while p.startswith("./"):
-        p = p[2:]
-    p = p.lstrip("/")
-    if p == ".":
-        return "**"
-    if p.endswith("/") and p != "/":
-        return p[:-1] + "/**"
-    return p
+    return _core.normalize_glob(pattern)
 
 
-def _glob_regex(glob: str, original: str) -> str:
-    """A regex for `glob`: `*` and `?` stay within a path component, `**` (a whole
-    component) spans directories, `[...]`, `{a,b}` and `\\x` as in codesift."""
-
-    def bad(why: str) -> PatternError:
-        return PatternError(f"invalid glob {original!r}: {why}")
-
-    out: list[str] = []
-    depth = 0
-    i, n = 0, len(glob)
-    while i < n:
-        c = glob[i]
-        if c == "*" and glob.startswith("**", i):
-            j = i + 2
-            while j < n and glob[j] == "*":
-                j += 1
-            if not ((i == 0 or glob[i - 1] == "/") and (j == n or glob[j] == "/")):
-                out.append("[^/]*")  # not a whole component: as `*`
-                i = j
-            elif j == n:
-                out.append(".*")
-                i = j
-            else:
-                out.append("(?:.*/)?")
-                i = j + 1
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[":
-            j = i + 1
-            negate = j < n and glob[j] in "!^"
-            if negate:
-                j += 1
-            items: list[str] = []
-            first = True
-            while j < n and (glob[j] != "]" or first):
-                ch = glob[j]
-                if ch == "\\" and j + 1 < n:
-                    j += 1
-                    ch = glob[j]
-                items.append(ch if ch == "-" and not first else re.escape(ch))
-                first = False
-                j += 1
-            if j >= n:
-                raise bad("unclosed character class [")
-            out.append("[" + ("^" if negate else "") + "".join(items) + "]")
-            i = j + 1
-        elif c == "{":
-            depth += 1
-            out.append("(?:")
-            i += 1
-        elif c == "," and depth:
-            out.append("|")
-            i += 1
-        elif c == "}" and depth:
-            depth -= 1
-            out.append(")")
-            i += 1
-        elif c == "\\" and i + 1 < n:
-            out.append(re.escape(glob[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(c))
-            i += 1
-    if depth:
-        raise bad("unclosed alternation {")
-    return "".join(out)
-
-
-class PathPattern:
-    """Glob patterns with codesift's rules: without `/` a pattern matches the file name at
-    any depth; with `/` it matches the path relative to the search directory or to the root."""
-
-    def __init__(self, patterns: Iterable[str], *, case_sensitive: bool = True) -> None:
-        flags = re.DOTALL | (0 if case_sensitive else re.IGNORECASE)
-        self.rules: list[tuple[re.Pattern[str], bool]] = []
-        for original in patterns:
-            glob = _normalize_glob(original)
-            if not glob:
-                raise PatternError(
-                    f'invalid glob {original!r}: the pattern is empty; use "**" to match every file'
-                )
-            self.rules.append((re.compile(_glob_regex(glob, original), flags), "/" not in glob))
-
-    def is_match(self, rel_search: str, rel_root: str) -> bool:
-        name = rel_root.rsplit("/", 1)[-1]
-        for regex, name_only in self.rules:
-            if name_only:
-                if regex.fullmatch(name):
-                    return True
-            elif regex.fullmatch(rel_search) or (
-                rel_search != rel_root and regex.fullmatch(rel_root)
-            ):
-                return True
-        return False
+def PathPattern(patterns: Iterable[str], *, case_sensitive: bool = True) -> _core.GlobMatcher:  # noqa: N802
+    """codesift's own glob matcher (the engine's), so strategy "shell" matches names exactly
+    as a local search would."""
+    return _core.GlobMatcher(list(patterns), case_sensitive)
 
 
 def expand_braces(glob: str, limit: int = MAX_BRACE_EXPANSIONS) -> list[str] | None:
@@ -566,6 +465,9 @@ _PY_POSIX_CLASSES = {
 }
 
 
+_ERE_ESCAPES = {"d": "[0-9]", "D": "[^0-9]", "t": "\t", "A": "^", "z": "$"}
+
+
 def to_ere(pattern: str) -> tuple[str, bool]:
     """The pattern (codesift's Rust regex syntax) as a GNU grep ERE, and whether it asked for
     case-insensitivity with a leading `(?i)`. The lines it selects are the same; Rust-only
@@ -579,7 +481,12 @@ def to_ere(pattern: str) -> tuple[str, bool]:
         c = pattern[i]
         if c == "\\" and i + 1 < n:
             d = pattern[i + 1]
-            out.append({"d": "[0-9]", "D": "[^0-9]", "t": "\t", "A": "^", "z": "$"}.get(d, c + d))
+            if d in _ERE_ESCAPES:
+                out.append(_ERE_ESCAPES[d])
+            elif not d.isalnum() and d not in ".[]()*+?{}|^$\\":
+                out.append(d)  # `\-`, `\#`, `\ `: plain characters in an ERE
+            else:
+                out.append(c + d)
             i += 2
         elif c == "[":
             i = _ere_class(pattern, i, out)
@@ -828,9 +735,11 @@ class RemoteWorkspace:
             for state in self._states.values():
                 state.strategy = strategy if strategy == "shell" else None
         self._ssh = _Connections(
-            ssh_config=None if ssh_config is None else os.fspath(ssh_config),
+            ssh_config=None if ssh_config is None else os.path.expanduser(os.fspath(ssh_config)),
             ssh_options=options,
-            identity_file=None if identity_file is None else os.fspath(identity_file),
+            identity_file=(
+                None if identity_file is None else os.path.expanduser(os.fspath(identity_file))
+            ),
             connect_timeout=self.connect_timeout,
             control_persist=control_persist,
         )
@@ -1171,6 +1080,9 @@ class RemoteWorkspace:
             data = None
         if not isinstance(data, dict):
             if done.returncode == 127:
+                with state.lock:  # probe again next time
+                    state.launcher = ()
+                    state.strategy = None if self.strategy == "auto" else state.strategy
                 raise RemoteError(
                     f"codesift is no longer runnable on {state.spec.label} "
                     f"({_tail(done.stderr)}); search again"
@@ -1330,7 +1242,11 @@ class RemoteWorkspace:
         if failure is not None:
             raise failure
         records = done.stdout.split(b"\0")
-        if not records or records[0] not in (b"P", b"N"):
+        if (
+            not records
+            or records[0] not in (b"P", b"N")
+            or (done.returncode != 0 and _fatal_errors(done.stderr))
+        ):
             raise RemoteError(
                 f"find failed on {state.spec.label} (exit {done.returncode}): "
                 f"{_tail(done.stderr) or 'no output'}"
@@ -1427,7 +1343,7 @@ class RemoteWorkspace:
         failure = self._shell_failure(state, code, stderr, start, "grep")
         if failure is not None:
             raise failure
-        if code not in (0, 1, -1) and not reader.hits_seen and _fatal_grep_error(stderr):
+        if code not in (0, 1, -1) and not reader.hits_seen and _fatal_errors(stderr):
             raise RemoteError(
                 f"grep failed on {label} (exit {code}): {_tail(stderr)}; strategy shell needs "
                 "GNU grep (or install codesift there)"
@@ -1775,9 +1691,9 @@ def _fair_share(
     return {host: items[: taken[host]] for host, items in per_host.items()}, True
 
 
-def _fatal_grep_error(stderr: bytes) -> bool:
-    """Whether grep's messages show that it failed (not merely that some files were
-    unreadable)."""
+def _fatal_errors(stderr: bytes) -> bool:
+    """Whether the messages of grep or find show that it failed (not merely that some files
+    were unreadable or vanished)."""
     for line in stderr.decode("utf-8", "replace").splitlines():
         if line.strip() and not any(
             s in line for s in ("Permission denied", "No such file", "Input/output error")

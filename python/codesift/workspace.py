@@ -364,7 +364,15 @@ class Workspace:
         """The linked edit of a hit described by its fields rather than its id: used when the
         search ran elsewhere (a remote host's workspace applies its hits this way)."""
         match = _core.GrepMatch(
-            "", file, line, 1, line, byte_offset, content, "", byte_length=byte_length,
+            "",
+            file,
+            line,
+            1,
+            line,
+            byte_offset,
+            content,
+            "",
+            byte_length=byte_length,
             unique=unique,
         )
         state = HitState(byte_offset, line, line)
