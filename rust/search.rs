@@ -159,25 +159,6 @@ pub fn grep(walker: Walker, query: &GrepQuery) -> Result<GrepOutcome> {
     Ok(outcome)
 }
 
-/// Files to search in sorted order: the search path itself when it is a file (searched even
-/// when ignore rules would hide it, as ripgrep does with explicit paths), else the sorted
-/// units of the tree, each directory unit walked in parallel when its turn comes.
-fn sorted_candidates<'w>(
-    walker: &'w Walker,
-    query: &GrepQuery,
-    filter: &'w FileFilter,
-) -> Box<dyn Iterator<Item = (PathBuf, String)> + 'w> {
-    if query.search_path.is_file() {
-        let rel = relative(&filter.root, &query.search_path);
-        return Box::new(std::iter::once((query.search_path.clone(), rel)));
-    }
-    Box::new(
-        walker
-            .sorted_files_parallel(&query.search_path)
-            .filter_map(move |path| filter.accepts_file(&path).map(|rel| (path, rel))),
-    )
-}
-
 /// Results settling in walk order: slot `i` is file `i` of the sorted walk.
 struct Settle {
     waiting: HashMap<usize, Option<FileHits>>,
@@ -209,6 +190,7 @@ fn ordered(
     });
     let threads = walker.options().thread_count().max(1);
     let follow = walker.options().follow_symlinks;
+    let rest_found: Mutex<Option<(Vec<FileHits>, u64)>> = Mutex::new(None);
     // Unbounded, so that the sorted walk runs ahead of the searches instead of taking turns
     // with them; it still stops at the cutoff, at most one run of directories late.
     let (sender, receiver) = crossbeam_channel::unbounded::<(usize, PathBuf, String)>();
@@ -253,20 +235,64 @@ fn ordered(
             });
         }
         drop(receiver);
-        for (index, (path, rel)) in sorted_candidates(walker, query, filter).enumerate() {
-            if cutoff.load(Ordering::Relaxed) != usize::MAX || stop.should_stop() {
-                break;
+        let send = |index: usize, path: PathBuf, rel: String| -> bool {
+            cutoff.load(Ordering::Relaxed) == usize::MAX
+                && !stop.should_stop()
+                && sender.send((index, path, rel)).is_ok()
+        };
+        let mut index = 0;
+        if query.search_path.is_file() {
+            let rel = relative(&filter.root, &query.search_path);
+            send(0, query.search_path.clone(), rel);
+        } else {
+            let mut files = walker.sorted_files_parallel(&query.search_path);
+            let mut switched = false;
+            loop {
+                if index >= ORDERED_PREFIX && cutoff.load(Ordering::Relaxed) == usize::MAX {
+                    switched = true;
+                    break;
+                }
+                let Some(path) = files.next() else { break };
+                if let Some(rel) = filter.accepts_file(&path) {
+                    if !send(index, path, rel) {
+                        break;
+                    }
+                    index += 1;
+                }
             }
-            if sender.send((index, path, rel)).is_err() {
-                break;
+            if switched {
+                // A rare pattern: the first N did not settle early, so the rest of the tree is
+                // scanned by the parallel walker (no order needed: every file is searched and
+                // the first N kept). The files already expanded still go through the workers.
+                let (ready, loose, dirs) = files.split_rest();
+                let loose: Vec<(PathBuf, String)> = loose
+                    .into_iter()
+                    .filter_map(|path| filter.accepts_file(&path).map(|rel| (path, rel)))
+                    .collect();
+                for path in ready {
+                    if let Some(rel) = filter.accepts_file(&path) {
+                        if !send(index, path, rel) {
+                            break;
+                        }
+                        index += 1;
+                    }
+                }
+                drop(sender);
+                let rest = scan_unordered(
+                    walker, &loose, &dirs, pattern, filter, stop, counters, max, false, &cutoff,
+                );
+                *rest_found.lock().unwrap() = Some(rest);
+                return;
             }
         }
         drop(sender);
     });
     let mut s = settle.into_inner().unwrap();
     let mut files = std::mem::take(&mut s.settled);
-    if stop.timed_out() {
-        // Report everything found, settled or not, in order.
+    let cut = cutoff.load(Ordering::Relaxed) != usize::MAX;
+    if stop.timed_out() || !cut {
+        // Everything found, settled or not, in order (without a cutoff every sent file was
+        // searched, so nothing is missing before the unordered rest).
         let mut rest: Vec<(usize, FileHits)> = s
             .waiting
             .into_iter()
@@ -275,22 +301,41 @@ fn ordered(
         rest.sort_by_key(|(i, _)| *i);
         files.extend(rest.into_iter().map(|(_, h)| h));
     }
-    let found = files.iter().map(|f| f.count).sum();
+    let mut found: u64 = files.iter().map(|f| f.count).sum();
+    if !cut {
+        if let Some((rest, rest_total)) = rest_found.into_inner().unwrap() {
+            files.extend(rest);
+            found += rest_total;
+        }
+    }
     finish(files, max, found, false)
 }
 
-fn exhaustive(
+/// Number of files searched in order before a search whose first N have not settled
+/// switches to an unordered parallel scan of the rest.
+const ORDERED_PREFIX: usize = 4096;
+
+/// Searches `loose` files (already accepted, with their relative paths) and the trees under
+/// `dirs` with the parallel walker, keeping the
+/// files with the smallest paths whose hits add up to `max + 1`. Stops early when `cutoff`
+/// gets set (the ordered part already holds the first N). Returns those files sorted by path,
+/// and the number of matches found in all.
+#[allow(clippy::too_many_arguments)]
+fn scan_unordered(
     walker: &Walker,
-    query: &GrepQuery,
+    loose: &[(PathBuf, String)],
+    dirs: &[PathBuf],
     pattern: &CompiledPattern,
     filter: &FileFilter,
     stop: &StopSignal,
     counters: &Counters,
-) -> GrepOutcome {
-    let max = query.max_matches.unwrap_or(usize::MAX);
+    max: usize,
+    count_all: bool,
+    cutoff: &AtomicUsize,
+) -> (Vec<FileHits>, u64) {
     let limits = FileLimits {
         max_hits: max.saturating_add(1),
-        count_all: query.count_total,
+        count_all,
     };
     let follow = walker.options().follow_symlinks;
     let kept = Mutex::new(KeptFiles::new(max));
@@ -303,19 +348,21 @@ fn exhaustive(
             kept.lock().unwrap().add(hits);
         }
     };
-    if query.search_path.is_file() {
-        let rel = relative(&filter.root, &query.search_path);
-        search_one(
-            &mut FileSearcher::new(pattern, follow),
-            &query.search_path,
-            rel,
-        );
-    } else {
+    let done = || stop.should_stop() || cutoff.load(Ordering::Relaxed) != usize::MAX;
+    let mut searcher = FileSearcher::new(pattern, follow);
+    for (path, rel) in loose {
+        if done() {
+            break;
+        }
+        search_one(&mut searcher, path, rel.clone());
+    }
+    if !dirs.is_empty() && !done() {
         let search_one = &search_one;
-        walker.visit_parallel(std::slice::from_ref(&query.search_path), || {
+        let done = &done;
+        walker.visit_parallel(dirs, || {
             let mut searcher = FileSearcher::new(pattern, follow);
             Box::new(move |entry| {
-                if stop.should_stop() {
+                if done() {
                     return WalkState::Quit;
                 }
                 if let Some(rel) = filter.accepts_file(entry.path()) {
@@ -326,7 +373,39 @@ fn exhaustive(
         });
     }
     let files = kept.into_inner().unwrap().into_sorted();
-    finish(files, max, total.load(Ordering::Relaxed), query.count_total)
+    (files, total.load(Ordering::Relaxed))
+}
+
+fn exhaustive(
+    walker: &Walker,
+    query: &GrepQuery,
+    pattern: &CompiledPattern,
+    filter: &FileFilter,
+    stop: &StopSignal,
+    counters: &Counters,
+) -> GrepOutcome {
+    let max = query.max_matches.unwrap_or(usize::MAX);
+    let never = AtomicUsize::new(usize::MAX);
+    let (loose, dirs) = if query.search_path.is_file() {
+        // An explicit file is searched whatever the filters say, as ripgrep does.
+        let rel = relative(&filter.root, &query.search_path);
+        (vec![(query.search_path.clone(), rel)], vec![])
+    } else {
+        (vec![], vec![query.search_path.clone()])
+    };
+    let (files, found) = scan_unordered(
+        walker,
+        &loose,
+        &dirs,
+        pattern,
+        filter,
+        stop,
+        counters,
+        max,
+        query.count_total,
+        &never,
+    );
+    finish(files, max, found, query.count_total)
 }
 
 /// The files with the smallest paths whose hits add up to at least `max + 1`; files beyond

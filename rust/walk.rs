@@ -265,6 +265,23 @@ pub struct SortedFiles<'w> {
     run_length: usize,
 }
 
+impl SortedFiles<'_> {
+    /// Stops the lazy enumeration. Returns the files already expanded (in order, next in
+    /// line), and what has not been reached yet: loose files and whole directories, which all
+    /// sort after the expanded files, for a caller that will search them in any order.
+    pub fn split_rest(self) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>) {
+        let ready = self.ready.into_iter().collect();
+        let (mut files, mut dirs) = (Vec::new(), Vec::new());
+        for unit in self.units {
+            match unit {
+                Unit::File(path) => files.push(path),
+                Unit::Dir(dir) => dirs.push(dir),
+            }
+        }
+        (ready, files, dirs)
+    }
+}
+
 impl Iterator for SortedFiles<'_> {
     type Item = PathBuf;
 

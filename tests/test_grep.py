@@ -298,3 +298,22 @@ def test_cache_is_bounded_and_evicts_least_recently_used(tree):
     assert ws.cache.get(third[3].id) is third[3]
     with pytest.raises(StaleResultError):
         ws.edit_result(second[0].id, "y")
+
+
+def test_first_n_on_a_large_tree_with_a_rare_pattern(tree):
+    """More files than the ordered prefix (4096): the rest of the tree is scanned unordered,
+    and the result is still exactly the first N in sorted order."""
+    files = {f"d{i % 13:02}/f{i:05}.txt": ("rare\n" if i % 97 == 0 else "common\n")
+             for i in range(6000)}
+    # Hits only late in sorted order (d12 sorts last), so the ordered prefix cannot settle.
+    files.update({f"d12/zz{i:03}.txt": "late rare rare\n" for i in range(30)})
+    root = tree(files)
+    ws = Workspace(root, threads=2)
+    full = hits(ws.grep("rare", max_matches=None))
+    assert len(full) == 62 + 60
+    for n in (1, 20, 62, 100, 121, 122, 500):
+        result = ws.grep("rare", max_matches=n)
+        assert hits(result) == full[:n], n
+        assert result.truncated == (len(full) > n), n
+    counted = ws.grep("rare", max_matches=10, count_total=True)
+    assert counted.total == len(full) and hits(counted) == full[:10]
