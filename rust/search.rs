@@ -247,10 +247,20 @@ fn ordered(
         } else {
             let mut files = walker.sorted_files_parallel(&query.search_path);
             let mut switched = false;
+            let mut checkpoint = ORDERED_PREFIX;
             loop {
-                if index >= ORDERED_PREFIX && cutoff.load(Ordering::Relaxed) == usize::MAX {
-                    switched = true;
-                    break;
+                if index >= checkpoint && cutoff.load(Ordering::Relaxed) == usize::MAX {
+                    checkpoint += ORDERED_PREFIX;
+                    let (searched, hits) = {
+                        let s = settle.lock().unwrap();
+                        (s.next as u64, s.settled_hits)
+                    };
+                    // Rare: even at eight times the files searched so far, the hits seen would
+                    // not add up to the first N. Workers far behind: decide at the next check.
+                    if searched * 2 >= ORDERED_PREFIX as u64 && hits * 8 < wanted {
+                        switched = true;
+                        break;
+                    }
                 }
                 let Some(path) = files.next() else { break };
                 if let Some(rel) = filter.accepts_file(&path) {
@@ -311,14 +321,15 @@ fn ordered(
     finish(files, max, found, false)
 }
 
-/// Number of files searched in order before a search whose first N have not settled
-/// switches to an unordered parallel scan of the rest.
+/// Every this many files, an ordered search whose first N have not settled checks its hit
+/// rate; a rare pattern switches to an unordered (pruned) parallel scan of the rest.
 const ORDERED_PREFIX: usize = 4096;
 
 /// Searches `loose` files (already accepted, with their relative paths) and the trees under
-/// `dirs` with the parallel walker, keeping the
-/// files with the smallest paths whose hits add up to `max + 1`. Stops early when `cutoff`
-/// gets set (the ordered part already holds the first N). Returns those files sorted by path,
+/// `dirs` with the parallel walker, keeping the files with the smallest paths whose hits add
+/// up to `max + 1`; once those are held, files sorting after them are skipped unsearched
+/// (unless `count_all`). Stops early when `cutoff` gets set (the ordered part already holds
+/// the first N). Returns those files sorted by path,
 /// and the number of matches found in all.
 #[allow(clippy::too_many_arguments)]
 fn scan_unordered(
@@ -341,6 +352,16 @@ fn scan_unordered(
     let kept = Mutex::new(KeptFiles::new(max));
     let total = AtomicU64::new(0);
     let search_one = |searcher: &mut FileSearcher, path: &Path, rel: String| {
+        // Once the first N are held, a file sorting after all of them cannot be among them.
+        if !count_all
+            && kept
+                .lock()
+                .unwrap()
+                .bound()
+                .is_some_and(|last| rel.as_str() > last)
+        {
+            return;
+        }
         let outcome = searcher.search(path, rel, limits, stop);
         counters.record(&outcome);
         if let FileOutcome::Matched(hits) | FileOutcome::Interrupted(Some(hits)) = outcome {
@@ -436,6 +457,16 @@ impl KeptFiles {
             } else {
                 break;
             }
+        }
+    }
+
+    /// The path of the last file kept, once the kept files hold more than `max` hits: no file
+    /// sorting after it can be among the first `max`.
+    fn bound(&self) -> Option<&str> {
+        if self.hits > self.max {
+            self.files.last_key_value().map(|(k, _)| k.as_str())
+        } else {
+            None
         }
     }
 
