@@ -72,6 +72,22 @@ impl PathPattern {
         })
     }
 
+    /// Whether the file at `path` matches, building relative paths only when a rule needs
+    /// them (a name-only rule reads the file name alone).
+    pub fn matches_path(&self, path: &Path, search_dir: &Path, root: &Path) -> bool {
+        let name = path.file_name().map(|n| n.to_string_lossy());
+        let mut rels: Option<(String, String)> = None;
+        self.rules.iter().any(|rule| {
+            if rule.name_only {
+                return name.as_deref().is_some_and(|n| rule.matcher.is_match(n));
+            }
+            let (rel_search, rel_root) =
+                rels.get_or_insert_with(|| (relative(search_dir, path), relative(root, path)));
+            rule.matcher.is_match(rel_search.as_str())
+                || (rel_search != rel_root && rule.matcher.is_match(rel_root.as_str()))
+        })
+    }
+
     /// The directories a walk must cover to find every match under `search_dir`: fewer and
     /// deeper than `search_dir` itself when the patterns start with literal directories.
     pub fn walk_starts(&self, root: &Path, search_dir: &Path) -> Vec<PathBuf> {
@@ -223,8 +239,8 @@ pub fn glob(walker: &Walker, query: &GlobQuery) -> Result<GlobOutcome> {
             walker.visit_parallel(&starts, || {
                 let mut batch = Batch::new(found);
                 Box::new(move |entry| {
-                    let rel = relative(root, entry.path());
-                    if pattern.is_match(&relative(search, entry.path()), &rel) {
+                    if pattern.matches_path(entry.path(), search, root) {
+                        let rel = relative(root, entry.path());
                         let (mtime_ms, size) = match want_mtime {
                             true => entry
                                 .metadata()

@@ -95,33 +95,27 @@ impl FileFilter {
         })
     }
 
-    fn rels(&self, path: &Path) -> (String, String) {
-        (relative(&self.search_dir, path), relative(&self.root, path))
-    }
-
     fn accepts_file(&self, path: &Path) -> Option<String> {
-        let (rel_search, rel_root) = self.rels(path);
         if let Some(include) = &self.include {
-            if !include.is_match(&rel_search, &rel_root) {
+            if !include.matches_path(path, &self.search_dir, &self.root) {
                 return None;
             }
         }
         if let Some(exclude) = &self.exclude {
-            if exclude.is_match(&rel_search, &rel_root) {
+            if exclude.matches_path(path, &self.search_dir, &self.root) {
                 return None;
             }
         }
-        Some(rel_root)
+        Some(relative(&self.root, path))
     }
 
     fn dir_filter(self: &Arc<Self>) -> Option<DirFilter> {
         self.exclude.as_ref()?;
         let me = self.clone();
         Some(Arc::new(move |dir: &Path| {
-            let (rel_search, rel_root) = me.rels(dir);
             !me.exclude
                 .as_ref()
-                .is_some_and(|e| e.is_match(&rel_search, &rel_root))
+                .is_some_and(|e| e.matches_path(dir, &me.search_dir, &me.root))
         }))
     }
 }
