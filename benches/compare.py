@@ -281,8 +281,27 @@ def ensure_git_copy(corpus: Path) -> Path | None:
     return copy
 
 
+def rg_match_count(q: Query, corpus: Path) -> int:
+    """Matches (not lines) by rg, for checking the tools that count matches (not timed)."""
+    flags = (["-F"] if q.literal else []) + (["-i"] if q.ignore_case else ["-s"])
+    flags += ["-U"] if q.multiline else []
+    out = subprocess.run(
+        ["rg", *RG_FLAGS, "--count-matches", "--no-filename", *flags, "-e", q.pattern, "."],
+        cwd=corpus,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return sum(int(n) for n in out.stdout.split())
+
+
 def measure(
-    queries: list[Query], corpus: Path, rounds: int, threads: int | None, git_copy: Path | None
+    queries: list[Query],
+    corpus: Path,
+    rounds: int,
+    threads: int | None,
+    git_copy: Path | None,
+    only: set[str] | None = None,
 ) -> list[Result]:
     plans = []
     for q in queries:
@@ -292,7 +311,8 @@ def measure(
             else glob_tools(q, corpus, threads)
         )
         for tool, unit, runner in tools:
-            plans.append((Result(q.name, tool, unit=unit), runner))
+            if only is None or tool in only:
+                plans.append((Result(q.name, tool, unit=unit), runner))
     for round_no in range(rounds + 1):  # round 0 warms up
         for result, runner in plans:
             if result.error:
@@ -308,14 +328,20 @@ def measure(
     return [r for r, _ in plans]
 
 
-def explain(q: Query, r: Result, reference: Result | None) -> str:
+def explain(q: Query, r: Result, reference: Result | None, rg_matches: int | None) -> str:
     if r.error:
         return f"failed: {r.error}"
     if reference is None or r.count is None or reference.count is None:
         return ""
     if r.tool.startswith("codesift") and q.max_matches:
-        return "first 500 in order"
-    if r.unit != reference.unit:
+        return "first 500 in order" + (f" (rg: {rg_matches} in all)" if rg_matches else "")
+    if r.tool == "rg | head -500":
+        return "first 500 lines rg prints (unordered)"
+    if r.unit == "matches" and rg_matches is not None:
+        if r.count == rg_matches:
+            return "= rg --count-matches"
+        reference = Result(q.name, "rg", [Run(0, 0, rg_matches)], unit="matches")
+    elif r.unit != reference.unit:
         return f"counts {r.unit} (rg: {reference.unit})"
     if r.count == reference.count:
         return "same"
@@ -323,7 +349,8 @@ def explain(q: Query, r: Result, reference: Result | None) -> str:
         "grep -rn": "GNU grep: -I skips binary files by its own test; BRE/ERE class differences",
         "git grep": "tracked files only; -P for regex",
         "python-ripgrep": "rg defaults: skips hidden files",
-        "pure-python": "Python re: different \\w/Unicode and binary rules",
+        "pure-python": "Python re on bytes: ASCII \\w, its own binary test",
+        "ripgrepy": "rg --json counts",
         "glob.glob": "also returns directories matching the pattern",
         "pathlib.rglob": "follows pathlib's glob rules",
         "fd": "fd's glob rules",
@@ -354,11 +381,13 @@ def report(
     for q in queries:
         group = by_query.get(q.name, [])
         reference = next((r for r in group if r.tool in ("rg", "rg --files")), None)
+        rg_matches = rg_match_count(q, corpus) if q.kind == "grep" else None
         for r in group:
             ratio = r.median / reference.median if reference and reference.runs else float("nan")
             lines.append(
                 f"| {q.name} | {r.tool} | {r.median:.3f} | {ratio:.2f} | {r.rss_mb:.0f} | "
-                f"{r.count if r.count is not None else '-'} {r.unit} | {explain(q, r, reference)} |"
+                f"{r.count if r.count is not None else '-'} {r.unit} | "
+                f"{explain(q, r, reference, rg_matches)} |"
             )
     text = "\n".join(lines) + "\n"
     (out / "compare.md").write_text(text)
@@ -446,7 +475,7 @@ def scaling(corpus: Path, rounds: int, out: Path) -> str:
         sizes[fraction] = sum(p.stat().st_size for p in files[: int(len(files) * fraction)])
         for threads in (1, 2):
             q = Query("regex", "grep", r"\w+_lock\(")
-            for result in measure([q], tree, rounds, threads, None):
+            for result in measure([q], tree, rounds, threads, None, only={"codesift", "rg"}):
                 if result.tool in ("codesift", "rg"):
                     rows.append((fraction, threads, result.tool, result.median))
     text = ["| tree | bytes | threads | codesift s | rg s | ratio |", "|---|---|---|---|---|---|"]
