@@ -55,6 +55,7 @@ from typing import Any
 from . import _core
 from . import errors as _errors
 from ._core import GlobMatch, GrepMatch
+from .arguments import check_glob_arguments, check_int, check_text, grep_arguments
 from .cache import ResultCache
 from .errors import (
     CodesiftError,
@@ -65,7 +66,6 @@ from .errors import (
     StaleResultError,
 )
 from .results import EditResult, GlobResult, GrepResult, plural
-from .workspace import GLOB_SORTS, _check_optional_int, _check_text, _glob_list
 
 STRATEGIES = ("auto", "codesift", "shell")
 ID_SALT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -705,12 +705,12 @@ class RemoteWorkspace:
     ) -> None:
         specs = parse_hosts(hosts)
         if port is not None:
-            _check_optional_int("port", port, minimum=1)
+            check_int("port", port, minimum=1)
             specs = [
                 s if s.port is not None else HostSpec(s.label, s.host, s.user, port) for s in specs
             ]
         root = os.fspath(root) if isinstance(root, os.PathLike) else root
-        _check_text("root", root)
+        check_text("root", root)
         if strategy not in STRATEGIES:
             raise InvalidArgumentError(
                 f'strategy must be "auto", "codesift" or "shell", not {strategy!r}'
@@ -723,7 +723,7 @@ class RemoteWorkspace:
             raise InvalidArgumentError(
                 f"connect_timeout must be a positive number of seconds, not {connect_timeout!r}"
             )
-        _check_optional_int("control_persist", control_persist, minimum=1, required=True)
+        check_int("control_persist", control_persist, minimum=1, required=True)
         options = shlex.split(ssh_options) if isinstance(ssh_options, str) else list(ssh_options)
         if not all(isinstance(o, str) and "\x00" not in o for o in options):
             raise InvalidArgumentError("ssh_options must be a list of strings (ssh arguments)")
@@ -794,11 +794,8 @@ class RemoteWorkspace:
     ) -> RemoteGlobResult:
         """Files matching `pattern` under `path` on every host: `limit` per host, and at most
         `max_total` in all (shared fairly between hosts)."""
-        _check_text("pattern", pattern)
-        _check_optional_int("limit", limit, minimum=0, required=True)
-        _check_optional_int("max_total", max_total, minimum=0)
-        if sort not in GLOB_SORTS:
-            raise InvalidArgumentError(f'sort must be one of "path", "mtime", "none", not {sort!r}')
+        check_glob_arguments(pattern, limit, sort)
+        check_int("max_total", max_total, minimum=0)
         start = self._start(path)
         if self.root.startswith("/") and pattern.startswith(self.root.rstrip("/") + "/"):
             pattern_rel = pattern[len(self.root.rstrip("/")) + 1 :]
@@ -845,34 +842,35 @@ class RemoteWorkspace:
     ) -> RemoteGrepResult:
         """Every match of `pattern` under `path` on every host, ordered by host (as given),
         then path, line and column. `max_matches` applies per host, `max_total` to all."""
-        _check_text("pattern", pattern, allow_empty=True)
-        _check_optional_int("context_lines", context_lines, minimum=0, required=True)
-        _check_optional_int("before", before, minimum=0)
-        _check_optional_int("after", after, minimum=0)
-        _check_optional_int("max_matches", max_matches, minimum=1)
-        _check_optional_int("max_total", max_total, minimum=1)
-        if timeout is not None and (
-            isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
-        ):
-            raise InvalidArgumentError(
-                f"timeout must be a positive number of seconds, not {timeout!r}"
-            )
-        includes = _glob_list("include", include)
-        excludes = _glob_list("exclude", exclude)
-        PathPattern(includes + excludes)  # a bad filter glob raises here
-        query = _GrepQuery(
-            pattern=pattern,
-            start=self._start(path),
-            include=includes,
-            exclude=excludes,
-            literal=bool(literal),
-            case_sensitive=bool(case_sensitive),
-            multiline=None if multiline is None else bool(multiline),
-            before=context_lines if before is None else before,
-            after=context_lines if after is None else after,
+        check_int("max_total", max_total, minimum=1)
+        a = grep_arguments(
+            pattern,
+            include=include,
+            exclude=exclude,
+            literal=literal,
+            case_sensitive=case_sensitive,
+            multiline=multiline,
+            context_lines=context_lines,
+            before=before,
+            after=after,
             max_matches=max_matches,
-            count_total=bool(count_total),
-            timeout=None if timeout is None else float(timeout),
+            count_total=count_total,
+            timeout=timeout,
+        )
+        PathPattern(a.include + a.exclude)  # a bad filter glob raises here
+        query = _GrepQuery(
+            pattern=a.pattern,
+            start=self._start(path),
+            include=a.include,
+            exclude=a.exclude,
+            literal=a.literal,
+            case_sensitive=a.case_sensitive,
+            multiline=a.multiline,
+            before=a.before,
+            after=a.after,
+            max_matches=a.max_matches,
+            count_total=a.count_total,
+            timeout=a.timeout,
         )
         outcomes, failures = self._each_host(lambda state: self._grep_host(state, query))
         kept, cut = _fair_share({h: o.hits for h, o in outcomes.items()}, max_total)
@@ -884,8 +882,8 @@ class RemoteWorkspace:
             pattern=pattern,
             path=self._display(query.start),
             literal=bool(literal),
-            include=includes,
-            exclude=excludes,
+            include=a.include,
+            exclude=a.exclude,
             max_matches=max_matches,
             files_searched=sum(o.files_searched for o in outcomes.values()),
             files_with_matches=sum(o.files_with_matches for o in outcomes.values()),

@@ -13,6 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
+from .arguments import (
+    check_glob_arguments,
+    check_int,
+    grep_arguments,
+)
 from .cache import HitState, ResultCache
 from .edit import (
     Change,
@@ -46,7 +51,6 @@ DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
 MAX_LINE_CHARS = 2000
 READ_CHUNK = 64 * 1024
 LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
-GLOB_SORTS = ("path", "mtime", "none")
 ID_SALT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
@@ -81,9 +85,9 @@ class Workspace:
         if isinstance(ignore_files, str):
             ignore_files = (ignore_files,)
         self.ignore_files = tuple(ignore_files)
-        _check_optional_int("max_filesize", max_filesize, minimum=0)
-        _check_optional_int("threads", threads, minimum=1)
-        _check_optional_int("cache_size", cache_size, minimum=1)
+        check_int("max_filesize", max_filesize, minimum=0)
+        check_int("threads", threads, minimum=1)
+        check_int("cache_size", cache_size, minimum=1)
         # A random salt per workspace: an id from another workspace (or an earlier run of
         # the same server) is unknown here instead of naming some other hit.
         salt = "".join(secrets.choice(ID_SALT_ALPHABET) for _ in range(3))
@@ -120,10 +124,7 @@ class Workspace:
         case_sensitive: bool = True,
     ) -> GlobResult:
         """Files matching `pattern` under `path`, files only (see README for the rules)."""
-        _check_text("pattern", pattern)
-        _check_optional_int("limit", limit, minimum=0, required=True)
-        if sort not in GLOB_SORTS:
-            raise InvalidArgumentError(f'sort must be one of "path", "mtime", "none", not {sort!r}')
+        check_glob_arguments(pattern, limit, sort)
         target = self._search_target(path)
         outcome = self._engine.glob(
             str(target),
@@ -163,33 +164,34 @@ class Workspace:
     ) -> GrepResult:
         """Every match of `pattern` under `path`, one hit per match, ordered by path, line
         and column; each hit's `id` can be passed to `edit_result`."""
-        _check_text("pattern", pattern, allow_empty=True)
-        _check_optional_int("context_lines", context_lines, minimum=0, required=True)
-        _check_optional_int("before", before, minimum=0)
-        _check_optional_int("after", after, minimum=0)
-        _check_optional_int("max_matches", max_matches, minimum=1)
-        if timeout is not None and (
-            isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
-        ):
-            raise InvalidArgumentError(
-                f"timeout must be a positive number of seconds, not {timeout!r}"
-            )
-        includes = _glob_list("include", include)
-        excludes = _glob_list("exclude", exclude)
+        a = grep_arguments(
+            pattern,
+            include=include,
+            exclude=exclude,
+            literal=literal,
+            case_sensitive=case_sensitive,
+            multiline=multiline,
+            context_lines=context_lines,
+            before=before,
+            after=after,
+            max_matches=max_matches,
+            count_total=count_total,
+            timeout=timeout,
+        )
         target = self._search_target(path)
         outcome = self._engine.grep(
             str(target),
-            pattern,
-            literal=bool(literal),
-            case_sensitive=bool(case_sensitive),
-            multiline=None if multiline is None else bool(multiline),
-            before=context_lines if before is None else before,
-            after=context_lines if after is None else after,
-            include=includes,
-            exclude=excludes,
-            max_matches=max_matches,
-            count_total=bool(count_total),
-            timeout=None if timeout is None else float(timeout),
+            a.pattern,
+            literal=a.literal,
+            case_sensitive=a.case_sensitive,
+            multiline=a.multiline,
+            before=a.before,
+            after=a.after,
+            include=a.include,
+            exclude=a.exclude,
+            max_matches=a.max_matches,
+            count_total=a.count_total,
+            timeout=a.timeout,
         )
         matches = outcome.matches
         self.cache.add_batch(outcome.first_id, matches)
@@ -199,10 +201,10 @@ class Workspace:
             truncated=outcome.truncated,
             pattern=pattern,
             path=self.sandbox.display(target),
-            literal=bool(literal),
-            include=includes,
-            exclude=excludes,
-            max_matches=max_matches,
+            literal=a.literal,
+            include=a.include,
+            exclude=a.exclude,
+            max_matches=a.max_matches,
             files_searched=outcome.files_searched,
             files_with_matches=outcome.files_with_matches,
             binary_files=outcome.binary_files,
@@ -218,8 +220,8 @@ class Workspace:
         """Numbered lines `offset .. offset+limit-1` of a text file (`cat -n` style). The path
         may end in `:START-END` (or `:LINE`) to pick lines. Large files are streamed."""
         path, offset, limit = self._line_range(path, offset, limit)
-        _check_optional_int("offset", offset, minimum=1, required=True)
-        _check_optional_int("limit", limit, minimum=1, required=True)
+        check_int("offset", offset, minimum=1, required=True)
+        check_int("limit", limit, minimum=1, required=True)
         target = self._file_target(path)
         shown = self.sandbox.relative(target)
         fd, _ = open_regular(target, self.root, shown)
@@ -272,7 +274,7 @@ class Workspace:
     def list_dir(self, path: PathArg = ".", *, limit: int = 1000) -> ListResult:
         """One directory's entries, directories first with a trailing `/`, each group
         sorted, honouring the ignore rules."""
-        _check_optional_int("limit", limit, minimum=1, required=True)
+        check_int("limit", limit, minimum=1, required=True)
         target = self.sandbox.resolve(path)
         if not target.is_dir():
             raise NotAFileError(
@@ -716,56 +718,6 @@ def _strip_root(pattern: str, root: Path) -> str:
     """An absolute pattern inside the root, made relative to it."""
     root_text = str(root).rstrip("/") + "/"
     return pattern[len(root_text) :] if pattern.startswith(root_text) else pattern
-
-
-def _check_text(name: str, value: object, *, allow_empty: bool = False) -> None:
-    if not isinstance(value, str):
-        raise InvalidArgumentError(f"{name} must be a string, not {type(value).__name__}")
-    if not allow_empty and not value:
-        raise InvalidArgumentError(f"{name} must not be empty")
-    if "\x00" in value:
-        raise InvalidArgumentError(f"{name} must not contain a NUL byte")
-
-
-def _check_optional_int(name: str, value: object, *, minimum: int, required: bool = False) -> None:
-    if value is None and not required:
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgumentError(f"{name} must be an integer, not {value!r}")
-    if value < minimum:
-        raise InvalidArgumentError(f"{name} must be at least {minimum}, not {value}")
-
-
-def _glob_list(name: str, value: str | Iterable[str] | None) -> list[str]:
-    """Glob filters as a list; a string may hold several, separated by commas outside braces
-    (`"*.ts,*.tsx"` = `["*.ts", "*.tsx"]`, `"*.{ts,tsx}"` stays whole)."""
-    if value is None:
-        return []
-    items = [value] if isinstance(value, str) else list(value)
-    globs: list[str] = []
-    for item in items:
-        if not isinstance(item, str):
-            raise InvalidArgumentError(f"{name} must be a glob or a list of globs, not {item!r}")
-        globs.extend(part for part in _split_top_level(item) if part)
-    return globs
-
-
-def _split_top_level(text: str) -> list[str]:
-    parts: list[str] = []
-    depth = 0
-    current: list[str] = []
-    for ch in text:
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth = max(0, depth - 1)
-        if ch == "," and depth == 0:
-            parts.append("".join(current).strip())
-            current = []
-        else:
-            current.append(ch)
-    parts.append("".join(current).strip())
-    return parts
 
 
 __all__ = ["Workspace"]
