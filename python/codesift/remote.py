@@ -55,7 +55,7 @@ from typing import Any
 from . import _core
 from . import errors as _errors
 from ._core import GlobMatch, GrepMatch
-from .arguments import check_glob_arguments, check_int, check_text, grep_arguments
+from .arguments import GrepArgs, check_glob_arguments, check_int, check_text, grep_arguments
 from .cache import ResultCache
 from .errors import (
     CodesiftError,
@@ -629,19 +629,10 @@ class _HostState:
 
 
 @dataclass(frozen=True)
-class _GrepQuery:
-    pattern: str
+class _GrepQuery(GrepArgs):
+    """The checked grep arguments, and where on the host to search."""
+
     start: str  # the search path relative to the root ("." for the root)
-    include: list[str]
-    exclude: list[str]
-    literal: bool
-    case_sensitive: bool
-    multiline: bool | None
-    before: int
-    after: int
-    max_matches: int | None
-    count_total: bool
-    timeout: float | None
 
 
 @dataclass(frozen=True)
@@ -858,20 +849,7 @@ class RemoteWorkspace:
             timeout=timeout,
         )
         PathPattern(a.include + a.exclude)  # a bad filter glob raises here
-        query = _GrepQuery(
-            pattern=a.pattern,
-            start=self._start(path),
-            include=a.include,
-            exclude=a.exclude,
-            literal=a.literal,
-            case_sensitive=a.case_sensitive,
-            multiline=a.multiline,
-            before=a.before,
-            after=a.after,
-            max_matches=a.max_matches,
-            count_total=a.count_total,
-            timeout=a.timeout,
-        )
+        query = _GrepQuery(**vars(a), start=self._start(path))
         outcomes, failures = self._each_host(lambda state: self._grep_host(state, query))
         kept, cut = _fair_share({h: o.hits for h, o in outcomes.items()}, max_total)
         matches = self._register(kept)
