@@ -531,6 +531,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-git", action="store_true", help="skip git grep (no copy)")
     parser.add_argument("--scaling", action="store_true", help="also time size and threads")
     parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument(
+        "--queries", help="comma-separated query names to run (default: all), e.g. 'regex,glob *.c'"
+    )
+    parser.add_argument(
+        "--tools", help="comma-separated tools to run (default: all), e.g. 'codesift,rg'"
+    )
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
         print(f"no corpus at {args.corpus}; run ../shared/bench/get_corpus.sh", file=sys.stderr)
@@ -539,9 +545,16 @@ def main(argv: list[str] | None = None) -> int:
         print("rg missing: bash benches/setup.sh", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
-    queries = [q for q in QUERIES if not args.quick or q.name in QUICK]
-    git_copy = None if args.no_git or args.quick else ensure_git_copy(args.corpus)
-    results = measure(queries, args.corpus, args.rounds, args.threads, git_copy)
+    chosen = set(args.queries.split(",")) if args.queries else None
+    queries = [
+        q
+        for q in QUERIES
+        if (not args.quick or q.name in QUICK) and (chosen is None or q.name in chosen)
+    ]
+    tools = set(args.tools.split(",")) if args.tools else None
+    wants_git = tools is None or "git grep" in tools
+    git_copy = None if args.no_git or args.quick or not wants_git else ensure_git_copy(args.corpus)
+    results = measure(queries, args.corpus, args.rounds, args.threads, git_copy, only=tools)
     print(report(queries, results, args.corpus, args.rounds, args.threads, args.out))
     if args.scaling:
         print(scaling(args.corpus, args.rounds, args.out))

@@ -185,8 +185,10 @@ pub struct GlobQuery {
 pub struct GlobFile {
     /// Relative to the workspace root, `/`-separated.
     pub path: String,
-    pub mtime_ms: i64,
-    pub size: u64,
+    /// `(mtime_ms, size)` when the walk read them (to sort by mtime); otherwise the Python
+    /// layer reads them when first asked: most callers want paths only, and a stat per
+    /// returned file cost a third of a large glob.
+    pub metadata: Option<(i64, u64)>,
 }
 
 #[derive(Debug)]
@@ -198,30 +200,21 @@ pub struct GlobOutcome {
     pub errors: u64,
 }
 
-struct Candidate {
-    rel: String,
-    path: PathBuf,
-    mtime_ms: Option<i64>,
-    size: u64,
-}
-
 /// Finds the files matching `query.pattern` under `query.search_path`.
 pub fn glob(walker: &Walker, query: &GlobQuery) -> Result<GlobOutcome> {
     let pattern = PathPattern::new(&[query.pattern.as_str()], query.case_sensitive)?;
     let root = walker.options().root.clone();
     let search = &query.search_path;
     let want_mtime = query.sort == GlobSort::Mtime;
-    let found: Mutex<Vec<Candidate>> = Mutex::new(Vec::new());
+    let found: Mutex<Vec<GlobFile>> = Mutex::new(Vec::new());
 
     if search.is_file() {
         let rel = relative(&root, search);
         let name = rel.rsplit('/').next().unwrap_or(&rel).to_string();
         if pattern.is_match(&name, &rel) {
-            found.lock().unwrap().push(Candidate {
-                rel,
-                path: search.clone(),
-                mtime_ms: None,
-                size: 0,
+            found.lock().unwrap().push(GlobFile {
+                path: rel,
+                metadata: None,
             });
         }
     } else {
@@ -240,19 +233,11 @@ pub fn glob(walker: &Walker, query: &GlobQuery) -> Result<GlobOutcome> {
                 let mut batch = Batch::new(found);
                 Box::new(move |entry| {
                     if pattern.matches_path(entry.path(), search, root) {
-                        let rel = relative(root, entry.path());
-                        let (mtime_ms, size) = match want_mtime {
-                            true => entry
-                                .metadata()
-                                .map_or((Some(0), 0), |m| (Some(mtime_ms(&m)), m.len())),
-                            false => (None, 0),
-                        };
-                        let path = entry.path().to_path_buf();
-                        batch.push(Candidate {
-                            rel,
-                            path,
-                            mtime_ms,
-                            size,
+                        let metadata = want_mtime
+                            .then(|| entry.metadata().map_or((0, 0), |m| (mtime_ms(&m), m.len())));
+                        batch.push(GlobFile {
+                            path: relative(root, entry.path()),
+                            metadata,
                         });
                     }
                     WalkState::Continue
@@ -264,62 +249,19 @@ pub fn glob(walker: &Walker, query: &GlobQuery) -> Result<GlobOutcome> {
     let total = found.len();
     let limit = query.limit;
     match query.sort {
-        GlobSort::Path => select_sorted(&mut found, limit, |a, b| a.rel.cmp(&b.rel)),
+        GlobSort::Path => select_sorted(&mut found, limit, |a, b| a.path.cmp(&b.path)),
         GlobSort::Mtime => select_sorted(&mut found, limit, |a, b| {
-            b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.rel.cmp(&b.rel))
+            let mtime = |f: &GlobFile| f.metadata.map(|(mtime_ms, _)| mtime_ms);
+            mtime(b).cmp(&mtime(a)).then_with(|| a.path.cmp(&b.path))
         }),
         GlobSort::None => found.truncate(limit),
     }
-    let files = with_metadata(found, walker.options().thread_count());
     Ok(GlobOutcome {
-        files,
+        files: found,
         total,
         truncated: total > limit,
         ignored: walker.stats().ignored(),
         errors: walker.stats().errors(),
-    })
-}
-
-/// The returned files with their mtime and size: stat'ed on the worker threads, in order.
-/// (Only returned files are stat'ed, unless sorting by mtime needed them all already.)
-fn with_metadata(found: Vec<Candidate>, threads: usize) -> Vec<GlobFile> {
-    const PER_THREAD_MIN: usize = 512;
-    let stat = |c: Candidate| -> Option<GlobFile> {
-        match c.mtime_ms {
-            Some(mtime_ms) => Some(GlobFile {
-                path: c.rel,
-                mtime_ms,
-                size: c.size,
-            }),
-            // A file that vanished since the walk is left out.
-            None => std::fs::metadata(&c.path).ok().map(|meta| GlobFile {
-                path: c.rel,
-                mtime_ms: mtime_ms(&meta),
-                size: meta.len(),
-            }),
-        }
-    };
-    if found.len() < 2 * PER_THREAD_MIN || threads < 2 {
-        return found.into_iter().filter_map(stat).collect();
-    }
-    let chunk = found.len().div_ceil(threads);
-    let mut chunks: Vec<Vec<Candidate>> = Vec::new();
-    let mut rest = found;
-    while rest.len() > chunk {
-        let tail = rest.split_off(chunk);
-        chunks.push(rest);
-        rest = tail;
-    }
-    chunks.push(rest);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|part| scope.spawn(move || part.into_iter().filter_map(stat).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
     })
 }
 

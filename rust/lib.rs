@@ -20,6 +20,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_engine::Engine>()?;
     m.add_class::<py_types::GlobMatch>()?;
     m.add_class::<py_types::GrepMatch>()?;
+    m.add_class::<py_types::ResultList>()?;
+    m.add_class::<py_types::ResultIter>()?;
     m.add_class::<py_types::GlobOutcome>()?;
     m.add_class::<py_types::GrepOutcome>()?;
     m.add_class::<py_glob::GlobMatcher>()?;

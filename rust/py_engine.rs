@@ -79,6 +79,7 @@ impl Engine {
     ) -> PyResult<GlobOutcome> {
         let sort = GlobSort::parse(sort)?;
         let options = self.options.clone();
+        let root = options.root.clone();
         let query = GlobQuery {
             pattern,
             search_path,
@@ -92,7 +93,7 @@ impl Engine {
                 glob(&Walker::new(options), &query)
             })
         })?;
-        glob_outcome(py, outcome)
+        glob_outcome(py, outcome, root)
     }
 
     /// Matches of `pattern` under `search_path` (absolute, inside the root; file or directory).

@@ -1,79 +1,221 @@
-//! Python result classes: frozen newtypes filled from engine results.
+//! Python result classes: frozen views on engine results that stay in Rust, made when asked for.
+//!
+//! A search keeps its hits (or files) in one shared store. `ResultList` is the sequence the
+//! Python layer sees; each `GrepMatch`/`GlobMatch` it hands out is a small view (the store
+//! and an index) whose fields are read from the store on access. Building a full Python
+//! object per hit up front cost more than the search itself on large results (835k hits:
+//! ~0.3 s, most of it allocating and zeroing fresh memory); views made during iteration are
+//! freed as the loop moves on, so their memory is reused while still hot in cache.
 
-use crate::glob::{GlobFile, GlobOutcome as EngineGlobOutcome};
+use crate::glob::{GlobFile, GlobOutcome as EngineGlobOutcome, mtime_ms};
 use crate::grep::{FileHits, Hit, TextEncoding};
 use crate::search::GrepOutcome as EngineGrepOutcome;
+use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyList, PySlice, PyString};
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+/// The hits of one grep.
+pub struct HitStore {
+    files: Vec<StoredFile>,
+    /// Flat index of each file's first hit (ascending), to find hit `i`.
+    starts: Vec<usize>,
+    len: usize,
+    ids: Ids,
+    host: Option<Py<PyString>>,
+}
+
+struct StoredFile {
+    path: Py<PyString>,
+    encoding: Py<PyString>,
+    size: u64,
+    mtime_ns: i64,
+    hits: Vec<Hit>,
+    /// Set for a match built from Python, whose byte length is given, not measured.
+    byte_length: Option<u64>,
+}
+
+enum Ids {
+    /// Hit `i` is `prefix` + `first + i` in base 36, built when asked for.
+    Serial { prefix: Py<PyString>, first: u64 },
+    /// A match built from Python with its id.
+    Given(Py<PyString>),
+}
+
+impl HitStore {
+    fn new(files: Vec<StoredFile>, ids: Ids, host: Option<Py<PyString>>) -> HitStore {
+        let mut starts = Vec::with_capacity(files.len());
+        let mut len = 0;
+        for file in &files {
+            starts.push(len);
+            len += file.hits.len();
+        }
+        HitStore {
+            files,
+            starts,
+            len,
+            ids,
+            host,
+        }
+    }
+
+    /// The view on hit `index` (0 <= index < len).
+    fn view(self: &Arc<Self>, index: usize) -> GrepMatch {
+        let file = self.starts.partition_point(|&start| start <= index) - 1;
+        GrepMatch {
+            store: self.clone(),
+            file,
+            hit: index - self.starts[file],
+            index,
+        }
+    }
+}
+
+/// The files found by one glob.
+pub struct FileStore {
+    root: PathBuf,
+    files: Vec<StoredPath>,
+    host: Option<Py<PyString>>,
+}
+
+struct StoredPath {
+    path: String,
+    /// `(mtime_ms, size)`, read on first access unless the walk already had them.
+    metadata: OnceLock<(i64, u64)>,
+}
 
 /// One file found by glob.
-#[pyclass(frozen, get_all, module = "codesift._core")]
+#[pyclass(frozen, module = "codesift._core")]
 pub struct GlobMatch {
-    pub path: String,
-    pub mtime_ms: i64,
-    pub size: u64,
-    pub host: Option<String>,
+    store: Arc<FileStore>,
+    index: usize,
+}
+
+impl GlobMatch {
+    fn entry(&self) -> &StoredPath {
+        &self.store.files[self.index]
+    }
+
+    /// Read from the file when first asked for; a file gone since the search reads as 0, 0.
+    fn metadata(&self) -> (i64, u64) {
+        let entry = self.entry();
+        *entry.metadata.get_or_init(|| {
+            std::fs::metadata(self.store.root.join(&entry.path))
+                .map_or((0, 0), |meta| (mtime_ms(&meta), meta.len()))
+        })
+    }
+
+    fn fields(&self) -> (&str, i64, u64, Option<&Py<PyString>>) {
+        let (mtime_ms, size) = self.metadata();
+        (&self.entry().path, mtime_ms, size, self.store.host.as_ref())
+    }
 }
 
 #[pymethods]
 impl GlobMatch {
     #[new]
     #[pyo3(signature = (path, mtime_ms, size, host = None))]
-    fn new(path: String, mtime_ms: i64, size: u64, host: Option<String>) -> Self {
-        GlobMatch {
-            path,
-            mtime_ms,
-            size,
+    fn new(path: String, mtime_ms: i64, size: u64, host: Option<Py<PyString>>) -> Self {
+        let store = FileStore {
+            root: PathBuf::new(),
+            files: vec![StoredPath {
+                path,
+                metadata: OnceLock::from((mtime_ms, size)),
+            }],
             host,
+        };
+        GlobMatch {
+            store: Arc::new(store),
+            index: 0,
         }
+    }
+
+    /// Workspace-relative POSIX path.
+    #[getter]
+    fn path(&self) -> &str {
+        &self.entry().path
+    }
+
+    /// Last modification, in milliseconds since the epoch (read when first asked for).
+    #[getter]
+    fn mtime_ms(&self) -> i64 {
+        self.metadata().0
+    }
+
+    /// Size in bytes (read when first asked for).
+    #[getter]
+    fn size(&self) -> u64 {
+        self.metadata().1
+    }
+
+    #[getter]
+    fn host(&self, py: Python<'_>) -> Option<Py<PyString>> {
+        self.store.host.as_ref().map(|h| h.clone_ref(py))
     }
 
     /// The JSON-ready form.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (path, mtime_ms, size, host) = self.fields();
         let d = PyDict::new(py);
-        d.set_item("path", &self.path)?;
-        d.set_item("mtime_ms", self.mtime_ms)?;
-        d.set_item("size", self.size)?;
-        if let Some(host) = &self.host {
+        d.set_item("path", path)?;
+        d.set_item("mtime_ms", mtime_ms)?;
+        d.set_item("size", size)?;
+        if let Some(host) = host {
             d.set_item("host", host)?;
         }
         Ok(d)
     }
 
     fn __repr__(&self) -> String {
-        format!(
-            "GlobMatch(path={:?}, mtime_ms={}, size={})",
-            self.path, self.mtime_ms, self.size
-        )
+        let (path, mtime_ms, size, _) = self.fields();
+        format!("GlobMatch(path={path:?}, mtime_ms={mtime_ms}, size={size})")
+    }
+
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(other) = other.cast::<GlobMatch>() else {
+            return Ok(false);
+        };
+        let other = other.get();
+        let (a, b) = (self.fields(), other.fields());
+        Ok((a.0, a.1, a.2) == (b.0, b.1, b.2) && same_host(py, a.3, b.3)?)
+    }
+
+    fn __hash__(&self) -> u64 {
+        let mut hasher = DefaultHasher::new();
+        self.entry().path.hash(&mut hasher);
+        hasher.finish()
+    }
+}
+
+fn same_host(py: Python<'_>, a: Option<&Py<PyString>>, b: Option<&Py<PyString>>) -> PyResult<bool> {
+    match (a, b) {
+        (None, None) => Ok(true),
+        (Some(a), Some(b)) => Ok(a.bind(py).to_cow()? == b.bind(py).to_cow()?),
+        _ => Ok(false),
     }
 }
 
 /// One match found by grep.
-#[pyclass(frozen, get_all, module = "codesift._core")]
+#[pyclass(frozen, module = "codesift._core")]
 pub struct GrepMatch {
-    pub file: Py<PyString>,
-    pub line: u64,
-    pub column: u64,
-    pub end_line: u64,
-    pub byte_offset: u64,
-    pub content: String,
-    pub text: String,
-    pub before: Vec<String>,
-    pub after: Vec<String>,
-    pub host: Option<String>,
-    /// Length of the matched bytes in the file.
-    pub byte_length: u64,
-    /// The matched bytes occurred exactly once in the file when searched.
-    pub unique: bool,
-    pub file_size: u64,
-    pub file_mtime_ns: i64,
-    /// Codec of the file ("utf-8", "utf-8-sig", "utf-16-le", "utf-16-be"); offsets of
-    /// UTF-16 files refer to their UTF-8 transcoding.
-    pub encoding: Py<PyString>,
-    /// The id is `id_prefix` + `serial` in base 36, built when asked for: most hits of a
-    /// large result are never asked.
-    pub id_prefix: Py<PyString>,
-    pub serial: u64,
+    store: Arc<HitStore>,
+    file: usize,
+    hit: usize,
+    /// Position in the whole result (numbers the id).
+    index: usize,
+}
+
+impl GrepMatch {
+    fn stored_file(&self) -> &StoredFile {
+        &self.store.files[self.file]
+    }
+
+    fn hit_data(&self) -> &Hit {
+        &self.stored_file().hits[self.hit]
+    }
 }
 
 #[pymethods]
@@ -85,8 +227,8 @@ impl GrepMatch {
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        id: String,
-        file: String,
+        id: Py<PyString>,
+        file: Py<PyString>,
         line: u64,
         column: u64,
         end_line: u64,
@@ -95,7 +237,7 @@ impl GrepMatch {
         text: String,
         before: Vec<String>,
         after: Vec<String>,
-        host: Option<String>,
+        host: Option<Py<PyString>>,
         byte_length: Option<u64>,
         unique: bool,
         file_size: u64,
@@ -103,75 +245,367 @@ impl GrepMatch {
         encoding: String,
     ) -> Self {
         let byte_length = byte_length.unwrap_or(content.len() as u64);
-        GrepMatch {
-            file: PyString::new(py, &file).unbind(),
+        let hit = Hit {
             line,
             column,
             end_line,
             byte_offset,
-            content,
+            content: content.into_bytes(),
             text,
             before,
             after,
-            host,
-            byte_length,
             unique,
-            file_size,
-            file_mtime_ns,
+        };
+        let file = StoredFile {
+            path: file,
             encoding: PyString::new(py, &encoding).unbind(),
-            id_prefix: PyString::new(py, &id).unbind(),
-            serial: NO_SERIAL,
-        }
+            size: file_size,
+            mtime_ns: file_mtime_ns,
+            hits: vec![hit],
+            byte_length: Some(byte_length),
+        };
+        Arc::new(HitStore::new(vec![file], Ids::Given(id), host)).view(0)
     }
 
     /// `sr_...`: pass it to `edit_result` to replace exactly this match.
     #[getter]
-    fn id(&self, py: Python<'_>) -> PyResult<Py<PyString>> {
-        if self.serial == NO_SERIAL {
-            return Ok(self.id_prefix.clone_ref(py));
+    fn id(&self, py: Python<'_>) -> Py<PyString> {
+        match &self.store.ids {
+            Ids::Given(id) => id.clone_ref(py),
+            Ids::Serial { prefix, first } => {
+                let prefix = prefix.bind(py).to_cow().unwrap_or_default();
+                let id = result_id(&prefix, first + self.index as u64);
+                PyString::new(py, &id).unbind()
+            }
         }
-        let prefix = self.id_prefix.bind(py).to_str()?;
-        Ok(PyString::new(py, &result_id(prefix, self.serial)).unbind())
+    }
+
+    /// Workspace-relative POSIX path of the file.
+    #[getter]
+    fn file(&self, py: Python<'_>) -> Py<PyString> {
+        self.stored_file().path.clone_ref(py)
+    }
+
+    /// 1-based line of the match's start.
+    #[getter]
+    fn line(&self) -> u64 {
+        self.hit_data().line
+    }
+
+    /// 1-based, in characters.
+    #[getter]
+    fn column(&self) -> u64 {
+        self.hit_data().column
+    }
+
+    #[getter]
+    fn end_line(&self) -> u64 {
+        self.hit_data().end_line
+    }
+
+    #[getter]
+    fn byte_offset(&self) -> u64 {
+        self.hit_data().byte_offset
+    }
+
+    /// The matched bytes exactly, decoded (invalid UTF-8 replaced).
+    #[getter]
+    fn content(&self) -> String {
+        String::from_utf8_lossy(&self.hit_data().content).into_owned()
+    }
+
+    /// The whole first line of the match, without its terminator.
+    #[getter]
+    fn text(&self) -> &str {
+        &self.hit_data().text
+    }
+
+    #[getter]
+    fn before(&self) -> Vec<String> {
+        self.hit_data().before.clone()
+    }
+
+    #[getter]
+    fn after(&self) -> Vec<String> {
+        self.hit_data().after.clone()
+    }
+
+    #[getter]
+    fn host(&self, py: Python<'_>) -> Option<Py<PyString>> {
+        self.store.host.as_ref().map(|h| h.clone_ref(py))
+    }
+
+    /// Length of the matched bytes in the file.
+    #[getter]
+    fn byte_length(&self) -> u64 {
+        let file = self.stored_file();
+        file.byte_length
+            .unwrap_or(file.hits[self.hit].content.len() as u64)
+    }
+
+    /// The matched bytes occurred exactly once in the file when searched.
+    #[getter]
+    fn unique(&self) -> bool {
+        self.hit_data().unique
+    }
+
+    #[getter]
+    fn file_size(&self) -> u64 {
+        self.stored_file().size
+    }
+
+    #[getter]
+    fn file_mtime_ns(&self) -> i64 {
+        self.stored_file().mtime_ns
+    }
+
+    /// Codec of the file ("utf-8", "utf-8-sig", "utf-16-le", "utf-16-be"); offsets of
+    /// UTF-16 files refer to their UTF-8 transcoding.
+    #[getter]
+    fn encoding(&self, py: Python<'_>) -> Py<PyString> {
+        self.stored_file().encoding.clone_ref(py)
     }
 
     /// The JSON-ready form (the public fields).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let hit = self.hit_data();
         let d = PyDict::new(py);
-        d.set_item("id", self.id(py)?)?;
-        d.set_item("file", &self.file)?;
-        d.set_item("line", self.line)?;
-        d.set_item("column", self.column)?;
-        d.set_item("end_line", self.end_line)?;
-        d.set_item("byte_offset", self.byte_offset)?;
-        d.set_item("content", &self.content)?;
-        d.set_item("text", &self.text)?;
-        d.set_item("before", &self.before)?;
-        d.set_item("after", &self.after)?;
-        if let Some(host) = &self.host {
+        d.set_item("id", self.id(py))?;
+        d.set_item("file", &self.stored_file().path)?;
+        d.set_item("line", hit.line)?;
+        d.set_item("column", hit.column)?;
+        d.set_item("end_line", hit.end_line)?;
+        d.set_item("byte_offset", hit.byte_offset)?;
+        d.set_item("content", String::from_utf8_lossy(&hit.content))?;
+        d.set_item("text", &hit.text)?;
+        d.set_item("before", &hit.before)?;
+        d.set_item("after", &hit.after)?;
+        if let Some(host) = &self.store.host {
             d.set_item("host", host)?;
         }
         Ok(d)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let hit = self.hit_data();
         Ok(format!(
             "GrepMatch(id={:?}, file={:?}, line={}, column={}, content={:?})",
-            self.id(py)?.bind(py).to_str()?,
-            self.file.bind(py).to_str()?,
-            self.line,
-            self.column,
-            self.content
+            self.id(py).bind(py).to_cow()?,
+            self.stored_file().path.bind(py).to_cow()?,
+            hit.line,
+            hit.column,
+            String::from_utf8_lossy(&hit.content)
         ))
+    }
+
+    /// Two views are equal when every public field is.
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(other) = other.cast::<GrepMatch>() else {
+            return Ok(false);
+        };
+        let other = other.get();
+        if Arc::ptr_eq(&self.store, &other.store) && self.index == other.index {
+            return Ok(true);
+        }
+        let (a, b) = (self.hit_data(), other.hit_data());
+        let same_hit = (a.line, a.column, a.end_line, a.byte_offset)
+            == (b.line, b.column, b.end_line, b.byte_offset)
+            && (&a.content, &a.text, &a.before, &a.after)
+                == (&b.content, &b.text, &b.before, &b.after);
+        Ok(same_hit
+            && self.id(py).bind(py).to_cow()? == other.id(py).bind(py).to_cow()?
+            && self.stored_file().path.bind(py).to_cow()?
+                == other.stored_file().path.bind(py).to_cow()?
+            && same_host(py, self.store.host.as_ref(), other.store.host.as_ref())?)
+    }
+
+    fn __hash__(&self) -> u64 {
+        let hit = self.hit_data();
+        let mut hasher = DefaultHasher::new();
+        (hit.line, hit.column, hit.byte_offset, &hit.content).hash(&mut hasher);
+        hasher.finish()
     }
 }
 
-/// `serial` of a match built from Python with an explicit id.
-const NO_SERIAL: u64 = u64::MAX;
+/// The hits of a grep or the files of a glob: a read-only sequence whose items are made when
+/// indexed or iterated.
+#[pyclass(frozen, sequence, module = "codesift._core")]
+pub struct ResultList {
+    items: Items,
+}
+
+#[derive(Clone)]
+enum Items {
+    Hits(Arc<HitStore>),
+    Files(Arc<FileStore>),
+}
+
+impl Items {
+    fn len(&self) -> usize {
+        match self {
+            Items::Hits(store) => store.len,
+            Items::Files(store) => store.files.len(),
+        }
+    }
+
+    fn item(&self, py: Python<'_>, index: usize) -> PyResult<Py<PyAny>> {
+        Ok(match self {
+            Items::Hits(store) => untracked(Py::new(py, store.view(index))?).into_any(),
+            Items::Files(store) => {
+                let view = GlobMatch {
+                    store: store.clone(),
+                    index,
+                };
+                untracked(Py::new(py, view)?).into_any()
+            }
+        })
+    }
+
+    fn same_store(&self, other: &Items) -> bool {
+        match (self, other) {
+            (Items::Hits(a), Items::Hits(b)) => Arc::ptr_eq(a, b),
+            (Items::Files(a), Items::Files(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+#[pymethods]
+impl ResultList {
+    fn __len__(&self) -> usize {
+        self.items.len()
+    }
+
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let len = self.items.len();
+        if let Ok(slice) = key.cast::<PySlice>() {
+            let range = slice.indices(len as isize)?;
+            let mut items = Vec::with_capacity(range.slicelength);
+            let mut i = range.start;
+            for _ in 0..range.slicelength {
+                items.push(self.items.item(py, i as usize)?);
+                i += range.step;
+            }
+            return Ok(PyList::new(py, items)?.into_any().unbind());
+        }
+        let index: isize = key.extract()?;
+        let position = if index < 0 {
+            index + len as isize
+        } else {
+            index
+        };
+        if position < 0 || position as usize >= len {
+            return Err(PyIndexError::new_err("result index out of range"));
+        }
+        self.items.item(py, position as usize)
+    }
+
+    fn __iter__(&self) -> ResultIter {
+        ResultIter {
+            items: self.items.clone(),
+            next: 0,
+        }
+    }
+
+    /// Equal to any sequence with equal items (a list included), like a list is.
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        if let Ok(other) = other.cast::<ResultList>() {
+            if self.items.same_store(&other.get().items) {
+                return Ok(true.into_pyobject(py)?.to_owned().into_any().unbind());
+            }
+        }
+        let Ok(other_len) = other.len() else {
+            return Ok(py.NotImplemented());
+        };
+        if other.is_instance_of::<PyString>() || other_len != self.items.len() {
+            return Ok(false.into_pyobject(py)?.to_owned().into_any().unbind());
+        }
+        let mut equal = true;
+        for (i, theirs) in other.try_iter()?.enumerate() {
+            if i >= other_len || !self.items.item(py, i)?.bind(py).eq(theirs?)? {
+                equal = false;
+                break;
+            }
+        }
+        Ok(equal.into_pyobject(py)?.to_owned().into_any().unbind())
+    }
+
+    /// `results + other`: a list, as for two lists.
+    fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let Ok(other) = other.try_iter() else {
+            return Ok(py.NotImplemented());
+        };
+        let list = self.to_list(py)?;
+        for item in other {
+            list.append(item?)?;
+        }
+        Ok(list.into_any().unbind())
+    }
+
+    /// `other + results`: a list, as for two lists.
+    fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let Ok(other) = other.try_iter() else {
+            return Ok(py.NotImplemented());
+        };
+        let list = PyList::empty(py);
+        for item in other {
+            list.append(item?)?;
+        }
+        for i in 0..self.items.len() {
+            list.append(self.items.item(py, i)?)?;
+        }
+        Ok(list.into_any().unbind())
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let mut parts = Vec::with_capacity(self.items.len());
+        for i in 0..self.items.len() {
+            parts.push(self.items.item(py, i)?.bind(py).repr()?.to_string());
+        }
+        Ok(format!("[{}]", parts.join(", ")))
+    }
+}
+
+impl ResultList {
+    fn to_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for i in 0..self.items.len() {
+            list.append(self.items.item(py, i)?)?;
+        }
+        Ok(list)
+    }
+}
+
+/// Iterator over a `ResultList`.
+#[pyclass(module = "codesift._core")]
+pub struct ResultIter {
+    items: Items,
+    next: usize,
+}
+
+#[pymethods]
+impl ResultIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        if self.next >= self.items.len() {
+            return Ok(None);
+        }
+        self.next += 1;
+        self.items.item(py, self.next - 1).map(Some)
+    }
+
+    fn __length_hint__(&self) -> usize {
+        self.items.len().saturating_sub(self.next)
+    }
+}
 
 /// What glob found, before the Python layer adds its summary.
 #[pyclass(frozen, get_all, module = "codesift._core")]
 pub struct GlobOutcome {
-    pub files: Vec<Py<GlobMatch>>,
+    pub files: Py<ResultList>,
     pub total: usize,
     pub truncated: bool,
     pub ignored: u64,
@@ -181,7 +615,7 @@ pub struct GlobOutcome {
 /// What grep found, before the Python layer adds its summary.
 #[pyclass(frozen, get_all, module = "codesift._core")]
 pub struct GrepOutcome {
-    pub matches: Vec<Py<GrepMatch>>,
+    pub matches: Py<ResultList>,
     /// Counter of the first match's id; the others follow consecutively.
     pub first_id: u64,
     pub total: u64,
@@ -194,33 +628,8 @@ pub struct GrepOutcome {
     pub ignored: u64,
 }
 
-/// Pauses Python's cyclic garbage collector while it lives. Creating hundreds of thousands
-/// of result objects otherwise triggers collection after collection, each traversing every
-/// young object (most of the conversion time); these objects cannot form cycles.
-struct GcPause {
-    was_enabled: bool,
-}
-
-impl GcPause {
-    fn new(_py: Python<'_>) -> GcPause {
-        // SAFETY: called with the GIL held (the `Python` token proves it).
-        GcPause {
-            was_enabled: unsafe { pyo3::ffi::PyGC_Disable() } == 1,
-        }
-    }
-}
-
-impl Drop for GcPause {
-    fn drop(&mut self) {
-        if self.was_enabled {
-            // SAFETY: the GIL is still held: the pause never outlives the conversion.
-            unsafe { pyo3::ffi::PyGC_Enable() };
-        }
-    }
-}
-
-/// Takes a result object out of the cyclic GC's lists: it holds only strings, so it can never
-/// be part of a cycle, and a large result would otherwise be traversed by every collection.
+/// Takes a view out of the cyclic GC's lists: it holds no Python object that could be part of
+/// a cycle, and untracked objects cost the collector nothing.
 fn untracked<T>(object: Py<T>) -> Py<T> {
     // SAFETY: the object is alive and the GIL is held (we own a reference to a new object);
     // untracking twice is harmless, and dealloc does not require the object to be tracked.
@@ -228,31 +637,31 @@ fn untracked<T>(object: Py<T>) -> Py<T> {
     object
 }
 
-pub fn glob_outcome(py: Python<'_>, outcome: EngineGlobOutcome) -> PyResult<GlobOutcome> {
-    let _pause = GcPause::new(py);
+pub fn glob_outcome(
+    py: Python<'_>,
+    outcome: EngineGlobOutcome,
+    root: PathBuf,
+) -> PyResult<GlobOutcome> {
     let files = outcome
         .files
         .into_iter()
-        .map(
-            |GlobFile {
-                 path,
-                 mtime_ms,
-                 size,
-             }| {
-                Py::new(
-                    py,
-                    GlobMatch {
-                        path,
-                        mtime_ms,
-                        size,
-                        host: None,
-                    },
-                )
-            },
-        )
-        .collect::<PyResult<_>>()?;
-    Ok(GlobOutcome {
+        .map(|GlobFile { path, metadata }| StoredPath {
+            path,
+            metadata: metadata.map(OnceLock::from).unwrap_or_default(),
+        })
+        .collect();
+    let store = FileStore {
+        root,
         files,
+        host: None,
+    };
+    Ok(GlobOutcome {
+        files: Py::new(
+            py,
+            ResultList {
+                items: Items::Files(Arc::new(store)),
+            },
+        )?,
         total: outcome.total,
         truncated: outcome.truncated,
         ignored: outcome.ignored,
@@ -285,13 +694,9 @@ pub fn grep_outcome(
     id_prefix: &str,
     id_start: u64,
 ) -> PyResult<GrepOutcome> {
-    let _pause = GcPause::new(py);
-    let count: usize = outcome.files.iter().map(|f| f.hits.len()).sum();
-    let mut matches = Vec::with_capacity(count);
-    let mut serial = id_start;
     let files_with_matches = outcome.files.len() as u64;
-    let prefix = PyString::intern(py, id_prefix).unbind();
     let mut encodings: Vec<(TextEncoding, Py<PyString>)> = Vec::new();
+    let mut files = Vec::with_capacity(outcome.files.len());
     for file in outcome.files {
         let FileHits {
             path,
@@ -302,7 +707,6 @@ pub fn grep_outcome(
             ..
         } = file;
         // One Python string per file and per encoding, shared by its hits.
-        let file_name = PyString::new(py, &path).unbind();
         let encoding = match encodings.iter().find(|(e, _)| *e == encoding) {
             Some((_, name)) => name.clone_ref(py),
             None => {
@@ -311,50 +715,27 @@ pub fn grep_outcome(
                 name
             }
         };
-        for hit in hits {
-            let Hit {
-                line,
-                column,
-                end_line,
-                byte_offset,
-                content,
-                text,
-                before,
-                after,
-                unique,
-            } = hit;
-            let byte_length = content.len() as u64;
-            let content = match String::from_utf8(content) {
-                Ok(s) => s,
-                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            };
-            matches.push(untracked(Py::new(
-                py,
-                GrepMatch {
-                    file: file_name.clone_ref(py),
-                    line,
-                    column,
-                    end_line,
-                    byte_offset,
-                    content,
-                    text,
-                    before,
-                    after,
-                    host: None,
-                    byte_length,
-                    unique,
-                    file_size: size,
-                    file_mtime_ns: mtime_ns,
-                    encoding: encoding.clone_ref(py),
-                    id_prefix: prefix.clone_ref(py),
-                    serial,
-                },
-            )?));
-            serial += 1;
-        }
+        files.push(StoredFile {
+            path: PyString::new(py, &path).unbind(),
+            encoding,
+            size,
+            mtime_ns,
+            hits,
+            byte_length: None,
+        });
     }
+    let ids = Ids::Serial {
+        prefix: PyString::intern(py, id_prefix).unbind(),
+        first: id_start,
+    };
+    let store = HitStore::new(files, ids, None);
     Ok(GrepOutcome {
-        matches,
+        matches: Py::new(
+            py,
+            ResultList {
+                items: Items::Hits(Arc::new(store)),
+            },
+        )?,
         first_id: id_start,
         total: outcome.total,
         truncated: outcome.truncated,

@@ -245,7 +245,7 @@ def test_ids_are_unique_prefixed_and_cached(tree):
     ids = [m.id for m in first.matches + second.matches]
     assert len(set(ids)) == len(ids) == 6
     assert all(i.startswith("sr_") for i in ids)
-    assert ws.cache.get(first.matches[1].id) is first.matches[1]
+    assert ws.cache.get(first.matches[1].id) == first.matches[1]
     assert ws.cache.get("sr_unknown") is None
     other = Workspace(ws.root)
     assert other.cache.get(first.matches[0].id) is None
@@ -290,12 +290,12 @@ def test_cache_is_bounded_and_evicts_least_recently_used(tree):
     ws = Workspace(tree({"a.txt": "x\n" * 4}), cache_size=8)
     first = ws.grep("x").matches
     second = ws.grep("x").matches
-    assert ws.cache.get(first[0].id) is first[0]  # use the first batch: now the second is older
+    assert ws.cache.get(first[0].id) == first[0]  # use the first batch: now the second is older
     third = ws.grep("x").matches
     assert len(ws.cache) == 8
-    assert ws.cache.get(first[1].id) is first[1]
+    assert ws.cache.get(first[1].id) == first[1]
     assert ws.cache.get(second[0].id) is None
-    assert ws.cache.get(third[3].id) is third[3]
+    assert ws.cache.get(third[3].id) == third[3]
     with pytest.raises(StaleResultError):
         ws.edit_result(second[0].id, "y")
 
@@ -303,8 +303,9 @@ def test_cache_is_bounded_and_evicts_least_recently_used(tree):
 def test_first_n_on_a_large_tree_with_a_rare_pattern(tree):
     """More files than the ordered prefix (4096): the rest of the tree is scanned unordered,
     and the result is still exactly the first N in sorted order."""
-    files = {f"d{i % 13:02}/f{i:05}.txt": ("rare\n" if i % 97 == 0 else "common\n")
-             for i in range(6000)}
+    files = {
+        f"d{i % 13:02}/f{i:05}.txt": ("rare\n" if i % 97 == 0 else "common\n") for i in range(6000)
+    }
     # Hits only late in sorted order (d12 sorts last), so the ordered prefix cannot settle.
     files.update({f"d12/zz{i:03}.txt": "late rare rare\n" for i in range(30)})
     root = tree(files)

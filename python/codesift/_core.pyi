@@ -1,7 +1,8 @@
 """Type stubs of the compiled core, `codesift._core`."""
 
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import final
+from typing import Generic, SupportsIndex, TypeVar, final, overload
 
 from typing_extensions import Self
 
@@ -9,6 +10,8 @@ __all__ = [
     "Engine",
     "GlobMatch",
     "GrepMatch",
+    "ResultList",
+    "ResultIter",
     "GlobOutcome",
     "GrepOutcome",
     "GlobMatcher",
@@ -37,36 +40,59 @@ class MatchError(CodesiftError): ...
 class StaleResultError(MatchError): ...
 class InvalidArgumentError(CodesiftError): ...
 
+_Item = TypeVar("_Item", "GlobMatch", "GrepMatch")
+
 @final
 class GlobMatch:
-    path: str
-    mtime_ms: int
-    size: int
-    host: str | None
+    @property
+    def path(self) -> str: ...
+    @property
+    def mtime_ms(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def host(self) -> str | None: ...
     def __new__(cls, path: str, mtime_ms: int, size: int, host: str | None = None) -> Self: ...
     def to_dict(self) -> dict[str, object]: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
 
 @final
 class GrepMatch:
     @property
     def id(self) -> str: ...
-    file: str
-    line: int
-    column: int
-    end_line: int
-    byte_offset: int
-    content: str
-    text: str
-    before: list[str]
-    after: list[str]
-    host: str | None
-    byte_length: int
-    unique: bool
-    file_size: int
-    file_mtime_ns: int
-    encoding: str
-    id_prefix: str
-    serial: int
+    @property
+    def file(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def column(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+    @property
+    def byte_offset(self) -> int: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def before(self) -> list[str]: ...
+    @property
+    def after(self) -> list[str]: ...
+    @property
+    def host(self) -> str | None: ...
+    @property
+    def byte_length(self) -> int: ...
+    @property
+    def unique(self) -> bool: ...
+    @property
+    def file_size(self) -> int: ...
+    @property
+    def file_mtime_ns(self) -> int: ...
+    @property
+    def encoding(self) -> str: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
     def __new__(
         cls,
         id: str,
@@ -89,8 +115,26 @@ class GrepMatch:
     def to_dict(self) -> dict[str, object]: ...
 
 @final
+class ResultList(Sequence[_Item], Generic[_Item]):
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, key: SupportsIndex, /) -> _Item: ...
+    @overload
+    def __getitem__(self, key: slice, /) -> list[_Item]: ...
+    def __iter__(self) -> ResultIter[_Item]: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __add__(self, other: Iterable[_Item], /) -> list[_Item]: ...
+    def __radd__(self, other: Iterable[_Item], /) -> list[_Item]: ...
+
+@final
+class ResultIter(Iterator[_Item], Generic[_Item]):
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> _Item: ...
+    def __length_hint__(self) -> int: ...
+
+@final
 class GlobOutcome:
-    files: list[GlobMatch]
+    files: ResultList[GlobMatch]
     total: int
     truncated: bool
     ignored: int
@@ -98,7 +142,7 @@ class GlobOutcome:
 
 @final
 class GrepOutcome:
-    matches: list[GrepMatch]
+    matches: ResultList[GrepMatch]
     first_id: int
     total: int
     truncated: bool

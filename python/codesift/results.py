@@ -9,7 +9,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._core import GlobMatch, GrepMatch
+from ._core import GlobMatch, GrepMatch, ResultList
+
+# The engine's lazy result sequence is a Sequence in every respect but inheritance.
+Sequence.register(ResultList)
 
 SORT_DESCRIPTIONS = {
     "path": "sorted by path",
