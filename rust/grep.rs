@@ -8,7 +8,7 @@ use grep_searcher::{
     BinaryDetection, MmapChoice, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch,
 };
 use memchr::memchr_iter;
-use regex_syntax::ast::{self, Ast, Span};
+use regex_syntax::ast::{self, Ast, Span as AstSpan};
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::Read;
@@ -118,11 +118,11 @@ fn newline_tolerant_regex(pattern: &str) -> (String, bool) {
         // Let the regex builder report the syntax error with its full message.
         return (pattern.to_string(), pattern.contains('\n'));
     };
-    struct Newlines(Vec<Span>);
+    struct Newlines(Vec<AstSpan>);
     impl ast::Visitor for Newlines {
-        type Output = Vec<Span>;
+        type Output = Vec<AstSpan>;
         type Err = ();
-        fn finish(self) -> std::result::Result<Vec<Span>, ()> {
+        fn finish(self) -> std::result::Result<Vec<AstSpan>, ()> {
             Ok(self.0)
         }
         fn visit_pre(&mut self, ast: &Ast) -> std::result::Result<(), ()> {
@@ -170,7 +170,15 @@ impl TextEncoding {
     }
 }
 
-/// One match.
+/// A range of bytes in the `bytes` of the `FileHits` a hit belongs to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    pub start: usize,
+    pub len: usize,
+}
+
+/// One match. Its text lives in its file's `FileHits::bytes`: one buffer per file instead of
+/// two or more allocations per hit, which on large results cost more than the scan.
 #[derive(Clone, Debug)]
 pub struct Hit {
     pub line: u64,
@@ -179,13 +187,21 @@ pub struct Hit {
     pub end_line: u64,
     pub byte_offset: u64,
     /// The matched bytes exactly.
-    pub content: Vec<u8>,
-    /// The whole first line of the match, without its terminator.
-    pub text: String,
-    pub before: Vec<String>,
-    pub after: Vec<String>,
+    pub content: Span,
+    /// The whole first line of the match, without its terminator (raw bytes; decoded, with
+    /// invalid UTF-8 replaced, when shown).
+    pub text: Span,
+    /// Context lines, when any were asked for.
+    pub context: Option<Box<Context>>,
     /// The matched bytes occur exactly once in the file.
     pub unique: bool,
+}
+
+/// The lines around a hit, without terminators.
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    pub before: Vec<Span>,
+    pub after: Vec<Span>,
 }
 
 /// The hits of one file.
@@ -194,11 +210,29 @@ pub struct FileHits {
     /// Relative to the workspace root.
     pub path: String,
     pub hits: Vec<Hit>,
+    /// The bytes the hits' spans point into.
+    pub bytes: Vec<u8>,
     /// Matches found in the file (may exceed `hits.len()` when hits were capped).
     pub count: u64,
     pub size: u64,
     pub mtime_ns: i64,
     pub encoding: TextEncoding,
+}
+
+impl FileHits {
+    pub fn slice(&self, span: Span) -> &[u8] {
+        &self.bytes[span.start..span.start + span.len]
+    }
+}
+
+/// Appends `data` to `bytes`, returning where it went.
+pub fn store(bytes: &mut Vec<u8>, data: &[u8]) -> Span {
+    let span = Span {
+        start: bytes.len(),
+        len: data.len(),
+    };
+    bytes.extend_from_slice(data);
+    span
 }
 
 pub enum FileOutcome {
@@ -331,7 +365,7 @@ impl FileSearcher {
                 sink.binary = memchr::memchr(0, &text[BINARY_SNIFF_LEN..]).is_some();
             }
             if !sink.binary {
-                mark_unique(&mut sink.hits, text);
+                mark_unique(&mut sink.hits, &sink.bytes, text);
             }
         } else {
             searched = self
@@ -355,6 +389,7 @@ impl FileSearcher {
             path: rel,
             count: sink.count,
             hits: sink.hits,
+            bytes: sink.bytes,
             size,
             mtime_ns,
             encoding,
@@ -415,22 +450,22 @@ fn open(path: &Path, follow_symlinks: bool) -> std::io::Result<File> {
 }
 
 /// Marks each hit whose matched bytes occur exactly once in `text`.
-fn mark_unique(hits: &mut [Hit], text: &[u8]) {
+fn mark_unique(hits: &mut [Hit], bytes: &[u8], text: &[u8]) {
     if hits.is_empty() {
         return;
     }
+    let content = |hit: &Hit| &bytes[hit.content.start..hit.content.start + hit.content.len];
     let mut seen: HashMap<&[u8], usize> = HashMap::with_capacity(hits.len());
     for hit in hits.iter() {
-        *seen.entry(hit.content.as_slice()).or_default() += 1;
+        *seen.entry(content(hit)).or_default() += 1;
     }
     let unique: Vec<bool> = hits
         .iter()
         .map(|hit| {
-            !hit.content.is_empty()
-                && seen[hit.content.as_slice()] == 1
-                && memchr::memmem::find_iter(text, &hit.content)
-                    .nth(1)
-                    .is_none()
+            let content = content(hit);
+            !content.is_empty()
+                && seen[content] == 1
+                && memchr::memmem::find_iter(text, content).nth(1).is_none()
         })
         .collect();
     for (hit, unique) in hits.iter_mut().zip(unique) {
@@ -446,13 +481,17 @@ struct HitSink<'a> {
     /// Offset of the searched text in the file (3 after a UTF-8 BOM).
     base: u64,
     hits: Vec<Hit>,
+    /// What the hits' spans point into.
+    bytes: Vec<u8>,
+    /// The text of the last hit's line, by the line's offset: hits on one line share it.
+    last_line: Option<(u64, Span)>,
     count: u64,
     binary: bool,
     interrupted: bool,
     /// Matches found after `max_hits` while finishing the last hits' after-context.
     finishing: bool,
-    /// The last `before` lines seen, with their numbers.
-    recent: VecDeque<(u64, String)>,
+    /// The last `before` lines seen, with their numbers (terminators stripped).
+    recent: VecDeque<(u64, Vec<u8>)>,
     /// Hits still collecting after-context lines.
     pending: Vec<usize>,
     spans: Vec<(usize, usize)>,
@@ -466,6 +505,8 @@ impl<'a> HitSink<'a> {
             stop,
             base: 0,
             hits: Vec::new(),
+            bytes: Vec::new(),
+            last_line: None,
             count: 0,
             binary: false,
             interrupted: false,
@@ -481,21 +522,22 @@ impl<'a> HitSink<'a> {
     }
 
     /// Records a line (matched or not) for the context of the hits around it.
-    fn push_line(&mut self, number: u64, bytes: &[u8]) {
+    fn push_line(&mut self, number: u64, line: &[u8]) {
         if !self.wants_context() {
             return;
         }
+        let line = without_terminator(line);
         let after = self.pattern.after as u64;
-        let mut text: Option<String> = None;
-        let hits = &mut self.hits;
+        let mut stored: Option<Span> = None;
+        let (hits, bytes) = (&mut self.hits, &mut self.bytes);
         self.pending.retain(|&i| {
             let hit = &mut hits[i];
             if number > hit.end_line + after {
                 return false;
             }
             if number > hit.end_line {
-                hit.after
-                    .push(text.get_or_insert_with(|| line_text(bytes)).clone());
+                let span = *stored.get_or_insert_with(|| store(bytes, line));
+                hit.context.get_or_insert_default().after.push(span);
             }
             number < hit.end_line + after
         });
@@ -503,18 +545,25 @@ impl<'a> HitSink<'a> {
             if self.recent.len() == self.pattern.before {
                 self.recent.pop_front();
             }
-            self.recent
-                .push_back((number, text.unwrap_or_else(|| line_text(bytes))));
+            self.recent.push_back((number, line.to_vec()));
         }
     }
 
-    fn before_lines(&self, line: u64) -> Vec<String> {
+    fn context_before(&mut self, line: u64) -> Option<Box<Context>> {
+        if !self.wants_context() {
+            return None;
+        }
         let first = line.saturating_sub(self.pattern.before as u64);
-        self.recent
+        let before = self
+            .recent
             .iter()
             .filter(|(n, _)| *n >= first && *n < line)
-            .map(|(_, t)| t.clone())
-            .collect()
+            .map(|(_, text)| store(&mut self.bytes, text))
+            .collect();
+        Some(Box::new(Context {
+            before,
+            after: Vec::new(),
+        }))
     }
 
     fn handle_block(&mut self, mat: &SinkMatch<'_>) -> bool {
@@ -563,20 +612,34 @@ impl<'a> HitSink<'a> {
             }
             let last_byte = if end > start { end - 1 } else { start };
             let end_line = line + memchr_iter(b'\n', &buffer[start..last_byte]).count() as u64;
-            let text_end = line_end(buffer, line_start, buffer.len());
+            let line_offset = self.base + block_offset + (line_start - range.start) as u64;
+            let text_bytes =
+                without_terminator(&buffer[line_start..line_end(buffer, line_start, buffer.len())]);
+            let text = match self.last_line {
+                Some((offset, span)) if offset == line_offset => span,
+                _ => {
+                    let span = store(&mut self.bytes, text_bytes);
+                    self.last_line = Some((line_offset, span));
+                    span
+                }
+            };
+            // A match within its first line is a part of that line's text.
+            let content = if end <= line_start + text_bytes.len() {
+                Span {
+                    start: text.start + (start - line_start),
+                    len: end - start,
+                }
+            } else {
+                store(&mut self.bytes, &buffer[start..end])
+            };
             let hit = Hit {
                 line,
                 column: char_count(&buffer[line_start..start]) + 1,
                 end_line,
                 byte_offset: self.base + block_offset + (start - range.start) as u64,
-                content: buffer[start..end].to_vec(),
-                text: line_text(&buffer[line_start..text_end]),
-                before: if self.pattern.before > 0 {
-                    self.before_lines(line)
-                } else {
-                    Vec::new()
-                },
-                after: Vec::new(),
+                content,
+                text,
+                context: self.context_before(line),
                 unique: false,
             };
             self.hits.push(hit);
@@ -606,11 +669,10 @@ fn line_end(buffer: &[u8], start: usize, limit: usize) -> usize {
     }
 }
 
-/// A line without its terminator, decoded (invalid UTF-8 is replaced, for display only).
-fn line_text(bytes: &[u8]) -> String {
-    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-    String::from_utf8_lossy(bytes).into_owned()
+/// A line without its terminator (`\n` or `\r\n`).
+fn without_terminator(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 /// Characters in `bytes`: every byte that does not continue a UTF-8 sequence starts one.
@@ -684,11 +746,44 @@ mod tests {
         }
     }
 
-    fn hits(outcome: FileOutcome) -> Vec<Hit> {
-        match outcome {
-            FileOutcome::Matched(f) => f.hits,
-            _ => panic!("expected hits"),
-        }
+    /// A hit with its text resolved, for assertions.
+    struct Resolved {
+        line: u64,
+        column: u64,
+        end_line: u64,
+        byte_offset: u64,
+        content: Vec<u8>,
+        text: String,
+        before: Vec<String>,
+        after: Vec<String>,
+        unique: bool,
+    }
+
+    fn hits(outcome: FileOutcome) -> Vec<Resolved> {
+        let FileOutcome::Matched(file) = outcome else {
+            panic!("expected hits");
+        };
+        let text = |span| String::from_utf8_lossy(file.slice(span)).into_owned();
+        let context = |hit: &Hit, after: bool| -> Vec<String> {
+            hit.context.as_ref().map_or_else(Vec::new, |c| {
+                let spans = if after { &c.after } else { &c.before };
+                spans.iter().map(|&span| text(span)).collect()
+            })
+        };
+        file.hits
+            .iter()
+            .map(|hit| Resolved {
+                line: hit.line,
+                column: hit.column,
+                end_line: hit.end_line,
+                byte_offset: hit.byte_offset,
+                content: file.slice(hit.content).to_vec(),
+                text: text(hit.text),
+                before: context(hit, false),
+                after: context(hit, true),
+                unique: hit.unique,
+            })
+            .collect()
     }
 
     #[test]
@@ -744,7 +839,7 @@ mod tests {
             panic!()
         };
         assert_eq!(file.encoding, TextEncoding::Utf16Le);
-        assert_eq!(file.hits[0].text, "hello world");
+        assert_eq!(file.slice(file.hits[0].text), b"hello world");
     }
 
     #[test]

@@ -8,11 +8,12 @@
 //! freed as the loop moves on, so their memory is reused while still hot in cache.
 
 use crate::glob::{GlobFile, GlobOutcome as EngineGlobOutcome, mtime_ms};
-use crate::grep::{FileHits, Hit, TextEncoding};
+use crate::grep::{Context, FileHits, Hit, Span, TextEncoding, store};
 use crate::search::GrepOutcome as EngineGrepOutcome;
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PySlice, PyString};
+use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
@@ -34,6 +35,8 @@ struct StoredFile {
     size: u64,
     mtime_ns: i64,
     hits: Vec<Hit>,
+    /// What the hits' spans point into.
+    bytes: Vec<u8>,
     /// Set for a match built from Python, whose byte length is given, not measured.
     byte_length: Option<u64>,
 }
@@ -88,7 +91,7 @@ struct StoredPath {
 }
 
 /// One file found by glob.
-#[pyclass(frozen, module = "codesift._core")]
+#[pyclass(frozen, freelist = 256, module = "codesift._core")]
 pub struct GlobMatch {
     store: Arc<FileStore>,
     index: usize,
@@ -199,7 +202,7 @@ fn same_host(py: Python<'_>, a: Option<&Py<PyString>>, b: Option<&Py<PyString>>)
 }
 
 /// One match found by grep.
-#[pyclass(frozen, module = "codesift._core")]
+#[pyclass(frozen, freelist = 256, module = "codesift._core")]
 pub struct GrepMatch {
     store: Arc<HitStore>,
     file: usize,
@@ -215,6 +218,24 @@ impl GrepMatch {
 
     fn hit_data(&self) -> &Hit {
         &self.stored_file().hits[self.hit]
+    }
+
+    /// The text at `span`, invalid UTF-8 replaced.
+    fn decoded(&self, span: Span) -> Cow<'_, str> {
+        let bytes = &self.stored_file().bytes;
+        String::from_utf8_lossy(&bytes[span.start..span.start + span.len])
+    }
+
+    fn context_lines(&self, after: bool) -> Vec<Cow<'_, str>> {
+        let Some(context) = &self.hit_data().context else {
+            return Vec::new();
+        };
+        let spans = if after {
+            &context.after
+        } else {
+            &context.before
+        };
+        spans.iter().map(|&span| self.decoded(span)).collect()
     }
 }
 
@@ -245,15 +266,27 @@ impl GrepMatch {
         encoding: String,
     ) -> Self {
         let byte_length = byte_length.unwrap_or(content.len() as u64);
+        let mut bytes = Vec::new();
+        let mut lines = |lines: Vec<String>| -> Vec<Span> {
+            lines
+                .iter()
+                .map(|line| store(&mut bytes, line.as_bytes()))
+                .collect()
+        };
+        let context = (!before.is_empty() || !after.is_empty()).then(|| {
+            Box::new(Context {
+                before: lines(before),
+                after: lines(after),
+            })
+        });
         let hit = Hit {
             line,
             column,
             end_line,
             byte_offset,
-            content: content.into_bytes(),
-            text,
-            before,
-            after,
+            content: store(&mut bytes, content.as_bytes()),
+            text: store(&mut bytes, text.as_bytes()),
+            context,
             unique,
         };
         let file = StoredFile {
@@ -262,6 +295,7 @@ impl GrepMatch {
             size: file_size,
             mtime_ns: file_mtime_ns,
             hits: vec![hit],
+            bytes,
             byte_length: Some(byte_length),
         };
         Arc::new(HitStore::new(vec![file], Ids::Given(id), host)).view(0)
@@ -310,24 +344,24 @@ impl GrepMatch {
 
     /// The matched bytes exactly, decoded (invalid UTF-8 replaced).
     #[getter]
-    fn content(&self) -> String {
-        String::from_utf8_lossy(&self.hit_data().content).into_owned()
+    fn content(&self) -> Cow<'_, str> {
+        self.decoded(self.hit_data().content)
     }
 
     /// The whole first line of the match, without its terminator.
     #[getter]
-    fn text(&self) -> &str {
-        &self.hit_data().text
+    fn text(&self) -> Cow<'_, str> {
+        self.decoded(self.hit_data().text)
     }
 
     #[getter]
-    fn before(&self) -> Vec<String> {
-        self.hit_data().before.clone()
+    fn before(&self) -> Vec<Cow<'_, str>> {
+        self.context_lines(false)
     }
 
     #[getter]
-    fn after(&self) -> Vec<String> {
-        self.hit_data().after.clone()
+    fn after(&self) -> Vec<Cow<'_, str>> {
+        self.context_lines(true)
     }
 
     #[getter]
@@ -340,7 +374,7 @@ impl GrepMatch {
     fn byte_length(&self) -> u64 {
         let file = self.stored_file();
         file.byte_length
-            .unwrap_or(file.hits[self.hit].content.len() as u64)
+            .unwrap_or(file.hits[self.hit].content.len as u64)
     }
 
     /// The matched bytes occurred exactly once in the file when searched.
@@ -376,10 +410,10 @@ impl GrepMatch {
         d.set_item("column", hit.column)?;
         d.set_item("end_line", hit.end_line)?;
         d.set_item("byte_offset", hit.byte_offset)?;
-        d.set_item("content", String::from_utf8_lossy(&hit.content))?;
-        d.set_item("text", &hit.text)?;
-        d.set_item("before", &hit.before)?;
-        d.set_item("after", &hit.after)?;
+        d.set_item("content", self.decoded(hit.content))?;
+        d.set_item("text", self.decoded(hit.text))?;
+        d.set_item("before", self.context_lines(false))?;
+        d.set_item("after", self.context_lines(true))?;
         if let Some(host) = &self.store.host {
             d.set_item("host", host)?;
         }
@@ -394,7 +428,7 @@ impl GrepMatch {
             self.stored_file().path.bind(py).to_cow()?,
             hit.line,
             hit.column,
-            String::from_utf8_lossy(&hit.content)
+            self.decoded(hit.content)
         ))
     }
 
@@ -410,8 +444,10 @@ impl GrepMatch {
         let (a, b) = (self.hit_data(), other.hit_data());
         let same_hit = (a.line, a.column, a.end_line, a.byte_offset)
             == (b.line, b.column, b.end_line, b.byte_offset)
-            && (&a.content, &a.text, &a.before, &a.after)
-                == (&b.content, &b.text, &b.before, &b.after);
+            && self.decoded(a.content) == other.decoded(b.content)
+            && self.decoded(a.text) == other.decoded(b.text)
+            && self.context_lines(false) == other.context_lines(false)
+            && self.context_lines(true) == other.context_lines(true);
         Ok(same_hit
             && self.id(py).bind(py).to_cow()? == other.id(py).bind(py).to_cow()?
             && self.stored_file().path.bind(py).to_cow()?
@@ -422,7 +458,13 @@ impl GrepMatch {
     fn __hash__(&self) -> u64 {
         let hit = self.hit_data();
         let mut hasher = DefaultHasher::new();
-        (hit.line, hit.column, hit.byte_offset, &hit.content).hash(&mut hasher);
+        (
+            hit.line,
+            hit.column,
+            hit.byte_offset,
+            self.decoded(hit.content),
+        )
+            .hash(&mut hasher);
         hasher.finish()
     }
 }
@@ -504,6 +546,7 @@ impl ResultList {
         ResultIter {
             items: self.items.clone(),
             next: 0,
+            file: 0,
         }
     }
 
@@ -581,6 +624,8 @@ impl ResultList {
 pub struct ResultIter {
     items: Items,
     next: usize,
+    /// For hits: the file holding hit `next` (or an earlier one), so no search per step.
+    file: usize,
 }
 
 #[pymethods]
@@ -590,11 +635,24 @@ impl ResultIter {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        if self.next >= self.items.len() {
+        let index = self.next;
+        if index >= self.items.len() {
             return Ok(None);
         }
         self.next += 1;
-        self.items.item(py, self.next - 1).map(Some)
+        let Items::Hits(store) = &self.items else {
+            return self.items.item(py, index).map(Some);
+        };
+        while self.file + 1 < store.starts.len() && store.starts[self.file + 1] <= index {
+            self.file += 1;
+        }
+        let view = GrepMatch {
+            store: store.clone(),
+            file: self.file,
+            hit: index - store.starts[self.file],
+            index,
+        };
+        Ok(Some(untracked(Py::new(py, view)?).into_any()))
     }
 
     fn __length_hint__(&self) -> usize {
@@ -701,6 +759,7 @@ pub fn grep_outcome(
         let FileHits {
             path,
             hits,
+            bytes,
             size,
             mtime_ns,
             encoding,
@@ -721,6 +780,7 @@ pub fn grep_outcome(
             size,
             mtime_ns,
             hits,
+            bytes,
             byte_length: None,
         });
     }
