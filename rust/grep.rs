@@ -309,10 +309,12 @@ impl FileSearcher {
         }
     }
 
+    /// Searches the file at `path`; `rel` names it in the result (only asked for when it has
+    /// hits: most files of a walk have none).
     pub fn search(
         &mut self,
         path: &Path,
-        rel: String,
+        rel: impl FnOnce() -> String,
         limits: FileLimits,
         stop: &StopSignal,
     ) -> FileOutcome {
@@ -386,7 +388,7 @@ impl FileSearcher {
         }
         let interrupted = sink.interrupted;
         let hits = (sink.count > 0).then_some(FileHits {
-            path: rel,
+            path: rel(),
             count: sink.count,
             hits: sink.hits,
             bytes: sink.bytes,
@@ -451,25 +453,26 @@ fn open(path: &Path, follow_symlinks: bool) -> std::io::Result<File> {
 
 /// Marks each hit whose matched bytes occur exactly once in `text`.
 fn mark_unique(hits: &mut [Hit], bytes: &[u8], text: &[u8]) {
-    if hits.is_empty() {
-        return;
-    }
     let content = |hit: &Hit| &bytes[hit.content.start..hit.content.start + hit.content.len];
-    let mut seen: HashMap<&[u8], usize> = HashMap::with_capacity(hits.len());
-    for hit in hits.iter() {
-        *seen.entry(content(hit)).or_default() += 1;
-    }
-    let unique: Vec<bool> = hits
-        .iter()
-        .map(|hit| {
-            let content = content(hit);
-            !content.is_empty()
-                && seen[content] == 1
-                && memchr::memmem::find_iter(text, content).nth(1).is_none()
-        })
-        .collect();
-    for (hit, unique) in hits.iter_mut().zip(unique) {
-        hit.unique = unique;
+    let once_in_text = |needle: &[u8]| {
+        !needle.is_empty() && memchr::memmem::find_iter(text, needle).nth(1).is_none()
+    };
+    match hits {
+        [] => {}
+        [only] => only.unique = once_in_text(content(only)),
+        // The usual case of a literal pattern: every hit has the same bytes, so none is unique
+        // (no hashing per hit).
+        [first, rest @ ..] if rest.iter().all(|hit| content(hit) == content(first)) => {}
+        _ => {
+            let mut seen: HashMap<&[u8], usize> = HashMap::with_capacity(hits.len());
+            for hit in hits.iter() {
+                *seen.entry(content(hit)).or_default() += 1;
+            }
+            for hit in hits.iter_mut() {
+                let content = content(hit);
+                hit.unique = seen[content] == 1 && once_in_text(content);
+            }
+        }
     }
 }
 
@@ -726,7 +729,7 @@ mod tests {
         let stop = StopSignal::new(None);
         searcher.search(
             &path,
-            "f.txt".into(),
+            || "f.txt".into(),
             FileLimits {
                 max_hits: 100,
                 count_all: false,

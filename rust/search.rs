@@ -95,18 +95,25 @@ impl FileFilter {
         })
     }
 
+    fn accepts(&self, path: &Path) -> bool {
+        let included = self
+            .include
+            .as_ref()
+            .is_none_or(|include| include.matches_path(path, &self.search_dir, &self.root));
+        included
+            && !self
+                .exclude
+                .as_ref()
+                .is_some_and(|exclude| exclude.matches_path(path, &self.search_dir, &self.root))
+    }
+
+    fn relative(&self, path: &Path) -> String {
+        relative(&self.root, path)
+    }
+
+    /// The path relative to the root when the filters accept the file.
     fn accepts_file(&self, path: &Path) -> Option<String> {
-        if let Some(include) = &self.include {
-            if !include.matches_path(path, &self.search_dir, &self.root) {
-                return None;
-            }
-        }
-        if let Some(exclude) = &self.exclude {
-            if exclude.matches_path(path, &self.search_dir, &self.root) {
-                return None;
-            }
-        }
-        Some(relative(&self.root, path))
+        self.accepts(path).then(|| self.relative(path))
     }
 
     fn dir_filter(self: &Arc<Self>) -> Option<DirFilter> {
@@ -198,7 +205,7 @@ fn ordered(
                     if index > cutoff.load(Ordering::Relaxed) || stop.should_stop() {
                         continue;
                     }
-                    let outcome = searcher.search(&path, rel, limits, stop);
+                    let outcome = searcher.search(&path, || rel, limits, stop);
                     counters.record(&outcome);
                     let hits = match outcome {
                         FileOutcome::Matched(hits) => Some(hits),
@@ -343,24 +350,36 @@ fn scan_unordered(
         count_all,
     };
     let follow = walker.options().follow_symlinks;
+    // Without a limit every file with hits is kept: no bookkeeping per file, one sort at the end.
+    let unlimited = max == usize::MAX;
     let kept = Mutex::new(KeptFiles::new(max));
+    let all: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
     let total = AtomicU64::new(0);
-    let search_one = |searcher: &mut FileSearcher, path: &Path, rel: String| {
-        // Once the first N are held, a file sorting after all of them cannot be among them.
-        if !count_all
-            && kept
+    let search_one = |searcher: &mut FileSearcher, path: &Path, rel: Option<String>| {
+        let rel = || rel.unwrap_or_else(|| filter.relative(path));
+        let outcome = if unlimited || count_all {
+            searcher.search(path, rel, limits, stop)
+        } else {
+            // Once the first N are held, a file sorting after all of them cannot be among them.
+            let rel = rel();
+            if kept
                 .lock()
                 .unwrap()
                 .bound()
                 .is_some_and(|last| rel.as_str() > last)
-        {
-            return;
-        }
-        let outcome = searcher.search(path, rel, limits, stop);
+            {
+                return;
+            }
+            searcher.search(path, || rel, limits, stop)
+        };
         counters.record(&outcome);
         if let FileOutcome::Matched(hits) | FileOutcome::Interrupted(Some(hits)) = outcome {
             total.fetch_add(hits.count, Ordering::Relaxed);
-            kept.lock().unwrap().add(hits);
+            if unlimited {
+                all.lock().unwrap().push(hits);
+            } else {
+                kept.lock().unwrap().add(hits);
+            }
         }
     };
     let done = || stop.should_stop() || cutoff.load(Ordering::Relaxed) != usize::MAX;
@@ -369,7 +388,7 @@ fn scan_unordered(
         if done() {
             break;
         }
-        search_one(&mut searcher, path, rel.clone());
+        search_one(&mut searcher, path, Some(rel.clone()));
     }
     if !dirs.is_empty() && !done() {
         let search_one = &search_one;
@@ -380,14 +399,20 @@ fn scan_unordered(
                 if done() {
                     return WalkState::Quit;
                 }
-                if let Some(rel) = filter.accepts_file(entry.path()) {
-                    search_one(&mut searcher, entry.path(), rel);
+                if filter.accepts(entry.path()) {
+                    search_one(&mut searcher, entry.path(), None);
                 }
                 WalkState::Continue
             })
         });
     }
-    let files = kept.into_inner().unwrap().into_sorted();
+    let files = if unlimited {
+        let mut files = all.into_inner().unwrap();
+        files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        files
+    } else {
+        kept.into_inner().unwrap().into_sorted()
+    };
     (files, total.load(Ordering::Relaxed))
 }
 
