@@ -295,6 +295,10 @@ pub struct FileSearcher {
     searcher: Searcher,
     buffer: Vec<u8>,
     decoded: Vec<u8>,
+    /// A file's hits and their bytes are gathered here, then copied out at their exact size:
+    /// growing fresh vectors per file cost a chain of reallocations for every file with hits.
+    hits: Vec<Hit>,
+    hit_bytes: Vec<u8>,
     follow_symlinks: bool,
 }
 
@@ -305,6 +309,8 @@ impl FileSearcher {
             pattern: pattern.clone(),
             buffer: Vec::new(),
             decoded: Vec::new(),
+            hits: Vec::new(),
+            hit_bytes: Vec::new(),
             follow_symlinks,
         }
     }
@@ -332,7 +338,13 @@ impl FileSearcher {
             use std::os::unix::fs::MetadataExt;
             meta.mtime() * 1_000_000_000 + meta.mtime_nsec()
         };
-        let mut sink = HitSink::new(&self.pattern, limits, stop);
+        let mut sink = HitSink::new(
+            &self.pattern,
+            limits,
+            stop,
+            &mut self.hits,
+            &mut self.hit_bytes,
+        );
         let mut encoding = TextEncoding::Utf8;
         let whole = size <= WHOLE_FILE_LIMIT || self.pattern.multiline;
         let searched: std::io::Result<()>;
@@ -367,7 +379,7 @@ impl FileSearcher {
                 sink.binary = memchr::memchr(0, &text[BINARY_SNIFF_LEN..]).is_some();
             }
             if !sink.binary {
-                mark_unique(&mut sink.hits, &sink.bytes, text);
+                mark_unique(sink.hits, sink.bytes, text);
             }
         } else {
             searched = self
@@ -380,18 +392,25 @@ impl FileSearcher {
                 buffer.shrink_to(KEEP_BUFFER);
             }
         }
+        let hits = (sink.count > 0).then(|| (sink.hits.drain(..).collect(), sink.bytes.to_vec()));
+        let (count, binary, interrupted) = (sink.count, sink.binary, sink.interrupted);
+        if self.hit_bytes.capacity() > KEEP_BUFFER {
+            self.hit_bytes = Vec::new();
+        }
+        if self.hits.capacity() * std::mem::size_of::<Hit>() > KEEP_BUFFER {
+            self.hits = Vec::new();
+        }
         if searched.is_err() {
             return FileOutcome::Unreadable;
         }
-        if sink.binary {
+        if binary {
             return FileOutcome::Binary;
         }
-        let interrupted = sink.interrupted;
-        let hits = (sink.count > 0).then_some(FileHits {
+        let hits = hits.map(|(hits, bytes)| FileHits {
             path: rel(),
-            count: sink.count,
-            hits: sink.hits,
-            bytes: sink.bytes,
+            count,
+            hits,
+            bytes,
             size,
             mtime_ns,
             encoding,
@@ -483,9 +502,9 @@ struct HitSink<'a> {
     stop: &'a StopSignal,
     /// Offset of the searched text in the file (3 after a UTF-8 BOM).
     base: u64,
-    hits: Vec<Hit>,
+    hits: &'a mut Vec<Hit>,
     /// What the hits' spans point into.
-    bytes: Vec<u8>,
+    bytes: &'a mut Vec<u8>,
     /// The text of the last hit's line, by the line's offset: hits on one line share it.
     last_line: Option<(u64, Span)>,
     count: u64,
@@ -501,14 +520,22 @@ struct HitSink<'a> {
 }
 
 impl<'a> HitSink<'a> {
-    fn new(pattern: &'a CompiledPattern, limits: FileLimits, stop: &'a StopSignal) -> Self {
+    fn new(
+        pattern: &'a CompiledPattern,
+        limits: FileLimits,
+        stop: &'a StopSignal,
+        hits: &'a mut Vec<Hit>,
+        bytes: &'a mut Vec<u8>,
+    ) -> Self {
+        hits.clear();
+        bytes.clear();
         HitSink {
             pattern,
             limits,
             stop,
             base: 0,
-            hits: Vec::new(),
-            bytes: Vec::new(),
+            hits,
+            bytes,
             last_line: None,
             count: 0,
             binary: false,
@@ -532,7 +559,7 @@ impl<'a> HitSink<'a> {
         let line = without_terminator(line);
         let after = self.pattern.after as u64;
         let mut stored: Option<Span> = None;
-        let (hits, bytes) = (&mut self.hits, &mut self.bytes);
+        let (hits, bytes) = (&mut *self.hits, &mut *self.bytes);
         self.pending.retain(|&i| {
             let hit = &mut hits[i];
             if number > hit.end_line + after {
@@ -561,7 +588,7 @@ impl<'a> HitSink<'a> {
             .recent
             .iter()
             .filter(|(n, _)| *n >= first && *n < line)
-            .map(|(_, text)| store(&mut self.bytes, text))
+            .map(|(_, text)| store(self.bytes, text))
             .collect();
         Some(Box::new(Context {
             before,
@@ -621,7 +648,7 @@ impl<'a> HitSink<'a> {
             let text = match self.last_line {
                 Some((offset, span)) if offset == line_offset => span,
                 _ => {
-                    let span = store(&mut self.bytes, text_bytes);
+                    let span = store(self.bytes, text_bytes);
                     self.last_line = Some((line_offset, span));
                     span
                 }
@@ -633,7 +660,7 @@ impl<'a> HitSink<'a> {
                     len: end - start,
                 }
             } else {
-                store(&mut self.bytes, &buffer[start..end])
+                store(self.bytes, &buffer[start..end])
             };
             let hit = Hit {
                 line,
