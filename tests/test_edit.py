@@ -68,6 +68,18 @@ def test_whitespace_trimmed_lines_reindent_new(tree):
     assert "strategy: trimmed_lines" in result.summary
 
 
+def test_fuzzy_edit_whose_new_starts_or_ends_with_a_blank_line(tree):
+    # Deleting the first line of a mis-indented region leaves `new` starting with the blank
+    # line that followed it: a line of content, not a newline to peel off.
+    content = "class A:\n    pass\n\nclass B:\n    x = 1\n"
+    _, data = edit_file(
+        tree, content, "        pass\n\n    class B:", "\n    class B:"
+    )  # fmt: skip
+    assert data.decode() == "class A:\n\nclass B:\n    x = 1\n"
+    _, data = edit_file(tree, content, "  class B:\n      x = 1", "  class B:\n      x = 1\n")
+    assert data.decode() == "class A:\n    pass\n\nclass B:\n    x = 1\n\n"
+
+
 def test_tabs_for_spaces_are_mapped_back(tree):
     c_file = "int f(int x) {\n\tif (x) {\n\t\treturn 1;\n\t}\n\treturn 0;\n}\n"
     _, data = edit_file(

@@ -266,17 +266,20 @@ def _old_new_lines(
     expressed on whole lines.
 
     A newline that `old` starts or ends with stands for the end of the line before or after,
-    so it is peeled off, but only when `new` has it too (otherwise the edit joins lines).
+    so it is peeled off, but only when `new` has it too (otherwise the edit joins lines); one
+    that only `new` has is a blank line it adds.
     With `drop_blank_margins`, the blank lines `old` starts or ends with are dropped as well,
     and only if `new` keeps the same blank lines: a change there could not be placed.
     """
     old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
-    if old.startswith("\n") != new.startswith("\n"):
+    # A newline only `new` starts (or ends) with is a blank line it adds there; one only
+    # `old` has would join two lines, which whole lines cannot express.
+    if old.startswith("\n") and not new.startswith("\n"):
         return None
     if old.startswith("\n"):
         old, new = old[1:], new[1:]
     # Checked after the first peel: in "\n" one newline is both the first and the last.
-    if old.endswith("\n") != new.endswith("\n"):
+    if old.endswith("\n") and not new.endswith("\n"):
         return None
     if old.endswith("\n"):
         old, new = old[:-1], new[:-1]
