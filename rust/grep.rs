@@ -603,13 +603,25 @@ impl<'a> HitSink<'a> {
         let block_offset = mat.absolute_byte_offset();
         self.spans.clear();
         let spans = &mut self.spans;
-        let _ = self.pattern.matcher.find_iter_at(buffer, range.start, |m| {
-            if m.start() >= range.end {
-                return false;
-            }
-            spans.push((m.start(), m.end()));
-            true
-        });
+        // Line by line, no match crosses the block's last line terminator, so the block is
+        // all the haystack needed. Searching the whole rest of the buffer instead ran on to
+        // the next match beyond the block on every call: a second scan of every file with hits.
+        // A multiline match may run past the block, so there the buffer stays whole.
+        let haystack = if self.pattern.multiline {
+            buffer
+        } else {
+            &buffer[..range.end]
+        };
+        let _ = self
+            .pattern
+            .matcher
+            .find_iter_at(haystack, range.start, |m| {
+                if m.start() >= range.end {
+                    return false;
+                }
+                spans.push((m.start(), m.end()));
+                true
+            });
         // Lines of this block not yet recorded for context: next line number and its start.
         let mut next_line = first_line;
         let mut next_pos = range.start;
