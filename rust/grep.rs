@@ -893,6 +893,83 @@ mod tests {
         );
     }
 
+    /// A text of about 2.6 MB with `needle` lines at known places (one past 1 MiB).
+    fn big_text() -> (Vec<u8>, Vec<(u64, u64)>) {
+        let filler = b"static int filler_line_of_text(void) { return 0; }\n";
+        let mut text = Vec::new();
+        let mut expected = Vec::new();
+        for i in 0..50_000u64 {
+            let line = i + 1;
+            if [10, 20_000, 49_999].contains(&i) {
+                let needle: &[u8] = if i == 20_000 {
+                    b"  needle two\n"
+                } else {
+                    b"  needle one\n"
+                };
+                expected.push((line, text.len() as u64 + 2));
+                text.extend_from_slice(needle);
+            } else {
+                text.extend_from_slice(filler);
+            }
+        }
+        assert!(text.len() > 2 << 20);
+        (text, expected)
+    }
+
+    #[test]
+    fn big_files_keep_lines_offsets_and_uniqueness() {
+        let (text, expected) = big_text();
+        let h = hits(search(&text, opts("needle (one|two)")));
+        let found: Vec<(u64, u64)> = h.iter().map(|h| (h.line, h.byte_offset)).collect();
+        assert_eq!(found, expected);
+        assert_eq!((h[1].column, h[1].text.as_str()), (3, "  needle two"));
+        // "needle one" occurs twice, "needle two" once.
+        assert_eq!(
+            h.iter().map(|h| h.unique).collect::<Vec<_>>(),
+            [false, true, false]
+        );
+
+        let mut with_bom = b"\xEF\xBB\xBF".to_vec();
+        with_bom.extend_from_slice(&text);
+        let outcome = search(&with_bom, opts("needle two"));
+        let FileOutcome::Matched(file) = &outcome else {
+            panic!("expected hits")
+        };
+        assert_eq!(file.encoding, TextEncoding::Utf8Bom);
+        assert_eq!(file.hits[0].byte_offset, expected[1].1 + 3);
+    }
+
+    #[test]
+    fn big_file_stopped_early_still_checks_uniqueness_against_the_rest() {
+        let (text, _) = big_text();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.txt");
+        std::fs::write(&path, &text).unwrap();
+        let pattern = CompiledPattern::new(&opts("needle one")).unwrap();
+        let stop = StopSignal::new(None);
+        let limits = FileLimits {
+            max_hits: 1,
+            count_all: false,
+        };
+        let outcome =
+            FileSearcher::new(&pattern, false).search(&path, || "big.txt".into(), limits, &stop);
+        let FileOutcome::Matched(file) = outcome else {
+            panic!("expected hits")
+        };
+        assert_eq!(file.hits.len(), 1);
+        assert!(
+            !file.hits[0].unique,
+            "the second occurrence is after the stop"
+        );
+    }
+
+    #[test]
+    fn big_file_with_a_late_nul_is_binary() {
+        let (mut text, _) = big_text();
+        text.extend_from_slice(b"tail\0");
+        assert!(matches!(search(&text, opts("needle")), FileOutcome::Binary));
+    }
+
     #[test]
     fn escaped_newline_in_regex_tolerates_crlf() {
         let (regex, has) = newline_tolerant_regex(r"a\nb[^\n]");
