@@ -1,32 +1,44 @@
-//! Engine errors: everything a walk or a search can fail with, as plain Rust values.
+//! Engine errors: everything a walk, a search or a file operation can fail with, as plain
+//! Rust values with messages that say what to do next.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
 /// A failure of a whole operation. Failures on single files inside a walk are not errors:
 /// they are counted in the result's statistics and the walk goes on.
 #[derive(Debug)]
 pub enum Error {
-    /// A regex or glob that does not compile.
+    /// A regex or glob that does not compile, or exceeds a limit.
     Pattern(String),
-    /// The search path does not exist.
-    NotFound(PathBuf),
+    /// A path that does not exist.
+    NotFound(String),
     /// An argument outside its allowed values.
     InvalidArgument(String),
-    /// An I/O failure that stops the operation (for example an unreadable search root).
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    /// A path outside the workspace, through a symlink, or denied by an access-ignore file.
+    Sandbox(String),
+    /// A directory, FIFO, socket or device where a regular file is needed (or the reverse).
+    NotAFile(String),
+    /// A binary file where text is needed.
+    Binary(String),
+    /// A file changed on disk between reading and writing it; nothing was written.
+    Conflict(String),
+    /// Any other failure of the operation, with its message.
+    Io(String),
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Pattern(msg) => write!(f, "{msg}"),
-            Error::NotFound(path) => write!(f, "{} does not exist", path.display()),
-            Error::InvalidArgument(msg) => write!(f, "{msg}"),
-            Error::Io { path, source } => write!(f, "cannot read {}: {source}", path.display()),
+            Error::Pattern(msg)
+            | Error::NotFound(msg)
+            | Error::InvalidArgument(msg)
+            | Error::Sandbox(msg)
+            | Error::NotAFile(msg)
+            | Error::Binary(msg)
+            | Error::Conflict(msg)
+            | Error::Io(msg) => write!(f, "{msg}"),
         }
     }
 }
@@ -34,3 +46,90 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// How a workspace-relative path is shown in messages: `./src/a.ts` (`.` for the root), with
+/// bytes that are not UTF-8 written as `\xNN`, so nothing is lost.
+pub fn shown(rel: &Path) -> String {
+    let bytes = rel.as_os_str().as_bytes();
+    if bytes.is_empty() {
+        return ".".into();
+    }
+    let mut out = String::from("./");
+    out.push_str(&escaped(bytes));
+    out
+}
+
+/// Bytes as text, with those that are not UTF-8 written as `\xNN`.
+pub fn escaped(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out
+}
+
+impl Error {
+    /// The error for an I/O failure on `rel` while doing `action` ("read", "write", ...).
+    pub fn io(rel: &Path, action: &str, err: &io::Error) -> Error {
+        if let Some(inner) = err.get_ref() {
+            if inner.is::<crate::fs::write::ChangedOnDisk>() {
+                return Error::Conflict(format!(
+                    "{} changed on disk since it was read; nothing was written. Read it again \
+                     and redo the edit",
+                    shown(rel)
+                ));
+            }
+        }
+        let path = shown(rel);
+        match err.raw_os_error() {
+            Some(libc::ENOENT) => Error::NotFound(format!(
+                "{path} does not exist; check the path with glob or list_dir"
+            )),
+            Some(libc::ENOTDIR) => Error::NotFound(format!(
+                "{path} does not exist (a part of it is a file, not a directory); check the \
+                 path with list_dir"
+            )),
+            Some(libc::EXDEV) => Error::Sandbox(format!(
+                "{path} leads outside the workspace (through `..` or a symlink); only paths \
+                 inside the workspace root can be used"
+            )),
+            Some(libc::ELOOP) => Error::Sandbox(format!(
+                "{path} is or passes through a symlink (or a chain of too many), which codesift \
+                 does not follow here; use the path the link points to"
+            )),
+            Some(libc::EISDIR) => Error::NotAFile(format!(
+                "{path} is a directory; use list_dir to see what is in it"
+            )),
+            Some(libc::ENODEV | libc::ENXIO) => Error::NotAFile(format!(
+                "{path} is not a regular file (a FIFO, socket or device); only files can be \
+                 read or edited"
+            )),
+            Some(libc::ENAMETOOLONG) => Error::InvalidArgument(format!(
+                "{path}: a file name (or the path) is too long; use a shorter name"
+            )),
+            Some(libc::EINVAL) => Error::InvalidArgument(format!(
+                "{path} is not a valid path here; pass a plain relative path inside the workspace"
+            )),
+            Some(libc::EACCES | libc::EPERM) => Error::Io(format!(
+                "permission denied to {action} {path}; check the file's permissions"
+            )),
+            Some(libc::ENOSPC | libc::EDQUOT) => Error::Io(format!(
+                "no space left on the device to {action} {path}; nothing was written. Free \
+                 some space and try again"
+            )),
+            Some(libc::EFBIG) => Error::Io(format!(
+                "{path} would exceed the file size limit; nothing was written"
+            )),
+            Some(libc::EROFS) => Error::Io(format!(
+                "cannot {action} {path}: the file system is read-only"
+            )),
+            Some(libc::ENOTEMPTY | libc::EEXIST) => Error::Io(format!(
+                "cannot {action} {path}: something else is in the way ({err})"
+            )),
+            _ => Error::Io(format!("cannot {action} {path}: {err}")),
+        }
+    }
+}

@@ -5,12 +5,10 @@
 //! root, whichever matches. `*` and `?` never cross `/`; `**` does; `{a,b}` and `[...]` work.
 
 use crate::error::{Error, Result};
-use crate::walk::{Batch, Walker, relative};
+use crate::fs::walk::{Batch, Target, WalkState, Walker, rel_bytes};
 use globset::{GlobBuilder, GlobMatcher};
-use ignore::WalkState;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::UNIX_EPOCH;
 
 /// One compiled glob with the rule for what it is matched against.
 struct Rule {
@@ -61,7 +59,11 @@ impl PathPattern {
     /// Whether the entry matches. `rel_search` is relative to the search directory,
     /// `rel_root` to the workspace root.
     pub fn is_match(&self, rel_search: &str, rel_root: &str) -> bool {
-        let name = rel_root.rsplit('/').next().unwrap_or(rel_root);
+        self.is_match_path(Path::new(rel_search), Path::new(rel_root))
+    }
+
+    fn is_match_path(&self, rel_search: &Path, rel_root: &Path) -> bool {
+        let name = rel_root.file_name().map_or(rel_root, Path::new);
         self.rules.iter().any(|rule| {
             if rule.name_only {
                 rule.matcher.is_match(name)
@@ -72,36 +74,25 @@ impl PathPattern {
         })
     }
 
-    /// Whether the file at `path` matches, building relative paths only when a rule needs
-    /// them (a name-only rule reads the file name alone).
-    pub fn matches_path(&self, path: &Path, search_dir: &Path, root: &Path) -> bool {
-        let name = path.file_name().map(|n| n.to_string_lossy());
-        let mut rels: Option<(String, String)> = None;
-        self.rules.iter().any(|rule| {
-            if rule.name_only {
-                return name.as_deref().is_some_and(|n| rule.matcher.is_match(n));
-            }
-            let (rel_search, rel_root) =
-                rels.get_or_insert_with(|| (relative(search_dir, path), relative(root, path)));
-            rule.matcher.is_match(rel_search.as_str())
-                || (rel_search != rel_root && rule.matcher.is_match(rel_root.as_str()))
-        })
+    /// Whether the file at `rel` (workspace-relative) matches, searching `search_dir`.
+    pub fn matches_rel(&self, rel: &Path, search_dir: &Path) -> bool {
+        let rel_search = rel.strip_prefix(search_dir).unwrap_or(rel);
+        self.is_match_path(rel_search, rel)
     }
 
-    /// The directories a walk must cover to find every match under `search_dir`: fewer and
-    /// deeper than `search_dir` itself when the patterns start with literal directories.
-    pub fn walk_starts(&self, root: &Path, search_dir: &Path) -> Vec<PathBuf> {
+    /// The directories (workspace-relative, as walked) a walk must cover to find every match
+    /// under `search_dir`: fewer and deeper than `search_dir` itself when the patterns start
+    /// with literal directories. They may not exist.
+    pub fn walk_starts(&self, search_dir: &Path) -> Vec<PathBuf> {
         let mut starts: Vec<PathBuf> = Vec::new();
         for rule in &self.rules {
             if rule.name_only || !self.case_sensitive || rule.literal_dirs.as_os_str().is_empty() {
                 return vec![search_dir.to_path_buf()];
             }
-            for base in [search_dir, root] {
+            for base in [search_dir, Path::new("")] {
                 let candidate = base.join(&rule.literal_dirs);
                 if candidate.starts_with(search_dir) {
-                    if candidate.is_dir() {
-                        starts.push(candidate);
-                    }
+                    starts.push(candidate);
                 } else if search_dir.starts_with(&candidate) {
                     starts.push(search_dir.to_path_buf());
                 }
@@ -174,7 +165,7 @@ impl GlobSort {
 
 pub struct GlobQuery {
     pub pattern: String,
-    /// Absolute, canonical, inside the root.
+    /// Workspace-relative search path (a directory or a file).
     pub search_path: PathBuf,
     pub case_sensitive: bool,
     pub limit: usize,
@@ -183,8 +174,8 @@ pub struct GlobQuery {
 
 #[derive(Clone, Debug)]
 pub struct GlobFile {
-    /// Relative to the workspace root, `/`-separated.
-    pub path: String,
+    /// Relative to the workspace root.
+    pub path: PathBuf,
     /// `(mtime_ms, size)` when the walk read them (to sort by mtime); otherwise the Python
     /// layer reads them when first asked: most callers want paths only, and a stat per
     /// returned file cost a third of a large glob.
@@ -198,61 +189,75 @@ pub struct GlobOutcome {
     pub truncated: bool,
     pub ignored: u64,
     pub errors: u64,
+    /// The search path where it really is (symlinks along it resolved).
+    pub search_path: PathBuf,
 }
 
 /// Finds the files matching `query.pattern` under `query.search_path`.
 pub fn glob(walker: &Walker, query: &GlobQuery) -> Result<GlobOutcome> {
     let pattern = PathPattern::new(&[query.pattern.as_str()], query.case_sensitive)?;
-    let root = walker.options().root.clone();
-    let search = &query.search_path;
+    let target = walker.target(&query.search_path)?;
     let want_mtime = query.sort == GlobSort::Mtime;
     let found: Mutex<Vec<GlobFile>> = Mutex::new(Vec::new());
-
-    if search.is_file() {
-        let rel = relative(&root, search);
-        let name = rel.rsplit('/').next().unwrap_or(&rel).to_string();
-        if pattern.is_match(&name, &rel) {
-            found.lock().unwrap().push(GlobFile {
-                path: rel,
-                metadata: None,
-            });
+    let root = walker.root().clone();
+    let search = target.real().to_path_buf();
+    match target {
+        Target::File(entry) => {
+            if pattern.matches_rel(&entry.rel, entry.rel.parent().unwrap_or(Path::new(""))) {
+                found.lock().unwrap().push(GlobFile {
+                    path: entry.rel,
+                    metadata: None,
+                });
+            }
         }
-    } else {
-        let starts: Vec<PathBuf> = pattern
-            .walk_starts(&root, search)
-            .into_iter()
-            .filter(|start| {
-                start == search
-                    || walker.rules().verdict_with_ancestors(start, true)
-                        == crate::rules::Verdict::Visible
-            })
-            .collect();
-        if !starts.is_empty() {
-            let (found, pattern, root) = (&found, &pattern, &root);
-            walker.visit_parallel(&starts, || {
-                let mut batch = Batch::new(found);
-                Box::new(move |entry| {
-                    if pattern.matches_path(entry.path(), search, root) {
-                        let metadata = want_mtime
-                            .then(|| entry.metadata().map_or((0, 0), |m| (mtime_ms(&m), m.len())));
-                        batch.push(GlobFile {
-                            path: relative(root, entry.path()),
-                            metadata,
-                        });
-                    }
-                    WalkState::Continue
-                })
-            });
+        Target::Dir(start) => {
+            let mut starts = Vec::new();
+            for rel in pattern.walk_starts(&search) {
+                if rel == search {
+                    starts = vec![start];
+                    break;
+                }
+                // A literal prefix is walked only where a walk from the search path would go:
+                // not into `.git`, hidden or ignored directories, nor through symlinks the
+                // walk would not follow (or that lead outside).
+                if !walker.walkable(&rel) {
+                    continue;
+                }
+                if let Ok(start) = walker.start(&rel, walker.options().links()) {
+                    starts.push(start);
+                }
+            }
+            if !starts.is_empty() {
+                let (found, pattern, root, search) = (&found, &pattern, &root, &search);
+                walker.visit_parallel(starts, || {
+                    let mut batch = Batch::new(found);
+                    Box::new(move |entry| {
+                        if pattern.matches_rel(&entry.rel, search) {
+                            let metadata = want_mtime.then(|| {
+                                entry.stat(root).map_or((0, 0), |stat| {
+                                    (stat_mtime_ms(&stat), stat.st_size as u64)
+                                })
+                            });
+                            batch.push(GlobFile {
+                                path: entry.rel.clone(),
+                                metadata,
+                            });
+                        }
+                        WalkState::Continue
+                    })
+                });
+            }
         }
     }
     let mut found = found.into_inner().unwrap();
     let total = found.len();
     let limit = query.limit;
+    let by_path = |a: &GlobFile, b: &GlobFile| rel_bytes(&a.path).cmp(rel_bytes(&b.path));
     match query.sort {
-        GlobSort::Path => select_sorted(&mut found, limit, |a, b| a.path.cmp(&b.path)),
+        GlobSort::Path => select_sorted(&mut found, limit, by_path),
         GlobSort::Mtime => select_sorted(&mut found, limit, |a, b| {
             let mtime = |f: &GlobFile| f.metadata.map(|(mtime_ms, _)| mtime_ms);
-            mtime(b).cmp(&mtime(a)).then_with(|| a.path.cmp(&b.path))
+            mtime(b).cmp(&mtime(a)).then_with(|| by_path(a, b))
         }),
         GlobSort::None => found.truncate(limit),
     }
@@ -262,6 +267,7 @@ pub fn glob(walker: &Walker, query: &GlobQuery) -> Result<GlobOutcome> {
         truncated: total > limit,
         ignored: walker.stats().ignored(),
         errors: walker.stats().errors(),
+        search_path: search,
     })
 }
 
@@ -281,11 +287,9 @@ where
     items.sort_unstable_by(cmp);
 }
 
-pub fn mtime_ms(meta: &std::fs::Metadata) -> i64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_millis() as i64)
+/// Milliseconds since the epoch of a file's modification time.
+pub fn stat_mtime_ms(stat: &rustix::fs::Stat) -> i64 {
+    stat.st_mtime * 1000 + stat.st_mtime_nsec as i64 / 1_000_000
 }
 
 #[cfg(test)]
@@ -322,15 +326,13 @@ mod tests {
 
     #[test]
     fn literal_prefix_narrows_the_walk() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join("drivers/net")).unwrap();
+        let root = Path::new("");
         let p = PathPattern::new(&["drivers/**/*.h"], true).unwrap();
-        assert_eq!(p.walk_starts(&root, &root), vec![root.join("drivers")]);
+        assert_eq!(p.walk_starts(root), vec![PathBuf::from("drivers")]);
         let p = PathPattern::new(&["*.h"], true).unwrap();
-        assert_eq!(p.walk_starts(&root, &root), vec![root.clone()]);
+        assert_eq!(p.walk_starts(root), vec![PathBuf::new()]);
         let p = PathPattern::new(&["drivers/**/*.h"], true).unwrap();
-        let sub = root.join("drivers/net");
-        assert_eq!(p.walk_starts(&root, &sub), vec![sub.clone()]);
+        let sub = Path::new("drivers/net");
+        assert_eq!(p.walk_starts(sub), vec![sub.to_path_buf()]);
     }
 }

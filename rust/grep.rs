@@ -12,7 +12,7 @@ use regex_syntax::ast::{self, Ast, Span as AstSpan};
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::Read;
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -207,8 +207,8 @@ pub struct Context {
 /// The hits of one file.
 #[derive(Debug)]
 pub struct FileHits {
-    /// Relative to the workspace root.
-    pub path: String,
+    /// Relative to the workspace root (raw bytes: names need not be UTF-8).
+    pub path: PathBuf,
     pub hits: Vec<Hit>,
     /// The bytes the hits' spans point into.
     pub bytes: Vec<u8>,
@@ -299,11 +299,10 @@ pub struct FileSearcher {
     /// growing fresh vectors per file cost a chain of reallocations for every file with hits.
     hits: Vec<Hit>,
     hit_bytes: Vec<u8>,
-    follow_symlinks: bool,
 }
 
 impl FileSearcher {
-    pub fn new(pattern: &CompiledPattern, follow_symlinks: bool) -> FileSearcher {
+    pub fn new(pattern: &CompiledPattern) -> FileSearcher {
         FileSearcher {
             searcher: pattern.searcher(),
             pattern: pattern.clone(),
@@ -311,20 +310,20 @@ impl FileSearcher {
             decoded: Vec::new(),
             hits: Vec::new(),
             hit_bytes: Vec::new(),
-            follow_symlinks,
         }
     }
 
-    /// Searches the file at `path`; `rel` names it in the result (only asked for when it has
-    /// hits: most files of a walk have none).
+    /// Searches `file`, opened by the caller beneath the root (an error counts it as
+    /// unreadable); `rel` names it in the result (only asked for when it has hits: most files
+    /// of a walk have none).
     pub fn search(
         &mut self,
-        path: &Path,
-        rel: impl FnOnce() -> String,
+        file: std::io::Result<File>,
+        rel: impl FnOnce() -> PathBuf,
         limits: FileLimits,
         stop: &StopSignal,
     ) -> FileOutcome {
-        let Ok(file) = open(path, self.follow_symlinks) else {
+        let Ok(file) = file else {
             return FileOutcome::Unreadable;
         };
         let Ok(meta) = file.metadata() else {
@@ -457,17 +456,6 @@ fn read_known_size(file: &File, size: u64, buffer: &mut Vec<u8>) -> std::io::Res
         unsafe { buffer.set_len(buffer.len() + n as usize) };
     }
     Ok(())
-}
-
-fn open(path: &Path, follow_symlinks: bool) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    if !follow_symlinks {
-        // The walk saw a regular file; refuse it if it has been swapped for a link since.
-        options.custom_flags(libc::O_NOFOLLOW);
-    }
-    options.open(path)
 }
 
 /// Marks each hit whose matched bytes occur exactly once in `text`.
@@ -764,10 +752,10 @@ mod tests {
         let path = dir.path().join("f.txt");
         std::fs::write(&path, text).unwrap();
         let pattern = CompiledPattern::new(&options).unwrap();
-        let mut searcher = FileSearcher::new(&pattern, false);
+        let mut searcher = FileSearcher::new(&pattern);
         let stop = StopSignal::new(None);
         searcher.search(
-            &path,
+            File::open(&path),
             || "f.txt".into(),
             FileLimits {
                 max_hits: 100,
@@ -951,8 +939,12 @@ mod tests {
             max_hits: 1,
             count_all: false,
         };
-        let outcome =
-            FileSearcher::new(&pattern, false).search(&path, || "big.txt".into(), limits, &stop);
+        let outcome = FileSearcher::new(&pattern).search(
+            File::open(&path),
+            || "big.txt".into(),
+            limits,
+            &stop,
+        );
         let FileOutcome::Matched(file) = outcome else {
             panic!("expected hits")
         };

@@ -1,12 +1,14 @@
-//! codesift's compiled core: the engine modules (walk, rules, glob, grep, search) and the one
-//! Python module `codesift._core` that exposes them.
+//! codesift's compiled core: the engine modules (fs: the root handle, walkers and atomic
+//! writes; rules, glob, grep, search, files) and the one Python module `codesift._core` that
+//! exposes them.
 
 pub mod error;
+pub mod files;
+pub mod fs;
 pub mod glob;
 pub mod grep;
 pub mod rules;
 pub mod search;
-pub mod walk;
 
 mod py_engine;
 mod py_errors;
@@ -18,6 +20,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_engine::Engine>()?;
+    m.add_class::<py_engine::FileLock>()?;
     m.add_class::<py_types::GlobMatch>()?;
     m.add_class::<py_types::GrepMatch>()?;
     m.add_class::<py_types::ResultList>()?;

@@ -1,25 +1,46 @@
 //! The `Engine` class: a workspace's walk options, and glob/grep/rule checks run without the GIL.
 
 use crate::error::Error;
+use crate::files::{Files, Locked};
+use crate::fs::root::Root;
+use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::{GlobQuery, GlobSort, glob};
 use crate::grep::PatternOptions;
 use crate::py_errors::catch_panic;
 use crate::py_types::{GlobOutcome, GrepOutcome, glob_outcome, grep_outcome};
-use crate::rules::{RuleOptions, Rules, Verdict};
+use crate::rules::RuleOptions;
 use crate::search::{GrepQuery, grep};
-use crate::walk::{WalkOptions, Walker};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::ffi::OsString;
+use std::os::fd::IntoRawFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Search engine bound to one canonical workspace root.
+/// A listing for Python: `(name, is_dir)` entries, entries hidden by rules, the real path.
+type Listing = (Vec<(OsString, bool)>, u64, OsString);
+
+/// Search engine bound to one workspace root, held open as a directory handle: every path it
+/// is given is workspace-relative and resolved beneath that handle.
 #[pyclass(frozen, module = "codesift._core")]
 pub struct Engine {
+    root: Arc<Root>,
     options: WalkOptions,
     id_prefix: String,
     /// Number of the next search-result id; reserved atomically, a block per search.
     next_id: AtomicU64,
+}
+
+impl Engine {
+    fn files(&self) -> Files {
+        Files::new(self.root.clone(), self.options.rules.clone())
+    }
+
+    fn walker(&self) -> Walker {
+        Walker::new(self.root.clone(), self.options.clone())
+    }
 }
 
 #[pymethods]
@@ -37,10 +58,22 @@ impl Engine {
         max_filesize: Option<u64>,
         threads: Option<usize>,
         id_prefix: String,
-    ) -> Self {
-        Engine {
+    ) -> PyResult<Self> {
+        let handle = Root::open(&root).map_err(|e| {
+            let shown = root.display();
+            match e.raw_os_error() {
+                Some(libc::ENOENT) => Error::NotFound(format!(
+                    "workspace root {shown} does not exist; create it or pass an existing directory"
+                )),
+                Some(libc::ENOTDIR) => Error::InvalidArgument(format!(
+                    "workspace root {shown} is not a directory; pass a directory"
+                )),
+                _ => Error::Io(format!("cannot open the workspace root {shown}: {e}")),
+            }
+        })?;
+        Ok(Engine {
+            root: Arc::new(handle),
             options: WalkOptions {
-                root,
                 rules: RuleOptions {
                     gitignore,
                     access_files,
@@ -52,12 +85,13 @@ impl Engine {
             },
             id_prefix,
             next_id: AtomicU64::new(0),
-        }
+        })
     }
 
+    /// The root's real path (as it was when the handle was opened).
     #[getter]
-    fn root(&self) -> PathBuf {
-        self.options.root.clone()
+    fn root(&self) -> OsString {
+        self.root.real_path().as_os_str().to_os_string()
     }
 
     /// Every search-result id of this engine starts with this.
@@ -66,7 +100,7 @@ impl Engine {
         &self.id_prefix
     }
 
-    /// Files under `search_path` (absolute, inside the root) matching `pattern`.
+    /// Files under `search_path` (workspace-relative) matching `pattern`.
     #[pyo3(signature = (search_path, pattern, *, case_sensitive = true, limit = 2000, sort = "path"))]
     fn glob(
         &self,
@@ -78,8 +112,8 @@ impl Engine {
         sort: &str,
     ) -> PyResult<GlobOutcome> {
         let sort = GlobSort::parse(sort)?;
-        let options = self.options.clone();
-        let root = options.root.clone();
+        let walker = self.walker();
+        let links = self.options.links();
         let query = GlobQuery {
             pattern,
             search_path,
@@ -87,16 +121,11 @@ impl Engine {
             limit,
             sort,
         };
-        let outcome = py.detach(move || {
-            catch_panic(|| {
-                ensure_exists(&query.search_path)?;
-                glob(&Walker::new(options), &query)
-            })
-        })?;
-        glob_outcome(py, outcome, root)
+        let outcome = py.detach(move || catch_panic(|| glob(&walker, &query)))?;
+        glob_outcome(py, outcome, self.root.clone(), links)
     }
 
-    /// Matches of `pattern` under `search_path` (absolute, inside the root; file or directory).
+    /// Matches of `pattern` under `search_path` (workspace-relative; file or directory).
     #[pyo3(signature = (search_path, pattern, *, literal = false, case_sensitive = false,
         multiline = None, before = 0, after = 0, include = Vec::new(), exclude = Vec::new(),
         max_matches = Some(500), count_total = false, timeout = None))]
@@ -124,9 +153,18 @@ impl Engine {
                 ))
                 .into());
             }
-            t => t.map(Duration::from_secs_f64),
+            Some(t) => match Duration::try_from_secs_f64(t) {
+                Ok(t) => Some(t),
+                Err(_) => {
+                    return Err(Error::InvalidArgument(format!(
+                        "timeout must be a number of seconds a clock can count to, not {t}"
+                    ))
+                    .into());
+                }
+            },
+            None => None,
         };
-        let options = self.options.clone();
+        let walker = self.walker();
         let query = GrepQuery {
             pattern: PatternOptions {
                 pattern,
@@ -143,56 +181,157 @@ impl Engine {
             count_total,
             timeout,
         };
-        let outcome = py.detach(move || {
-            catch_panic(|| {
-                ensure_exists(&query.search_path)?;
-                grep(Walker::new(options), &query)
-            })
-        })?;
+        let outcome = py.detach(move || catch_panic(|| grep(walker, &query)))?;
         let count: usize = outcome.files.iter().map(|f| f.hits.len()).sum();
         let first_id = self.next_id.fetch_add(count as u64, Ordering::Relaxed);
         grep_outcome(py, outcome, &self.id_prefix, first_id)
     }
 
-    /// The visible entries of directory `path` (absolute, inside the root) as
-    /// `(name, is_dir)` pairs, unsorted, and the number of entries ignore rules hid.
-    fn list_dir(&self, py: Python<'_>, path: PathBuf) -> PyResult<(Vec<(String, bool)>, u64)> {
-        let options = self.options.clone();
+    /// The visible entries of directory `path` (workspace-relative) as `(name, is_dir)` pairs,
+    /// unsorted, the number of entries ignore rules hid, and where the directory really is.
+    fn list_dir(&self, py: Python<'_>, path: PathBuf) -> PyResult<Listing> {
+        let walker = self.walker();
+        let files = self.files();
         py.detach(move || {
             catch_panic(|| {
-                let walker = Walker::new(options);
-                let entries = walker.list_dir(&path).map_err(|source| Error::Io {
-                    path: path.clone(),
-                    source,
-                })?;
-                Ok((entries, walker.stats().ignored()))
+                let real = files.list_target(&path)?;
+                let entries = walker
+                    .list_dir(&real)
+                    .map_err(|e| Error::io(&path, "list", &e))?;
+                let entries = entries
+                    .into_iter()
+                    .map(|(name, is_dir)| (bytes_name(name), is_dir))
+                    .collect();
+                Ok((entries, walker.stats().ignored(), real.into_os_string()))
             })
         })
     }
 
-    /// What the ignore rules say of `path` (absolute, inside the root), ancestors included:
-    /// "visible", "hidden" (by .gitignore and friends) or "denied" (by an access-ignore file).
-    #[pyo3(signature = (path, is_dir = false))]
-    fn verdict(&self, py: Python<'_>, path: PathBuf, is_dir: bool) -> PyResult<&'static str> {
-        let options = self.options.clone();
-        let verdict = py.detach(move || {
+    /// Opens the regular file `path` (workspace-relative) to read it: a descriptor the caller
+    /// owns (and must close), where the file really is, and its size.
+    fn open_read(&self, py: Python<'_>, path: PathBuf) -> PyResult<(i32, OsString, u64)> {
+        let files = self.files();
+        py.detach(move || {
             catch_panic(|| {
-                let rules = Rules::new(options.root.clone(), options.rules.clone());
-                Ok(rules.verdict_with_ancestors(&path, is_dir))
+                let opened = files.open_read(&path)?;
+                let size = opened.stat.st_size as u64;
+                Ok((
+                    opened.file.into_raw_fd(),
+                    opened.real.into_os_string(),
+                    size,
+                ))
             })
-        })?;
-        Ok(match verdict {
-            Verdict::Visible => "visible",
-            Verdict::Hidden => "hidden",
-            Verdict::Denied => "denied",
+        })
+    }
+
+    /// Locks the file `path` for an edit (an exclusive `flock`, across processes) and reads
+    /// it; files over `max_bytes` or binary are refused first.
+    fn lock(&self, py: Python<'_>, path: PathBuf, max_bytes: u64) -> PyResult<FileLock> {
+        let files = self.files();
+        let locked = py.detach(move || catch_panic(|| files.lock(&path, max_bytes)))?;
+        Ok(FileLock {
+            locked: Mutex::new(Some(locked)),
+        })
+    }
+
+    /// Creates or replaces `path` with `data` atomically, creating parent directories.
+    /// Returns where the file really is and whether it was created.
+    fn write(&self, py: Python<'_>, path: PathBuf, data: Vec<u8>) -> PyResult<(OsString, bool)> {
+        let files = self.files();
+        py.detach(move || {
+            catch_panic(|| {
+                let (real, created) = files.write(&path, &data)?;
+                Ok((real.into_os_string(), created))
+            })
+        })
+    }
+
+    /// Where `path` really is (workspace-relative), or `None` when it cannot be resolved.
+    fn real(&self, py: Python<'_>, path: PathBuf) -> Option<OsString> {
+        let root = self.root.clone();
+        py.detach(move || {
+            root.resolve(
+                &path,
+                crate::fs::root::Links::Inside,
+                rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
+            )
+            .ok()
+            .map(|found| found.real.into_os_string())
+        })
+    }
+
+    /// Whether something exists at `path` (a symlink counts when it resolves inside the root).
+    fn exists(&self, py: Python<'_>, path: PathBuf) -> bool {
+        let root = self.root.clone();
+        py.detach(move || {
+            root.resolve(
+                &path,
+                crate::fs::root::Links::Inside,
+                rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
+            )
+            .is_ok()
         })
     }
 }
 
-fn ensure_exists(path: &std::path::Path) -> Result<(), Error> {
-    if path.exists() {
-        Ok(())
-    } else {
-        Err(Error::NotFound(path.to_path_buf()))
+/// A file locked for an edit: its contents as read under the lock, and `replace` to write
+/// the new contents before the lock is released (`release`, or leaving the `with` block).
+#[pyclass(frozen, module = "codesift._core")]
+pub struct FileLock {
+    locked: Mutex<Option<Locked>>,
+}
+
+impl FileLock {
+    fn with<T>(&self, f: impl FnOnce(&Locked) -> PyResult<T>) -> PyResult<T> {
+        let guard = self.locked.lock().unwrap();
+        match guard.as_ref() {
+            Some(locked) => f(locked),
+            None => Err(Error::InvalidArgument("the file lock was already released".into()).into()),
+        }
     }
+}
+
+#[pymethods]
+impl FileLock {
+    /// The file's bytes, as read under the lock.
+    #[getter]
+    fn data<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        self.with(|locked| Ok(PyBytes::new(py, &locked.data)))
+    }
+
+    /// Where the file really is, workspace-relative.
+    #[getter]
+    fn real(&self) -> PyResult<OsString> {
+        self.with(|locked| Ok(locked.real().as_os_str().to_os_string()))
+    }
+
+    #[getter]
+    fn mode(&self) -> PyResult<u32> {
+        self.with(|locked| Ok(locked.mode()))
+    }
+
+    /// Replaces the file with `data` (atomically, mode kept), unless it changed on disk.
+    fn replace(&self, py: Python<'_>, data: Vec<u8>) -> PyResult<()> {
+        self.with(|locked| py.detach(|| catch_panic(|| locked.replace(&data))))
+    }
+
+    /// Releases the lock.
+    fn release(&self) {
+        self.locked.lock().unwrap().take();
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.release();
+        false
+    }
+}
+
+fn bytes_name(name: Vec<u8>) -> OsString {
+    use std::os::unix::ffi::OsStringExt;
+    OsString::from_vec(name)
 }

@@ -55,6 +55,12 @@ create_exception!(
 );
 create_exception!(
     codesift,
+    ConflictError,
+    CodesiftError,
+    "A file changed on disk between reading it and writing it; nothing was written."
+);
+create_exception!(
+    codesift,
     InvalidArgumentError,
     CodesiftError,
     "An argument outside its allowed values."
@@ -67,7 +73,11 @@ impl From<Error> for PyErr {
             Error::Pattern(_) => PatternError::new_err(msg),
             Error::NotFound(_) => NotFoundError::new_err(msg),
             Error::InvalidArgument(_) => InvalidArgumentError::new_err(msg),
-            Error::Io { .. } => CodesiftError::new_err(msg),
+            Error::Sandbox(_) => SandboxError::new_err(msg),
+            Error::NotAFile(_) => NotAFileError::new_err(msg),
+            Error::Binary(_) => BinaryFileError::new_err(msg),
+            Error::Conflict(_) => ConflictError::new_err(msg),
+            Error::Io(_) => CodesiftError::new_err(msg),
         }
     }
 }
@@ -100,6 +110,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PatternError", py.get_type::<PatternError>())?;
     m.add("MatchError", py.get_type::<MatchError>())?;
     m.add("StaleResultError", py.get_type::<StaleResultError>())?;
+    m.add("ConflictError", py.get_type::<ConflictError>())?;
     m.add(
         "InvalidArgumentError",
         py.get_type::<InvalidArgumentError>(),

@@ -7,7 +7,8 @@
 //! ~0.3 s, most of it allocating and zeroing fresh memory); views made during iteration are
 //! freed as the loop moves on, so their memory is reused while still hot in cache.
 
-use crate::glob::{GlobFile, GlobOutcome as EngineGlobOutcome, mtime_ms};
+use crate::fs::root::{Links, Root};
+use crate::glob::{GlobFile, GlobOutcome as EngineGlobOutcome, stat_mtime_ms};
 use crate::grep::{Context, FileHits, Hit, Span, TextEncoding, store};
 use crate::search::GrepOutcome as EngineGrepOutcome;
 use pyo3::exceptions::PyIndexError;
@@ -16,7 +17,7 @@ use pyo3::types::{PyDict, PyList, PySlice, PyString};
 use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 /// The hits of one grep.
@@ -79,13 +80,15 @@ impl HitStore {
 
 /// The files found by one glob.
 pub struct FileStore {
-    root: PathBuf,
+    /// The root handle the lazy `stat`s go through, and how they treat symlinks; `None` for
+    /// a match built from Python (its metadata is given).
+    root: Option<(Arc<Root>, Links)>,
     files: Vec<StoredPath>,
     host: Option<Py<PyString>>,
 }
 
 struct StoredPath {
-    path: String,
+    path: PathBuf,
     /// `(mtime_ms, size)`, read on first access unless the walk already had them.
     metadata: OnceLock<(i64, u64)>,
 }
@@ -105,13 +108,15 @@ impl GlobMatch {
     /// Read from the file when first asked for; a file gone since the search reads as 0, 0.
     fn metadata(&self) -> (i64, u64) {
         let entry = self.entry();
-        *entry.metadata.get_or_init(|| {
-            std::fs::metadata(self.store.root.join(&entry.path))
-                .map_or((0, 0), |meta| (mtime_ms(&meta), meta.len()))
+        *entry.metadata.get_or_init(|| match &self.store.root {
+            Some((root, links)) => root
+                .stat(&entry.path, *links)
+                .map_or((0, 0), |stat| (stat_mtime_ms(&stat), stat.st_size as u64)),
+            None => (0, 0),
         })
     }
 
-    fn fields(&self) -> (&str, i64, u64, Option<&Py<PyString>>) {
+    fn fields(&self) -> (&Path, i64, u64, Option<&Py<PyString>>) {
         let (mtime_ms, size) = self.metadata();
         (&self.entry().path, mtime_ms, size, self.store.host.as_ref())
     }
@@ -121,9 +126,9 @@ impl GlobMatch {
 impl GlobMatch {
     #[new]
     #[pyo3(signature = (path, mtime_ms, size, host = None))]
-    fn new(path: String, mtime_ms: i64, size: u64, host: Option<Py<PyString>>) -> Self {
+    fn new(path: PathBuf, mtime_ms: i64, size: u64, host: Option<Py<PyString>>) -> Self {
         let store = FileStore {
-            root: PathBuf::new(),
+            root: None,
             files: vec![StoredPath {
                 path,
                 metadata: OnceLock::from((mtime_ms, size)),
@@ -136,10 +141,10 @@ impl GlobMatch {
         }
     }
 
-    /// Workspace-relative POSIX path.
+    /// Workspace-relative POSIX path (a name that is not UTF-8 in `surrogateescape` form).
     #[getter]
-    fn path(&self) -> &str {
-        &self.entry().path
+    fn path(&self) -> &std::ffi::OsStr {
+        self.entry().path.as_os_str()
     }
 
     /// Last modification, in milliseconds since the epoch (read when first asked for).
@@ -163,7 +168,7 @@ impl GlobMatch {
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let (path, mtime_ms, size, host) = self.fields();
         let d = PyDict::new(py);
-        d.set_item("path", path)?;
+        d.set_item("path", path.as_os_str())?;
         d.set_item("mtime_ms", mtime_ms)?;
         d.set_item("size", size)?;
         if let Some(host) = host {
@@ -174,7 +179,10 @@ impl GlobMatch {
 
     fn __repr__(&self) -> String {
         let (path, mtime_ms, size, _) = self.fields();
-        format!("GlobMatch(path={path:?}, mtime_ms={mtime_ms}, size={size})")
+        format!(
+            "GlobMatch(path={:?}, mtime_ms={mtime_ms}, size={size})",
+            crate::error::escaped(path.as_os_str().as_encoded_bytes())
+        )
     }
 
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -423,9 +431,9 @@ impl GrepMatch {
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let hit = self.hit_data();
         Ok(format!(
-            "GrepMatch(id={:?}, file={:?}, line={}, column={}, content={:?})",
+            "GrepMatch(id={:?}, file={}, line={}, column={}, content={:?})",
             self.id(py).bind(py).to_cow()?,
-            self.stored_file().path.bind(py).to_cow()?,
+            self.stored_file().path.bind(py).repr()?,
             hit.line,
             hit.column,
             self.decoded(hit.content)
@@ -450,8 +458,12 @@ impl GrepMatch {
             && self.context_lines(true) == other.context_lines(true);
         Ok(same_hit
             && self.id(py).bind(py).to_cow()? == other.id(py).bind(py).to_cow()?
-            && self.stored_file().path.bind(py).to_cow()?
-                == other.stored_file().path.bind(py).to_cow()?
+            && self
+                .stored_file()
+                .path
+                .bind(py)
+                .as_any()
+                .eq(other.stored_file().path.bind(py))?
             && same_host(py, self.store.host.as_ref(), other.store.host.as_ref())?)
     }
 
@@ -668,6 +680,8 @@ pub struct GlobOutcome {
     pub truncated: bool,
     pub ignored: u64,
     pub errors: u64,
+    /// The search path where it really is, workspace-relative.
+    pub search_path: Py<PyString>,
 }
 
 /// What grep found, before the Python layer adds its summary.
@@ -684,6 +698,8 @@ pub struct GrepOutcome {
     pub binary_files: u64,
     pub unreadable: u64,
     pub ignored: u64,
+    /// The search path where it really is, workspace-relative.
+    pub search_path: Py<PyString>,
 }
 
 /// Takes a view out of the cyclic GC's lists: it holds no Python object that could be part of
@@ -698,7 +714,8 @@ fn untracked<T>(object: Py<T>) -> Py<T> {
 pub fn glob_outcome(
     py: Python<'_>,
     outcome: EngineGlobOutcome,
-    root: PathBuf,
+    root: Arc<Root>,
+    links: Links,
 ) -> PyResult<GlobOutcome> {
     let files = outcome
         .files
@@ -709,7 +726,7 @@ pub fn glob_outcome(
         })
         .collect();
     let store = FileStore {
-        root,
+        root: Some((root, links)),
         files,
         host: None,
     };
@@ -724,6 +741,11 @@ pub fn glob_outcome(
         truncated: outcome.truncated,
         ignored: outcome.ignored,
         errors: outcome.errors,
+        search_path: outcome
+            .search_path
+            .into_os_string()
+            .into_pyobject(py)?
+            .unbind(),
     })
 }
 
@@ -775,7 +797,7 @@ pub fn grep_outcome(
             }
         };
         files.push(StoredFile {
-            path: PyString::new(py, &path).unbind(),
+            path: path.into_os_string().into_pyobject(py)?.unbind(),
             encoding,
             size,
             mtime_ns,
@@ -805,5 +827,10 @@ pub fn grep_outcome(
         binary_files: outcome.binary_files,
         unreadable: outcome.unreadable,
         ignored: outcome.ignored,
+        search_path: outcome
+            .search_path
+            .into_os_string()
+            .into_pyobject(py)?
+            .unbind(),
     })
 }

@@ -7,23 +7,28 @@
 //! listing. The precedence follows the `ignore` crate (and so ripgrep): access rules first,
 //! then `.ignore`, then `.gitignore`, then `.git/info/exclude`; within one kind the deepest
 //! directory with a matching rule decides, and a `!` rule there can re-include an entry.
+//! As in git (and ripgrep), `.gitignore` and `exclude` rules stop at the boundary of a nested
+//! repository: a directory holding `.git` does not see the git rules of the directories above
+//! it. `.ignore` and access-ignore rules are not git's and apply all the way down.
+//!
+//! Paths here are workspace-relative. Rule files are read through directory handles beneath
+//! the root, only when they are regular files (a FIFO named `.gitignore` is skipped, never
+//! opened for a blocking read), and at most `MAX_RULE_FILE` bytes of each.
 
+use crate::fs::root::{DIR_FLAGS, Links, READ_FLAGS, Root, regular_file};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use std::cell::RefCell;
+use rustix::fs::Mode;
 use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::io::Read;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
-/// Identifies a `Rules` instance in the per-thread cache below.
-static NEXT_RULES_ID: AtomicU64 = AtomicU64::new(1);
-
-thread_local! {
-    /// The last directory whose chain this thread looked up: a walker thread handles all the
-    /// entries of one directory in a row, so this skips the shared map almost always.
-    static LAST_CHAIN: RefCell<Option<(u64, PathBuf, Chain)>> = const { RefCell::new(None) };
-}
+/// Bytes read of one rule file at most; the rest is ignored.
+pub const MAX_RULE_FILE: u64 = 8 * 1024 * 1024;
 
 /// Which rule files apply.
 #[derive(Clone, Debug)]
@@ -32,6 +37,15 @@ pub struct RuleOptions {
     pub gitignore: bool,
     /// File names of access-ignore files, always honoured.
     pub access_files: Vec<String>,
+}
+
+impl RuleOptions {
+    /// Whether `name` is an access-ignore file (which codesift never writes).
+    pub fn is_access_file(&self, name: &OsStr) -> bool {
+        self.access_files
+            .iter()
+            .any(|f| f.as_bytes() == name.as_bytes())
+    }
 }
 
 /// What the rules say about one entry.
@@ -44,66 +58,118 @@ pub enum Verdict {
     Denied,
 }
 
-/// The rules of one directory that has rule files, linked to the nearest ancestor that has any.
-struct DirRules {
+/// The rules of one directory that has rule files (or is a git repository), linked to the
+/// nearest ancestor that has any.
+pub struct DirRules {
     parent: Option<Arc<DirRules>>,
     access: Option<Gitignore>,
     dot_ignore: Option<Gitignore>,
     git: Option<Gitignore>,
     exclude: Option<Gitignore>,
+    /// The directory holds `.git`: git rules of its ancestors do not apply below it.
+    has_git: bool,
 }
 
-type Chain = Option<Arc<DirRules>>;
+/// The rules in force for the entries of one directory.
+pub type Chain = Option<Arc<DirRules>>;
 
-/// Rule chains per directory, built on demand and shared by all walker threads.
+/// Rule chains per directory, loaded through the root handle.
 pub struct Rules {
-    id: u64,
-    root: PathBuf,
+    root: Arc<Root>,
     options: RuleOptions,
+    /// Chains of directories looked up by path (explicit paths; walks carry theirs along).
     chains: RwLock<HashMap<PathBuf, Chain>>,
 }
 
 impl Rules {
-    /// `root` must be the canonical workspace root.
-    pub fn new(root: PathBuf, options: RuleOptions) -> Rules {
-        let id = NEXT_RULES_ID.fetch_add(1, Ordering::Relaxed);
+    pub fn new(root: Arc<Root>, options: RuleOptions) -> Rules {
         Rules {
-            id,
             root,
             options,
             chains: RwLock::new(HashMap::new()),
         }
     }
 
-    pub fn root(&self) -> &Path {
+    pub fn root(&self) -> &Arc<Root> {
         &self.root
     }
 
-    /// The verdict for `path` (absolute, inside the root) whose parent directory is visible.
-    pub fn verdict(&self, path: &Path, is_dir: bool) -> Verdict {
-        match path.parent() {
-            Some(parent) if path != self.root => {
-                let chain = self.cached_chain(parent);
-                decide(chain.as_deref(), path, is_dir)
+    pub fn options(&self) -> &RuleOptions {
+        &self.options
+    }
+
+    /// The chain for the entries of directory `rel` (open as `dir`), given the chain of its
+    /// parent; `has(name)` says whether the directory holds an entry of that name (a walk
+    /// knows from its listing, so no rule file is probed in vain).
+    pub fn child_chain(
+        &self,
+        parent: &Chain,
+        rel: &Path,
+        dir: BorrowedFd<'_>,
+        has: &dyn Fn(&[u8]) -> bool,
+    ) -> Chain {
+        match self.load(rel, dir, has) {
+            Some(mut own) => {
+                own.parent = parent.clone();
+                Some(Arc::new(own))
             }
-            _ => Verdict::Visible,
+            None => parent.clone(),
         }
     }
 
-    /// The verdict for `path` taking every ancestor between the root and `path` into account:
-    /// an entry inside a hidden or denied directory is hidden or denied too. Used for explicit
-    /// paths (read, edit, a search path), where no walk checked the ancestors first.
-    pub fn verdict_with_ancestors(&self, path: &Path, is_dir: bool) -> Verdict {
-        let Ok(rel) = path.strip_prefix(&self.root) else {
+    /// The verdict for the entry `rel` of a directory whose rules are `chain`.
+    pub fn decide(chain: &Chain, rel: &Path, is_dir: bool) -> Verdict {
+        let Some(chain) = chain else {
             return Verdict::Visible;
         };
-        let mut current = self.root.clone();
+        let (mut access, mut dot_ignore, mut git, mut exclude) =
+            (Match::None, Match::None, Match::None, Match::None);
+        let mut past_repository = false;
+        let mut level = Some(chain.as_ref());
+        while let Some(rules) = level {
+            if access.is_none() {
+                access = matched(&rules.access, rel, is_dir);
+            }
+            if dot_ignore.is_none() {
+                dot_ignore = matched(&rules.dot_ignore, rel, is_dir);
+            }
+            if !past_repository {
+                if git.is_none() {
+                    git = matched(&rules.git, rel, is_dir);
+                }
+                if exclude.is_none() {
+                    exclude = matched(&rules.exclude, rel, is_dir);
+                }
+            }
+            past_repository |= rules.has_git;
+            level = rules.parent.as_deref();
+        }
+        if access.is_ignore() {
+            return Verdict::Denied;
+        }
+        if access.is_whitelist() {
+            return Verdict::Visible;
+        }
+        if dot_ignore.or(git).or(exclude).is_ignore() {
+            Verdict::Hidden
+        } else {
+            Verdict::Visible
+        }
+    }
+
+    /// The verdict for `rel` taking every ancestor between the root and `rel` into account:
+    /// an entry inside a hidden or denied directory is hidden or denied too. Used for explicit
+    /// paths (read, edit, a search path) and the real locations of followed links, where no
+    /// walk checked the ancestors first. `rel` must be a real location (no symlinks).
+    pub fn verdict_with_ancestors(&self, rel: &Path, is_dir: bool) -> Verdict {
+        let components: Vec<&OsStr> = rel.iter().collect();
+        let mut current = PathBuf::new();
         let mut worst = Verdict::Visible;
-        let components: Vec<_> = rel.components().collect();
         for (i, component) in components.iter().enumerate() {
+            let chain = self.chain_of(&current);
             current.push(component);
             let last = i + 1 == components.len();
-            match self.verdict(&current, if last { is_dir } else { true }) {
+            match Self::decide(&chain, &current, if last { is_dir } else { true }) {
                 Verdict::Denied => return Verdict::Denied,
                 Verdict::Hidden => worst = Verdict::Hidden,
                 Verdict::Visible => {}
@@ -112,38 +178,19 @@ impl Rules {
         worst
     }
 
-    fn cached_chain(&self, dir: &Path) -> Chain {
-        let hit = LAST_CHAIN.with_borrow(|last| match last {
-            Some((id, last_dir, chain)) if *id == self.id && last_dir == dir => Some(chain.clone()),
-            _ => None,
-        });
-        if let Some(chain) = hit {
-            return chain;
-        }
-        let chain = self.chain(dir);
-        LAST_CHAIN.set(Some((self.id, dir.to_path_buf(), chain.clone())));
-        chain
-    }
-
-    /// The rule chain in force for entries of directory `dir`.
-    fn chain(&self, dir: &Path) -> Chain {
-        if !dir.starts_with(&self.root) {
-            return None;
-        }
+    /// The chain in force for entries of the directory `dir` (relative, real), cached.
+    pub fn chain_of(&self, dir: &Path) -> Chain {
         if let Some(chain) = self.chains.read().unwrap().get(dir) {
             return chain.clone();
         }
-        let parent_chain = if dir == self.root {
-            None
-        } else {
-            dir.parent().and_then(|parent| self.chain(parent))
+        let parent_chain = match dir.parent() {
+            Some(parent) => self.chain_of(parent),
+            None => None,
         };
-        let chain = match self.load(dir) {
-            Some(mut own) => {
-                own.parent = parent_chain;
-                Some(Arc::new(own))
-            }
-            None => parent_chain,
+        let chain = match self.root.resolve(dir, Links::Refuse, DIR_FLAGS) {
+            Ok(opened) => self.child_chain(&parent_chain, dir, opened.fd.as_fd(), &|_| true),
+            // A directory that cannot be opened has no rule files we could read.
+            Err(_) => parent_chain,
         };
         self.chains
             .write()
@@ -152,31 +199,37 @@ impl Rules {
         chain
     }
 
-    /// The rule files of `dir` itself, or `None` when it has none.
-    fn load(&self, dir: &Path) -> Option<DirRules> {
-        let access_names: Vec<&str> = self
-            .options
-            .access_files
-            .iter()
-            .map(String::as_str)
-            .collect();
-        let access = build_matcher(dir, dir, &access_names);
+    /// The rule files of the directory itself, or `None` when it has none.
+    fn load(
+        &self,
+        rel: &Path,
+        dir: BorrowedFd<'_>,
+        has: &dyn Fn(&[u8]) -> bool,
+    ) -> Option<DirRules> {
+        // `has` may answer yes to every name (explicit paths, without a listing): check.
+        let has_git = has(b".git")
+            && rustix::fs::statat(dir, ".git", rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_ok();
+        let access = self.matcher(rel, dir, &self.options.access_files, has);
         let (dot_ignore, git, exclude) = if self.options.gitignore {
-            let git_dir = dir.join(".git");
-            let exclude = if git_dir.is_dir() {
-                build_matcher(dir, &git_dir, &["info/exclude"])
+            let exclude = if has_git {
+                self.exclude_matcher(rel, dir)
             } else {
                 None
             };
             (
-                build_matcher(dir, dir, &[".ignore"]),
-                build_matcher(dir, dir, &[".gitignore"]),
+                self.matcher(rel, dir, &[".ignore"], has),
+                self.matcher(rel, dir, &[".gitignore"], has),
                 exclude,
             )
         } else {
             (None, None, None)
         };
-        if access.is_none() && dot_ignore.is_none() && git.is_none() && exclude.is_none() {
+        if access.is_none()
+            && dot_ignore.is_none()
+            && git.is_none()
+            && exclude.is_none()
+            && !has_git
+        {
             return None;
         }
         Some(DirRules {
@@ -185,62 +238,74 @@ impl Rules {
             dot_ignore,
             git,
             exclude,
+            has_git,
         })
     }
-}
 
-/// A matcher rooted at `dir` from the rule files `names` inside `source_dir`, or `None` when
-/// none of them exists. Later files win over earlier ones, as within one gitignore file.
-fn build_matcher(dir: &Path, source_dir: &Path, names: &[&str]) -> Option<Gitignore> {
-    let mut builder: Option<GitignoreBuilder> = None;
-    for name in names {
-        let file = source_dir.join(name);
-        let Ok(bytes) = std::fs::read(&file) else {
-            continue;
+    /// A matcher rooted at `rel` from the rule files `names` of `dir`, or `None` when none of
+    /// them exists. Later files win over earlier ones, as within one gitignore file.
+    fn matcher<S: AsRef<str>>(
+        &self,
+        rel: &Path,
+        dir: BorrowedFd<'_>,
+        names: &[S],
+        has: &dyn Fn(&[u8]) -> bool,
+    ) -> Option<Gitignore> {
+        let mut builder: Option<GitignoreBuilder> = None;
+        for name in names {
+            let name = name.as_ref();
+            if !has(name.as_bytes()) {
+                continue;
+            }
+            let Some(bytes) = self.read_rule_file(rel, dir, OsStr::new(name)) else {
+                continue;
+            };
+            add_lines(
+                builder.get_or_insert_with(|| GitignoreBuilder::new(rel)),
+                &bytes,
+            );
+        }
+        builder
+            .and_then(|b| b.build().ok())
+            .filter(|m| !m.is_empty())
+    }
+
+    fn exclude_matcher(&self, rel: &Path, dir: BorrowedFd<'_>) -> Option<Gitignore> {
+        let info = rustix::fs::openat(dir, ".git/info", DIR_FLAGS, Mode::empty()).ok()?;
+        let file = rustix::fs::openat(&info, "exclude", READ_FLAGS, Mode::empty()).ok()?;
+        let bytes = read_limited(regular_file(file).ok()?)?;
+        let mut builder = GitignoreBuilder::new(rel);
+        add_lines(&mut builder, &bytes);
+        builder.build().ok().filter(|m| !m.is_empty())
+    }
+
+    /// The rule file `name` of `dir`, when it is a regular file. A rule file that is a
+    /// symlink is read where it points when that stays inside the root.
+    fn read_rule_file(&self, rel: &Path, dir: BorrowedFd<'_>, name: &OsStr) -> Option<Vec<u8>> {
+        let file = match rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(rustix::io::Errno::LOOP) => {
+                self.root
+                    .resolve(&rel.join(name), Links::Inside, READ_FLAGS)
+                    .ok()?
+                    .fd
+            }
+            Err(_) => return None,
         };
-        let builder = builder.get_or_insert_with(|| GitignoreBuilder::new(dir));
-        for line in String::from_utf8_lossy(&bytes).lines() {
-            // A malformed line is skipped, as git does; the other lines still apply.
-            let _ = builder.add_line(Some(file.clone()), line);
-        }
+        read_limited(regular_file(file).ok()?)
     }
-    builder
-        .and_then(|b| b.build().ok())
-        .filter(|m| !m.is_empty())
 }
 
-fn decide(chain: Option<&DirRules>, path: &Path, is_dir: bool) -> Verdict {
-    let Some(chain) = chain else {
-        return Verdict::Visible;
-    };
-    let (mut access, mut dot_ignore, mut git, mut exclude) =
-        (Match::None, Match::None, Match::None, Match::None);
-    let mut level = Some(chain);
-    while let Some(rules) = level {
-        if access.is_none() {
-            access = matched(&rules.access, path, is_dir);
-        }
-        if dot_ignore.is_none() {
-            dot_ignore = matched(&rules.dot_ignore, path, is_dir);
-        }
-        if git.is_none() {
-            git = matched(&rules.git, path, is_dir);
-        }
-        if exclude.is_none() {
-            exclude = matched(&rules.exclude, path, is_dir);
-        }
-        level = rules.parent.as_deref();
-    }
-    if access.is_ignore() {
-        return Verdict::Denied;
-    }
-    if access.is_whitelist() {
-        return Verdict::Visible;
-    }
-    if dot_ignore.or(git).or(exclude).is_ignore() {
-        Verdict::Hidden
-    } else {
-        Verdict::Visible
+fn read_limited(file: std::fs::File) -> Option<Vec<u8>> {
+    let mut bytes = Vec::new();
+    file.take(MAX_RULE_FILE).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+fn add_lines(builder: &mut GitignoreBuilder, bytes: &[u8]) {
+    for line in String::from_utf8_lossy(bytes).lines() {
+        // A malformed line is skipped, as git does; the other lines still apply.
+        let _ = builder.add_line(None, line);
     }
 }
 
@@ -258,7 +323,7 @@ mod tests {
 
     fn rules(root: &Path, gitignore: bool) -> Rules {
         Rules::new(
-            root.canonicalize().unwrap(),
+            Arc::new(Root::open(root).unwrap()),
             RuleOptions {
                 gitignore,
                 access_files: vec![".clineignore".into()],
@@ -266,56 +331,73 @@ mod tests {
         )
     }
 
+    fn verdict(r: &Rules, rel: &str, is_dir: bool) -> Verdict {
+        r.verdict_with_ancestors(Path::new(rel), is_dir)
+    }
+
     #[test]
     fn gitignore_hides_and_access_file_denies() {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
+        let root = dir.path();
         fs::write(root.join(".gitignore"), "*.log\nbuild/\n").unwrap();
         fs::write(root.join(".clineignore"), "secret.txt\n").unwrap();
-        let r = rules(&root, true);
-        assert_eq!(r.verdict(&root.join("a.log"), false), Verdict::Hidden);
-        assert_eq!(r.verdict(&root.join("build"), true), Verdict::Hidden);
-        assert_eq!(r.verdict(&root.join("secret.txt"), false), Verdict::Denied);
-        assert_eq!(r.verdict(&root.join("a.rs"), false), Verdict::Visible);
-        let off = rules(&root, false);
-        assert_eq!(off.verdict(&root.join("a.log"), false), Verdict::Visible);
-        assert_eq!(
-            off.verdict(&root.join("secret.txt"), false),
-            Verdict::Denied
-        );
+        let r = rules(root, true);
+        assert_eq!(verdict(&r, "a.log", false), Verdict::Hidden);
+        assert_eq!(verdict(&r, "build", true), Verdict::Hidden);
+        assert_eq!(verdict(&r, "secret.txt", false), Verdict::Denied);
+        assert_eq!(verdict(&r, "a.rs", false), Verdict::Visible);
+        let off = rules(root, false);
+        assert_eq!(verdict(&off, "a.log", false), Verdict::Visible);
+        assert_eq!(verdict(&off, "secret.txt", false), Verdict::Denied);
     }
 
     #[test]
     fn deeper_rules_override_and_ancestors_count() {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
+        let root = dir.path();
         fs::create_dir_all(root.join("sub/deep")).unwrap();
         fs::write(root.join(".gitignore"), "*.gen\n").unwrap();
         fs::write(root.join("sub/.gitignore"), "!keep.gen\n").unwrap();
         fs::write(root.join(".clineignore"), "sub/deep/\n").unwrap();
-        let r = rules(&root, true);
-        assert_eq!(r.verdict(&root.join("sub/x.gen"), false), Verdict::Hidden);
-        assert_eq!(
-            r.verdict(&root.join("sub/keep.gen"), false),
-            Verdict::Visible
-        );
-        assert_eq!(
-            r.verdict_with_ancestors(&root.join("sub/deep/file.txt"), false),
-            Verdict::Denied
-        );
-        assert_eq!(
-            r.verdict_with_ancestors(&root.join("sub/file.txt"), false),
-            Verdict::Visible
-        );
+        let r = rules(root, true);
+        assert_eq!(verdict(&r, "sub/x.gen", false), Verdict::Hidden);
+        assert_eq!(verdict(&r, "sub/keep.gen", false), Verdict::Visible);
+        assert_eq!(verdict(&r, "sub/deep/file.txt", false), Verdict::Denied);
+        assert_eq!(verdict(&r, "sub/file.txt", false), Verdict::Visible);
     }
 
     #[test]
     fn git_info_exclude_applies() {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
+        let root = dir.path();
         fs::create_dir_all(root.join(".git/info")).unwrap();
         fs::write(root.join(".git/info/exclude"), "local.txt\n").unwrap();
-        let r = rules(&root, true);
-        assert_eq!(r.verdict(&root.join("local.txt"), false), Verdict::Hidden);
+        let r = rules(root, true);
+        assert_eq!(verdict(&r, "local.txt", false), Verdict::Hidden);
+    }
+
+    #[test]
+    fn git_rules_stop_at_a_nested_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("nested/.git")).unwrap();
+        fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        fs::write(root.join(".ignore"), "*.tmp\n").unwrap();
+        fs::write(root.join(".clineignore"), "*.key\n").unwrap();
+        let r = rules(root, true);
+        assert_eq!(verdict(&r, "top.log", false), Verdict::Hidden);
+        assert_eq!(verdict(&r, "nested/a.log", false), Verdict::Visible);
+        assert_eq!(verdict(&r, "nested/a.tmp", false), Verdict::Hidden);
+        assert_eq!(verdict(&r, "nested/a.key", false), Verdict::Denied);
+    }
+
+    #[test]
+    fn a_fifo_rule_file_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let fifo = std::ffi::CString::new(root.join(".gitignore").as_os_str().as_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let r = rules(root, true);
+        assert_eq!(verdict(&r, "a.txt", false), Verdict::Visible);
     }
 }

@@ -8,13 +8,13 @@
 //! ripgrep does) and the per-file results are sorted at the end.
 
 use crate::error::{Error, Result};
+use crate::fs::walk::{DirFilter, DirWork, FileEntry, Target, WalkState, Walker};
 use crate::glob::PathPattern;
 use crate::grep::{
     CompiledPattern, FileHits, FileLimits, FileOutcome, FileSearcher, PatternOptions, StopSignal,
 };
-use crate::walk::{DirFilter, Walker, relative};
-use ignore::WalkState;
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 pub struct GrepQuery {
     pub pattern: PatternOptions,
-    /// Absolute, canonical, inside the root: a directory or a file.
+    /// Workspace-relative: a directory or a file.
     pub search_path: PathBuf,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
@@ -42,6 +42,8 @@ pub struct GrepOutcome {
     pub binary_files: u64,
     pub unreadable: u64,
     pub ignored: u64,
+    /// The search path where it really is (symlinks along it resolved).
+    pub search_path: PathBuf,
 }
 
 #[derive(Default)]
@@ -66,12 +68,12 @@ impl Counters {
 struct FileFilter {
     include: Option<PathPattern>,
     exclude: Option<PathPattern>,
-    root: PathBuf,
+    /// The directory searched (workspace-relative): patterns may be relative to it.
     search_dir: PathBuf,
 }
 
 impl FileFilter {
-    fn new(query: &GrepQuery, root: &Path) -> Result<FileFilter> {
+    fn new(query: &GrepQuery, search_dir: PathBuf) -> Result<FileFilter> {
         let compile = |patterns: &[String]| -> Result<Option<PathPattern>> {
             if patterns.is_empty() {
                 Ok(None)
@@ -79,41 +81,23 @@ impl FileFilter {
                 PathPattern::new(patterns, true).map(Some)
             }
         };
-        let search_dir = if query.search_path.is_dir() {
-            query.search_path.clone()
-        } else {
-            query
-                .search_path
-                .parent()
-                .map_or_else(|| root.to_path_buf(), Path::to_path_buf)
-        };
         Ok(FileFilter {
             include: compile(&query.include)?,
             exclude: compile(&query.exclude)?,
-            root: root.to_path_buf(),
             search_dir,
         })
     }
 
-    fn accepts(&self, path: &Path) -> bool {
+    fn accepts(&self, rel: &Path) -> bool {
         let included = self
             .include
             .as_ref()
-            .is_none_or(|include| include.matches_path(path, &self.search_dir, &self.root));
+            .is_none_or(|include| include.matches_rel(rel, &self.search_dir));
         included
             && !self
                 .exclude
                 .as_ref()
-                .is_some_and(|exclude| exclude.matches_path(path, &self.search_dir, &self.root))
-    }
-
-    fn relative(&self, path: &Path) -> String {
-        relative(&self.root, path)
-    }
-
-    /// The path relative to the root when the filters accept the file.
-    fn accepts_file(&self, path: &Path) -> Option<String> {
-        self.accepts(path).then(|| self.relative(path))
+                .is_some_and(|exclude| exclude.matches_rel(rel, &self.search_dir))
     }
 
     fn dir_filter(self: &Arc<Self>) -> Option<DirFilter> {
@@ -122,7 +106,7 @@ impl FileFilter {
         Some(Arc::new(move |dir: &Path| {
             !me.exclude
                 .as_ref()
-                .is_some_and(|e| e.matches_path(dir, &me.search_dir, &me.root))
+                .is_some_and(|e| e.matches_rel(dir, &me.search_dir))
         }))
     }
 }
@@ -135,8 +119,13 @@ pub fn grep(walker: Walker, query: &GrepQuery) -> Result<GrepOutcome> {
         ));
     }
     let pattern = CompiledPattern::new(&query.pattern)?;
-    let root = walker.options().root.clone();
-    let filter = Arc::new(FileFilter::new(query, &root)?);
+    let target = walker.target(&query.search_path)?;
+    let search_path = target.real().to_path_buf();
+    let search_dir = match &target {
+        Target::Dir(_) => search_path.clone(),
+        Target::File(_) => search_path.parent().unwrap_or(Path::new("")).to_path_buf(),
+    };
+    let filter = Arc::new(FileFilter::new(query, search_dir)?);
     let walker = match filter.dir_filter() {
         Some(dir_filter) => walker.with_dir_filter(dir_filter),
         None => walker,
@@ -145,9 +134,9 @@ pub fn grep(walker: Walker, query: &GrepQuery) -> Result<GrepOutcome> {
     let counters = Counters::default();
     let mut outcome = match query.max_matches {
         Some(max) if !query.count_total => {
-            ordered(&walker, query, &pattern, &filter, &stop, &counters, max)
+            ordered(&walker, target, &pattern, &filter, &stop, &counters, max)
         }
-        _ => exhaustive(&walker, query, &pattern, &filter, &stop, &counters),
+        _ => exhaustive(&walker, query, target, &pattern, &filter, &stop, &counters),
     };
     outcome.timed_out = stop.timed_out();
     if outcome.timed_out {
@@ -157,7 +146,24 @@ pub fn grep(walker: Walker, query: &GrepQuery) -> Result<GrepOutcome> {
     outcome.binary_files = counters.binary.load(Ordering::Relaxed);
     outcome.unreadable = counters.unreadable.load(Ordering::Relaxed) + walker.stats().errors();
     outcome.ignored = walker.stats().ignored();
+    outcome.search_path = search_path;
     Ok(outcome)
+}
+
+/// Searches one file found by the walk.
+fn search_entry(
+    searcher: &mut FileSearcher,
+    walker: &Walker,
+    entry: &FileEntry,
+    limits: FileLimits,
+    stop: &StopSignal,
+) -> FileOutcome {
+    searcher.search(
+        entry.open(walker.root()),
+        || entry.rel.clone(),
+        limits,
+        stop,
+    )
 }
 
 /// Results settling in walk order: slot `i` is file `i` of the sorted walk.
@@ -170,7 +176,7 @@ struct Settle {
 
 fn ordered(
     walker: &Walker,
-    query: &GrepQuery,
+    target: Target,
     pattern: &CompiledPattern,
     filter: &FileFilter,
     stop: &StopSignal,
@@ -190,22 +196,21 @@ fn ordered(
         settled_hits: 0,
     });
     let threads = walker.options().thread_count().max(1);
-    let follow = walker.options().follow_symlinks;
     let rest_found: Mutex<Option<(Vec<FileHits>, u64)>> = Mutex::new(None);
     // Unbounded, so that the sorted walk runs ahead of the searches instead of taking turns
     // with them; it still stops at the cutoff, at most one run of directories late.
-    let (sender, receiver) = crossbeam_channel::unbounded::<(usize, PathBuf, String)>();
+    let (sender, receiver) = crossbeam_channel::unbounded::<(usize, FileEntry)>();
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let receiver = receiver.clone();
             let (settle, cutoff) = (&settle, &cutoff);
             scope.spawn(move || {
-                let mut searcher = FileSearcher::new(pattern, follow);
-                for (index, path, rel) in receiver {
+                let mut searcher = FileSearcher::new(pattern);
+                for (index, entry) in receiver {
                     if index > cutoff.load(Ordering::Relaxed) || stop.should_stop() {
                         continue;
                     }
-                    let outcome = searcher.search(&path, || rel, limits, stop);
+                    let outcome = search_entry(&mut searcher, walker, &entry, limits, stop);
                     counters.record(&outcome);
                     let hits = match outcome {
                         FileOutcome::Matched(hits) => Some(hits),
@@ -236,64 +241,66 @@ fn ordered(
             });
         }
         drop(receiver);
-        let send = |index: usize, path: PathBuf, rel: String| -> bool {
+        let send = |index: usize, entry: FileEntry| -> bool {
             cutoff.load(Ordering::Relaxed) == usize::MAX
                 && !stop.should_stop()
-                && sender.send((index, path, rel)).is_ok()
+                && sender.send((index, entry)).is_ok()
         };
         let mut index = 0;
-        if query.search_path.is_file() {
-            let rel = relative(&filter.root, &query.search_path);
-            send(0, query.search_path.clone(), rel);
-        } else {
-            let mut files = walker.sorted_files_parallel(&query.search_path);
-            let mut switched = false;
-            let mut checkpoint = ORDERED_PREFIX;
-            loop {
-                if index >= checkpoint && cutoff.load(Ordering::Relaxed) == usize::MAX {
-                    checkpoint += ORDERED_PREFIX;
-                    let (searched, hits) = {
-                        let s = settle.lock().unwrap();
-                        (s.next as u64, s.settled_hits)
-                    };
-                    // Rare: even at eight times the files searched so far, the hits seen would
-                    // not add up to the first N. Workers far behind: decide at the next check.
-                    if searched * 2 >= ORDERED_PREFIX as u64 && hits * 8 < wanted {
-                        switched = true;
-                        break;
-                    }
-                }
-                let Some(path) = files.next() else { break };
-                if let Some(rel) = filter.accepts_file(&path) {
-                    if !send(index, path, rel) {
-                        break;
-                    }
-                    index += 1;
-                }
+        match target {
+            Target::File(entry) => {
+                send(0, entry);
             }
-            if switched {
-                // A rare pattern: the first N did not settle early, so the rest of the tree is
-                // scanned by the parallel walker (no order needed: every file is searched and
-                // the first N kept). The files already expanded still go through the workers.
-                let (ready, loose, dirs) = files.split_rest();
-                let loose: Vec<(PathBuf, String)> = loose
-                    .into_iter()
-                    .filter_map(|path| filter.accepts_file(&path).map(|rel| (path, rel)))
-                    .collect();
-                for path in ready {
-                    if let Some(rel) = filter.accepts_file(&path) {
-                        if !send(index, path, rel) {
+            Target::Dir(start) => {
+                let mut files = walker.sorted_files_parallel(start);
+                let mut switched = false;
+                let mut checkpoint = ORDERED_PREFIX;
+                loop {
+                    if index >= checkpoint && cutoff.load(Ordering::Relaxed) == usize::MAX {
+                        checkpoint += ORDERED_PREFIX;
+                        let (searched, hits) = {
+                            let s = settle.lock().unwrap();
+                            (s.next as u64, s.settled_hits)
+                        };
+                        // Rare: even at eight times the files searched so far, the hits seen would
+                        // not add up to the first N. Workers far behind: decide at the next check.
+                        if searched * 2 >= ORDERED_PREFIX as u64 && hits * 8 < wanted {
+                            switched = true;
+                            break;
+                        }
+                    }
+                    let Some(entry) = files.next() else { break };
+                    if filter.accepts(&entry.rel) {
+                        if !send(index, entry) {
                             break;
                         }
                         index += 1;
                     }
                 }
-                drop(sender);
-                let rest = scan_unordered(
-                    walker, &loose, &dirs, pattern, filter, stop, counters, max, false, &cutoff,
-                );
-                *rest_found.lock().unwrap() = Some(rest);
-                return;
+                if switched {
+                    // A rare pattern: the first N did not settle early, so the rest of the tree is
+                    // scanned by the parallel walker (no order needed: every file is searched and
+                    // the first N kept). The files already expanded still go through the workers.
+                    let (ready, loose, dirs) = files.split_rest();
+                    let loose: Vec<FileEntry> = loose
+                        .into_iter()
+                        .filter(|f| filter.accepts(&f.rel))
+                        .collect();
+                    for entry in ready {
+                        if filter.accepts(&entry.rel) {
+                            if !send(index, entry) {
+                                break;
+                            }
+                            index += 1;
+                        }
+                    }
+                    drop(sender);
+                    let rest = scan_unordered(
+                        walker, loose, dirs, pattern, filter, stop, counters, max, false, &cutoff,
+                    );
+                    *rest_found.lock().unwrap() = Some(rest);
+                    return;
+                }
             }
         }
         drop(sender);
@@ -335,8 +342,8 @@ const ORDERED_PREFIX: usize = 4096;
 #[allow(clippy::too_many_arguments)]
 fn scan_unordered(
     walker: &Walker,
-    loose: &[(PathBuf, String)],
-    dirs: &[PathBuf],
+    loose: Vec<FileEntry>,
+    dirs: Vec<DirWork>,
     pattern: &CompiledPattern,
     filter: &FileFilter,
     stop: &StopSignal,
@@ -349,29 +356,23 @@ fn scan_unordered(
         max_hits: max.saturating_add(1),
         count_all,
     };
-    let follow = walker.options().follow_symlinks;
     // Without a limit every file with hits is kept: no bookkeeping per file, one sort at the end.
     let unlimited = max == usize::MAX;
     let kept = Mutex::new(KeptFiles::new(max));
     let all: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
     let total = AtomicU64::new(0);
-    let search_one = |searcher: &mut FileSearcher, path: &Path, rel: Option<String>| {
-        let rel = || rel.unwrap_or_else(|| filter.relative(path));
-        let outcome = if unlimited || count_all {
-            searcher.search(path, rel, limits, stop)
-        } else {
-            // Once the first N are held, a file sorting after all of them cannot be among them.
-            let rel = rel();
-            if kept
+    let search_one = |searcher: &mut FileSearcher, entry: &FileEntry| {
+        // Once the first N are held, a file sorting after all of them cannot be among them.
+        if !(unlimited || count_all)
+            && kept
                 .lock()
                 .unwrap()
                 .bound()
-                .is_some_and(|last| rel.as_str() > last)
-            {
-                return;
-            }
-            searcher.search(path, || rel, limits, stop)
-        };
+                .is_some_and(|last| entry.rel.as_os_str() > last)
+        {
+            return;
+        }
+        let outcome = search_entry(searcher, walker, entry, limits, stop);
         counters.record(&outcome);
         if let FileOutcome::Matched(hits) | FileOutcome::Interrupted(Some(hits)) = outcome {
             total.fetch_add(hits.count, Ordering::Relaxed);
@@ -383,24 +384,24 @@ fn scan_unordered(
         }
     };
     let done = || stop.should_stop() || cutoff.load(Ordering::Relaxed) != usize::MAX;
-    let mut searcher = FileSearcher::new(pattern, follow);
-    for (path, rel) in loose {
+    let mut searcher = FileSearcher::new(pattern);
+    for entry in &loose {
         if done() {
             break;
         }
-        search_one(&mut searcher, path, Some(rel.clone()));
+        search_one(&mut searcher, entry);
     }
     if !dirs.is_empty() && !done() {
         let search_one = &search_one;
         let done = &done;
         walker.visit_parallel(dirs, || {
-            let mut searcher = FileSearcher::new(pattern, follow);
+            let mut searcher = FileSearcher::new(pattern);
             Box::new(move |entry| {
                 if done() {
                     return WalkState::Quit;
                 }
-                if filter.accepts(entry.path()) {
-                    search_one(&mut searcher, entry.path(), None);
+                if filter.accepts(&entry.rel) {
+                    search_one(&mut searcher, entry);
                 }
                 WalkState::Continue
             })
@@ -408,7 +409,7 @@ fn scan_unordered(
     }
     let files = if unlimited {
         let mut files = all.into_inner().unwrap();
-        files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        files.sort_unstable_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
         files
     } else {
         kept.into_inner().unwrap().into_sorted()
@@ -419,6 +420,7 @@ fn scan_unordered(
 fn exhaustive(
     walker: &Walker,
     query: &GrepQuery,
+    target: Target,
     pattern: &CompiledPattern,
     filter: &FileFilter,
     stop: &StopSignal,
@@ -426,17 +428,15 @@ fn exhaustive(
 ) -> GrepOutcome {
     let max = query.max_matches.unwrap_or(usize::MAX);
     let never = AtomicUsize::new(usize::MAX);
-    let (loose, dirs) = if query.search_path.is_file() {
+    let (loose, dirs) = match target {
         // An explicit file is searched whatever the filters say, as ripgrep does.
-        let rel = relative(&filter.root, &query.search_path);
-        (vec![(query.search_path.clone(), rel)], vec![])
-    } else {
-        (vec![], vec![query.search_path.clone()])
+        Target::File(entry) => (vec![entry], vec![]),
+        Target::Dir(start) => (vec![], vec![start]),
     };
     let (files, found) = scan_unordered(
         walker,
-        &loose,
-        &dirs,
+        loose,
+        dirs,
         pattern,
         filter,
         stop,
@@ -452,7 +452,8 @@ fn exhaustive(
 /// are dropped as soon as they cannot be among the first `max` hits, bounding memory.
 struct KeptFiles {
     max: usize,
-    files: BTreeMap<String, FileHits>,
+    /// By path bytes (an `OsString` orders by bytes; a `PathBuf` would order by components).
+    files: BTreeMap<OsString, FileHits>,
     hits: usize,
 }
 
@@ -467,7 +468,7 @@ impl KeptFiles {
 
     fn add(&mut self, file: FileHits) {
         self.hits += file.hits.len();
-        self.files.insert(file.path.clone(), file);
+        self.files.insert(file.path.clone().into_os_string(), file);
         while let Some(last) = self.files.last_key_value() {
             let last_hits = last.1.hits.len();
             if self.hits - last_hits > self.max {
@@ -481,9 +482,9 @@ impl KeptFiles {
 
     /// The path of the last file kept, once the kept files hold more than `max` hits: no file
     /// sorting after it can be among the first `max`.
-    fn bound(&self) -> Option<&str> {
+    fn bound(&self) -> Option<&std::ffi::OsStr> {
         if self.hits > self.max {
-            self.files.last_key_value().map(|(k, _)| k.as_str())
+            self.files.last_key_value().map(|(k, _)| k.as_os_str())
         } else {
             None
         }

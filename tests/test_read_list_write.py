@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -126,16 +128,24 @@ def test_write_onto_a_directory_is_refused(tree):
         ws.write("d", "x")
 
 
-def test_failed_write_leaves_old_content(tree, monkeypatch):
+def test_failed_write_leaves_old_content(tree):
+    """A write that fails halfway (here: over the process's file size limit) raises a
+    CodesiftError and leaves the old file and no temporary file behind."""
     root = tree({"keep.txt": "original\n"})
-    ws = Workspace(root)
-
-    def broken_rename(*args, **kwargs):
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(os, "rename", broken_rename)
-    with pytest.raises(OSError):
-        ws.write("keep.txt", "new content\n")
+    script = (
+        "import resource, signal, sys\n"
+        "from codesift import Workspace, CodesiftError\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))\n"
+        "try:\n"
+        "    Workspace(sys.argv[1]).write('keep.txt', 'x' * (3 << 20))\n"
+        "except CodesiftError as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(root)], capture_output=True, text=True, timeout=60
+    )
+    assert "size limit" in done.stdout, (done.stdout, done.stderr)
     assert (root / "keep.txt").read_text() == "original\n"
     assert sorted(p.name for p in root.iterdir()) == ["keep.txt"]
 

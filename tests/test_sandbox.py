@@ -147,23 +147,21 @@ def test_missing_root_and_paths(tree, tmp_path):
         ws.edit("missing.txt", "a", "b")
 
 
-def test_symlink_swap_after_resolution_is_caught(tree, tmp_path, monkeypatch):
-    """The race between the sandbox check and the open: the file is swapped for a link to
-    outside after resolution; the descriptor check refuses it."""
+def test_file_swapped_for_a_link_to_outside_is_refused(tree, tmp_path):
+    """A file replaced by a link to outside between two calls: every access resolves the
+    path beneath the root handle again, so the link is refused and nothing outside is read
+    or written (the concurrent version of this is in test_sandbox_races)."""
     outside = tmp_path / "swap_target.txt"
     outside.write_text("outside\n")
     root = tree({"victim.txt": "inside\n"})
     ws = Workspace(root)
-    original = ws.sandbox.resolve
-
-    def resolve_then_swap(path, **kw):
-        resolved = original(path, **kw)
-        if resolved.name == "victim.txt":
-            os.unlink(resolved)
-            os.symlink(outside, resolved)
-        return resolved
-
-    monkeypatch.setattr(ws.sandbox, "resolve", resolve_then_swap)
+    assert ws.read("victim.txt").content == "     1\tinside"
+    os.unlink(root / "victim.txt")
+    os.symlink(outside, root / "victim.txt")
     with pytest.raises(SandboxError):
         ws.read("victim.txt")
+    with pytest.raises(SandboxError):
+        ws.edit("victim.txt", "outside", "pwned")
+    with pytest.raises(SandboxError):
+        ws.write("victim.txt", "pwned")
     assert outside.read_text() == "outside\n"

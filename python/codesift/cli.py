@@ -333,8 +333,7 @@ def _apply_hit(ws: Workspace, args: argparse.Namespace, console: Console | None)
             "apply-hit needs a JSON object with file, byte_offset, byte_length, content and new"
         )
     line = request.get("line", 0)
-    target = ws.sandbox.resolve(request["file"])
-    before = _read_or_empty(target)
+    before = _read_or_empty(ws, request["file"])
     result = ws.apply_hit(
         request["file"],
         request["byte_offset"],
@@ -345,16 +344,15 @@ def _apply_hit(ws: Workspace, args: argparse.Namespace, console: Console | None)
         line=line if isinstance(line, int) and not isinstance(line, bool) else 0,
     )
     data = result.to_dict()
-    data["span"] = _changed_span(before, _read_or_empty(target))
+    data["span"] = _changed_span(before, _read_or_empty(ws, request["file"]))
     _print_json(data)
     return EXIT_FOUND
 
 
-def _read_or_empty(path: Any) -> bytes:
+def _read_or_empty(ws: Workspace, path: str) -> bytes:
     try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
+        return ws._read_bytes(path)
+    except (CodesiftError, OSError):
         return b""
 
 

@@ -4,6 +4,7 @@ Python layer raise the very same classes; every one is a subclass of `CodesiftEr
 from ._core import (
     BinaryFileError,
     CodesiftError,
+    ConflictError,
     InvalidArgumentError,
     MatchError,
     NotAFileError,
@@ -12,10 +13,6 @@ from ._core import (
     SandboxError,
     StaleResultError,
 )
-
-
-class ConflictError(CodesiftError):
-    """A file changed on disk between reading it and writing it; nothing was written."""
 
 
 __all__ = [

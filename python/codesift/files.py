@@ -1,147 +1,10 @@
-"""Safe file access under the workspace root: what was opened is checked to be inside the
-root *after* opening it (so a path swapped for a symlink between the sandbox check and the
-open is caught), and files are replaced atomically (temp file + rename in the same
-directory, opened through a verified directory handle), never left partial or empty."""
+"""Text files for editing: a file's bytes decoded so that they can be changed and written
+back byte-exact. (Opening, locking and replacing files is the engine's: `_core.Engine.lock`
+and `_core.Engine.write` work beneath the root handle.)"""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import secrets
-import stat
-from pathlib import Path
-
-from .errors import (
-    BinaryFileError,
-    CodesiftError,
-    ConflictError,
-    NotAFileError,
-    NotFoundError,
-    SandboxError,
-)
-
-READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
-DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-def _real_path_of(fd: int) -> Path | None:
-    try:
-        return Path(os.readlink(f"/proc/self/fd/{fd}"))
-    except OSError:
-        return None
-
-
-def _check_inside(fd: int, root: Path, shown: str) -> None:
-    real = _real_path_of(fd)
-    if real is not None and real != root and root not in real.parents:
-        raise SandboxError(
-            f"{shown} was replaced by a link to outside the workspace while being opened; "
-            "nothing was read or written"
-        )
-
-
-def open_regular(path: Path, root: Path, shown: str) -> tuple[int, os.stat_result]:
-    """An open descriptor of the regular file `path` (a resolved path inside `root`)."""
-    try:
-        fd = os.open(path, READ_FLAGS)
-    except FileNotFoundError:
-        raise NotFoundError(
-            f"{shown} does not exist; check the path with glob or list_dir"
-        ) from None
-    except IsADirectoryError:
-        raise NotAFileError(f"{shown} is a directory; use list_dir to see what is in it") from None
-    except OSError as exc:
-        if exc.errno == 40:  # ELOOP: the last component became a symlink
-            raise SandboxError(f"{shown} is now a symlink; resolve it again") from None
-        raise CodesiftError(f"cannot open {shown}: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = _kind(info.st_mode)
-            raise NotAFileError(
-                f"{shown} is {kind}, not a regular file; only files can be read or edited"
-            )
-        _check_inside(fd, root, shown)
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd, info
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
-def read_bytes(path: Path, root: Path, shown: str) -> tuple[bytes, os.stat_result]:
-    fd, info = open_regular(path, root, shown)
-    with os.fdopen(fd, "rb") as f:
-        return f.read(), info
-
-
-def atomic_write(
-    path: Path,
-    data: bytes,
-    root: Path,
-    shown: str,
-    *,
-    expected: bytes | None = None,
-    mode: int | None = None,
-) -> None:
-    """Replaces (or creates) `path` with `data` atomically. With `expected`, the write only
-    happens if the file still holds exactly those bytes; otherwise `ConflictError`."""
-    dir_fd = os.open(path.parent, DIR_FLAGS)
-    tmp_name = f".{path.name}.codesift-{secrets.token_hex(4)}.tmp"
-    created = False
-    try:
-        _check_inside(dir_fd, root, shown)
-        fd = os.open(
-            tmp_name,
-            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-            0o666,
-            dir_fd=dir_fd,
-        )
-        created = True
-        with os.fdopen(fd, "wb") as tmp:
-            tmp.write(data)
-            tmp.flush()
-            if mode is not None:
-                os.fchmod(tmp.fileno(), stat.S_IMODE(mode))
-            os.fsync(tmp.fileno())
-        if expected is not None:
-            current = _read_at(dir_fd, path.name)
-            if current != expected:
-                raise ConflictError(
-                    f"{shown} changed on disk since it was read; nothing was written. Read it "
-                    "again and redo the edit"
-                )
-        os.rename(tmp_name, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        created = False
-        with contextlib.suppress(OSError):
-            os.fsync(dir_fd)
-    finally:
-        if created:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name, dir_fd=dir_fd)
-        os.close(dir_fd)
-
-
-def _read_at(dir_fd: int, name: str) -> bytes | None:
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        return f.read()
-
+from .errors import BinaryFileError, InvalidArgumentError
 
 BINARY_SNIFF = 8192
 
@@ -179,9 +42,15 @@ class TextFile:
             self.view_prefix = self.bom
 
     def encode(self, text: str) -> bytes:
-        if self.codec == "utf-8":
-            return self.bom + text.encode("utf-8", "surrogateescape")
-        return self.bom + text.encode(self.codec, "surrogatepass")
+        try:
+            if self.codec == "utf-8":
+                return self.bom + text.encode("utf-8", "surrogateescape")
+            return self.bom + text.encode(self.codec, "surrogatepass")
+        except UnicodeEncodeError:
+            raise InvalidArgumentError(
+                "the new text holds characters that cannot be written (a lone surrogate); send "
+                "valid text"
+            ) from None
 
     def view(self, text: str | None = None) -> bytes:
         """The bytes search offsets refer to, for `text` (default: the file's text)."""

@@ -1,97 +1,63 @@
-"""The workspace sandbox: every path an operation receives is resolved here, and nothing that
-resolves outside the workspace root (by `..`, an absolute path, or a symlink anywhere along
-it) gets through."""
+"""The workspace sandbox, lexical half: every path an operation receives is turned here into
+one workspace-relative form, and a path that leaves the root by its text alone (`..`, an
+absolute path elsewhere, a NUL byte) is refused. Symlinks are the engine's business: it opens
+every path beneath its handle on the root (`openat2(RESOLVE_BENEATH)` or a component-by-component
+equivalent), so no path can lead outside, whatever is swapped on disk meanwhile."""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path, PurePosixPath
+import posixpath
+from pathlib import Path
 
-from .errors import InvalidArgumentError, NotFoundError, SandboxError
+from .errors import InvalidArgumentError, SandboxError
 
 PathArg = str | os.PathLike[str]
 
 
 class Sandbox:
-    """Resolves user paths against one workspace root."""
+    """Turns user paths into workspace-relative ones for one root.
 
-    def __init__(self, root: PathArg) -> None:
-        try:
-            real = Path(os.fspath(root)).expanduser().resolve(strict=True)
-        except (FileNotFoundError, NotADirectoryError):
-            raise NotFoundError(
-                f"workspace root {os.fspath(root)!r} does not exist; create it or pass an "
-                "existing directory"
-            ) from None
-        except (OSError, RuntimeError) as exc:
-            raise SandboxError(
-                f"workspace root {os.fspath(root)!r} cannot be resolved: {exc}"
-            ) from None
-        if not real.is_dir():
-            raise InvalidArgumentError(
-                f"workspace root {os.fspath(root)!r} is not a directory; pass a directory"
-            )
-        self.root = real
-        # The root as the caller wrote it, so absolute paths spelled through a symlinked
-        # ancestor of the root (e.g. /tmp -> /private/tmp) are still recognised.
-        self._given_root = Path(os.path.abspath(os.fspath(root)))
+    `root` is the root's real path (as the engine opened it); `given` is the root as the
+    caller wrote it, so that absolute paths spelled through a symlinked ancestor of the root
+    (e.g. /tmp -> /private/tmp) are still recognised.
+    """
 
-    def resolve(self, path: PathArg = ".", *, must_exist: bool = True) -> Path:
-        """The real absolute path of `path` (relative to the root, or absolute inside it).
+    def __init__(self, root: str, given: PathArg | None = None) -> None:
+        self.root = Path(root)
+        self._roots = [os.fsencode(root)]
+        if given is not None:
+            spelled = os.fsencode(os.path.abspath(os.fspath(given)))
+            if spelled not in self._roots:
+                self._roots.append(spelled)
 
-        Raises `SandboxError` for a path that leaves the root and `NotFoundError` for a
-        missing one (unless `must_exist` is false: a new file is checked through its deepest
-        existing parent).
-        """
-        text = _path_text(path)
-        candidate = Path(text)
-        if not candidate.is_absolute():
-            candidate = self.root / candidate
-        # The lexical check catches `..` escapes even where the target does not exist.
-        lexical = Path(os.path.normpath(candidate))
-        if not _inside(lexical, self.root) and _inside(lexical, self._given_root):
-            lexical = self.root / lexical.relative_to(self._given_root)
-        if not _inside(lexical, self.root):
-            raise self._outside(text)
-        existing = lexical
-        while not os.path.lexists(existing):
-            if existing == existing.parent:
-                break
-            existing = existing.parent
-        try:
-            real_existing = existing.resolve(strict=True)
-        except (OSError, RuntimeError) as exc:
-            raise SandboxError(f"{text!r} cannot be resolved ({exc}); check the path") from None
-        if not _inside(real_existing, self.root):
-            raise SandboxError(
-                f"{text!r} leads outside the workspace through a symlink; "
-                "only paths inside the workspace root can be used"
-            )
-        if existing != lexical:
-            if must_exist:
-                raise NotFoundError(
-                    f"{self.display(lexical)} does not exist; check the path with glob or list_dir"
-                )
-            return real_existing / lexical.relative_to(existing)
-        return real_existing
+    def relative(self, path: PathArg = ".") -> str:
+        """The workspace-relative POSIX form of `path` ("." for the root): relative to the
+        root, or absolute inside it. `..` is resolved lexically and may not climb out."""
+        raw = os.fsencode(_path_text(path))
+        if raw.startswith(b"/"):
+            normalized = posixpath.normpath(raw)
+            for root in self._roots:
+                if normalized == root:
+                    return "."
+                if normalized.startswith(root.rstrip(b"/") + b"/"):
+                    raw = normalized[len(root.rstrip(b"/")) + 1 :]
+                    break
+            else:
+                raise self._outside(path)
+        rel = posixpath.normpath(raw)
+        if rel == b".." or rel.startswith(b"../"):
+            raise self._outside(path)
+        return os.fsdecode(rel)
 
-    def relative(self, path: Path) -> str:
-        """The workspace-relative POSIX form of an absolute path inside the root ("." for it)."""
-        rel = path.relative_to(self.root)
-        return PurePosixPath(*rel.parts).as_posix() if rel.parts else "."
+    def display(self, rel: str) -> str:
+        """How a workspace-relative path is shown: `./src/a.ts`, or `.` for the root."""
+        return "." if rel in (".", "") else f"./{rel}"
 
-    def display(self, path: Path) -> str:
-        """How a path is shown to a user or an LLM: `./src/a.ts`, or `.` for the root."""
-        try:
-            rel = self.relative(path)
-        except ValueError:
-            return str(path)
-        return "." if rel == "." else f"./{rel}"
-
-    def _outside(self, text: str) -> SandboxError:
+    def _outside(self, path: PathArg) -> SandboxError:
         return SandboxError(
-            f"{text!r} is outside the workspace root {self.root}; use a path inside it "
-            "(relative paths are resolved against the root)"
+            f"{os.fspath(path)!r} is outside the workspace root {self.root}; use a path inside "
+            "it (relative paths are resolved against the root)"
         )
 
 
@@ -103,10 +69,13 @@ def _path_text(path: PathArg) -> str:
         raise InvalidArgumentError("path must be text, not bytes")
     if "\x00" in text:
         raise SandboxError("path contains a NUL byte; pass a plain file path")
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError:
+        raise InvalidArgumentError(
+            "path contains characters that no file name can hold (a lone surrogate); pass the "
+            "path as it was shown"
+        ) from None
     if text.strip() == "":
         return "."
     return text
-
-
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents

@@ -6,9 +6,7 @@ import difflib
 import os
 import re
 import secrets
-import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +30,9 @@ from .edit import (
 from .errors import (
     BinaryFileError,
     InvalidArgumentError,
-    NotAFileError,
-    SandboxError,
     StaleResultError,
 )
-from .files import BINARY_SNIFF, TextFile, atomic_write, open_regular, read_bytes
+from .files import BINARY_SNIFF, TextFile
 from .results import (
     EditResult,
     GlobResult,
@@ -52,6 +48,9 @@ MAX_LINE_CHARS = 2000
 READ_CHUNK = 64 * 1024
 LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 ID_SALT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+# Files larger than this are refused for edits (before they are read): an agent's edit of a
+# larger file is almost surely a mistake, and the edit holds the whole file in memory.
+EDIT_MAX_BYTES = 64 * 1024 * 1024
 
 
 class Workspace:
@@ -81,7 +80,6 @@ class Workspace:
         threads: int | None = None,
         cache_size: int = 100_000,
     ) -> None:
-        self.sandbox = Sandbox(root)
         if isinstance(ignore_files, str):
             ignore_files = (ignore_files,)
         self.ignore_files = tuple(ignore_files)
@@ -91,8 +89,11 @@ class Workspace:
         # A random salt per workspace: an id from another workspace (or an earlier run of
         # the same server) is unknown here instead of naming some other hit.
         salt = "".join(secrets.choice(ID_SALT_ALPHABET) for _ in range(3))
+        if not isinstance(root, str | os.PathLike):
+            raise InvalidArgumentError(f"root must be a path, not {type(root).__name__}")
+        given = os.path.abspath(os.path.expanduser(os.fspath(root)))
         self._engine = _core.Engine(
-            str(self.sandbox.root),
+            given,
             gitignore=bool(gitignore),
             access_files=list(self.ignore_files),
             hidden=bool(hidden),
@@ -101,9 +102,8 @@ class Workspace:
             threads=threads,
             id_prefix=f"sr_{salt}",
         )
+        self.sandbox = Sandbox(self._engine.root, given)
         self.cache = ResultCache(self._engine.id_prefix, capacity=cache_size)
-        self._file_locks: dict[Path, threading.Lock] = {}
-        self._file_locks_guard = threading.Lock()
 
     @property
     def root(self) -> Path:
@@ -125,9 +125,8 @@ class Workspace:
     ) -> GlobResult:
         """Files matching `pattern` under `path`, files only (see README for the rules)."""
         check_glob_arguments(pattern, limit, sort)
-        target = self._search_target(path)
         outcome = self._engine.glob(
-            str(target),
+            self.sandbox.relative(path),
             _strip_root(pattern, self.root),
             case_sensitive=bool(case_sensitive),
             limit=limit,
@@ -139,7 +138,7 @@ class Workspace:
             truncated=outcome.truncated,
             ignored=outcome.ignored,
             pattern=pattern,
-            path=self.sandbox.display(target),
+            path=self.sandbox.display(outcome.search_path),
             sort=sort,
             limit=limit,
             unreadable=outcome.errors,
@@ -178,9 +177,8 @@ class Workspace:
             count_total=count_total,
             timeout=timeout,
         )
-        target = self._search_target(path)
         outcome = self._engine.grep(
-            str(target),
+            self.sandbox.relative(path),
             a.pattern,
             literal=a.literal,
             case_sensitive=a.case_sensitive,
@@ -200,7 +198,7 @@ class Workspace:
             total=outcome.total,
             truncated=outcome.truncated,
             pattern=pattern,
-            path=self.sandbox.display(target),
+            path=self.sandbox.display(outcome.search_path),
             literal=a.literal,
             include=a.include,
             exclude=a.exclude,
@@ -222,9 +220,7 @@ class Workspace:
         path, offset, limit = self._line_range(path, offset, limit)
         check_int("offset", offset, minimum=1, required=True)
         check_int("limit", limit, minimum=1, required=True)
-        target = self._file_target(path)
-        shown = self.sandbox.relative(target)
-        fd, _ = open_regular(target, self.root, shown)
+        fd, shown, _ = self._engine.open_read(self.sandbox.relative(path))
         with os.fdopen(fd, "rb") as f:
             head = f.read(BINARY_SNIFF)
             if head.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -275,18 +271,12 @@ class Workspace:
         """One directory's entries, directories first with a trailing `/`, each group
         sorted, honouring the ignore rules."""
         check_int("limit", limit, minimum=1, required=True)
-        target = self.sandbox.resolve(path)
-        if not target.is_dir():
-            raise NotAFileError(
-                f"{self.sandbox.relative(target)} is a file, not a directory; use read_file"
-            )
-        self._deny_if_access_ignored(target, is_dir=True)
-        entries, ignored = self._engine.list_dir(str(target))
+        entries, ignored, real = self._engine.list_dir(self.sandbox.relative(path))
         dirs = sorted(name + "/" for name, is_dir in entries if is_dir)
         files = sorted(name for name, is_dir in entries if not is_dir)
         ordered = dirs + files
         return ListResult(
-            path=self.sandbox.display(target),
+            path=self.sandbox.display(real),
             entries=ordered[:limit],
             total=len(ordered),
             truncated=len(ordered) > limit,
@@ -297,20 +287,20 @@ class Workspace:
         """Creates or overwrites a file atomically, creating missing parent directories."""
         if not isinstance(content, str | bytes):
             raise InvalidArgumentError(f"content must be a string, not {type(content).__name__}")
-        target = self.sandbox.resolve(path, must_exist=False)
-        shown = self.sandbox.relative(target)
-        self._check_writable(target, shown)
-        data = content.encode("utf-8", "surrogateescape") if isinstance(content, str) else content
-        with self._locked(target):
-            existing = target.exists()
-            if existing and not target.is_file():
-                raise NotAFileError(f"{shown} is a directory; choose a file path")
-            mode = target.stat().st_mode if existing else None
-            target.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(target, data, self.root, shown, mode=mode)
-        if existing:
+        rel = self.sandbox.relative(path)
+        try:
+            data = (
+                content.encode("utf-8", "surrogateescape") if isinstance(content, str) else content
+            )
+        except UnicodeEncodeError:
+            raise InvalidArgumentError(
+                "content holds characters that cannot be encoded (a lone surrogate); send "
+                "valid text"
+            ) from None
+        shown, created = self._engine.write(rel, data)
+        if not created:
             self.cache.invalidate_file(shown, None)
-        return WriteResult(path=shown, bytes_written=len(data), created=not existing)
+        return WriteResult(path=shown, bytes_written=len(data), created=created)
 
     # -- edit -------------------------------------------------------------------------------
 
@@ -329,13 +319,11 @@ class Workspace:
         line endings normalised, then (with `fuzzy`) line by line ignoring whitespace and
         blank lines, then unescaped; see the README for the strategies.
         """
-        target = self._file_target(path, for_edit=True)
-        shown = self.sandbox.relative(target)
-        with self._locked(target):
-            data, info = read_bytes(target, self.root, shown)
-            file = TextFile(data, shown)
+        with self._lock(path) as lock:
+            shown = lock.real
+            file = TextFile(lock.data, shown)
             plan = plan_edit(file.text, old, new, replace_all=bool(replace_all), fuzzy=bool(fuzzy))
-            return self._commit(target, shown, file, info, plan.changes, plan.strategy)
+            return self._commit(lock, shown, file, plan.changes, plan.strategy)
 
     def edit_result(
         self, search_result_id: str, new: str, *, path: PathArg | None = None
@@ -345,7 +333,7 @@ class Workspace:
         if not isinstance(new, str):
             raise InvalidArgumentError("new_string must be a string")
         match, state = self._lookup(search_result_id)
-        if path is not None and self.sandbox.resolve(path) != self._file_target(match.file):
+        if path is not None and self._real(path) != self._real(match.file):
             raise InvalidArgumentError(
                 f"search_result_id {search_result_id} is a hit in {match.file}, not in {path}; "
                 "leave path out or search again"
@@ -383,11 +371,9 @@ class Workspace:
     def _edit_hit(
         self, match: Any, state: HitState, new: str, search_result_id: str | None
     ) -> EditResult:
-        target = self._file_target(match.file, for_edit=True)
-        shown = self.sandbox.relative(target)
-        with self._locked(target):
-            data, info = read_bytes(target, self.root, shown)
-            file = TextFile(data, shown)
+        with self._lock(match.file) as lock:
+            shown = lock.real
+            file = TextFile(lock.data, shown)
             change, moved_from = self._locate(file, match, state, search_result_id or "hit")
             change = Change(change.start, change.end, _fit_newlines(new, file.text, change))
             if file.text[change.start : change.end] == change.replacement:
@@ -395,7 +381,7 @@ class Workspace:
                     "new_string equals the text of the search result; nothing to change"
                 )
             result = self._commit(
-                target, shown, file, info, [change], "search_result", edited_id=search_result_id
+                lock, shown, file, [change], "search_result", edited_id=search_result_id
             )
         if moved_from is not None:
             result = EditResult(
@@ -418,16 +404,14 @@ class Workspace:
         apply."""
         if isinstance(edits, str | bytes) or not isinstance(edits, Sequence) or not edits:
             raise InvalidArgumentError("edits must be a non-empty list of edits")
-        target = self._file_target(path, for_edit=True)
-        shown = self.sandbox.relative(target)
-        with self._locked(target):
-            data, info = read_bytes(target, self.root, shown)
-            file = TextFile(data, shown)
+        with self._lock(path) as lock:
+            shown = lock.real
+            file = TextFile(lock.data, shown)
             changes: list[Change] = []
             strategies: list[str] = []
             for number, item in enumerate(edits, start=1):
                 try:
-                    found, strategy = self._plan_one(file, target, item)
+                    found, strategy = self._plan_one(file, shown, item)
                 except Exception as exc:
                     raise type(exc)(f"edit {number} of {len(edits)}: {exc}") from None
                 changes.extend(found)
@@ -438,22 +422,30 @@ class Workspace:
                 if set(strategies) <= {"exact"}
                 else "+".join(dict.fromkeys(s for s in strategies if s != "exact"))
             )
-            return self._commit(target, shown, file, info, changes, strategy)
+            return self._commit(lock, shown, file, changes, strategy)
 
     # -- helpers ------------------------------------------------------------------------
 
-    @contextmanager
-    def _locked(self, target: Path) -> Iterator[None]:
-        """Serialises read-modify-write of one file among this workspace's threads."""
-        with self._file_locks_guard:
-            lock = self._file_locks.setdefault(target, threading.Lock())
-        with lock:
-            yield
+    def _lock(self, path: PathArg) -> _core.FileLock:
+        """The file locked for an edit (an exclusive lock across processes, held until the
+        `with` block ends) with its bytes as read under the lock."""
+        return self._engine.lock(self.sandbox.relative(path), EDIT_MAX_BYTES)
+
+    def _real(self, path: PathArg) -> str:
+        """Where `path` really is (workspace-relative), or the path itself if it is missing."""
+        rel = self.sandbox.relative(path)
+        return self._engine.real(rel) or rel
+
+    def _read_bytes(self, path: PathArg) -> bytes:
+        """The bytes of a regular file, read beneath the root."""
+        fd, _, _ = self._engine.open_read(self.sandbox.relative(path))
+        with os.fdopen(fd, "rb") as f:
+            return f.read()
 
     def _line_range(self, path: PathArg, offset: int, limit: int) -> tuple[PathArg, int, int]:
         if isinstance(path, str):
             m = LINE_RANGE.match(path)
-            if m and not os.path.lexists(self.root / path):
+            if m and not self._engine.exists(self.sandbox.relative(path)):
                 start = int(m["start"])
                 end = int(m["end"]) if m["end"] else start
                 if end < start:
@@ -462,33 +454,6 @@ class Workspace:
                     )
                 return m["path"], start, end - start + 1
         return path, offset, limit
-
-    def _file_target(self, path: PathArg, *, for_edit: bool = False) -> Path:
-        target = self.sandbox.resolve(path)
-        if target.is_dir():
-            raise NotAFileError(
-                f"{self.sandbox.relative(target)} is a directory; use list_dir to see what is in it"
-            )
-        self._deny_if_access_ignored(target, is_dir=False)
-        if for_edit:
-            self._check_writable(target, self.sandbox.relative(target))
-        return target
-
-    def _deny_if_access_ignored(self, target: Path, *, is_dir: bool) -> None:
-        if self._engine.verdict(str(target), is_dir) == "denied":
-            raise SandboxError(
-                f"{self.sandbox.display(target)} is denied by an access-ignore file "
-                f"({', '.join(self.ignore_files)}); it cannot be read, listed or edited"
-            )
-
-    def _check_writable(self, target: Path, shown: str) -> None:
-        if target == self.root:
-            raise NotAFileError("the workspace root is a directory; choose a file path")
-        self._deny_if_access_ignored(target, is_dir=False)
-        if ".git" in target.relative_to(self.root).parts:
-            raise SandboxError(
-                f"{shown} is inside .git, which codesift never writes; use git itself"
-            )
 
     def _lookup(self, search_result_id: str):
         if not isinstance(search_result_id, str) or not search_result_id:
@@ -537,7 +502,7 @@ class Workspace:
         return Change(begin, end, "")
 
     def _plan_one(
-        self, file: TextFile, target: Path, item: tuple[str, str] | Mapping[str, Any]
+        self, file: TextFile, real: str, item: tuple[str, str] | Mapping[str, Any]
     ) -> tuple[list[Change], str]:
         if isinstance(item, Mapping):
             if "search_result_id" in item or "searchResultId" in item:
@@ -546,7 +511,7 @@ class Workspace:
                 if not isinstance(new, str):
                     raise InvalidArgumentError("an edit by search_result_id needs new (a string)")
                 match, state = self._lookup(result_id)
-                if self._file_target(match.file) != target:
+                if self._real(match.file) != real:
                     raise InvalidArgumentError(
                         f"search_result_id {result_id} is a hit in {match.file}, not in this file"
                     )
@@ -569,18 +534,16 @@ class Workspace:
 
     def _commit(
         self,
-        target: Path,
+        lock: _core.FileLock,
         shown: str,
         file: TextFile,
-        info: os.stat_result,
         changes: list[Change],
         strategy: str,
         *,
         edited_id: str | None = None,
     ) -> EditResult:
         new_text = apply_changes(file.text, changes)
-        data = file.encode(new_text)
-        atomic_write(target, data, self.root, shown, expected=file.data, mode=info.st_mode)
+        lock.replace(file.encode(new_text))
         # Keep cached hits in step: later hits shift, overlapping ones become invalid.
         for change in sorted(changes, key=lambda c: c.start, reverse=True):
             start = file.view_offset_of_index(change.start)
@@ -601,15 +564,6 @@ class Workspace:
             last_line=last,
             diff=_unified_diff(file.text, new_text, shown),
         )
-
-    def _search_target(self, path: PathArg) -> Path:
-        target = self.sandbox.resolve(path)
-        if self._engine.verdict(str(target), target.is_dir()) == "denied":
-            raise SandboxError(
-                f"{self.sandbox.display(target)} is denied by an access-ignore file "
-                f"({', '.join(self.ignore_files)}); search elsewhere"
-            )
-        return target
 
 
 def _binary(shown: str) -> Exception:

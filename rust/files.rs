@@ -1,0 +1,305 @@
+//! The workspace's file operations: open to read, lock for an edit, write. Each resolves its
+//! path beneath the root handle (symlinks inside the root are followed), takes the
+//! access-ignore verdict on the real location the path led to, and applies the write policy:
+//! nothing inside `.git`, no access-ignore file, nothing an access-ignore file denies.
+
+use crate::error::{Error, Result, shown};
+use crate::fs::root::{Links, READ_FLAGS, Root, regular_file};
+use crate::fs::write::{Fingerprint, Place, read_head};
+use crate::rules::{RuleOptions, Rules, Verdict};
+use rustix::fs::{FileType, Stat};
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Bytes sniffed for a NUL before a file is read whole for an edit.
+pub const SNIFF_LEN: usize = 8192;
+
+/// File operations on one workspace.
+pub struct Files {
+    root: Arc<Root>,
+    rules: RuleOptions,
+}
+
+/// A file opened to read.
+pub struct Opened {
+    pub file: File,
+    pub real: PathBuf,
+    pub stat: Stat,
+}
+
+/// A file locked for an edit, with its contents as read under the lock.
+pub struct Locked {
+    place: Place,
+    /// Holds the `flock` until dropped.
+    _file: File,
+    stat: Stat,
+    pub data: Vec<u8>,
+}
+
+impl Locked {
+    pub fn real(&self) -> &Path {
+        &self.place.real
+    }
+
+    pub fn mode(&self) -> u32 {
+        self.stat.st_mode
+    }
+
+    /// Replaces the file with `data` (atomically; the file's mode is kept), unless someone
+    /// else changed it since it was read.
+    pub fn replace(&self, data: &[u8]) -> Result<()> {
+        self.place
+            .replace(
+                data,
+                Some(self.stat.st_mode),
+                Some(Fingerprint::of(&self.stat)),
+            )
+            .map_err(|e| Error::io(&self.place.real, "write", &e))
+    }
+}
+
+impl Files {
+    pub fn new(root: Arc<Root>, rules: RuleOptions) -> Files {
+        Files { root, rules }
+    }
+
+    fn rules(&self) -> Rules {
+        Rules::new(self.root.clone(), self.rules.clone())
+    }
+
+    fn deny_if_denied(&self, rules: &Rules, rel: &Path, real: &Path, is_dir: bool) -> Result<()> {
+        if rules.verdict_with_ancestors(real, is_dir) == Verdict::Denied {
+            return Err(Error::Sandbox(format!(
+                "{} is denied by an access-ignore file ({}); it cannot be read, listed or edited",
+                shown(rel),
+                self.rules.access_files.join(", ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// Opens the regular file `rel` to read it.
+    pub fn open_read(&self, rel: &Path) -> Result<Opened> {
+        let io = |e: &std::io::Error| Error::io(rel, "read", e);
+        let resolved = self
+            .root
+            .resolve(rel, Links::Inside, READ_FLAGS)
+            .map_err(|e| io(&e))?;
+        let real = resolved.real;
+        let file = regular_file(resolved.fd).map_err(|e| io(&e))?;
+        self.deny_if_denied(&self.rules(), rel, &real, false)?;
+        let stat = rustix::fs::fstat(&file).map_err(|e| io(&e.into()))?;
+        Ok(Opened { file, real, stat })
+    }
+
+    /// The directory `rel` where it really is, checked for listing: not in `.git`, not denied.
+    pub fn list_target(&self, rel: &Path) -> Result<PathBuf> {
+        let io = |e: &std::io::Error| Error::io(rel, "list", e);
+        let resolved = self
+            .root
+            .resolve(
+                rel,
+                Links::Inside,
+                rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
+            )
+            .map_err(|e| io(&e))?;
+        let stat = rustix::fs::fstat(&resolved.fd).map_err(|e| io(&e.into()))?;
+        if FileType::from_raw_mode(stat.st_mode) != FileType::Directory {
+            return Err(Error::NotAFile(format!(
+                "{} is a file, not a directory; use read_file",
+                shown(rel)
+            )));
+        }
+        if in_git(&resolved.real) {
+            return Err(Error::Sandbox(format!(
+                "{} is inside .git, which codesift never lists or searches; use git itself",
+                shown(rel)
+            )));
+        }
+        self.deny_if_denied(&self.rules(), rel, &resolved.real, true)?;
+        Ok(resolved.real)
+    }
+
+    /// Checks that `real` (a path where a file is or will be) may be written.
+    fn check_writable(&self, rules: &Rules, rel: &Path, real: &Path) -> Result<()> {
+        let Some(name) = real.file_name() else {
+            return Err(Error::NotAFile(
+                "the workspace root is a directory; choose a file path".into(),
+            ));
+        };
+        if in_git(real) {
+            return Err(Error::Sandbox(format!(
+                "{} is inside .git, which codesift never writes; use git itself",
+                shown(rel)
+            )));
+        }
+        if self.rules.is_access_file(name) {
+            return Err(Error::Sandbox(format!(
+                "{} is an access-ignore file; codesift never writes or edits those (they \
+                 decide what it may touch)",
+                shown(rel)
+            )));
+        }
+        self.deny_if_denied(rules, rel, real, false)
+    }
+
+    /// Locks the file `rel` for an edit and reads it. Binary files (a NUL in the first
+    /// `SNIFF_LEN` bytes, UTF-16 excepted) and files over `max_bytes` are refused before
+    /// they are read whole.
+    pub fn lock(&self, rel: &Path, max_bytes: u64) -> Result<Locked> {
+        let io = |e: &std::io::Error| Error::io(rel, "edit", e);
+        let rules = self.rules();
+        let place = Place::find(&self.root, rel, false).map_err(|e| io(&e))?;
+        self.check_writable(&rules, rel, &place.real)?;
+        let (mut file, stat) = place.lock().map_err(|e| io(&e))?;
+        let mut data = read_head(&mut file, SNIFF_LEN).map_err(|e| io(&e))?;
+        let utf16 = data.starts_with(b"\xff\xfe") || data.starts_with(b"\xfe\xff");
+        if !utf16 && data.contains(&0) {
+            return Err(Error::Binary(format!(
+                "{} is a binary file (it contains NUL bytes); it cannot be read or edited as text",
+                shown(rel)
+            )));
+        }
+        let size = stat.st_size as u64;
+        if size > max_bytes {
+            return Err(Error::InvalidArgument(format!(
+                "{} is too large to edit ({size} bytes; the limit is {max_bytes}); edit it with \
+                 other tools or split it",
+                shown(rel)
+            )));
+        }
+        data.reserve(size.saturating_sub(data.len() as u64) as usize);
+        (&mut file)
+            .take(max_bytes + 1 - data.len() as u64)
+            .read_to_end(&mut data)
+            .map_err(|e| io(&e))?;
+        if data.len() as u64 > max_bytes {
+            return Err(Error::InvalidArgument(format!(
+                "{} grew past the edit size limit ({max_bytes} bytes) while being read",
+                shown(rel)
+            )));
+        }
+        Ok(Locked {
+            place,
+            _file: file,
+            stat,
+            data,
+        })
+    }
+
+    /// Creates or replaces the file `rel` with `data`, creating missing parent directories
+    /// beneath the root. Returns where it really is and whether it was created.
+    pub fn write(&self, rel: &Path, data: &[u8]) -> Result<(PathBuf, bool)> {
+        let io = |e: &std::io::Error| Error::io(rel, "write", e);
+        let rules = self.rules();
+        // The path as given is checked before any directory is created for it.
+        let lexical: PathBuf = rel.components().collect();
+        self.check_writable(&rules, rel, &lexical)?;
+        let place = Place::find(&self.root, rel, true).map_err(|e| io(&e))?;
+        self.check_writable(&rules, rel, &place.real)?;
+        match place.stat() {
+            Ok(stat) => {
+                if FileType::from_raw_mode(stat.st_mode) == FileType::Directory {
+                    return Err(Error::NotAFile(format!(
+                        "{} is a directory; choose a file path",
+                        shown(rel)
+                    )));
+                }
+                // Serialised with edits of the file; its mode is kept.
+                let (_lock, stat) = place.lock().map_err(|e| io(&e))?;
+                place
+                    .replace(data, Some(stat.st_mode), None)
+                    .map_err(|e| io(&e))?;
+                Ok((place.real, false))
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+                place.replace(data, None, None).map_err(|e| io(&e))?;
+                Ok((place.real, true))
+            }
+            Err(e) => Err(io(&e)),
+        }
+    }
+}
+
+fn in_git(real: &Path) -> bool {
+    real.iter().any(|c| c == ".git")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn files(root: &Path) -> Files {
+        Files::new(
+            Arc::new(Root::open(root).unwrap()),
+            RuleOptions {
+                gitignore: true,
+                access_files: vec![".clineignore".into()],
+            },
+        )
+    }
+
+    #[test]
+    fn edits_read_under_the_lock_and_replace() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.txt"), "hello").unwrap();
+        let f = files(dir.path());
+        let locked = f.lock(Path::new("a.txt"), 1 << 20).unwrap();
+        assert_eq!(locked.data, b"hello");
+        locked.replace(b"bye").unwrap();
+        assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "bye");
+    }
+
+    #[test]
+    fn binary_and_oversized_files_are_refused_before_reading_them_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let sparse = fs::File::create(dir.path().join("sparse.bin")).unwrap();
+        sparse.set_len(1 << 30).unwrap();
+        fs::write(dir.path().join("big.txt"), "a".repeat(2000)).unwrap();
+        let f = files(dir.path());
+        assert!(matches!(
+            f.lock(Path::new("sparse.bin"), 1 << 20),
+            Err(Error::Binary(_))
+        ));
+        assert!(matches!(
+            f.lock(Path::new("big.txt"), 1000),
+            Err(Error::InvalidArgument(_))
+        ));
+    }
+
+    #[test]
+    fn the_write_policy_holds_on_the_real_location() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join(".git")).unwrap();
+        fs::create_dir_all(root.join("private")).unwrap();
+        fs::write(root.join(".clineignore"), "private/\n").unwrap();
+        std::os::unix::fs::symlink("private", root.join("pub")).unwrap();
+        std::os::unix::fs::symlink(".clineignore", root.join("rules")).unwrap();
+        let f = files(root);
+        for path in [
+            ".git/config",
+            ".clineignore",
+            "rules",
+            "pub/x.txt",
+            "private/x.txt",
+        ] {
+            assert!(
+                matches!(f.write(Path::new(path), b"x"), Err(Error::Sandbox(_))),
+                "{path}"
+            );
+        }
+        assert_eq!(
+            fs::read_to_string(root.join(".clineignore")).unwrap(),
+            "private/\n"
+        );
+        assert!(!root.join("private/x.txt").exists());
+        let (real, created) = f.write(Path::new("new/dir/a.txt"), b"x").unwrap();
+        assert_eq!((real, created), (PathBuf::from("new/dir/a.txt"), true));
+        let (_, created) = f.write(Path::new("new/dir/a.txt"), b"y").unwrap();
+        assert!(!created);
+    }
+}

@@ -1,0 +1,14 @@
+//! Filesystem access beneath one open handle on the workspace root: path resolution that
+//! cannot leave the root (`root`), the parallel and sorted walkers that read directories
+//! through their handles (`walk`), and atomic, locked replacement of files (`write`).
+//!
+//! Nothing in the engine opens a path by name from the process's point of view: every open,
+//! listing, stat, mkdir and rename is relative to a directory descriptor that was itself
+//! reached beneath the root, so a directory or file swapped for a symlink at any moment can
+//! never make codesift read, list or write outside it.
+
+pub mod root;
+pub mod walk;
+pub mod write;
+
+pub use root::{Links, Resolved, Root};

@@ -1,0 +1,362 @@
+//! Atomic, locked replacement of files beneath the root.
+//!
+//! A file is replaced by writing its new contents to an unnamed `O_TMPFILE` in the same
+//! directory (nothing is left behind if the process dies while writing), linking it under a
+//! temporary name and renaming that over the target: readers see the old file or the new
+//! one, never a partial one. The file and the directory are fsynced (cap-tempfile, which this
+//! follows, does not).
+//!
+//! Read-modify-write (an edit) holds an exclusive `flock` on the target from before it is read
+//! until after the new file is renamed into place, so edits by several codesift workspaces or
+//! processes are serialised and none is lost. The lock is on the inode: after acquiring it,
+//! the path must still name the locked inode (another editor may have replaced the file while
+//! this one waited), otherwise the lock is dropped and taken again on the new file. Writers
+//! that are not codesift take no lock; the stat fingerprint checked just before the rename
+//! catches their changes ("changed on disk").
+
+use super::root::{DIR_FLAGS, Links, READ_FLAGS, Root, not_regular, split_parent};
+use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags, Stat};
+use rustix::io::Errno;
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// Marks the temporary names codesift links new files under; the walker hides them.
+pub const TEMP_MARK: &[u8] = b".codesift-";
+/// How many times a lock is retaken because the file was replaced while waiting for it.
+const LOCK_RETRIES: usize = 1000;
+
+/// Whether `name` is one of codesift's temporary files (`.NAME.codesift-XXXXXXXX.tmp`).
+pub fn is_temp_name(name: &[u8]) -> bool {
+    name.first() == Some(&b'.')
+        && name.ends_with(b".tmp")
+        && memchr::memmem::find(name, TEMP_MARK).is_some()
+}
+
+/// A file's identity and state, to tell whether it changed between two moments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fingerprint {
+    dev: u64,
+    ino: u64,
+    size: i64,
+    mtime: (i64, u64),
+    ctime: (i64, u64),
+}
+
+impl Fingerprint {
+    pub fn of(stat: &Stat) -> Fingerprint {
+        Fingerprint {
+            dev: stat.st_dev,
+            ino: stat.st_ino,
+            size: stat.st_size,
+            mtime: (stat.st_mtime, stat.st_mtime_nsec),
+            ctime: (stat.st_ctime, stat.st_ctime_nsec),
+        }
+    }
+}
+
+/// The directory a file lives in, opened beneath the root, and the file's name in it.
+pub struct Place {
+    pub dir: OwnedFd,
+    pub name: OsString,
+    /// The file's real location relative to the root.
+    pub real: PathBuf,
+}
+
+impl Place {
+    /// Where `rel` really is: symlinks along it (and `rel` itself, when it is a link) are
+    /// followed while they stay inside the root. With `create_dirs`, missing parent
+    /// directories are created (only when `rel` itself does not exist yet).
+    pub fn find(root: &Root, rel: &Path, create_dirs: bool) -> io::Result<Place> {
+        // An existing path (through links or not) is replaced where it really is.
+        match root.resolve(rel, Links::Inside, OFlags::PATH | OFlags::CLOEXEC) {
+            Ok(found) => {
+                let (parent, name) = split_parent(&found.real)?;
+                let dir = root.resolve(parent, Links::Refuse, DIR_FLAGS)?;
+                return Ok(Place {
+                    dir: dir.fd,
+                    name: name.to_os_string(),
+                    real: found.real,
+                });
+            }
+            Err(err) if err.raw_os_error() == Some(libc::ENOENT) => {}
+            Err(err) => return Err(err),
+        }
+        let (parent, name) = split_parent(rel)?;
+        let dir = if create_dirs {
+            root.create_dirs(parent, Links::Inside)?
+        } else {
+            root.resolve(parent, Links::Inside, DIR_FLAGS)?
+        };
+        let real = dir.real.join(name);
+        Ok(Place {
+            dir: dir.fd,
+            name: name.to_os_string(),
+            real,
+        })
+    }
+
+    /// The state of the name now (not following a link).
+    pub fn stat(&self) -> io::Result<Stat> {
+        Ok(rustix::fs::statat(
+            &self.dir,
+            &self.name,
+            AtFlags::SYMLINK_NOFOLLOW,
+        )?)
+    }
+
+    /// Opens the existing file and takes an exclusive lock on it that is sure to be on the
+    /// file the name holds now (see the module documentation).
+    pub fn lock(&self) -> io::Result<(File, Stat)> {
+        for _ in 0..LOCK_RETRIES {
+            let fd = rustix::fs::openat(&self.dir, &self.name, READ_FLAGS, Mode::empty())?;
+            let stat = rustix::fs::fstat(&fd)?;
+            if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+                return Err(not_regular(stat.st_mode));
+            }
+            rustix::fs::flock(&fd, FlockOperation::LockExclusive)?;
+            match self.stat() {
+                Ok(now) if now.st_ino == stat.st_ino && now.st_dev == stat.st_dev => {
+                    rustix::fs::fcntl_setfl(&fd, OFlags::RDONLY)?;
+                    // Re-read after the lock: an editor that held it may have changed it.
+                    let stat = rustix::fs::fstat(&fd)?;
+                    return Ok((File::from(fd), stat));
+                }
+                Ok(_) => continue,
+                Err(err) if err.raw_os_error() == Some(libc::ENOENT) => continue,
+                Err(err) => return Err(err),
+            }
+        }
+        Err(Errno::AGAIN.into())
+    }
+
+    /// Replaces the file with `data` atomically. With `expected`, the name must still hold
+    /// the file in that state (`ConflictError` otherwise: someone else changed it). `mode` is
+    /// the permission bits of the new file (the old file's); a new file without one gets the
+    /// usual `0o666` less the umask.
+    pub fn replace(
+        &self,
+        data: &[u8],
+        mode: Option<u32>,
+        expected: Option<Fingerprint>,
+    ) -> io::Result<()> {
+        let mut tmp = self.temp_file()?;
+        tmp.file.write_all(data)?;
+        if let Some(mode) = mode {
+            rustix::fs::fchmod(&tmp.file, Mode::from_raw_mode(mode & 0o7777))?;
+        }
+        tmp.file.sync_all()?;
+        if let Some(expected) = expected {
+            match self.stat() {
+                Ok(now) if Fingerprint::of(&now) == expected => {}
+                _ => return Err(changed_on_disk()),
+            }
+        }
+        let temp_name = tmp.link(self.dir.as_fd(), &self.name)?;
+        let renamed = rustix::fs::renameat(&self.dir, &temp_name, &self.dir, &self.name);
+        if let Err(err) = renamed {
+            let _ = rustix::fs::unlinkat(&self.dir, &temp_name, AtFlags::empty());
+            return Err(err.into());
+        }
+        let _ = rustix::fs::fsync(&self.dir);
+        self.remove_stale_temps();
+        Ok(())
+    }
+
+    fn temp_file(&self) -> io::Result<TempFile> {
+        let flags = OFlags::WRONLY | OFlags::CLOEXEC;
+        let perm = Mode::from_raw_mode(0o666);
+        match rustix::fs::openat(&self.dir, ".", flags | OFlags::TMPFILE, perm) {
+            Ok(fd) => Ok(TempFile {
+                file: File::from(fd),
+                name: None,
+            }),
+            // Filesystems without O_TMPFILE: a named temp file from the start.
+            Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL | Errno::NOENT) => {
+                for _ in 0..100 {
+                    let name = temp_name(&self.name);
+                    let create = flags | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
+                    match rustix::fs::openat(&self.dir, &name, create, perm) {
+                        Ok(fd) => {
+                            return Ok(TempFile {
+                                file: File::from(fd),
+                                name: Some((self.dir.try_clone()?, name)),
+                            });
+                        }
+                        Err(Errno::EXIST) => continue,
+                        Err(err) => return Err(err.into()),
+                    }
+                }
+                Err(Errno::EXIST.into())
+            }
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// Removes temporary files of this name left by a process killed between linking its
+    /// temporary file and renaming it (`kill -9`): a window of two syscalls.
+    fn remove_stale_temps(&self) {
+        let Ok(dir) = rustix::fs::Dir::read_from(&self.dir) else {
+            return;
+        };
+        let mut prefix = b".".to_vec();
+        prefix.extend_from_slice(self.name.as_bytes());
+        prefix.extend_from_slice(TEMP_MARK);
+        for entry in dir.flatten() {
+            let name = entry.file_name().to_bytes();
+            if name.starts_with(&prefix) && name.ends_with(b".tmp") {
+                let _ = rustix::fs::unlinkat(&self.dir, entry.file_name(), AtFlags::empty());
+            }
+        }
+    }
+}
+
+/// A new file being written: unnamed (`O_TMPFILE`) until it is linked, or already named.
+struct TempFile {
+    file: File,
+    name: Option<(OwnedFd, OsString)>,
+}
+
+impl TempFile {
+    /// Gives the file its temporary name in `dir` and returns it.
+    fn link(&mut self, dir: BorrowedFd<'_>, target: &OsStr) -> io::Result<OsString> {
+        if let Some((_, name)) = self.name.take() {
+            return Ok(name);
+        }
+        // linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; the /proc path works for anyone.
+        let proc_path = format!("/proc/self/fd/{}", self.file.as_raw_fd());
+        for _ in 0..100 {
+            let name = temp_name(target);
+            match rustix::fs::linkat(
+                rustix::fs::CWD,
+                proc_path.as_str(),
+                dir,
+                &name,
+                AtFlags::SYMLINK_FOLLOW,
+            ) {
+                Ok(()) => return Ok(name),
+                Err(Errno::EXIST) => continue,
+                Err(err) => return Err(err.into()),
+            }
+        }
+        Err(Errno::EXIST.into())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if let Some((dir, name)) = &self.name {
+            let _ = rustix::fs::unlinkat(dir, name, AtFlags::empty());
+        }
+    }
+}
+
+fn temp_name(target: &OsStr) -> OsString {
+    let mut random = [0u8; 4];
+    let _ = rustix::rand::getrandom(&mut random, rustix::rand::GetRandomFlags::empty());
+    let mut name = b".".to_vec();
+    name.extend_from_slice(target.as_bytes());
+    name.extend_from_slice(TEMP_MARK);
+    for byte in random {
+        name.extend_from_slice(format!("{byte:02x}").as_bytes());
+    }
+    name.extend_from_slice(b".tmp");
+    OsStr::from_bytes(&name).to_os_string()
+}
+
+/// The error for a file changed by someone else since it was read.
+pub fn changed_on_disk() -> io::Error {
+    io::Error::other(ChangedOnDisk)
+}
+
+/// Marks `changed_on_disk` errors so the bindings can raise `ConflictError`.
+#[derive(Debug)]
+pub struct ChangedOnDisk;
+
+impl std::fmt::Display for ChangedOnDisk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "changed on disk")
+    }
+}
+
+impl std::error::Error for ChangedOnDisk {}
+
+/// Reads at most `limit` bytes from the start of `file`.
+pub fn read_head(file: &mut File, limit: usize) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(limit);
+    file.take(limit as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn replace_keeps_mode_and_leaves_no_temp_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.sh");
+        fs::write(&path, "old").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o750)).unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let place = Place::find(&root, Path::new("f.sh"), false).unwrap();
+        let (_lock, stat) = place.lock().unwrap();
+        place
+            .replace(b"new", Some(stat.st_mode), Some(Fingerprint::of(&stat)))
+            .unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new");
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o750);
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn a_change_by_another_writer_is_a_conflict() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        fs::write(&path, "old").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let place = Place::find(&root, Path::new("f.txt"), false).unwrap();
+        let (_lock, stat) = place.lock().unwrap();
+        fs::write(&path, "someone else, longer").unwrap();
+        let err = place
+            .replace(b"mine", Some(stat.st_mode), Some(Fingerprint::of(&stat)))
+            .unwrap_err();
+        assert!(err.get_ref().is_some_and(|e| e.is::<ChangedOnDisk>()));
+        assert_eq!(fs::read_to_string(&path).unwrap(), "someone else, longer");
+    }
+
+    #[test]
+    fn stale_temp_files_of_the_name_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.txt"), "a").unwrap();
+        fs::write(dir.path().join(".a.txt.codesift-0011aabb.tmp"), "left").unwrap();
+        fs::write(dir.path().join(".b.txt.codesift-0011aabb.tmp"), "other").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let place = Place::find(&root, Path::new("a.txt"), false).unwrap();
+        place.replace(b"new", Some(0o644), None).unwrap();
+        assert!(!dir.path().join(".a.txt.codesift-0011aabb.tmp").exists());
+        assert!(dir.path().join(".b.txt.codesift-0011aabb.tmp").exists());
+        assert!(is_temp_name(b".a.txt.codesift-0011aabb.tmp"));
+        assert!(!is_temp_name(b"a.txt"));
+    }
+
+    #[test]
+    fn new_files_get_their_parent_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let place = Place::find(&root, Path::new("x/y/new.txt"), true).unwrap();
+        assert_eq!(place.real, PathBuf::from("x/y/new.txt"));
+        place.replace(b"hi", None, None).unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("x/y/new.txt")).unwrap(),
+            "hi"
+        );
+    }
+}
