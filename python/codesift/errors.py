@@ -14,7 +14,6 @@ from ._core import (
     StaleResultError,
 )
 
-
 __all__ = [
     "BinaryFileError",
     "CodesiftError",
