@@ -295,6 +295,12 @@ impl Walker {
     /// caller); `links` says whether symlinks along `rel` may be followed.
     pub fn start(&self, rel: &Path, links: Links) -> io::Result<DirWork> {
         let resolved = self.root.resolve(rel, links, DIR_FLAGS)?;
+        // Reached through a followed link: judged where it really is, as a walk would.
+        if resolved.real != rel
+            && self.rules.verdict_with_ancestors(&resolved.real, true) == Verdict::Denied
+        {
+            return Err(io::ErrorKind::PermissionDenied.into());
+        }
         let parent_chain = match rel.parent() {
             Some(parent) => self.rules.chain_of(parent),
             None => None,
