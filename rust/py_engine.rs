@@ -262,15 +262,7 @@ impl Engine {
 
     /// Whether something exists at `path` (a symlink counts when it resolves inside the root).
     fn exists(&self, py: Python<'_>, path: PathBuf) -> bool {
-        let root = self.root.clone();
-        py.detach(move || {
-            root.resolve(
-                &path,
-                crate::fs::root::Links::Inside,
-                rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
-            )
-            .is_ok()
-        })
+        self.real(py, path).is_some()
     }
 }
 
