@@ -13,6 +13,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// The longest file name Linux file systems take, in bytes.
+const NAME_MAX: usize = 255;
+
 /// Bytes sniffed for a NUL before a file is read whole for an edit.
 pub const SNIFF_LEN: usize = 8192;
 
@@ -55,6 +58,7 @@ impl Locked {
                 data,
                 Some(self.stat.st_mode),
                 Some(Fingerprint::of(&self.stat)),
+                true,
             )
             .map_err(|e| Error::io(&self.place.real, "write", &e))
     }
@@ -197,6 +201,13 @@ impl Files {
         // The path as given is checked before any directory is created for it.
         let lexical: PathBuf = rel.components().collect();
         self.check_writable(&rules, rel, &lexical)?;
+        if lexical.iter().any(|name| name.len() > NAME_MAX) {
+            return Err(Error::io(
+                rel,
+                "write",
+                &rustix::io::Errno::NAMETOOLONG.into(),
+            ));
+        }
         let place = Place::find(&self.root, rel, true).map_err(|e| io(&e))?;
         self.check_writable(&rules, rel, &place.real)?;
         match place.stat() {
@@ -210,12 +221,12 @@ impl Files {
                 // Serialised with edits of the file; its mode is kept.
                 let (_lock, stat) = place.lock().map_err(|e| io(&e))?;
                 place
-                    .replace(data, Some(stat.st_mode), None)
+                    .replace(data, Some(stat.st_mode), None, true)
                     .map_err(|e| io(&e))?;
                 Ok((place.real, false))
             }
             Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
-                place.replace(data, None, None).map_err(|e| io(&e))?;
+                place.replace(data, None, None, false).map_err(|e| io(&e))?;
                 Ok((place.real, true))
             }
             Err(e) => Err(io(&e)),

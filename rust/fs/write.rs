@@ -137,11 +137,16 @@ impl Place {
     /// the file in that state (`ConflictError` otherwise: someone else changed it). `mode` is
     /// the permission bits of the new file (the old file's); a new file without one gets the
     /// usual `0o666` less the umask.
+    ///
+    /// `locked` says the caller holds the lock on the file the name holds now: then no other
+    /// codesift writer can be between linking its temporary file and renaming it (both need
+    /// that lock), so temporary files of this name left by killed writers are removed first.
     pub fn replace(
         &self,
         data: &[u8],
         mode: Option<u32>,
         expected: Option<Fingerprint>,
+        locked: bool,
     ) -> io::Result<()> {
         let mut tmp = self.temp_file()?;
         tmp.file.write_all(data)?;
@@ -155,6 +160,9 @@ impl Place {
                 _ => return Err(changed_on_disk()),
             }
         }
+        if locked {
+            self.remove_stale_temps();
+        }
         let temp_name = tmp.link(self.dir.as_fd(), &self.name)?;
         let renamed = rustix::fs::renameat(&self.dir, &temp_name, &self.dir, &self.name);
         if let Err(err) = renamed {
@@ -162,7 +170,6 @@ impl Place {
             return Err(err.into());
         }
         let _ = rustix::fs::fsync(&self.dir);
-        self.remove_stale_temps();
         Ok(())
     }
 
@@ -197,7 +204,9 @@ impl Place {
     }
 
     /// Removes temporary files of this name left by a process killed between linking its
-    /// temporary file and renaming it (`kill -9`): a window of two syscalls.
+    /// temporary file and renaming it (`kill -9`): a window of two syscalls. Only safe under
+    /// the lock (see `replace`): after the rename another writer may already hold the lock on
+    /// the new file and be linking its own temporary file.
     fn remove_stale_temps(&self) {
         let Ok(dir) = rustix::fs::Dir::read_from(&self.dir) else {
             return;
@@ -307,7 +316,12 @@ mod tests {
         let place = Place::find(&root, Path::new("f.sh"), false).unwrap();
         let (_lock, stat) = place.lock().unwrap();
         place
-            .replace(b"new", Some(stat.st_mode), Some(Fingerprint::of(&stat)))
+            .replace(
+                b"new",
+                Some(stat.st_mode),
+                Some(Fingerprint::of(&stat)),
+                true,
+            )
             .unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "new");
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
@@ -326,7 +340,12 @@ mod tests {
         let (_lock, stat) = place.lock().unwrap();
         fs::write(&path, "someone else, longer").unwrap();
         let err = place
-            .replace(b"mine", Some(stat.st_mode), Some(Fingerprint::of(&stat)))
+            .replace(
+                b"mine",
+                Some(stat.st_mode),
+                Some(Fingerprint::of(&stat)),
+                true,
+            )
             .unwrap_err();
         assert!(err.get_ref().is_some_and(|e| e.is::<ChangedOnDisk>()));
         assert_eq!(fs::read_to_string(&path).unwrap(), "someone else, longer");
@@ -340,7 +359,8 @@ mod tests {
         fs::write(dir.path().join(".b.txt.codesift-0011aabb.tmp"), "other").unwrap();
         let root = Root::open(dir.path()).unwrap();
         let place = Place::find(&root, Path::new("a.txt"), false).unwrap();
-        place.replace(b"new", Some(0o644), None).unwrap();
+        let (_lock, _) = place.lock().unwrap();
+        place.replace(b"new", Some(0o644), None, true).unwrap();
         assert!(!dir.path().join(".a.txt.codesift-0011aabb.tmp").exists());
         assert!(dir.path().join(".b.txt.codesift-0011aabb.tmp").exists());
         assert!(is_temp_name(b".a.txt.codesift-0011aabb.tmp"));
@@ -353,7 +373,7 @@ mod tests {
         let root = Root::open(dir.path()).unwrap();
         let place = Place::find(&root, Path::new("x/y/new.txt"), true).unwrap();
         assert_eq!(place.real, PathBuf::from("x/y/new.txt"));
-        place.replace(b"hi", None, None).unwrap();
+        place.replace(b"hi", None, None, false).unwrap();
         assert_eq!(
             fs::read_to_string(dir.path().join("x/y/new.txt")).unwrap(),
             "hi"
