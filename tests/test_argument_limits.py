@@ -1,0 +1,93 @@
+"""Argument limits (arguments.py): values the engine cannot hold are `InvalidArgumentError`s
+with the allowed range, never an `OverflowError` or a Rust panic; patterns must be text."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from codesift import InvalidArgumentError, PatternError, Workspace
+from codesift.arguments import MAX_COUNT, MAX_LINES, MAX_THREADS, MAX_TIMEOUT_SECONDS
+
+HUGE = 2**64  # one past what a u64 holds: was an OverflowError in the binding
+
+
+@pytest.fixture
+def ws(tree):
+    return Workspace(tree({"a.txt": "alpha\nbeta\n", "t\udcff.txt": "beta\n"}))
+
+
+@pytest.mark.parametrize("timeout", [1e300, math.inf, math.nan, -1.0, 0, 10**400, "1", True])
+def test_timeout_must_be_finite_and_at_most_a_day(ws, timeout):
+    # 1e300 made Duration::from_secs_f64 panic in the engine.
+    with pytest.raises(InvalidArgumentError, match="timeout must be a positive number"):
+        ws.grep("a", timeout=timeout)
+
+
+def test_timeout_up_to_a_day_is_accepted(ws):
+    assert ws.grep("alpha", timeout=MAX_TIMEOUT_SECONDS).total == 1
+    with pytest.raises(InvalidArgumentError, match="up to 86400"):
+        ws.grep("alpha", timeout=MAX_TIMEOUT_SECONDS + 1)
+
+
+@pytest.mark.parametrize(
+    ("option", "top"),
+    [
+        ("max_matches", MAX_COUNT),
+        ("context_lines", MAX_LINES),
+        ("before", MAX_LINES),
+        ("after", MAX_LINES),
+    ],
+)
+def test_grep_integers_have_an_upper_bound(ws, option, top):
+    with pytest.raises(InvalidArgumentError, match=f"{option} must be at most {top}"):
+        ws.grep("a", **{option: HUGE})
+    with pytest.raises(InvalidArgumentError, match=f"{option} must be at most {top}"):
+        ws.grep("a", **{option: top + 1})
+    ws.grep("a", **{option: top})  # the bound itself is fine
+
+
+def test_other_integers_have_an_upper_bound(ws, tree):
+    with pytest.raises(InvalidArgumentError, match="limit must be at most"):
+        ws.glob("*", limit=HUGE)
+    with pytest.raises(InvalidArgumentError, match="limit must be at most"):
+        ws.list_dir(limit=HUGE)
+    with pytest.raises(InvalidArgumentError, match="offset must be at most"):
+        ws.read("a.txt", offset=HUGE)
+    with pytest.raises(InvalidArgumentError, match="limit must be at most"):
+        ws.read("a.txt", limit=HUGE)
+    root = tree({})
+    for option in ("max_filesize", "cache_size", "threads"):
+        with pytest.raises(InvalidArgumentError, match=f"{option} must be at most"):
+            Workspace(root, **{option: HUGE})
+    with pytest.raises(InvalidArgumentError, match=f"threads must be at most {MAX_THREADS}"):
+        Workspace(root, threads=MAX_THREADS + 1)
+
+
+def test_huge_integers_are_not_printed_whole(ws):
+    with pytest.raises(InvalidArgumentError) as caught:
+        ws.grep("a", max_matches=10**5000)  # str() of it would itself raise ValueError
+    assert "digits" in str(caught.value) and len(str(caught.value)) < 200
+
+
+@pytest.mark.parametrize("pattern", ["\udcff", "a\ud800b", "x\udc00"])
+def test_a_pattern_with_a_lone_surrogate_is_a_pattern_error(ws, pattern):
+    with pytest.raises(PatternError, match="not valid Unicode text"):
+        ws.grep(pattern)
+    with pytest.raises(InvalidArgumentError, match="not valid Unicode text"):
+        ws.glob(pattern)
+    with pytest.raises(InvalidArgumentError, match="include is not valid Unicode text"):
+        ws.grep("a", include=["*.txt", pattern])
+
+
+def test_a_path_with_surrogates_is_still_a_file_name(ws):
+    # Non-UTF-8 file names are str with surrogateescape: legitimate as paths.
+    assert ws.read("t\udcff.txt").content == "     1\tbeta"
+    assert ws.grep("beta", path="t\udcff.txt").total == 1
+
+
+@pytest.mark.parametrize("include", [5, b"*.txt", {"*.txt": 1}, ["*.txt", 3]])
+def test_filters_of_the_wrong_type(ws, include):
+    with pytest.raises(InvalidArgumentError, match="include must be a glob or a list of globs"):
+        ws.grep("a", include=include)
