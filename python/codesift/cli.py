@@ -290,7 +290,7 @@ def _ls(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
         for entry in result.entries:
             console.print(Text(entry, style="bold blue" if entry.endswith("/") else ""))
         if result.truncated:
-            console.print(Text(f"[TRUNCATED: first {len(result.entries)} items]", style="dim"))
+            console.print(Text(result.truncation_note, style="dim"))
     return EXIT_FOUND
 
 

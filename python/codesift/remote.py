@@ -206,7 +206,7 @@ class RemoteGrepResult(GrepResult):
     @property
     def summary(self) -> str:
         shown = f'"{self.pattern}"' if self.literal else f"/{self.pattern}/"
-        head = f"Found {plural(self.total, 'match', 'es')} for {shown} in {self.path}"
+        head = f"Found {plural(self.total, 'match', 'matches')} for {shown} in {self.path}"
         return _on_hosts(super().summary, head, self.hosts, self.errors)
 
     def to_dict(self) -> dict[str, Any]:
