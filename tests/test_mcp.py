@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import anyio
@@ -57,3 +58,27 @@ def test_mcp_server_over_stdio(tree, tmp_path):
 
     run(session)
     assert (root / "src/app.py").read_text() == "def handler():\n    return compute(fast=True)\n"
+
+
+def test_mcp_non_utf8_file_names_use_the_escaped_form(tree, tmp_path):
+    # JSON over the wire cannot carry a lone surrogate: the server shows t\xff.txt in text and
+    # structured content alike, and takes that form back as a path.
+    root = tree({})
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "codesift", "mcp", "--root", str(root)]
+    )
+
+    async def session():
+        with anyio.fail_after(30):
+            async with Client(params) as client:
+                written = await client.call_tool(
+                    "write_file", {"path": "t\\xff.txt", "content": "x\n"}
+                )
+                assert not written.is_error, written.content[0].text
+                assert written.content[0].text == "Created t\\xff.txt (2 bytes)"
+                assert written.structured_content["path"] == "t\\xff.txt"
+                read = await client.call_tool("read_file", {"path": "t\\xff.txt"})
+                assert read.content[0].text == "     1\tx"
+
+    run(session)
+    assert (root / os.fsdecode(b"t\xff.txt")).read_bytes() == b"x\n"

@@ -8,6 +8,7 @@ import pytest
 
 from codesift import Workspace
 from codesift.results import ListResult, ReadResult, plural
+from codesift.tools import Toolbox
 
 # Words a naive "+s" plural gets wrong, and counts before singular nouns other than 1.
 WRONG = re.compile(
@@ -68,3 +69,14 @@ def test_no_summary_has_a_wrong_plural(tree, count):
     for summary in summaries:
         assert not WRONG.search(summary), summary
 
+
+def test_spill_note_of_a_single_oversized_line(tree, tmp_path):
+    ws = Workspace(tree({}))
+    toolbox = Toolbox(ws, spill_dir=tmp_path / "spill", max_output_bytes=1000)
+    deep = "/".join(["n" * 200] * 6) + "/f.txt"
+    result = toolbox.call("write_file", {"path": deep, "content": "x"})
+    assert not result.is_error, result.text
+    assert "[TRUNCATED: output was 1 line (" in result.text
+    assert "its first line alone is over the size cap" in result.text
+    assert not WRONG.search(result.text), result.text
+    assert result.data is not None and result.data["spill_file"]

@@ -15,6 +15,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from . import __version__
+from .escapes import json_safe
 from .tools import Toolbox
 
 INSTRUCTIONS = (
@@ -48,7 +49,9 @@ def build_server(toolbox: Toolbox) -> Server[Any]:
         result = await anyio.to_thread.run_sync(toolbox.call, params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.text)],
-            structured_content=result.data,
+            # JSON over the wire cannot carry a lone surrogate (a non-UTF-8 file name), so
+            # such names are escaped here as in the text (t\xff.txt); tools accept that form.
+            structured_content=json_safe(result.data),
             is_error=result.is_error,
         )
 
