@@ -118,7 +118,11 @@ def check_text(name: str, value: object, *, allow_empty: bool = False) -> None:
 
 
 def check_unicode(
-    name: str, value: str, *, error: type[CodesiftError] = InvalidArgumentError
+    name: str,
+    value: str,
+    *,
+    error: type[CodesiftError] = InvalidArgumentError,
+    hint: str = "pass text, and match an unknown character with ? in a glob or . in a regex",
 ) -> None:
     """Rejects text with a lone surrogate: it is not Unicode text and cannot be matched."""
     found = _LONE_SURROGATE.search(value)
@@ -126,9 +130,20 @@ def check_unicode(
         raise error(
             f"{name} is not valid Unicode text: it contains the lone surrogate "
             f"U+{ord(found[0]):04X} at position {found.start()} (an undecodable byte or half of "
-            "an escaped character pair); pass text, and match an unknown character with ? "
-            "in a glob or . in a regex"
+            f"an escaped character pair); {hint}"
         )
+
+
+def check_writable_text(name: str, value: str) -> None:
+    """Text to be written must encode: `\\udc80`-`\\udcff` stand for raw bytes
+    (`surrogateescape`, as in a latin-1 file's text); any other lone surrogate is not text."""
+    try:
+        value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        raise InvalidArgumentError(
+            f"{name} holds the lone surrogate U+{ord(value[exc.start]):04X} at position "
+            f"{exc.start}, which is not text and cannot be written; send valid Unicode text"
+        ) from None
 
 
 def check_int(

@@ -19,6 +19,7 @@ from typing import Any
 
 import jsonschema
 
+from .arguments import check_writable_text
 from .errors import CodesiftError, InvalidArgumentError
 from .escapes import escape_surrogates, unescape_path
 from .results import GrepResult, plural
@@ -448,7 +449,10 @@ class Toolbox:
                 out[key] = self._path_argument(key, out[key])
         for key in TEXT_PARAMETERS:
             if isinstance(out.get(key), str):
-                _check_writable_text(key, out[key])
+                try:
+                    check_writable_text(key, out[key])
+                except InvalidArgumentError as exc:
+                    raise _BadArguments(str(exc)) from None
         return out
 
     def _path_argument(self, key: str, value: str) -> str:
@@ -771,18 +775,6 @@ def _deeper_than(value: object, limit: int) -> bool:
             return True
         stack.extend((child, depth + 1) for child in children)
     return False
-
-
-def _check_writable_text(key: str, text: str) -> None:
-    """Text to be written must encode: surrogates `\\udc80`-`\\udcff` stand for raw bytes
-    (`surrogateescape`), any other lone surrogate cannot be written."""
-    try:
-        text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError as exc:
-        raise _BadArguments(
-            f"{key} holds the lone surrogate U+{ord(text[exc.start]):04X} at position "
-            f"{exc.start}, which is not text and cannot be written; send valid Unicode text"
-        ) from None
 
 
 __all__ = ["TOOLS", "ToolResult", "Toolbox"]
