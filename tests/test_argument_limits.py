@@ -91,3 +91,29 @@ def test_a_path_with_surrogates_is_still_a_file_name(ws):
 def test_filters_of_the_wrong_type(ws, include):
     with pytest.raises(InvalidArgumentError, match="include must be a glob or a list of globs"):
         ws.grep("a", include=include)
+
+
+@pytest.mark.parametrize("glob", ["{a," * 40 + "}" * 40, "{" * 300 + "a" + "}" * 300])
+def test_deeply_nested_glob_alternatives_are_a_pattern_error(ws, glob):
+    # Past ~120 levels the engine's glob compiler panicked ("internal error").
+    with pytest.raises(PatternError, match="levels deep"):
+        ws.glob(glob)
+    with pytest.raises(PatternError, match="include nests"):
+        ws.grep("a", include=glob)
+    ws.glob("{a,{b,{c,d}}}*")  # ordinary nesting is fine
+    ws.glob("\\{" * 100 + "*")  # escaped braces do not nest
+
+
+def test_text_that_cannot_be_written_is_refused_before_writing(ws):
+    before = (ws.root / "a.txt").read_bytes()
+    with pytest.raises(InvalidArgumentError, match="lone surrogate U\\+D800"):
+        ws.edit("a.txt", "alpha", "x\ud800")
+    with pytest.raises(InvalidArgumentError, match="lone surrogate"):
+        ws.edit_many("a.txt", [("alpha", "\ud800")])
+    hit = ws.grep("alpha").matches[0]
+    with pytest.raises(InvalidArgumentError, match="lone surrogate"):
+        ws.edit_result(hit.id, "\udbff")
+    assert (ws.root / "a.txt").read_bytes() == before
+    # Surrogates that stand for raw bytes (surrogateescape) are writable.
+    ws.edit("a.txt", "alpha", "caf\udce9")
+    assert (ws.root / "a.txt").read_bytes() == b"caf\xe9\nbeta\n"

@@ -27,6 +27,9 @@ MAX_LINES = 2**31 - 1
 MAX_THREADS = 1024
 #: The longest grep `timeout`, in seconds (one day).
 MAX_TIMEOUT_SECONDS = 86_400.0
+#: The deepest nesting of `{...}` alternatives in a glob (the engine's glob compiler fails
+#: past about 120 levels).
+MAX_GLOB_BRACE_DEPTH = 32
 #: Per-argument maxima; every other integer argument is bounded by `MAX_COUNT`.
 MAXIMA = {
     "context_lines": MAX_LINES,
@@ -101,6 +104,7 @@ def check_glob_arguments(pattern: object, limit: object, sort: object) -> None:
     check_text("pattern", pattern)
     if isinstance(pattern, str):  # always, after check_text
         check_unicode("pattern", pattern)
+        check_glob_nesting("pattern", pattern)
     check_int("limit", limit, minimum=0, required=True)
     if not isinstance(sort, str) or sort not in GLOB_SORTS:
         raise InvalidArgumentError(
@@ -131,6 +135,27 @@ def check_unicode(
             f"{name} is not valid Unicode text: it contains the lone surrogate "
             f"U+{ord(found[0]):04X} at position {found.start()} (an undecodable byte or half of "
             f"an escaped character pair); {hint}"
+        )
+
+
+def check_glob_nesting(name: str, glob: str) -> None:
+    """Rejects a glob whose `{...}` alternatives nest deeper than `MAX_GLOB_BRACE_DEPTH`."""
+    depth = deepest = 0
+    escaped = False
+    for char in glob:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == "}":
+            depth = max(0, depth - 1)
+    if deepest > MAX_GLOB_BRACE_DEPTH:
+        raise PatternError(
+            f"{name} nests {{...}} alternatives {deepest} levels deep; at most "
+            f"{MAX_GLOB_BRACE_DEPTH} are allowed: flatten the alternatives or split the glob"
         )
 
 
@@ -206,6 +231,7 @@ def glob_list(name: str, value: str | Iterable[str] | None) -> list[str]:
                 f"{name} must be a glob or a list of globs, not {_short(item)}"
             )
         check_unicode(name, item)
+        check_glob_nesting(name, item)
         globs.extend(part for part in split_top_level(item) if part)
     return globs
 
