@@ -117,3 +117,14 @@ def test_text_that_cannot_be_written_is_refused_before_writing(ws):
     # Surrogates that stand for raw bytes (surrogateescape) are writable.
     ws.edit("a.txt", "alpha", "caf\udce9")
     assert (ws.root / "a.txt").read_bytes() == b"caf\xe9\nbeta\n"
+
+
+def test_check_ignore_files():
+    from codesift.arguments import check_ignore_files
+
+    assert check_ignore_files(".codesiftignore") == (".codesiftignore",)
+    assert check_ignore_files([".a", ".b"]) == (".a", ".b")
+    assert check_ignore_files(()) == ()
+    for bad in (5, [5], [None], [""], ["a/b"], ["a\x00"], b".a", {".a": 1}, ["\udcff"]):
+        with pytest.raises(InvalidArgumentError, match="ignore_files"):
+            check_ignore_files(bad)

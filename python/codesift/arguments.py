@@ -159,6 +159,25 @@ def check_glob_nesting(name: str, glob: str) -> None:
         )
 
 
+def check_ignore_files(value: object) -> tuple[str, ...]:
+    """Access-ignore file names (`Workspace(ignore_files=...)`): one name or an iterable of
+    names, each a plain file name in valid Unicode (the engine takes them as UTF-8 text)."""
+    if isinstance(value, str):
+        value = (value,)
+    if not isinstance(value, Iterable) or isinstance(value, bytes | Mapping):
+        raise InvalidArgumentError(
+            f"ignore_files must be a file name or a list of file names, not {_short(value)}"
+        )
+    names = tuple(value)
+    for name in names:
+        if not isinstance(name, str) or not name or "/" in name or "\x00" in name:
+            raise InvalidArgumentError(
+                f"ignore_files must be plain file names such as .codesiftignore, not {_short(name)}"
+            )
+        check_unicode("ignore_files", name, hint="name the file in valid Unicode text")
+    return names
+
+
 def check_writable_text(name: str, value: str) -> None:
     """Text to be written must encode: `\\udc80`-`\\udcff` stand for raw bytes
     (`surrogateescape`, as in a latin-1 file's text); any other lone surrogate is not text."""
