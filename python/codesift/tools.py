@@ -438,7 +438,9 @@ class Toolbox:
             else:
                 target = extra.get(key) or PARAM_ALIASES.get(key, key)
             if target in out and out[target] != value:
-                raise _BadArguments(f"{key!r} and another name for {target!r} disagree; give one")
+                raise _BadArguments(
+                    f"{_echo(key)} and another name for {target!r} disagree; give one"
+                )
             out[target] = value
         found = itertools.islice(self._validators[tool].iter_errors(out), 4 * MAX_EXPLAINED_ERRORS)
         errors = sorted(found, key=lambda e: [str(p) for p in e.path])
