@@ -1,8 +1,31 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs the whole suite: Rust unit tests, a smoke run of the
 # benchmarks (tiny corpus, one round, so they never rot), then the pytest suite.
+#
+# System packages: the remote-search tests start a real OpenSSH sshd on 127.0.0.1
+# (openssh-server, openssh-client); the benchmark smoke run uses fd (fd-find) as a peer. As
+# root with apt-get they are installed here; otherwise what is missing is printed and the run
+# goes on (the remote tests then fail naming the package, the smoke run leaves fd out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
+
+need=()
+[ -x /usr/sbin/sshd ] || need+=(openssh-server)
+command -v ssh >/dev/null || need+=(openssh-client)
+command -v fdfind >/dev/null || command -v fd >/dev/null || need+=(fd-find)
+if [ ${#need[@]} -gt 0 ]; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "installing system packages: ${need[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  else
+    echo "warning: missing system packages: ${need[*]}" >&2
+    echo "warning: install them with: sudo apt-get install -y ${need[*]}" >&2
+    echo "warning: (or your system's equivalent); continuing without them" >&2
+  fi
+fi
+
 python3 -m pip install -q --only-binary ripgrep,python-ripgrep -e '.[test,bench]'
 cargo test --quiet
 

@@ -1,14 +1,47 @@
 """Argument checks shared by the local and remote workspaces: each bad value is an
-`InvalidArgumentError` saying what is allowed, and grep's options are normalised once."""
+`InvalidArgumentError` saying what is allowed, and grep's options are normalised once.
+
+Limits (documented in the README, "Argument limits"): every integer argument is at most
+`MAX_COUNT` (2**63 - 1, what the engine's 64-bit counters hold), except line numbers and line
+counts of context (`MAX_LINES`, 2**31 - 1), `threads` (`MAX_THREADS`) and `port`; `timeout` is a
+finite number of seconds up to `MAX_TIMEOUT_SECONDS` (one day). Patterns and globs must be
+valid Unicode text: a lone surrogate (what `surrogateescape` makes of a byte that is not
+UTF-8) cannot be matched by the engine, whose patterns are UTF-8.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .errors import InvalidArgumentError
+from .errors import CodesiftError, InvalidArgumentError, PatternError
 
 GLOB_SORTS = ("path", "mtime", "none")
+
+#: The largest integer any count or size argument may be (the engine counts in 64 bits).
+MAX_COUNT = 2**63 - 1
+#: The largest line number or number of context lines.
+MAX_LINES = 2**31 - 1
+#: The most worker threads a workspace may start.
+MAX_THREADS = 1024
+#: The longest grep `timeout`, in seconds (one day).
+MAX_TIMEOUT_SECONDS = 86_400.0
+#: The deepest nesting of `{...}` alternatives in a glob (the engine's glob compiler fails
+#: past about 120 levels).
+MAX_GLOB_BRACE_DEPTH = 32
+#: Per-argument maxima; every other integer argument is bounded by `MAX_COUNT`.
+MAXIMA = {
+    "context_lines": MAX_LINES,
+    "before": MAX_LINES,
+    "after": MAX_LINES,
+    "offset": MAX_LINES,
+    "line": MAX_LINES,
+    "threads": MAX_THREADS,
+    "port": 65_535,
+}
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -45,14 +78,13 @@ def grep_arguments(
     timeout: float | None,
 ) -> GrepArgs:
     check_text("pattern", pattern, allow_empty=True)
+    check_unicode("pattern", pattern, error=PatternError)
     check_int("context_lines", context_lines, minimum=0, required=True)
     check_int("before", before, minimum=0)
     check_int("after", after, minimum=0)
     check_int("max_matches", max_matches, minimum=1)
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
-    ):
-        raise InvalidArgumentError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    if timeout is not None:
+        check_seconds("timeout", timeout, maximum=MAX_TIMEOUT_SECONDS)
     return GrepArgs(
         pattern=pattern,
         include=glob_list("include", include),
@@ -70,9 +102,14 @@ def grep_arguments(
 
 def check_glob_arguments(pattern: object, limit: object, sort: object) -> None:
     check_text("pattern", pattern)
+    if isinstance(pattern, str):  # always, after check_text
+        check_unicode("pattern", pattern)
+        check_glob_nesting("pattern", pattern)
     check_int("limit", limit, minimum=0, required=True)
-    if sort not in GLOB_SORTS:
-        raise InvalidArgumentError(f'sort must be one of "path", "mtime", "none", not {sort!r}')
+    if not isinstance(sort, str) or sort not in GLOB_SORTS:
+        raise InvalidArgumentError(
+            f'sort must be one of "path", "mtime", "none", not {_short(sort)}'
+        )
 
 
 def check_text(name: str, value: object, *, allow_empty: bool = False) -> None:
@@ -84,13 +121,118 @@ def check_text(name: str, value: object, *, allow_empty: bool = False) -> None:
         raise InvalidArgumentError(f"{name} must not contain a NUL byte")
 
 
-def check_int(name: str, value: object, *, minimum: int, required: bool = False) -> None:
+def check_unicode(
+    name: str,
+    value: str,
+    *,
+    error: type[CodesiftError] = InvalidArgumentError,
+    hint: str = "pass text, and match an unknown character with ? in a glob or . in a regex",
+) -> None:
+    """Rejects text with a lone surrogate: it is not Unicode text and cannot be matched."""
+    found = _LONE_SURROGATE.search(value)
+    if found is not None:
+        raise error(
+            f"{name} is not valid Unicode text: it contains the lone surrogate "
+            f"U+{ord(found[0]):04X} at position {found.start()} (an undecodable byte or half of "
+            f"an escaped character pair); {hint}"
+        )
+
+
+def check_glob_nesting(name: str, glob: str) -> None:
+    """Rejects a glob whose `{...}` alternatives nest deeper than `MAX_GLOB_BRACE_DEPTH`."""
+    depth = deepest = 0
+    escaped = False
+    for char in glob:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == "}":
+            depth = max(0, depth - 1)
+    if deepest > MAX_GLOB_BRACE_DEPTH:
+        raise PatternError(
+            f"{name} nests {{...}} alternatives {deepest} levels deep; at most "
+            f"{MAX_GLOB_BRACE_DEPTH} are allowed: flatten the alternatives or split the glob"
+        )
+
+
+def check_ignore_files(value: object) -> tuple[str, ...]:
+    """Access-ignore file names (`Workspace(ignore_files=...)`): one name or an iterable of
+    names, each a plain file name in valid Unicode (the engine takes them as UTF-8 text)."""
+    if isinstance(value, str):
+        value = (value,)
+    if not isinstance(value, Iterable) or isinstance(value, bytes | Mapping):
+        raise InvalidArgumentError(
+            f"ignore_files must be a file name or a list of file names, not {_short(value)}"
+        )
+    names = tuple(value)
+    for name in names:
+        if not isinstance(name, str) or not name or "/" in name or "\x00" in name:
+            raise InvalidArgumentError(
+                f"ignore_files must be plain file names such as .codesiftignore, not {_short(name)}"
+            )
+        check_unicode("ignore_files", name, hint="name the file in valid Unicode text")
+    return names
+
+
+def check_writable_text(name: str, value: str) -> None:
+    """Text to be written must encode: `\\udc80`-`\\udcff` stand for raw bytes
+    (`surrogateescape`, as in a latin-1 file's text); any other lone surrogate is not text."""
+    try:
+        value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        raise InvalidArgumentError(
+            f"{name} holds the lone surrogate U+{ord(value[exc.start]):04X} at position "
+            f"{exc.start}, which is not text and cannot be written; send valid Unicode text"
+        ) from None
+
+
+def check_int(
+    name: str,
+    value: object,
+    *,
+    minimum: int,
+    maximum: int | None = None,
+    required: bool = False,
+) -> None:
+    """`value` is an integer in `[minimum, maximum]` (None allowed unless `required`); the
+    default maximum is `MAXIMA[name]`, else `MAX_COUNT`."""
     if value is None and not required:
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgumentError(f"{name} must be an integer, not {value!r}")
+        raise InvalidArgumentError(f"{name} must be an integer, not {_short(value)}")
     if value < minimum:
-        raise InvalidArgumentError(f"{name} must be at least {minimum}, not {value}")
+        raise InvalidArgumentError(f"{name} must be at least {minimum}, not {_short(value)}")
+    top = MAXIMA.get(name, MAX_COUNT) if maximum is None else maximum
+    if value > top:
+        raise InvalidArgumentError(f"{name} must be at most {top}, not {_short(value)}")
+
+
+def check_seconds(name: str, value: object, *, maximum: float) -> None:
+    """`value` is a finite number of seconds in `(0, maximum]`."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidArgumentError(
+            f"{name} must be a positive number of seconds, not {_short(value)}"
+        )
+    # Written so that NaN, infinities and integers too large for a float all fail.
+    if not 0 < value <= maximum:
+        raise InvalidArgumentError(
+            f"{name} must be a positive number of seconds up to {maximum:g}, not {_short(value)}"
+        )
+
+
+def _short(value: object, limit: int = 60) -> str:
+    """`repr(value)`, cut to `limit` characters (a hostile value may be huge)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    try:
+        text = repr(value)
+    except Exception:
+        return f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def glob_list(name: str, value: str | Iterable[str] | None) -> list[str]:
@@ -98,11 +240,17 @@ def glob_list(name: str, value: str | Iterable[str] | None) -> list[str]:
     (`"*.ts,*.tsx"` = `["*.ts", "*.tsx"]`, `"*.{ts,tsx}"` stays whole)."""
     if value is None:
         return []
+    if not isinstance(value, str | Iterable) or isinstance(value, bytes | Mapping):
+        raise InvalidArgumentError(f"{name} must be a glob or a list of globs, not {_short(value)}")
     items = [value] if isinstance(value, str) else list(value)
     globs: list[str] = []
     for item in items:
         if not isinstance(item, str):
-            raise InvalidArgumentError(f"{name} must be a glob or a list of globs, not {item!r}")
+            raise InvalidArgumentError(
+                f"{name} must be a glob or a list of globs, not {_short(item)}"
+            )
+        check_unicode(name, item)
+        check_glob_nesting(name, item)
         globs.extend(part for part in split_top_level(item) if part)
     return globs
 

@@ -4,7 +4,10 @@ linked edit that remote search runs on a host).
 On a terminal output is rendered with `rich` (hits grouped by file, matches highlighted, a
 spinner while a long scan runs); piped, it is plain text (`path:line:col:text` for grep);
 `--json` prints the result's `to_dict()`. Exit codes follow grep: 0 something found (or
-done), 1 nothing found, 2 error (one line on stderr, never a traceback).
+done), 1 nothing found, 2 error (one line on stderr, never a traceback: usage errors, bad
+values, and even a bug or an engine panic are reported in one line), 130 interrupted.
+File names that are not UTF-8 are printed as the bytes they are (as ls and ripgrep print
+them); `--json` writes them as `\\udcff` escapes, which `json.loads` reads back exactly.
 """
 
 from __future__ import annotations
@@ -15,27 +18,45 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from .arguments import (
+    MAX_COUNT,
+    MAX_LINES,
+    check_int,
+    check_unicode,
+    check_writable_text,
+)
 from .errors import CodesiftError, InvalidArgumentError
+from .escapes import install_stream_handler, json_escape_surrogates
 from .results import GlobResult, GrepResult
 from .workspace import Workspace
 
-EXIT_FOUND, EXIT_NOTHING, EXIT_ERROR = 0, 1, 2
+EXIT_FOUND, EXIT_NOTHING, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: apply-hit reads at most this much JSON from stdin (a hit and its replacement).
+MAX_APPLY_HIT_BYTES = 256 * 1024 * 1024
 # A spinner appears on a terminal when a scan takes longer than this (seconds).
 PROGRESS_AFTER_SECONDS = float(os.environ.get("CODESIFT_PROGRESS_AFTER", "0.3"))
 T = TypeVar("T")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error reported in one line (exit 2) rather than the usage
+    block and the error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="codesift", description="Fast, sandboxed code search and edit for agents and people."
     )
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--root", default=".", help="workspace root (default: current dir)")
     common.add_argument("--json", action="store_true", help="print the result as JSON")
     common.add_argument(
@@ -113,13 +134,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Runs one command. Never raises (but SystemExit from within): every failure is one line
+    on stderr (or a JSON error with `--json-full`) and exit code 2; Ctrl-C is exit 130."""
+    _prepare_streams()
+    json_errors = False
     try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exc:  # argparse already printed its usage message
-        return EXIT_ERROR if exc.code else EXIT_FOUND
-    if args.json_full or args.command == "apply-hit":
-        args.json = args.json_full = True
-    try:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # argparse already printed its one-line message
+            return EXIT_ERROR if exc.code else EXIT_FOUND
+        if args.json_full or args.command == "apply-hit":
+            args.json = args.json_full = True
+        json_errors = args.json_full
         ws = Workspace(
             args.root,
             gitignore=not args.no_ignore,
@@ -129,15 +155,73 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return COMMANDS[args.command](ws, args, _console(args))
     except CodesiftError as exc:
-        if args.json_full:
-            _print_json({"error": {"type": type(exc).__name__, "message": str(exc)}})
-        else:
-            print(f"codesift: {exc}", file=sys.stderr)
+        _report(json_errors, type(exc).__name__, str(exc))
         return EXIT_ERROR
     except KeyboardInterrupt:
-        return EXIT_ERROR
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
+        _silence_stdout()
         return EXIT_FOUND
+    except SystemExit:
+        raise
+    except RecursionError:
+        _report(json_errors, "InvalidArgumentError", "the input is nested too deeply to handle")
+        return EXIT_ERROR
+    except MemoryError:
+        _report(json_errors, "InternalError", "out of memory; narrow the search")
+        return EXIT_ERROR
+    # A bug, or an engine panic (a BaseException): one line, never a traceback.
+    except BaseException as exc:
+        _report(
+            json_errors,
+            "InternalError",
+            f"unexpected {type(exc).__name__}: {_first_line(exc)}; please report it",
+        )
+        return EXIT_ERROR
+
+
+def _report(as_json: bool, kind: str, message: str) -> None:
+    """An error in one line: JSON on stdout with `--json-full`, else text on stderr."""
+    try:
+        if as_json:
+            _print_json({"error": {"type": kind, "message": message}})
+        else:
+            print(f"codesift: {' '.join(message.split())}", file=sys.stderr)
+    except (OSError, ValueError):  # stdout/stderr closed: nothing more can be said
+        pass
+
+
+def _first_line(exc: BaseException) -> str:
+    try:
+        text = str(exc).strip()
+    except Exception:
+        return "(no message)"
+    line = text.split("\n", 1)[0] or "(no message)"
+    return line if len(line) <= 300 else line[:297] + "..."
+
+
+def _prepare_streams() -> None:
+    """Output that holds a non-UTF-8 file name (lone surrogates) is written as the file's
+    bytes, anything else the stream cannot encode as an escape, rather than raising."""
+    errors = install_stream_handler()
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors=errors)
+            except (OSError, ValueError):
+                pass
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe, points stdout at /dev/null so that the flush at exit cannot fail
+    again with a traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _console(args: argparse.Namespace) -> Console | None:
@@ -175,7 +259,7 @@ def _with_progress(console: Console | None, label: str, work: Callable[[], T]) -
 
 
 def _print_json(data: dict[str, Any]) -> None:
-    print(json.dumps(data, ensure_ascii=False))
+    print(json_escape_surrogates(json.dumps(data, ensure_ascii=False)))
 
 
 def _glob(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
@@ -290,7 +374,7 @@ def _ls(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
         for entry in result.entries:
             console.print(Text(entry, style="bold blue" if entry.endswith("/") else ""))
         if result.truncated:
-            console.print(Text(f"[TRUNCATED: first {len(result.entries)} items]", style="dim"))
+            console.print(Text(result.truncation_note, style="dim"))
     return EXIT_FOUND
 
 
@@ -320,18 +404,7 @@ def _mcp(ws: Workspace, args: argparse.Namespace, console: Console | None) -> in
 
 
 def _apply_hit(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
-    try:
-        request = json.loads(sys.stdin.buffer.read() or b"null")
-    except ValueError as exc:
-        raise InvalidArgumentError(f"apply-hit reads a JSON object on stdin ({exc})") from None
-    fields = {"file": str, "byte_offset": int, "byte_length": int, "content": str, "new": str}
-    if not isinstance(request, dict) or any(
-        not isinstance(request.get(k), t) or isinstance(request.get(k), bool)
-        for k, t in fields.items()
-    ):
-        raise InvalidArgumentError(
-            "apply-hit needs a JSON object with file, byte_offset, byte_length, content and new"
-        )
+    request = _read_hit_request()
     line = request.get("line", 0)
     before = _read_or_empty(ws, request["file"])
     result = ws.apply_hit(
@@ -347,6 +420,42 @@ def _apply_hit(ws: Workspace, args: argparse.Namespace, console: Console | None)
     data["span"] = _changed_span(before, _read_or_empty(ws, request["file"]))
     _print_json(data)
     return EXIT_FOUND
+
+
+def _read_hit_request() -> dict[str, Any]:
+    """apply-hit's request from stdin, checked field by field."""
+    usage = (
+        "apply-hit reads one JSON object on stdin: {file, byte_offset, byte_length, content, "
+        "new} (strings and non-negative integers), optionally unique and line"
+    )
+    raw = sys.stdin.buffer.read(MAX_APPLY_HIT_BYTES + 1)
+    if len(raw) > MAX_APPLY_HIT_BYTES:
+        raise InvalidArgumentError(f"{usage}; the input is over {MAX_APPLY_HIT_BYTES} bytes")
+    try:
+        request = json.loads(raw or b"null")
+    except RecursionError:
+        raise InvalidArgumentError(f"{usage}; the input is nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidArgumentError(
+            f"{usage}; the input is not valid JSON ({exc.msg} at line {exc.lineno} column "
+            f"{exc.colno})"
+        ) from None
+    except ValueError:  # not UTF-8, or a number with thousands of digits
+        raise InvalidArgumentError(f"{usage}; the input is not readable JSON text") from None
+    fields = {"file": str, "byte_offset": int, "byte_length": int, "content": str, "new": str}
+    if not isinstance(request, dict) or any(
+        not isinstance(request.get(k), t) or isinstance(request.get(k), bool)
+        for k, t in fields.items()
+    ):
+        raise InvalidArgumentError(usage)
+    check_int("byte_offset", request["byte_offset"], minimum=0, maximum=MAX_COUNT)
+    check_int("byte_length", request["byte_length"], minimum=0, maximum=MAX_COUNT)
+    line = request.get("line", 0)
+    if isinstance(line, int) and not isinstance(line, bool):
+        check_int("line", line, minimum=0, maximum=MAX_LINES)
+    check_unicode("content", request["content"], hint="send the hit's text as grep found it")
+    check_writable_text("new", request["new"])
+    return request
 
 
 def _read_or_empty(ws: Workspace, path: str) -> bytes:

@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from .arguments import check_writable_text
 from .errors import InvalidArgumentError, MatchError
 
 IndentMapper = Callable[[str], str | None]
@@ -142,6 +143,7 @@ def plan_edit(
         )
     if old == new:
         raise InvalidArgumentError("old_string and new_string are identical; nothing to change")
+    check_writable_text("new_string", new)
     attempts = _attempts(text, old, new, replace_all=replace_all, fuzzy=fuzzy)
     plan = _first_match(attempts)
     if plan is None and fuzzy and _looks_escaped(old):
@@ -652,7 +654,10 @@ def _most_similar(text: str, lines: list[Line], old_lines: list[str]) -> tuple[i
 
 
 def apply_changes(text: str, changes: Sequence[Change]) -> str:
-    """`text` with non-overlapping `changes` applied."""
+    """`text` with non-overlapping `changes` applied. A replacement that could not be written
+    (a lone surrogate other than the `surrogateescape` ones) is an `InvalidArgumentError`."""
+    for change in changes:
+        check_writable_text("new_string", change.replacement)
     out = []
     pos = 0
     for change in sorted(changes, key=lambda c: c.start):

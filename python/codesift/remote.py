@@ -55,7 +55,15 @@ from typing import Any
 from . import _core
 from . import errors as _errors
 from ._core import GlobMatch, GrepMatch
-from .arguments import GrepArgs, check_glob_arguments, check_int, check_text, grep_arguments
+from .arguments import (
+    MAX_TIMEOUT_SECONDS,
+    GrepArgs,
+    check_glob_arguments,
+    check_int,
+    check_seconds,
+    check_text,
+    grep_arguments,
+)
 from .cache import ResultCache
 from .errors import (
     CodesiftError,
@@ -198,7 +206,7 @@ class RemoteGrepResult(GrepResult):
     @property
     def summary(self) -> str:
         shown = f'"{self.pattern}"' if self.literal else f"/{self.pattern}/"
-        head = f"Found {plural(self.total, 'match', 'es')} for {shown} in {self.path}"
+        head = f"Found {plural(self.total, 'match', 'matches')} for {shown} in {self.path}"
         return _on_hosts(super().summary, head, self.hosts, self.errors)
 
     def to_dict(self) -> dict[str, Any]:
@@ -706,14 +714,7 @@ class RemoteWorkspace:
             raise InvalidArgumentError(
                 f'strategy must be "auto", "codesift" or "shell", not {strategy!r}'
             )
-        if (
-            isinstance(connect_timeout, bool)
-            or not isinstance(connect_timeout, int | float)
-            or not connect_timeout > 0
-        ):
-            raise InvalidArgumentError(
-                f"connect_timeout must be a positive number of seconds, not {connect_timeout!r}"
-            )
+        check_seconds("connect_timeout", connect_timeout, maximum=MAX_TIMEOUT_SECONDS)
         check_int("control_persist", control_persist, minimum=1, required=True)
         options = shlex.split(ssh_options) if isinstance(ssh_options, str) else list(ssh_options)
         if not all(isinstance(o, str) and "\x00" not in o for o in options):

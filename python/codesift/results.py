@@ -34,8 +34,10 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def plural(count: int, word: str, suffix: str = "s") -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}{suffix}"
+def plural(count: int, singular: str, many: str | None = None) -> str:
+    """`count` with the noun in the right number: `plural(1, "directory", "directories")` is
+    "1 directory", `plural(0, "file")` "0 files" (the default plural adds an "s")."""
+    return f"{count} {singular}" if count == 1 else f"{count} {many or singular + 's'}"
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,7 @@ class GlobResult:
             f"({SORT_DESCRIPTIONS.get(self.sort, self.sort)})"
         )
         if self.truncated:
-            text += f" [TRUNCATED: showing first {len(self.files)} of {self.total} files]"
+            text += f" [TRUNCATED: showing first {len(self.files)} of {plural(self.total, 'file')}]"
         return text
 
     def to_dict(self) -> dict[str, Any]:
@@ -124,7 +126,7 @@ class GrepResult:
     @property
     def summary(self) -> str:
         shown = f'"{self.pattern}"' if self.literal else f"/{self.pattern}/"
-        text = f"Found {plural(self.total, 'match', 'es')} for {shown} in {self.path}"
+        text = f"Found {plural(self.total, 'match', 'matches')} for {shown} in {self.path}"
         filters = []
         if self.include:
             filters.append("filter: " + ", ".join(f'"{g}"' for g in self.include))
@@ -182,7 +184,11 @@ class ReadResult:
                 f"{self.path} has {plural(self.total_lines or 0, 'line')}; nothing at "
                 f"offset {self.start_line}"
             )
-        text = f"Read lines {self.start_line}-{self.end_line} of {self.path}"
+        text = (
+            f"Read line {self.start_line} of {self.path}"
+            if self.start_line == self.end_line
+            else f"Read lines {self.start_line}-{self.end_line} of {self.path}"
+        )
         if self.total_lines is not None:
             text += f" ({plural(self.total_lines, 'line')})"
         if self.long_lines:
@@ -219,17 +225,23 @@ class ListResult:
     def text(self) -> str:
         lines = list(self.entries)
         if self.truncated:
-            lines.append(f"[TRUNCATED: first {len(self.entries)} items]")
+            lines.append(self.truncation_note)
         return "\n".join(lines)
+
+    @property
+    def truncation_note(self) -> str:
+        return f"[TRUNCATED: first {plural(len(self.entries), 'item')}]"
 
     @property
     def summary(self) -> str:
         dirs = sum(1 for e in self.entries if e.endswith("/"))
-        noun = "entry" if self.total == 1 else "entries"
-        text = f"Listed {self.total} {noun} in {self.path}"
-        text += f" ({plural(dirs, 'directory')}, {plural(len(self.entries) - dirs, 'file')} shown)"
+        text = f"Listed {plural(self.total, 'entry', 'entries')} in {self.path}"
+        text += (
+            f" ({plural(dirs, 'directory', 'directories')}, "
+            f"{plural(len(self.entries) - dirs, 'file')} shown)"
+        )
         if self.truncated:
-            text += f" [TRUNCATED: first {len(self.entries)} items]"
+            text += f" {self.truncation_note}"
         return text
 
     def to_dict(self) -> dict[str, Any]:

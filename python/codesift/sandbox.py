@@ -34,7 +34,7 @@ class Sandbox:
     def relative(self, path: PathArg = ".") -> str:
         """The workspace-relative POSIX form of `path` ("." for the root): relative to the
         root, or absolute inside it. `..` is resolved lexically and may not climb out."""
-        raw = os.fsencode(_path_text(path))
+        raw = os.fsencode(path_text(path))
         if raw.startswith(b"/"):
             normalized = posixpath.normpath(raw)
             for root in self._roots:
@@ -61,20 +61,21 @@ class Sandbox:
         )
 
 
-def _path_text(path: PathArg) -> str:
+def path_text(path: object, name: str = "path") -> str:
+    """`path` as text, checked: a string or path-like, no NUL byte, encodable for the OS."""
     if not isinstance(path, str | os.PathLike):
-        raise InvalidArgumentError(f"path must be a string, not {type(path).__name__}")
+        raise InvalidArgumentError(f"{name} must be a string, not {type(path).__name__}")
     text = os.fspath(path)
     if not isinstance(text, str):
-        raise InvalidArgumentError("path must be text, not bytes")
+        raise InvalidArgumentError(f"{name} must be text, not bytes")
     if "\x00" in text:
-        raise SandboxError("path contains a NUL byte; pass a plain file path")
+        raise SandboxError(f"{name} contains a NUL byte; pass a plain file path")
     try:
         os.fsencode(text)
     except UnicodeEncodeError:
         raise InvalidArgumentError(
-            "path contains characters that no file name can hold (a lone surrogate); pass the "
-            "path as it was shown"
+            f"{name} contains characters that no file name can hold (a lone surrogate); pass "
+            "the path as it was shown"
         ) from None
     if text.strip() == "":
         return "."

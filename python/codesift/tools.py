@@ -8,7 +8,9 @@ The recommended flow for a model: `grep_search`, then `edit` with a hit's
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -17,8 +19,10 @@ from typing import Any
 
 import jsonschema
 
+from .arguments import check_writable_text
 from .errors import CodesiftError, InvalidArgumentError
-from .results import GrepResult
+from .escapes import escape_surrogates, unescape_path
+from .results import GrepResult, plural
 from .sandbox import PathArg
 from .workspace import Workspace
 
@@ -26,6 +30,18 @@ MAX_OUTPUT_LINES = 2000
 MAX_OUTPUT_BYTES = 50 * 1024
 MAX_LINE_CHARS = 250
 LOCAL_HOSTS = frozenset({"", "local", "localhost", "127.0.0.1", "::1"})
+#: Arguments nested deeper than this are refused before parsing or validation goes further
+#: (the deepest real argument, a list of globs in the arguments object, is 2 levels deep).
+MAX_ARGUMENT_DEPTH = 32
+#: Argument errors explained at once (a hostile list can hold millions).
+MAX_EXPLAINED_ERRORS = 5
+#: Longest echo of a bad value (a tool name, a schema message) in an error text.
+MAX_ECHO_CHARS = 200
+#: Parameters that are paths in the workspace (taken literally if such a file exists, else
+#: with `\xNN` escapes decoded: see `codesift.escapes`).
+PATH_PARAMETERS = ("path",)
+#: Parameters whose text is written to files: it must be encodable.
+TEXT_PARAMETERS = ("content", "new_string")
 
 
 @dataclass(frozen=True)
@@ -343,24 +359,45 @@ class Toolbox:
         return self._aliases.get(key) or self._aliases.get(key.removeprefix("codesift_"))
 
     def call(self, name: str, args: Mapping[str, Any] | str | None = None) -> ToolResult:
-        """Runs a tool. Never raises: bad names, bad arguments and every failure come back as
-        a `ToolResult` with `is_error=True` and a message saying what to do."""
-        canonical = self.resolve_name(name)
-        if canonical is None:
-            return _error(
-                f"Unknown tool {name!r}. Available tools: {', '.join(TOOLS)}.", "UnknownTool"
-            )
+        """Runs a tool. Never raises: bad names, bad arguments (including JSON that cannot be
+        parsed, or is nested absurdly deep) and every failure come back as a `ToolResult` with
+        `is_error=True` and a message saying what to do. Only `KeyboardInterrupt` and
+        `SystemExit` pass through."""
+        canonical: str | None = None
         try:
-            arguments = self._arguments(canonical, args)
-        except _BadArguments as exc:
-            return _error(f"{canonical}: {exc}", "InvalidArguments")
-        try:
+            canonical = self.resolve_name(name)
+            if canonical is None:
+                return _error(
+                    f"Unknown tool {_echo(name)}. Available tools: {', '.join(TOOLS)}.",
+                    "UnknownTool",
+                )
+            try:
+                arguments = self._arguments(canonical, args)
+            except _BadArguments as exc:
+                return _error(f"{canonical}: {exc}", "InvalidArguments")
             return self._handlers[canonical](arguments)
         except CodesiftError as exc:
             return _error(str(exc), type(exc).__name__)
-        except Exception as exc:  # a bug: report it, never a traceback
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except RecursionError:
             return _error(
-                f"{canonical} failed unexpectedly ({type(exc).__name__}: {exc}); please report it",
+                f"{canonical or 'tool call'}: the arguments are nested too deeply to handle; "
+                'pass a flat JSON object such as {"pattern": "TODO"}',
+                "InvalidArguments",
+            )
+        except MemoryError:
+            return _error(
+                f"{canonical or 'tool call'}: out of memory; narrow the request (a smaller "
+                "path, limit or max_matches)",
+                "InternalError",
+            )
+        # Anything else is a bug (or an engine panic, which is a BaseException): reported in
+        # one line, never as a traceback.
+        except BaseException as exc:
+            return _error(
+                f"{canonical or 'tool call'} failed unexpectedly ({type(exc).__name__}: "
+                f"{_first_line(exc)}); try different arguments, and please report it",
                 "InternalError",
             )
 
@@ -369,13 +406,25 @@ class Toolbox:
     def _arguments(self, tool: str, args: Mapping[str, Any] | str | None) -> dict[str, Any]:
         if args is None:
             args = {}
-        if isinstance(args, str):
-            try:
-                args = json.loads(args) if args.strip() else {}
-            except json.JSONDecodeError as exc:
-                raise _BadArguments(f"arguments are not valid JSON ({exc.msg})") from None
+        if isinstance(args, str | bytes | bytearray):
+            args = _parse_json(args)
         if not isinstance(args, Mapping):
-            raise _BadArguments("arguments must be a JSON object")
+            raise _BadArguments(
+                f"arguments must be a JSON object, not {_json_kind(args)}; "
+                'pass e.g. {"pattern": "TODO"}'
+            )
+        if _deeper_than(args, MAX_ARGUMENT_DEPTH):
+            raise _BadArguments(
+                f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep; pass a flat "
+                'JSON object such as {"pattern": "TODO", "include": ["*.py"]}'
+            )
+        names = list(args)
+        bad_names = [k for k in names if not isinstance(k, str)]
+        if bad_names:
+            raise _BadArguments(
+                f"parameter names must be strings, not {_echo(bad_names[0])}; "
+                f"parameters: {', '.join(TOOLS[tool]['properties'])}"
+            )
         out: dict[str, Any] = {}
         extra = TOOL_PARAM_ALIASES.get(tool, {})
         for key, value in args.items():
@@ -389,25 +438,52 @@ class Toolbox:
             else:
                 target = extra.get(key) or PARAM_ALIASES.get(key, key)
             if target in out and out[target] != value:
-                raise _BadArguments(f"{key!r} and another name for {target!r} disagree; give one")
+                raise _BadArguments(
+                    f"{_echo(key)} and another name for {target!r} disagree; give one"
+                )
             out[target] = value
-        errors = sorted(self._validators[tool].iter_errors(out), key=lambda e: list(e.path))
+        found = itertools.islice(self._validators[tool].iter_errors(out), 4 * MAX_EXPLAINED_ERRORS)
+        errors = sorted(found, key=lambda e: [str(p) for p in e.path])
         if errors:
             raise _BadArguments(self._explain(tool, errors))
+        for key in PATH_PARAMETERS:
+            if isinstance(out.get(key), str):
+                out[key] = self._path_argument(key, out[key])
+        for key in TEXT_PARAMETERS:
+            if isinstance(out.get(key), str):
+                try:
+                    check_writable_text(key, out[key])
+                except InvalidArgumentError as exc:
+                    raise _BadArguments(str(exc)) from None
         return out
+
+    def _path_argument(self, key: str, value: str) -> str:
+        r"""A path as given if a file by that name exists, else with its `\xNN` escapes
+        decoded (the form tool text shows non-UTF-8 file names in)."""
+        if "\\x" in value and not os.path.lexists(self.workspace.root / value):
+            value = unescape_path(value)
+        try:
+            os.fsencode(value)
+        except UnicodeError:
+            raise _BadArguments(
+                f"{key} {_echo(value)} is not a possible file name: it holds a lone surrogate; "
+                r"pass the path as text (a byte that is not UTF-8 as \xNN, e.g. t\xff.txt, as "
+                "tool output shows it)"
+            ) from None
+        return value
 
     def _explain(self, tool: str, errors: list[jsonschema.ValidationError]) -> str:
         allowed = ", ".join(TOOLS[tool]["properties"])
         problems = []
-        for error in errors[:5]:
+        for error in errors[:MAX_EXPLAINED_ERRORS]:
             where = ".".join(str(p) for p in error.absolute_path)
             if error.validator == "additionalProperties":
-                unknown = sorted(set(error.instance) - set(TOOLS[tool]["properties"]))
-                problems.append(f"unknown parameter {', '.join(map(repr, unknown))}")
+                unknown = sorted(set(error.instance) - set(TOOLS[tool]["properties"]), key=str)
+                problems.append(f"unknown parameter {', '.join(_echo(u) for u in unknown[:5])}")
             elif error.validator == "required":
                 problems.append(error.message.replace("is a required property", "is required"))
             else:
-                problems.append(f"{where or 'arguments'}: {error.message}")
+                problems.append(f"{where or 'arguments'}: {_cut(error.message)}")
         return f"invalid arguments: {'; '.join(problems)}. Parameters: {allowed}."
 
     # -- handlers --------------------------------------------------------------------------------
@@ -557,23 +633,31 @@ class Toolbox:
         allow_spill: bool = True,
     ) -> ToolResult:
         """Applies the output cap: over `max_output_lines` lines or `max_output_bytes` bytes,
-        the text becomes a preview and the whole of it goes to a spill file."""
+        the text becomes a preview and the whole of it goes to a spill file. Lone surrogates
+        (non-UTF-8 file names) are escaped in the text (`\\xff`); `data` keeps exact strings."""
         data = dict(data)
+        text = escape_surrogates(text)
         lines = text.split("\n")
-        over = len(lines) > self.max_output_lines or len(text.encode()) > self.max_output_bytes
+        size = len(text.encode())
+        over = len(lines) > self.max_output_lines or size > self.max_output_bytes
         spill = None
         if over and allow_spill:
             spill = self._spill(tool, text)
             preview: list[str] = []
-            size = 0
+            used = 0
             for line in lines[: self.max_output_lines]:
-                size += len(line.encode()) + 1
-                if size > self.max_output_bytes:
+                used += len(line.encode()) + 1
+                if used > self.max_output_bytes:
                     break
                 preview.append(line)
+            shown = (
+                f"the first {plural(len(preview), 'line is', 'lines are')} shown"
+                if preview
+                else "its first line alone is over the size cap, so none is shown"
+            )
             text = "\n".join(preview) + (
-                f"\n\n[TRUNCATED: output was {len(lines)} lines ({len(text.encode())} bytes); "
-                f"the first {len(preview)} are shown. The full output is in {spill}; read it "
+                f"\n\n[TRUNCATED: output was {plural(len(lines), 'line')} "
+                f"({plural(size, 'byte')}); {shown}. The full output is in {spill}; read it "
                 f'with read_file(path="{spill}", offset={len(preview) + 1})]'
             )
             truncated = True
@@ -612,9 +696,87 @@ def _argument_error(message: str) -> CodesiftError:
 
 
 def _error(message: str, kind: str) -> ToolResult:
+    message = escape_surrogates(message)
     return ToolResult(
         text=f"Error: {message}", data={"error": {"type": kind, "message": message}}, is_error=True
     )
+
+
+def _cut(text: str, limit: int = MAX_ECHO_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _echo(value: object) -> str:
+    """A bad value shown in an error: its repr, cut short (it may be huge)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    try:
+        return _cut(repr(value))
+    except Exception:
+        return f"a {type(value).__name__}"
+
+
+def _first_line(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except Exception:
+        return "(no message)"
+    return _cut(text.strip().split("\n", 1)[0] or "(no message)")
+
+
+def _parse_json(raw: str | bytes | bytearray) -> Any:
+    """Arguments handed over as JSON text, as model APIs do."""
+    if not raw.strip():
+        return {}
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise _BadArguments(
+            f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep; pass a flat JSON "
+            'object such as {"pattern": "TODO"}'
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise _BadArguments(
+            f"arguments are not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+            'pass a JSON object such as {"pattern": "TODO"}'
+        ) from None
+    except UnicodeDecodeError:
+        raise _BadArguments(
+            'arguments are not UTF-8 text; pass a JSON object such as {"pattern": "TODO"}'
+        ) from None
+    except ValueError:  # a number with thousands of digits
+        raise _BadArguments(
+            "arguments hold a number too long to read; pass numbers of at most a few digits"
+        ) from None
+
+
+def _json_kind(value: object) -> str:
+    kinds = {str: "a string", list: "an array", bool: "a boolean", int: "a number"}
+    if value is None:
+        return "null"
+    for kind, name in kinds.items():
+        if isinstance(value, kind):
+            return name
+    return "a number" if isinstance(value, float) else f"a {type(value).__name__}"
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """Whether containers nest more than `limit` levels deep in `value` (iteratively: a
+    recursive walk is what fails on hostile input; a container that holds itself counts as
+    infinitely deep)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple | set | frozenset):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 __all__ = ["TOOLS", "ToolResult", "Toolbox"]

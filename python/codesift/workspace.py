@@ -12,8 +12,11 @@ from typing import Any
 
 from . import _core
 from .arguments import (
+    MAX_COUNT,
     check_glob_arguments,
+    check_ignore_files,
     check_int,
+    check_unicode,
     grep_arguments,
 )
 from .cache import HitState, ResultCache
@@ -41,7 +44,7 @@ from .results import (
     ReadResult,
     WriteResult,
 )
-from .sandbox import PathArg, Sandbox
+from .sandbox import PathArg, Sandbox, path_text
 
 DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
 MAX_LINE_CHARS = 2000
@@ -80,18 +83,14 @@ class Workspace:
         threads: int | None = None,
         cache_size: int = 100_000,
     ) -> None:
-        if isinstance(ignore_files, str):
-            ignore_files = (ignore_files,)
-        self.ignore_files = tuple(ignore_files)
+        self.ignore_files = check_ignore_files(ignore_files)
         check_int("max_filesize", max_filesize, minimum=0)
         check_int("threads", threads, minimum=1)
         check_int("cache_size", cache_size, minimum=1)
         # A random salt per workspace: an id from another workspace (or an earlier run of
         # the same server) is unknown here instead of naming some other hit.
         salt = "".join(secrets.choice(ID_SALT_ALPHABET) for _ in range(3))
-        if not isinstance(root, str | os.PathLike):
-            raise InvalidArgumentError(f"root must be a path, not {type(root).__name__}")
-        given = os.path.abspath(os.path.expanduser(os.fspath(root)))
+        given = os.path.abspath(os.path.expanduser(path_text(root, "root")))
         self._engine = _core.Engine(
             given,
             gitignore=bool(gitignore),
@@ -353,6 +352,12 @@ class Workspace:
     ) -> EditResult:
         """The linked edit of a hit described by its fields rather than its id: used when the
         search ran elsewhere (a remote host's workspace applies its hits this way)."""
+        check_int("byte_offset", byte_offset, minimum=0, maximum=MAX_COUNT, required=True)
+        check_int("byte_length", byte_length, minimum=0, maximum=MAX_COUNT, required=True)
+        check_int("line", line, minimum=0, maximum=MAX_COUNT, required=True)
+        check_unicode("content", content, hint="send the hit's text as grep found it")
+        if not isinstance(file, str):
+            raise InvalidArgumentError("file must be a workspace-relative path string")
         match = _core.GrepMatch(
             "",
             file,

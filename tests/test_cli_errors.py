@@ -1,0 +1,178 @@
+"""Every CLI failure is one line on stderr and exit code 2, never a traceback (D9, D13):
+values out of range, usage errors, hostile apply-hit input, bugs and engine panics alike."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from codesift import Workspace, cli
+
+HUGE = "99999999999999999999999"
+
+
+@pytest.fixture
+def repo(tree):
+    return tree({"a.py": "def hello():\n    return 1\n"})
+
+
+def run_main(capsys, *args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
+    if stdin is not None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
+    try:
+        code = cli.main(list(args))
+    finally:
+        sys.stdin = sys.__stdin__
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code: int, err: str, needle: str) -> None:
+    assert code == 2
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert needle in err, err
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("grep", "-m", HUGE, "x"), "max_matches must be at most"),
+        (("grep", "-C", HUGE, "x"), "context_lines must be at most"),
+        (("grep", "-A", HUGE, "x"), "after must be at most"),
+        (("grep", "-B", "-1", "x"), "before must be at least 0"),
+        (("grep", "-j", HUGE, "x"), "threads must be at most 1024"),
+        (("grep", "--timeout", "1e300", "x"), "timeout must be a positive number"),
+        (("grep", "--timeout", "nan", "x"), "timeout must be a positive number"),
+        (("grep", "--timeout", "inf", "x"), "timeout must be a positive number"),
+        (("glob", "--limit", HUGE, "*"), "limit must be at most"),
+        (("ls", "--limit", HUGE), "limit must be at most"),
+        (("read", "a.py", "--offset", HUGE), "offset must be at most"),
+        (("read", f"a.py:1-{HUGE}"), "limit must be at most"),
+        (("grep", "-m", "many", "x"), "invalid int value"),
+        (("grep",), "required: pattern"),
+        ((), "required: COMMAND"),
+        (("grep", "\udcff"), "not valid Unicode text"),
+    ],
+)
+def test_bad_values_are_one_line(capsys, repo, args, needle):
+    code, _, err = run_main(capsys, *args, "--root", str(repo)) if args else run_main(capsys)
+    assert_one_line_error(code, err, needle)
+
+
+@pytest.mark.parametrize(
+    ("stdin", "needle"),
+    [
+        (b"[" * 100_000, "nested too deeply"),
+        (b"{not json", "not valid JSON"),
+        (b'{"file": "a.py"}', "apply-hit reads one JSON object"),
+        (b"[1, 2]", "apply-hit reads one JSON object"),
+        (b'"\xff\xff"', "not readable JSON"),
+        (b'{"n": ' + b"9" * 5000 + b"}", "not readable JSON"),
+    ],
+)
+def test_apply_hit_with_malformed_json(capsys, repo, stdin, needle):
+    code, out, err = run_main(capsys, "apply-hit", "--root", str(repo), stdin=stdin)
+    assert code == 2 and not err
+    assert needle in json.loads(out)["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "needle"),
+    [
+        ({"byte_offset": -1}, "byte_offset must be at least 0"),
+        ({"byte_offset": 2**64}, "byte_offset must be at most"),
+        ({"byte_length": 10**30}, "byte_length must be at most"),
+        ({"line": 2**64}, "line must be at most"),
+        ({"content": "\ud800"}, "content is not valid Unicode text"),
+        ({"new": "x\udbff"}, "new holds the lone surrogate U+DBFF"),
+        ({"byte_offset": True}, "apply-hit reads one JSON object"),
+    ],
+)
+def test_apply_hit_with_hostile_fields(capsys, repo, fields, needle):
+    request = {"file": "a.py", "byte_offset": 4, "byte_length": 5, "content": "hello", "new": "x"}
+    request.update(fields)
+    code, out, err = run_main(
+        capsys, "apply-hit", "--root", str(repo), stdin=json.dumps(request).encode()
+    )
+    assert code == 2 and not err
+    assert needle in json.loads(out)["error"]["message"]
+    assert (repo / "a.py").read_text() == "def hello():\n    return 1\n"
+
+
+def test_apply_hit_still_applies_a_good_hit(capsys, repo):
+    request = {"file": "a.py", "byte_offset": 4, "byte_length": 5, "content": "hello", "new": "hi"}
+    code, out, _ = run_main(
+        capsys, "apply-hit", "--root", str(repo), stdin=json.dumps(request).encode()
+    )
+    assert code == 0, out
+    assert json.loads(out)["replacements"] == 1
+    assert (repo / "a.py").read_text() == "def hi():\n    return 1\n"
+
+
+class FakePanic(BaseException):
+    """What pyo3 raises for a Rust panic."""
+
+
+@pytest.mark.parametrize(
+    "exc", [TypeError("a bug"), FakePanic("panicked at src/x.rs\nbacktrace"), RecursionError()]
+)
+def test_a_bug_or_a_panic_is_one_line(capsys, repo, monkeypatch, exc):
+    def explode(*args, **kwargs):
+        raise exc
+
+    monkeypatch.setattr(Workspace, "grep", explode)
+    code, _, err = run_main(capsys, "grep", "x", "--root", str(repo))
+    assert_one_line_error(code, err, "codesift: ")
+    code, out, err = run_main(capsys, "grep", "x", "--root", str(repo), "--json-full")
+    assert code == 2 and not err and "error" in json.loads(out)
+
+
+def test_interrupt_is_exit_130_quietly(capsys, repo, monkeypatch):
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Workspace, "grep", interrupt)
+    code, out, err = run_main(capsys, "grep", "x", "--root", str(repo))
+    assert code == 130 and not out and not err
+
+
+@pytest.fixture(scope="module")
+def codesift() -> list[str]:
+    return [sys.executable, "-m", "codesift"]  # this interpreter's codesift, whatever PATH says
+
+
+def test_installed_command_prints_no_traceback(codesift, repo):
+    for args in (["grep", "-m", HUGE, "x"], ["grep", "--timeout", "1e300", "x"], ["grep", "-m"]):
+        out = subprocess.run(
+            [*codesift, *args, "--root", str(repo)], capture_output=True, text=True, timeout=120
+        )
+        assert out.returncode == 2, out
+        assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_non_utf8_file_names_are_printed(codesift, tree):
+    root = tree({})
+    name = os.path.join(os.fsencode(root), b"t\xff.py")
+    with open(name, "wb") as f:
+        f.write(b"old\n")
+    edited = subprocess.run(
+        [*codesift, "edit", b"t\xff.py", "old", "new", "--root", str(root)],
+        capture_output=True,
+        timeout=120,
+    )
+    assert edited.returncode == 0, edited.stderr
+    assert edited.stdout.startswith(b"Edited t\xff.py: 1 replacement")  # the name's own bytes
+    as_json = subprocess.run(
+        [*codesift, "edit", b"t\xff.py", "new", "newer", "--root", str(root), "--json"],
+        capture_output=True,
+        timeout=120,
+    )
+    assert as_json.returncode == 0, as_json.stderr
+    assert b'"path": "t\\udcff.py"' in as_json.stdout
+    assert json.loads(as_json.stdout)["path"] == os.fsdecode(b"t\xff.py")
