@@ -470,15 +470,36 @@ fn open(path: &Path, follow_symlinks: bool) -> std::io::Result<File> {
     options.open(path)
 }
 
-/// Marks each hit whose matched bytes occur exactly once in `text`.
+/// Bytes `mark_unique` may scan for hits whose matched bytes differ: twice the text plus this.
+/// A hit whose bytes occur once among the hits needs a scan of the whole text to prove them
+/// unique, and a file with thousands of distinct hits (minified code) would otherwise cost
+/// its size per hit. Hits past the budget count as not unique (a linked edit of such a hit
+/// that no longer matches at its span fails as stale instead of being relocated).
+const UNIQUE_SCAN_BUDGET: usize = 4 * 1024 * 1024;
+
+/// Marks each hit whose matched bytes occur exactly once in `text` (within a scan budget).
 fn mark_unique(hits: &mut [Hit], bytes: &[u8], text: &[u8]) {
     let content = |hit: &Hit| &bytes[hit.content.start..hit.content.start + hit.content.len];
-    let once_in_text = |needle: &[u8]| {
-        !needle.is_empty() && memchr::memmem::find_iter(text, needle).nth(1).is_none()
+    let mut budget = text
+        .len()
+        .saturating_mul(2)
+        .saturating_add(UNIQUE_SCAN_BUDGET);
+    // Whether `needle` occurs once in the text; `None` when the budget is spent.
+    let mut once_in_text = |needle: &[u8]| {
+        if needle.is_empty() || budget == 0 {
+            return None;
+        }
+        let mut found = memchr::memmem::find_iter(text, needle);
+        let (once, scanned) = match (found.next(), found.next()) {
+            (Some(_), Some(second)) => (false, second + needle.len()),
+            _ => (true, text.len()),
+        };
+        budget = budget.saturating_sub(scanned);
+        Some(once)
     };
     match hits {
         [] => {}
-        [only] => only.unique = once_in_text(content(only)),
+        [only] => only.unique = once_in_text(content(only)) == Some(true),
         // The usual case of a literal pattern: every hit has the same bytes, so none is unique
         // (no hashing per hit).
         [first, rest @ ..] if rest.iter().all(|hit| content(hit) == content(first)) => {}
@@ -489,10 +510,21 @@ fn mark_unique(hits: &mut [Hit], bytes: &[u8], text: &[u8]) {
             }
             for hit in hits.iter_mut() {
                 let content = content(hit);
-                hit.unique = seen[content] == 1 && once_in_text(content);
+                hit.unique = seen[content] == 1 && once_in_text(content) == Some(true);
             }
         }
     }
+}
+
+/// What the hits on one line share, stored once for the line: a line with thousands of hits
+/// (minified code) must not cost its length per hit.
+struct HitLine {
+    /// Offset of the line's first byte in the file.
+    offset: u64,
+    /// The line without its terminator, in the sink's bytes.
+    text: Span,
+    /// The lines before it, when context was asked for.
+    before: Option<Vec<Span>>,
 }
 
 /// Turns searcher callbacks into hits, keeping the context lines around each one.
@@ -505,8 +537,8 @@ struct HitSink<'a> {
     hits: &'a mut Vec<Hit>,
     /// What the hits' spans point into.
     bytes: &'a mut Vec<u8>,
-    /// The text of the last hit's line, by the line's offset: hits on one line share it.
-    last_line: Option<(u64, Span)>,
+    /// The line of the last hit: the hits on one line share its text and context.
+    last_line: Option<HitLine>,
     count: u64,
     binary: bool,
     interrupted: bool,
@@ -579,21 +611,34 @@ impl<'a> HitSink<'a> {
         }
     }
 
-    fn context_before(&mut self, line: u64) -> Option<Box<Context>> {
+    /// The lines before line `line`, stored (once per line: its hits share them).
+    fn context_before(&mut self, line: u64) -> Option<Vec<Span>> {
         if !self.wants_context() {
             return None;
         }
         let first = line.saturating_sub(self.pattern.before as u64);
-        let before = self
-            .recent
-            .iter()
-            .filter(|(n, _)| *n >= first && *n < line)
-            .map(|(_, text)| store(self.bytes, text))
-            .collect();
-        Some(Box::new(Context {
-            before,
-            after: Vec::new(),
-        }))
+        Some(
+            self.recent
+                .iter()
+                .filter(|(n, _)| *n >= first && *n < line)
+                .map(|(_, text)| store(self.bytes, text))
+                .collect(),
+        )
+    }
+
+    /// The shared part of the hits on line `number` (its text without terminator, at `offset`
+    /// in the file): stored and its context gathered once per line.
+    fn hit_line(&mut self, text: &[u8], offset: u64, number: u64) -> &HitLine {
+        if self.last_line.as_ref().is_none_or(|l| l.offset != offset) {
+            let text = store(self.bytes, text);
+            let before = self.context_before(number);
+            self.last_line = Some(HitLine {
+                offset,
+                text,
+                before,
+            });
+        }
+        self.last_line.as_ref().expect("set above")
     }
 
     fn handle_block(&mut self, mat: &SinkMatch<'_>) -> bool {
@@ -625,18 +670,40 @@ impl<'a> HitSink<'a> {
         // Lines of this block not yet recorded for context: next line number and its start.
         let mut next_line = first_line;
         let mut next_pos = range.start;
-        // Line of the match being placed, tracked incrementally.
+        let wants_context = self.wants_context();
+        // The line of the match being placed, tracked incrementally: its number, where it
+        // starts and ends (after its `\n`; found at its first hit), and how many characters
+        // precede `counted` on it. Every per-hit step goes on from the previous hit on the
+        // line, never back to the line's start: a 4 MB line with thousands of hits (minified
+        // code) must cost its length once, not once per hit.
         let mut line = first_line;
         let mut line_start = range.start;
-        let mut scanned = range.start;
+        let mut line_end: Option<usize> = None;
+        let mut counted = range.start;
+        let mut chars = 0u64;
         let spans = std::mem::take(&mut self.spans);
         let mut keep_going = true;
         for &(start, end) in &spans {
-            for nl in memchr_iter(b'\n', &buffer[scanned..start]) {
-                line += 1;
-                line_start = scanned + nl + 1;
-            }
-            scanned = start;
+            let current_end = match line_end {
+                Some(known) if start < known => known,
+                _ => {
+                    // The first hit, or one on a later line: count the newlines up to it from
+                    // the last one known.
+                    let mut from = range.start;
+                    if let Some(known) = line_end {
+                        line += 1;
+                        line_start = known;
+                        from = known;
+                    }
+                    for nl in memchr_iter(b'\n', &buffer[from..start]) {
+                        line += 1;
+                        line_start = from + nl + 1;
+                    }
+                    counted = line_start;
+                    chars = 0;
+                    *line_end.insert(find_line_end(buffer, start, buffer.len()))
+                }
+            };
             self.count += 1;
             if self.finishing || self.hits.len() >= self.limits.max_hits {
                 self.finishing = true;
@@ -646,27 +713,28 @@ impl<'a> HitSink<'a> {
                 }
                 continue;
             }
-            while next_line < line {
-                let line_end = line_end(buffer, next_pos, range.end);
-                self.push_line(next_line, &buffer[next_pos..line_end]);
+            while wants_context && next_line < line {
+                let end = find_line_end(buffer, next_pos, range.end);
+                self.push_line(next_line, &buffer[next_pos..end]);
                 next_line += 1;
-                next_pos = line_end;
+                next_pos = end;
             }
+            chars += char_count(&buffer[counted..start]);
+            counted = start;
             let last_byte = if end > start { end - 1 } else { start };
             let end_line = line + memchr_iter(b'\n', &buffer[start..last_byte]).count() as u64;
             let line_offset = self.base + block_offset + (line_start - range.start) as u64;
-            let text_bytes =
-                without_terminator(&buffer[line_start..line_end(buffer, line_start, buffer.len())]);
-            let text = match self.last_line {
-                Some((offset, span)) if offset == line_offset => span,
-                _ => {
-                    let span = store(self.bytes, text_bytes);
-                    self.last_line = Some((line_offset, span));
-                    span
-                }
-            };
+            let line_text = without_terminator(&buffer[line_start..current_end]);
+            let shared = self.hit_line(line_text, line_offset, line);
+            let text = shared.text;
+            let context = shared.before.as_ref().map(|before| {
+                Box::new(Context {
+                    before: before.clone(),
+                    after: Vec::new(),
+                })
+            });
             // A match within its first line is a part of that line's text.
-            let content = if end <= line_start + text_bytes.len() {
+            let content = if end <= line_start + text.len {
                 Span {
                     start: text.start + (start - line_start),
                     len: end - start,
@@ -676,12 +744,12 @@ impl<'a> HitSink<'a> {
             };
             let hit = Hit {
                 line,
-                column: char_count(&buffer[line_start..start]) + 1,
+                column: chars + 1,
                 end_line,
                 byte_offset: self.base + block_offset + (start - range.start) as u64,
                 content,
                 text,
-                context: self.context_before(line),
+                context,
                 unique: false,
             };
             self.hits.push(hit);
@@ -690,11 +758,11 @@ impl<'a> HitSink<'a> {
             }
         }
         self.spans = spans;
-        while next_pos < range.end {
-            let line_end = line_end(buffer, next_pos, range.end);
-            self.push_line(next_line, &buffer[next_pos..line_end]);
+        while wants_context && next_pos < range.end {
+            let end = find_line_end(buffer, next_pos, range.end);
+            self.push_line(next_line, &buffer[next_pos..end]);
             next_line += 1;
-            next_pos = line_end;
+            next_pos = end;
         }
         if self.finishing && !self.limits.count_all && self.pending.is_empty() {
             keep_going = false;
@@ -703,8 +771,8 @@ impl<'a> HitSink<'a> {
     }
 }
 
-/// End of the line starting at `start` (after its `\n`), or `limit`.
-fn line_end(buffer: &[u8], start: usize, limit: usize) -> usize {
+/// End of the line holding `buffer[start]` (after its `\n`), or `limit`.
+fn find_line_end(buffer: &[u8], start: usize, limit: usize) -> usize {
     match memchr::memchr(b'\n', &buffer[start..limit]) {
         Some(i) => start + i + 1,
         None => limit,
@@ -718,8 +786,18 @@ fn without_terminator(line: &[u8]) -> &[u8] {
 }
 
 /// Characters in `bytes`: every byte that does not continue a UTF-8 sequence starts one.
+/// Counted in runs of 255 bytes into a `u8`, which the compiler turns into byte-wide vector
+/// adds: several times faster than counting into a `usize` on multi-megabyte lines.
 fn char_count(bytes: &[u8]) -> u64 {
-    bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u64
+    bytes
+        .chunks(255)
+        .map(|run| {
+            // Continuation bytes are 0x80..=0xBF, that is -128..=-65 as an i8.
+            run.iter()
+                .fold(0u8, |n, &b| n.wrapping_add(u8::from(b as i8 >= -0x40)))
+        })
+        .map(u64::from)
+        .sum()
 }
 
 impl Sink for HitSink<'_> {
@@ -968,6 +1046,149 @@ mod tests {
         let (mut text, _) = big_text();
         text.extend_from_slice(b"tail\0");
         assert!(matches!(search(&text, opts("needle")), FileOutcome::Binary));
+    }
+
+    /// Hits the plain way, for comparison: every match of `pattern` in `text` (which has no
+    /// match across lines), with its line, character column, offset and line text.
+    fn oracle(text: &str, pattern: &str) -> Vec<(u64, u64, u64, String, String)> {
+        let matcher = CompiledPattern::new(&opts(pattern)).unwrap().matcher;
+        let line_starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        let mut found = Vec::new();
+        let _ = matcher.find_iter(text.as_bytes(), |m| {
+            let line = line_starts.partition_point(|&s| s <= m.start());
+            let line_start = line_starts[line - 1];
+            let line_end = line_starts.get(line).map_or(text.len(), |&next| next - 1);
+            found.push((
+                line as u64,
+                text[line_start..m.start()].chars().count() as u64 + 1,
+                m.start() as u64,
+                text[m.start()..m.end()].to_string(),
+                text[line_start..line_end]
+                    .trim_end_matches('\r')
+                    .to_string(),
+            ));
+            true
+        });
+        found
+    }
+
+    fn search_all(text: &str, options: PatternOptions) -> Vec<Resolved> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        std::fs::write(&path, text).unwrap();
+        let pattern = CompiledPattern::new(&options).unwrap();
+        let limits = FileLimits {
+            max_hits: usize::MAX,
+            count_all: false,
+        };
+        let stop = StopSignal::new(None);
+        hits(FileSearcher::new(&pattern, false).search(&path, || "f.txt".into(), limits, &stop))
+    }
+
+    /// A minified-style text: long lines with thousands of hits among multibyte characters.
+    fn long_lines() -> String {
+        let mut text = String::new();
+        for line in 0..3 {
+            for i in 0..3_000 {
+                text.push_str(["é€", "ab", "𝄞x", "ü"][(i + line) % 4]);
+                text.push_str(&format!("return id{i};"));
+                text.push_str(&"é ".repeat(i % 7));
+            }
+            text.push_str(if line == 1 { "\r\n" } else { "\n" });
+            text.push_str("plain line\n");
+        }
+        text
+    }
+
+    #[test]
+    fn many_hits_on_long_lines_have_exact_columns_and_offsets() {
+        let text = long_lines();
+        for pattern in ["return", r"id\d+;", "x?r"] {
+            let expected = oracle(&text, pattern);
+            assert!(expected.len() >= 9_000, "{pattern}: {}", expected.len());
+            let found = search_all(&text, opts(pattern));
+            assert_eq!(found.len(), expected.len(), "{pattern}");
+            for (hit, (line, column, offset, content, line_text)) in found.iter().zip(&expected) {
+                assert_eq!(
+                    (hit.line, hit.end_line, hit.column, hit.byte_offset),
+                    (*line, *line, *column, *offset),
+                    "{pattern} at {offset}"
+                );
+                assert_eq!(hit.content, content.as_bytes());
+                assert_eq!(&hit.text, line_text);
+            }
+        }
+    }
+
+    #[test]
+    fn hits_on_one_long_line_share_its_text_and_context() {
+        let text = long_lines();
+        let mut o = opts("return");
+        o.before = 1;
+        o.after = 1;
+        let pattern = CompiledPattern::new(&o).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        std::fs::write(&path, &text).unwrap();
+        let limits = FileLimits {
+            max_hits: usize::MAX,
+            count_all: false,
+        };
+        let stop = StopSignal::new(None);
+        let outcome =
+            FileSearcher::new(&pattern, false).search(&path, || "f.txt".into(), limits, &stop);
+        let FileOutcome::Matched(file) = outcome else {
+            panic!("expected hits")
+        };
+        // Each line and each context line is stored once, whatever the hits on it.
+        assert!(file.bytes.len() < text.len() + 100, "{}", file.bytes.len());
+        let found = hits(FileOutcome::Matched(file));
+        assert_eq!(found.len(), 9_000);
+        let plain = "plain line".to_string();
+        assert!(found[..3_000].iter().all(|h| h.before.is_empty()));
+        assert!(found[3_000..].iter().all(|h| h.before == [plain.clone()]));
+        assert!(found.iter().all(|h| h.after == [plain.clone()]));
+    }
+
+    #[test]
+    fn columns_go_on_after_a_multiline_match_ends_mid_line() {
+        let text = "é a\nbé a é a\nzzz é a\n";
+        let mut o = opts(r"a\nb");
+        o.multiline = Some(true);
+        let h = search_all(text, o);
+        assert_eq!(h.len(), 1);
+        assert_eq!((h[0].line, h[0].end_line, h[0].column), (1, 2, 3));
+        // Two patterns in one: a match spanning lines, then matches later on its last line.
+        let mut o = opts(r"a\nb|a");
+        o.multiline = Some(true);
+        let h = search_all(text, o);
+        let got: Vec<_> = h
+            .iter()
+            .map(|h| (h.line, h.column, h.byte_offset))
+            .collect();
+        assert_eq!(got, [(1, 3, 3), (2, 4, 9), (2, 8, 14), (3, 7, 23)]);
+        assert_eq!(h[1].text, "bé a é a");
+    }
+
+    #[test]
+    fn uniqueness_is_checked_within_a_budget() {
+        // Distinct hits that each occur once, in a text big enough that only the first few
+        // can be proven unique within the budget; none counts as unique wrongly.
+        let filler = "x".repeat(1 << 20);
+        let mut text = String::new();
+        for i in 0..12 {
+            text.push_str(&format!("tok{i:02}\n{filler}\n"));
+        }
+        text.push_str("tok00 again\n");
+        let h = search_all(&text, opts(r"tok\d\d"));
+        assert_eq!(h.len(), 13);
+        let unique: Vec<bool> = h.iter().map(|h| h.unique).collect();
+        assert_eq!(unique[..2], [false, true], "tok00 twice, tok01 once");
+        assert!(!unique[12]);
+        assert!(!unique[11], "past the budget");
+        assert!(unique.iter().filter(|&&u| u).count() < 11);
     }
 
     #[test]
