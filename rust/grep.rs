@@ -24,6 +24,37 @@ const KEEP_BUFFER: usize = 4 * 1024 * 1024;
 /// grep-searcher looks for NUL bytes only in the first buffer of a slice; this is its size.
 const BINARY_SNIFF_LEN: usize = 64 * 1024;
 
+/// Longest pattern accepted (regex or literal), in bytes. Parsing costs memory in proportion
+/// to the pattern (a 10 MB regex took 3.6 GB); 64 KiB is some 1,500 lines of code.
+pub const MAX_PATTERN_BYTES: usize = 64 * 1024;
+/// Most Unicode classes (`\w`, `\d`, `\p{..}` and their negations, alone or in brackets) in
+/// one regex: each holds hundreds of ranges once parsed, so 64 KiB of `\pL` took 900 MB before
+/// the compiled-size limit could refuse it. (`\s`, `.` and bracketed ranges are small and
+/// not counted.)
+pub const MAX_UNICODE_CLASSES: usize = 1_000;
+/// Largest compiled regex (its NFA), in bytes; grep-regex's own default is 100 MiB. `\w{1000}`
+/// fits; a pattern over it is refused rather than built.
+pub const MAX_COMPILED_BYTES: usize = 64 * 1024 * 1024;
+/// Most memory the lazy DFA of one search thread may cache, in bytes (grep-regex's default is
+/// 1000 MiB); when full it is cleared, or the search goes on with a slower engine.
+pub const DFA_CACHE_BYTES: usize = 256 * 1024 * 1024;
+/// Deepest nesting of groups, classes and repetitions in a regex (grep-regex's default).
+const NEST_LIMIT: u32 = 250;
+
+/// The start of a long pattern, for messages: a 10 MB pattern must not make a 10 MB message.
+/// Short patterns come back whole.
+pub(crate) fn abbreviate(text: &str) -> std::borrow::Cow<'_, str> {
+    const SHOWN: usize = 60;
+    if text.len() <= SHOWN + 40 {
+        return text.into();
+    }
+    let mut end = SHOWN;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes)", &text[..end], text.len()).into()
+}
+
 /// What to look for and how.
 #[derive(Clone, Debug)]
 pub struct PatternOptions {
@@ -47,10 +78,24 @@ pub struct CompiledPattern {
 
 impl CompiledPattern {
     pub fn new(options: &PatternOptions) -> Result<CompiledPattern> {
+        let pattern = &options.pattern;
+        if pattern.len() > MAX_PATTERN_BYTES {
+            let what = if options.literal {
+                "search string"
+            } else {
+                "regex"
+            };
+            return Err(Error::Pattern(format!(
+                "the {what} is {} bytes long, over the limit of {MAX_PATTERN_BYTES} (64 KiB): \
+                 {:?}. Search for a shorter part of it that is distinctive enough.",
+                pattern.len(),
+                abbreviate(pattern)
+            )));
+        }
         let (regex, has_newline) = if options.literal {
-            literal_regex(&options.pattern)
+            literal_regex(pattern)
         } else {
-            newline_tolerant_regex(&options.pattern)
+            newline_tolerant_regex(pattern)?
         };
         let multiline = options.multiline.unwrap_or(has_newline);
         let mut builder = RegexMatcherBuilder::new();
@@ -58,20 +103,17 @@ impl CompiledPattern {
             .case_insensitive(!options.case_sensitive)
             .multi_line(true)
             .crlf(true)
-            .unicode(true);
+            .unicode(true)
+            .nest_limit(NEST_LIMIT)
+            .size_limit(MAX_COMPILED_BYTES)
+            .dfa_size_limit(DFA_CACHE_BYTES);
         if multiline {
             // crlf() also sets a CRLF line terminator, which would ban `\r` and `\n`.
             builder.line_terminator(None);
         }
-        let matcher = builder.build(&regex).map_err(|e| {
-            let mut msg = format!("invalid regex /{}/: {e}", options.pattern);
-            if has_newline && !multiline {
-                msg.push_str("\nA pattern with a newline needs multiline=true.");
-            } else if !options.literal {
-                msg.push_str("\nEscape special characters with \\ or pass literal=true.");
-            }
-            Error::Pattern(msg)
-        })?;
+        let matcher = builder
+            .build(&regex)
+            .map_err(|e| regex_error(options, &e, has_newline && !multiline))?;
         Ok(CompiledPattern {
             matcher,
             multiline,
@@ -97,6 +139,40 @@ impl CompiledPattern {
     }
 }
 
+/// The message for a pattern grep-regex refused.
+fn regex_error(
+    options: &PatternOptions,
+    error: &grep_regex::Error,
+    needs_multiline: bool,
+) -> Error {
+    let pattern = abbreviate(&options.pattern);
+    let detail = error.to_string();
+    if let grep_regex::ErrorKind::Regex(kind) = error.kind() {
+        if kind.starts_with("compiled regex exceeds size limit") {
+            return Error::Pattern(format!(
+                "the regex /{pattern}/ is too large once compiled (over {} MiB). Use smaller \
+                 counted repetitions ({{n}}), fewer Unicode classes (or ASCII ones such as \
+                 (?-u:\\w)), or literal=true.",
+                MAX_COMPILED_BYTES >> 20
+            ));
+        }
+    }
+    // A syntax error shows the whole pattern with a caret under the fault; for a long pattern
+    // keep the last line alone ("error: ...").
+    let detail = if options.pattern.len() > 200 {
+        detail.lines().last().unwrap_or_default().to_string()
+    } else {
+        detail
+    };
+    let mut msg = format!("invalid regex /{pattern}/: {detail}");
+    if needs_multiline {
+        msg.push_str("\nA pattern with a newline needs multiline=true.");
+    } else if !options.literal {
+        msg.push_str("\nEscape special characters with \\ or pass literal=true.");
+    }
+    Error::Pattern(msg)
+}
+
 const NEWLINE: &str = "(?:\\r?\\n)";
 
 /// A fixed string as a regex; each newline in it (`\n` or `\r\n`) matches either ending.
@@ -112,31 +188,66 @@ fn literal_regex(pattern: &str) -> (String, bool) {
 }
 
 /// The regex with every literal newline (`\n`, a raw newline, `\x0A`, ...) outside a class
-/// replaced by `(?:\r?\n)`, so that patterns written for `\n` files also match `\r\n` files.
-fn newline_tolerant_regex(pattern: &str) -> (String, bool) {
-    let Ok(parsed) = ast::parse::Parser::new().parse(pattern) else {
+/// replaced by `(?:\r?\n)`, so that patterns written for `\n` files also match `\r\n` files;
+/// and whether there was one. Refuses a regex with more than `MAX_UNICODE_CLASSES` classes.
+fn newline_tolerant_regex(pattern: &str) -> Result<(String, bool)> {
+    let parser = ast::parse::ParserBuilder::new()
+        .nest_limit(NEST_LIMIT)
+        .build()
+        .parse(pattern);
+    let Ok(parsed) = parser else {
         // Let the regex builder report the syntax error with its full message.
-        return (pattern.to_string(), pattern.contains('\n'));
+        return Ok((pattern.to_string(), pattern.contains('\n')));
     };
-    struct Newlines(Vec<AstSpan>);
-    impl ast::Visitor for Newlines {
-        type Output = Vec<AstSpan>;
+    #[derive(Default)]
+    struct Scan {
+        newlines: Vec<AstSpan>,
+        unicode_classes: usize,
+    }
+    impl ast::Visitor for Scan {
+        type Output = Scan;
         type Err = ();
-        fn finish(self) -> std::result::Result<Vec<AstSpan>, ()> {
-            Ok(self.0)
+        fn finish(self) -> std::result::Result<Scan, ()> {
+            Ok(self)
         }
         fn visit_pre(&mut self, ast: &Ast) -> std::result::Result<(), ()> {
-            if let Ast::Literal(lit) = ast {
-                if lit.c == '\n' {
-                    self.0.push(lit.span);
+            match ast {
+                Ast::Literal(lit) if lit.c == '\n' => self.newlines.push(lit.span),
+                Ast::ClassPerl(class) if class.kind != ast::ClassPerlKind::Space => {
+                    self.unicode_classes += 1
                 }
+                Ast::ClassUnicode(_) => self.unicode_classes += 1,
+                _ => {}
+            }
+            Ok(())
+        }
+        fn visit_class_set_item_pre(
+            &mut self,
+            item: &ast::ClassSetItem,
+        ) -> std::result::Result<(), ()> {
+            match item {
+                ast::ClassSetItem::Perl(class) if class.kind != ast::ClassPerlKind::Space => {
+                    self.unicode_classes += 1
+                }
+                ast::ClassSetItem::Unicode(_) => self.unicode_classes += 1,
+                _ => {}
             }
             Ok(())
         }
     }
-    let spans = ast::visit(&parsed, Newlines(Vec::new())).unwrap_or_default();
+    let scan = ast::visit(&parsed, Scan::default()).unwrap_or_default();
+    if scan.unicode_classes > MAX_UNICODE_CLASSES {
+        return Err(Error::Pattern(format!(
+            "the regex /{}/ has {} Unicode classes (\\w, \\d, \\p{{..}} and their negations); at \
+             most {MAX_UNICODE_CLASSES} are allowed. Use a counted repetition such as \\w{{20}}, \
+             ASCII classes such as [a-z0-9_], or fewer alternatives.",
+            abbreviate(pattern),
+            scan.unicode_classes
+        )));
+    }
+    let spans = scan.newlines;
     if spans.is_empty() {
-        return (pattern.to_string(), false);
+        return Ok((pattern.to_string(), false));
     }
     let mut out = String::with_capacity(pattern.len() + spans.len() * 8);
     let mut last = 0;
@@ -146,7 +257,7 @@ fn newline_tolerant_regex(pattern: &str) -> (String, bool) {
         last = span.end.offset;
     }
     out.push_str(&pattern[last..]);
-    (out, true)
+    Ok((out, true))
 }
 
 /// How a file's text is encoded; offsets of UTF-16 files refer to their UTF-8 transcoding.
@@ -883,27 +994,7 @@ mod tests {
         let FileOutcome::Matched(file) = outcome else {
             panic!("expected hits");
         };
-        let text = |span| String::from_utf8_lossy(file.slice(span)).into_owned();
-        let context = |hit: &Hit, after: bool| -> Vec<String> {
-            hit.context.as_ref().map_or_else(Vec::new, |c| {
-                let spans = if after { &c.after } else { &c.before };
-                spans.iter().map(|&span| text(span)).collect()
-            })
-        };
-        file.hits
-            .iter()
-            .map(|hit| Resolved {
-                line: hit.line,
-                column: hit.column,
-                end_line: hit.end_line,
-                byte_offset: hit.byte_offset,
-                content: file.slice(hit.content).to_vec(),
-                text: text(hit.text),
-                before: context(hit, false),
-                after: context(hit, true),
-                unique: hit.unique,
-            })
-            .collect()
+        resolve(&file.hits, &file.bytes)
     }
 
     #[test]
@@ -1055,6 +1146,12 @@ mod tests {
         let line_starts: Vec<usize> = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
+        // Characters before each byte offset that starts one.
+        let mut chars_before = vec![0u64; text.len() + 1];
+        for (n, (i, c)) in text.char_indices().enumerate() {
+            chars_before[i] = n as u64;
+            chars_before[i + c.len_utf8()] = n as u64 + 1;
+        }
         let mut found = Vec::new();
         let _ = matcher.find_iter(text.as_bytes(), |m| {
             let line = line_starts.partition_point(|&s| s <= m.start());
@@ -1062,7 +1159,7 @@ mod tests {
             let line_end = line_starts.get(line).map_or(text.len(), |&next| next - 1);
             found.push((
                 line as u64,
-                text[line_start..m.start()].chars().count() as u64 + 1,
+                chars_before[m.start()] - chars_before[line_start] + 1,
                 m.start() as u64,
                 text[m.start()..m.end()].to_string(),
                 text[line_start..line_end]
@@ -1074,24 +1171,61 @@ mod tests {
         found
     }
 
-    fn search_all(text: &str, options: PatternOptions) -> Vec<Resolved> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.txt");
-        std::fs::write(&path, text).unwrap();
-        let pattern = CompiledPattern::new(&options).unwrap();
+    /// Every hit of `options` in `text` through the sink alone (as a whole file is searched),
+    /// with the bytes the hits' spans point into.
+    fn sink_hits(text: &[u8], options: &PatternOptions) -> (Vec<Hit>, Vec<u8>) {
+        let pattern = CompiledPattern::new(options).unwrap();
         let limits = FileLimits {
             max_hits: usize::MAX,
             count_all: false,
         };
         let stop = StopSignal::new(None);
-        hits(FileSearcher::new(&pattern, false).search(&path, || "f.txt".into(), limits, &stop))
+        let (mut hits, mut bytes) = (Vec::new(), Vec::new());
+        let mut sink = HitSink::new(&pattern, limits, &stop, &mut hits, &mut bytes);
+        pattern
+            .searcher()
+            .search_slice(&pattern.matcher, text, &mut sink)
+            .unwrap();
+        mark_unique(&mut hits, &bytes, text);
+        (hits, bytes)
     }
+
+    fn resolve(hits: &[Hit], bytes: &[u8]) -> Vec<Resolved> {
+        let slice = |span: Span| &bytes[span.start..span.start + span.len];
+        let text = |span: Span| String::from_utf8_lossy(slice(span)).into_owned();
+        let context = |hit: &Hit, after: bool| -> Vec<String> {
+            hit.context.as_ref().map_or_else(Vec::new, |c| {
+                let spans = if after { &c.after } else { &c.before };
+                spans.iter().map(|&span| text(span)).collect()
+            })
+        };
+        hits.iter()
+            .map(|hit| Resolved {
+                line: hit.line,
+                column: hit.column,
+                end_line: hit.end_line,
+                byte_offset: hit.byte_offset,
+                content: slice(hit.content).to_vec(),
+                text: text(hit.text),
+                before: context(hit, false),
+                after: context(hit, true),
+                unique: hit.unique,
+            })
+            .collect()
+    }
+
+    fn search_all(text: &str, options: PatternOptions) -> Vec<Resolved> {
+        let (hits, bytes) = sink_hits(text.as_bytes(), &options);
+        resolve(&hits, &bytes)
+    }
+
+    const HITS_PER_LINE: usize = 1_500;
 
     /// A minified-style text: long lines with thousands of hits among multibyte characters.
     fn long_lines() -> String {
         let mut text = String::new();
         for line in 0..3 {
-            for i in 0..3_000 {
+            for i in 0..HITS_PER_LINE {
                 text.push_str(["é€", "ab", "𝄞x", "ü"][(i + line) % 4]);
                 text.push_str(&format!("return id{i};"));
                 text.push_str(&"é ".repeat(i % 7));
@@ -1107,7 +1241,11 @@ mod tests {
         let text = long_lines();
         for pattern in ["return", r"id\d+;", "x?r"] {
             let expected = oracle(&text, pattern);
-            assert!(expected.len() >= 9_000, "{pattern}: {}", expected.len());
+            assert!(
+                expected.len() >= 3 * HITS_PER_LINE,
+                "{pattern}: {}",
+                expected.len()
+            );
             let found = search_all(&text, opts(pattern));
             assert_eq!(found.len(), expected.len(), "{pattern}");
             for (hit, (line, column, offset, content, line_text)) in found.iter().zip(&expected) {
@@ -1128,27 +1266,15 @@ mod tests {
         let mut o = opts("return");
         o.before = 1;
         o.after = 1;
-        let pattern = CompiledPattern::new(&o).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.txt");
-        std::fs::write(&path, &text).unwrap();
-        let limits = FileLimits {
-            max_hits: usize::MAX,
-            count_all: false,
-        };
-        let stop = StopSignal::new(None);
-        let outcome =
-            FileSearcher::new(&pattern, false).search(&path, || "f.txt".into(), limits, &stop);
-        let FileOutcome::Matched(file) = outcome else {
-            panic!("expected hits")
-        };
+        let (hits, bytes) = sink_hits(text.as_bytes(), &o);
         // Each line and each context line is stored once, whatever the hits on it.
-        assert!(file.bytes.len() < text.len() + 100, "{}", file.bytes.len());
-        let found = hits(FileOutcome::Matched(file));
-        assert_eq!(found.len(), 9_000);
+        assert!(bytes.len() < text.len() + 100, "{}", bytes.len());
+        let found = resolve(&hits, &bytes);
+        assert_eq!(found.len(), 3 * HITS_PER_LINE);
         let plain = "plain line".to_string();
-        assert!(found[..3_000].iter().all(|h| h.before.is_empty()));
-        assert!(found[3_000..].iter().all(|h| h.before == [plain.clone()]));
+        let (first, rest) = found.split_at(HITS_PER_LINE);
+        assert!(first.iter().all(|h| h.before.is_empty()));
+        assert!(rest.iter().all(|h| h.before == [plain.clone()]));
         assert!(found.iter().all(|h| h.after == [plain.clone()]));
     }
 
@@ -1191,9 +1317,81 @@ mod tests {
         assert!(unique.iter().filter(|&&u| u).count() < 11);
     }
 
+    fn pattern_error(options: PatternOptions) -> String {
+        match CompiledPattern::new(&options) {
+            Err(Error::Pattern(msg)) => {
+                assert!(msg.len() < 1_000, "a short message: {msg}");
+                msg
+            }
+            Err(other) => panic!("expected a pattern error, got {other:?}"),
+            Ok(_) => panic!(
+                "expected a pattern error for {:?}",
+                abbreviate(&options.pattern)
+            ),
+        }
+    }
+
+    #[test]
+    fn patterns_over_the_size_limit_are_refused_before_parsing() {
+        let msg = pattern_error(opts(&"a".repeat(10_000_000)));
+        assert!(
+            msg.contains("10000000 bytes long, over the limit of 65536"),
+            "{msg}"
+        );
+        let mut literal = opts(&"(".repeat(100_000));
+        literal.literal = true;
+        assert!(pattern_error(literal).contains("the search string is 100000 bytes"));
+        // At the limit, a literal still compiles.
+        let mut literal = opts(&"é(".repeat(MAX_PATTERN_BYTES / 3));
+        literal.literal = true;
+        literal.case_sensitive = false;
+        assert!(CompiledPattern::new(&literal).is_ok());
+    }
+
+    #[test]
+    fn deep_nesting_is_a_pattern_error_not_a_crash() {
+        for pattern in [
+            "(".repeat(60_000),
+            "[".repeat(60_000),
+            "(?:a".repeat(10_000),
+        ] {
+            let msg = pattern_error(opts(&pattern));
+            assert!(msg.starts_with("invalid regex /"), "{msg}");
+            assert!(msg.contains("Escape special characters"), "{msg}");
+        }
+        let closed = format!("{}a{}", "(".repeat(20_000), ")".repeat(20_000));
+        let msg = pattern_error(opts(&closed));
+        assert!(msg.contains("nested parentheses/brackets (250)"), "{msg}");
+        // Nesting within the limit is fine.
+        let nested = format!("{}a{}", "(".repeat(100), ")".repeat(100));
+        assert!(CompiledPattern::new(&opts(&nested)).is_ok());
+    }
+
+    #[test]
+    fn too_many_unicode_classes_are_refused() {
+        let msg = pattern_error(opts(&r"\pL".repeat(MAX_UNICODE_CLASSES + 1)));
+        assert!(msg.contains("1001 Unicode classes"), "{msg}");
+        let msg = pattern_error(opts(&r"[\w-]".repeat(MAX_UNICODE_CLASSES + 1)));
+        assert!(msg.contains("1001 Unicode classes"), "{msg}");
+        // \s is small, and is not counted.
+        assert!(CompiledPattern::new(&opts(&r"\s".repeat(MAX_UNICODE_CLASSES + 1))).is_ok());
+    }
+
+    #[test]
+    fn a_regex_too_large_once_compiled_says_what_to_do() {
+        let msg = pattern_error(opts(r"(?:\w{200}){200}"));
+        assert!(
+            msg.contains("too large once compiled (over 64 MiB)"),
+            "{msg}"
+        );
+        assert!(msg.contains("literal=true"), "{msg}");
+        // Counted repetitions of a usual size compile.
+        assert!(CompiledPattern::new(&opts(r"\w{100}\s*\(\w{0,50}\)")).is_ok());
+    }
+
     #[test]
     fn escaped_newline_in_regex_tolerates_crlf() {
-        let (regex, has) = newline_tolerant_regex(r"a\nb[^\n]");
+        let (regex, has) = newline_tolerant_regex(r"a\nb[^\n]").unwrap();
         assert!(has);
         assert_eq!(regex, r"a(?:\r?\n)b[^\n]");
     }
