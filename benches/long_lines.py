@@ -115,6 +115,7 @@ def main() -> int:
     if rg is None:
         print("rg not found: pip install --only-binary :all: ripgrep", file=sys.stderr)
         return 2
+    status = 0
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         root = Path(tmp)
         make_tree(root, args.size, args.hits)
@@ -145,7 +146,10 @@ def main() -> int:
                     f"  {tool:20} {median * 1000:9.2f} ms  ratio to rg {median / rg_best:6.2f}"
                     f"  ({counts[tool]} hits)"
                 )
-    return 0
+            if len(set(counts.values())) != 1:
+                print(f"  counts differ: {counts}", file=sys.stderr)
+                status = 1
+    return status
 
 
 if __name__ == "__main__":
