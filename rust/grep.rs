@@ -391,6 +391,29 @@ impl StopSignal {
     }
 }
 
+/// Longest grep timeout accepted, in seconds (about 31 years): the deadline, now plus the
+/// timeout, must be a time the clock can represent (`1e300` panicked converting it, `1e19`
+/// adding it).
+pub const MAX_TIMEOUT_SECS: f64 = 1e9;
+
+/// A timeout in seconds as a `Duration`: positive, finite and at most `MAX_TIMEOUT_SECS`.
+pub fn timeout_duration(seconds: f64) -> Result<std::time::Duration> {
+    if !(seconds > 0.0 && seconds.is_finite()) {
+        return Err(Error::InvalidArgument(format!(
+            "timeout must be a positive number of seconds, not {seconds}"
+        )));
+    }
+    std::time::Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|_| seconds <= MAX_TIMEOUT_SECS)
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "timeout must be at most {MAX_TIMEOUT_SECS:e} seconds, not {seconds:e}; pass \
+                 None (no timeout) to search without a time limit"
+            ))
+        })
+}
+
 /// Per-file caps.
 #[derive(Clone, Copy, Debug)]
 pub struct FileLimits {
@@ -581,15 +604,14 @@ fn open(path: &Path, follow_symlinks: bool) -> std::io::Result<File> {
     options.open(path)
 }
 
-/// Bytes `mark_unique` may scan for hits whose matched bytes differ: twice the text plus this.
-/// A hit whose bytes occur once among the hits needs a scan of the whole text to prove them
-/// unique, and a file with thousands of distinct hits (minified code) would otherwise cost
-/// its size per hit. Hits past the budget count as not unique (a linked edit of such a hit
-/// that no longer matches at its span fails as stale instead of being relocated).
-const UNIQUE_SCAN_BUDGET: usize = 4 * 1024 * 1024;
-
-/// Marks each hit whose matched bytes occur exactly once in `text` (within a scan budget).
+/// Marks each hit whose matched bytes occur exactly once in `text`.
 fn mark_unique(hits: &mut [Hit], bytes: &[u8], text: &[u8]) {
+    /// The checks together scan at most twice the text plus this many bytes. A hit whose bytes
+    /// occur once among the hits needs a scan of the whole text to prove them unique, and a
+    /// file with thousands of distinct hits (minified code) would otherwise cost its size per
+    /// hit. Hits past the budget count as not unique (a linked edit of such a hit that no
+    /// longer matches at its span fails as stale instead of being relocated).
+    const UNIQUE_SCAN_BUDGET: usize = 4 * 1024 * 1024;
     let content = |hit: &Hit| &bytes[hit.content.start..hit.content.start + hit.content.len];
     let mut budget = text
         .len()
@@ -1387,6 +1409,35 @@ mod tests {
         assert!(msg.contains("literal=true"), "{msg}");
         // Counted repetitions of a usual size compile.
         assert!(CompiledPattern::new(&opts(r"\w{100}\s*\(\w{0,50}\)")).is_ok());
+    }
+
+    #[test]
+    fn timeouts_out_of_range_are_invalid_arguments() {
+        use std::time::Duration;
+        assert_eq!(timeout_duration(2.5).unwrap(), Duration::from_millis(2500));
+        assert_eq!(
+            timeout_duration(MAX_TIMEOUT_SECS).unwrap(),
+            Duration::from_secs(1_000_000_000)
+        );
+        for bad in [
+            1e300,
+            1e10,
+            1e19,
+            f64::MAX,
+            0.0,
+            -1.0,
+            f64::INFINITY,
+            f64::NAN,
+        ] {
+            match timeout_duration(bad) {
+                Err(Error::InvalidArgument(msg)) => assert!(msg.contains("timeout"), "{msg}"),
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
+        let Err(Error::InvalidArgument(msg)) = timeout_duration(1e300) else {
+            panic!()
+        };
+        assert!(msg.contains("at most 1e9 seconds, not 1e300"), "{msg}");
     }
 
     #[test]

@@ -117,7 +117,7 @@ impl Engine {
         count_total: bool,
         timeout: Option<f64>,
     ) -> PyResult<GrepOutcome> {
-        let timeout = timeout.map(timeout_duration).transpose()?;
+        let timeout: Option<Duration> = timeout.map(crate::grep::timeout_duration).transpose()?;
         let options = self.options.clone();
         let query = GrepQuery {
             pattern: PatternOptions {
@@ -181,65 +181,10 @@ impl Engine {
     }
 }
 
-/// Longest timeout accepted, in seconds (about 31 years): a deadline must be a time the clock
-/// can represent (`1e300` used to panic converting it).
-const MAX_TIMEOUT_SECS: f64 = 1e9;
-
-/// A grep timeout in seconds as a `Duration`: positive, finite and at most `MAX_TIMEOUT_SECS`.
-fn timeout_duration(seconds: f64) -> Result<Duration, Error> {
-    if !(seconds > 0.0 && seconds.is_finite()) {
-        return Err(Error::InvalidArgument(format!(
-            "timeout must be a positive number of seconds, not {seconds}"
-        )));
-    }
-    Duration::try_from_secs_f64(seconds)
-        .ok()
-        .filter(|_| seconds <= MAX_TIMEOUT_SECS)
-        .ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "timeout must be at most {MAX_TIMEOUT_SECS:e} seconds, not {seconds:e}; pass \
-                 None (no timeout) to search without a time limit"
-            ))
-        })
-}
-
 fn ensure_exists(path: &std::path::Path) -> Result<(), Error> {
     if path.exists() {
         Ok(())
     } else {
         Err(Error::NotFound(path.to_path_buf()))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timeouts_out_of_range_are_invalid_arguments() {
-        assert_eq!(timeout_duration(2.5).unwrap(), Duration::from_millis(2500));
-        assert_eq!(
-            timeout_duration(MAX_TIMEOUT_SECS).unwrap(),
-            Duration::from_secs(1_000_000_000)
-        );
-        for bad in [
-            1e300,
-            1e10,
-            f64::MAX,
-            2e19,
-            0.0,
-            -1.0,
-            f64::INFINITY,
-            f64::NAN,
-        ] {
-            match timeout_duration(bad) {
-                Err(Error::InvalidArgument(msg)) => assert!(msg.contains("timeout"), "{msg}"),
-                other => panic!("{bad}: {other:?}"),
-            }
-        }
-        let Err(Error::InvalidArgument(msg)) = timeout_duration(1e300) else {
-            panic!()
-        };
-        assert!(msg.contains("at most 1e9 seconds, not 1e300"), "{msg}");
     }
 }
