@@ -9,7 +9,7 @@ use grep_searcher::{
 };
 use memchr::memchr_iter;
 use regex_syntax::ast::{self, Ast, Span as AstSpan};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
@@ -606,17 +606,14 @@ fn open(path: &Path, follow_symlinks: bool) -> std::io::Result<File> {
 
 /// Marks each hit whose matched bytes occur exactly once in `text`.
 fn mark_unique(hits: &mut [Hit], bytes: &[u8], text: &[u8]) {
-    /// The checks together scan at most twice the text plus this many bytes. A hit whose bytes
+    /// The checks together scan the text once plus at most this many bytes. A hit whose bytes
     /// occur once among the hits needs a scan of the whole text to prove them unique, and a
     /// file with thousands of distinct hits (minified code) would otherwise cost its size per
     /// hit. Hits past the budget count as not unique (a linked edit of such a hit that no
     /// longer matches at its span fails as stale instead of being relocated).
     const UNIQUE_SCAN_BUDGET: usize = 4 * 1024 * 1024;
     let content = |hit: &Hit| &bytes[hit.content.start..hit.content.start + hit.content.len];
-    let mut budget = text
-        .len()
-        .saturating_mul(2)
-        .saturating_add(UNIQUE_SCAN_BUDGET);
+    let mut budget = text.len().saturating_add(UNIQUE_SCAN_BUDGET);
     // Whether `needle` occurs once in the text; `None` when the budget is spent.
     let mut once_in_text = |needle: &[u8]| {
         if needle.is_empty() || budget == 0 {
@@ -624,8 +621,9 @@ fn mark_unique(hits: &mut [Hit], bytes: &[u8], text: &[u8]) {
         }
         let mut found = memchr::memmem::find_iter(text, needle);
         let (once, scanned) = match (found.next(), found.next()) {
+            (Some(_), None) => (true, text.len()),
             (Some(_), Some(second)) => (false, second + needle.len()),
-            _ => (true, text.len()),
+            (None, _) => (false, text.len()),
         };
         budget = budget.saturating_sub(scanned);
         Some(once)
@@ -634,16 +632,21 @@ fn mark_unique(hits: &mut [Hit], bytes: &[u8], text: &[u8]) {
         [] => {}
         [only] => only.unique = once_in_text(content(only)) == Some(true),
         // The usual case of a literal pattern: every hit has the same bytes, so none is unique
-        // (no hashing per hit).
+        // (no sorting).
         [first, rest @ ..] if rest.iter().all(|hit| content(hit) == content(first)) => {}
         _ => {
-            let mut seen: HashMap<&[u8], usize> = HashMap::with_capacity(hits.len());
-            for hit in hits.iter() {
-                *seen.entry(content(hit)).or_default() += 1;
+            // Hits whose bytes no other hit has, found by sorting (cheaper than hashing each).
+            let mut order: Vec<usize> = (0..hits.len()).collect();
+            order.sort_unstable_by(|&a, &b| content(&hits[a]).cmp(content(&hits[b])));
+            let mut alone = vec![false; hits.len()];
+            for run in order.chunk_by(|&a, &b| content(&hits[a]) == content(&hits[b])) {
+                if let [only] = run {
+                    alone[*only] = true;
+                }
             }
-            for hit in hits.iter_mut() {
-                let content = content(hit);
-                hit.unique = seen[content] == 1 && once_in_text(content) == Some(true);
+            // In file order, so that the budget goes to the first hits.
+            for (hit, alone) in hits.iter_mut().zip(alone) {
+                hit.unique = alone && once_in_text(content(hit)) == Some(true);
             }
         }
     }
