@@ -391,10 +391,10 @@ impl StopSignal {
     }
 }
 
-/// Longest grep timeout accepted, in seconds (about 31 years): the deadline, now plus the
-/// timeout, must be a time the clock can represent (`1e300` panicked converting it, `1e19`
-/// adding it).
-pub const MAX_TIMEOUT_SECS: f64 = 1e9;
+/// Longest grep timeout accepted, in seconds (one day, as the Python layer allows): the
+/// deadline, now plus the timeout, must be a time the clock can represent (`1e300` panicked
+/// converting it, `1e19` adding it).
+pub const MAX_TIMEOUT_SECS: f64 = 86_400.0;
 
 /// A timeout in seconds as a `Duration`: positive, finite and at most `MAX_TIMEOUT_SECS`.
 pub fn timeout_duration(seconds: f64) -> Result<std::time::Duration> {
@@ -408,8 +408,8 @@ pub fn timeout_duration(seconds: f64) -> Result<std::time::Duration> {
         .filter(|_| seconds <= MAX_TIMEOUT_SECS)
         .ok_or_else(|| {
             Error::InvalidArgument(format!(
-                "timeout must be at most {MAX_TIMEOUT_SECS:e} seconds, not {seconds:e}; pass \
-                 None (no timeout) to search without a time limit"
+                "timeout must be at most {MAX_TIMEOUT_SECS} seconds (one day), not {seconds:e}; \
+                 pass None (no timeout) to search without a time limit"
             ))
         })
 }
@@ -1418,13 +1418,11 @@ mod tests {
     fn timeouts_out_of_range_are_invalid_arguments() {
         use std::time::Duration;
         assert_eq!(timeout_duration(2.5).unwrap(), Duration::from_millis(2500));
-        assert_eq!(
-            timeout_duration(MAX_TIMEOUT_SECS).unwrap(),
-            Duration::from_secs(1_000_000_000)
-        );
+        let day = timeout_duration(MAX_TIMEOUT_SECS).unwrap();
+        assert_eq!(day, Duration::from_secs(86_400));
         for bad in [
             1e300,
-            1e10,
+            86_400.5,
             1e19,
             f64::MAX,
             0.0,
@@ -1440,7 +1438,10 @@ mod tests {
         let Err(Error::InvalidArgument(msg)) = timeout_duration(1e300) else {
             panic!()
         };
-        assert!(msg.contains("at most 1e9 seconds, not 1e300"), "{msg}");
+        assert!(
+            msg.contains("at most 86400 seconds (one day), not 1e300"),
+            "{msg}"
+        );
     }
 
     #[test]

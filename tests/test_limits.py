@@ -38,8 +38,8 @@ def refused(error: type[CodesiftError], call: Callable[[], object], *words: str)
 
 def test_deeply_nested_braces_are_a_pattern_error(ws: Workspace) -> None:
     deep = "{" * 3000 + "a" + "}" * 3000
-    refused(PatternError, lambda: ws.glob(deep), "nested 3000 deep", "at most 32")
-    refused(PatternError, lambda: ws.grep("alpha", include=deep), "nested")
+    refused(PatternError, lambda: ws.glob(deep), "3000", "32")
+    refused(PatternError, lambda: ws.grep("alpha", include=deep), "3000", "32")
     # Nesting within the limit still works.
     nested = "{x," * 20 + "a.py" + "}" * 20
     assert [f.path for f in ws.glob(nested).files] == ["src/a.py"]
@@ -85,11 +85,11 @@ def test_a_regex_too_big_to_compile_says_what_to_do(ws: Workspace) -> None:
 # -- timeout ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("timeout", [1e300, 1e10, 1e19, 2e19])
+@pytest.mark.parametrize("timeout", [1e300, 86_401, 1e10, 1e19, 2e19])
 def test_a_timeout_out_of_range_is_an_invalid_argument(ws: Workspace, timeout: float) -> None:
-    refused(InvalidArgumentError, lambda: ws.grep("alpha", timeout=timeout), "at most 1e9")
+    refused(InvalidArgumentError, lambda: ws.grep("alpha", timeout=timeout), "timeout", "86400")
 
 
 def test_a_long_timeout_within_range_searches(ws: Workspace) -> None:
-    result = ws.grep("alpha", timeout=1e9)
+    result = ws.grep("alpha", timeout=86_400)
     assert (result.total, result.truncated) == (2, False)
