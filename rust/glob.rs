@@ -19,6 +19,19 @@ struct Rule {
     literal_dirs: PathBuf,
 }
 
+/// Longest glob accepted, in bytes. A glob compiles to a regex in proportion to its length
+/// (a 10 MB glob took 8.5 GB and 50 s); globset panics past its own compiled-size limit, which
+/// the worst case (case-insensitive `?` or letters) reaches between 64 and 128 KiB.
+pub const MAX_GLOB_BYTES: usize = 16 * 1024;
+/// Most globs in one list (an `include` or `exclude`): each is a regex of its own, tried on
+/// every path (100,000 globs took 1 GB).
+pub const MAX_GLOBS: usize = 1_000;
+/// Most bytes of all the globs of one list together.
+pub const MAX_GLOB_LIST_BYTES: usize = 64 * 1024;
+/// Deepest nesting of `{a,b}` alternatives. globset nests regex groups for each level and
+/// panics when the regex parser refuses more than 250 levels: from 125 levels of `{x,{..}}`.
+pub const MAX_BRACE_DEPTH: usize = 32;
+
 /// A set of glob patterns; a path matches when any of them matches.
 pub struct PathPattern {
     rules: Vec<Rule>,
@@ -27,22 +40,43 @@ pub struct PathPattern {
 
 impl PathPattern {
     pub fn new<S: AsRef<str>>(patterns: &[S], case_sensitive: bool) -> Result<PathPattern> {
+        check_list(patterns)?;
         let mut rules = Vec::with_capacity(patterns.len());
         for pattern in patterns {
             let original = pattern.as_ref();
+            let shown = crate::grep::abbreviate(original);
+            check_size(original)?;
             let normalized = normalize(original);
             if normalized.is_empty() {
                 return Err(Error::Pattern(format!(
-                    "invalid glob {original:?}: the pattern is empty; use \"**\" to match every file"
+                    "invalid glob {shown:?}: the pattern is empty; use \"**\" to match every file"
                 )));
             }
-            let matcher = GlobBuilder::new(&normalized)
-                .literal_separator(true)
-                .case_insensitive(!case_sensitive)
-                .empty_alternates(true)
-                .build()
-                .map_err(|e| Error::Pattern(format!("invalid glob {original:?}: {}", e.kind())))?
-                .compile_matcher();
+            let built = std::panic::catch_unwind(|| {
+                GlobBuilder::new(&normalized)
+                    .literal_separator(true)
+                    .case_insensitive(!case_sensitive)
+                    .empty_alternates(true)
+                    .build()
+                    .map(|glob| glob.compile_matcher())
+            });
+            let matcher = match built {
+                Ok(Ok(matcher)) => matcher,
+                Ok(Err(e)) => {
+                    return Err(Error::Pattern(format!(
+                        "invalid glob {shown:?}: {}",
+                        e.kind()
+                    )));
+                }
+                // globset panics when the regex it makes does not compile; the limits above
+                // should keep that from happening.
+                Err(_) => {
+                    return Err(Error::Pattern(format!(
+                        "invalid glob {shown:?}: too complex to compile. Use fewer characters, \
+                         wildcards (*, **) instead of long alternatives, or several globs."
+                    )));
+                }
+            };
             let name_only = !normalized.contains('/');
             rules.push(Rule {
                 matcher,
@@ -109,6 +143,78 @@ impl PathPattern {
         }
         outer
     }
+}
+
+/// Refuses a list of globs too long to compile and match in reasonable memory.
+fn check_list<S: AsRef<str>>(patterns: &[S]) -> Result<()> {
+    if patterns.len() > MAX_GLOBS {
+        return Err(Error::Pattern(format!(
+            "{} globs in one list; at most {MAX_GLOBS} are allowed. Merge them into fewer \
+             patterns with wildcards or braces ({{a,b}}), or search a narrower path.",
+            patterns.len()
+        )));
+    }
+    let bytes: usize = patterns.iter().map(|p| p.as_ref().len()).sum();
+    if bytes > MAX_GLOB_LIST_BYTES && patterns.len() > 1 {
+        return Err(Error::Pattern(format!(
+            "the globs add up to {bytes} bytes; at most {MAX_GLOB_LIST_BYTES} (64 KiB) are \
+             allowed in one list. Use wildcards (*, **) rather than listing names, or search a \
+             narrower path."
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses one glob too long or too deeply nested to compile.
+fn check_size(pattern: &str) -> Result<()> {
+    if pattern.len() > MAX_GLOB_BYTES {
+        return Err(Error::Pattern(format!(
+            "invalid glob {:?}: it is {} bytes long, over the limit of {MAX_GLOB_BYTES} \
+             (16 KiB). Use wildcards (*, **) rather than listing names, or several shorter globs.",
+            crate::grep::abbreviate(pattern),
+            pattern.len()
+        )));
+    }
+    let depth = brace_depth(pattern);
+    if depth > MAX_BRACE_DEPTH {
+        return Err(Error::Pattern(format!(
+            "invalid glob {:?}: braces nested {depth} deep; at most {MAX_BRACE_DEPTH} levels \
+             are allowed. List the alternatives flat instead ({{a,b,c}}).",
+            crate::grep::abbreviate(pattern)
+        )));
+    }
+    Ok(())
+}
+
+/// How deeply `{...}` nest in a glob, skipping escaped characters and `[...]` classes (where a
+/// brace is an ordinary character).
+fn brace_depth(pattern: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' => {
+                // `]` right after `[`, `[!` or `[^` is a member, not the end.
+                let mut first = true;
+                for c in chars.by_ref() {
+                    if c == ']' && !first {
+                        break;
+                    }
+                    first = first && (c == '!' || c == '^');
+                }
+            }
+            '{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// A glob as codesift reads it: `./` and leading `/` dropped, `dir/` meaning `dir/**`, `.` meaning `**`.
@@ -322,6 +428,56 @@ mod tests {
     fn bad_glob_is_a_pattern_error() {
         let err = PathPattern::new(&["src/[a"], true).err().unwrap();
         assert!(err.to_string().contains("invalid glob"), "{err}");
+    }
+
+    fn glob_error(patterns: &[String]) -> String {
+        match PathPattern::new(patterns, false) {
+            Err(Error::Pattern(msg)) => {
+                assert!(msg.len() < 1_000, "a short message: {msg}");
+                msg
+            }
+            Err(other) => panic!("expected a pattern error, got {other:?}"),
+            Ok(_) => panic!("expected a pattern error"),
+        }
+    }
+
+    #[test]
+    fn deeply_nested_braces_are_a_pattern_error() {
+        let deep = format!("{}a{}", "{".repeat(3_000), "}".repeat(3_000));
+        let msg = glob_error(&[deep]);
+        assert!(msg.contains("braces nested 3000 deep"), "{msg}");
+        // The deepest that passes the check compiles (globset panicked past 250 or so).
+        let ok = format!(
+            "{}a,b{}",
+            "{x,".repeat(MAX_BRACE_DEPTH),
+            "}".repeat(MAX_BRACE_DEPTH)
+        );
+        assert!(PathPattern::new(&[ok], false).is_ok());
+        // Braces in a class or escaped do not nest.
+        assert_eq!(brace_depth(r"[{][]{]\{\{{a}"), 1);
+        assert_eq!(brace_depth("[!]{]{a,{b,c}}"), 2);
+    }
+
+    #[test]
+    fn long_globs_and_long_lists_are_refused() {
+        let msg = glob_error(&["a".repeat(10_000_000)]);
+        assert!(
+            msg.contains("10000000 bytes long, over the limit of 16384"),
+            "{msg}"
+        );
+        let many: Vec<String> = (0..100_000).map(|i| format!("f{i}.rs")).collect();
+        assert!(glob_error(&many).contains("100000 globs in one list; at most 1000"));
+        let wide: Vec<String> = (0..100)
+            .map(|i| format!("{i}{}", "?".repeat(1_000)))
+            .collect();
+        assert!(glob_error(&wide).contains("add up to"));
+        // At the limits, the worst kinds of glob (case-insensitive letters, `?`) compile.
+        for worst in ["k", "?", "*a", "ſ", "{a,?}"] {
+            let glob = worst.repeat(MAX_GLOB_BYTES / worst.len());
+            assert!(PathPattern::new(&[glob], false).is_ok(), "{worst}");
+        }
+        let list: Vec<String> = (0..MAX_GLOBS).map(|i| format!("src/**/f{i}.rs")).collect();
+        assert!(PathPattern::new(&list, true).is_ok());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use grep_searcher::{
 };
 use memchr::memchr_iter;
 use regex_syntax::ast::{self, Ast, Span as AstSpan};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Read;
 use std::path::PathBuf;
@@ -23,6 +23,37 @@ const WHOLE_FILE_LIMIT: u64 = 64 * 1024 * 1024;
 const KEEP_BUFFER: usize = 4 * 1024 * 1024;
 /// grep-searcher looks for NUL bytes only in the first buffer of a slice; this is its size.
 const BINARY_SNIFF_LEN: usize = 64 * 1024;
+
+/// Longest pattern accepted (regex or literal), in bytes. Parsing costs memory in proportion
+/// to the pattern (a 10 MB regex took 3.6 GB); 64 KiB is some 1,500 lines of code.
+pub const MAX_PATTERN_BYTES: usize = 64 * 1024;
+/// Most Unicode classes (`\w`, `\d`, `\p{..}` and their negations, alone or in brackets) in
+/// one regex: each holds hundreds of ranges once parsed, so 64 KiB of `\pL` took 900 MB before
+/// the compiled-size limit could refuse it. (`\s`, `.` and bracketed ranges are small and
+/// not counted.)
+pub const MAX_UNICODE_CLASSES: usize = 1_000;
+/// Largest compiled regex (its NFA), in bytes; grep-regex's own default is 100 MiB. `\w{1000}`
+/// fits; a pattern over it is refused rather than built.
+pub const MAX_COMPILED_BYTES: usize = 64 * 1024 * 1024;
+/// Most memory the lazy DFA of one search thread may cache, in bytes (grep-regex's default is
+/// 1000 MiB); when full it is cleared, or the search goes on with a slower engine.
+pub const DFA_CACHE_BYTES: usize = 256 * 1024 * 1024;
+/// Deepest nesting of groups, classes and repetitions in a regex (grep-regex's default).
+const NEST_LIMIT: u32 = 250;
+
+/// The start of a long pattern, for messages: a 10 MB pattern must not make a 10 MB message.
+/// Short patterns come back whole.
+pub(crate) fn abbreviate(text: &str) -> std::borrow::Cow<'_, str> {
+    const SHOWN: usize = 60;
+    if text.len() <= SHOWN + 40 {
+        return text.into();
+    }
+    let mut end = SHOWN;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes)", &text[..end], text.len()).into()
+}
 
 /// What to look for and how.
 #[derive(Clone, Debug)]
@@ -47,10 +78,24 @@ pub struct CompiledPattern {
 
 impl CompiledPattern {
     pub fn new(options: &PatternOptions) -> Result<CompiledPattern> {
+        let pattern = &options.pattern;
+        if pattern.len() > MAX_PATTERN_BYTES {
+            let what = if options.literal {
+                "search string"
+            } else {
+                "regex"
+            };
+            return Err(Error::Pattern(format!(
+                "the {what} is {} bytes long, over the limit of {MAX_PATTERN_BYTES} (64 KiB): \
+                 {:?}. Search for a shorter part of it that is distinctive enough.",
+                pattern.len(),
+                abbreviate(pattern)
+            )));
+        }
         let (regex, has_newline) = if options.literal {
-            literal_regex(&options.pattern)
+            literal_regex(pattern)
         } else {
-            newline_tolerant_regex(&options.pattern)
+            newline_tolerant_regex(pattern)?
         };
         let multiline = options.multiline.unwrap_or(has_newline);
         let mut builder = RegexMatcherBuilder::new();
@@ -58,20 +103,17 @@ impl CompiledPattern {
             .case_insensitive(!options.case_sensitive)
             .multi_line(true)
             .crlf(true)
-            .unicode(true);
+            .unicode(true)
+            .nest_limit(NEST_LIMIT)
+            .size_limit(MAX_COMPILED_BYTES)
+            .dfa_size_limit(DFA_CACHE_BYTES);
         if multiline {
             // crlf() also sets a CRLF line terminator, which would ban `\r` and `\n`.
             builder.line_terminator(None);
         }
-        let matcher = builder.build(&regex).map_err(|e| {
-            let mut msg = format!("invalid regex /{}/: {e}", options.pattern);
-            if has_newline && !multiline {
-                msg.push_str("\nA pattern with a newline needs multiline=true.");
-            } else if !options.literal {
-                msg.push_str("\nEscape special characters with \\ or pass literal=true.");
-            }
-            Error::Pattern(msg)
-        })?;
+        let matcher = builder
+            .build(&regex)
+            .map_err(|e| regex_error(options, &e, has_newline && !multiline))?;
         Ok(CompiledPattern {
             matcher,
             multiline,
@@ -97,6 +139,40 @@ impl CompiledPattern {
     }
 }
 
+/// The message for a pattern grep-regex refused.
+fn regex_error(
+    options: &PatternOptions,
+    error: &grep_regex::Error,
+    needs_multiline: bool,
+) -> Error {
+    let pattern = abbreviate(&options.pattern);
+    let detail = error.to_string();
+    if let grep_regex::ErrorKind::Regex(kind) = error.kind() {
+        if kind.starts_with("compiled regex exceeds size limit") {
+            return Error::Pattern(format!(
+                "the regex /{pattern}/ is too large once compiled (over {} MiB). Use smaller \
+                 counted repetitions ({{n}}), fewer Unicode classes (or ASCII ones such as \
+                 (?-u:\\w)), or literal=true.",
+                MAX_COMPILED_BYTES >> 20
+            ));
+        }
+    }
+    // A syntax error shows the whole pattern with a caret under the fault; for a long pattern
+    // keep the last line alone ("error: ...").
+    let detail = if options.pattern.len() > 200 {
+        detail.lines().last().unwrap_or_default().to_string()
+    } else {
+        detail
+    };
+    let mut msg = format!("invalid regex /{pattern}/: {detail}");
+    if needs_multiline {
+        msg.push_str("\nA pattern with a newline needs multiline=true.");
+    } else if !options.literal {
+        msg.push_str("\nEscape special characters with \\ or pass literal=true.");
+    }
+    Error::Pattern(msg)
+}
+
 const NEWLINE: &str = "(?:\\r?\\n)";
 
 /// A fixed string as a regex; each newline in it (`\n` or `\r\n`) matches either ending.
@@ -112,31 +188,66 @@ fn literal_regex(pattern: &str) -> (String, bool) {
 }
 
 /// The regex with every literal newline (`\n`, a raw newline, `\x0A`, ...) outside a class
-/// replaced by `(?:\r?\n)`, so that patterns written for `\n` files also match `\r\n` files.
-fn newline_tolerant_regex(pattern: &str) -> (String, bool) {
-    let Ok(parsed) = ast::parse::Parser::new().parse(pattern) else {
+/// replaced by `(?:\r?\n)`, so that patterns written for `\n` files also match `\r\n` files;
+/// and whether there was one. Refuses a regex with more than `MAX_UNICODE_CLASSES` classes.
+fn newline_tolerant_regex(pattern: &str) -> Result<(String, bool)> {
+    let parser = ast::parse::ParserBuilder::new()
+        .nest_limit(NEST_LIMIT)
+        .build()
+        .parse(pattern);
+    let Ok(parsed) = parser else {
         // Let the regex builder report the syntax error with its full message.
-        return (pattern.to_string(), pattern.contains('\n'));
+        return Ok((pattern.to_string(), pattern.contains('\n')));
     };
-    struct Newlines(Vec<AstSpan>);
-    impl ast::Visitor for Newlines {
-        type Output = Vec<AstSpan>;
+    #[derive(Default)]
+    struct Scan {
+        newlines: Vec<AstSpan>,
+        unicode_classes: usize,
+    }
+    impl ast::Visitor for Scan {
+        type Output = Scan;
         type Err = ();
-        fn finish(self) -> std::result::Result<Vec<AstSpan>, ()> {
-            Ok(self.0)
+        fn finish(self) -> std::result::Result<Scan, ()> {
+            Ok(self)
         }
         fn visit_pre(&mut self, ast: &Ast) -> std::result::Result<(), ()> {
-            if let Ast::Literal(lit) = ast {
-                if lit.c == '\n' {
-                    self.0.push(lit.span);
+            match ast {
+                Ast::Literal(lit) if lit.c == '\n' => self.newlines.push(lit.span),
+                Ast::ClassPerl(class) if class.kind != ast::ClassPerlKind::Space => {
+                    self.unicode_classes += 1
                 }
+                Ast::ClassUnicode(_) => self.unicode_classes += 1,
+                _ => {}
+            }
+            Ok(())
+        }
+        fn visit_class_set_item_pre(
+            &mut self,
+            item: &ast::ClassSetItem,
+        ) -> std::result::Result<(), ()> {
+            match item {
+                ast::ClassSetItem::Perl(class) if class.kind != ast::ClassPerlKind::Space => {
+                    self.unicode_classes += 1
+                }
+                ast::ClassSetItem::Unicode(_) => self.unicode_classes += 1,
+                _ => {}
             }
             Ok(())
         }
     }
-    let spans = ast::visit(&parsed, Newlines(Vec::new())).unwrap_or_default();
+    let scan = ast::visit(&parsed, Scan::default()).unwrap_or_default();
+    if scan.unicode_classes > MAX_UNICODE_CLASSES {
+        return Err(Error::Pattern(format!(
+            "the regex /{}/ has {} Unicode classes (\\w, \\d, \\p{{..}} and their negations); at \
+             most {MAX_UNICODE_CLASSES} are allowed. Use a counted repetition such as \\w{{20}}, \
+             ASCII classes such as [a-z0-9_], or fewer alternatives.",
+            abbreviate(pattern),
+            scan.unicode_classes
+        )));
+    }
+    let spans = scan.newlines;
     if spans.is_empty() {
-        return (pattern.to_string(), false);
+        return Ok((pattern.to_string(), false));
     }
     let mut out = String::with_capacity(pattern.len() + spans.len() * 8);
     let mut last = 0;
@@ -146,7 +257,7 @@ fn newline_tolerant_regex(pattern: &str) -> (String, bool) {
         last = span.end.offset;
     }
     out.push_str(&pattern[last..]);
-    (out, true)
+    Ok((out, true))
 }
 
 /// How a file's text is encoded; offsets of UTF-16 files refer to their UTF-8 transcoding.
@@ -278,6 +389,29 @@ impl StopSignal {
     pub fn timed_out(&self) -> bool {
         self.timed_out.load(Ordering::Relaxed)
     }
+}
+
+/// Longest grep timeout accepted, in seconds (one day, as the Python layer allows): the
+/// deadline, now plus the timeout, must be a time the clock can represent (`1e300` panicked
+/// converting it, `1e19` adding it).
+pub const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+/// A timeout in seconds as a `Duration`: positive, finite and at most `MAX_TIMEOUT_SECS`.
+pub fn timeout_duration(seconds: f64) -> Result<std::time::Duration> {
+    if !(seconds > 0.0 && seconds.is_finite()) {
+        return Err(Error::InvalidArgument(format!(
+            "timeout must be a positive number of seconds, not {seconds}"
+        )));
+    }
+    std::time::Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|_| seconds <= MAX_TIMEOUT_SECS)
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "timeout must be at most {MAX_TIMEOUT_SECS} seconds (one day), not {seconds:e}; \
+                 pass None (no timeout) to search without a time limit"
+            ))
+        })
 }
 
 /// Per-file caps.
@@ -460,27 +594,61 @@ fn read_known_size(file: &File, size: u64, buffer: &mut Vec<u8>) -> std::io::Res
 
 /// Marks each hit whose matched bytes occur exactly once in `text`.
 fn mark_unique(hits: &mut [Hit], bytes: &[u8], text: &[u8]) {
+    /// The checks together scan the text once plus at most this many bytes. A hit whose bytes
+    /// occur once among the hits needs a scan of the whole text to prove them unique, and a
+    /// file with thousands of distinct hits (minified code) would otherwise cost its size per
+    /// hit. Hits past the budget count as not unique (a linked edit of such a hit that no
+    /// longer matches at its span fails as stale instead of being relocated).
+    const UNIQUE_SCAN_BUDGET: usize = 4 * 1024 * 1024;
     let content = |hit: &Hit| &bytes[hit.content.start..hit.content.start + hit.content.len];
-    let once_in_text = |needle: &[u8]| {
-        !needle.is_empty() && memchr::memmem::find_iter(text, needle).nth(1).is_none()
+    let mut budget = text.len().saturating_add(UNIQUE_SCAN_BUDGET);
+    // Whether `needle` occurs once in the text; `None` when the budget is spent.
+    let mut once_in_text = |needle: &[u8]| {
+        if needle.is_empty() || budget == 0 {
+            return None;
+        }
+        let mut found = memchr::memmem::find_iter(text, needle);
+        let (once, scanned) = match (found.next(), found.next()) {
+            (Some(_), None) => (true, text.len()),
+            (Some(_), Some(second)) => (false, second + needle.len()),
+            (None, _) => (false, text.len()),
+        };
+        budget = budget.saturating_sub(scanned);
+        Some(once)
     };
     match hits {
         [] => {}
-        [only] => only.unique = once_in_text(content(only)),
+        [only] => only.unique = once_in_text(content(only)) == Some(true),
         // The usual case of a literal pattern: every hit has the same bytes, so none is unique
-        // (no hashing per hit).
+        // (no sorting).
         [first, rest @ ..] if rest.iter().all(|hit| content(hit) == content(first)) => {}
         _ => {
-            let mut seen: HashMap<&[u8], usize> = HashMap::with_capacity(hits.len());
-            for hit in hits.iter() {
-                *seen.entry(content(hit)).or_default() += 1;
+            // Hits whose bytes no other hit has, found by sorting (cheaper than hashing each).
+            let mut order: Vec<usize> = (0..hits.len()).collect();
+            order.sort_unstable_by(|&a, &b| content(&hits[a]).cmp(content(&hits[b])));
+            let mut alone = vec![false; hits.len()];
+            for run in order.chunk_by(|&a, &b| content(&hits[a]) == content(&hits[b])) {
+                if let [only] = run {
+                    alone[*only] = true;
+                }
             }
-            for hit in hits.iter_mut() {
-                let content = content(hit);
-                hit.unique = seen[content] == 1 && once_in_text(content);
+            // In file order, so that the budget goes to the first hits.
+            for (hit, alone) in hits.iter_mut().zip(alone) {
+                hit.unique = alone && once_in_text(content(hit)) == Some(true);
             }
         }
     }
+}
+
+/// What the hits on one line share, stored once for the line: a line with thousands of hits
+/// (minified code) must not cost its length per hit.
+struct HitLine {
+    /// Offset of the line's first byte in the file.
+    offset: u64,
+    /// The line without its terminator, in the sink's bytes.
+    text: Span,
+    /// The lines before it, when context was asked for.
+    before: Option<Vec<Span>>,
 }
 
 /// Turns searcher callbacks into hits, keeping the context lines around each one.
@@ -493,8 +661,8 @@ struct HitSink<'a> {
     hits: &'a mut Vec<Hit>,
     /// What the hits' spans point into.
     bytes: &'a mut Vec<u8>,
-    /// The text of the last hit's line, by the line's offset: hits on one line share it.
-    last_line: Option<(u64, Span)>,
+    /// The line of the last hit: the hits on one line share its text and context.
+    last_line: Option<HitLine>,
     count: u64,
     binary: bool,
     interrupted: bool,
@@ -567,21 +735,34 @@ impl<'a> HitSink<'a> {
         }
     }
 
-    fn context_before(&mut self, line: u64) -> Option<Box<Context>> {
+    /// The lines before line `line`, stored (once per line: its hits share them).
+    fn context_before(&mut self, line: u64) -> Option<Vec<Span>> {
         if !self.wants_context() {
             return None;
         }
         let first = line.saturating_sub(self.pattern.before as u64);
-        let before = self
-            .recent
-            .iter()
-            .filter(|(n, _)| *n >= first && *n < line)
-            .map(|(_, text)| store(self.bytes, text))
-            .collect();
-        Some(Box::new(Context {
-            before,
-            after: Vec::new(),
-        }))
+        Some(
+            self.recent
+                .iter()
+                .filter(|(n, _)| *n >= first && *n < line)
+                .map(|(_, text)| store(self.bytes, text))
+                .collect(),
+        )
+    }
+
+    /// The shared part of the hits on line `number` (its text without terminator, at `offset`
+    /// in the file): stored and its context gathered once per line.
+    fn hit_line(&mut self, text: &[u8], offset: u64, number: u64) -> &HitLine {
+        if self.last_line.as_ref().is_none_or(|l| l.offset != offset) {
+            let text = store(self.bytes, text);
+            let before = self.context_before(number);
+            self.last_line = Some(HitLine {
+                offset,
+                text,
+                before,
+            });
+        }
+        self.last_line.as_ref().expect("set above")
     }
 
     fn handle_block(&mut self, mat: &SinkMatch<'_>) -> bool {
@@ -613,18 +794,40 @@ impl<'a> HitSink<'a> {
         // Lines of this block not yet recorded for context: next line number and its start.
         let mut next_line = first_line;
         let mut next_pos = range.start;
-        // Line of the match being placed, tracked incrementally.
+        let wants_context = self.wants_context();
+        // The line of the match being placed, tracked incrementally: its number, where it
+        // starts and ends (after its `\n`; found at its first hit), and how many characters
+        // precede `counted` on it. Every per-hit step goes on from the previous hit on the
+        // line, never back to the line's start: a 4 MB line with thousands of hits (minified
+        // code) must cost its length once, not once per hit.
         let mut line = first_line;
         let mut line_start = range.start;
-        let mut scanned = range.start;
+        let mut line_end: Option<usize> = None;
+        let mut counted = range.start;
+        let mut chars = 0u64;
         let spans = std::mem::take(&mut self.spans);
         let mut keep_going = true;
         for &(start, end) in &spans {
-            for nl in memchr_iter(b'\n', &buffer[scanned..start]) {
-                line += 1;
-                line_start = scanned + nl + 1;
-            }
-            scanned = start;
+            let current_end = match line_end {
+                Some(known) if start < known => known,
+                _ => {
+                    // The first hit, or one on a later line: count the newlines up to it from
+                    // the last one known.
+                    let mut from = range.start;
+                    if let Some(known) = line_end {
+                        line += 1;
+                        line_start = known;
+                        from = known;
+                    }
+                    for nl in memchr_iter(b'\n', &buffer[from..start]) {
+                        line += 1;
+                        line_start = from + nl + 1;
+                    }
+                    counted = line_start;
+                    chars = 0;
+                    *line_end.insert(find_line_end(buffer, start, buffer.len()))
+                }
+            };
             self.count += 1;
             if self.finishing || self.hits.len() >= self.limits.max_hits {
                 self.finishing = true;
@@ -634,27 +837,28 @@ impl<'a> HitSink<'a> {
                 }
                 continue;
             }
-            while next_line < line {
-                let line_end = line_end(buffer, next_pos, range.end);
-                self.push_line(next_line, &buffer[next_pos..line_end]);
+            while wants_context && next_line < line {
+                let end = find_line_end(buffer, next_pos, range.end);
+                self.push_line(next_line, &buffer[next_pos..end]);
                 next_line += 1;
-                next_pos = line_end;
+                next_pos = end;
             }
+            chars += char_count(&buffer[counted..start]);
+            counted = start;
             let last_byte = if end > start { end - 1 } else { start };
             let end_line = line + memchr_iter(b'\n', &buffer[start..last_byte]).count() as u64;
             let line_offset = self.base + block_offset + (line_start - range.start) as u64;
-            let text_bytes =
-                without_terminator(&buffer[line_start..line_end(buffer, line_start, buffer.len())]);
-            let text = match self.last_line {
-                Some((offset, span)) if offset == line_offset => span,
-                _ => {
-                    let span = store(self.bytes, text_bytes);
-                    self.last_line = Some((line_offset, span));
-                    span
-                }
-            };
+            let line_text = without_terminator(&buffer[line_start..current_end]);
+            let shared = self.hit_line(line_text, line_offset, line);
+            let text = shared.text;
+            let context = shared.before.as_ref().map(|before| {
+                Box::new(Context {
+                    before: before.clone(),
+                    after: Vec::new(),
+                })
+            });
             // A match within its first line is a part of that line's text.
-            let content = if end <= line_start + text_bytes.len() {
+            let content = if end <= line_start + text.len {
                 Span {
                     start: text.start + (start - line_start),
                     len: end - start,
@@ -664,12 +868,12 @@ impl<'a> HitSink<'a> {
             };
             let hit = Hit {
                 line,
-                column: char_count(&buffer[line_start..start]) + 1,
+                column: chars + 1,
                 end_line,
                 byte_offset: self.base + block_offset + (start - range.start) as u64,
                 content,
                 text,
-                context: self.context_before(line),
+                context,
                 unique: false,
             };
             self.hits.push(hit);
@@ -678,11 +882,11 @@ impl<'a> HitSink<'a> {
             }
         }
         self.spans = spans;
-        while next_pos < range.end {
-            let line_end = line_end(buffer, next_pos, range.end);
-            self.push_line(next_line, &buffer[next_pos..line_end]);
+        while wants_context && next_pos < range.end {
+            let end = find_line_end(buffer, next_pos, range.end);
+            self.push_line(next_line, &buffer[next_pos..end]);
             next_line += 1;
-            next_pos = line_end;
+            next_pos = end;
         }
         if self.finishing && !self.limits.count_all && self.pending.is_empty() {
             keep_going = false;
@@ -691,8 +895,8 @@ impl<'a> HitSink<'a> {
     }
 }
 
-/// End of the line starting at `start` (after its `\n`), or `limit`.
-fn line_end(buffer: &[u8], start: usize, limit: usize) -> usize {
+/// End of the line holding `buffer[start]` (after its `\n`), or `limit`.
+fn find_line_end(buffer: &[u8], start: usize, limit: usize) -> usize {
     match memchr::memchr(b'\n', &buffer[start..limit]) {
         Some(i) => start + i + 1,
         None => limit,
@@ -706,8 +910,18 @@ fn without_terminator(line: &[u8]) -> &[u8] {
 }
 
 /// Characters in `bytes`: every byte that does not continue a UTF-8 sequence starts one.
+/// Counted in runs of 255 bytes into a `u8`, which the compiler turns into byte-wide vector
+/// adds: several times faster than counting into a `usize` on multi-megabyte lines.
 fn char_count(bytes: &[u8]) -> u64 {
-    bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count() as u64
+    bytes
+        .chunks(255)
+        .map(|run| {
+            // Continuation bytes are 0x80..=0xBF, that is -128..=-65 as an i8.
+            run.iter()
+                .fold(0u8, |n, &b| n.wrapping_add(u8::from(b as i8 >= -0x40)))
+        })
+        .map(u64::from)
+        .sum()
 }
 
 impl Sink for HitSink<'_> {
@@ -793,27 +1007,7 @@ mod tests {
         let FileOutcome::Matched(file) = outcome else {
             panic!("expected hits");
         };
-        let text = |span| String::from_utf8_lossy(file.slice(span)).into_owned();
-        let context = |hit: &Hit, after: bool| -> Vec<String> {
-            hit.context.as_ref().map_or_else(Vec::new, |c| {
-                let spans = if after { &c.after } else { &c.before };
-                spans.iter().map(|&span| text(span)).collect()
-            })
-        };
-        file.hits
-            .iter()
-            .map(|hit| Resolved {
-                line: hit.line,
-                column: hit.column,
-                end_line: hit.end_line,
-                byte_offset: hit.byte_offset,
-                content: file.slice(hit.content).to_vec(),
-                text: text(hit.text),
-                before: context(hit, false),
-                after: context(hit, true),
-                unique: hit.unique,
-            })
-            .collect()
+        resolve(&file.hits, &file.bytes)
     }
 
     #[test]
@@ -962,9 +1156,289 @@ mod tests {
         assert!(matches!(search(&text, opts("needle")), FileOutcome::Binary));
     }
 
+    /// Hits the plain way, for comparison: every match of `pattern` in `text` (which has no
+    /// match across lines), with its line, character column, offset and line text.
+    fn oracle(text: &str, pattern: &str) -> Vec<(u64, u64, u64, String, String)> {
+        let matcher = CompiledPattern::new(&opts(pattern)).unwrap().matcher;
+        let line_starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        // Characters before each byte offset that starts one.
+        let mut chars_before = vec![0u64; text.len() + 1];
+        for (n, (i, c)) in text.char_indices().enumerate() {
+            chars_before[i] = n as u64;
+            chars_before[i + c.len_utf8()] = n as u64 + 1;
+        }
+        let mut found = Vec::new();
+        let _ = matcher.find_iter(text.as_bytes(), |m| {
+            let line = line_starts.partition_point(|&s| s <= m.start());
+            let line_start = line_starts[line - 1];
+            let line_end = line_starts.get(line).map_or(text.len(), |&next| next - 1);
+            found.push((
+                line as u64,
+                chars_before[m.start()] - chars_before[line_start] + 1,
+                m.start() as u64,
+                text[m.start()..m.end()].to_string(),
+                text[line_start..line_end]
+                    .trim_end_matches('\r')
+                    .to_string(),
+            ));
+            true
+        });
+        found
+    }
+
+    /// Every hit of `options` in `text` through the sink alone (as a whole file is searched),
+    /// with the bytes the hits' spans point into.
+    fn sink_hits(text: &[u8], options: &PatternOptions) -> (Vec<Hit>, Vec<u8>) {
+        let pattern = CompiledPattern::new(options).unwrap();
+        let limits = FileLimits {
+            max_hits: usize::MAX,
+            count_all: false,
+        };
+        let stop = StopSignal::new(None);
+        let (mut hits, mut bytes) = (Vec::new(), Vec::new());
+        let mut sink = HitSink::new(&pattern, limits, &stop, &mut hits, &mut bytes);
+        pattern
+            .searcher()
+            .search_slice(&pattern.matcher, text, &mut sink)
+            .unwrap();
+        mark_unique(&mut hits, &bytes, text);
+        (hits, bytes)
+    }
+
+    fn resolve(hits: &[Hit], bytes: &[u8]) -> Vec<Resolved> {
+        let slice = |span: Span| &bytes[span.start..span.start + span.len];
+        let text = |span: Span| String::from_utf8_lossy(slice(span)).into_owned();
+        let context = |hit: &Hit, after: bool| -> Vec<String> {
+            hit.context.as_ref().map_or_else(Vec::new, |c| {
+                let spans = if after { &c.after } else { &c.before };
+                spans.iter().map(|&span| text(span)).collect()
+            })
+        };
+        hits.iter()
+            .map(|hit| Resolved {
+                line: hit.line,
+                column: hit.column,
+                end_line: hit.end_line,
+                byte_offset: hit.byte_offset,
+                content: slice(hit.content).to_vec(),
+                text: text(hit.text),
+                before: context(hit, false),
+                after: context(hit, true),
+                unique: hit.unique,
+            })
+            .collect()
+    }
+
+    fn search_all(text: &str, options: PatternOptions) -> Vec<Resolved> {
+        let (hits, bytes) = sink_hits(text.as_bytes(), &options);
+        resolve(&hits, &bytes)
+    }
+
+    const HITS_PER_LINE: usize = 1_500;
+
+    /// A minified-style text: long lines with thousands of hits among multibyte characters.
+    fn long_lines() -> String {
+        let mut text = String::new();
+        for line in 0..3 {
+            for i in 0..HITS_PER_LINE {
+                text.push_str(["é€", "ab", "𝄞x", "ü"][(i + line) % 4]);
+                text.push_str(&format!("return id{i};"));
+                text.push_str(&"é ".repeat(i % 7));
+            }
+            text.push_str(if line == 1 { "\r\n" } else { "\n" });
+            text.push_str("plain line\n");
+        }
+        text
+    }
+
+    #[test]
+    fn many_hits_on_long_lines_have_exact_columns_and_offsets() {
+        let text = long_lines();
+        for pattern in ["return", r"id\d+;", "x?r"] {
+            let expected = oracle(&text, pattern);
+            assert!(
+                expected.len() >= 3 * HITS_PER_LINE,
+                "{pattern}: {}",
+                expected.len()
+            );
+            let found = search_all(&text, opts(pattern));
+            assert_eq!(found.len(), expected.len(), "{pattern}");
+            for (hit, (line, column, offset, content, line_text)) in found.iter().zip(&expected) {
+                assert_eq!(
+                    (hit.line, hit.end_line, hit.column, hit.byte_offset),
+                    (*line, *line, *column, *offset),
+                    "{pattern} at {offset}"
+                );
+                assert_eq!(hit.content, content.as_bytes());
+                assert_eq!(&hit.text, line_text);
+            }
+        }
+    }
+
+    #[test]
+    fn hits_on_one_long_line_share_its_text_and_context() {
+        let text = long_lines();
+        let mut o = opts("return");
+        o.before = 1;
+        o.after = 1;
+        let (hits, bytes) = sink_hits(text.as_bytes(), &o);
+        // Each line and each context line is stored once, whatever the hits on it.
+        assert!(bytes.len() < text.len() + 100, "{}", bytes.len());
+        let found = resolve(&hits, &bytes);
+        assert_eq!(found.len(), 3 * HITS_PER_LINE);
+        let plain = "plain line".to_string();
+        let (first, rest) = found.split_at(HITS_PER_LINE);
+        assert!(first.iter().all(|h| h.before.is_empty()));
+        assert!(rest.iter().all(|h| h.before == [plain.clone()]));
+        assert!(found.iter().all(|h| h.after == [plain.clone()]));
+    }
+
+    #[test]
+    fn columns_go_on_after_a_multiline_match_ends_mid_line() {
+        let text = "é a\nbé a é a\nzzz é a\n";
+        let mut o = opts(r"a\nb");
+        o.multiline = Some(true);
+        let h = search_all(text, o);
+        assert_eq!(h.len(), 1);
+        assert_eq!((h[0].line, h[0].end_line, h[0].column), (1, 2, 3));
+        // Two patterns in one: a match spanning lines, then matches later on its last line.
+        let mut o = opts(r"a\nb|a");
+        o.multiline = Some(true);
+        let h = search_all(text, o);
+        let got: Vec<_> = h
+            .iter()
+            .map(|h| (h.line, h.column, h.byte_offset))
+            .collect();
+        assert_eq!(got, [(1, 3, 3), (2, 4, 9), (2, 8, 14), (3, 7, 23)]);
+        assert_eq!(h[1].text, "bé a é a");
+    }
+
+    #[test]
+    fn uniqueness_is_checked_within_a_budget() {
+        // Distinct hits that each occur once, in a text big enough that only the first few
+        // can be proven unique within the budget; none counts as unique wrongly.
+        let filler = "x".repeat(1 << 20);
+        let mut text = String::new();
+        for i in 0..12 {
+            text.push_str(&format!("tok{i:02}\n{filler}\n"));
+        }
+        text.push_str("tok00 again\n");
+        let h = search_all(&text, opts(r"tok\d\d"));
+        assert_eq!(h.len(), 13);
+        let unique: Vec<bool> = h.iter().map(|h| h.unique).collect();
+        assert_eq!(unique[..2], [false, true], "tok00 twice, tok01 once");
+        assert!(!unique[12]);
+        assert!(!unique[11], "past the budget");
+        assert!(unique.iter().filter(|&&u| u).count() < 11);
+    }
+
+    fn pattern_error(options: PatternOptions) -> String {
+        match CompiledPattern::new(&options) {
+            Err(Error::Pattern(msg)) => {
+                assert!(msg.len() < 1_000, "a short message: {msg}");
+                msg
+            }
+            Err(other) => panic!("expected a pattern error, got {other:?}"),
+            Ok(_) => panic!(
+                "expected a pattern error for {:?}",
+                abbreviate(&options.pattern)
+            ),
+        }
+    }
+
+    #[test]
+    fn patterns_over_the_size_limit_are_refused_before_parsing() {
+        let msg = pattern_error(opts(&"a".repeat(10_000_000)));
+        assert!(
+            msg.contains("10000000 bytes long, over the limit of 65536"),
+            "{msg}"
+        );
+        let mut literal = opts(&"(".repeat(100_000));
+        literal.literal = true;
+        assert!(pattern_error(literal).contains("the search string is 100000 bytes"));
+        // At the limit, a literal still compiles.
+        let mut literal = opts(&"é(".repeat(MAX_PATTERN_BYTES / 3));
+        literal.literal = true;
+        literal.case_sensitive = false;
+        assert!(CompiledPattern::new(&literal).is_ok());
+    }
+
+    #[test]
+    fn deep_nesting_is_a_pattern_error_not_a_crash() {
+        for pattern in [
+            "(".repeat(60_000),
+            "[".repeat(60_000),
+            "(?:a".repeat(10_000),
+        ] {
+            let msg = pattern_error(opts(&pattern));
+            assert!(msg.starts_with("invalid regex /"), "{msg}");
+            assert!(msg.contains("Escape special characters"), "{msg}");
+        }
+        let closed = format!("{}a{}", "(".repeat(20_000), ")".repeat(20_000));
+        let msg = pattern_error(opts(&closed));
+        assert!(msg.contains("nested parentheses/brackets (250)"), "{msg}");
+        // Nesting within the limit is fine.
+        let nested = format!("{}a{}", "(".repeat(100), ")".repeat(100));
+        assert!(CompiledPattern::new(&opts(&nested)).is_ok());
+    }
+
+    #[test]
+    fn too_many_unicode_classes_are_refused() {
+        let msg = pattern_error(opts(&r"\pL".repeat(MAX_UNICODE_CLASSES + 1)));
+        assert!(msg.contains("1001 Unicode classes"), "{msg}");
+        let msg = pattern_error(opts(&r"[\w-]".repeat(MAX_UNICODE_CLASSES + 1)));
+        assert!(msg.contains("1001 Unicode classes"), "{msg}");
+        // \s is small, and is not counted.
+        assert!(CompiledPattern::new(&opts(&r"\s".repeat(MAX_UNICODE_CLASSES + 1))).is_ok());
+    }
+
+    #[test]
+    fn a_regex_too_large_once_compiled_says_what_to_do() {
+        let msg = pattern_error(opts(r"(?:\w{200}){200}"));
+        assert!(
+            msg.contains("too large once compiled (over 64 MiB)"),
+            "{msg}"
+        );
+        assert!(msg.contains("literal=true"), "{msg}");
+        // Counted repetitions of a usual size compile.
+        assert!(CompiledPattern::new(&opts(r"\w{100}\s*\(\w{0,50}\)")).is_ok());
+    }
+
+    #[test]
+    fn timeouts_out_of_range_are_invalid_arguments() {
+        use std::time::Duration;
+        assert_eq!(timeout_duration(2.5).unwrap(), Duration::from_millis(2500));
+        let day = timeout_duration(MAX_TIMEOUT_SECS).unwrap();
+        assert_eq!(day, Duration::from_secs(86_400));
+        for bad in [
+            1e300,
+            86_400.5,
+            1e19,
+            f64::MAX,
+            0.0,
+            -1.0,
+            f64::INFINITY,
+            f64::NAN,
+        ] {
+            match timeout_duration(bad) {
+                Err(Error::InvalidArgument(msg)) => assert!(msg.contains("timeout"), "{msg}"),
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
+        let Err(Error::InvalidArgument(msg)) = timeout_duration(1e300) else {
+            panic!()
+        };
+        assert!(
+            msg.contains("at most 86400 seconds (one day), not 1e300"),
+            "{msg}"
+        );
+    }
+
     #[test]
     fn escaped_newline_in_regex_tolerates_crlf() {
-        let (regex, has) = newline_tolerant_regex(r"a\nb[^\n]");
+        let (regex, has) = newline_tolerant_regex(r"a\nb[^\n]").unwrap();
         assert!(has);
         assert_eq!(regex, r"a(?:\r?\n)b[^\n]");
     }

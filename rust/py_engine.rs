@@ -146,24 +146,7 @@ impl Engine {
         count_total: bool,
         timeout: Option<f64>,
     ) -> PyResult<GrepOutcome> {
-        let timeout = match timeout {
-            Some(t) if !(t > 0.0 && t.is_finite()) => {
-                return Err(Error::InvalidArgument(format!(
-                    "timeout must be a positive number of seconds, not {t}"
-                ))
-                .into());
-            }
-            Some(t) => match Duration::try_from_secs_f64(t) {
-                Ok(t) => Some(t),
-                Err(_) => {
-                    return Err(Error::InvalidArgument(format!(
-                        "timeout must be a number of seconds a clock can count to, not {t}"
-                    ))
-                    .into());
-                }
-            },
-            None => None,
-        };
+        let timeout: Option<Duration> = timeout.map(crate::grep::timeout_duration).transpose()?;
         let walker = self.walker();
         let query = GrepQuery {
             pattern: PatternOptions {

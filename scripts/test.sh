@@ -36,5 +36,7 @@ CODESIFT_BENCH_SMOKE=1 CODESIFT_BENCH_CORPUS="$stdlib/email" \
 python3 benches/compare.py --quick --rounds 1 --no-git --corpus "$stdlib/email" \
   --out "$smoke_out" > "$smoke_out/log" || { cat "$smoke_out/log"; exit 1; }
 echo "benchmark smoke run: ok ($(grep -c '^| ' "$smoke_out/compare.md") table rows)"
+python3 benches/long_lines.py --rounds 1 --size 200000 --hits 200 > "$smoke_out/long_lines" \
+  || { cat "$smoke_out/long_lines"; exit 1; }
 
 python3 -m pytest -q "$@"
