@@ -525,7 +525,16 @@ impl FileSearcher {
                 buffer.shrink_to(KEEP_BUFFER);
             }
         }
-        let hits = (sink.count > 0).then(|| (sink.hits.drain(..).collect(), sink.bytes.to_vec()));
+        // Small results are copied out at their exact size (the buffer is reused); a buffer
+        // past the size kept between files is handed over whole instead of copied.
+        let hits = (sink.count > 0).then(|| {
+            let bytes = if sink.bytes.capacity() > KEEP_BUFFER {
+                std::mem::take(sink.bytes)
+            } else {
+                sink.bytes.to_vec()
+            };
+            (sink.hits.drain(..).collect(), bytes)
+        });
         let (count, binary, interrupted) = (sink.count, sink.binary, sink.interrupted);
         if self.hit_bytes.capacity() > KEEP_BUFFER {
             self.hit_bytes = Vec::new();
