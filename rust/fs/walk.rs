@@ -977,8 +977,8 @@ impl<T> Drop for Batch<'_, T> {
     }
 }
 
-/// A workspace-relative path as `/`-separated text, for display and matching (lossy only for
-/// names that are not UTF-8; paths themselves stay bytes).
+/// The bytes of a workspace-relative path: what results are ordered by (byte order of the
+/// whole path, as `PathBuf`'s component order is not).
 pub fn rel_bytes(rel: &Path) -> &[u8] {
     rel.as_os_str().as_bytes()
 }
