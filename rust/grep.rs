@@ -71,6 +71,9 @@ pub struct PatternOptions {
 #[derive(Clone, Debug)]
 pub struct CompiledPattern {
     pub matcher: RegexMatcher,
+    /// The regex the matcher was built from (literals escaped, newlines made CRLF-tolerant).
+    pub regex: String,
+    pub case_insensitive: bool,
     pub multiline: bool,
     pub before: usize,
     pub after: usize,
@@ -116,6 +119,8 @@ impl CompiledPattern {
             .map_err(|e| regex_error(options, &e, has_newline && !multiline))?;
         Ok(CompiledPattern {
             matcher,
+            regex,
+            case_insensitive: !options.case_sensitive,
             multiline,
             before: options.before,
             after: options.after,

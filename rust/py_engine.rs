@@ -6,12 +6,13 @@ use crate::fs::root::Root;
 use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::{GlobQuery, GlobSort, glob};
 use crate::grep::PatternOptions;
+use crate::index::handle::{IndexHandle, Mode};
 use crate::py_errors::catch_panic;
 use crate::py_types::{GlobOutcome, GrepOutcome, glob_outcome, grep_outcome};
 use crate::rules::RuleOptions;
 use crate::search::{GrepQuery, grep};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use std::ffi::OsString;
 use std::os::fd::IntoRawFd;
 use std::path::PathBuf;
@@ -31,6 +32,7 @@ pub struct Engine {
     id_prefix: String,
     /// Number of the next search-result id; reserved atomically, a block per search.
     next_id: AtomicU64,
+    index: Arc<IndexHandle>,
 }
 
 impl Engine {
@@ -47,7 +49,8 @@ impl Engine {
 impl Engine {
     #[new]
     #[pyo3(signature = (root, *, gitignore = true, access_files = vec![".clineignore".to_string(), ".codesiftignore".to_string()],
-        hidden = true, follow_symlinks = false, max_filesize = None, threads = None, id_prefix = "sr_".to_string()))]
+        hidden = true, follow_symlinks = false, max_filesize = None, threads = None, id_prefix = "sr_".to_string(),
+        index = "off"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         root: PathBuf,
@@ -58,7 +61,13 @@ impl Engine {
         max_filesize: Option<u64>,
         threads: Option<usize>,
         id_prefix: String,
+        index: &str,
     ) -> PyResult<Self> {
+        let mode = Mode::parse(index).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "index must be \"off\", \"auto\" or \"on\", not {index:?}"
+            ))
+        })?;
         let handle = Root::open(&root).map_err(|e| {
             let shown = root.display();
             match e.raw_os_error() {
@@ -71,20 +80,23 @@ impl Engine {
                 _ => Error::Io(format!("cannot open the workspace root {shown}: {e}")),
             }
         })?;
+        let options = WalkOptions {
+            rules: RuleOptions {
+                gitignore,
+                access_files,
+            },
+            hidden,
+            follow_symlinks,
+            max_filesize,
+            threads: threads.unwrap_or(0),
+        };
+        let index = Arc::new(IndexHandle::new(handle.real_path(), &options, mode));
         Ok(Engine {
             root: Arc::new(handle),
-            options: WalkOptions {
-                rules: RuleOptions {
-                    gitignore,
-                    access_files,
-                },
-                hidden,
-                follow_symlinks,
-                max_filesize,
-                threads: threads.unwrap_or(0),
-            },
+            options,
             id_prefix,
             next_id: AtomicU64::new(0),
+            index,
         })
     }
 
@@ -164,7 +176,13 @@ impl Engine {
             count_total,
             timeout,
         };
-        let outcome = py.detach(move || catch_panic(|| grep(walker, &query)))?;
+        let (index, root, options) = (self.index.clone(), self.root.clone(), self.options.clone());
+        let outcome = py.detach(move || {
+            catch_panic(|| {
+                let index = index.for_search(|| Walker::new(root, options));
+                grep(walker, &query, index.as_deref())
+            })
+        })?;
         let count: usize = outcome.files.iter().map(|f| f.hits.len()).sum();
         let first_id = self.next_id.fetch_add(count as u64, Ordering::Relaxed);
         grep_outcome(py, outcome, &self.id_prefix, first_id)
@@ -240,6 +258,68 @@ impl Engine {
             )
             .ok()
             .map(|found| found.real.into_os_string())
+        })
+    }
+
+    /// Builds the index of the workspace (replacing the old one); `progress(done, total)` is
+    /// called with the GIL from time to time. Returns the build's figures.
+    #[pyo3(signature = (progress = None))]
+    fn index_build<'py>(
+        &self,
+        py: Python<'py>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (index, walker) = (self.index.clone(), self.walker());
+        let stats = py.detach(move || {
+            catch_panic(|| {
+                let report = |done: usize, total: usize| {
+                    if let Some(callback) = &progress {
+                        Python::attach(|py| {
+                            let _ = callback.call1(py, (done, total));
+                        });
+                    }
+                };
+                index
+                    .build(&walker, &report)
+                    .map_err(|e| Error::Io(format!("cannot build the index: {e}")))
+            })
+        })?;
+        let d = PyDict::new(py);
+        d.set_item("files", stats.files)?;
+        d.set_item("indexed_files", stats.indexed_files)?;
+        d.set_item("units", stats.units)?;
+        d.set_item("trigrams", stats.trigrams)?;
+        d.set_item("bytes_indexed", stats.bytes_indexed)?;
+        d.set_item("index_bytes", stats.index_bytes)?;
+        Ok(d)
+    }
+
+    /// The index's state: path, whether it exists, its size and counts, a problem if any.
+    fn index_status<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let index = self.index.clone();
+        let status = py.detach(move || index.status());
+        let d = PyDict::new(py);
+        d.set_item("mode", format!("{:?}", self.index.mode()).to_lowercase())?;
+        d.set_item("path", status.path.map(|p| p.into_os_string()))?;
+        d.set_item("exists", status.exists)?;
+        d.set_item("files", status.files)?;
+        d.set_item("units", status.units)?;
+        d.set_item("trigrams", status.trigrams)?;
+        d.set_item("bytes", status.bytes)?;
+        d.set_item("built_at_ns", status.build_start_ns)?;
+        d.set_item("problem", status.problem)?;
+        Ok(d)
+    }
+
+    /// Removes the index; returns whether there was one.
+    fn index_drop(&self, py: Python<'_>) -> PyResult<bool> {
+        let index = self.index.clone();
+        py.detach(move || {
+            catch_panic(|| {
+                index
+                    .drop_index()
+                    .map_err(|e| Error::Io(format!("cannot remove the index: {e}")))
+            })
         })
     }
 

@@ -700,6 +700,8 @@ pub struct GrepOutcome {
     pub ignored: u64,
     /// The search path where it really is, workspace-relative.
     pub search_path: Py<PyString>,
+    /// The index chose the files searched (the hits are a scan's all the same).
+    pub indexed: bool,
 }
 
 /// Takes a view out of the cyclic GC's lists: it holds no Python object that could be part of
@@ -832,5 +834,6 @@ pub fn grep_outcome(
             .into_os_string()
             .into_pyobject(py)?
             .unbind(),
+        indexed: outcome.indexed,
     })
 }

@@ -8,11 +8,13 @@
 //! ripgrep does) and the per-file results are sorted at the end.
 
 use crate::error::{Error, Result};
-use crate::fs::walk::{DirFilter, DirWork, FileEntry, Target, WalkState, Walker};
+use crate::fs::walk::{Batch, DirFilter, DirWork, FileEntry, Target, WalkState, Walker};
 use crate::glob::PathPattern;
 use crate::grep::{
     CompiledPattern, FileHits, FileLimits, FileOutcome, FileSearcher, PatternOptions, StopSignal,
 };
+use crate::index::build::stat_ns;
+use crate::index::format::{BINARY, INDEXED, IndexFile};
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -44,6 +46,8 @@ pub struct GrepOutcome {
     pub ignored: u64,
     /// The search path where it really is (symlinks along it resolved).
     pub search_path: PathBuf,
+    /// The index chose the files searched.
+    pub indexed: bool,
 }
 
 #[derive(Default)]
@@ -112,7 +116,8 @@ impl FileFilter {
 }
 
 /// Searches `query.search_path` with the walker's options.
-pub fn grep(walker: Walker, query: &GrepQuery) -> Result<GrepOutcome> {
+/// With `index`, candidates come from it (see `indexed`); results are those of a scan.
+pub fn grep(walker: Walker, query: &GrepQuery, index: Option<&IndexFile>) -> Result<GrepOutcome> {
     if query.max_matches == Some(0) {
         return Err(Error::InvalidArgument(
             "max_matches must be at least 1".into(),
@@ -132,12 +137,29 @@ pub fn grep(walker: Walker, query: &GrepQuery) -> Result<GrepOutcome> {
     };
     let stop = StopSignal::new(query.timeout.map(|t| Instant::now() + t));
     let counters = Counters::default();
-    let mut outcome = match query.max_matches {
-        Some(max) if !query.count_total => {
-            ordered(&walker, target, &pattern, &filter, &stop, &counters, max)
+    let candidates = match (index, &target) {
+        (Some(index), Target::Dir(_)) => {
+            let plan = crate::index::plan::plan(&pattern.regex, pattern.case_insensitive);
+            crate::index::query::candidate_files(index, &plan, pattern.multiline)
+                .ok()
+                .flatten()
+                .map(|files| (index, files))
         }
-        _ => exhaustive(&walker, query, target, &pattern, &filter, &stop, &counters),
+        _ => None,
     };
+    let used_index = candidates.is_some();
+    let mut outcome = match (candidates, target) {
+        (Some((index, files)), Target::Dir(start)) => indexed(
+            &walker, query, start, index, &files, &pattern, &filter, &stop, &counters,
+        ),
+        (_, target) => match query.max_matches {
+            Some(max) if !query.count_total => {
+                ordered(&walker, target, &pattern, &filter, &stop, &counters, max)
+            }
+            _ => exhaustive(&walker, query, target, &pattern, &filter, &stop, &counters),
+        },
+    };
+    outcome.indexed = used_index;
     outcome.timed_out = stop.timed_out();
     if outcome.timed_out {
         outcome.truncated = true;
@@ -164,6 +186,169 @@ fn search_entry(
         limits,
         stop,
     )
+}
+
+/// Changes to a file within this long before a build started may not show in its timestamps
+/// (coarse file-system clocks): such files are searched from disk, as git treats "racily
+/// clean" entries.
+const RACY_MARGIN_NS: i64 = 2_000_000_000;
+
+/// The indexed search: the tree under `start` is walked (with the scan's rules and filters)
+/// and every file `stat`ed; a file is searched when the index has no postings for it (new,
+/// binary, unindexed), when it changed since the build (size, mtime, ctime, inode, or touched
+/// around the build), or when it is a candidate. Every other file is an unchanged indexed file
+/// without a candidate unit, which holds no match. The files are then searched in path order
+/// by the scan's own searcher, so the hits are exactly the scan's.
+#[allow(clippy::too_many_arguments)]
+fn indexed(
+    walker: &Walker,
+    query: &GrepQuery,
+    start: DirWork,
+    index: &IndexFile,
+    candidates: &roaring::RoaringBitmap,
+    pattern: &CompiledPattern,
+    filter: &FileFilter,
+    stop: &StopSignal,
+    counters: &Counters,
+) -> GrepOutcome {
+    use std::os::unix::ffi::OsStrExt;
+    let racy_after = index.build_start_ns.saturating_sub(RACY_MARGIN_NS);
+    let chosen: Mutex<Vec<FileEntry>> = Mutex::new(Vec::new());
+    let root = walker.root();
+    walker.visit_parallel(vec![start], || {
+        let mut batch = Batch::new(&chosen);
+        Box::new(move |entry| {
+            if !filter.accepts(&entry.rel) {
+                return WalkState::Continue;
+            }
+            let search = match (
+                index.find(entry.rel.as_os_str().as_bytes()),
+                entry.stat(root),
+            ) {
+                (Some(i), Ok(stat)) => {
+                    let known = index.file(i);
+                    let mtime = stat_ns(stat.st_mtime, stat.st_mtime_nsec as i64);
+                    let ctime = stat_ns(stat.st_ctime, stat.st_ctime_nsec as i64);
+                    let unchanged = known.size == stat.st_size as u64
+                        && known.mtime_ns == mtime
+                        && known.ctime_ns == ctime
+                        && known.ino == stat.st_ino
+                        && mtime < racy_after
+                        && ctime < racy_after;
+                    if unchanged && known.flags & BINARY != 0 {
+                        counters.record(&FileOutcome::Binary);
+                        false
+                    } else {
+                        !unchanged || known.flags & INDEXED == 0 || candidates.contains(i as u32)
+                    }
+                }
+                _ => true,
+            };
+            if search {
+                batch.push(entry.clone());
+            }
+            WalkState::Continue
+        })
+    });
+    let mut files = chosen.into_inner().unwrap();
+    files.sort_unstable_by(|a, b| a.rel.as_os_str().cmp(b.rel.as_os_str()));
+    let (max, count_all) = match query.max_matches {
+        Some(max) if !query.count_total => (max, false),
+        other => (other.unwrap_or(usize::MAX), query.count_total),
+    };
+    let (found_files, found) =
+        search_sorted(walker, &files, pattern, stop, counters, max, count_all);
+    finish(found_files, max, found, count_all)
+}
+
+/// Files of a sorted search: each one's outcome once searched (`Some(None)`: no hits), and
+/// how far from the start they are all searched, with the hits in that prefix.
+struct Slots {
+    done: Vec<Option<Option<FileHits>>>,
+    settled: usize,
+    settled_hits: u64,
+}
+
+/// Searches `files` (in path order) in parallel; with a limit, files are taken in order and
+/// the search stops once the first `max + 1` hits are settled in that order. Returns the files
+/// with hits in order and the number of matches found.
+fn search_sorted(
+    walker: &Walker,
+    files: &[FileEntry],
+    pattern: &CompiledPattern,
+    stop: &StopSignal,
+    counters: &Counters,
+    max: usize,
+    count_all: bool,
+) -> (Vec<FileHits>, u64) {
+    let limits = FileLimits {
+        max_hits: max.saturating_add(1),
+        count_all,
+    };
+    let wanted = (max as u64).saturating_add(1);
+    let next = AtomicUsize::new(0);
+    let cutoff = AtomicUsize::new(usize::MAX);
+    let slots = Mutex::new(Slots {
+        done: (0..files.len()).map(|_| None).collect(),
+        settled: 0,
+        settled_hits: 0,
+    });
+    let threads = walker
+        .options()
+        .thread_count()
+        .max(1)
+        .min(files.len().max(1));
+    let work = || {
+        let mut searcher = FileSearcher::new(pattern);
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= files.len() || i > cutoff.load(Ordering::Relaxed) || stop.should_stop() {
+                break;
+            }
+            let outcome = search_entry(&mut searcher, walker, &files[i], limits, stop);
+            counters.record(&outcome);
+            let hits = match outcome {
+                FileOutcome::Matched(hits) | FileOutcome::Interrupted(Some(hits)) => Some(hits),
+                _ => None,
+            };
+            let mut s = slots.lock().unwrap();
+            s.done[i] = Some(hits);
+            if count_all || max == usize::MAX {
+                continue;
+            }
+            while s.settled < s.done.len() && s.settled_hits < wanted {
+                let Some(done) = &s.done[s.settled] else {
+                    break;
+                };
+                let count = done.as_ref().map_or(0, |h| h.count);
+                s.settled_hits += count;
+                if s.settled_hits >= wanted {
+                    cutoff.store(s.settled, Ordering::Relaxed);
+                }
+                s.settled += 1;
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(work);
+        }
+        work();
+    });
+    let slots = slots.into_inner().unwrap().done;
+    let last = cutoff.load(Ordering::Relaxed);
+    let mut out = Vec::new();
+    let mut found = 0u64;
+    for (i, slot) in slots.into_iter().enumerate() {
+        if i > last {
+            break;
+        }
+        if let Some(Some(hits)) = slot {
+            found += hits.count;
+            out.push(hits);
+        }
+    }
+    (out, found)
 }
 
 /// Results settling in walk order: slot `i` is file `i` of the sorted walk.

@@ -33,3 +33,11 @@ def tree(tmp_path: Path) -> Callable[[TreeSpec], Path]:
         return write_tree(root, files)
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def index_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Indexes built by tests go to a temporary cache directory, never to ~/.cache."""
+    cache = tmp_path_factory.mktemp("index-cache")
+    monkeypatch.setenv("CODESIFT_CACHE_DIR", str(cache))
+    return cache

@@ -1,8 +1,8 @@
 """Type stubs of the compiled core, `codesift._core`."""
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Generic, SupportsIndex, TypeVar, final, overload
+from typing import Any, Generic, SupportsIndex, TypeVar, final, overload
 
 from typing_extensions import Self
 
@@ -157,6 +157,7 @@ class GrepOutcome:
     unreadable: int
     ignored: int
     search_path: str
+    indexed: bool
 
 @final
 class Engine:
@@ -171,6 +172,7 @@ class Engine:
         max_filesize: int | None = None,
         threads: int | None = None,
         id_prefix: str = ...,
+        index: str = "off",
     ) -> Self: ...
     @property
     def root(self) -> str: ...
@@ -207,6 +209,11 @@ class Engine:
     def write(self, path: str | Path, data: bytes) -> tuple[str, bool]: ...
     def real(self, path: str | Path) -> str | None: ...
     def exists(self, path: str | Path) -> bool: ...
+    def index_build(
+        self, progress: Callable[[int, int], object] | None = None
+    ) -> dict[str, int]: ...
+    def index_status(self) -> dict[str, Any]: ...
+    def index_drop(self) -> bool: ...
 
 @final
 class FileLock:

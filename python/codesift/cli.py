@@ -67,6 +67,17 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--no-hidden", action="store_true", help="skip hidden files")
     common.add_argument("-L", "--follow", action="store_true", help="follow symlinks in root")
     common.add_argument("-j", "--threads", type=int, default=None, help="worker threads")
+    common.add_argument(
+        "--index",
+        dest="index",
+        action="store_const",
+        const="on",
+        default="auto",
+        help="use the persistent index, building it if missing (default: use it if built)",
+    )
+    common.add_argument(
+        "--no-index", dest="index", action="store_const", const="off", help="always scan"
+    )
     # For remote search (codesift.remote): JSON with every field of a hit (byte_length, unique,
     # encoding) and errors as JSON on stdout ({"error": {"type", "message"}}, exit 2).
     common.add_argument("--json-full", action="store_true", help=argparse.SUPPRESS)
@@ -116,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--replace-all", action="store_true")
     e.add_argument("--no-fuzzy", action="store_true", help="exact and line-ending matches only")
 
+    ix = sub.add_parser("index", parents=[common], help="build, inspect or remove the index")
+    ix.add_argument("action", choices=["build", "status", "drop"])
+
     m = sub.add_parser("mcp", parents=[common], help="serve the tools over MCP (stdio)")
     m.add_argument("--spill-dir", default=None, help="where oversized outputs are saved")
 
@@ -152,6 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             hidden=not args.no_hidden,
             follow_symlinks=args.follow,
             threads=args.threads,
+            index=args.index,
         )
         return COMMANDS[args.command](ws, args, _console(args))
     except CodesiftError as exc:
@@ -395,6 +410,44 @@ def _edit(ws: Workspace, args: argparse.Namespace, console: Console | None) -> i
     return EXIT_FOUND
 
 
+def _index(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    if args.action == "drop":
+        dropped = ws.index_drop()
+        data: dict[str, Any] = {"dropped": dropped}
+        text = "index removed" if dropped else "there was no index"
+    elif args.action == "status":
+        data = ws.index_status()
+        if not data["exists"]:
+            text = f"no index (it would be at {data['path']}); build it with: codesift index build"
+        else:
+            text = (
+                f"index at {data['path']}: {data['files']} files, {data['units']} units, "
+                f"{data['trigrams']} trigrams, {data['bytes']} bytes"
+            )
+            if data["problem"]:
+                text += f"; unusable ({data['problem']}), rebuild it"
+    else:
+        if console is not None and console.is_terminal and not args.json:
+            from rich.progress import Progress
+
+            with Progress(console=Console(stderr=True), transient=True) as bar:
+                task = bar.add_task("indexing", total=None)
+                data = ws.index_build(
+                    lambda done, total: bar.update(task, completed=done, total=total)
+                )
+        else:
+            data = ws.index_build()
+        text = (
+            f"indexed {data['indexed_files']} of {data['files']} files "
+            f"({data['bytes_indexed']} bytes) into {data['index_bytes']} bytes"
+        )
+    if args.json:
+        _print_json(data)
+    else:
+        print(text)
+    return EXIT_FOUND
+
+
 def _mcp(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
     from .mcp import run
     from .tools import Toolbox
@@ -503,6 +556,7 @@ COMMANDS: dict[str, Callable[[Workspace, argparse.Namespace, Console | None], in
     "ls": _ls,
     "edit": _edit,
     "mcp": _mcp,
+    "index": _index,
     "apply-hit": _apply_hit,
 }
 

@@ -110,6 +110,8 @@ class GrepResult:
     timeout: float | None = None
     #: Failed hosts of a remote search, with their messages (empty for a local search).
     errors: dict[str, str] = field(default_factory=dict)
+    #: The index chose the files searched (the hits are exactly a scan's either way).
+    indexed: bool = False
 
     @property
     def note(self) -> str | None:
@@ -157,6 +159,7 @@ class GrepResult:
             "timed_out": self.timed_out,
             "note": self.note,
             "errors": dict(self.errors),
+            "indexed": self.indexed,
             "summary": self.summary,
         }
 

@@ -6,7 +6,7 @@ import difflib
 import os
 import re
 import secrets
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +69,9 @@ class Workspace:
         max_filesize: skip files larger than this many bytes.
         threads: worker threads (default: one per CPU).
         cache_size: search hits kept for `edit_result`.
+        index: use a persistent trigram index for grep: False (never), "auto" (when one
+            was built for this root and these options), True (build it on first use).
+            Results are exactly a scan's either way (see README, "Index").
     """
 
     def __init__(
@@ -82,6 +85,7 @@ class Workspace:
         max_filesize: int | None = None,
         threads: int | None = None,
         cache_size: int = 100_000,
+        index: bool | str = False,
     ) -> None:
         self.ignore_files = check_ignore_files(ignore_files)
         check_int("max_filesize", max_filesize, minimum=0)
@@ -100,6 +104,7 @@ class Workspace:
             max_filesize=max_filesize,
             threads=threads,
             id_prefix=f"sr_{salt}",
+            index=_index_mode(index),
         )
         self.sandbox = Sandbox(self._engine.root, given)
         self.cache = ResultCache(self._engine.id_prefix, capacity=cache_size)
@@ -209,7 +214,26 @@ class Workspace:
             ignored=outcome.ignored,
             timed_out=outcome.timed_out,
             timeout=timeout,
+            indexed=outcome.indexed,
         )
+
+    # -- index ------------------------------------------------------------------------------
+
+    def index_build(self, progress: Callable[[int, int], object] | None = None) -> dict[str, int]:
+        """Builds (or rebuilds) the persistent index of this workspace under the user cache
+        directory; `progress(done, total)` is called as files are indexed."""
+        if progress is not None and not callable(progress):
+            raise InvalidArgumentError("progress must be a function (done, total) or None")
+        return dict(self._engine.index_build(progress))
+
+    def index_status(self) -> dict[str, object]:
+        """The index's mode, path, whether it exists, its counts and size, and a problem (a
+        damaged or foreign index file, which is never used) if any."""
+        return dict(self._engine.index_status())
+
+    def index_drop(self) -> bool:
+        """Removes the index; returns whether there was one."""
+        return bool(self._engine.index_drop())
 
     # -- read, list, write ----------------------------------------------------------------
 
@@ -569,6 +593,17 @@ class Workspace:
             last_line=last,
             diff=_unified_diff(file.text, new_text, shown),
         )
+
+
+def _index_mode(index: object) -> str:
+    """The engine's name for a Workspace `index` argument."""
+    if index is True or index == "on":
+        return "on"
+    if index is False or index is None or index == "off":
+        return "off"
+    if index == "auto":
+        return "auto"
+    raise InvalidArgumentError(f'index must be True, False or "auto", not {index!r}'[:200])
 
 
 def _binary(shown: str) -> Exception:

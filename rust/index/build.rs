@@ -1,0 +1,353 @@
+//! Building an index: the walk (through the root handle, with the workspace's rules, as a
+//! scan would walk), then the files read in parallel in chunks of consecutive paths, each
+//! cut into line-aligned units whose byte trigrams go into per-chunk posting lists, merged in
+//! path order so that unit ids follow the order results come in.
+//!
+//! No file is left out silently: a binary, UTF-16, oversized or unreadable file is recorded
+//! without postings and is searched from disk by every query.
+
+use super::format::{self, BINARY, Contents, FileRecord, INDEXED};
+use crate::fs::walk::{Batch, FileEntry, WalkState, Walker};
+use roaring::RoaringBitmap;
+use rustix::fs::Stat;
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Read};
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Units are cut at the last line end before this many bytes (a longer line is one unit).
+pub const UNIT_BYTES: usize = 16 * 1024;
+/// Files larger than this are not indexed (always scanned).
+pub const MAX_INDEXED_FILE: u64 = 64 * 1024 * 1024;
+/// Consecutive files handed to one worker at a time, by bytes and by count.
+const CHUNK_BYTES: u64 = 16 * 1024 * 1024;
+const CHUNK_FILES: usize = 2048;
+const NO_SLOT: u32 = u32::MAX;
+
+/// What a build did.
+#[derive(Debug, Default, Clone)]
+pub struct BuildStats {
+    pub files: usize,
+    pub indexed_files: usize,
+    pub units: usize,
+    pub trigrams: usize,
+    pub bytes_indexed: u64,
+    pub index_bytes: u64,
+}
+
+/// A file to index, with the state it had when the walk saw it.
+struct Found {
+    entry: FileEntry,
+    stat: Stat,
+}
+
+/// What one chunk of files gave.
+struct ChunkResult {
+    files: Vec<FileRecord>,
+    /// `(file within the chunk, byte offset)` per unit.
+    units: Vec<(u32, u64)>,
+    postings: Vec<(u32, RoaringBitmap)>,
+    bytes: u64,
+}
+
+/// Per-thread trigram accumulator: a slot per possible trigram (2^24), so adding a trigram
+/// is an array access rather than a hash lookup.
+struct Accumulator {
+    slots: Vec<u32>,
+    lists: Vec<(u32, u32, RoaringBitmap)>,
+    stamp: u32,
+}
+
+impl Accumulator {
+    fn new() -> Accumulator {
+        Accumulator {
+            slots: vec![NO_SLOT; 1 << 24],
+            lists: Vec::new(),
+            stamp: 0,
+        }
+    }
+
+    fn add_unit(&mut self, unit: u32, text: &[u8]) {
+        self.stamp = self.stamp.wrapping_add(1);
+        let stamp = self.stamp;
+        for window in text.windows(3) {
+            let trigram =
+                (u32::from(window[0]) << 16) | (u32::from(window[1]) << 8) | u32::from(window[2]);
+            let slot = &mut self.slots[trigram as usize];
+            if *slot == NO_SLOT {
+                *slot = self.lists.len() as u32;
+                self.lists.push((trigram, stamp, RoaringBitmap::new()));
+                self.lists.last_mut().unwrap().2.push(unit);
+                continue;
+            }
+            let list = &mut self.lists[*slot as usize];
+            if list.1 != stamp {
+                list.1 = stamp;
+                list.2.push(unit);
+            }
+        }
+    }
+
+    fn take(&mut self) -> Vec<(u32, RoaringBitmap)> {
+        let mut out = Vec::with_capacity(self.lists.len());
+        for (trigram, _, bitmap) in self.lists.drain(..) {
+            self.slots[trigram as usize] = NO_SLOT;
+            out.push((trigram, bitmap));
+        }
+        out.sort_unstable_by_key(|(t, _)| *t);
+        out
+    }
+}
+
+/// Cuts `text` into line-aligned units of about `UNIT_BYTES`: `(start, end)` byte ranges.
+pub fn units(text: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let mut end = (start + UNIT_BYTES).min(text.len());
+        if end < text.len() {
+            end = match memchr::memrchr(b'\n', &text[start..end]) {
+                Some(nl) => start + nl + 1,
+                // A line longer than a unit is a unit of its own.
+                None => memchr::memchr(b'\n', &text[end..]).map_or(text.len(), |nl| end + nl + 1),
+            };
+        }
+        out.push((start, end));
+        start = end;
+    }
+    out
+}
+
+fn record(found: &Found, path: Vec<u8>, flags: u32, first_unit: u32, units: u32) -> FileRecord {
+    FileRecord {
+        path,
+        flags,
+        size: found.stat.st_size as u64,
+        mtime_ns: stat_ns(found.stat.st_mtime, found.stat.st_mtime_nsec as i64),
+        ctime_ns: stat_ns(found.stat.st_ctime, found.stat.st_ctime_nsec as i64),
+        ino: found.stat.st_ino,
+        first_unit,
+        units,
+    }
+}
+
+pub fn stat_ns(secs: i64, nsecs: i64) -> i64 {
+    secs.saturating_mul(1_000_000_000).saturating_add(nsecs)
+}
+
+fn index_chunk(walker: &Walker, files: &[Found], acc: &mut Accumulator) -> ChunkResult {
+    use std::os::unix::ffi::OsStrExt;
+    let mut result = ChunkResult {
+        files: Vec::with_capacity(files.len()),
+        units: Vec::new(),
+        postings: Vec::new(),
+        bytes: 0,
+    };
+    let mut buffer = Vec::new();
+    for (i, found) in files.iter().enumerate() {
+        let path = found.entry.rel.as_os_str().as_bytes().to_vec();
+        let first_unit = result.units.len() as u32;
+        let readable = found.stat.st_size as u64 <= MAX_INDEXED_FILE
+            && found.entry.open(walker.root()).is_ok_and(|file| {
+                buffer.clear();
+                file.take(MAX_INDEXED_FILE + 1)
+                    .read_to_end(&mut buffer)
+                    .is_ok()
+            });
+        // UTF-16 files are scanned (their raw bytes do not hold the trigrams of the text the
+        // scan matches in them), and so are files that could not be read whole.
+        let utf16 = buffer.starts_with(b"\xff\xfe") || buffer.starts_with(b"\xfe\xff");
+        if !readable || buffer.len() as u64 != found.stat.st_size as u64 || utf16 {
+            result.files.push(record(found, path, 0, first_unit, 0));
+            continue;
+        }
+        // A NUL byte anywhere makes the scan skip a file as binary, whatever the pattern.
+        if memchr::memchr(0, &buffer).is_some() {
+            result
+                .files
+                .push(record(found, path, BINARY, first_unit, 0));
+            continue;
+        }
+        let cut = units(&buffer);
+        for &(start, end) in &cut {
+            let unit = result.units.len() as u32;
+            result.units.push((i as u32, start as u64));
+            acc.add_unit(unit, &buffer[start..end]);
+        }
+        result.bytes += buffer.len() as u64;
+        result
+            .files
+            .push(record(found, path, INDEXED, first_unit, cut.len() as u32));
+    }
+    result.postings = acc.take();
+    result
+}
+
+/// Builds the index of everything `walker` sees under the root and writes it to `out`.
+/// `progress(done, total)` is called as files are indexed.
+pub fn build(
+    walker: &Walker,
+    out: &Path,
+    options_hash: u64,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> io::Result<BuildStats> {
+    let build_start_ns = now_ns();
+    let found: Mutex<Vec<Found>> = Mutex::new(Vec::new());
+    let start = walker.start(Path::new(""), crate::fs::root::Links::Refuse)?;
+    let root = walker.root().clone();
+    walker.visit_parallel(vec![start], || {
+        let root = &root;
+        let mut batch = Batch::new(&found);
+        Box::new(move |entry| {
+            if let Ok(stat) = entry.stat(root) {
+                batch.push(Found {
+                    entry: entry.clone(),
+                    stat,
+                });
+            }
+            WalkState::Continue
+        })
+    });
+    let mut found = found.into_inner().unwrap();
+    found.sort_unstable_by(|a, b| a.entry.rel.as_os_str().cmp(b.entry.rel.as_os_str()));
+    let total = found.len();
+
+    // Chunks of consecutive files; workers take them in turn, results merge in order.
+    let mut chunks = Vec::new();
+    let (mut start, mut bytes) = (0, 0u64);
+    for (i, f) in found.iter().enumerate() {
+        bytes += f.stat.st_size as u64;
+        if bytes >= CHUNK_BYTES || i + 1 - start >= CHUNK_FILES {
+            chunks.push(start..i + 1);
+            start = i + 1;
+            bytes = 0;
+        }
+    }
+    if start < found.len() {
+        chunks.push(start..found.len());
+    }
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let threads = walker
+        .options()
+        .thread_count()
+        .max(1)
+        .min(chunks.len().max(1));
+    let (sender, receiver) = crossbeam_channel::bounded::<(usize, ChunkResult)>(threads * 2);
+    let mut files: Vec<FileRecord> = Vec::with_capacity(total);
+    let mut unit_table: Vec<(u32, u64)> = Vec::new();
+    let mut merged: HashMap<u32, RoaringBitmap> = HashMap::new();
+    let mut stats = BuildStats {
+        files: total,
+        ..BuildStats::default()
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let sender = sender.clone();
+            let (chunks, found, next, done) = (&chunks, &found, &next, &done);
+            scope.spawn(move || {
+                let mut acc = Accumulator::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(range) = chunks.get(i) else { break };
+                    let result = index_chunk(walker, &found[range.clone()], &mut acc);
+                    let n = done.fetch_add(range.len(), Ordering::Relaxed) + range.len();
+                    progress(n, total);
+                    if sender.send((i, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        // Merge in chunk order, holding early arrivals until their turn.
+        let mut waiting: BTreeMap<usize, ChunkResult> = BTreeMap::new();
+        let mut turn = 0;
+        for (i, result) in receiver {
+            waiting.insert(i, result);
+            while let Some(result) = waiting.remove(&turn) {
+                let (base_file, base_unit) = (files.len() as u32, unit_table.len() as u32);
+                for mut record in result.files {
+                    record.first_unit += base_unit;
+                    if record.flags & INDEXED != 0 {
+                        stats.indexed_files += 1;
+                    }
+                    files.push(record);
+                }
+                unit_table.extend(result.units.iter().map(|(f, off)| (f + base_file, *off)));
+                for (trigram, bitmap) in result.postings {
+                    let list = merged.entry(trigram).or_default();
+                    if base_unit == 0 {
+                        *list |= bitmap;
+                    } else {
+                        list.append(bitmap.iter().map(|u| u + base_unit))
+                            .map_err(|_| io::Error::other("unit ids out of order"))?;
+                    }
+                }
+                stats.bytes_indexed += result.bytes;
+                turn += 1;
+            }
+        }
+        Ok::<(), io::Error>(())
+    })?;
+    let mut postings: Vec<(u32, RoaringBitmap)> = merged.into_iter().collect();
+    postings.sort_unstable_by_key(|(t, _)| *t);
+    stats.units = unit_table.len();
+    stats.trigrams = postings.len();
+    stats.index_bytes = format::write(
+        out,
+        &Contents {
+            options_hash,
+            build_start_ns,
+            files: &files,
+            units: &unit_table,
+            postings: &postings,
+        },
+    )?;
+    Ok(stats)
+}
+
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_are_line_aligned_and_cover_the_text() {
+        let mut text = Vec::new();
+        for i in 0..5000 {
+            text.extend_from_slice(format!("line number {i}\n").as_bytes());
+        }
+        text.extend_from_slice(&vec![b'x'; 40_000]);
+        text.extend_from_slice(b"\ntail");
+        let cut = units(&text);
+        assert_eq!(cut.first().unwrap().0, 0);
+        assert_eq!(cut.last().unwrap().1, text.len());
+        for pair in cut.windows(2) {
+            assert_eq!(pair[0].1, pair[1].0);
+            assert_eq!(text[pair[0].1 - 1], b'\n');
+        }
+        assert!(
+            cut.iter().any(|(s, e)| e - s > UNIT_BYTES),
+            "the long line is one unit"
+        );
+    }
+
+    #[test]
+    fn trigrams_are_recorded_once_per_unit() {
+        let mut acc = Accumulator::new();
+        acc.add_unit(0, b"abcabc");
+        acc.add_unit(1, b"xabc");
+        let lists = acc.take();
+        let abc = lists.iter().find(|(t, _)| *t == 0x616263).unwrap();
+        assert_eq!(abc.1.iter().collect::<Vec<_>>(), vec![0, 1]);
+        assert!(acc.lists.is_empty());
+        assert!(acc.slots.iter().all(|&s| s == NO_SLOT));
+    }
+}

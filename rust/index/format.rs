@@ -1,0 +1,445 @@
+//! The on-disk index: one file, written once and never modified (readers map it), validated
+//! on open so that a corrupt, truncated or foreign-version file is never trusted.
+//!
+//! Layout (little-endian): a fixed header; the path bytes; one fixed-size record per file in
+//! byte order of its path; one record per unit (a line-aligned block of a file); the trigram
+//! lookup table sorted by trigram; the posting lists (roaring bitmaps of unit ids); a trailer.
+
+use roaring::RoaringBitmap;
+use std::fs::File;
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+
+pub const MAGIC: &[u8; 8] = b"CSIFTIDX";
+pub const TRAILER: &[u8; 8] = b"CSIFTEND";
+/// Bumped whenever the layout or the meaning of a field changes: older files are rebuilt.
+pub const VERSION: u32 = 1;
+const HEADER_LEN: usize = 112;
+const FILE_LEN: usize = 56;
+const UNIT_LEN: usize = 16;
+const LOOKUP_LEN: usize = 16;
+
+/// The file is indexed (its trigrams are in the postings); otherwise it is always scanned.
+pub const INDEXED: u32 = 1;
+/// The file holds a NUL byte: the scan skips it as binary whatever the pattern, so while it
+/// is unchanged it is counted as binary without being read.
+pub const BINARY: u32 = 2;
+
+/// One file as the index knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileRecord {
+    pub path: Vec<u8>,
+    pub flags: u32,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub ctime_ns: i64,
+    pub ino: u64,
+    pub first_unit: u32,
+    pub units: u32,
+}
+
+/// Everything an index file holds, for writing.
+pub struct Contents<'a> {
+    pub options_hash: u64,
+    /// When the build started (ns since the epoch): files changed at or after this moment
+    /// (less a margin for coarse timestamps) are searched from disk.
+    pub build_start_ns: i64,
+    pub files: &'a [FileRecord],
+    /// `(file, byte offset)` of each unit, in unit-id order.
+    pub units: &'a [(u32, u64)],
+    /// Posting lists, sorted by trigram.
+    pub postings: &'a [(u32, RoaringBitmap)],
+}
+
+/// Writes `contents` to `path` (a new temporary file; the caller renames it into place).
+pub fn write(path: &Path, contents: &Contents<'_>) -> io::Result<u64> {
+    let file = File::create(path)?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    out.write_all(&[0u8; HEADER_LEN])?;
+    let mut pos = HEADER_LEN as u64;
+    let off_paths = pos;
+    for record in contents.files {
+        out.write_all(&record.path)?;
+        pos += record.path.len() as u64;
+    }
+    let off_files = pos;
+    let mut path_off = 0u64;
+    for record in contents.files {
+        out.write_all(&path_off.to_le_bytes())?;
+        out.write_all(&(record.path.len() as u32).to_le_bytes())?;
+        out.write_all(&record.flags.to_le_bytes())?;
+        out.write_all(&record.size.to_le_bytes())?;
+        out.write_all(&record.mtime_ns.to_le_bytes())?;
+        out.write_all(&record.ctime_ns.to_le_bytes())?;
+        out.write_all(&record.ino.to_le_bytes())?;
+        out.write_all(&record.first_unit.to_le_bytes())?;
+        out.write_all(&record.units.to_le_bytes())?;
+        path_off += record.path.len() as u64;
+        pos += FILE_LEN as u64;
+    }
+    let off_units = pos;
+    for (file, offset) in contents.units {
+        out.write_all(&file.to_le_bytes())?;
+        out.write_all(&0u32.to_le_bytes())?;
+        out.write_all(&offset.to_le_bytes())?;
+        pos += UNIT_LEN as u64;
+    }
+    let off_lookup = pos;
+    let mut posting_off = 0u64;
+    let mut sizes = Vec::with_capacity(contents.postings.len());
+    for (trigram, bitmap) in contents.postings {
+        let len = bitmap.serialized_size() as u64;
+        out.write_all(&trigram.to_le_bytes())?;
+        out.write_all(&(len as u32).to_le_bytes())?;
+        out.write_all(&posting_off.to_le_bytes())?;
+        posting_off += len;
+        sizes.push(len);
+        pos += LOOKUP_LEN as u64;
+    }
+    let off_postings = pos;
+    for (_, bitmap) in contents.postings {
+        bitmap.serialize_into(&mut out)?;
+    }
+    pos += posting_off;
+    out.write_all(TRAILER)?;
+    pos += TRAILER.len() as u64;
+    let total = pos;
+    let mut header = Vec::with_capacity(HEADER_LEN);
+    header.extend_from_slice(MAGIC);
+    header.extend_from_slice(&VERSION.to_le_bytes());
+    header.extend_from_slice(&0u32.to_le_bytes());
+    for value in [
+        contents.options_hash,
+        contents.build_start_ns as u64,
+        contents.files.len() as u64,
+        contents.units.len() as u64,
+        contents.postings.len() as u64,
+        off_paths,
+        off_files,
+        off_units,
+        off_lookup,
+        off_postings,
+        total,
+    ] {
+        header.extend_from_slice(&value.to_le_bytes());
+    }
+    header.resize(HEADER_LEN, 0);
+    let mut file = out.into_inner().map_err(|e| e.into_error())?;
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(&header)?;
+    file.sync_all()?;
+    Ok(total)
+}
+
+/// An index file, memory-mapped and validated.
+pub struct IndexFile {
+    map: memmap2::Mmap,
+    pub options_hash: u64,
+    pub build_start_ns: i64,
+    n_files: usize,
+    n_units: usize,
+    n_trigrams: usize,
+    off_paths: usize,
+    off_files: usize,
+    off_units: usize,
+    off_lookup: usize,
+    off_postings: usize,
+}
+
+fn corrupt(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("index file {what}"))
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
+}
+
+impl IndexFile {
+    /// Maps and validates the index at `path`. The file is never written after it was
+    /// renamed into place, so the mapping stays valid.
+    pub fn open(path: &Path) -> io::Result<IndexFile> {
+        let file = File::open(path)?;
+        // SAFETY: index files are written to a temporary name and renamed into place; no
+        // process writes to a published index file (a rebuild renames a new file over it,
+        // which leaves this mapping on the old inode).
+        let map = unsafe { memmap2::Mmap::map(&file)? };
+        let bytes = &map[..];
+        if bytes.len() < HEADER_LEN + TRAILER.len() || &bytes[..8] != MAGIC {
+            return Err(corrupt("is not a codesift index"));
+        }
+        if u32_at(bytes, 8) != VERSION {
+            return Err(corrupt("has another format version"));
+        }
+        let field = |i: usize| u64_at(bytes, 16 + 8 * i);
+        let total = field(10);
+        if total != bytes.len() as u64 || &bytes[bytes.len() - 8..] != TRAILER {
+            return Err(corrupt("is truncated"));
+        }
+        let as_usize = |v: u64| usize::try_from(v).map_err(|_| corrupt("is too large"));
+        let index = IndexFile {
+            options_hash: field(0),
+            build_start_ns: field(1) as i64,
+            n_files: as_usize(field(2))?,
+            n_units: as_usize(field(3))?,
+            n_trigrams: as_usize(field(4))?,
+            off_paths: as_usize(field(5))?,
+            off_files: as_usize(field(6))?,
+            off_units: as_usize(field(7))?,
+            off_lookup: as_usize(field(8))?,
+            off_postings: as_usize(field(9))?,
+            map,
+        };
+        index.validate()?;
+        Ok(index)
+    }
+
+    fn validate(&self) -> io::Result<()> {
+        let len = self.map.len() - TRAILER.len();
+        let section = |start: usize, count: usize, size: usize, next: usize| {
+            count
+                .checked_mul(size)
+                .and_then(|n| n.checked_add(start))
+                .is_some_and(|end| start <= end && end == next && next <= len)
+        };
+        if !(self.off_paths == HEADER_LEN
+            && self.off_paths <= self.off_files
+            && section(self.off_files, self.n_files, FILE_LEN, self.off_units)
+            && section(self.off_units, self.n_units, UNIT_LEN, self.off_lookup)
+            && section(
+                self.off_lookup,
+                self.n_trigrams,
+                LOOKUP_LEN,
+                self.off_postings,
+            ))
+        {
+            return Err(corrupt("has inconsistent sections"));
+        }
+        let paths_len = self.off_files - self.off_paths;
+        let mut previous: Option<&[u8]> = None;
+        let mut next_unit = 0u64;
+        for i in 0..self.n_files {
+            let at = self.off_files + i * FILE_LEN;
+            let (off, plen) = (u64_at(&self.map, at), u32_at(&self.map, at + 8) as u64);
+            if off + plen > paths_len as u64 {
+                return Err(corrupt("has a path out of bounds"));
+            }
+            let path = self.path(i);
+            if previous.is_some_and(|p| p >= path) {
+                return Err(corrupt("has paths out of order"));
+            }
+            previous = Some(path);
+            let record = self.file(i);
+            if record.first_unit as u64 != next_unit {
+                return Err(corrupt("has units out of order"));
+            }
+            next_unit += record.units as u64;
+        }
+        if next_unit != self.n_units as u64 {
+            return Err(corrupt("has a unit count that does not add up"));
+        }
+        let postings_len = len - self.off_postings;
+        let mut previous_trigram = None;
+        for i in 0..self.n_trigrams {
+            let at = self.off_lookup + i * LOOKUP_LEN;
+            let trigram = u32_at(&self.map, at);
+            let size = u32_at(&self.map, at + 4) as u64;
+            let off = u64_at(&self.map, at + 8);
+            if previous_trigram.is_some_and(|p| p >= trigram) || off + size > postings_len as u64 {
+                return Err(corrupt("has a bad lookup table"));
+            }
+            previous_trigram = Some(trigram);
+        }
+        Ok(())
+    }
+
+    pub fn file_count(&self) -> usize {
+        self.n_files
+    }
+
+    pub fn unit_count(&self) -> usize {
+        self.n_units
+    }
+
+    pub fn trigram_count(&self) -> usize {
+        self.n_trigrams
+    }
+
+    pub fn byte_len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// The path of file `i` (workspace-relative bytes).
+    pub fn path(&self, i: usize) -> &[u8] {
+        let at = self.off_files + i * FILE_LEN;
+        let off = self.off_paths + u64_at(&self.map, at) as usize;
+        let len = u32_at(&self.map, at + 8) as usize;
+        &self.map[off..off + len]
+    }
+
+    pub fn file(&self, i: usize) -> FileRecord {
+        let at = self.off_files + i * FILE_LEN;
+        let m = &self.map;
+        FileRecord {
+            path: Vec::new(),
+            flags: u32_at(m, at + 12),
+            size: u64_at(m, at + 16),
+            mtime_ns: u64_at(m, at + 24) as i64,
+            ctime_ns: u64_at(m, at + 32) as i64,
+            ino: u64_at(m, at + 40),
+            first_unit: u32_at(m, at + 48),
+            units: u32_at(m, at + 52),
+        }
+    }
+
+    /// The file a unit belongs to.
+    pub fn unit_file(&self, unit: u32) -> u32 {
+        u32_at(&self.map, self.off_units + unit as usize * UNIT_LEN)
+    }
+
+    /// The index of the file whose path is `path`, by binary search over the sorted paths.
+    pub fn find(&self, path: &[u8]) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.n_files);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.path(mid).cmp(path) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// The units holding `trigram` (empty when none does). A list that does not deserialize is
+    /// reported as an error, never guessed at.
+    pub fn postings(&self, trigram: u32) -> io::Result<RoaringBitmap> {
+        let (mut lo, mut hi) = (0, self.n_trigrams);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let at = self.off_lookup + mid * LOOKUP_LEN;
+            let found = u32_at(&self.map, at);
+            match found.cmp(&trigram) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    let size = u32_at(&self.map, at + 4) as usize;
+                    let off = self.off_postings + u64_at(&self.map, at + 8) as usize;
+                    return RoaringBitmap::deserialize_from(&self.map[off..off + size])
+                        .map_err(|_| corrupt("has a damaged posting list"));
+                }
+            }
+        }
+        Ok(RoaringBitmap::new())
+    }
+
+    /// The number of units holding `trigram`, without decoding its list (0 when none).
+    pub fn posting_len(&self, trigram: u32) -> u64 {
+        self.postings(trigram).map_or(0, |b| b.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Sample = (Vec<FileRecord>, Vec<(u32, u64)>, Vec<(u32, RoaringBitmap)>);
+
+    fn sample() -> Sample {
+        let files = vec![
+            FileRecord {
+                path: b"a.txt".to_vec(),
+                flags: INDEXED,
+                size: 10,
+                mtime_ns: 5,
+                ctime_ns: 6,
+                ino: 7,
+                first_unit: 0,
+                units: 2,
+            },
+            FileRecord {
+                path: b"b/c.bin".to_vec(),
+                flags: 0,
+                size: 3,
+                mtime_ns: 1,
+                ctime_ns: 2,
+                ino: 3,
+                first_unit: 2,
+                units: 0,
+            },
+        ];
+        let units = vec![(0, 0), (0, 5)];
+        let postings = vec![
+            (0x616263, RoaringBitmap::from_iter([0u32, 1])),
+            (0x646566, RoaringBitmap::from_iter([1u32])),
+        ];
+        (files, units, postings)
+    }
+
+    #[test]
+    fn round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        let (files, units, postings) = sample();
+        write(
+            &path,
+            &Contents {
+                options_hash: 42,
+                build_start_ns: 99,
+                files: &files,
+                units: &units,
+                postings: &postings,
+            },
+        )
+        .unwrap();
+        let index = IndexFile::open(&path).unwrap();
+        assert_eq!((index.options_hash, index.build_start_ns), (42, 99));
+        assert_eq!(index.file_count(), 2);
+        assert_eq!(index.path(1), b"b/c.bin");
+        let mut second = files[1].clone();
+        second.path.clear();
+        assert_eq!(index.file(1), second);
+        assert_eq!(index.find(b"a.txt"), Some(0));
+        assert_eq!(index.find(b"zzz"), None);
+        assert_eq!(index.unit_file(1), 0);
+        assert_eq!(
+            index.postings(0x616263).unwrap(),
+            RoaringBitmap::from_iter([0u32, 1])
+        );
+        assert!(index.postings(0x777777).unwrap().is_empty());
+    }
+
+    #[test]
+    fn damaged_files_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        let (files, units, postings) = sample();
+        let contents = Contents {
+            options_hash: 1,
+            build_start_ns: 1,
+            files: &files,
+            units: &units,
+            postings: &postings,
+        };
+        write(&path, &contents).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let mut cases: Vec<Vec<u8>> = vec![
+            good[..good.len() - 3].to_vec(),
+            Vec::new(),
+            b"garbage".to_vec(),
+        ];
+        let mut version = good.clone();
+        version[8] = 99;
+        cases.push(version);
+        let mut sections = good.clone();
+        sections[16 + 8 * 6] ^= 1;
+        cases.push(sections);
+        for (i, bytes) in cases.into_iter().enumerate() {
+            std::fs::write(&path, bytes).unwrap();
+            assert!(IndexFile::open(&path).is_err(), "case {i}");
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! The persistent trigram index: query planning (`plan`), the file format (`format`), the
+//! build (`build`), where indexes live (`store`) and candidate selection (`query`). Searches
+//! verify every candidate with the scan's own matcher, so results are those of a scan.
+
+pub mod build;
+pub mod format;
+pub mod handle;
+pub mod plan;
+pub mod query;
+pub mod store;

@@ -1,0 +1,117 @@
+//! Answering from the index: a planned trigram query evaluated over the posting lists gives
+//! the units (or, for multiline patterns, the files) that may hold a match; every other
+//! indexed file that is unchanged since the build certainly holds none.
+
+use super::format::IndexFile;
+use super::plan::Query;
+use roaring::RoaringBitmap;
+use std::io;
+
+/// Above this share of the indexed bytes in candidates, the scan is as fast: no index.
+pub const MAX_CANDIDATE_SHARE: f64 = 0.6;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Level {
+    /// A match lies within one unit (line-oriented search: units are line-aligned).
+    Unit,
+    /// A match may cross units (multiline): conditions hold over the whole file.
+    File,
+}
+
+/// The files (ids in the index) that may hold a match of a pattern planned as `query`, or
+/// `None` when the index cannot narrow the search enough to be worth it.
+pub fn candidate_files(
+    index: &IndexFile,
+    query: &Query,
+    multiline: bool,
+) -> io::Result<Option<RoaringBitmap>> {
+    let level = if multiline { Level::File } else { Level::Unit };
+    let Some(found) = evaluate(index, query, level)? else {
+        return Ok(None);
+    };
+    let files = match level {
+        Level::Unit => units_to_files(index, &found),
+        Level::File => found,
+    };
+    let (mut candidate_bytes, mut all_bytes) = (0u64, 0u64);
+    for i in 0..index.file_count() {
+        all_bytes += index.file(i).size;
+    }
+    for file in files.iter() {
+        candidate_bytes += index.file(file as usize).size;
+    }
+    if all_bytes > 0 && candidate_bytes as f64 > all_bytes as f64 * MAX_CANDIDATE_SHARE {
+        return Ok(None);
+    }
+    Ok(Some(files))
+}
+
+fn units_to_files(index: &IndexFile, units: &RoaringBitmap) -> RoaringBitmap {
+    let mut files = RoaringBitmap::new();
+    let mut last = None;
+    for unit in units.iter() {
+        let file = index.unit_file(unit);
+        if last != Some(file) {
+            files.insert(file);
+            last = Some(file);
+        }
+    }
+    files
+}
+
+/// `None` stands for "every unit".
+fn evaluate(index: &IndexFile, query: &Query, level: Level) -> io::Result<Option<RoaringBitmap>> {
+    Ok(match query {
+        Query::All => None,
+        Query::Nothing => Some(RoaringBitmap::new()),
+        Query::Trigram(trigram) => {
+            // A trigram with a line end may span two units (units end after a `\n`): it
+            // narrows nothing.
+            if trigram.to_be_bytes()[1..].contains(&b'\n') {
+                None
+            } else {
+                let units = index.postings(*trigram)?;
+                Some(match level {
+                    Level::Unit => units,
+                    Level::File => units_to_files(index, &units),
+                })
+            }
+        }
+        Query::And(children) => {
+            let mut sets = Vec::new();
+            for child in children {
+                if let Some(set) = evaluate(index, child, level)? {
+                    if set.is_empty() {
+                        return Ok(Some(set));
+                    }
+                    sets.push(set);
+                }
+            }
+            // Rarest first: the running intersection only shrinks.
+            sets.sort_by_key(|s| s.len());
+            let mut sets = sets.into_iter();
+            match sets.next() {
+                None => None,
+                Some(mut acc) => {
+                    for set in sets {
+                        acc &= set;
+                        if acc.is_empty() {
+                            break;
+                        }
+                    }
+                    Some(acc)
+                }
+            }
+        }
+        Query::Or(children) => {
+            let mut acc = RoaringBitmap::new();
+            for child in children {
+                match evaluate(index, child, level)? {
+                    None => return Ok(None),
+                    Some(set) => acc |= set,
+                }
+            }
+            Some(acc)
+        }
+    })
+}
