@@ -7,6 +7,7 @@ pub mod files;
 pub mod fs;
 pub mod glob;
 pub mod grep;
+pub mod index;
 pub mod rules;
 pub mod search;
 
