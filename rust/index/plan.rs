@@ -2,7 +2,7 @@
 //! for the regex to possibly match in it ([`plan`]), and the query algebra that states it
 //! ([`Query`]).
 //!
-//! The analysis follows google/codesearch `index/regexp.go`. Every HIR node gets an [`Info`]:
+//! The analysis follows google/codesearch `index/regexp.go`. Every HIR node gets an `Info`:
 //! whether it can match the empty string, and either the exact set of strings it matches or sets
 //! of their possible prefixes and suffixes, plus a query every match satisfies. Concatenation
 //! crosses exact sets and requires the trigrams spanning a join (`x.suffix × y.prefix`);
@@ -11,12 +11,15 @@
 //!
 //! Soundness is the one hard requirement: the query holds on the trigrams of every string the
 //! regex matches, so it never excludes a unit that contains a match. Where codesearch's rules
-//! are unsound this module differs:
+//! are unsound (by a reading of `regexp.go`, it requires `bcd` for `(a+bc)?def`, which matches
+//! `def`) this module differs:
 //! - a prefix (suffix) set covers every non-empty match, and `can_empty` is tracked through
-//!   concatenation: in `(a+bc)?def` the join `bcd` is not required, since `def` alone matches;
-//!   an exact set crossed with an optional tail keeps the exact strings themselves as prefixes;
-//! - the trigrams of a prefix (suffix) set are required only when the node cannot match empty;
-//! - a regex whose shortest match is under three bytes plans to [`Query::All`] outright.
+//!   concatenation and alternation: the prefixes of `xy` include those of `y` when `x` can be
+//!   empty, and the strings of an exact `x` themselves when `y` can be empty;
+//! - the trigrams spanning a join are required only when neither side can be empty, and the
+//!   trigrams of a prefix (suffix) set only when the node cannot be empty;
+//! - a plan for a regex that can match the empty string, or any string under three bytes, is
+//!   [`Query::All`].
 //!
 //! Trigrams are raw bytes of the UTF-8 (or, for byte classes, raw byte) encoding: the HIR is
 //! built with the scan's flags, so `(?i)k` is already the class `[Kk\u{212A}]`, and small classes
@@ -52,7 +55,13 @@ pub fn trigram(bytes: [u8; 3]) -> u32 {
 
 /// Plans `regex` (the exact regex string the scan's matcher is built from) with the scan's flags.
 ///
-/// A regex that does not parse plans to [`Query::All`] (the scan reports the error itself).
+/// `regex` must be the string after grep.rs's rewriting: a literal pattern escaped, and each
+/// newline made `(?:\r?\n)`. Planning `a\nb` itself would require the trigram `a\nb`, which a
+/// CRLF file matched by the rewritten regex does not contain.
+///
+/// [`Query::All`] when nothing can be required: a regex that does not parse (the scan reports
+/// the error itself), that can match a string of under three bytes, or that is too loose.
+/// [`Query::Nothing`] only for a regex that matches nothing at all (`[^\s\S]`).
 pub fn plan(regex: &str, case_insensitive: bool) -> Query {
     match parse(regex, case_insensitive) {
         Some(hir) => plan_hir(&hir),
