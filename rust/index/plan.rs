@@ -1821,6 +1821,9 @@ mod tests {
         assert!(holds_on(&q, b"abc\ndef"), "{q}");
         assert!(holds_on(&q, b"abc\r\ndef"), "{q}");
         assert!(!holds_on(&q, b"abc def"), "{q}");
+        // Why `plan` must get grep.rs's rewritten regex: the scan matches `abc\ndef` in a CRLF
+        // file, but a plan of the pattern as typed requires `c\nd`.
+        assert!(!holds_on(&plan(r"abc\ndef", false), b"abc\r\ndef"));
     }
 
     #[test]
