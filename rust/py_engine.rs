@@ -10,7 +10,7 @@ use crate::index::handle::{IndexHandle, Mode};
 use crate::py_errors::catch_panic;
 use crate::py_types::{GlobOutcome, GrepOutcome, glob_outcome, grep_outcome};
 use crate::rules::RuleOptions;
-use crate::search::{GrepQuery, grep};
+use crate::search::{GrepQuery, IndexUse, grep};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::ffi::OsString;
@@ -50,7 +50,7 @@ impl Engine {
     #[new]
     #[pyo3(signature = (root, *, gitignore = true, access_files = vec![".clineignore".to_string(), ".codesiftignore".to_string()],
         hidden = true, follow_symlinks = false, max_filesize = None, threads = None, id_prefix = "sr_".to_string(),
-        index = "off"))]
+        index = "off", watch = true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         root: PathBuf,
@@ -62,6 +62,7 @@ impl Engine {
         threads: Option<usize>,
         id_prefix: String,
         index: &str,
+        watch: bool,
     ) -> PyResult<Self> {
         let mode = Mode::parse(index).ok_or_else(|| {
             Error::InvalidArgument(format!(
@@ -90,7 +91,7 @@ impl Engine {
             max_filesize,
             threads: threads.unwrap_or(0),
         };
-        let index = Arc::new(IndexHandle::new(handle.real_path(), &options, mode));
+        let index = Arc::new(IndexHandle::new(handle.real_path(), &options, mode, watch));
         Ok(Engine {
             root: Arc::new(handle),
             options,
@@ -179,8 +180,12 @@ impl Engine {
         let (index, root, options) = (self.index.clone(), self.root.clone(), self.options.clone());
         let outcome = py.detach(move || {
             catch_panic(|| {
-                let index = index.for_search(|| Walker::new(root, options));
-                grep(walker, &query, index.as_deref())
+                let file = index.for_search(|| Walker::new(root, options));
+                let using = file.as_deref().map(|file| IndexUse {
+                    file,
+                    watch: index.watch_slot(),
+                });
+                grep(walker, &query, using)
             })
         })?;
         let count: usize = outcome.files.iter().map(|f| f.hits.len()).sum();
@@ -308,6 +313,11 @@ impl Engine {
         d.set_item("bytes", status.bytes)?;
         d.set_item("built_at_ns", status.build_start_ns)?;
         d.set_item("problem", status.problem)?;
+        let watch = self.index.watch.lock().unwrap();
+        d.set_item(
+            "watching",
+            watch.as_ref().is_some_and(|w| w.caught_up && !w.broken),
+        )?;
         Ok(d)
     }
 

@@ -8,13 +8,14 @@
 //! ripgrep does) and the per-file results are sorted at the end.
 
 use crate::error::{Error, Result};
-use crate::fs::walk::{Batch, DirFilter, DirWork, FileEntry, Target, WalkState, Walker};
+use crate::fs::walk::{Batch, DirFilter, DirHook, DirWork, FileEntry, Target, WalkState, Walker};
 use crate::glob::PathPattern;
 use crate::grep::{
     CompiledPattern, FileHits, FileLimits, FileOutcome, FileSearcher, PatternOptions, StopSignal,
 };
 use crate::index::build::stat_ns;
 use crate::index::format::{BINARY, INDEXED, IndexFile};
+use crate::index::fresh::Watch;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -116,8 +117,15 @@ impl FileFilter {
 }
 
 /// Searches `query.search_path` with the walker's options.
+/// An index for a search to use, and its watch when it keeps one.
+#[derive(Clone, Copy)]
+pub struct IndexUse<'a> {
+    pub file: &'a IndexFile,
+    pub watch: Option<&'a Mutex<Option<Watch>>>,
+}
+
 /// With `index`, candidates come from it (see `indexed`); results are those of a scan.
-pub fn grep(walker: Walker, query: &GrepQuery, index: Option<&IndexFile>) -> Result<GrepOutcome> {
+pub fn grep(walker: Walker, query: &GrepQuery, index: Option<IndexUse<'_>>) -> Result<GrepOutcome> {
     if query.max_matches == Some(0) {
         return Err(Error::InvalidArgument(
             "max_matches must be at least 1".into(),
@@ -140,7 +148,7 @@ pub fn grep(walker: Walker, query: &GrepQuery, index: Option<&IndexFile>) -> Res
     let candidates = match (index, &target) {
         (Some(index), Target::Dir(_)) => {
             let plan = crate::index::plan::plan(&pattern.regex, pattern.case_insensitive);
-            crate::index::query::candidate_files(index, &plan, pattern.multiline)
+            crate::index::query::candidate_files(index.file, &plan, pattern.multiline)
                 .ok()
                 .flatten()
                 .map(|files| (index, files))
@@ -148,16 +156,28 @@ pub fn grep(walker: Walker, query: &GrepQuery, index: Option<&IndexFile>) -> Res
         _ => None,
     };
     let used_index = candidates.is_some();
-    let mut outcome = match (candidates, target) {
+    let (mut outcome, walker) = match (candidates, target) {
         (Some((index, files)), Target::Dir(start)) => indexed(
-            &walker, query, start, index, &files, &pattern, &filter, &stop, &counters,
+            walker,
+            query,
+            start,
+            index.file,
+            &files,
+            &pattern,
+            &filter,
+            &stop,
+            &counters,
+            index.watch,
         ),
-        (_, target) => match query.max_matches {
-            Some(max) if !query.count_total => {
-                ordered(&walker, target, &pattern, &filter, &stop, &counters, max)
-            }
-            _ => exhaustive(&walker, query, target, &pattern, &filter, &stop, &counters),
-        },
+        (_, target) => (
+            match query.max_matches {
+                Some(max) if !query.count_total => {
+                    ordered(&walker, target, &pattern, &filter, &stop, &counters, max)
+                }
+                _ => exhaustive(&walker, query, target, &pattern, &filter, &stop, &counters),
+            },
+            walker,
+        ),
     };
     outcome.indexed = used_index;
     outcome.timed_out = stop.timed_out();
@@ -193,15 +213,18 @@ fn search_entry(
 /// clean" entries.
 const RACY_MARGIN_NS: i64 = 2_000_000_000;
 
-/// The indexed search: the tree under `start` is walked (with the scan's rules and filters)
-/// and every file `stat`ed; a file is searched when the index has no postings for it (new,
-/// binary, unindexed), when it changed since the build (size, mtime, ctime, inode, or touched
-/// around the build), or when it is a candidate. Every other file is an unchanged indexed file
-/// without a candidate unit, which holds no match. The files are then searched in path order
-/// by the scan's own searcher, so the hits are exactly the scan's.
+/// The indexed search. A file is searched when the index has no postings for it (new,
+/// unindexed), when it changed since the build, or when it is a candidate; every other file
+/// is an unchanged indexed file without a candidate unit, which holds no match (an unchanged
+/// binary file is counted as binary unread, as the scan would skip it). The files are then
+/// searched in path order by the scan's own searcher, so the hits are exactly the scan's.
+///
+/// What changed is learnt from the watch when it is caught up (no walk at all), otherwise by
+/// walking the tree and `stat`ing every file; a walk of the whole tree, unpruned, catches the
+/// watch up (it watches every directory before listing it).
 #[allow(clippy::too_many_arguments)]
 fn indexed(
-    walker: &Walker,
+    walker: Walker,
     query: &GrepQuery,
     start: DirWork,
     index: &IndexFile,
@@ -210,55 +233,303 @@ fn indexed(
     filter: &FileFilter,
     stop: &StopSignal,
     counters: &Counters,
-) -> GrepOutcome {
-    use std::os::unix::ffi::OsStrExt;
-    let racy_after = index.build_start_ns.saturating_sub(RACY_MARGIN_NS);
-    let chosen: Mutex<Vec<FileEntry>> = Mutex::new(Vec::new());
-    let root = walker.root();
-    walker.visit_parallel(vec![start], || {
-        let mut batch = Batch::new(&chosen);
-        Box::new(move |entry| {
-            if !filter.accepts(&entry.rel) {
-                return WalkState::Continue;
-            }
-            let search = match (
-                index.find(entry.rel.as_os_str().as_bytes()),
-                entry.stat(root),
-            ) {
-                (Some(i), Ok(stat)) => {
-                    let known = index.file(i);
-                    let mtime = stat_ns(stat.st_mtime, stat.st_mtime_nsec as i64);
-                    let ctime = stat_ns(stat.st_ctime, stat.st_ctime_nsec as i64);
-                    let unchanged = known.size == stat.st_size as u64
-                        && known.mtime_ns == mtime
-                        && known.ctime_ns == ctime
-                        && known.ino == stat.st_ino
-                        && mtime < racy_after
-                        && ctime < racy_after;
-                    if unchanged && known.flags & BINARY != 0 {
-                        counters.record(&FileOutcome::Binary);
-                        false
-                    } else {
-                        !unchanged || known.flags & INDEXED == 0 || candidates.contains(i as u32)
-                    }
-                }
-                _ => true,
+    watch: Option<&Mutex<Option<Watch>>>,
+) -> (GrepOutcome, Walker) {
+    let mut taken = watch.and_then(|w| w.lock().unwrap().take());
+    if let Some(w) = taken.as_mut() {
+        w.drain();
+    }
+    let search_dir = start.rel().to_path_buf();
+    let (files, walker, taken) = match taken {
+        Some(w) if w.caught_up && !w.broken => {
+            let (files, walker, w) =
+                from_watch(walker, &search_dir, index, candidates, filter, counters, w);
+            (files, walker, Some(w))
+        }
+        stale => {
+            // A broken watch starts over; a walk of the whole tree catches a new one up.
+            let whole = search_dir.as_os_str().is_empty() && !walker.has_dir_filter();
+            let fresh = match stale {
+                Some(w) if !w.broken => Some(w),
+                _ if watch.is_some() && whole => Watch::new(rule_names(&walker)).ok(),
+                _ => None,
             };
-            if search {
-                batch.push(entry.clone());
-            }
-            WalkState::Continue
-        })
-    });
-    let mut files = chosen.into_inner().unwrap();
-    files.sort_unstable_by(|a, b| a.rel.as_os_str().cmp(b.rel.as_os_str()));
+            from_walk(
+                walker, start, index, candidates, filter, counters, fresh, whole,
+            )
+        }
+    };
+    if let (Some(slot), Some(w)) = (watch, taken) {
+        *slot.lock().unwrap() = Some(w);
+    }
     let (max, count_all) = match query.max_matches {
         Some(max) if !query.count_total => (max, false),
         other => (other.unwrap_or(usize::MAX), query.count_total),
     };
     let (found_files, found) =
-        search_sorted(walker, &files, pattern, stop, counters, max, count_all);
-    finish(found_files, max, found, count_all)
+        search_sorted(&walker, &files, pattern, stop, counters, max, count_all);
+    (finish(found_files, max, found, count_all), walker)
+}
+
+/// The names whose change makes the watch give up (rule files decide what is visible).
+fn rule_names(walker: &Walker) -> Vec<Vec<u8>> {
+    let mut names: Vec<Vec<u8>> = vec![b".gitignore".to_vec(), b".ignore".to_vec()];
+    names.extend(
+        walker
+            .options()
+            .rules
+            .access_files
+            .iter()
+            .map(|n| n.as_bytes().to_vec()),
+    );
+    names
+}
+
+/// How the index decides one file it knows, given its state now: `None` to skip it.
+fn known_file(
+    index: &IndexFile,
+    i: usize,
+    changed: bool,
+    candidates: &roaring::RoaringBitmap,
+    counters: &Counters,
+) -> bool {
+    let known = index.file(i);
+    if changed {
+        return true;
+    }
+    if known.flags & BINARY != 0 {
+        counters.record(&FileOutcome::Binary);
+        return false;
+    }
+    known.flags & INDEXED == 0 || candidates.contains(i as u32)
+}
+
+/// Whether `stat` shows the file as the build saw it (and not touched around the build).
+fn unchanged(index: &IndexFile, i: usize, stat: &rustix::fs::Stat) -> bool {
+    let known = index.file(i);
+    let racy_after = index.build_start_ns.saturating_sub(RACY_MARGIN_NS);
+    let mtime = stat_ns(stat.st_mtime, stat.st_mtime_nsec as i64);
+    let ctime = stat_ns(stat.st_ctime, stat.st_ctime_nsec as i64);
+    known.size == stat.st_size as u64
+        && known.mtime_ns == mtime
+        && known.ctime_ns == ctime
+        && known.ino == stat.st_ino
+        && mtime < racy_after
+        && ctime < racy_after
+}
+
+/// The files to search found by walking under `start` and `stat`ing every file. With a
+/// watch, every directory walked is watched first, and every file that differs from the
+/// index (or that the index has and the walk did not find) is recorded as dirty; a walk of the
+/// `whole` tree leaves the watch caught up.
+#[allow(clippy::too_many_arguments)]
+fn from_walk(
+    walker: Walker,
+    start: DirWork,
+    index: &IndexFile,
+    candidates: &roaring::RoaringBitmap,
+    filter: &FileFilter,
+    counters: &Counters,
+    watch: Option<Watch>,
+    whole: bool,
+) -> (Vec<FileEntry>, Walker, Option<Watch>) {
+    use std::os::unix::ffi::OsStrExt;
+    let watch = watch.map(|w| Arc::new(Mutex::new(w)));
+    let hook: Option<DirHook> = watch
+        .clone()
+        .map(|w| -> DirHook { Arc::new(move |rel: &Path, fd| w.lock().unwrap().add(rel, fd)) });
+    let walker = walker.with_dir_hook(hook);
+    let chosen: Mutex<Vec<FileEntry>> = Mutex::new(Vec::new());
+    let dirty: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    let seen: Mutex<roaring::RoaringBitmap> = Mutex::new(roaring::RoaringBitmap::new());
+    let root = walker.root().clone();
+    walker.visit_parallel(vec![start], || {
+        let (mut batch, mut dirty, root) = (Batch::new(&chosen), Batch::new(&dirty), &root);
+        let mut flush_seen = Flush(roaring::RoaringBitmap::new(), &seen);
+        Box::new(move |entry| {
+            let found = index.find(entry.rel.as_os_str().as_bytes());
+            let changed = match (found, entry.stat(root)) {
+                (Some(i), Ok(stat)) => {
+                    flush_seen.0.insert(i as u32);
+                    !unchanged(index, i, &stat)
+                }
+                _ => true,
+            };
+            if changed {
+                dirty.push(entry.rel.clone());
+            }
+            if filter.accepts(&entry.rel) {
+                let search = match found {
+                    Some(i) => known_file(index, i, changed, candidates, counters),
+                    None => true,
+                };
+                if search {
+                    batch.push(entry.clone());
+                }
+            }
+            WalkState::Continue
+        })
+    });
+    let walker = walker.with_dir_hook(None);
+    let watch = watch.map(|w| {
+        let mut w = Arc::try_unwrap(w)
+            .map_err(|_| ())
+            .expect("the walk is over")
+            .into_inner()
+            .unwrap();
+        w.dirty.extend(dirty.into_inner().unwrap());
+        if whole && !w.broken {
+            let seen = seen.into_inner().unwrap();
+            for i in 0..index.file_count() {
+                if !seen.contains(i as u32) {
+                    w.dirty
+                        .insert(PathBuf::from(std::ffi::OsStr::from_bytes(index.path(i))));
+                }
+            }
+            w.caught_up = true;
+        }
+        w
+    });
+    let mut files = chosen.into_inner().unwrap();
+    files.sort_unstable_by(|a, b| a.rel.as_os_str().cmp(b.rel.as_os_str()));
+    (files, walker, watch)
+}
+
+/// A walker thread's set of seen files, merged into the shared one when the thread is done.
+struct Flush<'a>(roaring::RoaringBitmap, &'a Mutex<roaring::RoaringBitmap>);
+
+impl Drop for Flush<'_> {
+    fn drop(&mut self) {
+        *self.1.lock().unwrap() |= std::mem::take(&mut self.0);
+    }
+}
+
+/// The files to search under `search_dir` when the watch is caught up: no walk. Indexed files
+/// not under a dirty path are unchanged since the watch caught up (and differed from the
+/// index then only if dirty); dirty paths are looked at one by one (a file searched if the
+/// walk would show it, a directory walked whole and watched).
+fn from_watch(
+    walker: Walker,
+    search_dir: &Path,
+    index: &IndexFile,
+    candidates: &roaring::RoaringBitmap,
+    filter: &FileFilter,
+    counters: &Counters,
+    watch: Watch,
+) -> (Vec<FileEntry>, Walker, Watch) {
+    use std::os::unix::ffi::OsStrExt;
+    let under = |rel: &Path| rel.starts_with(search_dir);
+    let mut wanted: Vec<PathBuf> = Vec::new();
+    // Only candidates and files without postings can need a search (or, binary ones, a count).
+    let mut consider: Vec<u32> = candidates.iter().collect();
+    consider.extend_from_slice(index.unindexed());
+    for i in consider {
+        let i = i as usize;
+        let rel = Path::new(std::ffi::OsStr::from_bytes(index.path(i)));
+        if !under(rel) || !filter.accepts(rel) || watch.is_dirty(rel) {
+            continue;
+        }
+        if known_file(index, i, false, candidates, counters) {
+            wanted.push(rel.to_path_buf());
+        }
+    }
+    let mut files = entries_for(&walker, wanted);
+    // Dirty paths, outermost first, skipping those inside a dirty directory already walked.
+    let mut dirty: Vec<PathBuf> = watch.dirty.iter().filter(|p| under(p)).cloned().collect();
+    dirty.sort();
+    let mut walked: Vec<PathBuf> = Vec::new();
+    let mut dirty_files = Vec::new();
+    let files_found: Mutex<Vec<FileEntry>> = Mutex::new(Vec::new());
+    let watch = Arc::new(Mutex::new(watch));
+    let hook: DirHook = {
+        let w = watch.clone();
+        Arc::new(move |rel: &Path, fd| w.lock().unwrap().add(rel, fd))
+    };
+    let walker = walker.with_dir_hook(Some(hook));
+    for path in &dirty {
+        if walked.iter().any(|w| path.starts_with(w)) {
+            continue;
+        }
+        let Ok(stat) = walker.root().lstat(path) else {
+            continue; // gone
+        };
+        let visible_parent = path.parent().is_none_or(|p| walker.walkable(p));
+        let name_ok = path
+            .file_name()
+            .is_some_and(|n| walker.visible_name(n.as_bytes()));
+        if !visible_parent || !name_ok {
+            continue;
+        }
+        match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
+            rustix::fs::FileType::Directory => {
+                if walker.rules().verdict_with_ancestors(path, true)
+                    != crate::rules::Verdict::Visible
+                {
+                    continue;
+                }
+                if let Ok(start) = walker.start(path, crate::fs::root::Links::Refuse) {
+                    walker.visit_parallel(vec![start], || {
+                        let mut batch = Batch::new(&files_found);
+                        Box::new(move |entry| {
+                            if filter.accepts(&entry.rel) {
+                                batch.push(entry.clone());
+                            }
+                            WalkState::Continue
+                        })
+                    });
+                }
+                walked.push(path.clone());
+            }
+            rustix::fs::FileType::RegularFile => {
+                let too_big = walker
+                    .options()
+                    .max_filesize
+                    .is_some_and(|max| stat.st_size as u64 > max);
+                if !too_big
+                    && filter.accepts(path)
+                    && walker.rules().verdict_with_ancestors(path, false)
+                        == crate::rules::Verdict::Visible
+                {
+                    dirty_files.push(path.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    files.extend(entries_for(&walker, dirty_files));
+    files.extend(files_found.into_inner().unwrap());
+    files.sort_unstable_by(|a, b| a.rel.as_os_str().cmp(b.rel.as_os_str()));
+    files.dedup_by(|a, b| a.rel == b.rel);
+    let walker = walker.with_dir_hook(None);
+    let watch = Arc::try_unwrap(watch)
+        .map_err(|_| ())
+        .expect("the walks are over")
+        .into_inner()
+        .unwrap();
+    (files, walker, watch)
+}
+
+/// Walk entries for files known by path (sorted), sharing one directory handle per directory.
+fn entries_for(walker: &Walker, mut paths: Vec<PathBuf>) -> Vec<FileEntry> {
+    paths.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+    let mut out = Vec::with_capacity(paths.len());
+    let mut dir: Option<Arc<crate::fs::walk::DirHandle>> = None;
+    for rel in paths {
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        if dir.as_ref().is_none_or(|d| d.rel() != parent) {
+            dir = walker.dir_handle(parent).ok();
+        }
+        if let Some(dir) = &dir {
+            out.push(FileEntry {
+                dir: dir.clone(),
+                rel,
+                real: None,
+            });
+        } else {
+            walker.stats().add_error();
+        }
+    }
+    out
 }
 
 /// Files of a sorted search: each one's outcome once searched (`Some(None)`: no hits), and

@@ -50,8 +50,8 @@ def corpus(tmp_path_factory) -> Path:
     shutil.copytree(STDLIB / "email", root / "email", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "bin.dat").write_bytes(b"needle \x00 binary needle\n")
     (root / "utf16.txt").write_bytes("needle in UTF-16\n".encode("utf-16"))
-    lines = [f"line {i} filler text for units {i * 7919 % 1000}\n" for i in range(20_000)]
-    lines[15_000] = "the unique_marker_in_a_big_file sits here\n"
+    lines = [f"line {i} filler text for units {i * 7919 % 1000}\n" for i in range(6_000)]
+    lines[5_000] = "the unique_marker_in_a_big_file sits here\n"
     (root / "big.txt").write_text("".join(lines))
     (root / "crlf.txt").write_bytes(b"first line\r\nsecond needle\r\nthird\r\n")
     (root / "unicode.txt").write_text("Stra\u00dfe K\u212aelvin \u017fong caf\u00e9 needle\n")
@@ -145,6 +145,53 @@ def test_changes_behind_its_back_are_seen(tree, tmp_path):
         same_as_scan(root, pattern, max_matches=None)
     found = {m.file for m in ws.grep("fresh", max_matches=None).matches}
     assert found == {"src/m3.py", "src/new.py", "src/m6.py", "src/m7.py"}
+
+
+@pytest.mark.parametrize("watch", [True, False])
+def test_a_long_lived_workspace_sees_every_change(tree, watch):
+    """The first indexed search catches the watch up; later ones answer from it (no walk)
+    and must see changes made behind codesift's back as well as its own."""
+    files = {f"pkg/m{i}.py": f"value_{i} = {i}\nprint(value_{i})\n" for i in range(40)}
+    files[".gitignore"] = "*.log\n"
+    root = tree(files)
+    ws = Workspace(root, index=True, index_watch=watch)
+    ws.index_build()
+    assert ws.grep("value_1\\b").total == 2
+    assert ws.index_status()["watching"] is watch
+    rng = random.Random(3)
+    for step in range(12):
+        action = rng.choice(["edit", "write", "create", "delete", "rename", "mkdir", "touch"])
+        n = rng.randrange(40)
+        target = root / f"pkg/m{n}.py"
+        if action == "edit" and target.exists():
+            ws.edit(f"pkg/m{n}.py", f"value_{n} = ", f"token_{step} = ")
+        elif action == "write" and target.exists():
+            target.write_text(f"token_{step} = 1\n")
+        elif action == "create":
+            (root / f"pkg/new_{step}.py").write_text(f"token_{step} = 2\n")
+        elif action == "delete" and target.exists():
+            target.unlink()
+        elif action == "rename" and target.exists():
+            target.rename(root / f"pkg/moved_{step}.py")
+        elif action == "mkdir":
+            (root / f"sub{step}/deeper").mkdir(parents=True)
+            (root / f"sub{step}/deeper/x.py").write_text(f"token_{step} = 3\n")
+            (root / f"sub{step}/x.log").write_text(f"token_{step} = 4\n")
+        elif action == "touch" and target.exists():
+            stat = target.stat()
+            target.write_text(target.read_text().replace("print", "prant"))
+            os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        for pattern in ["token_\\d+", "value_\\d+ =", "prant"]:
+            indexed = ws.grep(pattern, max_matches=None)
+            scanned = Workspace(root).grep(pattern, max_matches=None)
+            assert hits(indexed) == hits(scanned), (step, action, pattern)
+            if pattern == "prant":  # in few files: the index narrows it
+                assert indexed.indexed
+    (root / ".gitignore").write_text("*.py\n")  # rules change: the watch starts over
+    for pattern in ["token_\\d+", "value_\\d+ ="]:
+        assert hits(ws.grep(pattern, max_matches=None)) == hits(
+            Workspace(root).grep(pattern, max_matches=None)
+        )
 
 
 def test_a_damaged_index_is_never_trusted(tree, index_cache):

@@ -173,6 +173,7 @@ class Engine:
         threads: int | None = None,
         id_prefix: str = ...,
         index: str = "off",
+        watch: bool = True,
     ) -> Self: ...
     @property
     def root(self) -> str: ...

@@ -167,6 +167,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             follow_symlinks=args.follow,
             threads=args.threads,
             index=args.index,
+            # Watching pays off only across searches: the MCP server keeps one.
+            index_watch=args.command == "mcp",
         )
         return COMMANDS[args.command](ws, args, _console(args))
     except CodesiftError as exc:

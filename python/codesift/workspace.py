@@ -72,6 +72,8 @@ class Workspace:
         index: use a persistent trigram index for grep: False (never), "auto" (when one
             was built for this root and these options), True (build it on first use).
             Results are exactly a scan's either way (see README, "Index").
+        index_watch: keep an inotify watch so that indexed searches need not `stat` the
+            whole tree (for long-lived workspaces; a one-shot search does not gain).
     """
 
     def __init__(
@@ -86,6 +88,7 @@ class Workspace:
         threads: int | None = None,
         cache_size: int = 100_000,
         index: bool | str = False,
+        index_watch: bool = True,
     ) -> None:
         self.ignore_files = check_ignore_files(ignore_files)
         check_int("max_filesize", max_filesize, minimum=0)
@@ -105,6 +108,7 @@ class Workspace:
             threads=threads,
             id_prefix=f"sr_{salt}",
             index=_index_mode(index),
+            watch=bool(index_watch),
         )
         self.sandbox = Sandbox(self._engine.root, given)
         self.cache = ResultCache(self._engine.id_prefix, capacity=cache_size)

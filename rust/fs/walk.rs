@@ -23,7 +23,7 @@ use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
@@ -100,6 +100,9 @@ pub enum WalkState {
 
 /// Decides whether a directory (workspace-relative) is entered; used for exclude globs.
 pub type DirFilter = Arc<dyn Fn(&Path) -> bool + Send + Sync>;
+
+/// Told of every directory a walk opens, before it is listed (the index's watch).
+pub type DirHook = Arc<dyn Fn(&Path, BorrowedFd<'_>) + Send + Sync>;
 
 /// A directory a walk has listed: its handle (while the budget allows), its path as walked,
 /// and the rules in force for its entries.
@@ -256,6 +259,7 @@ pub struct Walker {
     rules: Arc<Rules>,
     stats: Arc<WalkStats>,
     dir_filter: Option<DirFilter>,
+    dir_hook: Option<DirHook>,
 }
 
 impl Walker {
@@ -267,7 +271,29 @@ impl Walker {
             rules,
             stats: Arc::new(WalkStats::default()),
             dir_filter: None,
+            dir_hook: None,
         }
+    }
+
+    pub fn with_dir_hook(mut self, hook: Option<DirHook>) -> Walker {
+        self.dir_hook = hook;
+        self
+    }
+
+    pub fn has_dir_filter(&self) -> bool {
+        self.dir_filter.is_some()
+    }
+
+    /// An open handle on the directory `rel` (a real location, no symlink followed), for
+    /// files that are searched without a walk (the index's candidates).
+    pub fn dir_handle(&self, rel: &Path) -> io::Result<Arc<DirHandle>> {
+        let dir = self.root.resolve(rel, Links::Refuse, DIR_FLAGS)?;
+        Ok(Arc::new(DirHandle::new(
+            dir.fd,
+            rel.to_path_buf(),
+            None,
+            None,
+        )))
     }
 
     pub fn with_dir_filter(mut self, filter: DirFilter) -> Walker {
@@ -372,6 +398,9 @@ impl Walker {
         } else {
             None
         };
+        if let Some(hook) = &self.dir_hook {
+            hook(&rel, fd.as_fd());
+        }
         let Ok(listing) = list(&fd) else {
             self.stats.add_error();
             return None;
@@ -513,7 +542,7 @@ impl Walker {
 
     /// Names a walk never shows: `.git`, codesift's temporary files, and dot files when
     /// hidden files are off.
-    fn visible_name(&self, name: &[u8]) -> bool {
+    pub fn visible_name(&self, name: &[u8]) -> bool {
         name != b".git"
             && !is_temp_name(name)
             && (self.options.hidden || name.first() != Some(&b'.'))

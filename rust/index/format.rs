@@ -144,6 +144,8 @@ pub struct IndexFile {
     off_units: usize,
     off_lookup: usize,
     off_postings: usize,
+    /// Files without postings (binary, UTF-16, oversized, unreadable), found once on open.
+    unindexed: Vec<u32>,
 }
 
 fn corrupt(what: &str) -> io::Error {
@@ -192,8 +194,14 @@ impl IndexFile {
             off_lookup: as_usize(field(8))?,
             off_postings: as_usize(field(9))?,
             map,
+            unindexed: Vec::new(),
         };
+        let mut index = index;
         index.validate()?;
+        index.unindexed = (0..index.n_files)
+            .filter(|&i| index.file(i).flags & INDEXED == 0)
+            .map(|i| i as u32)
+            .collect();
         Ok(index)
     }
 
@@ -254,6 +262,11 @@ impl IndexFile {
             previous_trigram = Some(trigram);
         }
         Ok(())
+    }
+
+    /// The files without postings, which every search must consider.
+    pub fn unindexed(&self) -> &[u32] {
+        &self.unindexed
     }
 
     pub fn file_count(&self) -> usize {

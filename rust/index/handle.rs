@@ -3,6 +3,7 @@
 
 use super::build::{BuildStats, build};
 use super::format::IndexFile;
+use super::fresh::Watch;
 use super::store::Location;
 use crate::fs::walk::{WalkOptions, Walker};
 use std::io;
@@ -52,15 +53,27 @@ pub struct IndexHandle {
     mode: Mode,
     location: Option<Location>,
     current: Mutex<Option<Loaded>>,
+    /// Whether searches keep an inotify watch (long-lived processes; not a one-shot CLI).
+    watching: bool,
+    /// The watch, when one was started (taken out by the search that uses it).
+    pub watch: Mutex<Option<Watch>>,
 }
 
 impl IndexHandle {
-    pub fn new(root_real: &Path, options: &WalkOptions, mode: Mode) -> IndexHandle {
+    pub fn new(root_real: &Path, options: &WalkOptions, mode: Mode, watch: bool) -> IndexHandle {
         IndexHandle {
             mode,
             location: Location::new(root_real, options),
             current: Mutex::new(None),
+            // Followed links would need watches on their targets too: walk instead.
+            watching: watch && !options.follow_symlinks,
+            watch: Mutex::new(None),
         }
+    }
+
+    /// The watch for a search to use, when this index keeps one.
+    pub fn watch_slot(&self) -> Option<&Mutex<Option<Watch>>> {
+        self.watching.then_some(&self.watch)
     }
 
     pub fn mode(&self) -> Mode {
@@ -129,6 +142,8 @@ impl IndexHandle {
             Ok(stats) => {
                 location.publish(&temp)?;
                 self.current.lock().unwrap().take();
+                // The watch's changes were relative to the old index.
+                self.watch.lock().unwrap().take();
                 Ok(stats)
             }
             Err(e) => {

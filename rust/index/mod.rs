@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod format;
+pub mod fresh;
 pub mod handle;
 pub mod plan;
 pub mod query;

@@ -1,0 +1,164 @@
+//! Keeping an indexed search fresh without `stat`ing the whole tree: an inotify watch on every
+//! directory the walk entered, read *synchronously* at the start of each query.
+//!
+//! Written on rustix's inotify calls rather than the `notify` crate: notify reads events on a
+//! background thread and hands them over later, so a query could start before the event of a
+//! write that already finished was seen. The kernel queues an inotify event inside the writing
+//! syscall itself, so draining the queue (non-blocking) when a query starts sees every change
+//! completed before it — no stale result, without cookie files in the tree.
+//!
+//! What the watch cannot tell precisely makes it give up (`broken`) and the next query walks
+//! and `stat`s the whole tree again: a queue overflow, a watched directory moved (its events
+//! would carry the old path), a rule file changed (visibility of many files changes), the
+//! per-user watch limit reached.
+
+use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
+use rustix::io::Errno;
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsStr;
+use std::mem::MaybeUninit;
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+const MASK: WatchFlags = WatchFlags::MODIFY
+    .union(WatchFlags::ATTRIB)
+    .union(WatchFlags::CLOSE_WRITE)
+    .union(WatchFlags::CREATE)
+    .union(WatchFlags::DELETE)
+    .union(WatchFlags::MOVED_FROM)
+    .union(WatchFlags::MOVED_TO)
+    .union(WatchFlags::DELETE_SELF)
+    .union(WatchFlags::MOVE_SELF)
+    .union(WatchFlags::ONLYDIR);
+
+/// Changes seen since the watch started, relative to the index.
+pub struct Watch {
+    fd: OwnedFd,
+    dirs: HashMap<i32, PathBuf>,
+    /// Paths (files or directories) that changed: an indexed file at or below one is read
+    /// from disk, and one that is a file or directory now is searched.
+    pub dirty: HashSet<PathBuf>,
+    /// The watch may have missed something: the next query walks the whole tree.
+    pub broken: bool,
+    /// A full walk has run since the watch started (until then nothing can be skipped).
+    pub caught_up: bool,
+    /// Names whose change makes every path's visibility uncertain (rule files).
+    rule_names: Vec<Vec<u8>>,
+}
+
+impl Watch {
+    pub fn new(rule_names: Vec<Vec<u8>>) -> std::io::Result<Watch> {
+        let fd = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK)?;
+        Ok(Watch {
+            fd,
+            dirs: HashMap::new(),
+            dirty: HashSet::new(),
+            broken: false,
+            caught_up: false,
+            rule_names,
+        })
+    }
+
+    /// Watches the open directory `dir` (at `rel`); called before the directory is listed,
+    /// so nothing created after the listing goes unseen. The watch is added through the
+    /// descriptor (`/proc/self/fd`), never through a path that could have been swapped.
+    pub fn add(&mut self, rel: &Path, dir: BorrowedFd<'_>) {
+        let path = format!("/proc/self/fd/{}", dir.as_raw_fd());
+        match inotify::add_watch(&self.fd, path.as_str(), MASK) {
+            Ok(wd) => {
+                self.dirs.insert(wd, rel.to_path_buf());
+            }
+            // The per-user watch limit (ENOSPC) or anything else: give up on watching.
+            Err(_) => self.broken = true,
+        }
+    }
+
+    /// Reads every event queued so far into `dirty` (or `broken`).
+    pub fn drain(&mut self) {
+        let mut buffer = [MaybeUninit::<u8>::uninit(); 64 * 1024];
+        let mut reader = inotify::Reader::new(&self.fd, &mut buffer);
+        loop {
+            let event = match reader.next() {
+                Ok(event) => event,
+                Err(Errno::AGAIN | Errno::INTR) => break,
+                Err(_) => {
+                    self.broken = true;
+                    break;
+                }
+            };
+            let mask = event.events();
+            if mask.contains(ReadFlags::QUEUE_OVERFLOW) {
+                self.broken = true;
+                continue;
+            }
+            let wd = event.wd();
+            if mask.contains(ReadFlags::IGNORED) {
+                self.dirs.remove(&wd);
+                continue;
+            }
+            let Some(dir) = self.dirs.get(&wd) else {
+                continue;
+            };
+            match event.file_name() {
+                Some(name) => {
+                    let name = name.to_bytes();
+                    if self.rule_names.iter().any(|r| r.as_slice() == name) {
+                        self.broken = true;
+                    }
+                    let path = dir.join(OsStr::from_bytes(name));
+                    self.dirty.insert(path);
+                }
+                None => {
+                    // The directory itself moved: later events would carry its old path.
+                    if mask.intersects(ReadFlags::MOVE_SELF) {
+                        self.broken = true;
+                    }
+                    self.dirty.insert(dir.clone());
+                }
+            }
+        }
+    }
+
+    /// Whether `rel` or one of its ancestors changed.
+    pub fn is_dirty(&self, rel: &Path) -> bool {
+        if self.dirty.is_empty() {
+            return false;
+        }
+        let mut path = Some(rel);
+        while let Some(p) = path {
+            if p.as_os_str().is_empty() {
+                break;
+            }
+            if self.dirty.contains(p) {
+                return true;
+            }
+            path = p.parent();
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::os::fd::AsFd;
+
+    #[test]
+    fn changes_are_seen_when_drained() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        let mut watch = Watch::new(vec![b".gitignore".to_vec()]).unwrap();
+        let sub = fs::File::open(dir.path().join("sub")).unwrap();
+        watch.add(Path::new("sub"), sub.as_fd());
+        fs::write(dir.path().join("sub/a.txt"), "x").unwrap();
+        watch.drain();
+        assert!(watch.is_dirty(Path::new("sub/a.txt")));
+        assert!(!watch.is_dirty(Path::new("sub/b.txt")));
+        assert!(!watch.broken);
+        fs::write(dir.path().join("sub/.gitignore"), "*.txt\n").unwrap();
+        watch.drain();
+        assert!(watch.broken);
+    }
+}
