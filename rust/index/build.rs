@@ -51,50 +51,52 @@ struct ChunkResult {
     bytes: u64,
 }
 
-/// Per-thread trigram accumulator: a slot per possible trigram (2^24), so adding a trigram
-/// is an array access rather than a hash lookup.
+/// Per-thread trigram accumulator: a slot per possible trigram (2^24) holding its list's index
+/// and the last unit that added it, side by side, so that the common case (a trigram seen
+/// again in the same unit) costs one memory access and no hash lookup.
 struct Accumulator {
-    slots: Vec<u32>,
-    lists: Vec<(u32, u32, RoaringBitmap)>,
+    slots: Vec<(u32, u32)>,
+    lists: Vec<(u32, RoaringBitmap)>,
     stamp: u32,
 }
 
 impl Accumulator {
     fn new() -> Accumulator {
         Accumulator {
-            slots: vec![NO_SLOT; 1 << 24],
+            slots: vec![(NO_SLOT, 0); 1 << 24],
             lists: Vec::new(),
             stamp: 0,
         }
     }
 
     fn add_unit(&mut self, unit: u32, text: &[u8]) {
-        self.stamp = self.stamp.wrapping_add(1);
+        // Stamps start at 1 (0 marks a slot no unit has touched since it was cleared).
+        self.stamp = self.stamp.wrapping_add(1).max(1);
         let stamp = self.stamp;
-        for window in text.windows(3) {
-            let trigram =
-                (u32::from(window[0]) << 16) | (u32::from(window[1]) << 8) | u32::from(window[2]);
-            let slot = &mut self.slots[trigram as usize];
-            if *slot == NO_SLOT {
-                *slot = self.lists.len() as u32;
-                self.lists.push((trigram, stamp, RoaringBitmap::new()));
-                self.lists.last_mut().unwrap().2.push(unit);
+        let mut trigram = 0u32;
+        for (i, &byte) in text.iter().enumerate() {
+            trigram = ((trigram << 8) | u32::from(byte)) & 0x00FF_FFFF;
+            if i < 2 {
                 continue;
             }
-            let list = &mut self.lists[*slot as usize];
-            if list.1 != stamp {
-                list.1 = stamp;
-                list.2.push(unit);
+            let slot = &mut self.slots[trigram as usize];
+            if slot.1 == stamp {
+                continue;
             }
+            slot.1 = stamp;
+            if slot.0 == NO_SLOT {
+                slot.0 = self.lists.len() as u32;
+                self.lists.push((trigram, RoaringBitmap::new()));
+            }
+            self.lists[slot.0 as usize].1.push(unit);
         }
     }
 
     fn take(&mut self) -> Vec<(u32, RoaringBitmap)> {
-        let mut out = Vec::with_capacity(self.lists.len());
-        for (trigram, _, bitmap) in self.lists.drain(..) {
-            self.slots[trigram as usize] = NO_SLOT;
-            out.push((trigram, bitmap));
+        for (trigram, _) in &self.lists {
+            self.slots[*trigram as usize] = (NO_SLOT, 0);
         }
+        let mut out = std::mem::take(&mut self.lists);
         out.sort_unstable_by_key(|(t, _)| *t);
         out
     }
@@ -340,6 +342,42 @@ mod tests {
     }
 
     #[test]
+    fn postings_hold_exactly_each_units_trigrams() {
+        let mut acc = Accumulator::new();
+        let texts: Vec<Vec<u8>> = (0..20u32)
+            .map(|u| {
+                (0..300u32)
+                    .map(|i| b"ab\ncd\xff"[((i * 7 + u * 13) % 6) as usize])
+                    .collect()
+            })
+            .collect();
+        for (unit, text) in texts.iter().enumerate() {
+            acc.add_unit(unit as u32, text);
+        }
+        let lists = acc.take();
+        for (trigram, bitmap) in &lists {
+            let expected: Vec<u32> = texts
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| {
+                    t.windows(3)
+                        .any(|w| crate::index::plan::trigram([w[0], w[1], w[2]]) == *trigram)
+                })
+                .map(|(u, _)| u as u32)
+                .collect();
+            assert_eq!(bitmap.iter().collect::<Vec<_>>(), expected, "{trigram:06x}");
+        }
+        let distinct: std::collections::HashSet<u32> = texts
+            .iter()
+            .flat_map(|t| {
+                t.windows(3)
+                    .map(|w| crate::index::plan::trigram([w[0], w[1], w[2]]))
+            })
+            .collect();
+        assert_eq!(lists.len(), distinct.len());
+    }
+
+    #[test]
     fn trigrams_are_recorded_once_per_unit() {
         let mut acc = Accumulator::new();
         acc.add_unit(0, b"abcabc");
@@ -348,6 +386,6 @@ mod tests {
         let abc = lists.iter().find(|(t, _)| *t == 0x616263).unwrap();
         assert_eq!(abc.1.iter().collect::<Vec<_>>(), vec![0, 1]);
         assert!(acc.lists.is_empty());
-        assert!(acc.slots.iter().all(|&s| s == NO_SLOT));
+        assert!(acc.slots.iter().all(|&s| s == (NO_SLOT, 0)));
     }
 }
