@@ -257,3 +257,58 @@ def test_cli_index_commands(tree, index_cache):
     assert json.loads(grep.stdout)["indexed"] in (True, False)
     assert json.loads(grep.stdout)["total"] == 1
     assert run("index", "drop").stdout.strip() == "index removed"
+
+
+@pytest.fixture
+def bulky_tree(tree):
+    """Enough text that a build takes a noticeable moment (about 30 MB)."""
+    body = "".join(f"    entry_{i} = compute({i}, 'filler text here')\n" for i in range(250))
+    files = {f"d{i % 40}/f{i}.py": f"# file {i}\nmarker_{i % 97} = 1\n{body}" for i in range(2500)}
+    return tree(files)
+
+
+def test_a_build_killed_halfway_leaves_the_old_index(bulky_tree, index_cache):
+    root = bulky_tree
+    Workspace(root).index_build()
+    before = Workspace(root, index="auto").index_status()
+    script = "import sys\nfrom codesift import Workspace\nWorkspace(sys.argv[1]).index_build()\n"
+    env = dict(os.environ, CODESIFT_CACHE_DIR=str(index_cache))
+    for delay in (0.05, 0.2, 0.4):
+        child = subprocess.Popen([sys.executable, "-c", script, str(root)], env=env)
+        try:
+            child.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            child.kill()
+        child.wait()
+        ws = Workspace(root, index="auto")
+        status = ws.index_status()
+        assert status["problem"] is None and status["files"] == before["files"], status
+        result = ws.grep("marker_42 =", max_matches=None)
+        assert hits(result) == hits(Workspace(root).grep("marker_42 =", max_matches=None))
+        assert result.indexed
+
+
+def test_searches_during_a_rebuild_equal_the_scan(bulky_tree, index_cache):
+    root = bulky_tree
+    Workspace(root).index_build()
+    env = dict(os.environ, CODESIFT_CACHE_DIR=str(index_cache))
+    builder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom codesift import Workspace\n"
+            "for _ in range(3):\n    Workspace(sys.argv[1]).index_build()\n",
+            str(root),
+        ],
+        env=env,
+    )
+    expected = hits(Workspace(root).grep("marker_7 =", max_matches=None))
+    searches = 0
+    try:
+        while builder.poll() is None and searches < 200:
+            ws = Workspace(root, index="auto", index_watch=False)
+            assert hits(ws.grep("marker_7 =", max_matches=None)) == expected
+            searches += 1
+    finally:
+        builder.wait(timeout=120)
+    assert builder.returncode == 0 and searches > 0
