@@ -6,6 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::fs::walk::{Batch, Target, WalkState, Walker, rel_bytes};
+use crate::search::IndexUse;
 use globset::{GlobBuilder, GlobMatcher};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -299,8 +300,13 @@ pub struct GlobOutcome {
     pub search_path: PathBuf,
 }
 
-/// Finds the files matching `query.pattern` under `query.search_path`.
-pub fn glob(walker: &Walker, query: &GlobQuery) -> Result<GlobOutcome> {
+/// Finds the files matching `query.pattern` under `query.search_path`; with an index whose
+/// watch is caught up, from the index's path table and the watch's changes, without a walk.
+pub fn glob(
+    walker: &Walker,
+    query: &GlobQuery,
+    index: Option<IndexUse<'_>>,
+) -> Result<GlobOutcome> {
     let pattern = PathPattern::new(&[query.pattern.as_str()], query.case_sensitive)?;
     let target = walker.target(&query.search_path)?;
     let want_mtime = query.sort == GlobSort::Mtime;
@@ -316,6 +322,8 @@ pub fn glob(walker: &Walker, query: &GlobQuery) -> Result<GlobOutcome> {
                 });
             }
         }
+        Target::Dir(_)
+            if index.is_some_and(|i| from_index(walker, i, &pattern, &search, &found)) => {}
         Target::Dir(start) => {
             let mut starts = Vec::new();
             for rel in pattern.walk_starts(&search) {
@@ -375,6 +383,82 @@ pub fn glob(walker: &Walker, query: &GlobQuery) -> Result<GlobOutcome> {
         errors: walker.stats().errors(),
         search_path: search,
     })
+}
+
+/// Fills `found` from the index when its watch is caught up (see `glob`); false otherwise.
+/// A file the watch has not seen change is as the index recorded it (the watch caught up by
+/// comparing every file with the index), so its size and mtime come from there.
+fn from_index(
+    walker: &Walker,
+    index: IndexUse<'_>,
+    pattern: &PathPattern,
+    search: &Path,
+    found: &Mutex<Vec<GlobFile>>,
+) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(slot) = index.watch else {
+        return false;
+    };
+    let Some(mut watch) = slot.lock().unwrap().take() else {
+        return false;
+    };
+    watch.drain();
+    if !watch.caught_up || watch.broken {
+        *slot.lock().unwrap() = Some(watch);
+        return false;
+    }
+    let mut files = Vec::new();
+    // Paths are sorted by bytes: the files under a directory are one range of them.
+    let mut ranges: Vec<(usize, usize)> = pattern
+        .walk_starts(search)
+        .iter()
+        .map(|dir| {
+            let mut prefix = dir.as_os_str().as_bytes().to_vec();
+            if !prefix.is_empty() {
+                prefix.push(b'/');
+            }
+            let first = index.file.lower_bound(&prefix);
+            let mut end = prefix.clone();
+            match end.last_mut() {
+                Some(last) => *last += 1, // "dir/" .. "dir0": '0' follows '/'
+                None => return (first, index.file.file_count()),
+            }
+            (first, index.file.lower_bound(&end))
+        })
+        .collect();
+    ranges.sort_unstable();
+    for i in ranges.into_iter().flat_map(|(a, b)| a..b) {
+        let bytes = index.file.path(i);
+        let rel = Path::new(std::ffi::OsStr::from_bytes(bytes));
+        if watch.is_dirty(rel) || !pattern.matches_rel(rel, search) {
+            continue;
+        }
+        let known = index.file.file(i);
+        files.push(GlobFile {
+            path: rel.to_path_buf(),
+            metadata: Some((known.mtime_ns.div_euclid(1_000_000), known.size)),
+        });
+    }
+    let fresh_walker = Walker::new(walker.root().clone(), walker.options().clone());
+    let (changed, _, watch) =
+        crate::index::fresh::dirty_files(fresh_walker, watch, search, &|rel| {
+            pattern.matches_rel(rel, search)
+        });
+    let root = walker.root();
+    for entry in changed {
+        let metadata = entry
+            .stat(root)
+            .map_or((0, 0), |stat| (stat_mtime_ms(&stat), stat.st_size as u64));
+        files.push(GlobFile {
+            path: entry.rel,
+            metadata: Some(metadata),
+        });
+    }
+    *slot.lock().unwrap() = Some(watch);
+    files.sort_unstable_by(|a, b| rel_bytes(&a.path).cmp(rel_bytes(&b.path)));
+    files.dedup_by(|a, b| a.path == b.path);
+    *found.lock().unwrap() = files;
+    true
 }
 
 /// Keeps the first `limit` items in `cmp` order, sorted, without sorting the rest.

@@ -134,7 +134,18 @@ impl Engine {
             limit,
             sort,
         };
-        let outcome = py.detach(move || catch_panic(|| glob(&walker, &query)))?;
+        let index = self.index.clone();
+        let outcome = py.detach(move || {
+            catch_panic(|| {
+                // Only a loaded index with a caught-up watch answers a glob (no build, no walk).
+                let file = index.loaded();
+                let using = file.as_deref().map(|file| IndexUse {
+                    file,
+                    watch: index.watch_slot(),
+                });
+                glob(&walker, &query, using)
+            })
+        })?;
         glob_outcome(py, outcome, self.root.clone(), links)
     }
 

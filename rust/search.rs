@@ -433,103 +433,13 @@ fn from_watch(
             wanted.push(rel.to_path_buf());
         }
     }
-    let mut files = entries_for(&walker, wanted);
-    // Dirty paths, outermost first, skipping those inside a dirty directory already walked.
-    let mut dirty: Vec<PathBuf> = watch.dirty.iter().filter(|p| under(p)).cloned().collect();
-    dirty.sort();
-    let mut walked: Vec<PathBuf> = Vec::new();
-    let mut dirty_files = Vec::new();
-    let files_found: Mutex<Vec<FileEntry>> = Mutex::new(Vec::new());
-    let watch = Arc::new(Mutex::new(watch));
-    let hook: DirHook = {
-        let w = watch.clone();
-        Arc::new(move |rel: &Path, fd| w.lock().unwrap().add(rel, fd))
-    };
-    let walker = walker.with_dir_hook(Some(hook));
-    for path in &dirty {
-        if walked.iter().any(|w| path.starts_with(w)) {
-            continue;
-        }
-        let Ok(stat) = walker.root().lstat(path) else {
-            continue; // gone
-        };
-        let visible_parent = path.parent().is_none_or(|p| walker.walkable(p));
-        let name_ok = path
-            .file_name()
-            .is_some_and(|n| walker.visible_name(n.as_bytes()));
-        if !visible_parent || !name_ok {
-            continue;
-        }
-        match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
-            rustix::fs::FileType::Directory => {
-                if walker.rules().verdict_with_ancestors(path, true)
-                    != crate::rules::Verdict::Visible
-                {
-                    continue;
-                }
-                if let Ok(start) = walker.start(path, crate::fs::root::Links::Refuse) {
-                    walker.visit_parallel(vec![start], || {
-                        let mut batch = Batch::new(&files_found);
-                        Box::new(move |entry| {
-                            if filter.accepts(&entry.rel) {
-                                batch.push(entry.clone());
-                            }
-                            WalkState::Continue
-                        })
-                    });
-                }
-                walked.push(path.clone());
-            }
-            rustix::fs::FileType::RegularFile => {
-                let too_big = walker
-                    .options()
-                    .max_filesize
-                    .is_some_and(|max| stat.st_size as u64 > max);
-                if !too_big
-                    && filter.accepts(path)
-                    && walker.rules().verdict_with_ancestors(path, false)
-                        == crate::rules::Verdict::Visible
-                {
-                    dirty_files.push(path.clone());
-                }
-            }
-            _ => {}
-        }
-    }
-    files.extend(entries_for(&walker, dirty_files));
-    files.extend(files_found.into_inner().unwrap());
+    let mut files = walker.files_at(wanted);
+    let (changed, walker, watch) =
+        crate::index::fresh::dirty_files(walker, watch, search_dir, &|rel| filter.accepts(rel));
+    files.extend(changed);
     files.sort_unstable_by(|a, b| a.rel.as_os_str().cmp(b.rel.as_os_str()));
     files.dedup_by(|a, b| a.rel == b.rel);
-    let walker = walker.with_dir_hook(None);
-    let watch = Arc::try_unwrap(watch)
-        .map_err(|_| ())
-        .expect("the walks are over")
-        .into_inner()
-        .unwrap();
     (files, walker, watch)
-}
-
-/// Walk entries for files known by path (sorted), sharing one directory handle per directory.
-fn entries_for(walker: &Walker, mut paths: Vec<PathBuf>) -> Vec<FileEntry> {
-    paths.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-    let mut out = Vec::with_capacity(paths.len());
-    let mut dir: Option<Arc<crate::fs::walk::DirHandle>> = None;
-    for rel in paths {
-        let parent = rel.parent().unwrap_or(Path::new(""));
-        if dir.as_ref().is_none_or(|d| d.rel() != parent) {
-            dir = walker.dir_handle(parent).ok();
-        }
-        if let Some(dir) = &dir {
-            out.push(FileEntry {
-                dir: dir.clone(),
-                rel,
-                real: None,
-            });
-        } else {
-            walker.stats().add_error();
-        }
-    }
-    out
 }
 
 /// Files of a sorted search: each one's outcome once searched (`Some(None)`: no hits), and

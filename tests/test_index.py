@@ -187,6 +187,12 @@ def test_a_long_lived_workspace_sees_every_change(tree, watch):
             assert hits(indexed) == hits(scanned), (step, action, pattern)
             if pattern == "prant":  # in few files: the index narrows it
                 assert indexed.indexed
+        for glob, path in [("**/*.py", "."), ("*", "pkg"), ("**", ".")]:
+            listed = ws.glob(glob, path, limit=10**6)
+            walked = Workspace(root).glob(glob, path, limit=10**6)
+            assert [(f.path, f.size, f.mtime_ms) for f in listed.files] == [
+                (f.path, f.size, f.mtime_ms) for f in walked.files
+            ], (step, action, glob, path)
     (root / ".gitignore").write_text("*.py\n")  # rules change: the watch starts over
     for pattern in ["token_\\d+", "value_\\d+ ="]:
         assert hits(ws.grep(pattern, max_matches=None)) == hits(

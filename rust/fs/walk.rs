@@ -284,6 +284,29 @@ impl Walker {
         self.dir_filter.is_some()
     }
 
+    /// Walk entries for files known by path (real locations; sorted here), sharing one
+    /// directory handle per directory; a directory that cannot be opened counts as an error.
+    pub fn files_at(&self, mut paths: Vec<PathBuf>) -> Vec<FileEntry> {
+        paths.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+        let mut out = Vec::with_capacity(paths.len());
+        let mut dir: Option<Arc<DirHandle>> = None;
+        for rel in paths {
+            let parent = rel.parent().unwrap_or(Path::new(""));
+            if dir.as_ref().is_none_or(|d| d.rel() != parent) {
+                dir = self.dir_handle(parent).ok();
+            }
+            match &dir {
+                Some(dir) => out.push(FileEntry {
+                    dir: dir.clone(),
+                    rel,
+                    real: None,
+                }),
+                None => self.stats.add_error(),
+            }
+        }
+        out
+    }
+
     /// An open handle on the directory `rel` (a real location, no symlink followed), for
     /// files that are searched without a walk (the index's candidates).
     pub fn dir_handle(&self, rel: &Path) -> io::Result<Arc<DirHandle>> {

@@ -313,6 +313,20 @@ impl IndexFile {
         u32_at(&self.map, self.off_units + unit as usize * UNIT_LEN)
     }
 
+    /// The first file whose path is not below `path` in byte order.
+    pub fn lower_bound(&self, path: &[u8]) -> usize {
+        let (mut lo, mut hi) = (0, self.n_files);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.path(mid) < path {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
     /// The index of the file whose path is `path`, by binary search over the sorted paths.
     pub fn find(&self, path: &[u8]) -> Option<usize> {
         let (mut lo, mut hi) = (0, self.n_files);

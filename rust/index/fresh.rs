@@ -12,6 +12,10 @@
 //! would carry the old path), a rule file changed (visibility of many files changes), the
 //! per-user watch limit reached.
 
+use crate::fs::root::Links;
+use crate::fs::walk::{Batch, DirHook, FileEntry, WalkState, Walker};
+use crate::rules::Verdict;
+use rustix::fs::FileType;
 use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
 use rustix::io::Errno;
 use std::collections::{HashMap, HashSet};
@@ -20,6 +24,7 @@ use std::mem::MaybeUninit;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 const MASK: WatchFlags = WatchFlags::MODIFY
     .union(WatchFlags::ATTRIB)
@@ -137,6 +142,90 @@ impl Watch {
         }
         false
     }
+}
+
+/// The files a walk would show now at or below the dirty paths under `search_dir` that
+/// `accept` takes: a dirty file as it is now (if it is one the walk shows), a dirty directory
+/// walked whole and watched (it may be new). Outermost paths first; a path inside a directory
+/// already walked is skipped.
+pub fn dirty_files(
+    walker: Walker,
+    watch: Watch,
+    search_dir: &Path,
+    accept: &(dyn Fn(&Path) -> bool + Sync),
+) -> (Vec<FileEntry>, Walker, Watch) {
+    let mut dirty: Vec<PathBuf> = watch
+        .dirty
+        .iter()
+        .filter(|p| p.starts_with(search_dir))
+        .cloned()
+        .collect();
+    dirty.sort();
+    let mut walked: Vec<PathBuf> = Vec::new();
+    let mut files = Vec::new();
+    let found: Mutex<Vec<FileEntry>> = Mutex::new(Vec::new());
+    let watch = Arc::new(Mutex::new(watch));
+    let hook: DirHook = {
+        let w = watch.clone();
+        Arc::new(move |rel: &Path, fd| w.lock().unwrap().add(rel, fd))
+    };
+    let walker = walker.with_dir_hook(Some(hook));
+    for path in &dirty {
+        if walked.iter().any(|w| path.starts_with(w)) {
+            continue;
+        }
+        let Ok(stat) = walker.root().lstat(path) else {
+            continue; // gone
+        };
+        let visible_parent = path.parent().is_none_or(|p| walker.walkable(p));
+        let visible_name = path
+            .file_name()
+            .is_some_and(|n| walker.visible_name(n.as_bytes()));
+        if !visible_parent || !visible_name {
+            continue;
+        }
+        match FileType::from_raw_mode(stat.st_mode) {
+            FileType::Directory => {
+                if walker.rules().verdict_with_ancestors(path, true) != Verdict::Visible {
+                    continue;
+                }
+                if let Ok(start) = walker.start(path, Links::Refuse) {
+                    walker.visit_parallel(vec![start], || {
+                        let mut batch = Batch::new(&found);
+                        Box::new(move |entry| {
+                            if accept(&entry.rel) {
+                                batch.push(entry.clone());
+                            }
+                            WalkState::Continue
+                        })
+                    });
+                }
+                walked.push(path.clone());
+            }
+            FileType::RegularFile => {
+                let too_big = walker
+                    .options()
+                    .max_filesize
+                    .is_some_and(|max| stat.st_size as u64 > max);
+                if !too_big
+                    && accept(path)
+                    && walker.rules().verdict_with_ancestors(path, false) == Verdict::Visible
+                {
+                    files.push(path.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut entries = walker.files_at(files);
+    entries.extend(found.into_inner().unwrap());
+    let walker = walker.with_dir_hook(None);
+    let watch = Arc::try_unwrap(watch)
+        .map_err(|_| ())
+        .expect("the walks are over")
+        .into_inner()
+        .unwrap();
+    (entries, walker, watch)
 }
 
 #[cfg(test)]

@@ -112,6 +112,18 @@ impl IndexHandle {
         Ok(Some(index))
     }
 
+    /// The index already opened, if any (nothing is opened or built).
+    pub fn loaded(&self) -> Option<Arc<IndexFile>> {
+        if self.mode == Mode::Off {
+            return None;
+        }
+        self.current
+            .lock()
+            .unwrap()
+            .as_ref()
+            .map(|(index, _)| index.clone())
+    }
+
     /// The index a search should use: none when off, or when auto and there is none (or it is
     /// unusable: it is then rebuilt only in `On` mode, never trusted).
     pub fn for_search(&self, walker: impl FnOnce() -> Walker) -> Option<Arc<IndexFile>> {
