@@ -251,7 +251,12 @@ fn indexed(
             let whole = search_dir.as_os_str().is_empty() && !walker.has_dir_filter();
             let fresh = match stale {
                 Some(w) if !w.broken => Some(w),
-                _ if watch.is_some() && whole => Watch::new(rule_names(&walker)).ok(),
+                _ if watch.is_some() && whole => {
+                    Watch::new(rule_names(&walker)).ok().map(|mut w| {
+                        w.add_git_info(walker.root());
+                        w
+                    })
+                }
                 _ => None,
             };
             from_walk(

@@ -318,3 +318,27 @@ def test_searches_during_a_rebuild_equal_the_scan(bulky_tree, index_cache):
     finally:
         builder.wait(timeout=120)
     assert builder.returncode == 0 and searches > 0
+
+
+def test_rule_changes_are_seen_by_a_watching_workspace(tree):
+    files = {f"filler/f{i}.txt": "nothing to see here\n" * 20 for i in range(30)}
+    files.update(
+        {
+            ".git/info/exclude": "",
+            "a.log": "needle\n",
+            "b.txt": "needle\n",
+            "sub/c.txt": "needle\n",
+        }
+    )
+    root = tree(files)
+    ws = Workspace(root, index=True)
+    ws.index_build()
+    assert len(ws.grep("needle").matches) == 3
+    assert ws.index_status()["watching"]
+    (root / ".git/info/exclude").write_text("*.log\n")
+    assert [m.file for m in ws.grep("needle").matches] == ["b.txt", "sub/c.txt"]
+    (root / "sub/.gitignore").write_text("c.txt\n")
+    assert [m.file for m in ws.grep("needle").matches] == ["b.txt"]
+    assert [f.path for f in ws.glob("**").files] == [
+        f.path for f in Workspace(root).glob("**").files
+    ]

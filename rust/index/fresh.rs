@@ -26,6 +26,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+const GIT_INFO: &str = ".git/info";
+
 const MASK: WatchFlags = WatchFlags::MODIFY
     .union(WatchFlags::ATTRIB)
     .union(WatchFlags::CLOSE_WRITE)
@@ -79,6 +81,15 @@ impl Watch {
         }
     }
 
+    /// Also watches the root repository's `.git/info` (walks never enter `.git`): a change to
+    /// its `exclude` file changes what is visible, so any event there breaks the watch.
+    pub fn add_git_info(&mut self, root: &crate::fs::root::Root) {
+        let rel = Path::new(GIT_INFO);
+        if let Ok(dir) = root.resolve(rel, Links::Refuse, crate::fs::root::DIR_FLAGS) {
+            self.add(rel, std::os::fd::AsFd::as_fd(&dir.fd));
+        }
+    }
+
     /// Reads every event queued so far into `dirty` (or `broken`).
     pub fn drain(&mut self) {
         let mut buffer = [MaybeUninit::<u8>::uninit(); 64 * 1024];
@@ -105,6 +116,10 @@ impl Watch {
             let Some(dir) = self.dirs.get(&wd) else {
                 continue;
             };
+            if dir.as_os_str() == GIT_INFO {
+                self.broken = true;
+                continue;
+            }
             match event.file_name() {
                 Some(name) => {
                     let name = name.to_bytes();
