@@ -114,17 +114,41 @@ def test_indexed_search_equals_the_scan(indexed_corpus, pattern, options):
 def test_generated_patterns_equal_the_scan(indexed_corpus):
     rng = random.Random(7)
     words = ["import", "def", "self", "return", "json", "mail", "header", "encode", "value"]
+    words += ["K\u212aelvin", "Stra\u00dfe", "caf\u00e9", "needle", "second", "None"]
     used_index = 0
-    for _ in range(60):
+    for _ in range(240):
         a, b = rng.sample(words, 2)
         pattern = rng.choice(
-            [a, f"{a}.*{b}", f"({a}|{b})", f"{a}\\s*\\(", f"{a[:3]}[a-z]+", f"(?i){a.upper()}"]
+            [
+                a,
+                f"{a}.*{b}",
+                f"({a}|{b})",
+                f"{a}\\s*\\(",
+                f"{a[:3]}[a-z]+",
+                f"(?i){a.upper()}",
+                f"^\\s*{a}",
+                f"{a}$",
+                f"\\b{a[:4]}\\w*",
+                f"{a}\\n",
+                f"[{a[:2]}]{{2}}{b[:3]}",
+                f"{a}?{b}+",
+            ]
         )
         options = rng.choice(
-            [{}, {"max_matches": None}, {"case_sensitive": True}, {"max_matches": 7}]
+            [
+                {},
+                {"max_matches": None},
+                {"case_sensitive": True},
+                {"max_matches": 7},
+                {"literal": True, "max_matches": None},
+                {"multiline": True, "max_matches": None},
+                {"include": "*.py", "max_matches": None},
+                {"exclude": "email/**", "context_lines": 1},
+                {"count_total": True, "max_matches": 3},
+            ]
         )
         used_index += same_as_scan(indexed_corpus, pattern, **options)
-    assert used_index > 10
+    assert used_index > 40
 
 
 def test_changes_behind_its_back_are_seen(tree, tmp_path):
