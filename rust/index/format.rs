@@ -146,6 +146,8 @@ pub struct IndexFile {
     off_postings: usize,
     /// Files without postings (binary, UTF-16, oversized, unreadable), found once on open.
     unindexed: Vec<u32>,
+    /// The bytes of all files, summed once on open.
+    total_bytes: u64,
 }
 
 fn corrupt(what: &str) -> io::Error {
@@ -195,6 +197,7 @@ impl IndexFile {
             off_postings: as_usize(field(9))?,
             map,
             unindexed: Vec::new(),
+            total_bytes: 0,
         };
         let mut index = index;
         index.validate()?;
@@ -202,6 +205,7 @@ impl IndexFile {
             .filter(|&i| index.file(i).flags & INDEXED == 0)
             .map(|i| i as u32)
             .collect();
+        index.total_bytes = (0..index.n_files).map(|i| index.file(i).size).sum();
         Ok(index)
     }
 
@@ -262,6 +266,11 @@ impl IndexFile {
             previous_trigram = Some(trigram);
         }
         Ok(())
+    }
+
+    /// The size of all files the index knows, in bytes.
+    pub fn total_bytes(&self) -> u64 {
+        self.total_bytes
     }
 
     /// The files without postings, which every search must consider.

@@ -33,10 +33,8 @@ pub fn candidate_files(
         Level::Unit => units_to_files(index, &found),
         Level::File => found,
     };
-    let (mut candidate_bytes, mut all_bytes) = (0u64, 0u64);
-    for i in 0..index.file_count() {
-        all_bytes += index.file(i).size;
-    }
+    let all_bytes = index.total_bytes();
+    let mut candidate_bytes = 0u64;
     for file in files.iter() {
         candidate_bytes += index.file(file as usize).size;
     }
