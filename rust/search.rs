@@ -240,7 +240,7 @@ fn indexed(
         w.drain();
     }
     let search_dir = start.rel().to_path_buf();
-    let (files, walker, taken) = match taken {
+    let (files, walker, taken): (Vec<ToSearch>, Walker, Option<Watch>) = match taken {
         Some(w) if w.caught_up && !w.broken => {
             let (files, walker, w) =
                 from_watch(walker, &search_dir, index, candidates, filter, counters, w);
@@ -259,8 +259,13 @@ fn indexed(
                 }
                 _ => None,
             };
-            from_walk(
+            let (files, walker, watch) = from_walk(
                 walker, start, index, candidates, filter, counters, fresh, whole,
+            );
+            (
+                files.into_iter().map(ToSearch::Entry).collect(),
+                walker,
+                watch,
             )
         }
     };
@@ -421,7 +426,7 @@ fn from_watch(
     filter: &FileFilter,
     counters: &Counters,
     watch: Watch,
-) -> (Vec<FileEntry>, Walker, Watch) {
+) -> (Vec<ToSearch>, Walker, Watch) {
     use std::os::unix::ffi::OsStrExt;
     let under = |rel: &Path| rel.starts_with(search_dir);
     let mut wanted: Vec<PathBuf> = Vec::new();
@@ -438,13 +443,43 @@ fn from_watch(
             wanted.push(rel.to_path_buf());
         }
     }
-    let mut files = walker.files_at(wanted);
+    let mut files: Vec<ToSearch> = wanted.into_iter().map(ToSearch::Path).collect();
     let (changed, walker, watch) =
         crate::index::fresh::dirty_files(walker, watch, search_dir, &|rel| filter.accepts(rel));
-    files.extend(changed);
-    files.sort_unstable_by(|a, b| a.rel.as_os_str().cmp(b.rel.as_os_str()));
-    files.dedup_by(|a, b| a.rel == b.rel);
+    files.extend(changed.into_iter().map(ToSearch::Entry));
+    files.sort_unstable_by(|a, b| a.rel().as_os_str().cmp(b.rel().as_os_str()));
+    files.dedup_by(|a, b| a.rel() == b.rel());
     (files, walker, watch)
+}
+
+/// A file for an indexed search: found by a walk, or known by its path from the index (opened
+/// from the root only when its turn comes, so a search that stops early opens no more).
+enum ToSearch {
+    Entry(FileEntry),
+    Path(PathBuf),
+}
+
+impl ToSearch {
+    fn rel(&self) -> &Path {
+        match self {
+            ToSearch::Entry(entry) => &entry.rel,
+            ToSearch::Path(rel) => rel,
+        }
+    }
+
+    fn open(&self, walker: &Walker) -> std::io::Result<std::fs::File> {
+        match self {
+            ToSearch::Entry(entry) => entry.open(walker.root()),
+            ToSearch::Path(rel) => {
+                let found = walker.root().resolve(
+                    rel,
+                    crate::fs::root::Links::Refuse,
+                    crate::fs::root::READ_FLAGS,
+                )?;
+                crate::fs::root::regular_file(found.fd)
+            }
+        }
+    }
 }
 
 /// Files of a sorted search: each one's outcome once searched (`Some(None)`: no hits), and
@@ -460,7 +495,7 @@ struct Slots {
 /// with hits in order and the number of matches found.
 fn search_sorted(
     walker: &Walker,
-    files: &[FileEntry],
+    files: &[ToSearch],
     pattern: &CompiledPattern,
     stop: &StopSignal,
     counters: &Counters,
@@ -491,7 +526,9 @@ fn search_sorted(
             if i >= files.len() || i > cutoff.load(Ordering::Relaxed) || stop.should_stop() {
                 break;
             }
-            let outcome = search_entry(&mut searcher, walker, &files[i], limits, stop);
+            let file = &files[i];
+            let outcome =
+                searcher.search(file.open(walker), || file.rel().to_path_buf(), limits, stop);
             counters.record(&outcome);
             let hits = match outcome {
                 FileOutcome::Matched(hits) | FileOutcome::Interrupted(Some(hits)) => Some(hits),
