@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs the whole suite: Rust unit tests, a smoke run of the
-# benchmarks (tiny corpus, one round, so they never rot), then the pytest suite.
+# benchmarks (tiny corpus, one round, so they never rot; the index benchmark leaves codesearch
+# out when cindex/csearch are not installed), then the pytest suite.
 #
 # System packages: the remote-search tests start a real OpenSSH sshd on 127.0.0.1
 # (openssh-server, openssh-client); the benchmark smoke run uses fd (fd-find) as a peer. As
@@ -36,6 +37,9 @@ CODESIFT_BENCH_SMOKE=1 CODESIFT_BENCH_CORPUS="$stdlib/email" \
 python3 benches/compare.py --quick --rounds 1 --no-git --corpus "$stdlib/email" \
   --out "$smoke_out" > "$smoke_out/log" || { cat "$smoke_out/log"; exit 1; }
 echo "benchmark smoke run: ok ($(grep -c '^| ' "$smoke_out/compare.md") table rows)"
+python3 benches/index_compare.py --quick --corpus "$stdlib/email" --out "$smoke_out/index" \
+  > "$smoke_out/index_log" || { cat "$smoke_out/index_log"; exit 1; }
+echo "index benchmark smoke run: ok ($(grep -c '^| ' "$smoke_out/index/index.md") table rows)"
 python3 benches/long_lines.py --rounds 1 --size 200000 --hits 200 > "$smoke_out/long_lines" \
   || { cat "$smoke_out/long_lines"; exit 1; }
 
