@@ -25,8 +25,10 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 WORKER = HERE / "_worker.py"
@@ -317,19 +319,26 @@ def measure(
     # The slow baselines (pure Python runs for up to 100 s) go last in each round: right after
     # one, this 2-core VM runs throttled for a while, and whichever tool came next paid for it.
     plans.sort(key=lambda plan: plan[0].tool in SLOW_TOOLS)
+    run_interleaved(plans, rounds, "round")
+    return [r for r, _ in plans]
+
+
+def run_interleaved(plans: list[tuple[Any, Callable[[], Any]]], rounds: int, label: str) -> None:
+    """Runs every plan once per round, in turn (A B C A B C ...), after a warm-up round, and
+    appends each run to its result's `runs`; a runner that fails sets the result's `error`
+    and is not run again (a peer that cannot run is reported, not fatal)."""
     for round_no in range(rounds + 1):  # round 0 warms up
         for result, runner in plans:
             if result.error:
                 continue
             try:
                 run = runner()
-            except Exception as exc:  # a peer that cannot run is reported, not fatal
+            except Exception as exc:
                 result.error = str(exc)[:200]
                 continue
             if round_no > 0:
                 result.runs.append(run)
-        print(f"round {round_no}/{rounds} done", file=sys.stderr)
-    return [r for r, _ in plans]
+        print(f"{label} {round_no}/{rounds} done", file=sys.stderr)
 
 
 def explain(q: Query, r: Result, reference: Result | None, rg_matches: int | None) -> str:

@@ -49,7 +49,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from compare import RG_FLAGS, _corpus_size  # noqa: E402  (benches/ is not a package)
+from compare import RG_FLAGS, _corpus_size, run_interleaved  # noqa: E402  (benches/ is not a package)
 
 DEFAULT_CORPUS = Path(os.environ.get("CODESIFT_BENCH_CORPUS", "/work/corpus/linux"))
 QUICK_CORPUS = Path(sysconfig.get_paths()["stdlib"]) / "email"
@@ -450,18 +450,7 @@ def measure_queries(
                 )
         for tool, unit, runner in tools:
             plans.append((Result(q.name, tool, unit), runner))
-    for round_no in range(rounds + 1):  # round 0 warms up
-        for result, runner in plans:
-            if result.error:
-                continue
-            try:
-                run = runner()
-            except Exception as exc:  # a peer that cannot run is reported, not fatal
-                result.error = str(exc)[:200]
-                continue
-            if round_no > 0:
-                result.runs.append(run)
-        print(f"queries: round {round_no}/{rounds} done", file=sys.stderr)
+    run_interleaved(plans, rounds, "queries: round")
     # Diagnostic, not in the medians: each codesift query again, back to back (the first of 4
     # dropped), so the worker's memory is warm. On this kind of VM memory a process has not
     # touched for a second costs far more to touch again; a long-lived worker that waits

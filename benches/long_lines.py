@@ -93,9 +93,7 @@ def codesift_runner(
     ws = Workspace(root, gitignore=False, cache_size=1, threads=threads)
 
     def run() -> int:
-        result = ws.grep(
-            pattern, literal=literal, case_sensitive=case_sensitive, max_matches=None
-        )
+        result = ws.grep(pattern, literal=literal, case_sensitive=case_sensitive, max_matches=None)
         if touch:
             return sum(1 for m in result.matches if m.line and m.column)
         return len(result.matches)
