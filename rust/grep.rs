@@ -524,23 +524,125 @@ impl FileSearcher {
                 .searcher
                 .search_reader(&self.pattern.matcher, &file, &mut sink);
         }
+        let taken = Taken::from(sink);
+        self.finish(taken, searched, rel, size, mtime_ns, encoding)
+    }
+
+    /// Searches only the given parts of `file` (whole lines, in file order, holding every
+    /// match: the candidate units of an index), reporting lines, offsets and uniqueness exactly
+    /// as a search of the whole file would. `None` when that cannot be promised and the caller
+    /// must search the whole file: the file is not as the index saw it (`expected`), or a
+    /// context or multiline search (whose text is not line by line). `occurrences(needle)`
+    /// gives the parts of the file that may hold `needle` (`None`: unknown), for uniqueness.
+    #[allow(clippy::too_many_arguments)]
+    pub fn search_ranges(
+        &mut self,
+        file: &File,
+        rel: impl FnOnce() -> PathBuf,
+        limits: FileLimits,
+        stop: &StopSignal,
+        expected: Expected,
+        ranges: &[LineRange],
+        occurrences: &mut dyn FnMut(&[u8]) -> Option<Vec<LineRange>>,
+    ) -> Option<FileOutcome> {
+        use std::os::unix::fs::{FileExt, MetadataExt};
+        if self.pattern.multiline || self.pattern.before > 0 || self.pattern.after > 0 {
+            return None;
+        }
+        let meta = file.metadata().ok()?;
+        let mtime_ns = meta.mtime() * 1_000_000_000 + meta.mtime_nsec();
+        if !meta.is_file()
+            || meta.len() != expected.size
+            || mtime_ns != expected.mtime_ns
+            || meta.ino() != expected.ino
+        {
+            return None;
+        }
+        let size = meta.len();
+        let mut sink = HitSink::new(
+            &self.pattern,
+            limits,
+            stop,
+            &mut self.hits,
+            &mut self.hit_bytes,
+        );
+        let mut searched: std::io::Result<()> = Ok(());
+        for range in ranges {
+            self.buffer.clear();
+            self.buffer.resize(range.len as usize, 0);
+            if let Err(err) = file.read_exact_at(&mut self.buffer, range.offset) {
+                searched = Err(err);
+                break;
+            }
+            sink.base = range.offset;
+            sink.line_base = range.first_line - 1;
+            searched = self
+                .searcher
+                .search_slice(&self.pattern.matcher, &self.buffer, &mut sink);
+            if searched.is_err() || sink.binary || sink.interrupted || sink.done() {
+                break;
+            }
+        }
+        if searched.is_ok() && !sink.binary {
+            let buffer = &mut self.buffer;
+            let mut first_two = |needle: &[u8]| -> (Option<usize>, Option<usize>) {
+                let parts = if needle.len() < 3 || needle.contains(&b'\n') {
+                    None
+                } else {
+                    occurrences(needle)
+                };
+                let parts = parts.unwrap_or_else(|| {
+                    vec![LineRange {
+                        offset: 0,
+                        len: size,
+                        first_line: 1,
+                    }]
+                });
+                let mut found = Vec::with_capacity(2);
+                for part in parts {
+                    buffer.clear();
+                    buffer.resize(part.len as usize, 0);
+                    if file.read_exact_at(buffer, part.offset).is_err() {
+                        // Unknown: counted as not unique, as when the budget runs out.
+                        return (None, None);
+                    }
+                    // Occurrences hold no line end, so none crosses from one part to the next.
+                    for at in memchr::memmem::find_iter(buffer, needle) {
+                        found.push(part.offset as usize + at);
+                        if found.len() == 2 {
+                            return (Some(found[0]), Some(found[1]));
+                        }
+                    }
+                }
+                (found.first().copied(), None)
+            };
+            mark_unique_by(sink.hits, sink.bytes, size as usize, &mut first_two);
+        }
+        let taken = Taken::from(sink);
+        Some(self.finish(taken, searched, rel, size, mtime_ns, TextEncoding::Utf8))
+    }
+
+    fn finish(
+        &mut self,
+        taken: Taken,
+        searched: std::io::Result<()>,
+        rel: impl FnOnce() -> PathBuf,
+        size: u64,
+        mtime_ns: i64,
+        encoding: TextEncoding,
+    ) -> FileOutcome {
+        let Taken {
+            hits,
+            count,
+            binary,
+            interrupted,
+        } = taken;
         for buffer in [&mut self.buffer, &mut self.decoded] {
             if buffer.capacity() > KEEP_BUFFER {
                 buffer.clear();
                 buffer.shrink_to(KEEP_BUFFER);
             }
         }
-        // Small results are copied out at their exact size (the buffer is reused); a buffer
-        // past the size kept between files is handed over whole instead of copied.
-        let hits = (sink.count > 0).then(|| {
-            let bytes = if sink.bytes.capacity() > KEEP_BUFFER {
-                std::mem::take(sink.bytes)
-            } else {
-                sink.bytes.to_vec()
-            };
-            (sink.hits.drain(..).collect(), bytes)
-        });
-        let (count, binary, interrupted) = (sink.count, sink.binary, sink.interrupted);
         if self.hit_bytes.capacity() > KEEP_BUFFER {
             self.hit_bytes = Vec::new();
         }
@@ -568,6 +670,52 @@ impl FileSearcher {
             (false, None) => FileOutcome::NoMatch,
         }
     }
+}
+
+/// What a file's search found, taken out of its sink.
+struct Taken {
+    hits: Option<(Vec<Hit>, Vec<u8>)>,
+    count: u64,
+    binary: bool,
+    interrupted: bool,
+}
+
+impl From<HitSink<'_>> for Taken {
+    fn from(sink: HitSink<'_>) -> Taken {
+        // Small results are copied out at their exact size (the buffer is reused); a buffer
+        // past the size kept between files is handed over whole instead of copied.
+        let hits = (sink.count > 0).then(|| {
+            let bytes = if sink.bytes.capacity() > KEEP_BUFFER {
+                std::mem::take(sink.bytes)
+            } else {
+                sink.bytes.to_vec()
+            };
+            (sink.hits.drain(..).collect(), bytes)
+        });
+        Taken {
+            hits,
+            count: sink.count,
+            binary: sink.binary,
+            interrupted: sink.interrupted,
+        }
+    }
+}
+
+/// A part of a file made of whole lines: `len` bytes from `offset`, starting at line
+/// `first_line` (1-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineRange {
+    pub offset: u64,
+    pub len: u64,
+    pub first_line: u64,
+}
+
+/// A file's state as an index saw it.
+#[derive(Clone, Copy, Debug)]
+pub struct Expected {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub ino: u64,
 }
 
 /// Reads the `size` bytes the caller just saw in the file's metadata into `buffer` (replacing
@@ -608,6 +756,20 @@ fn read_known_size(file: &File, size: u64, buffer: &mut Vec<u8>) -> std::io::Res
 
 /// Marks each hit whose matched bytes occur exactly once in `text`.
 fn mark_unique(hits: &mut [Hit], bytes: &[u8], text: &[u8]) {
+    mark_unique_by(hits, bytes, text.len(), &mut |needle| {
+        let mut found = memchr::memmem::find_iter(text, needle);
+        (found.next(), found.next())
+    });
+}
+
+/// `mark_unique` over a text of `text_len` bytes that `first_two(needle)` searches: where the
+/// first two (non-overlapping) occurrences of `needle` start.
+fn mark_unique_by(
+    hits: &mut [Hit],
+    bytes: &[u8],
+    text_len: usize,
+    first_two: &mut dyn FnMut(&[u8]) -> (Option<usize>, Option<usize>),
+) {
     /// The checks together scan the text once plus at most this many bytes. A hit whose bytes
     /// occur once among the hits needs a scan of the whole text to prove them unique, and a
     /// file with thousands of distinct hits (minified code) would otherwise cost its size per
@@ -615,17 +777,17 @@ fn mark_unique(hits: &mut [Hit], bytes: &[u8], text: &[u8]) {
     /// longer matches at its span fails as stale instead of being relocated).
     const UNIQUE_SCAN_BUDGET: usize = 4 * 1024 * 1024;
     let content = |hit: &Hit| &bytes[hit.content.start..hit.content.start + hit.content.len];
-    let mut budget = text.len().saturating_add(UNIQUE_SCAN_BUDGET);
+    let mut budget = text_len.saturating_add(UNIQUE_SCAN_BUDGET);
     // Whether `needle` occurs once in the text; `None` when the budget is spent.
     let mut once_in_text = |needle: &[u8]| {
         if needle.is_empty() || budget == 0 {
             return None;
         }
-        let mut found = memchr::memmem::find_iter(text, needle);
-        let (once, scanned) = match (found.next(), found.next()) {
-            (Some(_), None) => (true, text.len()),
+        // What a scan of the text for the first two would read.
+        let (once, scanned) = match first_two(needle) {
+            (Some(_), None) => (true, text_len),
             (Some(_), Some(second)) => (false, second + needle.len()),
-            (None, _) => (false, text.len()),
+            (None, _) => (false, text_len),
         };
         budget = budget.saturating_sub(scanned);
         Some(once)
@@ -672,6 +834,8 @@ struct HitSink<'a> {
     stop: &'a StopSignal,
     /// Offset of the searched text in the file (3 after a UTF-8 BOM).
     base: u64,
+    /// Lines in the file before the searched text.
+    line_base: u64,
     hits: &'a mut Vec<Hit>,
     /// What the hits' spans point into.
     bytes: &'a mut Vec<u8>,
@@ -704,6 +868,7 @@ impl<'a> HitSink<'a> {
             limits,
             stop,
             base: 0,
+            line_base: 0,
             hits,
             bytes,
             last_line: None,
@@ -715,6 +880,11 @@ impl<'a> HitSink<'a> {
             pending: Vec::new(),
             spans: Vec::new(),
         }
+    }
+
+    /// No more matches are wanted from this file.
+    fn done(&self) -> bool {
+        self.finishing && !self.limits.count_all && self.pending.is_empty()
     }
 
     fn wants_context(&self) -> bool {
@@ -782,7 +952,7 @@ impl<'a> HitSink<'a> {
     fn handle_block(&mut self, mat: &SinkMatch<'_>) -> bool {
         let buffer = mat.buffer();
         let range = mat.bytes_range_in_buffer();
-        let first_line = mat.line_number().unwrap_or(1);
+        let first_line = mat.line_number().unwrap_or(1) + self.line_base;
         let block_offset = mat.absolute_byte_offset();
         self.spans.clear();
         let spans = &mut self.spans;
@@ -951,7 +1121,7 @@ impl Sink for HitSink<'_> {
 
     fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> std::io::Result<bool> {
         if let Some(number) = ctx.line_number() {
-            self.push_line(number, ctx.bytes());
+            self.push_line(number + self.line_base, ctx.bytes());
         }
         if self.finishing && !self.limits.count_all && self.pending.is_empty() {
             return Ok(false);
@@ -1133,6 +1303,131 @@ mod tests {
         };
         assert_eq!(file.encoding, TextEncoding::Utf8Bom);
         assert_eq!(file.hits[0].byte_offset, expected[1].1 + 3);
+    }
+
+    /// A search of only the units a regex matches in (as an index would choose them) against
+    /// a search of the whole file: every field of every hit, uniqueness included.
+    #[test]
+    fn a_search_of_some_units_equals_the_whole_files() {
+        let (mut text, _) = big_text();
+        // A second, different line holding "needle two" text inside it, so that uniqueness of
+        // a `needle \w+` hit must look beyond the units the pattern chose.
+        text.extend_from_slice(b"x = \"needle one\"; needle three\n");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.txt");
+        std::fs::write(&path, &text).unwrap();
+        let cut = crate::index::build::units(&text);
+        let ranges_of = |keep: &dyn Fn(&[u8]) -> bool| -> Vec<LineRange> {
+            let mut line = 1u64;
+            let mut out = Vec::new();
+            for &(start, end) in &cut {
+                let unit = &text[start..end];
+                if keep(unit) {
+                    out.push(LineRange {
+                        offset: start as u64,
+                        len: (end - start) as u64,
+                        first_line: line,
+                    });
+                }
+                line += memchr_iter(b'\n', unit).count() as u64;
+            }
+            out
+        };
+        let meta = std::fs::metadata(&path).unwrap();
+        let expected = {
+            use std::os::unix::fs::MetadataExt;
+            Expected {
+                size: meta.len(),
+                mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+                ino: meta.ino(),
+            }
+        };
+        let stop = StopSignal::new(None);
+        for (pattern, max_hits) in [
+            ("needle (one|two)", 100),
+            ("needle two", 100),
+            ("needle one", 100),
+            (r"needle \w+", 100),
+            (r"needle \w+", 2),
+            ("filler_line", 5),
+        ] {
+            let options = opts(pattern);
+            let compiled = CompiledPattern::new(&options).unwrap();
+            let chosen = ranges_of(&|unit| compiled.matcher.is_match(unit).unwrap());
+            let chosen_bytes: u64 = chosen.iter().map(|r| r.len).sum();
+            if !pattern.starts_with("filler") {
+                assert!(
+                    chosen_bytes * 10 < text.len() as u64,
+                    "{pattern}: few units"
+                );
+            }
+            let limits = FileLimits {
+                max_hits,
+                count_all: false,
+            };
+            let mut searcher = FileSearcher::new(&compiled);
+            let whole = searcher.search(File::open(&path), || "big.txt".into(), limits, &stop);
+            let mut occurrences = |needle: &[u8]| {
+                Some(ranges_of(&|unit| {
+                    memchr::memmem::find(unit, needle).is_some()
+                }))
+            };
+            let file = File::open(&path).unwrap();
+            let parts = searcher
+                .search_ranges(
+                    &file,
+                    || "big.txt".into(),
+                    limits,
+                    &stop,
+                    expected,
+                    &chosen,
+                    &mut occurrences,
+                )
+                .expect("the file is as expected");
+            let key = |h: &Resolved| {
+                (
+                    h.line,
+                    h.column,
+                    h.end_line,
+                    h.byte_offset,
+                    h.content.clone(),
+                    h.text.clone(),
+                    h.unique,
+                )
+            };
+            let (whole, parts) = (hits(whole), hits(parts));
+            assert_eq!(
+                whole.iter().map(key).collect::<Vec<_>>(),
+                parts.iter().map(key).collect::<Vec<_>>(),
+                "{pattern}"
+            );
+            assert!(!whole.is_empty(), "{pattern}");
+        }
+        // A file that is not as the index saw it is left to a whole search.
+        let compiled = CompiledPattern::new(&opts("needle")).unwrap();
+        let mut searcher = FileSearcher::new(&compiled);
+        let file = File::open(&path).unwrap();
+        let stale = Expected {
+            size: expected.size + 1,
+            ..expected
+        };
+        let limits = FileLimits {
+            max_hits: 10,
+            count_all: false,
+        };
+        assert!(
+            searcher
+                .search_ranges(
+                    &file,
+                    || "big.txt".into(),
+                    limits,
+                    &stop,
+                    stale,
+                    &[],
+                    &mut |_| None
+                )
+                .is_none()
+        );
     }
 
     #[test]

@@ -11,11 +11,13 @@ use crate::error::{Error, Result};
 use crate::fs::walk::{Batch, DirFilter, DirHook, DirWork, FileEntry, Target, WalkState, Walker};
 use crate::glob::PathPattern;
 use crate::grep::{
-    CompiledPattern, FileHits, FileLimits, FileOutcome, FileSearcher, PatternOptions, StopSignal,
+    CompiledPattern, Expected, FileHits, FileLimits, FileOutcome, FileSearcher, LineRange,
+    PatternOptions, StopSignal,
 };
 use crate::index::build::stat_ns;
-use crate::index::format::{BINARY, INDEXED, IndexFile};
+use crate::index::format::{BINARY, FileRecord, INDEXED, IndexFile, UTF8_BOM};
 use crate::index::fresh::Watch;
+use crate::index::query::Candidates;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -148,21 +150,22 @@ pub fn grep(walker: Walker, query: &GrepQuery, index: Option<IndexUse<'_>>) -> R
     let candidates = match (index, &target) {
         (Some(index), Target::Dir(_)) => {
             let plan = crate::index::plan::plan(&pattern.regex, pattern.case_insensitive);
-            crate::index::query::candidate_files(index.file, &plan, pattern.multiline)
+            let unit_reads = !pattern.multiline && pattern.before == 0 && pattern.after == 0;
+            crate::index::query::candidates(index.file, &plan, pattern.multiline, unit_reads)
                 .ok()
                 .flatten()
-                .map(|files| (index, files))
+                .map(|found| (index, found))
         }
         _ => None,
     };
     let used_index = candidates.is_some();
     let (mut outcome, walker) = match (candidates, target) {
-        (Some((index, files)), Target::Dir(start)) => indexed(
+        (Some((index, found)), Target::Dir(start)) => indexed(
             walker,
             query,
             start,
             index.file,
-            &files,
+            &found,
             &pattern,
             &filter,
             &stop,
@@ -228,13 +231,14 @@ fn indexed(
     query: &GrepQuery,
     start: DirWork,
     index: &IndexFile,
-    candidates: &roaring::RoaringBitmap,
+    found: &Candidates,
     pattern: &CompiledPattern,
     filter: &FileFilter,
     stop: &StopSignal,
     counters: &Counters,
     watch: Option<&Mutex<Option<Watch>>>,
 ) -> (GrepOutcome, Walker) {
+    let candidates = &found.files;
     let mut taken = watch.and_then(|w| w.lock().unwrap().take());
     if let Some(w) = taken.as_mut() {
         w.drain();
@@ -263,7 +267,10 @@ fn indexed(
                 walker, start, index, candidates, filter, counters, fresh, whole,
             );
             (
-                files.into_iter().map(ToSearch::Entry).collect(),
+                files
+                    .into_iter()
+                    .map(|(entry, known)| ToSearch::Entry(entry, known))
+                    .collect(),
                 walker,
                 watch,
             )
@@ -276,8 +283,10 @@ fn indexed(
         Some(max) if !query.count_total => (max, false),
         other => (other.unwrap_or(usize::MAX), query.count_total),
     };
-    let (found_files, found) =
-        search_sorted(&walker, &files, pattern, stop, counters, max, count_all);
+    let units = found.units.as_ref().map(|units| (index, units));
+    let (found_files, found) = search_sorted(
+        &walker, &files, units, pattern, stop, counters, max, count_all,
+    );
     (finish(found_files, max, found, count_all), walker)
 }
 
@@ -295,23 +304,31 @@ fn rule_names(walker: &Walker) -> Vec<Vec<u8>> {
     names
 }
 
-/// How the index decides one file it knows, given its state now: `None` to skip it.
+/// How the index decides one file it knows, given its state now: `None` to skip it, else
+/// whether only its candidate units need a search (`Some(Some(i))`) or the whole file.
 fn known_file(
     index: &IndexFile,
     i: usize,
     changed: bool,
     candidates: &roaring::RoaringBitmap,
     counters: &Counters,
-) -> bool {
+) -> Option<Option<u32>> {
     let known = index.file(i);
     if changed {
-        return true;
+        return Some(None);
     }
     if known.flags & BINARY != 0 {
         counters.record(&FileOutcome::Binary);
-        return false;
+        return None;
     }
-    known.flags & INDEXED == 0 || candidates.contains(i as u32)
+    if known.flags & INDEXED == 0 {
+        return Some(None);
+    }
+    if !candidates.contains(i as u32) {
+        return None;
+    }
+    let by_units = known.units > 1 && known.flags & UTF8_BOM == 0;
+    Some(by_units.then_some(i as u32))
 }
 
 /// Whether `stat` shows the file as the build saw it (and not touched around the build).
@@ -342,14 +359,14 @@ fn from_walk(
     counters: &Counters,
     watch: Option<Watch>,
     whole: bool,
-) -> (Vec<FileEntry>, Walker, Option<Watch>) {
+) -> (Vec<(FileEntry, Option<u32>)>, Walker, Option<Watch>) {
     use std::os::unix::ffi::OsStrExt;
     let watch = watch.map(|w| Arc::new(Mutex::new(w)));
     let hook: Option<DirHook> = watch
         .clone()
         .map(|w| -> DirHook { Arc::new(move |rel: &Path, fd| w.lock().unwrap().add(rel, fd)) });
     let walker = walker.with_dir_hook(hook);
-    let chosen: Mutex<Vec<FileEntry>> = Mutex::new(Vec::new());
+    let chosen: Mutex<Vec<(FileEntry, Option<u32>)>> = Mutex::new(Vec::new());
     let dirty: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
     let seen: Mutex<roaring::RoaringBitmap> = Mutex::new(roaring::RoaringBitmap::new());
     let root = walker.root().clone();
@@ -371,10 +388,10 @@ fn from_walk(
             if filter.accepts(&entry.rel) {
                 let search = match found {
                     Some(i) => known_file(index, i, changed, candidates, counters),
-                    None => true,
+                    None => Some(None),
                 };
-                if search {
-                    batch.push(entry.clone());
+                if let Some(known) = search {
+                    batch.push((entry.clone(), known));
                 }
             }
             WalkState::Continue
@@ -401,7 +418,7 @@ fn from_walk(
         w
     });
     let mut files = chosen.into_inner().unwrap();
-    files.sort_unstable_by(|a, b| a.rel.as_os_str().cmp(b.rel.as_os_str()));
+    files.sort_unstable_by(|a, b| a.0.rel.as_os_str().cmp(b.0.rel.as_os_str()));
     (files, walker, watch)
 }
 
@@ -429,7 +446,7 @@ fn from_watch(
 ) -> (Vec<ToSearch>, Walker, Watch) {
     use std::os::unix::ffi::OsStrExt;
     let under = |rel: &Path| rel.starts_with(search_dir);
-    let mut wanted: Vec<PathBuf> = Vec::new();
+    let mut wanted: Vec<(PathBuf, Option<u32>)> = Vec::new();
     // Only candidates and files without postings can need a search (or, binary ones, a count).
     let mut consider: Vec<u32> = candidates.iter().collect();
     consider.extend_from_slice(index.unindexed());
@@ -439,38 +456,53 @@ fn from_watch(
         if !under(rel) || !filter.accepts(rel) || watch.is_dirty(rel) {
             continue;
         }
-        if known_file(index, i, false, candidates, counters) {
-            wanted.push(rel.to_path_buf());
+        if let Some(known) = known_file(index, i, false, candidates, counters) {
+            wanted.push((rel.to_path_buf(), known));
         }
     }
-    let mut files: Vec<ToSearch> = wanted.into_iter().map(ToSearch::Path).collect();
+    let mut files: Vec<ToSearch> = wanted
+        .into_iter()
+        .map(|(rel, known)| ToSearch::Path(rel, known))
+        .collect();
     let (changed, walker, watch) =
         crate::index::fresh::dirty_files(walker, watch, search_dir, &|rel| filter.accepts(rel));
-    files.extend(changed.into_iter().map(ToSearch::Entry));
+    files.extend(
+        changed
+            .into_iter()
+            .map(|entry| ToSearch::Entry(entry, None)),
+    );
     files.sort_unstable_by(|a, b| a.rel().as_os_str().cmp(b.rel().as_os_str()));
     files.dedup_by(|a, b| a.rel() == b.rel());
     (files, walker, watch)
 }
 
 /// A file for an indexed search: found by a walk, or known by its path from the index (opened
-/// from the root only when its turn comes, so a search that stops early opens no more).
+/// from the root only when its turn comes, so a search that stops early opens no more); with
+/// its id in the index when it is unchanged since the build and only its candidate units need
+/// a search.
 enum ToSearch {
-    Entry(FileEntry),
-    Path(PathBuf),
+    Entry(FileEntry, Option<u32>),
+    Path(PathBuf, Option<u32>),
 }
 
 impl ToSearch {
     fn rel(&self) -> &Path {
         match self {
-            ToSearch::Entry(entry) => &entry.rel,
-            ToSearch::Path(rel) => rel,
+            ToSearch::Entry(entry, _) => &entry.rel,
+            ToSearch::Path(rel, _) => rel,
+        }
+    }
+
+    fn by_units(&self) -> Option<u32> {
+        match self {
+            ToSearch::Entry(_, known) | ToSearch::Path(_, known) => *known,
         }
     }
 
     fn open(&self, walker: &Walker) -> std::io::Result<std::fs::File> {
         match self {
-            ToSearch::Entry(entry) => entry.open(walker.root()),
-            ToSearch::Path(rel) => {
+            ToSearch::Entry(entry, _) => entry.open(walker.root()),
+            ToSearch::Path(rel, _) => {
                 let found = walker.root().resolve(
                     rel,
                     crate::fs::root::Links::Refuse,
@@ -493,9 +525,11 @@ struct Slots {
 /// Searches `files` (in path order) in parallel; with a limit, files are taken in order and
 /// the search stops once the first `max + 1` hits are settled in that order. Returns the files
 /// with hits in order and the number of matches found.
+#[allow(clippy::too_many_arguments)]
 fn search_sorted(
     walker: &Walker,
     files: &[ToSearch],
+    units: Option<(&IndexFile, &roaring::RoaringBitmap)>,
     pattern: &CompiledPattern,
     stop: &StopSignal,
     counters: &Counters,
@@ -521,14 +555,48 @@ fn search_sorted(
         .min(files.len().max(1));
     let work = || {
         let mut searcher = FileSearcher::new(pattern);
+        let mut postings = PostingCache::default();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             if i >= files.len() || i > cutoff.load(Ordering::Relaxed) || stop.should_stop() {
                 break;
             }
             let file = &files[i];
-            let outcome =
-                searcher.search(file.open(walker), || file.rel().to_path_buf(), limits, stop);
+            let rel = || file.rel().to_path_buf();
+            let opened = file.open(walker);
+            let by_units = match (&opened, units, file.by_units()) {
+                (Ok(handle), Some((index, units)), Some(id)) => {
+                    let record = index.file(id as usize);
+                    let unit_ranges =
+                        |chosen: &mut dyn Iterator<Item = u32>| line_ranges(index, &record, chosen);
+                    let ranges = unit_ranges(
+                        &mut units.range(record.first_unit..record.first_unit + record.units),
+                    );
+                    let mut occurrences = |needle: &[u8]| {
+                        postings
+                            .units_holding(index, &record, needle)
+                            .map(|held| unit_ranges(&mut held.into_iter()))
+                    };
+                    searcher.search_ranges(
+                        handle,
+                        rel,
+                        limits,
+                        stop,
+                        Expected {
+                            size: record.size,
+                            mtime_ns: record.mtime_ns,
+                            ino: record.ino,
+                        },
+                        &ranges,
+                        &mut occurrences,
+                    )
+                }
+                _ => None,
+            };
+            let outcome = match by_units {
+                Some(outcome) => outcome,
+                None => searcher.search(opened, rel, limits, stop),
+            };
             counters.record(&outcome);
             let hits = match outcome {
                 FileOutcome::Matched(hits) | FileOutcome::Interrupted(Some(hits)) => Some(hits),
@@ -572,6 +640,70 @@ fn search_sorted(
         }
     }
     (out, found)
+}
+
+/// The byte ranges of `units` (of the file `record`, in order), adjacent ones joined.
+fn line_ranges(
+    index: &IndexFile,
+    record: &FileRecord,
+    units: &mut dyn Iterator<Item = u32>,
+) -> Vec<LineRange> {
+    let mut out: Vec<LineRange> = Vec::new();
+    for unit in units {
+        let (offset, len, first_line) = index.unit_span(record, unit);
+        match out.last_mut() {
+            Some(last) if last.offset + last.len == offset => last.len += len,
+            _ => out.push(LineRange {
+                offset,
+                len,
+                first_line,
+            }),
+        }
+    }
+    out
+}
+
+/// One search thread's posting lists, each read once per query: which units of a file may
+/// hold a given string (for the uniqueness of a hit's text).
+#[derive(Default)]
+struct PostingCache {
+    lists: HashMap<u32, roaring::RoaringBitmap>,
+}
+
+impl PostingCache {
+    /// The most trigrams of a string checked: fewer only let more units through.
+    const MOST_TRIGRAMS: usize = 8;
+
+    /// The units of `record` holding every trigram of `needle` (a superset of those holding
+    /// `needle`), or `None` when the index cannot tell.
+    fn units_holding(
+        &mut self,
+        index: &IndexFile,
+        record: &FileRecord,
+        needle: &[u8],
+    ) -> Option<Vec<u32>> {
+        let mut trigrams: Vec<u32> = needle
+            .windows(3)
+            .map(|w| crate::index::plan::trigram([w[0], w[1], w[2]]))
+            .collect();
+        trigrams.sort_unstable();
+        trigrams.dedup();
+        trigrams.truncate(Self::MOST_TRIGRAMS);
+        for &trigram in &trigrams {
+            if !self.lists.contains_key(&trigram) {
+                let list = index.postings(trigram).ok()?;
+                self.lists.insert(trigram, list);
+            }
+        }
+        let lists: Vec<&roaring::RoaringBitmap> = trigrams.iter().map(|t| &self.lists[t]).collect();
+        let (first, rest) = lists.split_first()?;
+        Some(
+            first
+                .range(record.first_unit..record.first_unit + record.units)
+                .filter(|unit| rest.iter().all(|list| list.contains(*unit)))
+                .collect(),
+        )
+    }
 }
 
 /// Results settling in walk order: slot `i` is file `i` of the sorted walk.

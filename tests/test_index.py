@@ -53,6 +53,11 @@ def corpus(tmp_path_factory) -> Path:
     lines = [f"line {i} filler text for units {i * 7919 % 1000}\n" for i in range(6_000)]
     lines[5_000] = "the unique_marker_in_a_big_file sits here\n"
     (root / "big.txt").write_text("".join(lines))
+    # Many units whose hits repeat in other units (or not): a search that reads only some
+    # units must still tell which hits' texts are unique in the whole file.
+    handlers = [f"def handler_{i % 997}(self): return value_{i} + {i * 31 % 4001}\n" for i in range(4_000)]
+    handlers[3_333] = "    x = handler_unique_one(self) + handler_5(self)\n"
+    (root / "handlers.py").write_text("".join(handlers))
     (root / "crlf.txt").write_bytes(b"first line\r\nsecond needle\r\nthird\r\n")
     (root / "unicode.txt").write_text("Stra\u00dfe K\u212aelvin \u017fong caf\u00e9 needle\n")
     return root
@@ -97,6 +102,12 @@ PATTERNS = [
     ("[^\\s\\S]", {}),
     (".*", {"max_matches": 20}),
     ("\\w+", {"max_matches": 20}),
+    ("handler_\\d+\\(", {"max_matches": None}),
+    ("handler_99\\d", {"max_matches": None}),
+    ("value_39\\d\\d +", {"max_matches": None}),
+    ("handler_(unique_one|5)", {"max_matches": None}),
+    ("handler_5\\b", {"max_matches": 2}),
+    ("return value_123\\b", {}),
 ]
 
 
@@ -115,6 +126,7 @@ def test_generated_patterns_equal_the_scan(indexed_corpus):
     rng = random.Random(7)
     words = ["import", "def", "self", "return", "json", "mail", "header", "encode", "value"]
     words += ["K\u212aelvin", "Stra\u00dfe", "caf\u00e9", "needle", "second", "None"]
+    words += ["handler_7", "value_12", "unique_one"]
     used_index = 0
     for _ in range(240):
         a, b = rng.sample(words, 2)

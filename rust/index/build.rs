@@ -6,7 +6,7 @@
 //! No file is left out silently: a binary, UTF-16, oversized or unreadable file is recorded
 //! without postings and is searched from disk by every query.
 
-use super::format::{self, BINARY, Contents, FileRecord, INDEXED};
+use super::format::{self, BINARY, Contents, FileRecord, INDEXED, UTF8_BOM, UnitRecord};
 use crate::fs::walk::{Batch, FileEntry, WalkState, Walker};
 use roaring::RoaringBitmap;
 use rustix::fs::Stat;
@@ -45,8 +45,8 @@ struct Found {
 /// What one chunk of files gave.
 struct ChunkResult {
     files: Vec<FileRecord>,
-    /// `(file within the chunk, byte offset)` per unit.
-    units: Vec<(u32, u64)>,
+    /// Per unit; `file` counts within the chunk.
+    units: Vec<UnitRecord>,
     postings: Vec<(u32, RoaringBitmap)>,
     bytes: u64,
 }
@@ -172,15 +172,32 @@ fn index_chunk(walker: &Walker, files: &[Found], acc: &mut Accumulator) -> Chunk
             continue;
         }
         let cut = units(&buffer);
+        let mut line = 1u32;
         for &(start, end) in &cut {
             let unit = result.units.len() as u32;
-            result.units.push((i as u32, start as u64));
-            acc.add_unit(unit, &buffer[start..end]);
+            result.units.push(UnitRecord {
+                file: i as u32,
+                first_line: line,
+                offset: start as u64,
+            });
+            let text = &buffer[start..end];
+            acc.add_unit(unit, text);
+            // Files are at most `MAX_INDEXED_FILE` bytes: the line count fits.
+            line += memchr::memchr_iter(b'\n', text).count() as u32;
         }
         result.bytes += buffer.len() as u64;
-        result
-            .files
-            .push(record(found, path, INDEXED, first_unit, cut.len() as u32));
+        let bom = if buffer.starts_with(b"\xef\xbb\xbf") {
+            UTF8_BOM
+        } else {
+            0
+        };
+        result.files.push(record(
+            found,
+            path,
+            INDEXED | bom,
+            first_unit,
+            cut.len() as u32,
+        ));
     }
     result.postings = acc.take();
     result
@@ -238,7 +255,7 @@ pub fn build(
         .min(chunks.len().max(1));
     let (sender, receiver) = crossbeam_channel::bounded::<(usize, ChunkResult)>(threads * 2);
     let mut files: Vec<FileRecord> = Vec::with_capacity(total);
-    let mut unit_table: Vec<(u32, u64)> = Vec::new();
+    let mut unit_table: Vec<UnitRecord> = Vec::new();
     let mut merged: HashMap<u32, RoaringBitmap> = HashMap::new();
     let mut stats = BuildStats {
         files: total,
@@ -277,7 +294,10 @@ pub fn build(
                     }
                     files.push(record);
                 }
-                unit_table.extend(result.units.iter().map(|(f, off)| (f + base_file, *off)));
+                unit_table.extend(result.units.iter().map(|u| UnitRecord {
+                    file: u.file + base_file,
+                    ..*u
+                }));
                 for (trigram, bitmap) in result.postings {
                     let list = merged.entry(trigram).or_default();
                     if base_unit == 0 {

@@ -2,7 +2,9 @@
 //! on open so that a corrupt, truncated or foreign-version file is never trusted.
 //!
 //! Layout (little-endian): a fixed header; the path bytes; one fixed-size record per file in
-//! byte order of its path; one record per unit (a line-aligned block of a file); the trigram
+//! byte order of its path; one record per unit (a line-aligned block of a file: its file, first
+//! line number and byte offset, so that a search of only some units reports exact lines and
+//! offsets); the trigram
 //! lookup table sorted by trigram; the posting lists (roaring bitmaps of unit ids); a trailer.
 
 use roaring::RoaringBitmap;
@@ -13,7 +15,7 @@ use std::path::Path;
 pub const MAGIC: &[u8; 8] = b"CSIFTIDX";
 pub const TRAILER: &[u8; 8] = b"CSIFTEND";
 /// Bumped whenever the layout or the meaning of a field changes: older files are rebuilt.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 const HEADER_LEN: usize = 112;
 const FILE_LEN: usize = 56;
 const UNIT_LEN: usize = 16;
@@ -24,6 +26,19 @@ pub const INDEXED: u32 = 1;
 /// The file holds a NUL byte: the scan skips it as binary whatever the pattern, so while it
 /// is unchanged it is counted as binary without being read.
 pub const BINARY: u32 = 2;
+/// The file starts with a UTF-8 byte order mark (the scan searches the text after it): such a
+/// file is searched whole, never unit by unit.
+pub const UTF8_BOM: u32 = 4;
+
+/// One unit as the index knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnitRecord {
+    pub file: u32,
+    /// The 1-based number of the unit's first line in its file.
+    pub first_line: u32,
+    /// Where the unit starts in its file.
+    pub offset: u64,
+}
 
 /// One file as the index knows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,8 +60,8 @@ pub struct Contents<'a> {
     /// (less a margin for coarse timestamps) are searched from disk.
     pub build_start_ns: i64,
     pub files: &'a [FileRecord],
-    /// `(file, byte offset)` of each unit, in unit-id order.
-    pub units: &'a [(u32, u64)],
+    /// Every unit, in unit-id order.
+    pub units: &'a [UnitRecord],
     /// Posting lists, sorted by trigram.
     pub postings: &'a [(u32, RoaringBitmap)],
 }
@@ -78,10 +93,10 @@ pub fn write(path: &Path, contents: &Contents<'_>) -> io::Result<u64> {
         pos += FILE_LEN as u64;
     }
     let off_units = pos;
-    for (file, offset) in contents.units {
-        out.write_all(&file.to_le_bytes())?;
-        out.write_all(&0u32.to_le_bytes())?;
-        out.write_all(&offset.to_le_bytes())?;
+    for unit in contents.units {
+        out.write_all(&unit.file.to_le_bytes())?;
+        out.write_all(&unit.first_line.to_le_bytes())?;
+        out.write_all(&unit.offset.to_le_bytes())?;
         pos += UNIT_LEN as u64;
     }
     let off_lookup = pos;
@@ -245,8 +260,23 @@ impl IndexFile {
             }
             previous = Some(path);
             let record = self.file(i);
-            if record.first_unit as u64 != next_unit {
+            if record.first_unit as u64 != next_unit
+                || next_unit + record.units as u64 > self.n_units as u64
+            {
                 return Err(corrupt("has units out of order"));
+            }
+            // A unit search reads the byte ranges and trusts the line numbers given here.
+            let mut last: Option<UnitRecord> = None;
+            for u in record.first_unit..record.first_unit + record.units {
+                let unit = self.unit(u);
+                let in_order = match last {
+                    None => unit.offset == 0 && unit.first_line == 1,
+                    Some(l) => unit.offset > l.offset && unit.first_line > l.first_line,
+                };
+                if unit.file as usize != i || !in_order || unit.offset >= record.size {
+                    return Err(corrupt("has a bad unit table"));
+                }
+                last = Some(unit);
             }
             next_unit += record.units as u64;
         }
@@ -322,6 +352,26 @@ impl IndexFile {
         u32_at(&self.map, self.off_units + unit as usize * UNIT_LEN)
     }
 
+    pub fn unit(&self, unit: u32) -> UnitRecord {
+        let at = self.off_units + unit as usize * UNIT_LEN;
+        UnitRecord {
+            file: u32_at(&self.map, at),
+            first_line: u32_at(&self.map, at + 4),
+            offset: u64_at(&self.map, at + 8),
+        }
+    }
+
+    /// The bytes of unit `unit` of file `record` (which holds it): `(offset, length, first line)`.
+    pub fn unit_span(&self, record: &FileRecord, unit: u32) -> (u64, u64, u64) {
+        let this = self.unit(unit);
+        let end = if unit + 1 < record.first_unit + record.units {
+            self.unit(unit + 1).offset
+        } else {
+            record.size
+        };
+        (this.offset, end - this.offset, u64::from(this.first_line))
+    }
+
     /// The first file whose path is not below `path` in byte order.
     pub fn lower_bound(&self, path: &[u8]) -> usize {
         let (mut lo, mut hi) = (0, self.n_files);
@@ -382,7 +432,7 @@ impl IndexFile {
 mod tests {
     use super::*;
 
-    type Sample = (Vec<FileRecord>, Vec<(u32, u64)>, Vec<(u32, RoaringBitmap)>);
+    type Sample = (Vec<FileRecord>, Vec<UnitRecord>, Vec<(u32, RoaringBitmap)>);
 
     fn sample() -> Sample {
         let files = vec![
@@ -407,7 +457,12 @@ mod tests {
                 units: 0,
             },
         ];
-        let units = vec![(0, 0), (0, 5)];
+        let unit = |offset, first_line| UnitRecord {
+            file: 0,
+            first_line,
+            offset,
+        };
+        let units = vec![unit(0, 1), unit(5, 3)];
         let postings = vec![
             (0x616263, RoaringBitmap::from_iter([0u32, 1])),
             (0x646566, RoaringBitmap::from_iter([1u32])),
@@ -441,6 +496,9 @@ mod tests {
         assert_eq!(index.find(b"a.txt"), Some(0));
         assert_eq!(index.find(b"zzz"), None);
         assert_eq!(index.unit_file(1), 0);
+        assert_eq!(index.unit(1), units[1]);
+        assert_eq!(index.unit_span(&index.file(0), 0), (0, 5, 1));
+        assert_eq!(index.unit_span(&index.file(0), 1), (5, 5, 3));
         assert_eq!(
             index.postings(0x616263).unwrap(),
             RoaringBitmap::from_iter([0u32, 1])
@@ -473,6 +531,15 @@ mod tests {
         let mut sections = good.clone();
         sections[16 + 8 * 6] ^= 1;
         cases.push(sections);
+        // The second unit's first line, then its offset, out of order.
+        let off_units = u64::from_le_bytes(good[16 + 8 * 7..16 + 8 * 8].try_into().unwrap());
+        let second_unit = off_units as usize + UNIT_LEN;
+        let mut line = good.clone();
+        line[second_unit + 4..second_unit + 8].copy_from_slice(&1u32.to_le_bytes());
+        cases.push(line);
+        let mut offset = good.clone();
+        offset[second_unit + 8..second_unit + 16].copy_from_slice(&50u64.to_le_bytes());
+        cases.push(offset);
         for (i, bytes) in cases.into_iter().enumerate() {
             std::fs::write(&path, bytes).unwrap();
             assert!(IndexFile::open(&path).is_err(), "case {i}");

@@ -1,6 +1,7 @@
 //! Answering from the index: a planned trigram query evaluated over the posting lists gives
 //! the units (or, for multiline patterns, the files) that may hold a match; every other
-//! indexed file that is unchanged since the build certainly holds none.
+//! indexed file that is unchanged since the build certainly holds none, and so does every
+//! other unit of an unchanged file.
 
 use super::format::IndexFile;
 use super::plan::Query;
@@ -18,30 +19,47 @@ enum Level {
     File,
 }
 
-/// The files (ids in the index) that may hold a match of a pattern planned as `query`, or
-/// `None` when the index cannot narrow the search enough to be worth it.
-pub fn candidate_files(
+/// What the index narrowed a search to.
+pub struct Candidates {
+    /// The files (ids in the index) that may hold a match.
+    pub files: RoaringBitmap,
+    /// For a line-oriented search, the units that may hold one (every match lies in one).
+    pub units: Option<RoaringBitmap>,
+}
+
+/// The candidates of a pattern planned as `query`, or `None` when the index cannot narrow the
+/// search enough to be worth it. `unit_reads`: the search will read only the candidate units
+/// of a file (else whole files), which is what the estimate of the bytes to read counts.
+pub fn candidates(
     index: &IndexFile,
     query: &Query,
     multiline: bool,
-) -> io::Result<Option<RoaringBitmap>> {
+    unit_reads: bool,
+) -> io::Result<Option<Candidates>> {
     let level = if multiline { Level::File } else { Level::Unit };
     let Some(found) = evaluate(index, query, level)? else {
         return Ok(None);
     };
-    let files = match level {
-        Level::Unit => units_to_files(index, &found),
-        Level::File => found,
+    let (files, units) = match level {
+        Level::Unit => (units_to_files(index, &found), Some(found)),
+        Level::File => (found, None),
     };
     let all_bytes = index.total_bytes();
     let mut candidate_bytes = 0u64;
     for file in files.iter() {
-        candidate_bytes += index.file(file as usize).size;
+        let record = index.file(file as usize);
+        candidate_bytes += match &units {
+            Some(units) if unit_reads && record.units > 1 => units
+                .range(record.first_unit..record.first_unit + record.units)
+                .map(|unit| index.unit_span(&record, unit).1)
+                .sum(),
+            _ => record.size,
+        };
     }
     if all_bytes > 0 && candidate_bytes as f64 > all_bytes as f64 * MAX_CANDIDATE_SHARE {
         return Ok(None);
     }
-    Ok(Some(files))
+    Ok(Some(Candidates { files, units }))
 }
 
 fn units_to_files(index: &IndexFile, units: &RoaringBitmap) -> RoaringBitmap {
