@@ -762,14 +762,12 @@ fn mark_unique(hits: &mut [Hit], bytes: &[u8], text: &[u8]) {
     });
 }
 
+/// Where the first two (non-overlapping) occurrences of a string start in a text.
+type FirstTwo<'a> = dyn FnMut(&[u8]) -> (Option<usize>, Option<usize>) + 'a;
+
 /// `mark_unique` over a text of `text_len` bytes that `first_two(needle)` searches: where the
 /// first two (non-overlapping) occurrences of `needle` start.
-fn mark_unique_by(
-    hits: &mut [Hit],
-    bytes: &[u8],
-    text_len: usize,
-    first_two: &mut dyn FnMut(&[u8]) -> (Option<usize>, Option<usize>),
-) {
+fn mark_unique_by(hits: &mut [Hit], bytes: &[u8], text_len: usize, first_two: &mut FirstTwo<'_>) {
     /// The checks together scan the text once plus at most this many bytes. A hit whose bytes
     /// occur once among the hits needs a scan of the whole text to prove them unique, and a
     /// file with thousands of distinct hits (minified code) would otherwise cost its size per

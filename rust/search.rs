@@ -345,6 +345,10 @@ fn unchanged(index: &IndexFile, i: usize, stat: &rustix::fs::Stat) -> bool {
         && ctime < racy_after
 }
 
+/// A file a walk chose to search, with its id in the index when only its candidate units
+/// need a search.
+type Chosen = (FileEntry, Option<u32>);
+
 /// The files to search found by walking under `start` and `stat`ing every file. With a
 /// watch, every directory walked is watched first, and every file that differs from the
 /// index (or that the index has and the walk did not find) is recorded as dirty; a walk of the
@@ -359,14 +363,14 @@ fn from_walk(
     counters: &Counters,
     watch: Option<Watch>,
     whole: bool,
-) -> (Vec<(FileEntry, Option<u32>)>, Walker, Option<Watch>) {
+) -> (Vec<Chosen>, Walker, Option<Watch>) {
     use std::os::unix::ffi::OsStrExt;
     let watch = watch.map(|w| Arc::new(Mutex::new(w)));
     let hook: Option<DirHook> = watch
         .clone()
         .map(|w| -> DirHook { Arc::new(move |rel: &Path, fd| w.lock().unwrap().add(rel, fd)) });
     let walker = walker.with_dir_hook(hook);
-    let chosen: Mutex<Vec<(FileEntry, Option<u32>)>> = Mutex::new(Vec::new());
+    let chosen: Mutex<Vec<Chosen>> = Mutex::new(Vec::new());
     let dirty: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
     let seen: Mutex<roaring::RoaringBitmap> = Mutex::new(roaring::RoaringBitmap::new());
     let root = walker.root().clone();
@@ -690,9 +694,8 @@ impl PostingCache {
         trigrams.dedup();
         trigrams.truncate(Self::MOST_TRIGRAMS);
         for &trigram in &trigrams {
-            if !self.lists.contains_key(&trigram) {
-                let list = index.postings(trigram).ok()?;
-                self.lists.insert(trigram, list);
+            if let std::collections::hash_map::Entry::Vacant(slot) = self.lists.entry(trigram) {
+                slot.insert(index.postings(trigram).ok()?);
             }
         }
         let lists: Vec<&roaring::RoaringBitmap> = trigrams.iter().map(|t| &self.lists[t]).collect();

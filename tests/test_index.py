@@ -55,7 +55,9 @@ def corpus(tmp_path_factory) -> Path:
     (root / "big.txt").write_text("".join(lines))
     # Many units whose hits repeat in other units (or not): a search that reads only some
     # units must still tell which hits' texts are unique in the whole file.
-    handlers = [f"def handler_{i % 997}(self): return value_{i} + {i * 31 % 4001}\n" for i in range(4_000)]
+    handlers = [
+        f"def handler_{i % 997}(self): return value_{i} + {i * 31 % 4001}\n" for i in range(4_000)
+    ]
     handlers[3_333] = "    x = handler_unique_one(self) + handler_5(self)\n"
     (root / "handlers.py").write_text("".join(handlers))
     (root / "crlf.txt").write_bytes(b"first line\r\nsecond needle\r\nthird\r\n")
