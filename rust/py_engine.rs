@@ -50,7 +50,7 @@ impl Engine {
     #[new]
     #[pyo3(signature = (root, *, gitignore = true, access_files = vec![".clineignore".to_string(), ".codesiftignore".to_string()],
         hidden = true, follow_symlinks = false, max_filesize = None, threads = None, id_prefix = "sr_".to_string(),
-        index = "off", watch = true))]
+        index = "off", watch = true, strict = false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         root: PathBuf,
@@ -63,6 +63,7 @@ impl Engine {
         id_prefix: String,
         index: &str,
         watch: bool,
+        strict: bool,
     ) -> PyResult<Self> {
         let mode = Mode::parse(index).ok_or_else(|| {
             Error::InvalidArgument(format!(
@@ -91,7 +92,13 @@ impl Engine {
             max_filesize,
             threads: threads.unwrap_or(0),
         };
-        let index = Arc::new(IndexHandle::new(handle.real_path(), &options, mode, watch));
+        let index = Arc::new(IndexHandle::new(
+            handle.real_path(),
+            &options,
+            mode,
+            watch,
+            strict,
+        ));
         Ok(Engine {
             root: Arc::new(handle),
             options,
@@ -191,12 +198,16 @@ impl Engine {
         let (index, root, options) = (self.index.clone(), self.root.clone(), self.options.clone());
         let outcome = py.detach(move || {
             catch_panic(|| {
-                let file = index.for_search(|| Walker::new(root, options));
+                let file = index.for_search(|| Walker::new(root.clone(), options.clone()));
                 let using = file.as_deref().map(|file| IndexUse {
                     file,
                     watch: index.watch_slot(),
                 });
-                grep(walker, &query, using)
+                let outcome = grep(walker, &query, using);
+                if file.is_some() {
+                    index.maybe_rebuild(move || Walker::new(root, options));
+                }
+                outcome
             })
         })?;
         let count: usize = outcome.files.iter().map(|f| f.hits.len()).sum();
@@ -329,6 +340,17 @@ impl Engine {
             "watching",
             watch.as_ref().is_some_and(|w| w.caught_up && !w.broken),
         )?;
+        d.set_item(
+            "changed_since_build",
+            watch
+                .as_ref()
+                .filter(|w| w.caught_up && !w.broken)
+                .map(|w| w.dirty.len()),
+        )?;
+        let (rebuilds, rebuilding) = self.index.rebuilds();
+        d.set_item("background_rebuilds", rebuilds)?;
+        d.set_item("rebuilding", rebuilding)?;
+        d.set_item("strict", self.index.strict())?;
         Ok(d)
     }
 

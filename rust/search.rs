@@ -239,7 +239,15 @@ fn indexed(
     watch: Option<&Mutex<Option<Watch>>>,
 ) -> (GrepOutcome, Walker) {
     let candidates = &found.files;
-    let mut taken = watch.and_then(|w| w.lock().unwrap().take());
+    // A watch caught up against a newer index than this search's (swapped in meanwhile by a
+    // rebuild) does not vouch for this one's files: it is left to the searches that use it.
+    let mut taken = watch.and_then(|slot| {
+        let mut slot = slot.lock().unwrap();
+        match slot.as_ref() {
+            Some(w) if w.generation > index.build_start_ns => None,
+            _ => slot.take(),
+        }
+    });
     if let Some(w) = taken.as_mut() {
         w.drain();
     }
@@ -258,6 +266,7 @@ fn indexed(
                 _ if watch.is_some() && whole => {
                     Watch::new(rule_names(&walker)).ok().map(|mut w| {
                         w.add_git_info(walker.root());
+                        w.generation = index.build_start_ns;
                         w
                     })
                 }
@@ -277,7 +286,7 @@ fn indexed(
         }
     };
     if let (Some(slot), Some(w)) = (watch, taken) {
-        *slot.lock().unwrap() = Some(w);
+        put_back(slot, w);
     }
     let (max, count_all) = match query.max_matches {
         Some(max) if !query.count_total => (max, false),
@@ -288,6 +297,51 @@ fn indexed(
         &walker, &files, units, pattern, stop, counters, max, count_all,
     );
     (finish(found_files, max, found, count_all), walker)
+}
+
+/// Returns a watch to its slot, unless a newer one (of a newer index) took its place.
+fn put_back(slot: &Mutex<Option<Watch>>, watch: Watch) {
+    let mut slot = slot.lock().unwrap();
+    if slot
+        .as_ref()
+        .is_none_or(|w| w.generation <= watch.generation)
+    {
+        *slot = Some(watch);
+    }
+}
+
+/// A new watch caught up against `index` by a walk of the whole tree that `stat`s every file
+/// (what differs from the index is dirty), for a rebuilt index to start with; `None` when a
+/// watch cannot be kept (too many directories for inotify, a change of rules meanwhile).
+pub fn caught_up_watch(walker: Walker, index: &IndexFile) -> Option<Watch> {
+    let mut watch = Watch::new(rule_names(&walker)).ok()?;
+    watch.add_git_info(walker.root());
+    watch.generation = index.build_start_ns;
+    let start = walker
+        .start(Path::new(""), crate::fs::root::Links::Refuse)
+        .ok()?;
+    let nothing = roaring::RoaringBitmap::new();
+    let everything = FileFilter {
+        include: None,
+        exclude: None,
+        search_dir: PathBuf::new(),
+    };
+    let (_, _, watch) = from_walk(
+        walker,
+        start,
+        index,
+        &nothing,
+        &everything,
+        &Counters::default(),
+        Some(watch),
+        true,
+    );
+    watch.filter(|w| w.caught_up && !w.broken)
+}
+
+/// Publishes `watch` (see `caught_up_watch`) for the searches to use.
+pub fn install_watch(slot: &Mutex<Option<Watch>>, watch: Watch) {
+    put_back(slot, watch);
 }
 
 /// The names whose change makes the watch give up (rule files decide what is visible).

@@ -5,12 +5,14 @@ back, and never trusts a damaged index."""
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import random
 import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,9 @@ import pytest
 from codesift import Workspace
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
+#: A file changed less than 2 s before a build may hide a change in its timestamps: it is
+#: searched from disk until it is older (tests that need files the index trusts wait this).
+RACY_SECONDS = 2.1
 
 
 def hits(result) -> list[dict]:
@@ -380,3 +385,54 @@ def test_rule_changes_are_seen_by_a_watching_workspace(tree):
     assert [f.path for f in ws.glob("**").files] == [
         f.path for f in Workspace(root).glob("**").files
     ]
+
+
+def test_many_changes_rebuild_the_index_in_the_background(tree):
+    """Past the threshold of changed files a watching workspace builds a new index in the
+    background and swaps it in; every search before, during and after equals the scan."""
+    files = {f"pkg/m{i:03}.py": f"value_{i} = {i}\nprint(value_{i})\n" for i in range(400)}
+    root = tree(files)
+    time.sleep(RACY_SECONDS)  # files changed just before a build are searched from disk
+    ws = Workspace(root, index=True)
+    assert ws.grep("value_7\\b").indexed
+    first = ws.index_status()
+    assert first["watching"] and first["changed_since_build"] == 0
+    for i in range(300):  # behind codesift's back, more than the threshold (256)
+        (root / f"pkg/m{i:03}.py").write_text(f"changed_{i} = {i}\nprint(changed_{i})\n")
+    patterns = ["changed_1\\d\\b", "value_3\\d\\d\\b", "print\\(changed_29"]
+    deadline = time.monotonic() + 60
+    while True:
+        for pattern in patterns:
+            indexed = ws.grep(pattern, max_matches=None)
+            assert hits(indexed) == hits(Workspace(root).grep(pattern, max_matches=None))
+            assert indexed.indexed
+        status = ws.index_status()
+        if status["background_rebuilds"] >= 1 and not status["rebuilding"]:
+            break
+        assert time.monotonic() < deadline, status
+        time.sleep(0.05)
+    assert status["built_at_ns"] > first["built_at_ns"]
+    # The new index holds the changes: the new watch has nothing to search from disk.
+    assert status["watching"] and status["changed_since_build"] == 0, status
+    for pattern in patterns:
+        assert hits(ws.grep(pattern, max_matches=None)) == hits(
+            Workspace(root).grep(pattern, max_matches=None)
+        )
+
+
+def test_strict_sees_changes_no_watch_reports(tree):
+    """A write through a shared memory map raises no inotify event; `strict=True` checks
+    every file's state before each query and finds the new text."""
+    root = tree({f"m{i}.txt": f"old_token_{i}\n" for i in range(20)})
+    time.sleep(RACY_SECONDS)  # else every file is "racily clean" and read from disk anyway
+    ws = Workspace(root, index=True, strict=True)
+    assert ws.grep("old_token_5\\b").total == 1
+    assert ws.index_status()["strict"] and not ws.index_status()["watching"]
+    # The file stays open: closing a descriptor opened for writing would raise an event.
+    with open(root / "m5.txt", "r+b") as f, mmap.mmap(f.fileno(), 0) as mapped:
+        mapped[:3] = b"new"
+        mapped.flush()
+        found = ws.grep("new_token_5\\b")
+        assert found.indexed
+        assert [(m.file, m.line) for m in found.matches] == [("m5.txt", 1)]
+        assert ws.grep("old_token_5\\b").total == 0

@@ -174,6 +174,7 @@ class Engine:
         id_prefix: str = ...,
         index: str = "off",
         watch: bool = True,
+        strict: bool = False,
     ) -> Self: ...
     @property
     def root(self) -> str: ...

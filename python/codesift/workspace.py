@@ -73,7 +73,12 @@ class Workspace:
             was built for this root and these options), True (build it on first use).
             Results are exactly a scan's either way (see README, "Index").
         index_watch: keep an inotify watch so that indexed searches need not `stat` the
-            whole tree (for long-lived workspaces; a one-shot search does not gain).
+            whole tree (for long-lived workspaces; a one-shot search does not gain). Once the
+            watch has seen many files change (256, or one in 32), a new index is built in the
+            background and swapped in.
+        strict: re-check every file's state (`stat`) before every indexed search instead of
+            trusting the watch (for trees written by means inotify does not see: writes
+            through a shared `mmap`, other machines on a network file system).
     """
 
     def __init__(
@@ -89,6 +94,7 @@ class Workspace:
         cache_size: int = 100_000,
         index: bool | str = False,
         index_watch: bool = True,
+        strict: bool = False,
     ) -> None:
         self.ignore_files = check_ignore_files(ignore_files)
         check_int("max_filesize", max_filesize, minimum=0)
@@ -109,6 +115,7 @@ class Workspace:
             id_prefix=f"sr_{salt}",
             index=_index_mode(index),
             watch=bool(index_watch),
+            strict=bool(strict),
         )
         self.sandbox = Sandbox(self._engine.root, given)
         self.cache = ResultCache(self._engine.id_prefix, capacity=cache_size)

@@ -50,6 +50,9 @@ pub struct Watch {
     pub broken: bool,
     /// A full walk has run since the watch started (until then nothing can be skipped).
     pub caught_up: bool,
+    /// The build (its start, ns) of the index this watch caught up against: what is not dirty
+    /// is as that index has it, and as any newer one has it, never an older one.
+    pub generation: i64,
     /// Names whose change makes every path's visibility uncertain (rule files).
     rule_names: Vec<Vec<u8>>,
 }
@@ -63,6 +66,7 @@ impl Watch {
             dirty: HashSet::new(),
             broken: false,
             caught_up: false,
+            generation: 0,
             rule_names,
         })
     }

@@ -1,5 +1,6 @@
 //! A workspace's index: whether searches use it (`Mode`), opening it lazily (and again when a
-//! newer build was published), building, status and removal.
+//! newer build was published), building (also in the background, once a watch has seen many
+//! files change), status and removal.
 
 use super::build::{BuildStats, build};
 use super::format::IndexFile;
@@ -9,7 +10,19 @@ use crate::fs::walk::{WalkOptions, Walker};
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// A watching workspace rebuilds its index in the background once this many paths changed
+/// since the build (each is searched from disk until then), or this share of its files.
+pub const REBUILD_DIRTY_PATHS: usize = 256;
+pub const REBUILD_DIRTY_SHARE: usize = 32; // one in 32 files
+/// A rebuild waits this long first: changes come in bursts (a checkout, a formatter), and a
+/// file changed just before a build is "racily clean" and still searched from disk.
+const REBUILD_DELAY: std::time::Duration = std::time::Duration::from_millis(2500);
+/// After a rebuild that took `t`, the next one waits at least this many times `t` (and 5 s):
+/// a tree that never stops changing costs a bounded share of a core, not a rebuild loop.
+const REBUILD_COOLDOWN_FACTOR: u32 = 4;
 
 /// When searches use an index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,23 +70,122 @@ pub struct IndexHandle {
     watching: bool,
     /// The watch, when one was started (taken out by the search that uses it).
     pub watch: Mutex<Option<Watch>>,
+    /// Every search re-checks every file's state (no trust in a watch).
+    strict: bool,
+    /// A background rebuild is under way.
+    rebuilding: AtomicBool,
+    /// Background rebuilds finished (for status).
+    rebuilds: std::sync::atomic::AtomicU64,
+    /// When the last background rebuild finished, and how long it took.
+    last_rebuild: Mutex<Option<(std::time::Instant, std::time::Duration)>>,
 }
 
 impl IndexHandle {
-    pub fn new(root_real: &Path, options: &WalkOptions, mode: Mode, watch: bool) -> IndexHandle {
+    pub fn new(
+        root_real: &Path,
+        options: &WalkOptions,
+        mode: Mode,
+        watch: bool,
+        strict: bool,
+    ) -> IndexHandle {
         IndexHandle {
             mode,
             location: Location::new(root_real, options),
             current: Mutex::new(None),
             // Followed links would need watches on their targets too: walk instead.
-            watching: watch && !options.follow_symlinks,
+            watching: watch && !strict && !options.follow_symlinks,
             watch: Mutex::new(None),
+            strict,
+            rebuilding: AtomicBool::new(false),
+            rebuilds: std::sync::atomic::AtomicU64::new(0),
+            last_rebuild: Mutex::new(None),
         }
     }
 
     /// The watch for a search to use, when this index keeps one.
     pub fn watch_slot(&self) -> Option<&Mutex<Option<Watch>>> {
         self.watching.then_some(&self.watch)
+    }
+
+    pub fn strict(&self) -> bool {
+        self.strict
+    }
+
+    /// Background rebuilds finished so far, and whether one is under way.
+    pub fn rebuilds(&self) -> (u64, bool) {
+        (
+            self.rebuilds.load(Ordering::Relaxed),
+            self.rebuilding.load(Ordering::Relaxed),
+        )
+    }
+
+    /// After a search: when the watch has seen many files change since the index was built
+    /// (each one is searched from disk), builds a new index in the background, catches a new
+    /// watch up against it and swaps both in. Searches meanwhile use the old index, or the new
+    /// one with the old watch (whose changes are a superset of the new index's), so every
+    /// result stays exact. One rebuild at a time; none for a strict or non-watching workspace.
+    pub fn maybe_rebuild(self: &Arc<Self>, walker: impl FnOnce() -> Walker + Send + 'static) {
+        if !self.watching || self.mode == Mode::Off {
+            return;
+        }
+        let Some(files) = self.loaded().map(|index| index.file_count()) else {
+            return;
+        };
+        let dirty = match self.watch.lock().unwrap().as_ref() {
+            Some(w) if w.caught_up && !w.broken => w.dirty.len(),
+            _ => return,
+        };
+        if dirty < REBUILD_DIRTY_PATHS.max(files / REBUILD_DIRTY_SHARE) {
+            return;
+        }
+        if let Some((done, took)) = *self.last_rebuild.lock().unwrap() {
+            let cooldown = (took * REBUILD_COOLDOWN_FACTOR).max(std::time::Duration::from_secs(5));
+            if done.elapsed() < cooldown {
+                return;
+            }
+        }
+        if self.rebuilding.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let me = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("codesift-index-rebuild".into())
+            .spawn(move || {
+                std::thread::sleep(REBUILD_DELAY);
+                let started = std::time::Instant::now();
+                let walker = walker();
+                if me.publish_new_build(&walker).is_ok() {
+                    if let Ok(Some(index)) = me.open_current() {
+                        if let Some(watch) = crate::search::caught_up_watch(walker, &index) {
+                            crate::search::install_watch(&me.watch, watch);
+                        }
+                    }
+                    me.rebuilds.fetch_add(1, Ordering::Relaxed);
+                }
+                *me.last_rebuild.lock().unwrap() =
+                    Some((std::time::Instant::now(), started.elapsed()));
+                me.rebuilding.store(false, Ordering::Release);
+            });
+        if spawned.is_err() {
+            self.rebuilding.store(false, Ordering::Release);
+        }
+    }
+
+    /// Builds and publishes a new index, keeping the watch (see `maybe_rebuild`).
+    fn publish_new_build(&self, walker: &Walker) -> io::Result<BuildStats> {
+        let location = self.location()?;
+        let _lock = location.lock()?;
+        let temp = location.temp_file();
+        match build(walker, &temp, location.options_hash, &|_, _| {}) {
+            Ok(stats) => {
+                location.publish(&temp)?;
+                Ok(stats)
+            }
+            Err(e) => {
+                let _ = std::fs::remove_file(&temp);
+                Err(e)
+            }
+        }
     }
 
     pub fn mode(&self) -> Mode {
