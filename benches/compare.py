@@ -1,6 +1,10 @@
 """codesift beside every peer on the same queries, interleaved in one run.
 
     python benches/compare.py [--corpus DIR] [--rounds N] [--quick] [--out DIR]
+    python benches/compare.py --index [index_compare.py's options]
+
+`--index` runs the persistent-index comparison instead (codesift indexed vs codesift scan vs
+rg vs codesearch, build time, index size, peak RSS, edit-then-search): see index_compare.py.
 
 Peers: rg, GNU grep -rn, git grep (on a git-initialised hard-link copy), fd and find for
 globbing, Python's glob.glob and pathlib.rglob, a pure-Python os.walk + re baseline, and the
@@ -536,6 +540,11 @@ def _corpus_size(corpus: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--index" in argv:
+        import index_compare  # benches/ is on sys.path when run as a script
+
+        return index_compare.main([a for a in argv if a != "--index"])
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--rounds", type=int, default=5)

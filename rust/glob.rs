@@ -399,12 +399,20 @@ fn from_index(
     let Some(slot) = index.watch else {
         return false;
     };
-    let Some(mut watch) = slot.lock().unwrap().take() else {
+    let taken = {
+        let mut slot = slot.lock().unwrap();
+        match slot.as_ref() {
+            // Caught up against a newer index than this one: it does not vouch for this one.
+            Some(w) if w.generation > index.file.build_start_ns => None,
+            _ => slot.take(),
+        }
+    };
+    let Some(mut watch) = taken else {
         return false;
     };
     watch.drain();
     if !watch.caught_up || watch.broken {
-        *slot.lock().unwrap() = Some(watch);
+        crate::search::install_watch(slot, watch);
         return false;
     }
     let mut files = Vec::new();
@@ -454,7 +462,7 @@ fn from_index(
             metadata: Some(metadata),
         });
     }
-    *slot.lock().unwrap() = Some(watch);
+    crate::search::install_watch(slot, watch);
     files.sort_unstable_by(|a, b| rel_bytes(&a.path).cmp(rel_bytes(&b.path)));
     files.dedup_by(|a, b| a.path == b.path);
     *found.lock().unwrap() = files;

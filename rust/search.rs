@@ -339,7 +339,7 @@ pub fn caught_up_watch(walker: Walker, index: &IndexFile) -> Option<Watch> {
     watch.filter(|w| w.caught_up && !w.broken)
 }
 
-/// Publishes `watch` (see `caught_up_watch`) for the searches to use.
+/// Returns `watch` to its slot for the searches to use (a newer one in the slot stays).
 pub fn install_watch(slot: &Mutex<Option<Watch>>, watch: Watch) {
     put_back(slot, watch);
 }

@@ -37,7 +37,7 @@ CODESIFT_BENCH_SMOKE=1 CODESIFT_BENCH_CORPUS="$stdlib/email" \
 python3 benches/compare.py --quick --rounds 1 --no-git --corpus "$stdlib/email" \
   --out "$smoke_out" > "$smoke_out/log" || { cat "$smoke_out/log"; exit 1; }
 echo "benchmark smoke run: ok ($(grep -c '^| ' "$smoke_out/compare.md") table rows)"
-python3 benches/index_compare.py --quick --corpus "$stdlib/email" --out "$smoke_out/index" \
+python3 benches/compare.py --index --quick --corpus "$stdlib/email" --out "$smoke_out/index" \
   > "$smoke_out/index_log" || { cat "$smoke_out/index_log"; exit 1; }
 echo "index benchmark smoke run: ok ($(grep -c '^| ' "$smoke_out/index/index.md") table rows)"
 python3 benches/long_lines.py --rounds 1 --size 200000 --hits 200 > "$smoke_out/long_lines" \

@@ -23,7 +23,6 @@ pub const MAX_INDEXED_FILE: u64 = 64 * 1024 * 1024;
 /// Consecutive files handed to one worker at a time, by bytes and by count.
 const CHUNK_BYTES: u64 = 16 * 1024 * 1024;
 const CHUNK_FILES: usize = 2048;
-const NO_SLOT: u32 = u32::MAX;
 
 /// What a build did.
 #[derive(Debug, Default, Clone)]
@@ -51,53 +50,83 @@ struct ChunkResult {
     bytes: u64,
 }
 
-/// Per-thread trigram accumulator: a slot per possible trigram (2^24) holding its list's index
-/// and the last unit that added it, side by side, so that the common case (a trigram seen
-/// again in the same unit) costs one memory access and no hash lookup.
+/// Per-thread trigram accumulator. Which trigrams a unit already added is a bitset of all 2^24
+/// trigrams (2 MiB: it stays in a core's cache, where the byte loop touches it once per
+/// byte). A unit's trigrams are appended as `(trigram, unit)` pairs, sorted by trigram at the
+/// end of a chunk (a stable radix sort keeps units ascending): posting to a list per trigram
+/// as pairs come instead missed the cache on almost every push, most of a build's time.
 struct Accumulator {
-    slots: Vec<(u32, u32)>,
-    lists: Vec<(u32, RoaringBitmap)>,
-    stamp: u32,
+    seen: Vec<u64>,
+    /// The trigrams the current unit added, to clear from `seen`.
+    distinct: Vec<u32>,
+    /// `trigram << 32 | unit`, in the order units came.
+    pairs: Vec<u64>,
+    scratch: Vec<u64>,
 }
 
 impl Accumulator {
     fn new() -> Accumulator {
         Accumulator {
-            slots: vec![(NO_SLOT, 0); 1 << 24],
-            lists: Vec::new(),
-            stamp: 0,
+            seen: vec![0; (1 << 24) / 64],
+            distinct: Vec::with_capacity(UNIT_BYTES),
+            pairs: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 
     fn add_unit(&mut self, unit: u32, text: &[u8]) {
-        // Stamps start at 1 (0 marks a slot no unit has touched since it was cleared).
-        self.stamp = self.stamp.wrapping_add(1).max(1);
-        let stamp = self.stamp;
+        let (seen, distinct) = (&mut self.seen, &mut self.distinct);
+        distinct.clear();
         let mut trigram = 0u32;
         for (i, &byte) in text.iter().enumerate() {
             trigram = ((trigram << 8) | u32::from(byte)) & 0x00FF_FFFF;
             if i < 2 {
                 continue;
             }
-            let slot = &mut self.slots[trigram as usize];
-            if slot.1 == stamp {
-                continue;
+            let (word, bit) = ((trigram >> 6) as usize, 1u64 << (trigram & 63));
+            if seen[word] & bit == 0 {
+                seen[word] |= bit;
+                distinct.push(trigram);
             }
-            slot.1 = stamp;
-            if slot.0 == NO_SLOT {
-                slot.0 = self.lists.len() as u32;
-                self.lists.push((trigram, RoaringBitmap::new()));
-            }
-            self.lists[slot.0 as usize].1.push(unit);
+        }
+        for &trigram in distinct.iter() {
+            seen[(trigram >> 6) as usize] = 0;
+            self.pairs
+                .push((u64::from(trigram) << 32) | u64::from(unit));
         }
     }
 
+    /// The posting lists of the units added since the last call, sorted by trigram.
     fn take(&mut self) -> Vec<(u32, RoaringBitmap)> {
-        for (trigram, _) in &self.lists {
-            self.slots[*trigram as usize] = (NO_SLOT, 0);
+        // Two stable counting passes of 12 bits each over the 24-bit trigram.
+        for shift in [32u32, 44] {
+            let mut counts = vec![0usize; 1 << 12];
+            for &pair in &self.pairs {
+                counts[((pair >> shift) & 0xFFF) as usize] += 1;
+            }
+            let mut at = 0;
+            for count in counts.iter_mut() {
+                let n = *count;
+                *count = at;
+                at += n;
+            }
+            self.scratch.clear();
+            self.scratch.resize(self.pairs.len(), 0);
+            for &pair in &self.pairs {
+                let slot = &mut counts[((pair >> shift) & 0xFFF) as usize];
+                self.scratch[*slot] = pair;
+                *slot += 1;
+            }
+            std::mem::swap(&mut self.pairs, &mut self.scratch);
         }
-        let mut out = std::mem::take(&mut self.lists);
-        out.sort_unstable_by_key(|(t, _)| *t);
+        let mut out = Vec::new();
+        for run in self.pairs.chunk_by(|a, b| a >> 32 == b >> 32) {
+            let units = run.iter().map(|pair| *pair as u32);
+            let list = RoaringBitmap::from_sorted_iter(units).expect("units ascend within a run");
+            out.push(((run[0] >> 32) as u32, list));
+        }
+        self.pairs.clear();
+        self.scratch = Vec::new();
         out
     }
 }
@@ -405,7 +434,7 @@ mod tests {
         let lists = acc.take();
         let abc = lists.iter().find(|(t, _)| *t == 0x616263).unwrap();
         assert_eq!(abc.1.iter().collect::<Vec<_>>(), vec![0, 1]);
-        assert!(acc.lists.is_empty());
-        assert!(acc.slots.iter().all(|&s| s == (NO_SLOT, 0)));
+        assert!(acc.pairs.is_empty());
+        assert!(acc.seen.iter().all(|&w| w == 0));
     }
 }
