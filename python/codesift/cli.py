@@ -33,6 +33,7 @@ from .arguments import (
 )
 from .errors import CodesiftError, InvalidArgumentError
 from .escapes import install_stream_handler, json_escape_surrogates
+from .extras import extra_for, missing, require
 from .results import GlobResult, GrepResult
 from .roots import root_of
 from .workspace import Workspace
@@ -160,11 +161,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     on stderr (or a JSON error with `--json-full`) and exit code 2; Ctrl-C is exit 130."""
     _prepare_streams()
     json_errors = False
+    command = "command"
     try:
         try:
             args = build_parser().parse_args(argv)
         except SystemExit as exc:  # argparse already printed its one-line message
             return EXIT_ERROR if exc.code else EXIT_FOUND
+        command = args.command
         if args.json_full or args.command == "apply-hit":
             args.json = args.json_full = True
         json_errors = args.json_full
@@ -189,6 +192,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FOUND
     except SystemExit:
         raise
+    except ModuleNotFoundError as exc:
+        extra = extra_for(exc.name)
+        if extra is None:
+            _report_unexpected(json_errors, exc)
+        else:  # an optional dependency of this command is missing
+            error = missing(extra, exc.name or extra, f"codesift {command}")
+            _report(json_errors, type(error).__name__, str(error))
+        return EXIT_ERROR
     except RecursionError:
         _report(json_errors, "InvalidArgumentError", "the input is nested too deeply to handle")
         return EXIT_ERROR
@@ -197,12 +208,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     # A bug, or an engine panic (a BaseException): one line, never a traceback.
     except BaseException as exc:
-        _report(
-            json_errors,
-            "InternalError",
-            f"unexpected {type(exc).__name__}: {_first_line(exc)}; please report it",
-        )
+        _report_unexpected(json_errors, exc)
         return EXIT_ERROR
+
+
+def _report_unexpected(as_json: bool, exc: BaseException) -> None:
+    _report(
+        as_json,
+        "InternalError",
+        f"unexpected {type(exc).__name__}: {_first_line(exc)}; please report it",
+    )
 
 
 def _locate(args: argparse.Namespace) -> str:
@@ -492,6 +507,7 @@ def _index(ws: Workspace, args: argparse.Namespace, console: Console | None) -> 
 
 
 def _mcp(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    require("mcp", "codesift mcp")
     from .mcp import run
     from .tools import Toolbox
 
