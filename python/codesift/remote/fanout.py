@@ -3,6 +3,7 @@ messages of those that failed, and share a total limit fairly between hosts."""
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -40,7 +41,12 @@ def each_host(
             failures[hosts[0].label] = exc
     else:
         with ThreadPoolExecutor(max_workers=min(len(hosts), MAX_WORKERS)) as pool:
-            futures = {host.label: pool.submit(guarded, host) for host in hosts}
+            # Each host's thread runs in a copy of the caller's context, so that context
+            # variables of the call (such as a cancellation control) reach it.
+            futures = {
+                host.label: pool.submit(contextvars.copy_context().run, guarded, host)
+                for host in hosts
+            }
             for label, future in futures.items():
                 try:
                     outcomes[label] = future.result()
