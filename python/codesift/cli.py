@@ -3,9 +3,12 @@ linked edit that remote search runs on a host).
 
 On a terminal output is rendered with `rich` (hits grouped by file, matches highlighted, a
 spinner while a long scan runs); piped, it is plain text (`path:line:col:text` for grep);
-`--json` prints the result's `to_dict()`. Exit codes follow grep: 0 something found (or
-done), 1 nothing found, 2 error (one line on stderr, never a traceback: usage errors, bad
-values, and even a bug or an engine panic are reported in one line), 130 interrupted.
+`--json` prints the result's `to_dict()` (with `root`). Without `--root`, a command's path
+works from anywhere, as with `rg PATTERN PATH`: its enclosing repository (else the path
+itself) is the root, and human output prints paths the way PATH was written (`roots`).
+Exit codes follow grep: 0 something found (or done), 1 nothing found, 2 error (one line on
+stderr, never a traceback: usage errors, bad values, and even a bug or an engine panic are
+reported in one line), 130 interrupted.
 File names that are not UTF-8 are printed as the bytes they are (as ls and ripgrep print
 them); `--json` writes them as `\\udcff` escapes, which `json.loads` reads back exactly.
 """
@@ -64,8 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--root",
         default=None,
-        help="workspace root; paths are relative to it (default: the repository enclosing "
-        "the given path, else the path itself; see codesift.roots)",
+        help="workspace root; paths are then relative to it (default: the repository "
+        "enclosing PATH, else PATH itself; for mcp and apply-hit the current directory)",
     )
     common.add_argument("--json", action="store_true", help="print the result as JSON")
     common.add_argument(
