@@ -178,3 +178,98 @@ def test_module_entry_point(repo):
         check=False,
     )
     assert out.returncode == 0 and "a.py" in out.stdout
+
+
+# -- a path anywhere, like `rg PATTERN DIR` (no --root) ------------------------------------------
+
+
+def run_in(cwd, cmd: list[str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*cmd, *args], capture_output=True, text=True, check=False, timeout=120, cwd=cwd
+    )
+
+
+@pytest.fixture
+def git_repo(tree):
+    """A repository (it has .git) whose root .gitignore hides src/gen/."""
+    return tree(
+        {
+            ".git/HEAD": "ref: refs/heads/main\n",
+            ".gitignore": "gen/\n",
+            "top.py": "hello = 0\n",
+            "src/b.py": "HELLO = 1\nhello()\n",
+            "src/gen/c.py": "hello\n",
+        }
+    )
+
+
+def test_grep_a_directory_elsewhere_uses_its_repository(git_repo, tmp_path, codesift):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    src = git_repo / "src"
+    absolute = run_in(elsewhere, codesift, "grep", "-s", "hello", str(src))
+    assert absolute.returncode == 0, absolute.stderr
+    # The repository's .gitignore applies (src/gen/c.py hidden): the root is the repository.
+    assert absolute.stdout.splitlines() == [f"{src}/b.py:2:1:hello()"]
+    relative = os.path.relpath(src, elsewhere)
+    out = run_in(elsewhere, codesift, "grep", "-s", "hello", relative)
+    assert out.stdout.splitlines() == [f"{relative}/b.py:2:1:hello()"], out.stderr
+    data = json.loads(run_in(elsewhere, codesift, "grep", "hello", str(src), "--json").stdout)
+    assert data["root"] == os.path.realpath(git_repo)
+    assert [m["file"] for m in data["matches"]] == ["src/b.py", "src/b.py"]
+    assert data["path"] == "./src"
+
+
+def test_grep_without_a_path_searches_the_current_directory(git_repo, codesift):
+    src = git_repo / "src"
+    out = run_in(src, codesift, "grep", "-s", "hello")
+    assert out.stdout.splitlines() == ["b.py:2:1:hello()"], out.stderr
+    dotted = run_in(src, codesift, "grep", "-s", "hello", ".")
+    assert dotted.stdout.splitlines() == ["./b.py:2:1:hello()"], dotted.stderr
+    up = run_in(src, codesift, "grep", "-s", "hello", "..")
+    assert up.stdout.splitlines() == ["../src/b.py:2:1:hello()", "../top.py:1:1:hello = 0"]
+    data = json.loads(run_in(src, codesift, "grep", "-s", "hello", "--json").stdout)
+    assert data["root"] == os.path.realpath(git_repo)
+    assert [m["file"] for m in data["matches"]] == ["src/b.py"]
+
+
+def test_a_directory_outside_any_repository_is_its_own_root(tree, tmp_path, codesift):
+    plain = tree({"sub/z.txt": "alpha beta\n", "a.txt": "x = 1\nalpha\n", ".gitignore": "sub/\n"})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sub = plain / "sub"
+    # sub is the root, so the parent's .gitignore (which hides sub/) does not apply.
+    out = run_in(elsewhere, codesift, "grep", "alpha", str(sub), "--json")
+    data = json.loads(out.stdout)
+    assert data["root"] == os.path.realpath(sub), out.stderr
+    assert [m["file"] for m in data["matches"]] == ["z.txt"]
+    one_file = run_in(elsewhere, codesift, "grep", "alpha", str(plain / "a.txt"))
+    assert one_file.stdout.splitlines() == [f"{plain}/a.txt:2:1:alpha"], one_file.stderr
+    globbed = run_in(elsewhere, codesift, "glob", "*.txt", str(plain))
+    assert globbed.stdout.splitlines() == [f"{plain}/a.txt"], globbed.stderr
+
+
+def test_read_ls_edit_a_path_elsewhere(tree, tmp_path, codesift):
+    plain = tree({"sub/z.txt": "alpha beta\n", "a.txt": "x = 1\nalpha\n"})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    relative = os.path.relpath(plain, elsewhere)
+    read = run_in(elsewhere, codesift, "read", f"{relative}/a.txt:2")
+    assert read.stdout == "     2\talpha\n", read.stderr
+    listed = run_in(elsewhere, codesift, "ls", str(plain))
+    assert listed.stdout.splitlines() == ["sub/", "a.txt"], listed.stderr
+    edited = run_in(elsewhere, codesift, "edit", str(plain / "a.txt"), "x = 1", "x = 2")
+    assert edited.returncode == 0, edited.stderr
+    assert (plain / "a.txt").read_text() == "x = 2\nalpha\n"
+
+
+def test_missing_path_and_root_flag(tree, tmp_path, codesift):
+    plain = tree({"a.txt": "alpha\n"})
+    missing = run_in(tmp_path, codesift, "grep", "alpha", str(plain / "nope"))
+    assert missing.returncode == 2
+    assert f"{plain / 'nope'} does not exist" in missing.stderr
+    # With --root, paths are relative to it and must stay inside it, as before.
+    outside = run_in(plain, codesift, "grep", "alpha", str(tmp_path), "--root", str(plain))
+    assert outside.returncode == 2 and "outside the workspace" in outside.stderr
+    inside = run_in(tmp_path, codesift, "grep", "alpha", "--root", str(plain))
+    assert inside.stdout.splitlines() == ["a.txt:1:1:alpha"], inside.stderr

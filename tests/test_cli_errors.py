@@ -142,6 +142,32 @@ def test_interrupt_is_exit_130_quietly(capsys, repo, monkeypatch):
     assert code == 130 and not out and not err
 
 
+def test_missing_optional_dependency_says_which_extra(capsys, repo, monkeypatch):
+    # The MCP SDK not installed (a None entry makes its import fail as a missing module).
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    code, out, err = run_main(capsys, "mcp", "--root", str(repo))
+    assert_one_line_error(code, err, "pip install 'codesift[mcp]'")
+    assert "codesift mcp needs the Python package 'mcp'" in err and not out
+
+    # Any command that reaches a missing optional module says which extra installs it.
+    def serve_like(*args, **kwargs):
+        import starlette  # noqa: F401
+
+    monkeypatch.setitem(sys.modules, "starlette", None)
+    monkeypatch.setattr(Workspace, "grep", serve_like)
+    code, _, err = run_main(capsys, "grep", "x", "--root", str(repo))
+    assert_one_line_error(code, err, "pip install 'codesift[serve]'")
+    # A module that belongs to no extra stays an unexpected error.
+    monkeypatch.setitem(sys.modules, "no_such_module_zz", None)
+
+    def broken(*args, **kwargs):
+        import no_such_module_zz  # noqa: F401
+
+    monkeypatch.setattr(Workspace, "grep", broken)
+    code, _, err = run_main(capsys, "grep", "x", "--root", str(repo))
+    assert_one_line_error(code, err, "unexpected ModuleNotFoundError")
+
+
 @pytest.fixture(scope="module")
 def codesift() -> list[str]:
     return [sys.executable, "-m", "codesift"]  # this interpreter's codesift, whatever PATH says

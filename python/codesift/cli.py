@@ -3,9 +3,12 @@ linked edit that remote search runs on a host).
 
 On a terminal output is rendered with `rich` (hits grouped by file, matches highlighted, a
 spinner while a long scan runs); piped, it is plain text (`path:line:col:text` for grep);
-`--json` prints the result's `to_dict()`. Exit codes follow grep: 0 something found (or
-done), 1 nothing found, 2 error (one line on stderr, never a traceback: usage errors, bad
-values, and even a bug or an engine panic are reported in one line), 130 interrupted.
+`--json` prints the result's `to_dict()` (with `root`). Without `--root`, a command's path
+works from anywhere, as with `rg PATTERN PATH`: its enclosing repository (else the path
+itself) is the root, and human output prints paths the way PATH was written (`roots`).
+Exit codes follow grep: 0 something found (or done), 1 nothing found, 2 error (one line on
+stderr, never a traceback: usage errors, bad values, and even a bug or an engine panic are
+reported in one line), 130 interrupted.
 File names that are not UTF-8 are printed as the bytes they are (as ls and ripgrep print
 them); `--json` writes them as `\\udcff` escapes, which `json.loads` reads back exactly.
 """
@@ -33,10 +36,14 @@ from .arguments import (
 )
 from .errors import CodesiftError, InvalidArgumentError
 from .escapes import install_stream_handler, json_escape_surrogates
+from .extras import extra_for, missing, require
 from .results import GlobResult, GrepResult
+from .roots import root_of
 from .workspace import Workspace
 
 EXIT_FOUND, EXIT_NOTHING, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+# Commands whose root, without --root, is found from their path (see `_locate`).
+PATH_COMMANDS = frozenset({"glob", "grep", "read", "ls", "edit", "index"})
 #: apply-hit reads at most this much JSON from stdin (a hit and its replacement).
 MAX_APPLY_HIT_BYTES = 256 * 1024 * 1024
 # A spinner appears on a terminal when a scan takes longer than this (seconds).
@@ -57,7 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
         prog="codesift", description="Fast, sandboxed code search and edit for agents and people."
     )
     common = _Parser(add_help=False)
-    common.add_argument("--root", default=".", help="workspace root (default: current dir)")
+    common.add_argument(
+        "--root",
+        default=None,
+        help="workspace root; paths are then relative to it (default: the repository "
+        "enclosing PATH, else PATH itself; for mcp and apply-hit the current directory)",
+    )
     common.add_argument("--json", action="store_true", help="print the result as JSON")
     common.add_argument(
         "--color", choices=["auto", "always", "never"], default="auto", help="colour output"
@@ -85,14 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     g = sub.add_parser("glob", parents=[common], help="find files by glob pattern")
     g.add_argument("pattern")
-    g.add_argument("path", nargs="?", default=".")
+    g.add_argument("path", nargs="?", default=None)
     g.add_argument("--limit", type=int, default=2000)
     g.add_argument("--sort", choices=["path", "mtime", "none"], default="path")
     g.add_argument("--ignore-case", action="store_true", help="case-insensitive glob")
 
     r = sub.add_parser("grep", parents=[common], help="search file contents by regex")
     r.add_argument("pattern")
-    r.add_argument("path", nargs="?", default=".")
+    r.add_argument("path", nargs="?", default=None)
     r.add_argument("-F", "--fixed-strings", action="store_true", help="literal pattern")
     r.add_argument("-s", "--case-sensitive", action="store_true", help="match case")
     r.add_argument("-i", "--ignore-case", action="store_true", help="ignore case (default)")
@@ -117,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     rd.add_argument("--limit", type=int, default=2000)
 
     ls = sub.add_parser("ls", parents=[common], help="list a directory")
-    ls.add_argument("path", nargs="?", default=".")
+    ls.add_argument("path", nargs="?", default=None)
     ls.add_argument("--limit", type=int, default=1000)
 
     e = sub.add_parser("edit", parents=[common], help="replace OLD by NEW in a file")
@@ -152,16 +164,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     on stderr (or a JSON error with `--json-full`) and exit code 2; Ctrl-C is exit 130."""
     _prepare_streams()
     json_errors = False
+    command = "command"
     try:
         try:
             args = build_parser().parse_args(argv)
         except SystemExit as exc:  # argparse already printed its one-line message
             return EXIT_ERROR if exc.code else EXIT_FOUND
+        command = args.command
         if args.json_full or args.command == "apply-hit":
             args.json = args.json_full = True
         json_errors = args.json_full
         ws = Workspace(
-            args.root,
+            _locate(args),
             gitignore=not args.no_ignore,
             hidden=not args.no_hidden,
             follow_symlinks=args.follow,
@@ -181,6 +195,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FOUND
     except SystemExit:
         raise
+    except ModuleNotFoundError as exc:
+        extra = extra_for(exc.name)
+        if extra is None:
+            _report_unexpected(json_errors, exc)
+        else:  # an optional dependency of this command is missing
+            error = missing(extra, exc.name or extra, f"codesift {command}")
+            _report(json_errors, type(error).__name__, str(error))
+        return EXIT_ERROR
     except RecursionError:
         _report(json_errors, "InvalidArgumentError", "the input is nested too deeply to handle")
         return EXIT_ERROR
@@ -189,12 +211,48 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     # A bug, or an engine panic (a BaseException): one line, never a traceback.
     except BaseException as exc:
-        _report(
-            json_errors,
-            "InternalError",
-            f"unexpected {type(exc).__name__}: {_first_line(exc)}; please report it",
-        )
+        _report_unexpected(json_errors, exc)
         return EXIT_ERROR
+
+
+def _report_unexpected(as_json: bool, exc: BaseException) -> None:
+    _report(
+        as_json,
+        "InternalError",
+        f"unexpected {type(exc).__name__}: {_first_line(exc)}; please report it",
+    )
+
+
+def _locate(args: argparse.Namespace) -> str:
+    """The workspace root of the command. With `--root`, paths are relative to it and shown
+    as they are (root-relative). Without it, a command that takes a path works like `rg
+    PATTERN PATH` from anywhere: the root is the path's enclosing repository (else the path
+    itself), `args.path` becomes root-relative, and `args.show` prints result paths the way
+    the path was written. `index` uses the current directory's root, so that the index it
+    builds is the one searches from there use; the servers (mcp) and apply-hit use the
+    current directory itself."""
+    args.show = _as_is
+    if args.root is not None:
+        if getattr(args, "path", ".") is None:
+            args.path = "."
+        return str(args.root)
+    if args.command not in PATH_COMMANDS:
+        return "."
+    rooted = root_of(getattr(args, "path", None), line_range=args.command == "read")
+    if hasattr(args, "path"):
+        args.path = rooted.path
+    args.show = rooted.show
+    return rooted.root
+
+
+def _as_is(path: str) -> str:
+    return path
+
+
+def _json_with_root(ws: Workspace, data: dict[str, Any]) -> dict[str, Any]:
+    """A result's JSON with the workspace root its paths are relative to."""
+    data["root"] = str(ws.root)
+    return data
 
 
 def _report(as_json: bool, kind: str, message: str) -> None:
@@ -292,13 +350,13 @@ def _glob(ws: Workspace, args: argparse.Namespace, console: Console | None) -> i
         ),
     )
     if args.json:
-        _print_json(result.to_dict())
+        _print_json(_json_with_root(ws, result.to_dict()))
     elif console is None:
         for f in result.files:
-            print(f.path)
+            print(args.show(f.path))
     else:
         for f in result.files:
-            console.print(Text(f.path, style="magenta"))
+            console.print(Text(args.show(f.path), style="magenta"))
         Console(stderr=True, highlight=False).print(f"[dim]{escape(result.summary)}[/dim]")
     return EXIT_FOUND if result.total else EXIT_NOTHING
 
@@ -332,24 +390,25 @@ def _grep(ws: Workspace, args: argparse.Namespace, console: Console | None) -> i
                 hit.update(
                     byte_length=match.byte_length, unique=match.unique, encoding=match.encoding
                 )
-        _print_json(data)
+        _print_json(_json_with_root(ws, data))
     elif console is None:
+        show = args.show
         for m in result.matches:
-            print(f"{m.file}:{m.line}:{m.column}:{m.text}")
+            print(f"{show(m.file)}:{m.line}:{m.column}:{m.text}")
         if result.truncated:
             print(result.summary, file=sys.stderr)
     else:
-        _render_grep(console, result)
+        _render_grep(console, result, args.show)
     return EXIT_FOUND if result.matches else EXIT_NOTHING
 
 
-def _render_grep(console: Console, result: GrepResult) -> None:
+def _render_grep(console: Console, result: GrepResult, show: Callable[[str], str]) -> None:
     current = None
     for m in result.matches:
         if m.file != current:
             if current is not None:
                 console.print()
-            console.print(Text(m.file, style="bold magenta"))
+            console.print(Text(show(m.file), style="bold magenta"))
             current = m.file
         for k, line in enumerate(m.before):
             console.print(Text(f"{m.line - len(m.before) + k:>6}- ", style="dim") + Text(line))
@@ -371,7 +430,7 @@ def _render_grep(console: Console, result: GrepResult) -> None:
 def _read(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
     result = ws.read(args.path, offset=args.offset, limit=args.limit)
     if args.json:
-        _print_json(result.to_dict())
+        _print_json(_json_with_root(ws, result.to_dict()))
     else:
         if result.content:
             print(result.content)
@@ -383,7 +442,7 @@ def _read(ws: Workspace, args: argparse.Namespace, console: Console | None) -> i
 def _ls(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
     result = ws.list_dir(args.path, limit=args.limit)
     if args.json:
-        _print_json(result.to_dict())
+        _print_json(_json_with_root(ws, result.to_dict()))
     elif console is None:
         if result.text:
             print(result.text)
@@ -400,7 +459,7 @@ def _edit(ws: Workspace, args: argparse.Namespace, console: Console | None) -> i
         args.path, args.old, args.new, replace_all=args.replace_all, fuzzy=not args.no_fuzzy
     )
     if args.json:
-        _print_json(result.to_dict())
+        _print_json(_json_with_root(ws, result.to_dict()))
     elif console is None:
         print(result.summary)
         print(result.diff, end="")
@@ -451,6 +510,7 @@ def _index(ws: Workspace, args: argparse.Namespace, console: Console | None) -> 
 
 
 def _mcp(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    require("mcp", "codesift mcp")
     from .mcp import run
     from .tools import Toolbox
 
