@@ -28,7 +28,9 @@ _current: ContextVar[CallControl | None] = ContextVar("codesift_call_control", d
 
 @dataclass(frozen=True)
 class Progress:
-    """How far a call got: `done` only grows; `total` when the current step knows it."""
+    """How far a call got. `done` counts units of work (a file listed by a walk, a file
+    searched, a file indexed, a host that answered) and only grows; `total` is given when
+    the current step knows it; `message` says what the count is made of."""
 
     done: int
     total: int | None
@@ -58,13 +60,19 @@ class CallControl:
             before = self._steps.pop(step, (0, None))[0]
             self._steps[step] = (max(before, int(done)), total)
 
+    def advance(self, step: str, total: int | None = None) -> None:
+        """Counts one more unit of `step` (thread-safe)."""
+        with self._lock:
+            before = self._steps.pop(step, (0, None))[0]
+            self._steps[step] = (before + 1, total)
+
     def snapshot(self) -> Progress:
         """The progress so far: the reported steps' counts plus the files the engine has
-        searched (or, for a glob, walked)."""
+        walked and searched."""
         with self._lock:
             steps = list(self._steps.items())
         searched, walked = self.token.files_searched, self.token.files_walked
-        done = sum(count for _, (count, _) in steps) + max(searched, walked)
+        done = sum(count for _, (count, _) in steps) + walked + searched
         total = None
         parts = []
         if steps:

@@ -34,6 +34,7 @@ How it works:
 from __future__ import annotations
 
 import bisect
+import contextvars
 import json
 import os
 import posixpath
@@ -65,6 +66,7 @@ from .arguments import (
     grep_arguments,
 )
 from .cache import ResultCache
+from .control import current as current_control
 from .errors import (
     CodesiftError,
     InvalidArgumentError,
@@ -81,6 +83,7 @@ BASE36_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 CONTROL_PERSIST = 300  # seconds an idle master connection stays up
 PROBE_EXTRA_SECONDS = 30  # the probe's time limit beyond connect_timeout
 MAX_WORKERS = 32
+CANCEL_POLL = 0.05  # seconds between checks of a cancelled call while a host streams
 MAX_BRACE_EXPANSIONS = 64
 # Exit codes of the shell-strategy scripts (chosen away from those of find and grep).
 EXIT_NO_ROOT, EXIT_NO_PATH, EXIT_NO_TOOL, EXIT_BAD_PATTERN = 97, 98, 96, 95
@@ -957,6 +960,7 @@ class RemoteWorkspace:
         states = list(self._states.values())
         outcomes: dict[str, Any] = {}
         failures: dict[str, CodesiftError] = {}
+        control = current_control()
 
         def guarded(state: _HostState) -> Any:
             try:
@@ -966,6 +970,9 @@ class RemoteWorkspace:
                     f"unexpected answer from {state.spec.label} ({type(exc).__name__}: {exc}); "
                     "check the codesift version there"
                 ) from None
+            finally:
+                if control is not None:  # progress of a call served with a CallControl
+                    control.advance("hosts answered", total=len(states))
 
         if len(states) == 1:
             try:
@@ -974,7 +981,11 @@ class RemoteWorkspace:
                 failures[states[0].spec.label] = exc
         else:
             with ThreadPoolExecutor(max_workers=min(len(states), MAX_WORKERS)) as pool:
-                futures = {s.spec.label: pool.submit(guarded, s) for s in states}
+                # Each host's thread sees the call's control (to stop when it is cancelled).
+                futures = {
+                    s.spec.label: pool.submit(contextvars.copy_context().run, guarded, s)
+                    for s in states
+                }
                 for label, future in futures.items():
                     try:
                         outcomes[label] = future.result()
@@ -1342,7 +1353,8 @@ class RemoteWorkspace:
             raise RemoteError(f"could not run ssh: {exc}") from None
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         stderr = bytearray()
-        stopped = False
+        stopped = cancelled = False
+        control = current_control()
         try:
             try:
                 proc.stdin.write(script.encode("utf-8", "surrogateescape"))
@@ -1355,6 +1367,11 @@ class RemoteWorkspace:
                 open_pipes = 2
                 while open_pipes:
                     wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+                    if control is not None:
+                        if control.cancelled:
+                            cancelled = stopped = True
+                            break
+                        wait = CANCEL_POLL if wait is None else min(wait, CANCEL_POLL)
                     events = selector.select(wait)
                     if not events and deadline is not None and time.monotonic() >= deadline:
                         reader.timed_out = stopped = True
@@ -1377,6 +1394,10 @@ class RemoteWorkspace:
             proc.wait()
             proc.stdout.close()
             proc.stderr.close()
+        if cancelled:
+            raise _errors.CancelledError(
+                f"the search on {state.spec.label} was cancelled; run it again to get a result"
+            )
         reader.finish()
         if stopped:
             return -1, bytes(stderr)

@@ -1,35 +1,50 @@
-"""The MCP server: codesift's tools over stdio, with the official `mcp` SDK.
+"""The MCP server: a `Toolbox`'s tools over MCP with the official `mcp` SDK.
 
-Each tool result carries the model-facing text as text content and the JSON-ready data as
-structured content (checked against the tool's output schema by clients). The workspace,
-and so the searchResultId cache, lives as long as the server.
+Protocol: 2026-07-28 (the newest revision the SDK speaks), and the handshake revisions
+2024-11-05 .. 2025-11-25 for older clients; the SDK negotiates which.
 
-A line the SDK's stdio transport cannot read (not JSON, nested deeper than its parser allows,
-a lone surrogate escape such as `"\\ud800"`, or JSON that is not a JSON-RPC message) reaches
-the server as an exception, which the SDK only logs: the client would wait forever. Such
-lines are answered here with a JSON-RPC error (-32700 parse error, -32600 invalid request),
-carrying the request's id when it can still be read, else `null`; the connection stays open.
+- `tools/list`: each tool with its title, input and output schemas and annotations (see
+  `annotations`). `tools/call`: the model-facing text as text content, the JSON-ready data
+  as structured content (valid against the output schema), and a `resource_link` to the
+  spill file when the text was cut to a preview.
+- Progress: when the call carries a progress token, `notifications/progress` at the start,
+  every `PROGRESS_INTERVAL` seconds while the count grows (files searched or walked, files
+  indexed, hosts answered) and once more at the end.
+- Cancellation: `notifications/cancelled` cancels the call's `CancelToken`, which the engine's
+  walker and searchers check between directories and files; the handler waits for the
+  engine call to return (milliseconds) so that no thread goes on scanning.
+- Resources: the spill files of this server's results, and nothing else (see `resources`).
+
+The workspace, and so the searchResultId cache, lives as long as the server.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import anyio
-import pydantic
-from anyio.streams.memory import MemoryObjectSendStream
 from mcp import types
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
-from mcp.shared.message import SessionMessage
+from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 
-from . import __version__
-from .escapes import escape_surrogates, json_safe
-from .tools import Toolbox
+from .. import __version__
+from ..control import CallControl, controlling
+from ..errors import CodesiftError
+from ..escapes import json_safe
+from ..tools import Toolbox, ToolResult
+from .annotations import describe, tool_annotations
+from .resources import SpillResources
 
-#: Longest part of a parser's message quoted in an error reply.
-MAX_DETAIL_CHARS = 300
+log = logging.getLogger("codesift.mcp")
+
+#: Seconds between progress notifications while a call runs.
+PROGRESS_INTERVAL = 0.1
+#: Seconds a cancelled call waits at most for the engine to return (it stops in
+#: milliseconds; only an index build, which is never cut short, can take longer).
+STOP_WAIT = 10.0
 
 INSTRUCTIONS = (
     "Search with grep_search, then change a hit with edit {search_result_id, new_string}: it "
@@ -38,150 +53,181 @@ INSTRUCTIONS = (
     "workspace root."
 )
 
+T = TypeVar("T")
 
-def build_server(toolbox: Toolbox) -> Server[Any]:
-    """An MCP server exposing `toolbox`'s tools."""
 
-    async def list_tools(
-        ctx: Any, params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return types.ListToolsResult(
-            tools=[
-                types.Tool(
-                    name=name,
-                    description=toolbox.description(name),
-                    input_schema=toolbox.input_schema(name),
-                    output_schema=toolbox.output_schema(name),
-                )
-                for name in toolbox.names
-            ]
+class CodesiftMCP:
+    """The handlers of codesift's MCP server over one toolbox."""
+
+    def __init__(self, toolbox: Toolbox, *, spills: SpillResources | None = None) -> None:
+        self.toolbox = toolbox
+        self.spills = spills if spills is not None else SpillResources()
+        self._index_lock = threading.Lock()
+        self._index_checked = False
+
+    def server(self) -> Server[Any]:
+        return Server(
+            "codesift",
+            version=__version__,
+            title="codesift",
+            instructions=INSTRUCTIONS,
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+            on_list_resources=self.list_resources,
+            on_read_resource=self.read_resource,
         )
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        # The engine releases the GIL; a worker thread keeps the event loop responsive.
-        result = await anyio.to_thread.run_sync(toolbox.call, params.name, params.arguments)
+    # -- tools ---------------------------------------------------------------------------
+
+    def tool(self, name: str) -> types.Tool:
+        schema = self.toolbox.input_schema(name)
+        notes = tool_annotations(name, schema, remote=self.toolbox.remote is not None)
+        return types.Tool(
+            name=name,
+            title=notes.title,
+            description=self.toolbox.description(name),
+            input_schema=schema,
+            output_schema=self.toolbox.output_schema(name),
+            annotations=notes,
+        )
+
+    async def list_tools(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[self.tool(name) for name in self.toolbox.names])
+
+    async def call_tool(
+        self, ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        control = CallControl()
+        canonical = self.toolbox.resolve_name(params.name) or params.name
+        searches = any(describe(n)[1].searches_contents for n in (canonical, params.name))
+        progress = _ProgressSender(ctx, control) if _wants_progress(ctx) else None
+
+        def call() -> ToolResult:
+            with controlling(control):
+                if searches:
+                    self._build_index_if_wanted(control)
+                return self.toolbox.call(params.name, params.arguments)
+
+        async with anyio.create_task_group() as tasks:
+            if progress is not None:
+                tasks.start_soon(progress.run)
+            try:
+                result = await _run_cancellable(call, control, params.name)
+            finally:
+                tasks.cancel_scope.cancel()
+        if progress is not None:
+            await progress.send()
+        content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
+        spill = (result.data or {}).get("spill_file")
+        if spill and not result.is_error:
+            content.append(self.spills.add(spill, canonical))
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=result.text)],
+            content=content,
             # JSON over the wire cannot carry a lone surrogate (a non-UTF-8 file name), so
             # such names are escaped here as in the text (t\xff.txt); tools accept that form.
             structured_content=json_safe(result.data),
             is_error=result.is_error,
         )
 
-    return Server(
-        "codesift",
-        version=__version__,
-        instructions=INSTRUCTIONS,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-    )
-
-
-async def serve_stdio(toolbox: Toolbox) -> None:
-    server = build_server(toolbox)
-    async with stdio_server() as (read_stream, write_stream):
-        send_inbound, inbound = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(_answer_unreadable, read_stream, send_inbound, write_stream)
-            await server.run(inbound, write_stream, server.create_initialization_options())
-
-
-async def _answer_unreadable(
-    source: Any,
-    inbound: MemoryObjectSendStream[SessionMessage | Exception],
-    replies: Any,
-) -> None:
-    """Passes readable messages on to the server and answers each unreadable line with a
-    JSON-RPC error itself (the SDK would drop it without a reply)."""
-    async with inbound:
-        async for item in source:
-            if not isinstance(item, Exception):
-                await inbound.send(item)
-                continue
-            reply = unreadable_reply(item)
-            if reply is None:
-                continue
+    def _build_index_if_wanted(self, control: CallControl) -> None:
+        """With `index=True` (`--index`), the first search builds the index; built here
+        instead, it reports its progress. Runs once per server."""
+        with self._index_lock:
+            if self._index_checked:
+                return
+            workspace = self.toolbox.workspace
             try:
-                await replies.send(SessionMessage(reply))
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                return  # the server has shut down
+                status = workspace.index_status()
+                if status.get("mode") == "on" and not status.get("exists"):
+                    workspace.index_build(
+                        lambda done, total: control.report("files indexed", done, total)
+                    )
+            except CodesiftError as exc:
+                # The search itself will build it (or scan) and report any failure.
+                log.warning("could not build the index before the first search: %s", exc)
+            self._index_checked = True
+
+    # -- resources -------------------------------------------------------------------------
+
+    async def list_resources(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return self.spills.list()
+
+    async def read_resource(
+        self, ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return self.spills.read(str(params.uri))
 
 
-def unreadable_reply(exc: Exception) -> types.JSONRPCError | None:
-    """The JSON-RPC error answering a line the transport could not read (None for a blank
-    line, which is no message at all)."""
-    errors = exc.errors() if isinstance(exc, pydantic.ValidationError) else []
-    if not errors:
-        return _error_reply(
-            None,
-            types.PARSE_ERROR,
-            f"Parse error: the line could not be read ({type(exc).__name__}); send one "
-            "JSON-RPC message per line",
-        )
-    first = errors[0]
-    if first.get("type") == "json_invalid":
-        raw = first.get("input")
-        if isinstance(raw, bytes | bytearray):
-            raw = raw.decode("utf-8", "replace")
-        if isinstance(raw, str) and not raw.strip():
-            return None
-        detail = str(first.get("msg", "invalid JSON")).removeprefix("Invalid JSON: ")
-        return _error_reply(
-            _request_id(_loads(raw) if isinstance(raw, str) else None),
-            types.PARSE_ERROR,
-            f"Parse error: {detail[:MAX_DETAIL_CHARS]}. Send one JSON-RPC message per line, as "
-            "UTF-8 JSON nested less than 200 levels deep, without lone surrogate escapes "
-            "such as \\ud800",
-        )
-    where = ".".join(str(part) for part in first.get("loc", ())[1:]) or "message"
-    detail = f"{where}: {first.get('msg', 'invalid')}"
-    # The message itself is the input of an error about it as a whole (a wrong type) or
-    # about one of its fields being missing.
-    whole = [
-        e.get("input")
-        for e in errors
-        if len(e.get("loc", ())) == 1 or (e.get("type") == "missing" and len(e["loc"]) == 2)
-    ]
-    return _error_reply(
-        next((i for i in map(_request_id, whole) if i is not None), None),
-        types.INVALID_REQUEST,
-        f"Invalid request: not a JSON-RPC 2.0 message ({detail[:MAX_DETAIL_CHARS]}); send an "
-        'object such as {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
-    )
+def build_server(toolbox: Toolbox) -> Server[Any]:
+    """An MCP server exposing `toolbox`'s tools and the spill files of their results."""
+    return CodesiftMCP(toolbox).server()
 
 
-def _loads(raw: str) -> Any:
-    """`raw` parsed by Python's JSON reader (which takes some lines the SDK's refuses), or
-    None."""
+def _wants_progress(ctx: Any) -> bool:
+    if progress_token_from_params(getattr(ctx, "params", None)) is not None:
+        return True
+    meta = getattr(ctx, "meta", None) or {}
+    return meta.get("progress_token", meta.get("progressToken")) is not None
+
+
+class _ProgressSender:
+    """Sends a call's progress: at the start, then whenever its count has grown."""
+
+    def __init__(self, ctx: Any, control: CallControl) -> None:
+        self._ctx = ctx
+        self._control = control
+        self._last: int | None = None
+
+    async def send(self) -> None:
+        now = self._control.snapshot()
+        if self._last is not None and now.done <= self._last:
+            return
+        self._last = now.done
+        try:
+            await self._ctx.session.report_progress(now.done, now.total, now.message)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass  # the client is gone; the call itself will find out
+
+    async def run(self) -> None:
+        await self.send()
+        while True:
+            await anyio.sleep(PROGRESS_INTERVAL)
+            await self.send()
+
+
+async def _run_cancellable(fn: Callable[[], T], control: CallControl, name: str) -> T:
+    """Runs `fn` in a worker thread (the engine releases the GIL, so the event loop stays
+    responsive). If the call is cancelled meanwhile, the engine is told to stop through the
+    control's token, and this waits until it has (so that no thread goes on scanning)."""
+    started, finished = threading.Event(), threading.Event()
+
+    def work() -> T:
+        started.set()
+        try:
+            return fn()
+        finally:
+            finished.set()
+
     try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
+        return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+    except anyio.get_cancelled_exc_class():
+        control.cancel()
+        if started.is_set():
+            with anyio.CancelScope(shield=True):
+                stopped = await anyio.to_thread.run_sync(finished.wait, STOP_WAIT)
+            token = control.token
+            log.info(
+                "%s cancelled: the engine %s after %d files searched (%d walked)",
+                name,
+                "stopped" if stopped else f"had not stopped within {STOP_WAIT:g}s",
+                token.files_searched,
+                token.files_walked,
+            )
+        raise
 
 
-def _request_id(message: object) -> str | int | None:
-    """The id of a request that could not be served, when it can be told, so that the client
-    waiting for it gets its answer; else None (JSON null)."""
-    if not isinstance(message, dict):
-        return None
-    found = message.get("id")
-    if isinstance(found, bool) or not isinstance(found, str | int):
-        return None
-    if isinstance(found, str) and escape_surrogates(found) != found:
-        return None  # cannot be written back
-    if isinstance(found, int) and not -(2**63) <= found < 2**63:
-        return None
-    return found
-
-
-def _error_reply(request_id: str | int | None, code: int, message: str) -> types.JSONRPCError:
-    return types.JSONRPCError(
-        jsonrpc="2.0",
-        id=request_id,
-        error=types.ErrorData(code=code, message=escape_surrogates(message)),
-    )
-
-
-def run(toolbox: Toolbox) -> None:
-    """Serves `toolbox` over stdio until the client closes the connection."""
-    anyio.run(serve_stdio, toolbox)
+__all__ = ["INSTRUCTIONS", "CodesiftMCP", "build_server"]
