@@ -22,6 +22,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from ._core import CancelToken
+from .results import plural
 
 _current: ContextVar[CallControl | None] = ContextVar("codesift_call_control", default=None)
 
@@ -81,9 +82,9 @@ class CallControl:
             if step_total is not None and not (searched or walked):
                 total = done - count + step_total
         if searched:
-            parts.append(f"{searched} files searched")
+            parts.append(f"{plural(searched, 'file')} searched")
         elif walked:
-            parts.append(f"{walked} files walked")
+            parts.append(f"{plural(walked, 'file')} walked")
         return Progress(done, total, ", ".join(parts) or "starting")
 
 

@@ -28,7 +28,6 @@ from typing import Any, TypeVar
 import anyio
 from mcp import types
 from mcp.server.lowlevel import Server
-from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 
 from .. import __version__
 from ..control import CallControl, controlling
@@ -102,7 +101,9 @@ class CodesiftMCP:
         control = CallControl()
         canonical = self.toolbox.resolve_name(params.name) or params.name
         searches = any(describe(n)[1].searches_contents for n in (canonical, params.name))
-        progress = _ProgressSender(ctx, control) if _wants_progress(ctx) else None
+        # Sent only when the client asked (report_progress is a no-op otherwise; an
+        # in-process client asks without a token on the wire).
+        progress = _ProgressSender(ctx, control)
 
         def call() -> ToolResult:
             with controlling(control):
@@ -111,14 +112,12 @@ class CodesiftMCP:
                 return self.toolbox.call(params.name, params.arguments)
 
         async with anyio.create_task_group() as tasks:
-            if progress is not None:
-                tasks.start_soon(progress.run)
+            tasks.start_soon(progress.run)
             try:
                 result = await _run_cancellable(call, control, params.name)
             finally:
                 tasks.cancel_scope.cancel()
-        if progress is not None:
-            await progress.send()
+        await progress.send()
         content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.text)]
         spill = (result.data or {}).get("spill_file")
         if spill and not result.is_error:
@@ -165,13 +164,6 @@ class CodesiftMCP:
 def build_server(toolbox: Toolbox) -> Server[Any]:
     """An MCP server exposing `toolbox`'s tools and the spill files of their results."""
     return CodesiftMCP(toolbox).server()
-
-
-def _wants_progress(ctx: Any) -> bool:
-    if progress_token_from_params(getattr(ctx, "params", None)) is not None:
-        return True
-    meta = getattr(ctx, "meta", None) or {}
-    return meta.get("progress_token", meta.get("progressToken")) is not None
 
 
 class _ProgressSender:
