@@ -181,8 +181,8 @@ class _ProgressSender:
         self._last = now.done
         try:
             await self._ctx.session.report_progress(now.done, now.total, now.message)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            pass  # the client is gone; the call itself will find out
+        except Exception as exc:  # a notification that cannot be sent must not fail the call
+            log.debug("progress notification not sent: %s", exc)
 
     async def run(self) -> None:
         await self.send()
