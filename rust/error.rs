@@ -26,6 +26,8 @@ pub enum Error {
     Conflict(String),
     /// Any other failure of the operation, with its message.
     Io(String),
+    /// The operation was cancelled through its `CancelToken` and stopped early.
+    Cancelled(String),
 }
 
 impl fmt::Display for Error {
@@ -38,7 +40,8 @@ impl fmt::Display for Error {
             | Error::NotAFile(msg)
             | Error::Binary(msg)
             | Error::Conflict(msg)
-            | Error::Io(msg) => write!(f, "{msg}"),
+            | Error::Io(msg)
+            | Error::Cancelled(msg) => write!(f, "{msg}"),
         }
     }
 }

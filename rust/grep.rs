@@ -1,6 +1,7 @@
 //! Content search of one file: the matcher built from a query, and a sink that turns
 //! `grep-searcher` callbacks into one hit per match with exact offsets and context lines.
 
+use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use grep_matcher::{LineTerminator, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -365,6 +366,7 @@ pub struct StopSignal {
     flag: AtomicBool,
     timed_out: AtomicBool,
     deadline: Option<Instant>,
+    cancel: CancelToken,
 }
 
 impl StopSignal {
@@ -373,13 +375,23 @@ impl StopSignal {
             flag: AtomicBool::new(false),
             timed_out: AtomicBool::new(false),
             deadline,
+            cancel: CancelToken::default(),
         }
+    }
+    /// The signal also stops when `cancel` is cancelled (from another thread).
+    pub fn with_cancel(mut self, cancel: CancelToken) -> StopSignal {
+        self.cancel = cancel;
+        self
     }
     pub fn stop(&self) {
         self.flag.store(true, Ordering::Relaxed);
     }
     pub fn should_stop(&self) -> bool {
         if self.flag.load(Ordering::Relaxed) {
+            return true;
+        }
+        if self.cancel.is_cancelled() {
+            self.stop();
             return true;
         }
         if let Some(deadline) = self.deadline {

@@ -2,6 +2,7 @@
 //! writes; rules, glob, grep, search, files) and the one Python module `codesift._core` that
 //! exposes them.
 
+pub mod cancel;
 pub mod error;
 pub mod files;
 pub mod fs;
@@ -11,6 +12,7 @@ pub mod index;
 pub mod rules;
 pub mod search;
 
+mod py_cancel;
 mod py_engine;
 mod py_errors;
 mod py_glob;
@@ -21,6 +23,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_engine::Engine>()?;
+    m.add_class::<py_cancel::CancelToken>()?;
     m.add_class::<py_engine::FileLock>()?;
     m.add_class::<py_types::GlobMatch>()?;
     m.add_class::<py_types::GrepMatch>()?;

@@ -7,6 +7,7 @@ use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::{GlobQuery, GlobSort, glob};
 use crate::grep::PatternOptions;
 use crate::index::handle::{IndexHandle, Mode};
+use crate::py_cancel::CancelToken;
 use crate::py_errors::catch_panic;
 use crate::py_types::{GlobOutcome, GrepOutcome, glob_outcome, grep_outcome};
 use crate::rules::RuleOptions;
@@ -121,7 +122,9 @@ impl Engine {
     }
 
     /// Files under `search_path` (workspace-relative) matching `pattern`.
-    #[pyo3(signature = (search_path, pattern, *, case_sensitive = true, limit = 2000, sort = "path"))]
+    #[pyo3(signature = (search_path, pattern, *, case_sensitive = true, limit = 2000, sort = "path",
+        cancel = None))]
+    #[allow(clippy::too_many_arguments)]
     fn glob(
         &self,
         py: Python<'_>,
@@ -130,9 +133,11 @@ impl Engine {
         case_sensitive: bool,
         limit: usize,
         sort: &str,
+        cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GlobOutcome> {
         let sort = GlobSort::parse(sort)?;
-        let walker = self.walker();
+        let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
+        let walker = self.walker().with_cancel(cancel.clone());
         let links = self.options.links();
         let query = GlobQuery {
             pattern,
@@ -150,7 +155,9 @@ impl Engine {
                     file,
                     watch: index.watch_slot(),
                 });
-                glob(&walker, &query, using)
+                let outcome = glob(&walker, &query, using)?;
+                check_cancelled(&cancel, "glob")?;
+                Ok(outcome)
             })
         })?;
         glob_outcome(py, outcome, self.root.clone(), links)
@@ -159,7 +166,7 @@ impl Engine {
     /// Matches of `pattern` under `search_path` (workspace-relative; file or directory).
     #[pyo3(signature = (search_path, pattern, *, literal = false, case_sensitive = false,
         multiline = None, before = 0, after = 0, include = Vec::new(), exclude = Vec::new(),
-        max_matches = Some(500), count_total = false, timeout = None))]
+        max_matches = Some(500), count_total = false, timeout = None, cancel = None))]
     #[allow(clippy::too_many_arguments)]
     fn grep(
         &self,
@@ -176,9 +183,11 @@ impl Engine {
         max_matches: Option<usize>,
         count_total: bool,
         timeout: Option<f64>,
+        cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GrepOutcome> {
         let timeout: Option<Duration> = timeout.map(crate::grep::timeout_duration).transpose()?;
-        let walker = self.walker();
+        let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
+        let walker = self.walker().with_cancel(cancel.clone());
         let query = GrepQuery {
             pattern: PatternOptions {
                 pattern,
@@ -198,16 +207,20 @@ impl Engine {
         let (index, root, options) = (self.index.clone(), self.root.clone(), self.options.clone());
         let outcome = py.detach(move || {
             catch_panic(|| {
+                // The index a search builds on first use is never cancelled: a partial index
+                // would pass for a whole one.
                 let file = index.for_search(|| Walker::new(root.clone(), options.clone()));
                 let using = file.as_deref().map(|file| IndexUse {
                     file,
                     watch: index.watch_slot(),
                 });
-                let outcome = grep(walker, &query, using);
+                let outcome = grep(walker, &query, using)?;
                 if file.is_some() {
+                    // Never cancelled either (its walker has no cancel token).
                     index.maybe_rebuild(move || Walker::new(root, options));
                 }
-                outcome
+                check_cancelled(&cancel, "grep")?;
+                Ok(outcome)
             })
         })?;
         let count: usize = outcome.files.iter().map(|f| f.hits.len()).sum();
@@ -427,6 +440,22 @@ impl FileLock {
         self.release();
         false
     }
+}
+
+/// A search whose token was cancelled stopped early: its partial result is not returned.
+fn check_cancelled(cancel: &crate::cancel::CancelToken, what: &str) -> Result<(), Error> {
+    if !cancel.is_cancelled() {
+        return Ok(());
+    }
+    let (walked, searched) = (cancel.files_walked(), cancel.files_searched());
+    let done = if what == "grep" {
+        format!("{searched} files searched")
+    } else {
+        format!("{walked} files walked")
+    };
+    Err(Error::Cancelled(format!(
+        "{what} was cancelled and stopped early ({done}); run it again to get a result"
+    )))
 }
 
 fn bytes_name(name: Vec<u8>) -> OsString {

@@ -66,6 +66,13 @@ create_exception!(
     "An argument outside its allowed values."
 );
 
+create_exception!(
+    codesift,
+    CancelledError,
+    CodesiftError,
+    "A search stopped early because it was cancelled (through its CancelToken)."
+);
+
 impl From<Error> for PyErr {
     fn from(err: Error) -> PyErr {
         let msg = err.to_string();
@@ -78,6 +85,7 @@ impl From<Error> for PyErr {
             Error::Binary(_) => BinaryFileError::new_err(msg),
             Error::Conflict(_) => ConflictError::new_err(msg),
             Error::Io(_) => CodesiftError::new_err(msg),
+            Error::Cancelled(_) => CancelledError::new_err(msg),
         }
     }
 }
@@ -115,5 +123,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "InvalidArgumentError",
         py.get_type::<InvalidArgumentError>(),
     )?;
+    m.add("CancelledError", py.get_type::<CancelledError>())?;
     Ok(())
 }

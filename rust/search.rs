@@ -7,6 +7,7 @@
 //! need the whole tree. Otherwise every file is searched by the parallel walker itself (as
 //! ripgrep does) and the per-file results are sorted at the end.
 
+use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::fs::walk::{Batch, DirFilter, DirHook, DirWork, FileEntry, Target, WalkState, Walker};
 use crate::glob::PathPattern;
@@ -58,11 +59,14 @@ struct Counters {
     searched: AtomicU64,
     binary: AtomicU64,
     unreadable: AtomicU64,
+    /// The caller's token, whose count of files searched is read while the search runs.
+    progress: CancelToken,
 }
 
 impl Counters {
     fn record(&self, outcome: &FileOutcome) {
         self.searched.fetch_add(1, Ordering::Relaxed);
+        self.progress.add_searched();
         match outcome {
             FileOutcome::Binary => self.binary.fetch_add(1, Ordering::Relaxed),
             FileOutcome::Unreadable => self.unreadable.fetch_add(1, Ordering::Relaxed),
@@ -145,8 +149,13 @@ pub fn grep(walker: Walker, query: &GrepQuery, index: Option<IndexUse<'_>>) -> R
         Some(dir_filter) => walker.with_dir_filter(dir_filter),
         None => walker,
     };
-    let stop = StopSignal::new(query.timeout.map(|t| Instant::now() + t));
-    let counters = Counters::default();
+    let cancel = walker.cancel_token().clone();
+    let stop =
+        StopSignal::new(query.timeout.map(|t| Instant::now() + t)).with_cancel(cancel.clone());
+    let counters = Counters {
+        progress: cancel,
+        ..Counters::default()
+    };
     let candidates = match (index, &target) {
         (Some(index), Target::Dir(_)) => {
             let plan = crate::index::plan::plan(&pattern.regex, pattern.case_insensitive);

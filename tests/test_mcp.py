@@ -12,7 +12,7 @@ import threading
 import anyio
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp_helpers import server_env, server_params
 
 
 def run(coro_fn):
@@ -21,10 +21,7 @@ def run(coro_fn):
 
 def test_mcp_server_over_stdio(tree, tmp_path):
     root = tree({"src/app.py": "def handler():\n    return compute()\n", "notes.md": "x\n"})
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "codesift", "mcp", "--root", str(root), "--spill-dir", str(tmp_path / "sp")],
-    )
+    params = server_params(root, "--spill-dir", str(tmp_path / "sp"))
 
     async def session():
         async with Client(params) as client:
@@ -69,9 +66,7 @@ def test_mcp_non_utf8_file_names_use_the_escaped_form(tree, tmp_path):
     # JSON over the wire cannot carry a lone surrogate: the server shows t\xff.txt in text and
     # structured content alike, and takes that form back as a path.
     root = tree({})
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "codesift", "mcp", "--root", str(root)]
-    )
+    params = server_params(root)
 
     async def session():
         with anyio.fail_after(30):
@@ -99,6 +94,7 @@ class RawServer:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
+            env=server_env(),
         )
         self.lines: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()

@@ -5,9 +5,10 @@
 >>> ws.grep(r"def \\w+", include="*.py").summary    # doctest: +SKIP
 """
 
-from ._core import GlobMatch, GrepMatch, __version__
+from ._core import CancelToken, GlobMatch, GrepMatch, __version__
 from .errors import (
     BinaryFileError,
+    CancelledError,
     CodesiftError,
     ConflictError,
     InvalidArgumentError,
@@ -23,6 +24,8 @@ from .workspace import Workspace
 
 __all__ = [
     "BinaryFileError",
+    "CancelToken",
+    "CancelledError",
     "CodesiftError",
     "ConflictError",
     "EditResult",

@@ -7,6 +7,7 @@ from typing import Any, Generic, SupportsIndex, TypeVar, final, overload
 from typing_extensions import Self
 
 __all__ = [
+    "CancelToken",
     "Engine",
     "FileLock",
     "GlobMatch",
@@ -27,6 +28,7 @@ __all__ = [
     "StaleResultError",
     "ConflictError",
     "InvalidArgumentError",
+    "CancelledError",
     "__version__",
 ]
 
@@ -42,6 +44,18 @@ class MatchError(CodesiftError): ...
 class StaleResultError(MatchError): ...
 class ConflictError(CodesiftError): ...
 class InvalidArgumentError(CodesiftError): ...
+class CancelledError(CodesiftError): ...
+
+@final
+class CancelToken:
+    def __new__(cls) -> Self: ...
+    def cancel(self) -> None: ...
+    @property
+    def cancelled(self) -> bool: ...
+    @property
+    def files_walked(self) -> int: ...
+    @property
+    def files_searched(self) -> int: ...
 
 _Item = TypeVar("_Item", "GlobMatch", "GrepMatch")
 
@@ -188,6 +202,7 @@ class Engine:
         case_sensitive: bool = True,
         limit: int = 2000,
         sort: str = "path",
+        cancel: CancelToken | None = None,
     ) -> GlobOutcome: ...
     def grep(
         self,
@@ -204,6 +219,7 @@ class Engine:
         max_matches: int | None = ...,
         count_total: bool = False,
         timeout: float | None = None,
+        cancel: CancelToken | None = None,
     ) -> GrepOutcome: ...
     def list_dir(self, path: str | Path) -> tuple[list[tuple[str, bool]], int, str]: ...
     def open_read(self, path: str | Path) -> tuple[int, str, int]: ...

@@ -142,8 +142,28 @@ def build_parser() -> argparse.ArgumentParser:
     ix = sub.add_parser("index", parents=[common], help="build, inspect or remove the index")
     ix.add_argument("action", choices=["build", "status", "drop"])
 
-    m = sub.add_parser("mcp", parents=[common], help="serve the tools over MCP (stdio)")
+    m = sub.add_parser(
+        "mcp", parents=[common], help="serve the tools over MCP (stdio, or Streamable HTTP)"
+    )
     m.add_argument("--spill-dir", default=None, help="where oversized outputs are saved")
+    m.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        default=None,
+        help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback only)",
+    )
+    m.add_argument(
+        "--allow-non-loopback",
+        action="store_true",
+        help="let --http bind an address other machines can reach (unsafe: no auth)",
+    )
+    m.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="with --http, also accept requests from this browser Origin (repeatable)",
+    )
 
     sub.add_parser(
         "apply-hit",
@@ -514,7 +534,12 @@ def _mcp(ws: Workspace, args: argparse.Namespace, console: Console | None) -> in
     from .mcp import run
     from .tools import Toolbox
 
-    run(Toolbox(ws, spill_dir=args.spill_dir))
+    run(
+        Toolbox(ws, spill_dir=args.spill_dir),
+        http=args.http,
+        allow_non_loopback=args.allow_non_loopback,
+        allowed_origins=args.allow_origin,
+    )
     return EXIT_FOUND
 
 

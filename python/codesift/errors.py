@@ -3,6 +3,7 @@ Python layer raise the very same classes; every one is a subclass of `CodesiftEr
 
 from ._core import (
     BinaryFileError,
+    CancelledError,
     CodesiftError,
     ConflictError,
     InvalidArgumentError,
@@ -16,6 +17,7 @@ from ._core import (
 
 __all__ = [
     "BinaryFileError",
+    "CancelledError",
     "CodesiftError",
     "ConflictError",
     "InvalidArgumentError",

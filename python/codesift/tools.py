@@ -22,6 +22,7 @@ import jsonschema
 from .arguments import check_writable_text
 from .errors import CodesiftError, InvalidArgumentError
 from .escapes import escape_surrogates, unescape_path
+from .output_schemas import output_schema
 from .results import GrepResult, plural
 from .sandbox import PathArg
 from .workspace import Workspace
@@ -158,15 +159,6 @@ TOOLS: dict[str, dict[str, Any]] = {
     },
 }
 
-OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
-    "grep_search": {"required": ["matches", "total", "truncated", "summary"]},
-    "glob_search": {"required": ["files", "total", "truncated", "summary"]},
-    "read_file": {"required": ["path", "content", "start_line", "end_line", "summary"]},
-    "list_dir": {"required": ["path", "entries", "total", "truncated", "summary"]},
-    "edit": {"required": ["path", "replacements", "strategy", "diff", "summary"]},
-    "write_file": {"required": ["path", "bytes_written", "created", "summary"]},
-}
-
 TOOL_ALIASES = {
     "grep_search": (
         "grep",
@@ -257,7 +249,7 @@ def _input_schema(name: str) -> dict[str, Any]:
 
 
 def _output_schema(name: str) -> dict[str, Any]:
-    return {"type": "object", "required": OUTPUT_SCHEMAS[name]["required"]}
+    return output_schema(name)
 
 
 # -- the toolbox -----------------------------------------------------------------------------

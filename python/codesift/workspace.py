@@ -20,6 +20,7 @@ from .arguments import (
     grep_arguments,
 )
 from .cache import HitState, ResultCache
+from .control import current_token
 from .edit import (
     Change,
     apply_changes,
@@ -137,8 +138,13 @@ class Workspace:
         limit: int = 2000,
         sort: str = "path",
         case_sensitive: bool = True,
+        cancel: _core.CancelToken | None = None,
     ) -> GlobResult:
-        """Files matching `pattern` under `path`, files only (see README for the rules)."""
+        """Files matching `pattern` under `path`, files only (see README for the rules).
+
+        `cancel`: a `CancelToken` whose `cancel()` (from another thread) stops the walk; the
+        call then raises `CancelledError`. Default: the token of the current `CallControl`
+        (see `codesift.control`), if any."""
         check_glob_arguments(pattern, limit, sort)
         outcome = self._engine.glob(
             self.sandbox.relative(path),
@@ -146,6 +152,7 @@ class Workspace:
             case_sensitive=bool(case_sensitive),
             limit=limit,
             sort=sort,
+            cancel=_cancel_token(cancel),
         )
         return GlobResult(
             files=outcome.files,
@@ -175,9 +182,15 @@ class Workspace:
         max_matches: int | None = 500,
         count_total: bool = False,
         timeout: float | None = None,
+        cancel: _core.CancelToken | None = None,
     ) -> GrepResult:
         """Every match of `pattern` under `path`, one hit per match, ordered by path, line
-        and column; each hit's `id` can be passed to `edit_result`."""
+        and column; each hit's `id` can be passed to `edit_result`.
+
+        `cancel`: a `CancelToken` whose `cancel()` (from another thread) stops the walk and
+        the search within milliseconds; the call then raises `CancelledError` (nothing
+        partial is returned). Default: the token of the current `CallControl` (see
+        `codesift.control`), if any."""
         a = grep_arguments(
             pattern,
             include=include,
@@ -205,6 +218,7 @@ class Workspace:
             max_matches=a.max_matches,
             count_total=a.count_total,
             timeout=a.timeout,
+            cancel=_cancel_token(cancel),
         )
         matches = outcome.matches
         self.cache.add_batch(outcome.first_id, matches)
@@ -604,6 +618,17 @@ class Workspace:
             last_line=last,
             diff=_unified_diff(file.text, new_text, shown),
         )
+
+
+def _cancel_token(cancel: object) -> _core.CancelToken | None:
+    """The token a search checks: the one given, else the current call's (if any)."""
+    if cancel is None:
+        return current_token()
+    if not isinstance(cancel, _core.CancelToken):
+        raise InvalidArgumentError(
+            f"cancel must be a codesift.CancelToken or None, not {type(cancel).__name__}"
+        )
+    return cancel
 
 
 def _index_mode(index: object) -> str:

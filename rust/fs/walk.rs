@@ -14,6 +14,7 @@
 
 use super::root::{DIR_FLAGS, Links, Root, open_file_at, regular_file};
 use super::write::is_temp_name;
+use crate::cancel::CancelToken;
 use crate::error::{Error, Result, shown};
 use crate::rules::{Chain, RuleOptions, Rules, Verdict};
 use crossbeam_deque::{Steal, Stealer, Worker};
@@ -260,6 +261,8 @@ pub struct Walker {
     stats: Arc<WalkStats>,
     dir_filter: Option<DirFilter>,
     dir_hook: Option<DirHook>,
+    /// Checked between directories and files: a cancelled walk stops listing and visiting.
+    cancel: CancelToken,
 }
 
 impl Walker {
@@ -272,7 +275,18 @@ impl Walker {
             stats: Arc::new(WalkStats::default()),
             dir_filter: None,
             dir_hook: None,
+            cancel: CancelToken::default(),
         }
+    }
+
+    /// The walker with `cancel` checked as it walks (and its counters kept up to date).
+    pub fn with_cancel(mut self, cancel: CancelToken) -> Walker {
+        self.cancel = cancel;
+        self
+    }
+
+    pub fn cancel_token(&self) -> &CancelToken {
+        &self.cancel
     }
 
     pub fn with_dir_hook(mut self, hook: Option<DirHook>) -> Walker {
@@ -443,6 +457,11 @@ impl Walker {
                 children.push(child);
             }
         }
+        let files = children
+            .iter()
+            .filter(|c| matches!(c, Child::File(_)))
+            .count();
+        self.cancel.add_walked(files as u64);
         Some((handle, children))
     }
 
@@ -592,7 +611,7 @@ impl Walker {
              mut visit: Box<dyn FnMut(&FileEntry) -> WalkState + Send + 's>| {
                 let mut idle = 0u32;
                 loop {
-                    if quit.load(AtomicOrdering::Relaxed) {
+                    if quit.load(AtomicOrdering::Relaxed) || self.cancel.is_cancelled() {
                         return;
                     }
                     let Some(work) = find_work(&local, &stealers, index) else {
@@ -612,7 +631,8 @@ impl Walker {
                         for child in children {
                             match child {
                                 Child::File(file) => {
-                                    if visit(&file) == WalkState::Quit {
+                                    if self.cancel.is_cancelled() || visit(&file) == WalkState::Quit
+                                    {
                                         quit.store(true, AtomicOrdering::Relaxed);
                                         break;
                                     }
@@ -901,6 +921,9 @@ impl Iterator for SortedUnits<'_> {
             self.descend(start);
         }
         loop {
+            if self.walker.cancel.is_cancelled() {
+                return None;
+            }
             let top = self.stack.last_mut()?;
             let Some(child) = top.pop() else {
                 self.stack.pop();

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from ..control import current as current_control
 from ..errors import CodesiftError
 from .errors import CALLER_ERRORS, RemoteError
 from .host import RemoteHost
@@ -24,6 +25,7 @@ def each_host(
     the caller's (a bad pattern, a missing path), that error is raised."""
     outcomes: dict[str, T] = {}
     failures: dict[str, CodesiftError] = {}
+    control = current_control()
 
     def guarded(host: RemoteHost) -> T:
         try:
@@ -33,6 +35,9 @@ def each_host(
                 f"unexpected answer from {host.label} ({type(exc).__name__}: {exc}); "
                 "check the codesift version there"
             ) from None
+        finally:
+            if control is not None:  # progress of a call served with a CallControl
+                control.advance("hosts answered", total=len(hosts))
 
     if len(hosts) == 1:
         try:

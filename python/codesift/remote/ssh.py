@@ -20,8 +20,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..control import current as current_control
+from ..errors import CancelledError
 from .errors import RemoteError
 from .hosts import HostSpec
+
+#: Seconds between checks of a cancelled call while a host streams.
+CANCEL_POLL = 0.05
 
 CONTROL_PERSIST = 300  # seconds an idle master connection stays up
 MAX_STDERR_BYTES = 65536  # of a streamed command, kept for its error message
@@ -170,7 +175,8 @@ class SshClient:
             raise RemoteError(f"could not run ssh: {exc}") from None
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         stderr = bytearray()
-        stopped = timed_out = False
+        stopped = timed_out = cancelled = False
+        control = current_control()
         try:
             try:
                 proc.stdin.write(script.encode("utf-8", "surrogateescape"))
@@ -183,6 +189,11 @@ class SshClient:
                 open_pipes = 2
                 while open_pipes:
                     wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+                    if control is not None:
+                        if control.cancelled:
+                            cancelled = stopped = True
+                            break
+                        wait = CANCEL_POLL if wait is None else min(wait, CANCEL_POLL)
                     events = selector.select(wait)
                     if not events and deadline is not None and time.monotonic() >= deadline:
                         timed_out = stopped = True
@@ -205,6 +216,10 @@ class SshClient:
             proc.wait()
             proc.stdout.close()
             proc.stderr.close()
+        if cancelled:
+            raise CancelledError(
+                f"the search on {spec.label} was cancelled; run it again to get a result"
+            )
         if stopped:
             return Streamed(-1, bytes(stderr), timed_out)
         if proc.returncode == 255:

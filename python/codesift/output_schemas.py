@@ -1,0 +1,156 @@
+"""JSON Schemas of the tools' structured results (`ToolResult.data`, MCP `structuredContent`):
+the `to_dict()` of each result type plus the two keys the tool layer adds (`truncated` also
+set when the text was cut, `spill_file`).
+
+Every key a result always has is listed and required, with its type; keys that only some
+results carry (`host` on a remote hit, `hosts` on a remote search) are listed, not required.
+Objects stay open (no `additionalProperties: false`) so that a result gaining a field does
+not break clients that validate against an older schema. An error result (`is_error`) holds
+`{"error": {"type", "message"}}` instead and is not validated against these (MCP clients
+validate successful results only).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+_COUNT = {"type": "integer", "minimum": 0}
+_LINE = {"type": "integer", "minimum": 0}
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+_ERRORS = {
+    "type": "object",
+    "additionalProperties": {"type": "string"},
+    "description": "Failed hosts of a remote search and their messages (empty when local).",
+}
+_SPILL = {
+    "type": ["string", "null"],
+    "description": "Where the full text was saved when the text was cut to a preview.",
+}
+_SUMMARY = {"type": "string", "description": "The one-line summary the text starts with."}
+_HOST = {"type": ["string", "null"], "description": "The host of a remote result."}
+
+
+def _object(properties: dict[str, Any], *, optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": [name for name in properties if name not in optional],
+    }
+
+
+_GREP_MATCH = _object(
+    {
+        "id": {"type": "string", "description": "search_result_id: pass it to edit."},
+        "file": {"type": "string"},
+        "line": _LINE,
+        "column": _LINE,
+        "end_line": _LINE,
+        "byte_offset": _COUNT,
+        "content": {"type": "string", "description": "The matched text."},
+        "text": {"type": "string", "description": "The line(s) holding the match."},
+        "before": _STRINGS,
+        "after": _STRINGS,
+        "host": _HOST,
+    },
+    optional=("host",),
+)
+
+_GLOB_FILE = _object(
+    {"path": {"type": "string"}, "mtime_ms": {"type": "integer"}, "size": _COUNT, "host": _HOST},
+    optional=("host",),
+)
+
+_TOOL_KEYS = {"truncated": {"type": "boolean"}, "spill_file": _SPILL, "summary": _SUMMARY}
+
+OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
+    "grep_search": _object(
+        {
+            "matches": {"type": "array", "items": _GREP_MATCH},
+            "total": _COUNT,
+            "pattern": {"type": "string"},
+            "path": {"type": "string"},
+            "include": _STRINGS,
+            "exclude": _STRINGS,
+            "files_searched": _COUNT,
+            "files_with_matches": _COUNT,
+            "binary_files": _COUNT,
+            "unreadable": _COUNT,
+            "ignored": _COUNT,
+            "timed_out": {"type": "boolean"},
+            "note": {"type": ["string", "null"], "description": "Why the result is partial."},
+            "errors": _ERRORS,
+            "indexed": {"type": "boolean"},
+            "hosts": _STRINGS,
+            **_TOOL_KEYS,
+        },
+        optional=("hosts",),
+    ),
+    "glob_search": _object(
+        {
+            "files": {"type": "array", "items": _GLOB_FILE},
+            "total": _COUNT,
+            "ignored": _COUNT,
+            "pattern": {"type": "string"},
+            "path": {"type": "string"},
+            "sort": {"type": "string", "enum": ["path", "mtime", "none"]},
+            "limit": _COUNT,
+            "unreadable": _COUNT,
+            "errors": _ERRORS,
+            "hosts": _STRINGS,
+            **_TOOL_KEYS,
+        },
+        optional=("hosts",),
+    ),
+    "read_file": _object(
+        {
+            "path": {"type": "string"},
+            "content": {"type": "string", "description": "Numbered lines, cat -n style."},
+            "start_line": _LINE,
+            "end_line": _LINE,
+            "total_lines": {"type": ["integer", "null"], "minimum": 0},
+            "long_lines": _COUNT,
+            "encoding": {"type": "string"},
+            **_TOOL_KEYS,
+        }
+    ),
+    "list_dir": _object(
+        {
+            "path": {"type": "string"},
+            "entries": {**_STRINGS, "description": "Directories first, with a trailing /."},
+            "total": _COUNT,
+            "ignored": _COUNT,
+            **_TOOL_KEYS,
+        }
+    ),
+    "edit": _object(
+        {
+            "path": {"type": "string"},
+            "replacements": _COUNT,
+            "strategy": {"type": "string"},
+            "first_line": _LINE,
+            "last_line": _LINE,
+            "diff": {"type": "string", "description": "Unified diff of the change."},
+            "moved_from": {"type": ["integer", "null"]},
+            "host": {"type": "string"},
+            **_TOOL_KEYS,
+        },
+        optional=("host",),
+    ),
+    "write_file": _object(
+        {
+            "path": {"type": "string"},
+            "bytes_written": _COUNT,
+            "created": {"type": "boolean"},
+            **_TOOL_KEYS,
+        }
+    ),
+}
+
+
+def output_schema(tool: str) -> dict[str, Any]:
+    """The schema of `tool`'s structured result (a copy: callers may change it)."""
+    return copy.deepcopy(OUTPUT_SCHEMAS[tool])
+
+
+__all__ = ["OUTPUT_SCHEMAS", "output_schema"]

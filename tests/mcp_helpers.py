@@ -1,0 +1,35 @@
+"""Starting `codesift mcp` for the SDK's client: the server subprocess runs the codesift
+package these tests import (the SDK's stdio client passes only a few environment variables
+on, so without PYTHONPATH the child would import whichever codesift is installed)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from mcp.client.stdio import StdioServerParameters
+
+import codesift
+
+PACKAGE_PARENT = str(Path(codesift.__file__).resolve().parents[1])
+
+
+def server_env() -> dict[str, str]:
+    """The environment for a `python -m codesift` child: this codesift first on its path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [PACKAGE_PARENT, env.get("PYTHONPATH")]))
+    return env
+
+
+def server_params(root: Path | str, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "codesift", "mcp", "--root", str(root), *extra],
+        env={"PYTHONPATH": server_env()["PYTHONPATH"], "CODESIFT_CACHE_DIR": _cache_dir()},
+    )
+
+
+def _cache_dir() -> str:
+    # The test's own index cache (conftest sets it), not ~/.cache.
+    return os.environ.get("CODESIFT_CACHE_DIR", "")
