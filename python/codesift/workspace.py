@@ -91,6 +91,13 @@ class Workspace:
         index_watch: bool = True,
     ) -> None:
         self.ignore_files = check_ignore_files(ignore_files)
+        #: The walk options this workspace was opened with (read-only by convention): a tool
+        #: that needs a sibling view of the same tree (e.g. without access-ignore files, to
+        #: tell what each kind of rule hid) opens it with these.
+        self.gitignore = bool(gitignore)
+        self.hidden = bool(hidden)
+        self.follow_symlinks = bool(follow_symlinks)
+        self.max_filesize = max_filesize
         check_int("max_filesize", max_filesize, minimum=0)
         check_int("threads", threads, minimum=1)
         check_int("cache_size", cache_size, minimum=1)
