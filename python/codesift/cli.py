@@ -132,6 +132,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("mcp", parents=[common], help="serve the tools over MCP (stdio)")
     m.add_argument("--spill-dir", default=None, help="where oversized outputs are saved")
+    m.add_argument(
+        "--profile",
+        default="codesift",
+        help="which agent's tool names, schemas and output text to serve: codesift (default), "
+        "claude-code, opencode, gemini-cli, cline, codex, swe-agent, mcp-filesystem, ...",
+    )
 
     sub.add_parser(
         "apply-hit",
@@ -454,7 +460,11 @@ def _mcp(ws: Workspace, args: argparse.Namespace, console: Console | None) -> in
     from .mcp import run
     from .tools import Toolbox
 
-    run(Toolbox(ws, spill_dir=args.spill_dir))
+    try:
+        toolbox = Toolbox(ws, args.profile, spill_dir=args.spill_dir)
+    except ValueError as exc:
+        raise InvalidArgumentError(f"--profile: {exc}") from None
+    run(toolbox)
     return EXIT_FOUND
 
 

@@ -31,13 +31,6 @@ from .tools import Toolbox
 #: Longest part of a parser's message quoted in an error reply.
 MAX_DETAIL_CHARS = 300
 
-INSTRUCTIONS = (
-    "Search with grep_search, then change a hit with edit {search_result_id, new_string}: it "
-    "replaces exactly what the search found. glob_search finds files, read_file reads them, "
-    "list_dir lists a directory, write_file writes a whole file. Paths are relative to the "
-    "workspace root."
-)
-
 
 def build_server(toolbox: Toolbox) -> Server[Any]:
     """An MCP server exposing `toolbox`'s tools."""
@@ -71,7 +64,7 @@ def build_server(toolbox: Toolbox) -> Server[Any]:
     return Server(
         "codesift",
         version=__version__,
-        instructions=INSTRUCTIONS,
+        instructions=toolbox.profile.instructions,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )

@@ -1,0 +1,17 @@
+"""The profiles a `Toolbox` can expose, by name. Adding a profile is one module under
+`profiles/` that defines `PROFILE`, and one line here."""
+
+from __future__ import annotations
+
+from .profiles import codesift
+from .spec import Profile
+
+PROFILES: dict[str, Profile] = {profile.name: profile for profile in (codesift.PROFILE,)}
+
+
+def get_profile(name: str) -> Profile:
+    """The profile called `name`; a `ValueError` naming the profiles when there is none."""
+    found = PROFILES.get(name) if isinstance(name, str) else None
+    if found is None:
+        raise ValueError(f"unknown profile {name!r}; profiles: {', '.join(PROFILES)}")
+    return found
