@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
-from .profiles import codesift
+from .profiles import ace, chaterm, codesift, file_search, openlink, simple_coder
 from .spec import Profile
 
 PROFILES: dict[str, Profile] = {profile.name: profile for profile in (codesift.PROFILE,)}
+#: The tool sets codesift was designed to back (DESIGN.md, "Tool sets codesift replaces").
+TOOL_SETS = (chaterm, simple_coder, file_search, openlink, ace)
+PROFILES.update({module.PROFILE.name: module.PROFILE for module in TOOL_SETS})
 
 
 def get_profile(name: str) -> Profile:

@@ -73,6 +73,9 @@ class Profile:
     #: How a capped output tells the model to read the rest, in this profile's own read
     #: tool (formatted with `spill`, the file, and `offset`, the first line not shown).
     spill_hint: str = 'read_file(path="{spill}", offset={offset})'
+    #: The tool that answers a call of an unknown name (with `{"tool": name}`), for agents
+    #: whose tool set has one (opencode's `invalid`); None: the call is an error result.
+    unknown_tool: str | None = None
 
     def tool(self, name: str) -> Tool:
         for tool in self.tools:

@@ -120,6 +120,9 @@ class Toolbox:
                 refusal = self.profile.refusal(name)
                 if refusal is not None:
                     return self.error(refusal, "AmbiguousTool")
+                if self.profile.unknown_tool is not None:
+                    fallback = self.profile.tool(self.profile.unknown_tool)
+                    return fallback.handler(self, {"tool": name})
                 return self.error(
                     f"Unknown tool {echo(name)}. Available tools: {', '.join(self.names)}.",
                     "UnknownTool",

@@ -50,13 +50,13 @@ _PATH = {"type": "string", "description": "File path relative to the repository 
 TOOLS: dict[str, dict[str, Any]] = {
     "read_file": {
         "description": (
-            "Read a file with line numbers. Optionally a line range: path \"src/Main.java:10-50\" "
+            'Read a file with line numbers. Optionally a line range: path "src/Main.java:10-50" '
             f"or start_line/end_line. At most {MAX_FILE_LINES} lines per call."
         ),
         "properties": {
             "path": {
                 "type": "string",
-                "description": 'File path relative to the repository root, optionally with a '
+                "description": "File path relative to the repository root, optionally with a "
                 'line range "file:START-END".',
             },
             "start_line": {"type": "integer", "minimum": 1, "description": "Default 1."},
@@ -66,7 +66,7 @@ TOOLS: dict[str, dict[str, Any]] = {
     },
     "list_dir": {
         "description": (
-            "List a directory, or the files matching a glob (\"src/**/*.java\", \"**/*.md\"). "
+            'List a directory, or the files matching a glob ("src/**/*.java", "**/*.md"). '
             f"Returns relative paths, at most {MAX_LIST_RESULTS}."
         ),
         "properties": {
@@ -81,8 +81,8 @@ TOOLS: dict[str, dict[str, Any]] = {
     "search": {
         "description": (
             "Search for text (mode contains, the default) or a regex (mode regex) in the files "
-            "under a directory, case-insensitive unless case_sensitive. Returns `file:line:snippet` "
-            f"lines, at most {MAX_SEARCH_RESULTS}."
+            "under a directory, case-insensitive unless case_sensitive. Returns "
+            f"`file:line:snippet` lines, at most {MAX_SEARCH_RESULTS}."
         ),
         "properties": {
             "pattern": {"type": "string", "description": "Text (or regex) to search for."},
@@ -228,7 +228,9 @@ def search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
         return box.error(f"Security violation - {exc}", "SandboxError")
     except PatternError as exc:
         return box.error(f"Invalid regex pattern - {exc}", "PatternError")
-    lines = [f"{hit.file}:{hit.line}:{shorten(hit.text.strip(), SNIPPET_CHARS)}" for hit in found.lines]
+    lines = [
+        f"{hit.file}:{hit.line}:{shorten(hit.text.strip(), SNIPPET_CHARS)}" for hit in found.lines
+    ]
     summary = f"Found {len(lines)} matches for '{pattern}' in {path}"
     if found.truncated:
         summary += f" [TRUNCATED: reached limit {MAX_SEARCH_RESULTS} before completing search]"
