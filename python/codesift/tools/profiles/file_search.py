@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...results import plural
 from ..arguments import BadArguments
-from ..lines import LineHit, matching_lines
+from ..matching import LineHit, matching_lines
 from ..result import ToolResult, echo
 from ..spec import Profile, Tool
 

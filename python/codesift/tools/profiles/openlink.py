@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...results import plural
-from ..lines import matching_lines
+from ..matching import matching_lines
 from ..result import ToolResult, echo
 from ..spec import Profile, Tool
 

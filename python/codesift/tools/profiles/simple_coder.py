@@ -25,7 +25,7 @@ from ...errors import (
     SandboxError,
 )
 from ..arguments import BadArguments
-from ..lines import matching_lines, shorten
+from ..matching import matching_lines, shorten
 from ..result import ToolResult, echo
 from ..spec import Profile, Tool
 
