@@ -3,10 +3,15 @@
 
 from __future__ import annotations
 
-from .profiles import codesift
+from .profiles import claude_code, codesift
 from .spec import Profile
 
-PROFILES: dict[str, Profile] = {profile.name: profile for profile in (codesift.PROFILE,)}
+#: One line per profile.
+_ALL = [
+    codesift.PROFILE,
+    claude_code.PROFILE,
+]
+PROFILES: dict[str, Profile] = {profile.name: profile for profile in _ALL}
 
 
 def get_profile(name: str) -> Profile:
