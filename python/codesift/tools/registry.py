@@ -3,13 +3,23 @@
 
 from __future__ import annotations
 
-from .profiles import ace, chaterm, codesift, file_search, openlink, simple_coder
+from .profiles import ace, chaterm, claude_code, codesift, file_search, openlink, simple_coder
 from .spec import Profile
 
-PROFILES: dict[str, Profile] = {profile.name: profile for profile in (codesift.PROFILE,)}
+#: One line per profile.
+_ALL = [
+    codesift.PROFILE,
+    claude_code.PROFILE,
+]
 #: The tool sets codesift was designed to back (DESIGN.md, "Tool sets codesift replaces").
-TOOL_SETS = (chaterm, simple_coder, file_search, openlink, ace)
-PROFILES.update({module.PROFILE.name: module.PROFILE for module in TOOL_SETS})
+_TOOL_SETS = [
+    chaterm.PROFILE,
+    simple_coder.PROFILE,
+    file_search.PROFILE,
+    openlink.PROFILE,
+    ace.PROFILE,
+]
+PROFILES: dict[str, Profile] = {profile.name: profile for profile in _ALL + _TOOL_SETS}
 
 
 def get_profile(name: str) -> Profile:

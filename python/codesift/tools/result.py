@@ -23,11 +23,12 @@ class ToolResult:
         return {"text": self.text, "data": self.data, "is_error": self.is_error}
 
 
-def error_result(message: str, kind: str, *, prefix: str = "Error: ") -> ToolResult:
-    """A failed call: `prefix` + message as text, `{"error": {type, message}}` as data."""
+def error_result(message: str, kind: str, *, template: str = "Error: {message}") -> ToolResult:
+    """A failed call: the message in `template` as text, `{"error": {type, message}}` as
+    data."""
     message = escape_surrogates(message)
     return ToolResult(
-        text=f"{prefix}{message}",
+        text=template.replace("{message}", message),
         data={"error": {"type": kind, "message": message}},
         is_error=True,
     )

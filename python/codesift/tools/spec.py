@@ -68,8 +68,9 @@ class Profile:
     aliases: Mapping[str, str] = field(default_factory=dict)
     refused: Mapping[str, str] = field(default_factory=dict)
     rename: Callable[[Tool, Mapping[Any, Any]], dict[str, Any]] | None = None
-    #: The prefix of an error's text ("Error: " for most agents).
-    error_prefix: str = "Error: "
+    #: How an error's text reads (`{message}` is the message): "Error: {message}" for most
+    #: agents.
+    error_format: str = "Error: {message}"
     #: How a capped output tells the model to read the rest, in this profile's own read
     #: tool (formatted with `spill`, the file, and `offset`, the first line not shown).
     spill_hint: str = 'read_file(path="{spill}", offset={offset})'

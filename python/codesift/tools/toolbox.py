@@ -159,7 +159,7 @@ class Toolbox:
             )
 
     def error(self, message: str, kind: str) -> ToolResult:
-        return error_result(message, kind, prefix=self.profile.error_prefix)
+        return error_result(message, kind, template=self.profile.error_format)
 
     # -- helpers the profiles' handlers share --------------------------------------------
 

@@ -25,6 +25,7 @@ from ...errors import (
     SandboxError,
 )
 from ..arguments import BadArguments
+from ..lines import read_lines
 from ..matching import matching_lines, shorten
 from ..result import ToolResult, echo
 from ..spec import Profile, Tool
@@ -43,7 +44,6 @@ QUOTE_FAILURE_CHARS = 50
 
 LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)-(?P<end>\d+)$")
 GLOB_CHARS = ("*", "?")
-_NUMBERED = re.compile(r"^ *(\d+)\t(.*)$", re.DOTALL)
 
 _PATH = {"type": "string", "description": "File path relative to the repository root."}
 
@@ -319,12 +319,10 @@ def _read(box: Toolbox, path: str, start: int, end: int | None) -> ToolResult:
     workspace = box.read_workspace(path)
     wanted = MAX_FILE_LINES if end is None else min(end - start + 1, MAX_FILE_LINES)
     try:
-        part = workspace.read(path, offset=start, limit=wanted)
-        total = part.total_lines
-        if total is None:  # stopped before the end: count the rest (streamed, nothing kept)
-            total = workspace.read(path, offset=MAX_LINES, limit=1).total_lines or 0
+        part = read_lines(workspace, path, offset=start, limit=wanted)
     except CodesiftError as exc:
         raise _failure(exc, path) from None
+    total = part.total
     if total == 0:
         summary = f"Read {path} (empty file: 0 lines)"
         data = {"path": path, "content": "", "start_line": 0, "end_line": 0, "total_lines": 0}
@@ -333,37 +331,26 @@ def _read(box: Toolbox, path: str, start: int, end: int | None) -> ToolResult:
         raise _Failure(
             f"Start line {start} exceeds file length ({total} lines)", "InvalidArgumentError"
         )
-    last_wanted = total if end is None else min(end, total)
-    numbered = _renumber(part.content.split("\n"), part.end_line)
-    shown = part.end_line - start + 1
-    summary = f"Read {path} (lines {start}-{part.end_line} of {total} total)"
-    more = last_wanted - part.end_line
+    width = len(str(part.last))
+    numbered = "\n".join(
+        f"{line.number:>{width}} | {line.text}"
+        + (f"... [line truncated: {line.cut_from} characters]" if line.cut_from else "")
+        for line in part.lines
+    )
+    summary = f"Read {path} (lines {start}-{part.last} of {total} total)"
+    more = (total if end is None else min(end, total)) - part.last
     if more > 0:
         summary += f" [TRUNCATED: showing first {MAX_FILE_LINES} lines, {more} more available]"
     data = {
         "path": path,
         "content": numbered,
         "start_line": start,
-        "end_line": start + shown - 1,
+        "end_line": part.last,
         "total_lines": total,
         "truncated": more > 0,
         "summary": summary,
     }
     return box.finish("read_file", f"{summary}\n\n{numbered}", data, allow_spill=False)
-
-
-def _renumber(lines: list[str], last: int) -> str:
-    """`cat -n` lines (`     12\\ttext`) as simple-coder numbers them: `12 | text`, the
-    numbers right-aligned to the widest."""
-    width = len(str(last))
-    out = []
-    for line in lines:
-        found = _NUMBERED.match(line)
-        if found is None:  # not a numbered line (cannot happen for a read's content)
-            out.append(line)
-        else:
-            out.append(f"{int(found[1]):>{width}} | {found[2]}")
-    return "\n".join(out)
 
 
 _HANDLERS = {"read_file": read_file, "list_dir": list_dir, "search": search, "replace": replace}

@@ -1,0 +1,78 @@
+"""A file's lines as the agents' read tools need them: read through the Workspace (so the
+sandbox, the access-ignore rules and binary detection apply), numbered, with the total count,
+and long lines marked so each profile can show its own cut marker."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..workspace import Workspace
+
+#: `Workspace.read`'s marker on a line cut at 2000 characters.
+_CUT = re.compile(r"\.\.\. \[line truncated: (\d+) characters\]$")
+#: Reads as far as any file goes.
+_ALL = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int
+    text: str
+    #: The line's length when it was cut at 2000 characters (`text` holds the first 2000).
+    cut_from: int | None = None
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Lines `start ..` of a file, as read."""
+
+    path: str
+    lines: list[Line]
+    #: Lines in the whole file.
+    total: int
+
+    @property
+    def texts(self) -> list[str]:
+        return [line.text for line in self.lines]
+
+    @property
+    def last(self) -> int:
+        return self.lines[-1].number if self.lines else self.start - 1
+
+    start: int = 1
+
+    @property
+    def more(self) -> bool:
+        return self.last < self.total
+
+
+def read_lines(workspace: Workspace, path: str, offset: int = 1, limit: int = _ALL) -> Lines:
+    """Lines `offset .. offset+limit-1` of the text file `path` and the file's line count."""
+    offset = max(1, offset)
+    result = workspace.read(path, offset=offset, limit=max(1, limit))
+    lines = [_parse(row) for row in result.content.split("\n")] if result.content else []
+    total = result.total_lines
+    if total is None:
+        total = workspace.read(path, offset=_ALL, limit=1).total_lines or 0
+    return Lines(path=result.path, lines=lines, total=total, start=offset)
+
+
+def read_text(workspace: Workspace, path: str) -> str:
+    """The whole text of a file, lines joined with `\\n` (for diffs and snippets)."""
+    return "\n".join(read_lines(workspace, path).texts)
+
+
+def absolute(workspace: Workspace, rel: str) -> str:
+    """The absolute path of a workspace-relative path (agents that show absolute paths)."""
+    rel = rel.removeprefix("./")
+    return str(workspace.root) if rel in ("", ".") else str(Path(workspace.root) / rel)
+
+
+def _parse(row: str) -> Line:
+    number, _, text = row.partition("\t")
+    found = _CUT.search(text)
+    if found is not None and found.start() == 2000:
+        return Line(int(number), text[: found.start()], int(found.group(1)))
+    return Line(int(number), text)
