@@ -919,3 +919,66 @@ def test_tool_sets_over_mcp_stdio(tree, tmp_path, profile):
     anyio.run(session)
     if profile == "ace":
         assert (root / "notes.md").read_text() == "TODO: release\n"
+
+
+# -- other names and edge cases --------------------------------------------------------------
+
+
+def test_other_names_each_tool_set_accepts(tree):
+    root = tree({"a.txt": "Alpha\nalpha\n", "w.txt": b"one\r\ntwo\r\n"})
+    chaterm = box(root, "chaterm")
+    assert (
+        ok(chaterm.call("grep_search", {"pattern": "alpha", "host": "localhost"})).data["total"]
+        == 2
+    )
+    coder = box(root, "simple-coder")
+    assert ok(coder.call("readFile", {"filePath": "a.txt"})).text.startswith("Read a.txt")
+    assert (
+        ok(coder.call("searchText", {"pattern": "Alpha", "caseSensitive": True})).data["total"] == 1
+    )
+    assert ok(coder.call("listFiles", {"path": "*.txt"})).data["items"] == ["a.txt", "w.txt"]
+    finder = box(root, "file-search")
+    assert ok(finder.call("file_search", {"query": "Alpha", "case_sensitive": True})).data[
+        "matches"
+    ] == [{"file": "a.txt", "line": 1, "text": "Alpha"}]
+    # simple-coder's replace keeps the file's line endings in what it writes.
+    ok(coder.call("replaceText", {"filePath": "w.txt", "oldString": "two", "newString": "2\n3"}))
+    assert (root / "w.txt").read_bytes() == b"one\r\n2\r\n3\r\n"
+
+
+def test_long_lines(tree):
+    long_line = "x" * 3000 + " TODO " + "y" * 3000
+    root = tree({"long.txt": "short\n" + long_line + "\n"})
+    read = ok(box(root, "simple-coder").call("read_file", {"path": "long.txt"}))
+    assert read.text.split("\n")[3] == "2 | " + "x" * 2000 + "... [line truncated: 6006 characters]"
+    found = ok(box(root, "file-search").call("file_search", {"query": "todo"}))
+    item = found.text.split("\n")[2]
+    assert item.startswith("- `long.txt:2`: …x") and item.endswith("y…") and " TODO " in item
+    assert len(item) < 300
+    assert found.data["matches"][0]["text"] == long_line
+
+
+def test_openlink_invalid_with_a_name_that_is_not_text(tree):
+    toolbox = box(tree({"a.txt": ""}), "openlink")
+    result = failed(toolbox.call(12, {}), "UnknownTool")
+    assert result.text.startswith("Error: Unknown tool 12. Available tools: glob,")
+    schema = {t["name"]: t for t in toolbox.schemas()}
+    assert set(schema["invalid"]["parameters"]["properties"]) == {"tool", "error"}
+
+
+def test_schemas_show_the_defaults(tree):
+    ws = Workspace(tree({}))
+    chaterm = {t["name"]: t["parameters"] for t in Toolbox(ws, "chaterm").schemas()}
+    assert chaterm["glob_search"]["properties"]["limit"]["default"] == 2000
+    assert chaterm["glob_search"]["properties"]["sort"]["enum"] == ["path", "none"]
+    assert chaterm["grep_search"]["properties"]["max_matches"]["default"] == 500
+    assert set(chaterm["grep_search"]["properties"]) == {
+        "pattern", "path", "ip", "include", "case_sensitive", "context_lines", "max_matches",
+    }  # fmt: skip
+    finder = Toolbox(ws, "file-search").schemas("openai")[0]["function"]
+    assert finder["name"] == "file_search"
+    assert finder["parameters"]["properties"]["ignore_case"]["default"] is True
+    assert finder["parameters"]["required"] == ["query"]
+    ace = {t["name"]: t["input_schema"] for t in Toolbox(ws, "ace").schemas("anthropic")}
+    assert ace["ace-text_search"]["properties"]["isRegex"]["default"] is False
+    assert ace["filesystem-edit_search"]["required"] == ["filePath", "replaceContent"]
