@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
-from .profiles import claude_code, codesift
+from .profiles import claude_code, codesift, gemini_cli, opencode
 from .spec import Profile
 
 #: One line per profile.
 _ALL = [
     codesift.PROFILE,
     claude_code.PROFILE,
+    opencode.PROFILE,
+    gemini_cli.PROFILE,
 ]
 PROFILES: dict[str, Profile] = {profile.name: profile for profile in _ALL}
 
