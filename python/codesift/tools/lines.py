@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import CodesiftError, NotFoundError
 from ..workspace import Workspace
 
 #: `Workspace.read`'s marker on a line cut at 2000 characters.
@@ -93,3 +94,14 @@ def child_sizes(workspace: Workspace, rel_dir: str) -> dict[str, int]:
 
 def _escape_glob(text: str) -> str:
     return "".join(f"[{c}]" if c in "*?[]{}" else c for c in text)
+
+
+def exists(workspace: Workspace, path: str) -> bool:
+    """Whether `path` names something in the workspace (a file or a directory)."""
+    try:
+        workspace.read(path, limit=1)
+    except NotFoundError:
+        return False
+    except CodesiftError:
+        return True
+    return True

@@ -227,7 +227,18 @@ def multiedit(box: Toolbox, args: dict[str, Any]) -> ToolResult:
             raise InvalidArgumentError(
                 "No changes to apply: oldString and newString are identical."
             )
-    done = box.workspace.edit_many(path, [(e["oldString"], e["newString"]) for e in edits])
+    done = box.workspace.edit_many(
+        path,
+        [
+            {
+                "old_string": e["oldString"],
+                "new_string": e["newString"],
+                "replace_all": bool(e.get("replaceAll", False)),
+            }
+            for e in edits
+        ],
+        sequential=True,
+    )
     return box.finish("multiedit", "Edit applied successfully.", {"diff": done.diff})
 
 
@@ -241,7 +252,7 @@ def apply_patch(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     if not args["patchText"]:
         raise InvalidArgumentError("patchText is required")
     result = box.workspace.apply_patch(args["patchText"], format="apply_patch")
-    lines = [f"{_LETTERS[f.action]} {f.path}" for f in result.files]
+    lines = [f"{_LETTERS[f.action]} {f.new_path or f.path}" for f in result.files]
     text = "Success. Updated the following files:\n" + "\n".join(lines)
     return box.finish("apply_patch", text, result.to_dict())
 
