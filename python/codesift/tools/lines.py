@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import CodesiftError, NotFoundError
 from ..workspace import Workspace
 
 #: `Workspace.read`'s marker on a line cut at 2000 characters.
@@ -76,3 +77,31 @@ def _parse(row: str) -> Line:
     if found is not None and found.start() == 2000:
         return Line(int(number), text[: found.start()], int(found.group(1)))
     return Line(int(number), text)
+
+
+def child_sizes(workspace: Workspace, rel_dir: str) -> dict[str, int]:
+    """The size of each file directly in the directory `rel_dir` (workspace-relative)."""
+    rel_dir = rel_dir.strip("/") or "."
+    prefix = "" if rel_dir == "." else rel_dir + "/"
+    pattern = "*" if rel_dir == "." else _escape_glob(rel_dir) + "/*"
+    found = workspace.glob(pattern, rel_dir, limit=100_000, sort="none")
+    return {
+        f.path[len(prefix) :]: f.size
+        for f in found.files
+        if f.path.startswith(prefix) and "/" not in f.path[len(prefix) :]
+    }
+
+
+def _escape_glob(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[]{}" else c for c in text)
+
+
+def exists(workspace: Workspace, path: str) -> bool:
+    """Whether `path` names something in the workspace (a file or a directory)."""
+    try:
+        workspace.read(path, limit=1)
+    except NotFoundError:
+        return False
+    except CodesiftError:
+        return True
+    return True

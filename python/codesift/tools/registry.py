@@ -3,13 +3,25 @@
 
 from __future__ import annotations
 
-from .profiles import ace, chaterm, claude_code, codesift, file_search, openlink, simple_coder
+from .profiles import (
+    ace,
+    chaterm,
+    claude_code,
+    codesift,
+    file_search,
+    gemini_cli,
+    opencode,
+    openlink,
+    simple_coder,
+)
 from .spec import Profile
 
 #: One line per profile.
 _ALL = [
     codesift.PROFILE,
     claude_code.PROFILE,
+    opencode.PROFILE,
+    gemini_cli.PROFILE,
 ]
 #: The tool sets codesift was designed to back (DESIGN.md, "Tool sets codesift replaces").
 _TOOL_SETS = [

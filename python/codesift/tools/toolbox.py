@@ -205,6 +205,16 @@ class Toolbox:
                 return found
         return self.workspace
 
+    def unignored(self) -> Workspace:
+        """A workspace on the same root that does not honour `.gitignore` (for agents' calls
+        that ask to include ignored files); the access-ignore files still apply."""
+        found = self.state.get("unignored")
+        if found is None:
+            found = self.state["unignored"] = Workspace(
+                self.workspace.root, gitignore=False, ignore_files=self.workspace.ignore_files
+            )
+        return found  # type: ignore[no-any-return]
+
     def read_workspace(self, path: str) -> Workspace:
         """The workspace to read `path` in (a spill file is read in the spill directory)."""
         return self.output.workspace_for(path, self.workspace)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..._core import GlobMatcher
 from ...errors import InvalidArgumentError
 from ..filetypes import type_globs
-from ..lines import absolute, read_lines, read_text
+from ..lines import absolute, exists, read_lines, read_text
 from ..result import ToolResult
 from ..spec import Profile, Tool
 
@@ -445,7 +445,19 @@ def multi_edit(box: Toolbox, args: dict[str, Any]) -> ToolResult:
             raise InvalidArgumentError(
                 "No changes to make: old_string and new_string are exactly the same."
             )
-    box.workspace.edit_many(path, [(e["old_string"], e["new_string"]) for e in edits])
+    rest = list(edits)
+    created = False
+    if rest[0]["old_string"] == "" and not exists(box.workspace, path):
+        # Claude Code creates a file from an empty first old_string.
+        box.workspace.write(path, rest.pop(0)["new_string"])
+        created = True
+    if rest:
+        try:
+            box.workspace.edit_many(path, rest, sequential=True)
+        except BaseException:
+            if created:
+                box.workspace.undo_edit(path)
+            raise
     data = {"filePath": path, "edits": edits}
     listed = "\n".join(
         f'{k + 1}. Replaced "{_short(e["old_string"])}" with "{_short(e["new_string"])}"'
