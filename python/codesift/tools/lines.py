@@ -105,3 +105,10 @@ def exists(workspace: Workspace, path: str) -> bool:
     except CodesiftError:
         return True
     return True
+
+
+def ends_with_newline(workspace: Workspace, path: str) -> bool:
+    """Whether the file's last byte is a newline (agents that print a file's text whole
+    show it)."""
+    found = workspace.grep(r"\n\z", path, multiline=True, max_matches=1)
+    return bool(found.matches)

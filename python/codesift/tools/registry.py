@@ -3,7 +3,16 @@
 
 from __future__ import annotations
 
-from .profiles import claude_code, codesift, gemini_cli, opencode
+from .profiles import (
+    claude_code,
+    cline,
+    codesift,
+    codex,
+    gemini_cli,
+    mcp_filesystem,
+    opencode,
+    swe_agent,
+)
 from .spec import Profile
 
 #: One line per profile.
@@ -12,6 +21,10 @@ _ALL = [
     claude_code.PROFILE,
     opencode.PROFILE,
     gemini_cli.PROFILE,
+    cline.PROFILE,
+    codex.PROFILE,
+    swe_agent.PROFILE,
+    mcp_filesystem.PROFILE,
 ]
 PROFILES: dict[str, Profile] = {profile.name: profile for profile in _ALL}
 
