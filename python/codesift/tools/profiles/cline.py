@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CodesiftError, InvalidArgumentError
-from ..lines import read_lines, read_text
+from ..lines import full_text, read_lines
 from ..result import ToolResult
 from ..spec import Profile, Tool
 
@@ -165,7 +165,7 @@ def read_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 
 def replace_in_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     path = args["path"]
-    original = read_text(box.workspace, path)
+    original = full_text(box.workspace, path)
     try:
         result = box.workspace.apply_patch(args["diff"], format="search_replace", path=path)
     except CodesiftError as exc:
@@ -187,7 +187,7 @@ def result_path(box: Toolbox, path: str) -> str:
 
 def _saved(box: Toolbox, rel: str) -> ToolResult:
     rel = rel.removeprefix("./")
-    content = read_text(box.workspace, rel)
+    content = full_text(box.workspace, rel)
     text = (
         f"The content was successfully saved to {rel}.\n\n"
         "Here is the full, updated content of the file that was saved:\n\n"

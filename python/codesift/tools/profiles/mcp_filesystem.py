@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CodesiftError, InvalidArgumentError, NotAFileError
 from ..diffs import two_files_patch
-from ..lines import absolute, child_sizes, ends_with_newline, exists, read_lines, read_text
+from ..lines import absolute, child_sizes, exists, full_text, read_lines, read_text
 from ..result import ToolResult
 from ..spec import Profile, Tool
 
@@ -37,10 +37,7 @@ def _done(box: Toolbox, tool: str, text: str) -> ToolResult:
 
 
 def _content(box: Toolbox, path: str) -> str:
-    text = read_text(box.read_workspace(path), path)
-    if text and ends_with_newline(box.read_workspace(path), path):
-        text += "\n"
-    return text
+    return full_text(box.read_workspace(path), path)
 
 
 def read_text_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:

@@ -15,7 +15,7 @@ import posixpath
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArgumentError, NotAFileError
-from ..lines import absolute, ends_with_newline, exists, read_text
+from ..lines import absolute, exists, full_text
 from ..result import ToolResult
 from ..spec import Profile, Tool
 
@@ -54,8 +54,7 @@ def make_output(content: str, descriptor: str, init_line: int = 1) -> str:
 
 def _file_text(box: Toolbox, path: str) -> str:
     """The file's text as Python's `read_text` gives it (with its final newline)."""
-    text = read_text(box.workspace, path)
-    return text + "\n" if text and ends_with_newline(box.workspace, path) else text
+    return full_text(box.workspace, path)
 
 
 def str_replace_editor(box: Toolbox, args: dict[str, Any]) -> ToolResult:
