@@ -105,3 +105,17 @@ def exists(workspace: Workspace, path: str) -> bool:
     except CodesiftError:
         return True
     return True
+
+
+def ends_with_newline(workspace: Workspace, path: str) -> bool:
+    """Whether the file's last byte is a newline (agents that print a file's text whole
+    show it)."""
+    found = workspace.grep(r"\n\z", path, multiline=True, max_matches=1)
+    return bool(found.matches)
+
+
+def full_text(workspace: Workspace, path: str) -> str:
+    """The whole text of a file with its final newline when it has one (what an agent that
+    reads the file whole sees)."""
+    text = read_text(workspace, path)
+    return text + "\n" if text and ends_with_newline(workspace, path) else text

@@ -7,12 +7,16 @@ from .profiles import (
     ace,
     chaterm,
     claude_code,
+    cline,
     codesift,
+    codex,
     file_search,
     gemini_cli,
+    mcp_filesystem,
     opencode,
     openlink,
     simple_coder,
+    swe_agent,
 )
 from .spec import Profile
 
@@ -22,6 +26,10 @@ _ALL = [
     claude_code.PROFILE,
     opencode.PROFILE,
     gemini_cli.PROFILE,
+    cline.PROFILE,
+    codex.PROFILE,
+    swe_agent.PROFILE,
+    mcp_filesystem.PROFILE,
 ]
 #: The tool sets codesift was designed to back (DESIGN.md, "Tool sets codesift replaces").
 _TOOL_SETS = [

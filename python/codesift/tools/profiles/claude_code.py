@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..._core import GlobMatcher
 from ...errors import InvalidArgumentError
 from ..filetypes import type_globs
-from ..lines import absolute, exists, read_lines, read_text
+from ..lines import absolute, exists, full_text, read_lines
 from ..result import ToolResult
 from ..spec import Profile, Tool
 
@@ -428,7 +428,7 @@ def edit(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 
 def _snippet(box: Toolbox, path: str, first_line: int, new: str) -> str:
     """The edited region with 4 lines around it, as Claude Code shows it after an edit."""
-    lines = read_text(box.workspace, path).split("\n")
+    lines = full_text(box.workspace, path).split("\n")
     start = max(0, first_line - 1 - SNIPPET_CONTEXT)
     end = first_line - 1 + SNIPPET_CONTEXT + len(new.split("\n"))
     return "Here's the result of running `cat -n` on a snippet of the edited file:\n" + numbered(

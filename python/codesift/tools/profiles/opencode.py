@@ -97,7 +97,8 @@ def list_files(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     path = args.get("path", ".")
     base = box.workspace.sandbox.relative(path)
     prefix = "" if base == "." else base + "/"
-    ignore = GlobMatcher(list(args["ignore"])) if args.get("ignore") else None
+    patterns = [p.rstrip("/") for p in args.get("ignore") or [] if p.rstrip("/")]
+    ignore = GlobMatcher(patterns) if patterns else None
     found = box.workspace.glob("*", path, limit=1_000_000, sort="path")
     files: list[str] = []
     for f in found.files:
