@@ -1,6 +1,6 @@
-//! The workspace's file operations: open to read, lock for an edit, write. Each resolves its
-//! path beneath the root handle (symlinks inside the root are followed), takes the
-//! access-ignore verdict on the real location the path led to, and applies the write policy:
+//! The workspace's file operations: open to read, lock for an edit (then replace or delete),
+//! write, create. Each resolves its path beneath the root handle (symlinks inside the root are
+//! followed), takes the access-ignore verdict on the real location the path led to, and applies the write policy:
 //! nothing inside `.git`, no access-ignore file, nothing an access-ignore file denies.
 
 use crate::error::{Error, Result, shown};
@@ -39,6 +39,8 @@ pub struct Locked {
     _file: File,
     stat: Stat,
     pub data: Vec<u8>,
+    /// Whether `remove` took the file's name away.
+    removed: bool,
 }
 
 impl Locked {
@@ -51,16 +53,38 @@ impl Locked {
     }
 
     /// Replaces the file with `data` (atomically; the file's mode is kept), unless someone
-    /// else changed it since it was read.
-    pub fn replace(&self, data: &[u8]) -> Result<()> {
+    /// else changed it since it was read (or since this lock last wrote it). The lock moves
+    /// to the new file, so the file can be replaced again under the same lock (a rollback).
+    pub fn replace(&mut self, data: &[u8]) -> Result<()> {
+        self.check_present()?;
+        let (file, stat) = self
+            .place
+            .replace_locked(data, Some(self.stat.st_mode), Fingerprint::of(&self.stat))
+            .map_err(|e| Error::io(&self.place.real, "write", &e))?;
+        self._file = file;
+        self.stat = stat;
+        Ok(())
+    }
+
+    /// Deletes the file, unless someone else changed it since it was read (or since this
+    /// lock last wrote it).
+    pub fn remove(&mut self) -> Result<()> {
+        self.check_present()?;
         self.place
-            .replace(
-                data,
-                Some(self.stat.st_mode),
-                Some(Fingerprint::of(&self.stat)),
-                true,
-            )
-            .map_err(|e| Error::io(&self.place.real, "write", &e))
+            .remove(Fingerprint::of(&self.stat))
+            .map_err(|e| Error::io(&self.place.real, "delete", &e))?;
+        self.removed = true;
+        Ok(())
+    }
+
+    fn check_present(&self) -> Result<()> {
+        if self.removed {
+            return Err(Error::NotFound(format!(
+                "{} was deleted under this lock",
+                shown(&self.place.real)
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -190,12 +214,44 @@ impl Files {
             _file: file,
             stat,
             data,
+            removed: false,
         })
     }
 
-    /// Creates or replaces the file `rel` with `data`, creating missing parent directories
-    /// beneath the root. Returns where it really is and whether it was created.
-    pub fn write(&self, rel: &Path, data: &[u8]) -> Result<(PathBuf, bool)> {
+    /// Creates the file `rel` with `data` (and the permission bits of `mode`, if given),
+    /// creating missing parent directories beneath the root. An existing name is never
+    /// replaced (`ConflictError`). Returns the new file locked, as `lock` would.
+    pub fn create(&self, rel: &Path, data: &[u8], mode: Option<u32>) -> Result<Locked> {
+        let io = |e: &std::io::Error| Error::io(rel, "create", e);
+        let place = self.writable_place(rel)?;
+        let exists = || {
+            Error::Conflict(format!(
+                "{} already exists; nothing was written. Edit it instead, or delete it first",
+                shown(rel)
+            ))
+        };
+        if place.stat().is_ok() {
+            return Err(exists());
+        }
+        let (file, stat) = place.create_locked(data, mode).map_err(|e| {
+            if e.raw_os_error() == Some(libc::EEXIST) {
+                exists()
+            } else {
+                io(&e)
+            }
+        })?;
+        Ok(Locked {
+            place,
+            _file: file,
+            stat,
+            data: data.to_vec(),
+            removed: false,
+        })
+    }
+
+    /// Where the file `rel` is or will be, its parent directories created beneath the root,
+    /// checked against the write policy (before and after the directories exist).
+    fn writable_place(&self, rel: &Path) -> Result<Place> {
         let io = |e: &std::io::Error| Error::io(rel, "write", e);
         let rules = self.rules();
         // The path as given is checked before any directory is created for it.
@@ -210,6 +266,14 @@ impl Files {
         }
         let place = Place::find(&self.root, rel, true).map_err(|e| io(&e))?;
         self.check_writable(&rules, rel, &place.real)?;
+        Ok(place)
+    }
+
+    /// Creates or replaces the file `rel` with `data`, creating missing parent directories
+    /// beneath the root. Returns where it really is and whether it was created.
+    pub fn write(&self, rel: &Path, data: &[u8]) -> Result<(PathBuf, bool)> {
+        let io = |e: &std::io::Error| Error::io(rel, "write", e);
+        let place = self.writable_place(rel)?;
         match place.stat() {
             Ok(stat) => {
                 if FileType::from_raw_mode(stat.st_mode) == FileType::Directory {
@@ -258,10 +322,63 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("a.txt"), "hello").unwrap();
         let f = files(dir.path());
-        let locked = f.lock(Path::new("a.txt"), 1 << 20).unwrap();
+        let mut locked = f.lock(Path::new("a.txt"), 1 << 20).unwrap();
         assert_eq!(locked.data, b"hello");
         locked.replace(b"bye").unwrap();
         assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "bye");
+    }
+
+    #[test]
+    fn a_lock_holds_across_replacements_so_a_rollback_is_safe() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.txt"), "one").unwrap();
+        let f = files(dir.path());
+        let mut locked = f.lock(Path::new("a.txt"), 1 << 20).unwrap();
+        locked.replace(b"two").unwrap();
+        // The new file is locked too: a second open + flock would block.
+        let other = fs::File::open(dir.path().join("a.txt")).unwrap();
+        let busy = rustix::fs::flock(&other, rustix::fs::FlockOperation::NonBlockingLockExclusive);
+        assert!(busy.is_err());
+        locked.replace(b"one").unwrap();
+        assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one");
+        // Someone else writes: the next replace is refused.
+        fs::write(dir.path().join("a.txt"), "theirs").unwrap();
+        assert!(matches!(locked.replace(b"mine"), Err(Error::Conflict(_))));
+        assert_eq!(
+            fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "theirs"
+        );
+    }
+
+    #[test]
+    fn create_never_replaces_and_remove_checks_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("old.txt"), "old").unwrap();
+        let f = files(root);
+        assert!(matches!(
+            f.create(Path::new("old.txt"), b"x", None),
+            Err(Error::Conflict(_))
+        ));
+        assert_eq!(fs::read_to_string(root.join("old.txt")).unwrap(), "old");
+        let mut created = f
+            .create(Path::new("d/new.txt"), b"new", Some(0o600))
+            .unwrap();
+        assert_eq!(fs::read_to_string(root.join("d/new.txt")).unwrap(), "new");
+        assert_eq!(created.mode() & 0o777, 0o600);
+        created.remove().unwrap();
+        assert!(!root.join("d/new.txt").exists());
+        assert!(matches!(created.remove(), Err(Error::NotFound(_))));
+        let mut locked = f.lock(Path::new("old.txt"), 1 << 20).unwrap();
+        fs::write(root.join("old.txt"), "changed by someone").unwrap();
+        assert!(matches!(locked.remove(), Err(Error::Conflict(_))));
+        assert!(root.join("old.txt").exists());
+        assert!(matches!(
+            f.create(Path::new(".clineignore"), b"x", None),
+            Err(Error::Sandbox(_))
+        ));
+        let names: Vec<_> = fs::read_dir(root.join("d")).unwrap().collect();
+        assert!(names.is_empty(), "temporary files left: {names:?}");
     }
 
     #[test]

@@ -275,6 +275,24 @@ impl Engine {
         })
     }
 
+    /// Creates the new file `path` with `data` (and the permission bits of `mode`), creating
+    /// parent directories; an existing name is never replaced (`ConflictError`). Returns the
+    /// new file locked.
+    #[pyo3(signature = (path, data, mode = None))]
+    fn create(
+        &self,
+        py: Python<'_>,
+        path: PathBuf,
+        data: Vec<u8>,
+        mode: Option<u32>,
+    ) -> PyResult<FileLock> {
+        let files = self.files();
+        let locked = py.detach(move || catch_panic(|| files.create(&path, &data, mode)))?;
+        Ok(FileLock {
+            locked: Mutex::new(Some(locked)),
+        })
+    }
+
     /// Creates or replaces `path` with `data` atomically, creating parent directories.
     /// Returns where the file really is and whether it was created.
     fn write(&self, py: Python<'_>, path: PathBuf, data: Vec<u8>) -> PyResult<(OsString, bool)> {
@@ -393,9 +411,9 @@ pub struct FileLock {
 }
 
 impl FileLock {
-    fn with<T>(&self, f: impl FnOnce(&Locked) -> PyResult<T>) -> PyResult<T> {
-        let guard = self.locked.lock().unwrap();
-        match guard.as_ref() {
+    fn with<T>(&self, f: impl FnOnce(&mut Locked) -> PyResult<T>) -> PyResult<T> {
+        let mut guard = self.locked.lock().unwrap();
+        match guard.as_mut() {
             Some(locked) => f(locked),
             None => Err(Error::InvalidArgument("the file lock was already released".into()).into()),
         }
@@ -421,9 +439,15 @@ impl FileLock {
         self.with(|locked| Ok(locked.mode()))
     }
 
-    /// Replaces the file with `data` (atomically, mode kept), unless it changed on disk.
+    /// Replaces the file with `data` (atomically, mode kept), unless it changed on disk. The
+    /// lock moves to the new file: `replace` may be called again (to roll back).
     fn replace(&self, py: Python<'_>, data: Vec<u8>) -> PyResult<()> {
         self.with(|locked| py.detach(|| catch_panic(|| locked.replace(&data))))
+    }
+
+    /// Deletes the file, unless it changed on disk since it was read (or last replaced).
+    fn remove(&self, py: Python<'_>) -> PyResult<()> {
+        self.with(|locked| py.detach(|| catch_panic(|| locked.remove())))
     }
 
     /// Releases the lock.

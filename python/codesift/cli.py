@@ -164,6 +164,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ORIGIN",
         help="with --http, also accept requests from this browser Origin (repeatable)",
     )
+    m.add_argument(
+        "--profile",
+        default="codesift",
+        help="which agent's tool names, schemas and output text to serve: codesift (default), "
+        "claude-code, opencode, gemini-cli, cline, codex, swe-agent, mcp-filesystem, ...",
+    )
 
     sub.add_parser(
         "apply-hit",
@@ -534,8 +540,12 @@ def _mcp(ws: Workspace, args: argparse.Namespace, console: Console | None) -> in
     from .mcp import run
     from .tools import Toolbox
 
+    try:
+        toolbox = Toolbox(ws, args.profile, spill_dir=args.spill_dir)
+    except ValueError as exc:
+        raise InvalidArgumentError(f"--profile: {exc}") from None
     run(
-        Toolbox(ws, spill_dir=args.spill_dir),
+        toolbox,
         http=args.http,
         allow_non_loopback=args.allow_non_loopback,
         allowed_origins=args.allow_origin,

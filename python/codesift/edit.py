@@ -401,11 +401,17 @@ def _apply_line_change(
     out: list[str] = []
     emitted = first - 1  # last file line written or dropped
 
+    def whole(f: int) -> str:
+        """File line `f` with its line ending; the last line of a file without a final newline
+        gets one here (taken away again at the end), so that lines added after it stay lines."""
+        kept = text[lines[f].start : lines[f].end]
+        return kept if lines[f].end != lines[f].content_end else kept + newline
+
     def flush_unaligned(upto: int) -> None:
         """Writes the unaligned (blank) file lines before file line `upto`."""
         nonlocal emitted
         for f in range(emitted + 1, upto):
-            out.append(text[lines[f].start : lines[f].end])
+            out.append(whole(f))
         emitted = max(emitted, upto - 1)
 
     def render(line: str) -> str | None:
@@ -425,7 +431,7 @@ def _apply_line_change(
         if tag == "equal":
             for f in mapped:
                 flush_unaligned(f)
-                out.append(text[lines[f].start : lines[f].end])
+                out.append(whole(f))
                 emitted = f
             continue
         if tag == "delete":

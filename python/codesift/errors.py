@@ -1,5 +1,6 @@
 """codesift's exceptions. They are defined in the compiled core so that the engine and the
-Python layer raise the very same classes; every one is a subclass of `CodesiftError`."""
+Python layer raise the very same classes; every one is a subclass of `CodesiftError`. The few
+that only the Python layer raises subclass one of those."""
 
 from ._core import (
     BinaryFileError,
@@ -15,6 +16,12 @@ from ._core import (
     StaleResultError,
 )
 
+
+class PatchFormatError(InvalidArgumentError):
+    """A patch (apply_patch envelope, unified diff, SEARCH/REPLACE blocks) that cannot be
+    parsed: the message names the line and what was expected there."""
+
+
 __all__ = [
     "BinaryFileError",
     "CancelledError",
@@ -24,6 +31,7 @@ __all__ = [
     "MatchError",
     "NotAFileError",
     "NotFoundError",
+    "PatchFormatError",
     "PatternError",
     "SandboxError",
     "StaleResultError",

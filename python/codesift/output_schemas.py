@@ -132,6 +132,7 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
             "last_line": _LINE,
             "diff": {"type": "string", "description": "Unified diff of the change."},
             "moved_from": {"type": ["integer", "null"]},
+            "dry_run": {"type": "boolean", "description": "True: nothing was written."},
             "host": {"type": "string"},
             **_TOOL_KEYS,
         },

@@ -282,6 +282,10 @@ STRATEGY_NOTES = {
     "line_endings": "old_string matched after normalising line endings",
     "trimmed_lines": "old_string matched with whitespace differences; new_string re-indented",
     "blank_lines": "old_string matched ignoring blank lines; the file's blank lines kept",
+    "trailing_whitespace": "lines matched ignoring trailing whitespace",
+    "trimmed": "lines matched with whitespace differences; new lines re-indented",
+    "punctuation": "lines matched with whitespace and typographic punctuation differences; new "
+    "lines re-indented",
 }
 
 
@@ -295,6 +299,8 @@ class EditResult:
     diff: str
     #: For an edit by search_result_id that was relocated: the line it was found at.
     moved_from: int | None = None
+    #: True when nothing was written: `diff` shows what the edit would do.
+    dry_run: bool = False
 
     @property
     def summary(self) -> str:
@@ -303,7 +309,13 @@ class EditResult:
             if self.first_line == self.last_line
             else f"lines {self.first_line}-{self.last_line}"
         )
-        text = f"Edited {self.path}: {plural(self.replacements, 'replacement')} at {where}"
+        if self.strategy == "insert":
+            count = self.last_line - self.first_line + 1
+            verb = "Would insert" if self.dry_run else "Inserted"
+            text = f"{verb} {plural(count, 'line')} into {self.path} at {where}"
+            return text + (" (dry run: nothing written)" if self.dry_run else "")
+        verb = "Would edit" if self.dry_run else "Edited"
+        text = f"{verb} {self.path}: {plural(self.replacements, 'replacement')} at {where}"
         if self.moved_from is not None:
             text += f" (moved from line {self.moved_from} to {self.first_line})"
         if self.strategy not in ("exact", "search_result", "search_result_moved"):
@@ -313,6 +325,8 @@ class EditResult:
                     f"; {note}" if note else ""
                 )
             text += f" (strategy: {self.strategy}{': ' + note if note else ''})"
+        if self.dry_run:
+            text += " (dry run: nothing written)"
         return text
 
     def to_dict(self) -> dict[str, Any]:
@@ -324,5 +338,114 @@ class EditResult:
             "last_line": self.last_line,
             "diff": self.diff,
             "moved_from": self.moved_from,
+            "dry_run": self.dry_run,
+            "summary": self.summary,
+        }
+
+
+PATCH_LETTERS = {"add": "A", "update": "M", "delete": "D", "move": "R"}
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file's part of an applied patch. `action` is "add", "update", "delete" or "move"
+    (an update that also renames: `new_path` is where the file went)."""
+
+    path: str
+    action: str
+    diff: str
+    new_path: str | None = None
+    #: How the hunks were matched: "exact", or the loosest fuzzy level any hunk needed.
+    strategy: str = "exact"
+    added_lines: int = 0
+    removed_lines: int = 0
+
+    @property
+    def line(self) -> str:
+        """`M src/a.py (+3 -1)`, `R old.py -> new.py`, `A docs/x.md`, `D gone.txt`."""
+        name = f"{self.path} -> {self.new_path}" if self.new_path else self.path
+        counts = f" (+{self.added_lines} -{self.removed_lines})" if self.action != "delete" else ""
+        strategy = (
+            f" [matched: {self.strategy.replace('_', ' ')}]" if self.strategy != "exact" else ""
+        )
+        return f"{PATCH_LETTERS[self.action]} {name}{counts}{strategy}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "action": self.action,
+            "new_path": self.new_path,
+            "strategy": self.strategy,
+            "added_lines": self.added_lines,
+            "removed_lines": self.removed_lines,
+            "diff": self.diff,
+        }
+
+
+@dataclass(frozen=True)
+class PatchResult:
+    """A patch applied (or, with `dry_run`, checked) all or nothing: one `FileChange` per
+    file, in the patch's order."""
+
+    files: tuple[FileChange, ...]
+    format: str
+    dry_run: bool = False
+
+    @property
+    def diff(self) -> str:
+        """The unified diff of every file, concatenated."""
+        return "".join(f.diff for f in self.files)
+
+    @property
+    def summary(self) -> str:
+        head = (
+            f"Patch checked ({self.format}), nothing written: it would change "
+            if self.dry_run
+            else f"Applied patch ({self.format}): changed "
+        )
+        lines = "\n".join(f.line for f in self.files)
+        return f"{head}{plural(len(self.files), 'file')}\n{lines}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "dry_run": self.dry_run,
+            "files": [f.to_dict() for f in self.files],
+            "diff": self.diff,
+            "summary": self.summary,
+        }
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    """An edit undone: `action` is "restored" (the previous content is back), "deleted" (the
+    file codesift had created is gone) or "recreated" (the file codesift had deleted is back)."""
+
+    path: str
+    action: str
+    diff: str
+    #: Earlier versions of the file still kept for further undos.
+    remaining: int
+
+    @property
+    def summary(self) -> str:
+        what = {
+            "restored": "restored its previous content",
+            "deleted": "deleted it (codesift had created it)",
+            "recreated": "recreated it (codesift had deleted it)",
+        }[self.action]
+        more = (
+            f"{plural(self.remaining, 'earlier version')} kept"
+            if self.remaining
+            else "no earlier version kept"
+        )
+        return f"Undid the last edit of {self.path}: {what}; {more}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "action": self.action,
+            "diff": self.diff,
+            "remaining": self.remaining,
             "summary": self.summary,
         }

@@ -30,19 +30,28 @@ from .edit import (
     newline_near,
     newline_of,
     plan_edit,
+    split_lines,
 )
 from .errors import (
     BinaryFileError,
+    CodesiftError,
+    ConflictError,
     InvalidArgumentError,
+    NotFoundError,
     StaleResultError,
 )
 from .files import BINARY_SNIFF, TextFile
+from .history import EditHistory, digest
+from .patches import parse_patch
+from .patches.apply import apply_parsed, covering_change, file_diff
 from .results import (
     EditResult,
     GlobResult,
     GrepResult,
     ListResult,
+    PatchResult,
     ReadResult,
+    UndoResult,
     WriteResult,
 )
 from .sandbox import PathArg, Sandbox, path_text
@@ -98,6 +107,13 @@ class Workspace:
         strict: bool = False,
     ) -> None:
         self.ignore_files = check_ignore_files(ignore_files)
+        #: The walk options this workspace was opened with (read-only by convention): a tool
+        #: that needs a sibling view of the same tree (e.g. without access-ignore files, to
+        #: tell what each kind of rule hid) opens it with these.
+        self.gitignore = bool(gitignore)
+        self.hidden = bool(hidden)
+        self.follow_symlinks = bool(follow_symlinks)
+        self.max_filesize = max_filesize
         check_int("max_filesize", max_filesize, minimum=0)
         check_int("threads", threads, minimum=1)
         check_int("cache_size", cache_size, minimum=1)
@@ -120,6 +136,9 @@ class Workspace:
         )
         self.sandbox = Sandbox(self._engine.root, given)
         self.cache = ResultCache(self._engine.id_prefix, capacity=cache_size)
+        #: What codesift wrote through this Workspace, for `undo_edit` (bounded; see
+        #: `codesift.history`).
+        self.history = EditHistory()
 
     @property
     def root(self) -> Path:
@@ -345,9 +364,14 @@ class Workspace:
                 "content holds characters that cannot be encoded (a lone surrogate); send "
                 "valid text"
             ) from None
+        before = self._bytes_for_history(rel)
         shown, created = self._engine.write(rel, data)
         if not created:
             self.cache.invalidate_file(shown, None)
+        if created or before is not None:
+            self.history.record(shown, None if created else before, data)
+        else:
+            self.history.forget(shown)
         return WriteResult(path=shown, bytes_written=len(data), created=created)
 
     # -- edit -------------------------------------------------------------------------------
@@ -360,18 +384,23 @@ class Workspace:
         *,
         replace_all: bool = False,
         fuzzy: bool = True,
+        dry_run: bool = False,
     ) -> EditResult:
         """Replaces `old` by `new` in a file (compatibility mode; prefer `edit_result`).
 
         `old` must match exactly one place (all with `replace_all`), tried exactly, then with
         line endings normalised, then (with `fuzzy`) line by line ignoring whitespace and
-        blank lines, then unescaped; see the README for the strategies.
+        blank lines, then unescaped; see the README for the strategies. `fuzzy=False` is the
+        text-editor tool's `str_replace` (exact, once). With `dry_run`, nothing is written:
+        the result's diff shows what the edit would do.
         """
         with self._lock(path) as lock:
             shown = lock.real
             file = TextFile(lock.data, shown)
             plan = plan_edit(file.text, old, new, replace_all=bool(replace_all), fuzzy=bool(fuzzy))
-            return self._commit(lock, shown, file, plan.changes, plan.strategy)
+            return self._commit(
+                lock, shown, file, plan.changes, plan.strategy, dry_run=bool(dry_run)
+            )
 
     def edit_result(
         self, search_result_id: str, new: str, *, path: PathArg | None = None
@@ -450,14 +479,27 @@ class Workspace:
         return result
 
     def edit_many(
-        self, path: PathArg, edits: Sequence[tuple[str, str] | Mapping[str, Any]]
+        self,
+        path: PathArg,
+        edits: Sequence[tuple[str, str] | Mapping[str, Any]],
+        *,
+        sequential: bool = False,
+        dry_run: bool = False,
     ) -> EditResult:
-        """Several edits to one file, all or nothing: each is matched against the original
-        text (`(old, new)` pairs, `{"old_string", "new_string"}` or `{"search_result_id",
-        "new"}` mappings); overlapping edits are rejected and nothing is written unless all
-        apply."""
+        """Several edits to one file, all or nothing: `(old, new)` pairs, `{"old_string",
+        "new_string", "replace_all"}` (also `old`/`new`, or mcp-filesystem's `oldText`/
+        `newText`) or `{"search_result_id", "new"}` mappings. Nothing is written unless all
+        apply.
+
+        By default each edit is matched against the original text and overlapping edits are
+        rejected. With `sequential` (Claude Code's MultiEdit, mcp-filesystem's edit_file) each
+        edit applies to the text the previous ones left; search_result_id edits are not
+        allowed then. With `dry_run`, nothing is written: the diff shows what would change.
+        """
         if isinstance(edits, str | bytes) or not isinstance(edits, Sequence) or not edits:
             raise InvalidArgumentError("edits must be a non-empty list of edits")
+        if sequential:
+            return self._edit_sequential(path, edits, dry_run=bool(dry_run))
         with self._lock(path) as lock:
             shown = lock.real
             file = TextFile(lock.data, shown)
@@ -476,7 +518,149 @@ class Workspace:
                 if set(strategies) <= {"exact"}
                 else "+".join(dict.fromkeys(s for s in strategies if s != "exact"))
             )
-            return self._commit(lock, shown, file, changes, strategy)
+            return self._commit(lock, shown, file, changes, strategy, dry_run=bool(dry_run))
+
+    def _edit_sequential(
+        self, path: PathArg, edits: Sequence[tuple[str, str] | Mapping[str, Any]], *, dry_run: bool
+    ) -> EditResult:
+        with self._lock(path) as lock:
+            shown = lock.real
+            file = TextFile(lock.data, shown)
+            text = file.text
+            strategies: list[str] = []
+            replacements = 0
+            for number, item in enumerate(edits, start=1):
+                try:
+                    old, new, replace_all = _old_new(item, sequential=True)
+                    plan = plan_edit(text, old, new, replace_all=replace_all)
+                except CodesiftError as exc:
+                    raise type(exc)(
+                        f"edit {number} of {len(edits)} (applied to the text the edits before "
+                        f"it left): {exc}"
+                    ) from None
+                text = apply_changes(text, plan.changes)
+                replacements += len(plan.changes)
+                strategies.append(plan.strategy)
+            if text == file.text:
+                raise InvalidArgumentError("the edits leave the file as it was; nothing to change")
+            strategy = "+".join(dict.fromkeys(s for s in strategies if s != "exact")) or "exact"
+            change = covering_change(file.text, text)
+            result = self._commit(lock, shown, file, [change], strategy, dry_run=dry_run)
+            return _with_replacements(result, replacements)
+
+    def insert(self, path: PathArg, line: int, text: str, *, dry_run: bool = False) -> EditResult:
+        """Inserts `text` as whole lines after line `line` (0: at the top), as the
+        text-editor tool's `insert` does. The text gets the file's line endings; a final
+        newline in `text` ends its last line (it adds no blank line). The file's final newline
+        (or its absence) is kept."""
+        check_int("line", line, minimum=0, maximum=MAX_COUNT, required=True)
+        check_unicode("text", text, hint="send the lines to insert as text")
+        if text == "":
+            raise InvalidArgumentError("text is empty; give the lines to insert")
+        with self._lock(path) as lock:
+            shown = lock.real
+            file = TextFile(lock.data, shown)
+            lines = split_lines(file.text)
+            if line > len(lines):
+                raise InvalidArgumentError(
+                    f"insert_line {line} is past the end of {shown}, which has "
+                    f"{len(lines)} lines; use a line from 0 (top) to {len(lines)} (end)"
+                )
+            newline = (
+                newline_near(file.text, lines[line - 1].start, dominant_newline(file.text))
+                if line
+                else dominant_newline(file.text)
+            )
+            body = convert_newlines(text, newline)
+            if not body.endswith(newline):
+                body += newline
+            if line == len(lines) and lines and lines[-1].end == lines[-1].content_end:
+                # After a last line without a newline: the file still ends without one.
+                change = Change(len(file.text), len(file.text), newline + body[: -len(newline)])
+            else:
+                at = lines[line].start if line < len(lines) else len(file.text)
+                change = Change(at, at, body)
+            result = self._commit(lock, shown, file, [change], "insert", dry_run=bool(dry_run))
+            inserted = body.count(newline) if body.endswith(newline) else body.count(newline) + 1
+            first = line + 1
+            return EditResult(
+                path=result.path,
+                replacements=1,
+                strategy="insert",
+                first_line=first,
+                last_line=first + max(inserted, 1) - 1,
+                diff=result.diff,
+                dry_run=result.dry_run,
+            )
+
+    def undo_edit(self, path: PathArg) -> UndoResult:
+        """Undoes the last write codesift made to `path` through this Workspace (an edit, an
+        insert, a patch, a write): the file gets its previous content back, a file codesift
+        created is deleted, a file it deleted is created again. Refused (`ConflictError`) when
+        the file changed since codesift wrote it: nothing is ever overwritten that codesift did
+        not write. Earlier versions can be undone in turn (see `codesift.history` for the
+        bounds)."""
+        rel = self.sandbox.relative(path)
+        real = self._engine.real(rel) or rel
+        version = self.history.last(real)
+        if version is None:
+            raise NotFoundError(
+                f"no edit of {real} to undo: codesift has not written it through this "
+                "workspace (or its history was dropped: it keeps the last 10 versions of 64 "
+                "files)"
+            )
+        changed = ConflictError(
+            f"{real} changed since codesift last wrote it; the undo was refused so that those "
+            "changes are not lost. Read the file and edit it instead"
+        )
+        if version.after is None:
+            if self._engine.exists(rel):
+                raise changed
+            assert version.before is not None
+            self._engine.create(rel, version.before, version.mode).release()
+            self.cache.invalidate_file(real, None)
+            self.history.pop(real, version)
+            before_text = TextFile(version.before, real).text
+            return UndoResult(
+                real, "recreated", _file_diff(None, before_text, real), self.history.count(real)
+            )
+        with self._lock(rel) as lock:
+            if digest(lock.data) != version.after:
+                raise changed
+            current = TextFile(lock.data, real).text
+            if version.before is None:
+                lock.remove()
+                action, restored = "deleted", None
+            else:
+                lock.replace(version.before)
+                action, restored = "restored", TextFile(version.before, real).text
+        self.cache.invalidate_file(real, None)
+        self.history.pop(real, version)
+        return UndoResult(
+            real, action, _file_diff(current, restored, real), self.history.count(real)
+        )
+
+    def apply_patch(
+        self,
+        text: str,
+        *,
+        format: str = "auto",
+        dry_run: bool = False,
+        path: PathArg | None = None,
+    ) -> PatchResult:
+        """Applies a patch to one or several files, all or nothing.
+
+        `format`: "apply_patch" (Codex/opencode `*** Begin Patch` envelopes, with Add, Delete,
+        Update and Move), "unified" (unified diffs, several files, /dev/null for added and
+        deleted files), "search_replace" (Cline/Aider SEARCH/REPLACE blocks for the file
+        `path`), or "auto" to detect it. Every hunk must match one place (with the same
+        strategies as `edit_many`); every file is planned before any is written, and a
+        failure while writing rolls back what was written. With `dry_run`, nothing is
+        written: the result has the diff. See the README, "Edit formats".
+        """
+        given = None if path is None else self.sandbox.relative(path)
+        parsed = parse_patch(text, format=format, path=given)
+        return apply_parsed(self, parsed, dry_run=bool(dry_run))
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -573,16 +757,7 @@ class Workspace:
                 return [Change(change.start, change.end, _fit_newlines(new, file.text, change))], (
                     "search_result"
                 )
-            old = item.get("old", item.get("old_string"))
-            new = item.get("new", item.get("new_string"))
-            replace_all = bool(item.get("replace_all", False))
-        elif isinstance(item, tuple | list) and len(item) == 2:
-            old, new = item
-            replace_all = False
-        else:
-            raise InvalidArgumentError(
-                "each edit is (old, new), {old_string, new_string} or {search_result_id, new}"
-            )
+        old, new, replace_all = _old_new(item, sequential=False)
         plan = plan_edit(file.text, old, new, replace_all=replace_all)
         return plan.changes, plan.strategy
 
@@ -595,10 +770,42 @@ class Workspace:
         strategy: str,
         *,
         edited_id: str | None = None,
+        dry_run: bool = False,
     ) -> EditResult:
         new_text = apply_changes(file.text, changes)
-        lock.replace(file.encode(new_text))
-        # Keep cached hits in step: later hits shift, overlapping ones become invalid.
+        data = file.encode(new_text)
+        if not dry_run:
+            lock.replace(data)
+            self._shift_cache(shown, file, changes, edited_id=edited_id)
+            self.history.record(shown, file.data, data, lock.mode)
+        first, last = _changed_lines(new_text, changes)
+        return EditResult(
+            path=shown,
+            replacements=len(changes),
+            strategy=strategy,
+            first_line=first,
+            last_line=last,
+            diff=_unified_diff(file.text, new_text, shown),
+            dry_run=dry_run,
+        )
+
+    def _bytes_for_history(self, rel: str) -> bytes | None:
+        """The bytes of `rel` before a write, to undo it; None when there is no file or it is
+        too large to keep."""
+        try:
+            fd, _, size = self._engine.open_read(rel)
+        except CodesiftError:
+            return None
+        with os.fdopen(fd, "rb") as f:
+            if size > self.history.max_bytes:
+                return None
+            return f.read(self.history.max_bytes + 1)
+
+    def _shift_cache(
+        self, shown: str, file: TextFile, changes: list[Change], *, edited_id: str | None = None
+    ) -> None:
+        """Keeps cached hits in step with an edit: later hits shift, overlapping ones become
+        invalid."""
         for change in sorted(changes, key=lambda c: c.start, reverse=True):
             start = file.view_offset_of_index(change.start)
             old_length = file.view_offset_of_index(change.end) - start
@@ -609,15 +816,50 @@ class Workspace:
             self.cache.after_edit(
                 shown, None, start, old_length, new_length, line_delta, edited_id=edited_id
             )
-        first, last = _changed_lines(new_text, changes)
-        return EditResult(
-            path=shown,
-            replacements=len(changes),
-            strategy=strategy,
-            first_line=first,
-            last_line=last,
-            diff=_unified_diff(file.text, new_text, shown),
-        )
+
+
+def _old_new(item: object, *, sequential: bool) -> tuple[Any, Any, bool]:
+    """(old, new, replace_all) of an `old -> new` edit in any of the accepted shapes."""
+    if isinstance(item, Mapping):
+        if sequential and ("search_result_id" in item or "searchResultId" in item):
+            raise InvalidArgumentError(
+                "edits by search_result_id cannot be applied one after the other (the ids "
+                "address the original text); leave sequential off"
+            )
+        old = _first_key(item, ("old_string", "old", "oldText", "old_str"))
+        new = _first_key(item, ("new_string", "new", "newText", "new_str"))
+        replace_all = item.get("replace_all", item.get("replaceAll", False))
+        if not isinstance(replace_all, bool):
+            raise InvalidArgumentError("replace_all must be true or false")
+        return old, new, replace_all
+    if isinstance(item, tuple | list) and len(item) == 2:
+        return item[0], item[1], False
+    raise InvalidArgumentError(
+        "each edit is (old, new), {old_string, new_string, replace_all} or {search_result_id, new}"
+    )
+
+
+def _first_key(item: Mapping[str, Any], names: tuple[str, ...]) -> Any:
+    for name in names:
+        if name in item:
+            return item[name]
+    return None
+
+
+def _file_diff(before: str | None, after: str | None, shown: str) -> str:
+    return file_diff(before, after, shown, shown)
+
+
+def _with_replacements(result: EditResult, replacements: int) -> EditResult:
+    return EditResult(
+        path=result.path,
+        replacements=replacements,
+        strategy=result.strategy,
+        first_line=result.first_line,
+        last_line=result.last_line,
+        diff=result.diff,
+        dry_run=result.dry_run,
+    )
 
 
 def _cancel_token(cancel: object) -> _core.CancelToken | None:

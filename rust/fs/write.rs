@@ -148,12 +148,88 @@ impl Place {
         expected: Option<Fingerprint>,
         locked: bool,
     ) -> io::Result<()> {
+        let tmp = self.prepare(data, mode, false)?;
+        self.rename_into_place(tmp, expected, locked).map(drop)
+    }
+
+    /// Like `replace` (the caller holds the lock on the file the name holds now), but the
+    /// new file is locked before it takes the name and is returned, locked, with its state:
+    /// the caller's hold on the file lasts across the replacement, so it can replace the file
+    /// again (to roll back) without another codesift writer coming in between.
+    pub fn replace_locked(
+        &self,
+        data: &[u8],
+        mode: Option<u32>,
+        expected: Fingerprint,
+    ) -> io::Result<(File, Stat)> {
+        let tmp = self.prepare(data, mode, true)?;
+        let file = self.rename_into_place(tmp, Some(expected), true)?;
+        let stat = rustix::fs::fstat(&file)?;
+        Ok((file, stat))
+    }
+
+    /// Creates the file under its name with `data`, atomically: readers see no file or the
+    /// whole one, and an existing name (a file, a link, anything) is never replaced
+    /// (`EEXIST`). The new file is returned locked, with its state.
+    pub fn create_locked(&self, data: &[u8], mode: Option<u32>) -> io::Result<(File, Stat)> {
+        let tmp = self.prepare(data, mode, true)?;
+        match &tmp.name {
+            // A named temporary file is linked under the name; dropping `tmp` unlinks the
+            // temporary name.
+            Some((dir, temp_name)) => {
+                rustix::fs::linkat(dir, temp_name, &self.dir, &self.name, AtFlags::empty())?
+            }
+            None => {
+                let proc_path = format!("/proc/self/fd/{}", tmp.file.as_raw_fd());
+                rustix::fs::linkat(
+                    rustix::fs::CWD,
+                    proc_path.as_str(),
+                    &self.dir,
+                    &self.name,
+                    AtFlags::SYMLINK_FOLLOW,
+                )?
+            }
+        }
+        let _ = rustix::fs::fsync(&self.dir);
+        let file = tmp.file.try_clone()?;
+        let stat = rustix::fs::fstat(&file)?;
+        Ok((file, stat))
+    }
+
+    /// Removes the name, if it still holds the file in state `expected` (`ConflictError`
+    /// otherwise: someone else changed it). The caller holds the file's lock.
+    pub fn remove(&self, expected: Fingerprint) -> io::Result<()> {
+        match self.stat() {
+            Ok(now) if Fingerprint::of(&now) == expected => {}
+            _ => return Err(changed_on_disk()),
+        }
+        rustix::fs::unlinkat(&self.dir, &self.name, AtFlags::empty())?;
+        let _ = rustix::fs::fsync(&self.dir);
+        Ok(())
+    }
+
+    /// A temporary file in the directory holding `data` with `mode`, synced, and locked if
+    /// `lock` (nobody else can have it yet: it has no name, or a random one).
+    fn prepare(&self, data: &[u8], mode: Option<u32>, lock: bool) -> io::Result<TempFile> {
         let mut tmp = self.temp_file()?;
         tmp.file.write_all(data)?;
         if let Some(mode) = mode {
             rustix::fs::fchmod(&tmp.file, Mode::from_raw_mode(mode & 0o7777))?;
         }
         tmp.file.sync_all()?;
+        if lock {
+            rustix::fs::flock(&tmp.file, FlockOperation::LockExclusive)?;
+        }
+        Ok(tmp)
+    }
+
+    /// Gives the prepared file the name (see `replace`); returns the file.
+    fn rename_into_place(
+        &self,
+        mut tmp: TempFile,
+        expected: Option<Fingerprint>,
+        locked: bool,
+    ) -> io::Result<File> {
         if let Some(expected) = expected {
             match self.stat() {
                 Ok(now) if Fingerprint::of(&now) == expected => {}
@@ -170,7 +246,7 @@ impl Place {
             return Err(err.into());
         }
         let _ = rustix::fs::fsync(&self.dir);
-        Ok(())
+        tmp.file.try_clone()
     }
 
     fn temp_file(&self) -> io::Result<TempFile> {

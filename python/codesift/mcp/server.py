@@ -45,6 +45,7 @@ PROGRESS_INTERVAL = 0.1
 #: milliseconds; only an index build, which is never cut short, can take longer).
 STOP_WAIT = 10.0
 
+#: The `codesift` profile's instructions (each profile brings its own: `Profile.instructions`).
 INSTRUCTIONS = (
     "Search with grep_search, then change a hit with edit {search_result_id, new_string}: it "
     "replaces exactly what the search found. glob_search finds files, read_file reads them, "
@@ -69,7 +70,7 @@ class CodesiftMCP:
             "codesift",
             version=__version__,
             title="codesift",
-            instructions=INSTRUCTIONS,
+            instructions=self.toolbox.profile.instructions,
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
             on_list_resources=self.list_resources,

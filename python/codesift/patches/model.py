@@ -1,0 +1,73 @@
+"""What a parsed patch says, whatever format it came in: file operations (add, delete,
+update, with an optional move) and, for an update, its hunks or its search/replace pairs.
+Nothing here reads a file; locating the hunks is `codesift.patches.hunks`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Action = Literal["add", "delete", "update"]
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """A change to a run of lines: `old_lines` (context and removed lines, without line
+    terminators) become `new_lines` (context and added lines)."""
+
+    old_lines: tuple[str, ...]
+    new_lines: tuple[str, ...]
+    #: `@@ def foo` lines of an apply_patch hunk: each is looked up in turn, and the hunk's
+    #: lines must follow the last one.
+    anchors: tuple[str, ...] = ()
+    #: `*** End of File`: the old lines are at the end of the file.
+    at_eof: bool = False
+    #: A unified diff's `-START`: the 1-based line of the first old line in the original
+    #: file (for an insertion without context, the line after which to insert).
+    old_start: int | None = None
+    #: A unified diff's `\ No newline at end of file`: whether the old (new) side's last line
+    #: ends with a newline; None when the diff says nothing (the file's state is kept).
+    old_eol: bool | None = None
+    new_eol: bool | None = None
+    #: The line of the patch text where the hunk starts, for messages.
+    patch_line: int = 0
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """A search/replace pair (a SEARCH/REPLACE block or an `{old, new}` edit): `old` is found
+    in the text as it is after the previous pairs were applied."""
+
+    old: str
+    new: str
+    patch_line: int = 0
+
+
+@dataclass(frozen=True)
+class FileOp:
+    """One file's part of a patch."""
+
+    action: Action
+    path: str
+    #: apply_patch's `*** Move to:` (or a unified diff's rename): where the updated file goes.
+    move_to: str | None = None
+    #: The new file's text for `add`.
+    content: str | None = None
+    hunks: tuple[Hunk, ...] = ()
+    replacements: tuple[Replacement, ...] = ()
+    #: The line of the patch text where this file's section starts, for messages.
+    patch_line: int = 0
+
+    @property
+    def label(self) -> str:
+        """How messages name this section: `Update File: src/a.py`."""
+        verb = {"add": "Add File", "delete": "Delete File", "update": "Update File"}[self.action]
+        return f"{verb}: {self.path}"
+
+
+@dataclass(frozen=True)
+class ParsedPatch:
+    """A whole patch: its format and its file operations, in the patch's order."""
+
+    format: str
+    ops: tuple[FileOp, ...] = field(default_factory=tuple)

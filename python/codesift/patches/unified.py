@@ -1,0 +1,283 @@
+"""Unified diffs (`diff -u`, `git diff`), one file or several, parsed into file operations.
+
+`--- a/x` / `+++ b/x` headers (git's `a/` and `b/` prefixes are removed, as are timestamps
+after a tab), `@@ -l,n +l,n @@` hunks, `\\ No newline at end of file` markers, `/dev/null`
+for an added or deleted file, a changed path (or git's `rename from` / `rename to`) for a move.
+`diff --git`, `index`, mode and similarity lines are read for what they say and otherwise
+skipped.
+
+Hunk line counts are used when they agree with the body; models often miscount, so a hunk
+whose counts do not add up is read up to the next `@@`, file header or end of text instead
+(blank lines at its end dropped).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import PatchFormatError
+from .model import FileOp, Hunk, ParsedPatch
+
+HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+NO_NEWLINE = "\\ No newline at end of file"
+DEV_NULL = "/dev/null"
+
+
+def looks_like_unified(text: str) -> bool:
+    lines = text.split("\n")
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("--- ") and lines[i + 1].startswith("+++ "):
+            return True
+    return any(HUNK_HEADER.match(line) for line in lines)
+
+
+def parse_unified(text: str, *, path: str | None = None) -> ParsedPatch:
+    """The file operations of a unified diff. `path` names the file for a diff that has hunks
+    but no `---`/`+++` headers."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    ops: list[FileOp] = []
+    i = 0
+    git: dict[str, str] = {}
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("diff --git "):
+            if git.get("rename_from") and git.get("header_line"):
+                ops.append(_pure_rename(git))
+            git = {"header_line": str(i + 1), "git": "1"}
+            i += 1
+            continue
+        if git and _git_extended(line, git):
+            i += 1
+            continue
+        if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+            op, i = _file(lines, i, git)
+            ops.append(op)
+            git = {}
+            continue
+        if HUNK_HEADER.match(line):
+            if path is None:
+                raise PatchFormatError(
+                    f"diff line {i + 1}: a hunk without '--- a/PATH' and '+++ b/PATH' "
+                    "headers; add them, or pass path"
+                )
+            hunks, i = _hunks(lines, i, path)
+            ops.append(FileOp("update", path, hunks=tuple(hunks), patch_line=1))
+            continue
+        i += 1
+    if git.get("rename_from"):
+        ops.append(_pure_rename(git))
+    if not ops:
+        raise PatchFormatError(
+            "no file changes found in the diff; a unified diff has '--- a/PATH' and "
+            "'+++ b/PATH' lines followed by '@@ -l,n +l,n @@' hunks"
+        )
+    return ParsedPatch("unified", tuple(ops))
+
+
+def _git_extended(line: str, git: dict[str, str]) -> bool:
+    """Reads a git extended header line into `git`; False when `line` is not one."""
+    for key, prefix in (
+        ("rename_from", "rename from "),
+        ("rename_to", "rename to "),
+        ("new_file", "new file mode "),
+        ("deleted", "deleted file mode "),
+    ):
+        if line.startswith(prefix):
+            git[key] = _unquote(line[len(prefix) :])
+            return True
+    return line.startswith(
+        ("index ", "old mode ", "new mode ", "similarity index ", "dissimilarity index ")
+    ) or line.startswith(("copy from ", "copy to ", "Binary files "))
+
+
+def _pure_rename(git: dict[str, str]) -> FileOp:
+    return FileOp(
+        "update",
+        git["rename_from"],
+        move_to=git.get("rename_to") or git["rename_from"],
+        patch_line=int(git["header_line"]),
+    )
+
+
+def _file(lines: list[str], i: int, git: dict[str, str]) -> tuple[FileOp, int]:
+    number = i + 1
+    old_name = _header_path(lines[i][4:])
+    new_name = _header_path(lines[i + 1][4:])
+    if (
+        old_name != DEV_NULL
+        and new_name != DEV_NULL
+        and (git or _both_prefixed(old_name, new_name))
+    ):
+        old_name, new_name = _strip_prefix(old_name, "a/"), _strip_prefix(new_name, "b/")
+    elif git:
+        old_name, new_name = _strip_prefix(old_name, "a/"), _strip_prefix(new_name, "b/")
+    if old_name == DEV_NULL and new_name == DEV_NULL:
+        raise PatchFormatError(f"diff line {number}: both sides are /dev/null")
+    shown = new_name if old_name == DEV_NULL else old_name
+    hunks, i = _hunks(lines, i + 2, shown)
+    if old_name == DEV_NULL:
+        if any(h.old_lines for h in hunks):
+            raise PatchFormatError(
+                f"diff line {number}: the new file {new_name} has hunks with '-' or context lines"
+            )
+        content = "".join(line + "\n" for h in hunks for line in h.new_lines)
+        if hunks and hunks[-1].new_eol is False:
+            content = content.removesuffix("\n")
+        return FileOp("add", new_name, content=content, patch_line=number), i
+    if new_name == DEV_NULL:
+        return FileOp("delete", old_name, hunks=tuple(hunks), patch_line=number), i
+    move_to = new_name if new_name != old_name else None
+    if not hunks and move_to is None:
+        raise PatchFormatError(f"diff line {number}: no hunks for {old_name}")
+    return FileOp("update", old_name, move_to=move_to, hunks=tuple(hunks), patch_line=number), i
+
+
+def _hunks(lines: list[str], i: int, path: str) -> tuple[list[Hunk], int]:
+    hunks: list[Hunk] = []
+    while i < len(lines):
+        header = HUNK_HEADER.match(lines[i])
+        if not header:
+            if _next_file(lines, i):
+                break
+            if not hunks and lines[i].strip() == "":
+                i += 1
+                continue
+            if hunks:
+                break
+            raise PatchFormatError(
+                f"diff line {i + 1}: expected an '@@ -l,n +l,n @@' hunk header for {path}, got "
+                f"{lines[i][:80]!r}"
+            )
+        hunk, i = _hunk(lines, i, header)
+        hunks.append(hunk)
+    return hunks, i
+
+
+def _next_file(lines: list[str], i: int) -> bool:
+    line = lines[i]
+    return line.startswith("diff ") or (
+        line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ ")
+    )
+
+
+def _hunk(lines: list[str], i: int, header: re.Match[str]) -> tuple[Hunk, int]:
+    number = i + 1
+    old_start = int(header[1])
+    old_count = 1 if header[2] is None else int(header[2])
+    new_count = 1 if header[4] is None else int(header[4])
+    counted = _counted_body(lines, i + 1, old_count, new_count)
+    if counted is not None:
+        body, end = counted
+    else:
+        end = i + 1
+        while end < len(lines) and not HUNK_HEADER.match(lines[end]) and not _next_file(lines, end):
+            end += 1
+        body = lines[i + 1 : end]
+        while body and body[-1].strip() == "":
+            body.pop()
+    old: list[str] = []
+    new: list[str] = []
+    old_eol: bool | None = None
+    new_eol: bool | None = None
+    last_kind = ""
+    for offset, line in enumerate(body):
+        kind = line[:1]
+        if line.startswith("\\"):
+            # "\ No newline at end of file" (in any language): the line before has none.
+            if last_kind in (" ", "-"):
+                old_eol = False
+            if last_kind in (" ", "+"):
+                new_eol = False
+            continue
+        if kind == " " or line == "":
+            old.append(line[1:])
+            new.append(line[1:])
+        elif kind == "-":
+            old.append(line[1:])
+        elif kind == "+":
+            new.append(line[1:])
+        else:
+            raise PatchFormatError(
+                f"diff line {i + 2 + offset}: {line[:80]!r} is not a hunk line; hunk lines "
+                "start with ' ', '-' or '+'"
+            )
+        last_kind = kind or " "
+    # A marker only on one side says the other side's last line does end with a newline.
+    if old_eol is False and new_eol is None:
+        new_eol = True
+    if new_eol is False and old_eol is None:
+        old_eol = True
+    if not old and not new:
+        raise PatchFormatError(f"diff line {number}: an empty hunk")
+    return (
+        Hunk(
+            tuple(old),
+            tuple(new),
+            old_start=old_start,
+            old_eol=old_eol,
+            new_eol=new_eol,
+            patch_line=number,
+        ),
+        end,
+    )
+
+
+def _counted_body(
+    lines: list[str], i: int, old_count: int, new_count: int
+) -> tuple[list[str], int] | None:
+    """The hunk body read by its header's counts, or None when they do not fit the text."""
+    body: list[str] = []
+    old_seen = new_seen = 0
+    while old_seen < old_count or new_seen < new_count:
+        if i >= len(lines):
+            return None
+        line = lines[i]
+        kind = line[:1]
+        if kind == " " or line == "":
+            old_seen += 1
+            new_seen += 1
+        elif kind == "-":
+            old_seen += 1
+        elif kind == "+":
+            new_seen += 1
+        elif not line.startswith("\\"):
+            return None
+        body.append(line)
+        i += 1
+    if old_seen != old_count or new_seen != new_count:
+        return None
+    while i < len(lines) and lines[i].startswith("\\"):
+        body.append(lines[i])
+        i += 1
+    # More hunk-looking lines before the next header: the counts were wrong.
+    if i < len(lines) and lines[i][:1] in ("+", "-", " ") and not _next_file(lines, i):
+        return None
+    return body, i
+
+
+def _header_path(raw: str) -> str:
+    """The path of a `---`/`+++` header: a timestamp after a tab removed, quotes undone."""
+    name = raw.split("\t", 1)[0].rstrip()
+    return _unquote(name)
+
+
+def _unquote(name: str) -> str:
+    """git's C-style quoted path (`"a/sp ace\\tx"`) as plain text."""
+    if len(name) >= 2 and name[0] == '"' and name[-1] == '"':
+        body = name[1:-1]
+        raw = body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+        try:
+            return raw.encode("latin-1").decode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            return raw
+    return name
+
+
+def _both_prefixed(old: str, new: str) -> bool:
+    return old.startswith("a/") and new.startswith("b/")
+
+
+def _strip_prefix(name: str, prefix: str) -> str:
+    return name[len(prefix) :] if name.startswith(prefix) else name

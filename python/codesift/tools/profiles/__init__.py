@@ -1,0 +1,1 @@
+"""One module per profile: each defines `PROFILE`, one agent's tool set."""

@@ -1,0 +1,139 @@
+"""The `file-search` profile: one content-search tool, `file_search{query, path, ignore_case,
+include}`: a recursive substring search (the query is text, never a regex), case-insensitive
+by default, `.git`, gitignored and binary files skipped, at most 50 matching lines, answered as
+a Markdown list:
+
+    Found 3 matches for "TODO":
+
+    - `README.md:12`: // TODO: Add setup instructions
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ...results import plural
+from ..arguments import BadArguments
+from ..matching import LineHit, matching_lines
+from ..result import ToolResult, echo
+from ..spec import Profile, Tool
+
+if TYPE_CHECKING:
+    from ..toolbox import Toolbox
+
+MAX_MATCHES = 50
+
+PROPERTIES: dict[str, Any] = {
+    "query": {"type": "string", "minLength": 1, "description": "Text to find (not a regex)."},
+    "path": {
+        "type": "string",
+        "description": "Directory (or file) to search, relative to the root (default .).",
+    },
+    "ignore_case": {"type": "boolean", "default": True},
+    "include": {
+        "type": "string",
+        "description": 'Only files matching this glob, e.g. "*.py" or "src/**/*.{ts,tsx}".',
+    },
+}
+
+PARAM_ALIASES = {
+    "pattern": "query",
+    "text": "query",
+    "directory": "path",
+    "ignoreCase": "ignore_case",
+    "glob": "include",
+    "file_pattern": "include",
+    "filePattern": "include",
+}
+
+
+def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        if value is None:
+            continue
+        target = PARAM_ALIASES.get(key, key)
+        if key in ("case_sensitive", "caseSensitive") and isinstance(value, bool):
+            target, value = "ignore_case", not value
+        if target in out and out[target] != value:
+            raise BadArguments(f"{echo(key)} and another name for {target!r} disagree; give one")
+        out[target] = value
+    return out
+
+
+def file_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
+    query, path = args["query"], args.get("path", ".")
+    found = matching_lines(
+        box.workspace,
+        query,
+        path,
+        limit=MAX_MATCHES,
+        literal=True,
+        case_sensitive=not args.get("ignore_case", True),
+        include=args.get("include"),
+    )
+    shown = [_item(box, hit) for hit in found.lines]
+    if shown:
+        summary = f'Found {plural(len(shown), "match", "matches")} for "{query}":'
+        text = summary + "\n\n" + "\n".join(shown)
+    else:
+        summary = f'No matches found for "{query}".'
+        text = summary + _skipped_note(found.result.ignored, found.result.binary_files)
+    if found.truncated:
+        text += (
+            f"\n\n[TRUNCATED: reached limit {MAX_MATCHES} before completing search; narrow it "
+            "with path or include]"
+        )
+    data = {
+        "matches": [hit.to_dict() for hit in found.lines],
+        "total": len(shown),
+        "truncated": found.truncated,
+        "summary": summary,
+    }
+    return box.finish("file_search", text, data)
+
+
+def _item(box: Toolbox, hit: LineHit) -> str:
+    """`` - `file:line`: text `` with the line's surrounding whitespace trimmed and a long
+    line shown as a window around the match."""
+    stripped = hit.text.lstrip()
+    column = max(1, hit.column - (len(hit.text) - len(stripped)))
+    text, _ = box.output.clip(stripped.rstrip(), column, hit.length)
+    return f"- `{hit.file}:{hit.line}`: {text}"
+
+
+def _skipped_note(ignored: int, binary: int) -> str:
+    parts = []
+    if ignored:
+        parts.append(f"{plural(ignored, 'path')} hidden by ignore rules")
+    if binary:
+        parts.append(f"{plural(binary, 'binary file')}")
+    return f"\n\n(Not searched: {' and '.join(parts)}.)" if parts else ""
+
+
+PROFILE = Profile(
+    name="file-search",
+    summary="file_search: a case-insensitive substring search of file contents, as a Markdown list",
+    tools=(
+        Tool(
+            name="file_search",
+            description=(
+                "Search the contents of files for a text (a plain substring, not a regex; "
+                "case-insensitive unless ignore_case=false). Skips .git, gitignored and binary "
+                f"files. At most {MAX_MATCHES} matching lines, as `file:line`: text."
+            ),
+            properties=PROPERTIES,
+            required=("query",),
+            handler=file_search,
+            output_required=("matches", "total", "truncated"),
+            path_parameters=("path",),
+            example='{"query": "TODO", "include": "*.py"}',
+        ),
+    ),
+    instructions=(
+        "file_search finds the lines of files that contain a text (not a regex). Paths are "
+        "relative to the workspace root."
+    ),
+    rename=rename,
+)

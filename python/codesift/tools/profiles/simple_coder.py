@@ -1,0 +1,391 @@
+"""The `simple-coder` profile: simple-coder's four tools (`read_file`, `list_dir`, `search`,
+`replace`) with its limits and texts: `Read F (lines A-B of N total)` and `N | text` lines,
+`Found N items matching 'P'`, `file:line:snippet` search lines, `Replaced 'OLD' with 'NEW'
+in F`, and its failure texts (`File not found: F`, `Path is not a regular file: F`,
+`Security violation - ...`, `Invalid regex pattern - ...`, `Old string '...' appears N times
+(must be unique for safety)`).
+
+Limits are simple-coder's defaults: `max-file-lines` 500, `max-list-results` 200,
+`max-search-results` 50.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ...arguments import MAX_LINES
+from ...errors import (
+    BinaryFileError,
+    CodesiftError,
+    NotAFileError,
+    NotFoundError,
+    PatternError,
+    SandboxError,
+)
+from ..arguments import BadArguments
+from ..lines import read_lines
+from ..matching import matching_lines, shorten
+from ..result import ToolResult, echo
+from ..spec import Profile, Tool
+
+if TYPE_CHECKING:
+    from ..toolbox import Toolbox
+
+MAX_FILE_LINES = 500
+MAX_LIST_RESULTS = 200
+MAX_SEARCH_RESULTS = 50
+#: Search snippets (the matching line, trimmed) longer than this are cut, with `...`.
+SNIPPET_CHARS = 100
+#: How much of old/new a success or failure text quotes.
+QUOTE_SUCCESS_CHARS = 30
+QUOTE_FAILURE_CHARS = 50
+
+LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)-(?P<end>\d+)$")
+GLOB_CHARS = ("*", "?")
+
+_PATH = {"type": "string", "description": "File path relative to the repository root."}
+
+TOOLS: dict[str, dict[str, Any]] = {
+    "read_file": {
+        "description": (
+            'Read a file with line numbers. Optionally a line range: path "src/Main.java:10-50" '
+            f"or start_line/end_line. At most {MAX_FILE_LINES} lines per call."
+        ),
+        "properties": {
+            "path": {
+                "type": "string",
+                "description": "File path relative to the repository root, optionally with a "
+                'line range "file:START-END".',
+            },
+            "start_line": {"type": "integer", "minimum": 1, "description": "Default 1."},
+            "end_line": {"type": "integer", "minimum": 1, "description": "Default: end of file."},
+        },
+        "required": ["path"],
+    },
+    "list_dir": {
+        "description": (
+            'List a directory, or the files matching a glob ("src/**/*.java", "**/*.md"). '
+            f"Returns relative paths, at most {MAX_LIST_RESULTS}."
+        ),
+        "properties": {
+            "path": {
+                "type": "string",
+                "description": 'Directory path or glob pattern (e.g. "src/docs" or "**/*.txt"); '
+                "default the root.",
+            },
+        },
+        "required": [],
+    },
+    "search": {
+        "description": (
+            "Search for text (mode contains, the default) or a regex (mode regex) in the files "
+            "under a directory, case-insensitive unless case_sensitive. Returns "
+            f"`file:line:snippet` lines, at most {MAX_SEARCH_RESULTS}."
+        ),
+        "properties": {
+            "pattern": {"type": "string", "description": "Text (or regex) to search for."},
+            "path": {"type": "string", "description": "Directory or file to search (default .)."},
+            "mode": {"type": "string", "enum": ["contains", "regex"], "default": "contains"},
+            "case_sensitive": {"type": "boolean", "default": False},
+        },
+        "required": ["pattern"],
+    },
+    "replace": {
+        "description": (
+            "Replace an exact string in a file. old_string must appear exactly once (and differ "
+            "from new_string)."
+        ),
+        "properties": {
+            "path": _PATH,
+            "old_string": {"type": "string", "description": "Exact text to replace."},
+            "new_string": {"type": "string", "description": "Its replacement."},
+        },
+        "required": ["path", "old_string", "new_string"],
+    },
+}
+
+OUTPUT_REQUIRED: dict[str, tuple[str, ...]] = {
+    "read_file": ("path", "content", "start_line", "end_line", "total_lines", "summary"),
+    "list_dir": ("path", "items", "total", "truncated", "summary"),
+    "search": ("matches", "total", "truncated", "summary"),
+    "replace": ("path", "replacements", "summary"),
+}
+
+#: simple-coder's own method parameters (`readFile(filePath, startLine, endLine)`,
+#: `searchText(pattern, searchPath, isRegex, caseSensitive)`, `replaceText(filePath,
+#: oldString, newString)`), taken as well.
+PARAM_ALIASES = {
+    "filePath": "path",
+    "file_path": "path",
+    "searchPath": "path",
+    "search_path": "path",
+    "startLine": "start_line",
+    "endLine": "end_line",
+    "caseSensitive": "case_sensitive",
+    "oldString": "old_string",
+    "newString": "new_string",
+    "old": "old_string",
+    "new": "new_string",
+}
+TOOL_ALIASES = {
+    "read": "read_file",
+    "readfile": "read_file",
+    "list": "list_dir",
+    "listfiles": "list_dir",
+    "list_files": "list_dir",
+    "searchtext": "search",
+    "search_text": "search",
+    "replacetext": "replace",
+    "replace_text": "replace",
+}
+
+
+def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        if value is None:
+            continue
+        target = PARAM_ALIASES.get(key, key)
+        if key in ("isRegex", "is_regex", "regex") and tool.name == "search":
+            target = "mode"
+            if isinstance(value, bool):
+                value = "regex" if value else "contains"
+        if target not in tool.properties:
+            target = key
+        if target in out and out[target] != value:
+            raise BadArguments(f"{echo(key)} and another name for {target!r} disagree; give one")
+        out[target] = value
+    return out
+
+
+# -- handlers ------------------------------------------------------------------------------
+
+
+def read_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
+    path = args["path"]
+    start, end = args.get("start_line"), args.get("end_line")
+    ranged = LINE_RANGE.match(path) if start is None and end is None else None
+    if ranged:
+        try:
+            return _read(box, ranged["path"], int(ranged["start"]), int(ranged["end"]))
+        except _Failure as failure:
+            if failure.kind != "NotFoundError":
+                return box.error(failure.message, failure.kind)
+            try:  # perhaps a file really is called "name:1-2"
+                return _read(box, path, 1, None)
+            except _Failure as literal:
+                found = failure if literal.kind == "NotFoundError" else literal
+                return box.error(found.message, found.kind)
+    try:
+        return _read(box, path, 1 if start is None else start, end)
+    except _Failure as failure:
+        return box.error(failure.message, failure.kind)
+
+
+def list_dir(box: Toolbox, args: dict[str, Any]) -> ToolResult:
+    path = args.get("path", ".")
+    workspace = box.workspace
+    try:
+        if any(c in path for c in GLOB_CHARS):
+            found = workspace.glob(path, ".", limit=MAX_LIST_RESULTS, sort="path")
+            items, total = list(found.paths), found.total
+        else:
+            listing = workspace.list_dir(path, limit=MAX_LINES)
+            prefix = "" if listing.path == "." else listing.path.removeprefix("./") + "/"
+            everything = sorted(prefix + entry for entry in listing.entries)
+            items, total = everything[:MAX_LIST_RESULTS], len(everything)
+    except NotFoundError:
+        return box.error(f"Directory not found: {path}", "NotFoundError")
+    except NotAFileError:
+        return box.error(f"Path is not a directory: {path}", "NotAFileError")
+    except SandboxError as exc:
+        return box.error(f"Security violation - {exc}", "SandboxError")
+    truncated = total > len(items)
+    summary = f"Found {total} items matching '{path}'"
+    text = summary + ("\n\n" + "\n".join(items) if items else "")
+    if truncated:
+        text += f"\n[TRUNCATED: first {len(items)} items]"
+    data = {"path": path, "items": items, "total": total, "truncated": truncated}
+    return box.finish("list_dir", text, {**data, "summary": summary})
+
+
+def search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
+    pattern, path = args["pattern"], args.get("path", ".")
+    try:
+        found = matching_lines(
+            box.workspace,
+            pattern,
+            path,
+            limit=MAX_SEARCH_RESULTS,
+            literal=args.get("mode", "contains") == "contains",
+            case_sensitive=args.get("case_sensitive", False),
+        )
+    except NotFoundError:
+        return box.error(f"Path not found: {path}", "NotFoundError")
+    except SandboxError as exc:
+        return box.error(f"Security violation - {exc}", "SandboxError")
+    except PatternError as exc:
+        return box.error(f"Invalid regex pattern - {exc}", "PatternError")
+    lines = [
+        f"{hit.file}:{hit.line}:{shorten(hit.text.strip(), SNIPPET_CHARS)}" for hit in found.lines
+    ]
+    summary = f"Found {len(lines)} matches for '{pattern}' in {path}"
+    if found.truncated:
+        summary += f" [TRUNCATED: reached limit {MAX_SEARCH_RESULTS} before completing search]"
+    data = {
+        "matches": [hit.to_dict() for hit in found.lines],
+        "total": len(lines),
+        "truncated": found.truncated,
+        "summary": summary,
+    }
+    return box.finish("search", summary + "\n\n" + "\n".join(lines), data)
+
+
+def replace(box: Toolbox, args: dict[str, Any]) -> ToolResult:
+    path, old, new = args["path"], args["old_string"], args["new_string"]
+    workspace = box.workspace
+    try:
+        workspace.read(path, limit=1)  # exists, a regular text file, inside the root
+        if old == new:
+            return box.error(
+                "Old string and new string are identical - no replacement needed",
+                "InvalidArgumentError",
+            )
+        if not old:
+            return box.error(
+                "Old string must not be empty; give the exact text to replace",
+                "InvalidArgumentError",
+            )
+        # Every exact occurrence, non-overlapping, left to right; a line-ending variant that
+        # the search also finds is not the exact string.
+        hits = workspace.grep(old, path, literal=True, case_sensitive=True, max_matches=None)
+        exact = [m for m in hits.matches if m.content == old]
+        if not exact:
+            return box.error(
+                f"Old string '{shorten(old, QUOTE_FAILURE_CHARS)}' not found in file", "MatchError"
+            )
+        if len(exact) > 1:
+            return box.error(
+                f"Old string '{shorten(old, QUOTE_FAILURE_CHARS)}' appears {len(exact)} times "
+                "(must be unique for safety)",
+                "MatchError",
+            )
+        result = workspace.edit_result(exact[0].id, new)
+    except CodesiftError as exc:
+        failure = _failure(exc, path)
+        return box.error(failure.message, failure.kind)
+    summary = (
+        f"Replaced '{shorten(old, QUOTE_SUCCESS_CHARS)}' with "
+        f"'{shorten(new, QUOTE_SUCCESS_CHARS)}' in {path}"
+    )
+    data = {
+        "path": result.path,
+        "replacements": result.replacements,
+        "first_line": result.first_line,
+        "last_line": result.last_line,
+        "summary": summary,
+    }
+    return box.finish("replace", summary, data)
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+class _Failure(Exception):
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.message, self.kind = message, kind
+
+
+def _failure(exc: CodesiftError, path: str) -> _Failure:
+    """simple-coder's text for a failure on `path`."""
+    kind = type(exc).__name__
+    if isinstance(exc, NotFoundError):
+        return _Failure(f"File not found: {path}", kind)
+    if isinstance(exc, NotAFileError):
+        return _Failure(f"Path is not a regular file: {path}", kind)
+    if isinstance(exc, SandboxError):
+        return _Failure(f"Security violation - {exc}", kind)
+    if isinstance(exc, BinaryFileError):
+        return _Failure(f"Failed to read file - {exc}", kind)
+    return _Failure(str(exc), kind)
+
+
+def _read(box: Toolbox, path: str, start: int, end: int | None) -> ToolResult:
+    if end is not None and end < start:
+        raise _Failure("End line must be >= start line", "InvalidArgumentError")
+    workspace = box.read_workspace(path)
+    wanted = MAX_FILE_LINES if end is None else min(end - start + 1, MAX_FILE_LINES)
+    try:
+        part = read_lines(workspace, path, offset=start, limit=wanted)
+    except CodesiftError as exc:
+        raise _failure(exc, path) from None
+    total = part.total
+    if total == 0:
+        summary = f"Read {path} (empty file: 0 lines)"
+        data = {"path": path, "content": "", "start_line": 0, "end_line": 0, "total_lines": 0}
+        return box.finish("read_file", summary, {**data, "truncated": False, "summary": summary})
+    if start > total:
+        raise _Failure(
+            f"Start line {start} exceeds file length ({total} lines)", "InvalidArgumentError"
+        )
+    width = len(str(part.last))
+    numbered = "\n".join(
+        f"{line.number:>{width}} | {line.text}"
+        + (f"... [line truncated: {line.cut_from} characters]" if line.cut_from else "")
+        for line in part.lines
+    )
+    summary = f"Read {path} (lines {start}-{part.last} of {total} total)"
+    more = (total if end is None else min(end, total)) - part.last
+    if more > 0:
+        summary += f" [TRUNCATED: showing first {MAX_FILE_LINES} lines, {more} more available]"
+    data = {
+        "path": path,
+        "content": numbered,
+        "start_line": start,
+        "end_line": part.last,
+        "total_lines": total,
+        "truncated": more > 0,
+        "summary": summary,
+    }
+    return box.finish("read_file", f"{summary}\n\n{numbered}", data, allow_spill=False)
+
+
+_HANDLERS = {"read_file": read_file, "list_dir": list_dir, "search": search, "replace": replace}
+_EXAMPLES = {
+    "read_file": '{"path": "src/Main.java:10-50"}',
+    "search": '{"pattern": "TODO", "path": "src"}',
+    "replace": '{"path": "a.txt", "old_string": "old", "new_string": "new"}',
+}
+
+PROFILE = Profile(
+    name="simple-coder",
+    summary="simple-coder: read_file (file:START-END), list_dir (dir or glob), search "
+    "(contains|regex), replace (exact, unique)",
+    tools=tuple(
+        Tool(
+            name=name,
+            description=spec["description"],
+            properties=spec["properties"],
+            required=tuple(spec["required"]),
+            handler=_HANDLERS[name],
+            output_required=OUTPUT_REQUIRED[name],
+            path_parameters=("path",),
+            text_parameters=("new_string",),
+            read_only=name != "replace",
+            example=_EXAMPLES.get(name, ""),
+        )
+        for name, spec in TOOLS.items()
+    ),
+    instructions=(
+        "Find code with search (text, or mode=regex), list files with list_dir (a directory "
+        'or a glob), read with read_file ("path:START-END" for a part) and change a file with '
+        "replace (old_string must occur exactly once). Paths are relative to the repository "
+        "root."
+    ),
+    aliases=TOOL_ALIASES,
+    rename=rename,
+    spill_hint='read_file(path="{spill}", start_line={offset})',
+)
