@@ -1,7 +1,8 @@
 """Unified diffs (`diff -u`, `git diff`), one file or several, parsed into file operations.
 
-`--- a/x` / `+++ b/x` headers (git's `a/` and `b/` prefixes are removed, as are timestamps
-after a tab), `@@ -l,n +l,n @@` hunks, `\\ No newline at end of file` markers, `/dev/null`
+`--- a/x` / `+++ b/x` headers (git's `a/` and `b/` prefixes are removed when both sides have
+them, a /dev/null side counting as either, or after a `diff --git` line; timestamps after a tab
+are removed too), `@@ -l,n +l,n @@` hunks, `\\ No newline at end of file` markers, `/dev/null`
 for an added or deleted file, a changed path (or git's `rename from` / `rename to`) for a move.
 `diff --git`, `index`, mode and similarity lines are read for what they say and otherwise
 skipped.
@@ -105,13 +106,7 @@ def _file(lines: list[str], i: int, git: dict[str, str]) -> tuple[FileOp, int]:
     number = i + 1
     old_name = _header_path(lines[i][4:])
     new_name = _header_path(lines[i + 1][4:])
-    if (
-        old_name != DEV_NULL
-        and new_name != DEV_NULL
-        and (git or _both_prefixed(old_name, new_name))
-    ):
-        old_name, new_name = _strip_prefix(old_name, "a/"), _strip_prefix(new_name, "b/")
-    elif git:
+    if git or _prefixed(old_name, new_name):
         old_name, new_name = _strip_prefix(old_name, "a/"), _strip_prefix(new_name, "b/")
     if old_name == DEV_NULL and new_name == DEV_NULL:
         raise PatchFormatError(f"diff line {number}: both sides are /dev/null")
@@ -275,8 +270,9 @@ def _unquote(name: str) -> str:
     return name
 
 
-def _both_prefixed(old: str, new: str) -> bool:
-    return old.startswith("a/") and new.startswith("b/")
+def _prefixed(old: str, new: str) -> bool:
+    """Whether the names carry git's `a/` and `b/` prefixes (a /dev/null side has none)."""
+    return (old == DEV_NULL or old.startswith("a/")) and (new == DEV_NULL or new.startswith("b/"))
 
 
 def _strip_prefix(name: str, prefix: str) -> str:
