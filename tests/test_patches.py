@@ -691,17 +691,24 @@ class FailingEngine:
     """The real engine, except that `create` fails after `fail_after` calls, optionally after
     `meanwhile()` ran (someone else writing a file)."""
 
-    def __init__(self, engine: Any, fail_after: int, meanwhile: Callable[[], None] | None = None):
+    def __init__(
+        self,
+        engine: Any,
+        fail_after: int | None,
+        meanwhile: Callable[[], None] | None = None,
+    ):
         self._engine = engine
         self._left = fail_after
         self._meanwhile = meanwhile
 
     def create(self, *args: Any) -> Any:
+        if self._meanwhile and self._left in (0, None):
+            self._meanwhile()
+            self._meanwhile = None
         if self._left == 0:
-            if self._meanwhile:
-                self._meanwhile()
             raise CodesiftError("simulated: no space left on the device")
-        self._left -= 1
+        if self._left is not None:
+            self._left -= 1
         return self._engine.create(*args)
 
     def __getattr__(self, name: str) -> Any:
@@ -748,3 +755,22 @@ def test_fuzzy_insert_after_a_last_line_without_newline_keeps_lines_apart(tree: 
     root = tree({"f.py": "def f():\n    x = 1\n    return x"})
     Workspace(root).edit("f.py", "  x = 1\n  return x", "  x = 1\n  return x\n  # done")
     assert (root / "f.py").read_text() == "def f():\n    x = 1\n    return x\n    # done"
+
+
+def test_a_delete_refused_midway_brings_back_the_files_deleted_before(tree: Tree) -> None:
+    root = tree({"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+    ws = Workspace(root)
+
+    def someone_writes_c() -> None:
+        (root / "c.txt").write_text("theirs\n")
+
+    ws._engine = FailingEngine(ws._engine, fail_after=None, meanwhile=someone_writes_c)  # type: ignore[assignment]
+    patch = (
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: new.txt\n+n\n"
+        "*** Delete File: b.txt\n*** Delete File: c.txt\n*** End Patch"
+    )
+    with pytest.raises(ConflictError) as caught:
+        ws.apply_patch(patch)
+    assert "c.txt changed on disk" in str(caught.value)
+    assert "nothing was changed" in str(caught.value)
+    assert snapshot(root) == {"a.txt": b"a\n", "b.txt": b"b\n", "c.txt": b"theirs\n"}

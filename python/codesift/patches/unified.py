@@ -44,15 +44,18 @@ def parse_unified(text: str, *, path: str | None = None) -> ParsedPatch:
     while i < len(lines):
         line = lines[i]
         if line.startswith("diff --git "):
-            if git.get("rename_from") and git.get("header_line"):
-                ops.append(_pure_rename(git))
-            git = {"header_line": str(i + 1), "git": "1"}
+            ops.extend(_header_only(git))
+            git = {"header_line": str(i + 1), "git": "1", **_git_names(line)}
             i += 1
             continue
         if git and _git_extended(line, git):
             i += 1
             continue
         if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+            if git and not _same_file(git, lines[i], lines[i + 1]):
+                # A `diff --git` section with headers only, then a plain diff of another file.
+                ops.extend(_header_only(git))
+                git = {}
             op, i = _file(lines, i, git)
             ops.append(op)
             git = {}
@@ -67,8 +70,7 @@ def parse_unified(text: str, *, path: str | None = None) -> ParsedPatch:
             ops.append(FileOp("update", path, hunks=tuple(hunks), patch_line=1))
             continue
         i += 1
-    if git.get("rename_from"):
-        ops.append(_pure_rename(git))
+    ops.extend(_header_only(git))
     if not ops:
         raise PatchFormatError(
             "no file changes found in the diff; a unified diff has '--- a/PATH' and "
@@ -93,13 +95,43 @@ def _git_extended(line: str, git: dict[str, str]) -> bool:
     ) or line.startswith(("copy from ", "copy to ", "Binary files "))
 
 
-def _pure_rename(git: dict[str, str]) -> FileOp:
-    return FileOp(
-        "update",
-        git["rename_from"],
-        move_to=git.get("rename_to") or git["rename_from"],
-        patch_line=int(git["header_line"]),
-    )
+def _git_names(line: str) -> dict[str, str]:
+    """The two paths of `diff --git a/X b/Y` (when they can be told apart: X == Y, or a single
+    ` b/` separates them)."""
+    rest = line[len("diff --git ") :]
+    if rest.startswith("a/"):
+        half = (len(rest) - 1) // 2
+        if rest[half : half + 3] == " b/" and rest[2:half] == rest[half + 3 :]:
+            return {"a": rest[2:half], "b": rest[half + 3 :]}
+        if rest.count(" b/") == 1:
+            a, b = rest.split(" b/")
+            return {"a": a[2:], "b": b}
+    return {}
+
+
+def _same_file(git: dict[str, str], old_header: str, new_header: str) -> bool:
+    """Whether the `---`/`+++` lines are the files the `diff --git` line names."""
+    if "a" not in git:
+        return True
+    old_name = _strip_prefix(_header_path(old_header[4:]), "a/")
+    new_name = _strip_prefix(_header_path(new_header[4:]), "b/")
+    return old_name in (git["a"], DEV_NULL) and new_name in (git["b"], DEV_NULL)
+
+
+def _header_only(git: dict[str, str]) -> list[FileOp]:
+    """The operation a `diff --git` section says with headers alone (no `---`/`+++`): a pure
+    rename, or an empty file added or deleted."""
+    if not git or "header_line" not in git:
+        return []
+    line = int(git["header_line"])
+    if git.get("rename_from"):
+        source = git["rename_from"]
+        return [FileOp("update", source, move_to=git.get("rename_to") or source, patch_line=line)]
+    if "deleted" in git and "a" in git:
+        return [FileOp("delete", git["a"], patch_line=line)]
+    if "new_file" in git and "b" in git:
+        return [FileOp("add", git["b"], content="", patch_line=line)]
+    return []
 
 
 def _file(lines: list[str], i: int, git: dict[str, str]) -> tuple[FileOp, int]:
