@@ -523,6 +523,8 @@ def test_search_replace_edge_cases(tree: Tree) -> None:
     ws = Workspace(root)
     ws.apply_patch("------- SEARCH\n=======\nfilled\n+++++++ REPLACE\n", path="empty.txt")
     assert (root / "empty.txt").read_text() == "filled\n"
+    created = ws.apply_patch("<<<<<<< SEARCH\n=======\nnew\n>>>>>>> REPLACE\n", path="d/n.txt")
+    assert created.files[0].action == "add" and (root / "d/n.txt").read_text() == "new\n"
     ws.apply_patch("------- SEARCH\nb\n=======\nB\n+++++++ REPLACE", path="w.txt")
     assert (root / "w.txt").read_bytes() == b"a\r\nB\r\n"
     with pytest.raises(InvalidArgumentError, match="SEARCH section is empty"):

@@ -94,6 +94,10 @@ def _targets(ws: Workspace, ops: tuple[FileOp, ...]) -> list[tuple[FileOp, str |
         try:
             rel = ws.sandbox.relative(op.path)
             real = ws._engine.real(rel)
+            if real is None and op.replacements and all(b.old == "" for b in op.replacements):
+                # SEARCH/REPLACE blocks with empty SEARCH sections create the file.
+                content = "".join(b.new for b in op.replacements)
+                op = FileOp("add", op.path, content=content, patch_line=op.patch_line)
             if op.action == "add":
                 if real is not None:
                     raise ConflictError(
