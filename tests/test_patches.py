@@ -776,3 +776,25 @@ def test_a_delete_refused_midway_brings_back_the_files_deleted_before(tree: Tree
     assert "c.txt changed on disk" in str(caught.value)
     assert "nothing was changed" in str(caught.value)
     assert snapshot(root) == {"a.txt": b"a\n", "b.txt": b"b\n", "c.txt": b"theirs\n"}
+
+
+def test_engine_create_remove_and_a_lock_that_survives_replace(tree: Tree) -> None:
+    root = tree({"a.txt": "one"})
+    engine = Workspace(root)._engine
+    with engine.lock("a.txt", 1 << 20) as lock:
+        lock.replace(b"two")
+        lock.replace(b"one again")  # the same lock, now on the new file
+        assert (root / "a.txt").read_bytes() == b"one again"
+        with pytest.raises(ConflictError, match="already exists"):
+            engine.create("a.txt", b"x")
+        lock.remove()
+        assert not (root / "a.txt").exists()
+        with pytest.raises(NotFoundError):
+            lock.replace(b"too late")
+    created = engine.create("sub/new.txt", b"hi", 0o600)
+    assert (root / "sub/new.txt").read_bytes() == b"hi" and created.mode & 0o777 == 0o600
+    created.remove()
+    created.release()
+    assert not (root / "sub/new.txt").exists()
+    with pytest.raises(SandboxError):
+        engine.create("../out.txt", b"x")
