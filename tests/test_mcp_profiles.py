@@ -43,7 +43,8 @@ CALLS = {
     "swe-agent": (
         "str_replace_editor",
         {"command": "view", "path": "{root}/src/app.py", "view_range": [2, 2]},
-        "Here's the result of running `cat -n` on {root}/src/app.py:\n     2\t    return 1  # TODO\n",
+        "Here's the result of running `cat -n` on {root}/src/app.py:\n"
+        "     2\t    return 1  # TODO\n",
     ),
     "mcp-filesystem": ("list_directory", {"path": "src"}, "[FILE] app.py"),
 }

@@ -55,7 +55,8 @@ def test_claude_code_grep_modes(root):
         "Grep", {"pattern": "beta", "path": "src/app.py", "output_mode": "content", "-C": 1}
     )
     assert ok(content) == (
-        "1-def alpha():\n2:    return beta()\n3-\n4-# TODO one\n5:def beta():\n6-    return 1  # TODO two"
+        "1-def alpha():\n2:    return beta()\n3-\n4-# TODO one\n5:def beta():\n"
+        "6-    return 1  # TODO two"
     )
     paged = t.call(
         "Grep", {"pattern": "TODO", "output_mode": "content", "head_limit": 1, "offset": 1}
@@ -156,7 +157,8 @@ def test_claude_code_edit_multiedit_write(root):
 def test_opencode_search_list_read(root):
     t = box(root, "opencode")
     assert ok(t.call("grep", {"pattern": "TODO", "include": "*.py"})) == (
-        f"Found 2 matches\n{root}/src/app.py:\n  Line 4: # TODO one\n  Line 6:     return 1  # TODO two"
+        f"Found 2 matches\n{root}/src/app.py:\n  Line 4: # TODO one\n"
+        "  Line 6:     return 1  # TODO two"
     )
     assert ok(t.call("grep", {"pattern": "nothing here"})) == "No files found"
     assert ok(t.call("glob", {"pattern": "**/*.py"})) == f"{root}/src/app.py"
@@ -175,7 +177,8 @@ def test_opencode_search_list_read(root):
     )
     directory = ok(t.call("read", {"filePath": str(root / "src")}))
     assert directory == (
-        f"<path>{root}/src</path>\n<type>directory</type>\n<entries>\napp.py\nsub/\n\n(2 entries)\n</entries>"
+        f"<path>{root}/src</path>\n<type>directory</type>\n<entries>\napp.py\nsub/\n\n"
+        "(2 entries)\n</entries>"
     )
 
 
@@ -246,8 +249,8 @@ def test_gemini_grep_search(root):
     )
     auto = ok(t.call("grep_search", {"pattern": "docs"}))  # one hit: 50 lines of context
     assert (
-        auto
-        == 'Found 1 match for pattern "docs" in path ".":\n---\nFile: README.md\nL1: TODO: docs\n---'
+        auto == 'Found 1 match for pattern "docs" in path ".":\n---\nFile: README.md\n'
+        "L1: TODO: docs\n---"
     )
     assert ok(t.call("grep_search", {"pattern": "zzz"})) == (
         'No matches found for pattern "zzz" in path ".".'
@@ -299,7 +302,10 @@ def test_cline_tools(root):
     assert ok(t.call("read_file", {"path": "src/app.py", "start_line": "5"})) == (
         "5 | def beta():\n6 |     return 1  # TODO two\n\n(File has 6 lines total.)"
     )
-    diff = "------- SEARCH\n    return 1  # TODO two\n=======\n    return 2  # TODO two\n+++++++ REPLACE\n"
+    diff = (
+        "------- SEARCH\n    return 1  # TODO two\n=======\n    return 2  # TODO two\n"
+        "+++++++ REPLACE\n"
+    )
     saved = ok(t.call("replace_in_file", {"path": "src/app.py", "diff": diff}))
     assert saved.startswith(
         "The content was successfully saved to src/app.py.\n\nHere is the full, updated content "
@@ -369,7 +375,8 @@ def test_swe_agent_editor(root):
     edited = ok(call(command="str_replace", path=path, old_str="return 1", new_str="return 2"))
     assert edited == (
         f"The file {path} has been edited. Here's the result of running `cat -n` on a snippet "
-        f"of {path}:\n     1\tdef alpha():\n     2\t    return beta()\n     3\t\n     4\t# TODO one\n"
+        f"of {path}:\n     1\tdef alpha():\n     2\t    return beta()\n     3\t\n"
+        "     4\t# TODO one\n"
         "     5\tdef beta():\n     6\t    return 2  # TODO two\nReview the changes and make sure "
         "they are as expected. Edit the file again if necessary."
     )

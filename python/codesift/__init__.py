@@ -15,11 +15,22 @@ from .errors import (
     MatchError,
     NotAFileError,
     NotFoundError,
+    PatchFormatError,
     PatternError,
     SandboxError,
     StaleResultError,
 )
-from .results import EditResult, GlobResult, GrepResult, ListResult, ReadResult, WriteResult
+from .results import (
+    EditResult,
+    FileChange,
+    GlobResult,
+    GrepResult,
+    ListResult,
+    PatchResult,
+    ReadResult,
+    UndoResult,
+    WriteResult,
+)
 from .workspace import Workspace
 
 __all__ = [
@@ -29,6 +40,7 @@ __all__ = [
     "CodesiftError",
     "ConflictError",
     "EditResult",
+    "FileChange",
     "GlobMatch",
     "GlobResult",
     "GrepMatch",
@@ -38,10 +50,13 @@ __all__ = [
     "MatchError",
     "NotAFileError",
     "NotFoundError",
+    "PatchFormatError",
+    "PatchResult",
     "PatternError",
     "ReadResult",
     "SandboxError",
     "StaleResultError",
+    "UndoResult",
     "Workspace",
     "WriteResult",
     "__version__",

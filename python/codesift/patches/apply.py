@@ -49,16 +49,16 @@ def apply_parsed(ws: Workspace, parsed: ParsedPatch, *, dry_run: bool = False) -
     targets = _targets(ws, parsed.ops)
     locks: dict[str, _core.FileLock] = {}
     try:
-        for lock_real in sorted({real for _, real, _ in targets if real is not None}):
-            op, rel = next((op, rel) for op, r, rel in targets if r == lock_real)
+        for real_path in sorted({real for _, real, _ in targets if real is not None}):
+            op, rel = next((op, rel) for op, r, rel in targets if r == real_path)
             try:
-                locks[lock_real] = ws._lock(rel)
+                locks[real_path] = ws._lock(rel)
             except CodesiftError as exc:
                 raise type(exc)(f"{op.label}: {exc}") from None
         planned = []
         for op, real, rel in targets:
             try:
-                planned.append(_plan(ws, op, rel, locks.get(real) if real else None))
+                planned.append(_plan(ws, op, rel, locks[real] if real is not None else None))
             except CodesiftError as exc:
                 raise type(exc)(f"{op.label}: {exc}") from None
         result = PatchResult(
@@ -94,6 +94,10 @@ def _targets(ws: Workspace, ops: tuple[FileOp, ...]) -> list[tuple[FileOp, str |
         try:
             rel = ws.sandbox.relative(op.path)
             real = ws._engine.real(rel)
+            if real is None and op.replacements and all(b.old == "" for b in op.replacements):
+                # SEARCH/REPLACE blocks with empty SEARCH sections create the file.
+                content = "".join(b.new for b in op.replacements)
+                op = FileOp("add", op.path, content=content, patch_line=op.patch_line)
             if op.action == "add":
                 if real is not None:
                     raise ConflictError(

@@ -9,7 +9,8 @@ the lines decides; several places at that level are resolved only by what the pa
 says, in this order:
 
 1. `@@ anchor` lines (apply_patch): each anchor is the first line equal to it (by the same
-   levels) after the previous hunk or anchor; the old lines must follow the last anchor, the
+   levels; failing that, the first line that holds it) after the previous hunk or
+   anchor; the old lines must follow the last anchor, the
    nearest place after it is taken, and no other line equal to the anchor may come between
    (otherwise the anchor does not govern that place and the hunk is refused);
 2. `*** End of File`: the place that ends the file;
@@ -106,21 +107,21 @@ def plan_hunks(text: str, hunks: Sequence[Hunk], where: str) -> HunkPlan:
     for number, hunk in enumerate(hunks, start=1):
         label = f"hunk {number}" + (f" (patch line {hunk.patch_line})" if hunk.patch_line else "")
         try:
-            start_at = _anchors(file, hunk, cursor)
+            start_at, same_anchor = _anchors(file, hunk, cursor)
             old, new = list(hunk.old_lines), list(hunk.new_lines)
             if not old:
                 index = _insertion_index(file, hunk, start_at)
                 changes.append(_insertion(file, index, new, hunk))
                 cursor = index
                 continue
-            found = _locate(file, old, hunk, start_at, cursor, shift)
+            found = _locate(file, old, hunk, start_at, cursor, shift, same_anchor)
             # Blank context lines that end a hunk are often separators, not file lines.
             while found is None and old and new and old[-1].strip() == "" and new[-1].strip() == "":
                 old.pop()
                 new.pop()
                 if not old:
                     break
-                found = _locate(file, old, hunk, start_at, cursor, shift)
+                found = _locate(file, old, hunk, start_at, cursor, shift, same_anchor)
             if found is None:
                 raise MatchError(_not_found(file, list(hunk.old_lines)))
             first, level = found
@@ -145,33 +146,56 @@ LEVEL_NAMES = [name for name, _ in LEVELS]
 LEVEL_ORDER = {name: i for i, name in enumerate(LEVEL_NAMES)}
 
 
-def _anchors(file: _Text, hunk: Hunk, cursor: int) -> int:
-    """The line index after the hunk's last anchor (or `cursor` without anchors)."""
+def _anchors(file: _Text, hunk: Hunk, cursor: int) -> tuple[int, Callable[[str], bool]]:
+    """The line index after the hunk's last anchor (or `cursor` without anchors), and how the
+    last anchor was recognised (to tell whether another line is the same anchor)."""
     position = cursor
+    same: Callable[[str], bool] = lambda line: False  # noqa: E731
     for anchor in hunk.anchors:
-        index = _seek_line(file, anchor, position)
-        if index is None:
+        found = _seek_line(file, anchor, position)
+        if found is None:
             where = f"after line {position}" if position else "in the file"
             raise MatchError(
                 f"the @@ line {anchor!r} was not found {where}. Use a line that is in the file "
                 "(a class or function header), or re-read the file and regenerate the patch"
             )
+        index, same = found
         position = index + 1
-    return position
+    return position, same
 
 
-def _seek_line(file: _Text, wanted: str, start: int) -> int | None:
-    for level, key in LEVELS:
+def _seek_line(file: _Text, wanted: str, start: int) -> tuple[int, Callable[[str], bool]] | None:
+    """The first line from `start` equal to the anchor `wanted` (by the levels), or else the
+    first that holds it (`@@ class A` for `class A(Base):`, `@@ Usage` for `## Usage`), with the
+    test that recognised it."""
+    for _, key in LEVELS:
         target = key(wanted)
-        keys = file.keys(level, key)
-        for index in range(start, len(keys)):
-            if keys[index] == target:
-                return index
+
+        def equal(line: str, key: Callable[[str], str] = key, target: str = target) -> bool:
+            return key(line) == target
+
+        for index in range(start, len(file.contents)):
+            if equal(file.contents[index]):
+                return index, equal
+    folded = _punctuation(wanted)
+
+    def holds(line: str) -> bool:
+        return bool(folded) and folded in _punctuation(line)
+
+    for index in range(start, len(file.contents)):
+        if holds(file.contents[index]):
+            return index, holds
     return None
 
 
 def _locate(
-    file: _Text, old: list[str], hunk: Hunk, start_at: int, cursor: int, shift: int
+    file: _Text,
+    old: list[str],
+    hunk: Hunk,
+    start_at: int,
+    cursor: int,
+    shift: int,
+    same_anchor: Callable[[str], bool],
 ) -> tuple[int, str] | None:
     """(first line index, level) of the one place the old lines apply, None if nowhere."""
     for level, key in LEVELS:
@@ -182,7 +206,8 @@ def _locate(
             candidates = [c for c in candidates if c >= start_at]
         if not candidates:
             continue
-        return _choose(file, candidates, old, hunk, start_at, cursor, shift, level), level
+        choice = _choose(file, candidates, old, hunk, start_at, cursor, shift, level, same_anchor)
+        return choice, level
     return None
 
 
@@ -201,15 +226,11 @@ def _choose(
     cursor: int,
     shift: int,
     level: str,
+    same_anchor: Callable[[str], bool],
 ) -> int:
     if hunk.anchors:
         nearest = candidates[0]
-        anchor_key = LEVELS[LEVEL_ORDER[level]][1](hunk.anchors[-1])
-        between = [
-            i
-            for i in range(start_at, nearest)
-            if file.keys(level, LEVELS[LEVEL_ORDER[level]][1])[i] == anchor_key
-        ]
+        between = [i for i in range(start_at, nearest) if same_anchor(file.contents[i])]
         if between:
             raise MatchError(
                 f"the @@ line {hunk.anchors[-1]!r} occurs again at line {between[0] + 1} before "

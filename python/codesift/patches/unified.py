@@ -1,7 +1,8 @@
 """Unified diffs (`diff -u`, `git diff`), one file or several, parsed into file operations.
 
-`--- a/x` / `+++ b/x` headers (git's `a/` and `b/` prefixes are removed, as are timestamps
-after a tab), `@@ -l,n +l,n @@` hunks, `\\ No newline at end of file` markers, `/dev/null`
+`--- a/x` / `+++ b/x` headers (git's `a/` and `b/` prefixes are removed when both sides have
+them, a /dev/null side counting as either, or after a `diff --git` line; timestamps after a tab
+are removed too), `@@ -l,n +l,n @@` hunks, `\\ No newline at end of file` markers, `/dev/null`
 for an added or deleted file, a changed path (or git's `rename from` / `rename to`) for a move.
 `diff --git`, `index`, mode and similarity lines are read for what they say and otherwise
 skipped.
@@ -43,15 +44,18 @@ def parse_unified(text: str, *, path: str | None = None) -> ParsedPatch:
     while i < len(lines):
         line = lines[i]
         if line.startswith("diff --git "):
-            if git.get("rename_from") and git.get("header_line"):
-                ops.append(_pure_rename(git))
-            git = {"header_line": str(i + 1), "git": "1"}
+            ops.extend(_header_only(git))
+            git = {"header_line": str(i + 1), "git": "1", **_git_names(line)}
             i += 1
             continue
         if git and _git_extended(line, git):
             i += 1
             continue
         if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+            if git and not _same_file(git, lines[i], lines[i + 1]):
+                # A `diff --git` section with headers only, then a plain diff of another file.
+                ops.extend(_header_only(git))
+                git = {}
             op, i = _file(lines, i, git)
             ops.append(op)
             git = {}
@@ -66,8 +70,7 @@ def parse_unified(text: str, *, path: str | None = None) -> ParsedPatch:
             ops.append(FileOp("update", path, hunks=tuple(hunks), patch_line=1))
             continue
         i += 1
-    if git.get("rename_from"):
-        ops.append(_pure_rename(git))
+    ops.extend(_header_only(git))
     if not ops:
         raise PatchFormatError(
             "no file changes found in the diff; a unified diff has '--- a/PATH' and "
@@ -92,26 +95,50 @@ def _git_extended(line: str, git: dict[str, str]) -> bool:
     ) or line.startswith(("copy from ", "copy to ", "Binary files "))
 
 
-def _pure_rename(git: dict[str, str]) -> FileOp:
-    return FileOp(
-        "update",
-        git["rename_from"],
-        move_to=git.get("rename_to") or git["rename_from"],
-        patch_line=int(git["header_line"]),
-    )
+def _git_names(line: str) -> dict[str, str]:
+    """The two paths of `diff --git a/X b/Y` (when they can be told apart: X == Y, or a single
+    ` b/` separates them)."""
+    rest = line[len("diff --git ") :]
+    if rest.startswith("a/"):
+        half = (len(rest) - 1) // 2
+        if rest[half : half + 3] == " b/" and rest[2:half] == rest[half + 3 :]:
+            return {"a": rest[2:half], "b": rest[half + 3 :]}
+        if rest.count(" b/") == 1:
+            a, b = rest.split(" b/")
+            return {"a": a[2:], "b": b}
+    return {}
+
+
+def _same_file(git: dict[str, str], old_header: str, new_header: str) -> bool:
+    """Whether the `---`/`+++` lines are the files the `diff --git` line names."""
+    if "a" not in git:
+        return True
+    old_name = _strip_prefix(_header_path(old_header[4:]), "a/")
+    new_name = _strip_prefix(_header_path(new_header[4:]), "b/")
+    return old_name in (git["a"], DEV_NULL) and new_name in (git["b"], DEV_NULL)
+
+
+def _header_only(git: dict[str, str]) -> list[FileOp]:
+    """The operation a `diff --git` section says with headers alone (no `---`/`+++`): a pure
+    rename, or an empty file added or deleted."""
+    if not git or "header_line" not in git:
+        return []
+    line = int(git["header_line"])
+    if git.get("rename_from"):
+        source = git["rename_from"]
+        return [FileOp("update", source, move_to=git.get("rename_to") or source, patch_line=line)]
+    if "deleted" in git and "a" in git:
+        return [FileOp("delete", git["a"], patch_line=line)]
+    if "new_file" in git and "b" in git:
+        return [FileOp("add", git["b"], content="", patch_line=line)]
+    return []
 
 
 def _file(lines: list[str], i: int, git: dict[str, str]) -> tuple[FileOp, int]:
     number = i + 1
     old_name = _header_path(lines[i][4:])
     new_name = _header_path(lines[i + 1][4:])
-    if (
-        old_name != DEV_NULL
-        and new_name != DEV_NULL
-        and (git or _both_prefixed(old_name, new_name))
-    ):
-        old_name, new_name = _strip_prefix(old_name, "a/"), _strip_prefix(new_name, "b/")
-    elif git:
+    if git or _prefixed(old_name, new_name):
         old_name, new_name = _strip_prefix(old_name, "a/"), _strip_prefix(new_name, "b/")
     if old_name == DEV_NULL and new_name == DEV_NULL:
         raise PatchFormatError(f"diff line {number}: both sides are /dev/null")
@@ -275,8 +302,9 @@ def _unquote(name: str) -> str:
     return name
 
 
-def _both_prefixed(old: str, new: str) -> bool:
-    return old.startswith("a/") and new.startswith("b/")
+def _prefixed(old: str, new: str) -> bool:
+    """Whether the names carry git's `a/` and `b/` prefixes (a /dev/null side has none)."""
+    return (old == DEV_NULL or old.startswith("a/")) and (new == DEV_NULL or new.startswith("b/"))
 
 
 def _strip_prefix(name: str, prefix: str) -> str:
