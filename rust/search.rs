@@ -8,14 +8,17 @@
 //! ripgrep does) and the per-file results are sorted at the end.
 
 use crate::error::{Error, Result};
+use crate::fs::skipped::{Example, Reason};
 use crate::fs::walk::{Batch, DirFilter, DirHook, DirWork, FileEntry, Target, WalkState, Walker};
 use crate::glob::PathPattern;
 use crate::grep::{
-    CompiledPattern, FileHits, FileLimits, FileOutcome, FileSearcher, PatternOptions, StopSignal,
+    CompiledPattern, FileHits, FileLimits, FileOutcome, FileSearcher, OutputMode, PatternOptions,
+    StopSignal,
 };
 use crate::index::build::stat_ns;
 use crate::index::format::{BINARY, INDEXED, IndexFile};
 use crate::index::fresh::Watch;
+use crate::types::FileTypes;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -32,6 +35,10 @@ pub struct GrepQuery {
     pub max_matches: Option<usize>,
     pub count_total: bool,
     pub timeout: Option<Duration>,
+    /// Every match, or files or counts only (then `max_matches` counts files).
+    pub mode: OutputMode,
+    /// ripgrep file types a file must have (or not have).
+    pub types: Option<Arc<FileTypes>>,
 }
 
 #[derive(Debug, Default)]
@@ -49,6 +56,8 @@ pub struct GrepOutcome {
     pub search_path: PathBuf,
     /// The index chose the files searched.
     pub indexed: bool,
+    /// What the walk and the searches passed over, by reason, with examples.
+    pub skipped: Vec<(Reason, u64, Vec<Example>)>,
 }
 
 #[derive(Default)]
@@ -73,6 +82,7 @@ impl Counters {
 struct FileFilter {
     include: Option<PathPattern>,
     exclude: Option<PathPattern>,
+    types: Option<Arc<FileTypes>>,
     /// The directory searched (workspace-relative): patterns may be relative to it.
     search_dir: PathBuf,
 }
@@ -89,6 +99,7 @@ impl FileFilter {
         Ok(FileFilter {
             include: compile(&query.include)?,
             exclude: compile(&query.exclude)?,
+            types: query.types.clone(),
             search_dir,
         })
     }
@@ -99,6 +110,7 @@ impl FileFilter {
             .as_ref()
             .is_none_or(|include| include.matches_rel(rel, &self.search_dir));
         included
+            && self.types.as_ref().is_none_or(|types| types.accepts(rel))
             && !self
                 .exclude
                 .as_ref()
@@ -131,7 +143,7 @@ pub fn grep(walker: Walker, query: &GrepQuery, index: Option<IndexUse<'_>>) -> R
             "max_matches must be at least 1".into(),
         ));
     }
-    let pattern = CompiledPattern::new(&query.pattern)?;
+    let pattern = CompiledPattern::new(&query.pattern)?.with_mode(query.mode);
     let target = walker.target(&query.search_path)?;
     let search_path = target.real().to_path_buf();
     let search_dir = match &target {
@@ -188,6 +200,13 @@ pub fn grep(walker: Walker, query: &GrepQuery, index: Option<IndexUse<'_>>) -> R
     outcome.binary_files = counters.binary.load(Ordering::Relaxed);
     outcome.unreadable = counters.unreadable.load(Ordering::Relaxed) + walker.stats().errors();
     outcome.ignored = walker.stats().ignored();
+    let skipped = &walker.stats().skipped;
+    skipped.add(Reason::Binary, outcome.binary_files);
+    skipped.add(
+        Reason::Unreadable,
+        counters.unreadable.load(Ordering::Relaxed),
+    );
+    outcome.skipped = skipped.report();
     outcome.search_path = search_path;
     Ok(outcome)
 }
