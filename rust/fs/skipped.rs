@@ -19,7 +19,7 @@ pub const EXAMPLES: usize = 3;
 pub enum Reason {
     /// Hidden by `.gitignore`, `.ignore` or `.git/info/exclude` (`no_ignore` shows it).
     Gitignored,
-    /// Denied by an access-ignore file (never shown).
+    /// Denied by an access-ignore file (never shown; counted without examples).
     Denied,
     /// A dot file or directory while hidden files are off (`hidden` shows it).
     Hidden,
@@ -228,6 +228,10 @@ mod tests {
             vec!["build/", "dist/", "src/gen.log"]
         );
         assert_eq!(skipped.count(Reason::Denied), 1);
+        assert!(
+            skipped.examples(Reason::Denied).is_empty(),
+            "denied names stay unseen"
+        );
         // .gitignore and .codesiftignore are dot files too.
         assert_eq!(skipped.count(Reason::Hidden), 4);
         assert_eq!(shown(skipped, Reason::Hidden)[0], ".codesiftignore");

@@ -95,15 +95,15 @@ impl WalkStats {
         self.errors.fetch_add(1, AtomicOrdering::Relaxed);
         self.skipped.record(Reason::Unreadable, rel, is_dir);
     }
-    /// An entry the rules hid (`Hidden`) or denied (`Denied`).
+    /// An entry the rules hid (`Hidden`) or denied (`Denied`). A denied entry is counted
+    /// without an example: an access-ignore file makes its entries invisible, names included.
     fn add_ignored(&self, verdict: Verdict, rel: &Path, is_dir: bool) {
         self.ignored.fetch_add(1, AtomicOrdering::Relaxed);
-        let reason = if verdict == Verdict::Denied {
-            Reason::Denied
+        if verdict == Verdict::Denied {
+            self.skipped.add(Reason::Denied, 1);
         } else {
-            Reason::Gitignored
-        };
-        self.skipped.record(reason, rel, is_dir);
+            self.skipped.record(Reason::Gitignored, rel, is_dir);
+        }
     }
 }
 
