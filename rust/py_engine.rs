@@ -289,18 +289,21 @@ impl Engine {
     /// The tree under directory `path` (workspace-relative): `depth` levels (1: its own
     /// entries; `None`: all), at most `limit` entries, in pre-order, each directory's
     /// subdirectories before its files; see `TreeListing`.
-    #[pyo3(signature = (path, *, depth = None, limit = 1000))]
+    /// `hidden` and `no_ignore` override the workspace's options for this listing.
+    #[pyo3(signature = (path, *, depth = None, limit = 1000, hidden = None, no_ignore = None))]
     fn list_tree(
         &self,
         py: Python<'_>,
         path: PathBuf,
         depth: Option<usize>,
         limit: usize,
+        hidden: Option<bool>,
+        no_ignore: Option<bool>,
     ) -> PyResult<TreeListing> {
         if depth == Some(0) {
             return Err(Error::InvalidArgument("depth must be at least 1".into()).into());
         }
-        let walker = self.walker();
+        let walker = Walker::new(self.root.clone(), self.call_options(hidden, no_ignore).0);
         let files = self.files();
         let (tree, real, walker) = py.detach(move || {
             catch_panic(|| {

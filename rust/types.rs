@@ -98,18 +98,21 @@ fn closest(name: &str, known: &[String]) -> Vec<String> {
     let mut scored: Vec<(usize, &String)> = known
         .iter()
         .filter_map(|k| {
-            let score =
-                if lower.len() >= 2 && (k.starts_with(&lower) || lower.starts_with(k.as_str())) {
-                    0
-                } else if lower.len() >= 3 && (k.contains(&lower) || lower.contains(k.as_str())) {
-                    1
-                } else {
-                    let distance = edit_distance(&lower, k);
-                    if distance > (lower.chars().count() / 3).max(2) {
-                        return None;
-                    }
-                    1 + distance
-                };
+            let score = if lower.len() >= 2
+                && (k.starts_with(&lower) || (k.len() >= 2 && lower.starts_with(k.as_str())))
+            {
+                0
+            } else if lower.len() >= 3
+                && (k.contains(&lower) || (k.len() >= 3 && lower.contains(k.as_str())))
+            {
+                1
+            } else {
+                let distance = edit_distance(&lower, k);
+                if distance > (lower.chars().count() / 3).max(2) {
+                    return None;
+                }
+                1 + distance
+            };
             Some((score, k))
         })
         .collect();
@@ -162,7 +165,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("unknown file type \"pyhton\""), "{err}");
-        assert!(err.contains("python"), "{err}");
+        assert!(err.contains("Did you mean: py, python?"), "{err}");
         let err = FileTypes::new(&[], &names(&["rus"]))
             .unwrap_err()
             .to_string();

@@ -15,8 +15,10 @@ __all__ = [
     "ResultIter",
     "GlobOutcome",
     "GrepOutcome",
+    "Listing",
     "GlobMatcher",
     "normalize_glob",
+    "file_types",
     "CodesiftError",
     "SandboxError",
     "NotFoundError",
@@ -143,6 +145,7 @@ class GlobOutcome:
     ignored: int
     errors: int
     search_path: str
+    skipped: dict[str, tuple[int, list[str]]]
 
 @final
 class GrepOutcome:
@@ -158,6 +161,17 @@ class GrepOutcome:
     ignored: int
     search_path: str
     indexed: bool
+    counts: list[int]
+    skipped: dict[str, tuple[int, list[str]]]
+
+@final
+class Listing:
+    entries: list[tuple[str, bool, bool]]
+    total: int
+    truncated: bool
+    ignored: int
+    path: str
+    skipped: dict[str, tuple[int, list[str]]]
 
 @final
 class Engine:
@@ -187,6 +201,10 @@ class Engine:
         case_sensitive: bool = True,
         limit: int = 2000,
         sort: str = "path",
+        types: list[str] = ...,
+        types_not: list[str] = ...,
+        hidden: bool | None = None,
+        no_ignore: bool | None = None,
     ) -> GlobOutcome: ...
     def grep(
         self,
@@ -203,8 +221,23 @@ class Engine:
         max_matches: int | None = ...,
         count_total: bool = False,
         timeout: float | None = None,
+        mode: str = "content",
+        offset: int = 0,
+        types: list[str] = ...,
+        types_not: list[str] = ...,
+        hidden: bool | None = None,
+        no_ignore: bool | None = None,
     ) -> GrepOutcome: ...
     def list_dir(self, path: str | Path) -> tuple[list[tuple[str, bool]], int, str]: ...
+    def list_tree(
+        self,
+        path: str | Path,
+        *,
+        depth: int | None = None,
+        limit: int = 1000,
+        hidden: bool | None = None,
+        no_ignore: bool | None = None,
+    ) -> Listing: ...
     def open_read(self, path: str | Path) -> tuple[int, str, int]: ...
     def lock(self, path: str | Path, max_bytes: int) -> FileLock: ...
     def write(self, path: str | Path, data: bytes) -> tuple[str, bool]: ...
@@ -235,3 +268,4 @@ class GlobMatcher:
     def is_match(self, rel_search: str, rel_root: str) -> bool: ...
 
 def normalize_glob(pattern: str) -> str: ...
+def file_types() -> list[tuple[str, list[str]]]: ...
