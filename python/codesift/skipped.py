@@ -88,7 +88,11 @@ class Skipped:
             return f" — pass {' or '.join(given)}" if given else ""
 
         def at(examples: tuple[str, ...]) -> str | None:
-            return path.format(path=examples[0].rstrip("/")) if path and examples else None
+            # A directory is the likelier place of what was missed than a single file.
+            first = next(
+                (e for e in examples if e.endswith("/")), examples[0] if examples else None
+            )
+            return path.format(path=first.rstrip("/")) if path and first else None
 
         g = self.gitignored
         if g.count:
