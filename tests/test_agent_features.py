@@ -371,6 +371,13 @@ def test_hint_wording_follows_the_callers_parameter_names():
         "respect_git_ignore=false; 1 hidden path skipped: .cache/)"
     )
     assert Skipped().hint() is None
+    # Many ignored files and no directory: no single file is worth suggesting as the path.
+    files_only = Skipped(gitignored=SkipCount(40, ("a.pyc", "b.pyc", "c.pyc")))
+    assert files_only.hint() == (
+        "(40 gitignored paths hidden: a.pyc, b.pyc, c.pyc, ... — pass no_ignore=true)"
+    )
+    one = Skipped(gitignored=SkipCount(1, ("gen.py",)))
+    assert one.hint() == '(1 gitignored path hidden: gen.py — pass no_ignore=true or path="gen.py")'
 
 
 def test_the_cli_says_what_was_hidden_on_stderr(ignoring):

@@ -87,29 +87,27 @@ class Skipped:
             given = [o for o in options if o]
             return f" — pass {' or '.join(given)}" if given else ""
 
-        def at(examples: tuple[str, ...]) -> str | None:
-            # A directory is the likelier place of what was missed than a single file.
-            first = next(
-                (e for e in examples if e.endswith("/")), examples[0] if examples else None
-            )
+        def at(skip: SkipCount) -> str | None:
+            # A directory is the likelier place of what was missed; one file of many is not
+            # worth a search of its own.
+            dirs = [e for e in skip.examples if e.endswith("/")]
+            every = list(skip.examples) if skip.count <= len(skip.examples) else []
+            first = (dirs or every or [None])[0]
             return path.format(path=first.rstrip("/")) if path and first else None
 
         g = self.gitignored
         if g.count:
             parts.append(
-                f"{_noun(g.count, 'gitignored path')} hidden{_shown(g)}"
-                + ways(no_ignore, at(g.examples))
+                f"{_noun(g.count, 'gitignored path')} hidden{_shown(g)}" + ways(no_ignore, at(g))
             )
         h = self.hidden
         if h.count:
             parts.append(
-                f"{_noun(h.count, 'hidden path')} skipped{_shown(h)}" + ways(hidden, at(h.examples))
+                f"{_noun(h.count, 'hidden path')} skipped{_shown(h)}" + ways(hidden, at(h))
             )
         s = self.symlink
         if s.count:
-            parts.append(
-                f"{_noun(s.count, 'symlink')} not followed{_shown(s)}" + ways(at(s.examples))
-            )
+            parts.append(f"{_noun(s.count, 'symlink')} not followed{_shown(s)}" + ways(at(s)))
         t = self.too_large
         if t.count:
             parts.append(f"{_noun(t.count, 'file')} over max_filesize skipped{_shown(t)}")

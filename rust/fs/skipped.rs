@@ -71,8 +71,13 @@ pub struct Example {
 
 impl Example {
     fn key(&self) -> (usize, &[u8]) {
-        (self.path.iter().count(), self.path.as_os_str().as_bytes())
+        key(&self.path)
     }
+}
+
+/// The order of examples: fewest components first, then bytes.
+fn key(path: &Path) -> (usize, &[u8]) {
+    (path.iter().count(), path.as_os_str().as_bytes())
 }
 
 /// Counts and examples per reason, shared by the threads of a walk.
@@ -86,20 +91,25 @@ impl Skipped {
     /// Counts one entry passed over, keeping it as an example if it is among the top-most.
     pub fn record(&self, reason: Reason, rel: &Path, is_dir: bool) {
         self.counts[reason.slot()].fetch_add(1, Ordering::Relaxed);
-        let example = Example {
-            path: rel.to_path_buf(),
-            is_dir,
-        };
+        let new = key(rel);
         let mut examples = self.examples.lock().unwrap();
         let kept = &mut examples[reason.slot()];
-        if kept.len() == EXAMPLES && kept.last().is_some_and(|last| last.key() <= example.key()) {
+        // Most entries dropped (thousands of `*.o` beside the sources) are not among the
+        // top-most: no allocation for them.
+        if kept.len() == EXAMPLES && kept.last().is_some_and(|last| last.key() <= new) {
             return;
         }
-        let at = kept.partition_point(|e| e.key() < example.key());
-        if kept.get(at) == Some(&example) {
+        let at = kept.partition_point(|e| e.key() < new);
+        if kept.get(at).is_some_and(|e| e.key() == new) {
             return;
         }
-        kept.insert(at, example);
+        kept.insert(
+            at,
+            Example {
+                path: rel.to_path_buf(),
+                is_dir,
+            },
+        );
         kept.truncate(EXAMPLES);
     }
 
