@@ -419,8 +419,8 @@ fn from_index(
     search: &Path,
     found: &Mutex<Vec<GlobFile>>,
 ) -> bool {
-    let pattern = wanted.pattern;
     use std::os::unix::ffi::OsStrExt;
+    let pattern = wanted.pattern;
     let Some(slot) = index.watch else {
         return false;
     };
