@@ -92,7 +92,8 @@ class Skipped:
             # worth a search of its own.
             dirs = [e for e in skip.examples if e.endswith("/")]
             every = list(skip.examples) if skip.count <= len(skip.examples) else []
-            first = (dirs or every or [None])[0]
+            candidates = dirs or every
+            first = candidates[0] if candidates else None
             return path.format(path=first.rstrip("/")) if path and first else None
 
         g = self.gitignored
