@@ -138,6 +138,8 @@ mod tests {
             max_matches,
             count_total: max_matches.is_none(),
             timeout: None,
+            mode: crate::grep::OutputMode::Content,
+            types: None,
         }
     }
 
@@ -186,6 +188,7 @@ mod tests {
             case_sensitive: true,
             limit: 100_000,
             sort: GlobSort::Path,
+            types: None,
         };
         let outcome = glob(&walker, &query, None).unwrap();
         assert!(

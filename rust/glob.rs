@@ -5,11 +5,13 @@
 //! root, whichever matches. `*` and `?` never cross `/`; `**` does; `{a,b}` and `[...]` work.
 
 use crate::error::{Error, Result};
+use crate::fs::skipped::{Example, Reason};
 use crate::fs::walk::{Batch, Target, WalkState, Walker, rel_bytes};
 use crate::search::IndexUse;
+use crate::types::FileTypes;
 use globset::{GlobBuilder, GlobMatcher};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// One compiled glob with the rule for what it is matched against.
 struct Rule {
@@ -277,6 +279,8 @@ pub struct GlobQuery {
     pub case_sensitive: bool,
     pub limit: usize,
     pub sort: GlobSort,
+    /// ripgrep file types a file must have (or not have).
+    pub types: Option<Arc<FileTypes>>,
 }
 
 #[derive(Clone, Debug)]
@@ -298,6 +302,21 @@ pub struct GlobOutcome {
     pub errors: u64,
     /// The search path where it really is (symlinks along it resolved).
     pub search_path: PathBuf,
+    /// What the walk passed over, by reason, with examples.
+    pub skipped: Vec<(Reason, u64, Vec<Example>)>,
+}
+
+/// A glob pattern and the file types a file must have: what a glob keeps.
+struct Wanted<'a> {
+    pattern: &'a PathPattern,
+    types: Option<&'a FileTypes>,
+}
+
+impl Wanted<'_> {
+    fn matches(&self, rel: &Path, search_dir: &Path) -> bool {
+        self.pattern.matches_rel(rel, search_dir)
+            && self.types.is_none_or(|types| types.accepts(rel))
+    }
 }
 
 /// Finds the files matching `query.pattern` under `query.search_path`; with an index whose
@@ -308,6 +327,10 @@ pub fn glob(
     index: Option<IndexUse<'_>>,
 ) -> Result<GlobOutcome> {
     let pattern = PathPattern::new(&[query.pattern.as_str()], query.case_sensitive)?;
+    let wanted = Wanted {
+        pattern: &pattern,
+        types: query.types.as_deref(),
+    };
     let target = walker.target(&query.search_path)?;
     let want_mtime = query.sort == GlobSort::Mtime;
     let found: Mutex<Vec<GlobFile>> = Mutex::new(Vec::new());
@@ -315,7 +338,7 @@ pub fn glob(
     let search = target.real().to_path_buf();
     match target {
         Target::File(entry) => {
-            if pattern.matches_rel(&entry.rel, entry.rel.parent().unwrap_or(Path::new(""))) {
+            if wanted.matches(&entry.rel, entry.rel.parent().unwrap_or(Path::new(""))) {
                 found.lock().unwrap().push(GlobFile {
                     path: entry.rel,
                     metadata: None,
@@ -323,7 +346,7 @@ pub fn glob(
             }
         }
         Target::Dir(_)
-            if index.is_some_and(|i| from_index(walker, i, &pattern, &search, &found)) => {}
+            if index.is_some_and(|i| from_index(walker, i, &wanted, &search, &found)) => {}
         Target::Dir(start) => {
             let mut starts = Vec::new();
             for rel in pattern.walk_starts(&search) {
@@ -342,11 +365,11 @@ pub fn glob(
                 }
             }
             if !starts.is_empty() {
-                let (found, pattern, root, search) = (&found, &pattern, &root, &search);
+                let (found, wanted, root, search) = (&found, &wanted, &root, &search);
                 walker.visit_parallel(starts, || {
                     let mut batch = Batch::new(found);
                     Box::new(move |entry| {
-                        if pattern.matches_rel(&entry.rel, search) {
+                        if wanted.matches(&entry.rel, search) {
                             let metadata = want_mtime.then(|| {
                                 entry.stat(root).map_or((0, 0), |stat| {
                                     (stat_mtime_ms(&stat), stat.st_size as u64)
@@ -382,6 +405,7 @@ pub fn glob(
         ignored: walker.stats().ignored(),
         errors: walker.stats().errors(),
         search_path: search,
+        skipped: walker.stats().skipped.report(),
     })
 }
 
@@ -391,11 +415,12 @@ pub fn glob(
 fn from_index(
     walker: &Walker,
     index: IndexUse<'_>,
-    pattern: &PathPattern,
+    wanted: &Wanted<'_>,
     search: &Path,
     found: &Mutex<Vec<GlobFile>>,
 ) -> bool {
     use std::os::unix::ffi::OsStrExt;
+    let pattern = wanted.pattern;
     let Some(slot) = index.watch else {
         return false;
     };
@@ -438,7 +463,7 @@ fn from_index(
     for i in ranges.into_iter().flat_map(|(a, b)| a..b) {
         let bytes = index.file.path(i);
         let rel = Path::new(std::ffi::OsStr::from_bytes(bytes));
-        if watch.is_dirty(rel) || !pattern.matches_rel(rel, search) {
+        if watch.is_dirty(rel) || !wanted.matches(rel, search) {
             continue;
         }
         let known = index.file.file(i);
@@ -450,7 +475,7 @@ fn from_index(
     let fresh_walker = Walker::new(walker.root().clone(), walker.options().clone());
     let (changed, _, watch) =
         crate::index::fresh::dirty_files(fresh_walker, watch, search, &|rel| {
-            pattern.matches_rel(rel, search)
+            wanted.matches(rel, search)
         });
     let root = walker.root();
     for entry in changed {

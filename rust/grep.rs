@@ -68,6 +68,48 @@ pub struct PatternOptions {
     pub after: usize,
 }
 
+/// What a search reports of each file: every match (`Content`), only that it matches
+/// (`Files`: the scan of a file stops at its first match), or how many matches it has
+/// (`Count`: every match counted, only the first materialised). In the last two the unit of
+/// a search's limits is the file: `FileHits::count` is 1 and `FileHits::matches` the count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputMode {
+    #[default]
+    Content,
+    Files,
+    Count,
+}
+
+impl OutputMode {
+    pub fn parse(text: &str) -> Result<OutputMode> {
+        match text {
+            "content" => Ok(OutputMode::Content),
+            "files" => Ok(OutputMode::Files),
+            "count" => Ok(OutputMode::Count),
+            other => Err(Error::InvalidArgument(format!(
+                "mode must be \"content\", \"files\" or \"count\", not {:?}",
+                abbreviate(other)
+            ))),
+        }
+    }
+
+    /// The per-file caps of a search in this mode: files need one hit; counts need every
+    /// match counted and one kept.
+    pub fn limits(self, limits: FileLimits) -> FileLimits {
+        match self {
+            OutputMode::Content => limits,
+            OutputMode::Files => FileLimits {
+                max_hits: 1,
+                count_all: false,
+            },
+            OutputMode::Count => FileLimits {
+                max_hits: 1,
+                count_all: true,
+            },
+        }
+    }
+}
+
 /// A matcher ready to search with.
 #[derive(Clone, Debug)]
 pub struct CompiledPattern {
@@ -78,9 +120,20 @@ pub struct CompiledPattern {
     pub multiline: bool,
     pub before: usize,
     pub after: usize,
+    pub mode: OutputMode,
 }
 
 impl CompiledPattern {
+    /// The pattern reporting files or counts instead of every match (no context lines then).
+    pub fn with_mode(mut self, mode: OutputMode) -> CompiledPattern {
+        self.mode = mode;
+        if mode != OutputMode::Content {
+            self.before = 0;
+            self.after = 0;
+        }
+        self
+    }
+
     pub fn new(options: &PatternOptions) -> Result<CompiledPattern> {
         let pattern = &options.pattern;
         if pattern.len() > MAX_PATTERN_BYTES {
@@ -125,6 +178,7 @@ impl CompiledPattern {
             multiline,
             before: options.before,
             after: options.after,
+            mode: OutputMode::Content,
         })
     }
 
@@ -329,8 +383,11 @@ pub struct FileHits {
     pub hits: Vec<Hit>,
     /// The bytes the hits' spans point into.
     pub bytes: Vec<u8>,
-    /// Matches found in the file (may exceed `hits.len()` when hits were capped).
+    /// What the file adds to the search's limits and total: its matches found (may exceed
+    /// `hits.len()` when hits were capped), or 1 when files are the unit (see `OutputMode`).
     pub count: u64,
+    /// Matches found in the file: all of them in `OutputMode::Count`.
+    pub matches: u64,
     pub size: u64,
     pub mtime_ns: i64,
     pub encoding: TextEncoding,
@@ -484,6 +541,8 @@ impl FileSearcher {
             return FileOutcome::Unreadable;
         }
         let size = meta.len();
+        let mode = self.pattern.mode;
+        let limits = mode.limits(limits);
         let mtime_ns = {
             use std::os::unix::fs::MetadataExt;
             meta.mtime() * 1_000_000_000 + meta.mtime_nsec()
@@ -528,7 +587,8 @@ impl FileSearcher {
             if sink.count > 0 && !sink.binary && text.len() > BINARY_SNIFF_LEN {
                 sink.binary = memchr::memchr(0, &text[BINARY_SNIFF_LEN..]).is_some();
             }
-            if !sink.binary {
+            // Files and counts show no text to edit by id: not worth a pass over the file.
+            if !sink.binary && mode == OutputMode::Content {
                 mark_unique(sink.hits, sink.bytes, text);
             }
         } else {
@@ -571,6 +631,8 @@ impl FileSearcher {
             return None;
         }
         let size = meta.len();
+        let mode = self.pattern.mode;
+        let limits = mode.limits(limits);
         let mut sink = HitSink::new(
             &self.pattern,
             limits,
@@ -595,7 +657,8 @@ impl FileSearcher {
                 break;
             }
         }
-        if searched.is_ok() && !sink.binary {
+        // Files and counts show no text to edit by id: no uniqueness to prove.
+        if searched.is_ok() && !sink.binary && mode == OutputMode::Content {
             let buffer = &mut self.buffer;
             let mut first_two = |needle: &[u8]| -> (Option<usize>, Option<usize>) {
                 let parts = if needle.len() < 3 || needle.contains(&b'\n') {
@@ -667,9 +730,15 @@ impl FileSearcher {
         if binary {
             return FileOutcome::Binary;
         }
+        let mode = self.pattern.mode;
         let hits = hits.map(|(hits, bytes)| FileHits {
             path: rel(),
-            count,
+            count: if mode == OutputMode::Content {
+                count
+            } else {
+                1
+            },
+            matches: count,
             hits,
             bytes,
             size,
@@ -1071,6 +1140,10 @@ impl<'a> HitSink<'a> {
                 unique: false,
             };
             self.hits.push(hit);
+            if self.pattern.mode == OutputMode::Files {
+                keep_going = false;
+                break;
+            }
             if self.pattern.after > 0 {
                 self.pending.push(self.hits.len() - 1);
             }
@@ -1171,6 +1244,61 @@ mod tests {
             },
             &stop,
         )
+    }
+
+    fn search_mode(text: &[u8], options: PatternOptions, mode: OutputMode) -> FileOutcome {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        std::fs::write(&path, text).unwrap();
+        let pattern = CompiledPattern::new(&options).unwrap().with_mode(mode);
+        let mut searcher = FileSearcher::new(&pattern);
+        searcher.search(
+            File::open(&path),
+            || "f.txt".into(),
+            FileLimits {
+                max_hits: 100,
+                count_all: false,
+            },
+            &StopSignal::new(None),
+        )
+    }
+
+    #[test]
+    fn files_mode_keeps_the_first_hit_and_counts_the_file_once() {
+        let mut o = opts("x");
+        o.before = 2;
+        o.after = 2;
+        let FileOutcome::Matched(found) = search_mode(b"a\nx1\nx2\nx3\n", o, OutputMode::Files)
+        else {
+            panic!("expected a match")
+        };
+        assert_eq!((found.count, found.matches, found.hits.len()), (1, 1, 1));
+        assert_eq!(found.hits[0].line, 2);
+        assert!(found.hits[0].context.is_none(), "no context in files mode");
+    }
+
+    #[test]
+    fn count_mode_counts_every_match_past_any_limit() {
+        let text = "x x\n".repeat(300);
+        let FileOutcome::Matched(found) =
+            search_mode(text.as_bytes(), opts("x"), OutputMode::Count)
+        else {
+            panic!("expected a match")
+        };
+        assert_eq!((found.count, found.matches, found.hits.len()), (1, 600, 1));
+        let none = search_mode(b"abc\n", opts("x"), OutputMode::Count);
+        assert!(matches!(none, FileOutcome::NoMatch));
+        let binary = search_mode(b"x\0y\n", opts("x"), OutputMode::Files);
+        assert!(matches!(binary, FileOutcome::Binary));
+    }
+
+    #[test]
+    fn output_modes_parse_and_refuse_unknown_names() {
+        assert_eq!(OutputMode::parse("files").unwrap(), OutputMode::Files);
+        let err = OutputMode::parse("files_with_matches")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("\"content\", \"files\" or \"count\""), "{err}");
     }
 
     fn opts(pattern: &str) -> PatternOptions {

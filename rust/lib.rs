@@ -1,5 +1,5 @@
 //! codesift's compiled core: the engine modules (fs: the root handle, walkers and atomic
-//! writes; rules, glob, grep, search, files) and the one Python module `codesift._core` that
+//! writes; rules, glob, grep, search, types, files) and the one Python module `codesift._core` that
 //! exposes them.
 
 pub mod cancel;
@@ -9,8 +9,10 @@ pub mod fs;
 pub mod glob;
 pub mod grep;
 pub mod index;
+pub mod page;
 pub mod rules;
 pub mod search;
+pub mod types;
 
 mod py_cancel;
 mod py_engine;
@@ -31,6 +33,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_types::ResultIter>()?;
     m.add_class::<py_types::GlobOutcome>()?;
     m.add_class::<py_types::GrepOutcome>()?;
+    m.add_class::<py_types::Listing>()?;
+    m.add_function(wrap_pyfunction!(py_glob::file_types, m)?)?;
     m.add_class::<py_glob::GlobMatcher>()?;
     m.add_function(wrap_pyfunction!(py_glob::normalize_glob, m)?)?;
     py_errors::register(m)?;

@@ -5,13 +5,16 @@ use crate::files::{Files, Locked};
 use crate::fs::root::Root;
 use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::{GlobQuery, GlobSort, glob};
-use crate::grep::PatternOptions;
+use crate::grep::{OutputMode, PatternOptions};
 use crate::index::handle::{IndexHandle, Mode};
 use crate::py_cancel::CancelToken;
 use crate::py_errors::catch_panic;
-use crate::py_types::{GlobOutcome, GrepOutcome, glob_outcome, grep_outcome};
+use crate::py_types::{
+    GlobOutcome, GrepOutcome, Listing as TreeListing, glob_outcome, grep_outcome, tree_listing,
+};
 use crate::rules::RuleOptions;
 use crate::search::{GrepQuery, IndexUse, grep};
+use crate::types::FileTypes;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::ffi::OsString;
@@ -44,6 +47,28 @@ impl Engine {
     fn walker(&self) -> Walker {
         Walker::new(self.root.clone(), self.options.clone())
     }
+
+    /// The walk options of one call: the workspace's, with `hidden` and `no_ignore` (which
+    /// turns the `.gitignore`-style rules off; access-ignore files always apply) overridden
+    /// when given; and whether they differ from the workspace's (then the persistent index,
+    /// built for the workspace's options, must not answer).
+    fn call_options(&self, hidden: Option<bool>, no_ignore: Option<bool>) -> (WalkOptions, bool) {
+        let mut options = self.options.clone();
+        if let Some(hidden) = hidden {
+            options.hidden = hidden;
+        }
+        if let Some(no_ignore) = no_ignore {
+            options.rules.gitignore = !no_ignore;
+        }
+        let overridden = options.hidden != self.options.hidden
+            || options.rules.gitignore != self.options.rules.gitignore;
+        (options, overridden)
+    }
+}
+
+/// The file-type selection of a call, shared by the threads that check it.
+fn file_types(select: &[String], negate: &[String]) -> PyResult<Option<Arc<FileTypes>>> {
+    Ok(FileTypes::new(select, negate)?.map(Arc::new))
 }
 
 #[pymethods]
@@ -121,9 +146,11 @@ impl Engine {
         &self.id_prefix
     }
 
-    /// Files under `search_path` (workspace-relative) matching `pattern`.
+    /// Files under `search_path` (workspace-relative) matching `pattern`; `types` and
+    /// `types_not` select ripgrep file types, `hidden` and `no_ignore` override the
+    /// workspace's walk options for this call.
     #[pyo3(signature = (search_path, pattern, *, case_sensitive = true, limit = 2000, sort = "path",
-        cancel = None))]
+        types = Vec::new(), types_not = Vec::new(), hidden = None, no_ignore = None, cancel = None))]
     #[allow(clippy::too_many_arguments)]
     fn glob(
         &self,
@@ -133,11 +160,16 @@ impl Engine {
         case_sensitive: bool,
         limit: usize,
         sort: &str,
+        types: Vec<String>,
+        types_not: Vec<String>,
+        hidden: Option<bool>,
+        no_ignore: Option<bool>,
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GlobOutcome> {
         let sort = GlobSort::parse(sort)?;
+        let (options, overridden) = self.call_options(hidden, no_ignore);
         let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
-        let walker = self.walker().with_cancel(cancel.clone());
+        let walker = Walker::new(self.root.clone(), options).with_cancel(cancel.clone());
         let links = self.options.links();
         let query = GlobQuery {
             pattern,
@@ -145,12 +177,14 @@ impl Engine {
             case_sensitive,
             limit,
             sort,
+            types: file_types(&types, &types_not)?,
         };
         let index = self.index.clone();
         let outcome = py.detach(move || {
             catch_panic(|| {
-                // Only a loaded index with a caught-up watch answers a glob (no build, no walk).
-                let file = index.loaded();
+                // Only a loaded index with a caught-up watch answers a glob (no build, no walk),
+                // and only for the options it was built with.
+                let file = if overridden { None } else { index.loaded() };
                 let using = file.as_deref().map(|file| IndexUse {
                     file,
                     watch: index.watch_slot(),
@@ -164,9 +198,14 @@ impl Engine {
     }
 
     /// Matches of `pattern` under `search_path` (workspace-relative; file or directory).
+    /// `mode` is "content", "files" or "count" (then the unit of `max_matches`, `offset` and
+    /// the total is the file); `offset` skips that many of the first results (paging);
+    /// `types`/`types_not`, `hidden` and `no_ignore` as for `glob`.
     #[pyo3(signature = (search_path, pattern, *, literal = false, case_sensitive = false,
         multiline = None, before = 0, after = 0, include = Vec::new(), exclude = Vec::new(),
-        max_matches = Some(500), count_total = false, timeout = None, cancel = None))]
+        max_matches = Some(500), count_total = false, timeout = None, mode = "content",
+        offset = 0, types = Vec::new(), types_not = Vec::new(), hidden = None, no_ignore = None,
+        cancel = None))]
     #[allow(clippy::too_many_arguments)]
     fn grep(
         &self,
@@ -183,11 +222,22 @@ impl Engine {
         max_matches: Option<usize>,
         count_total: bool,
         timeout: Option<f64>,
+        mode: &str,
+        offset: usize,
+        types: Vec<String>,
+        types_not: Vec<String>,
+        hidden: Option<bool>,
+        no_ignore: Option<bool>,
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GrepOutcome> {
         let timeout: Option<Duration> = timeout.map(crate::grep::timeout_duration).transpose()?;
+        let mode = OutputMode::parse(mode)?;
+        if max_matches == Some(0) {
+            return Err(Error::InvalidArgument("max_matches must be at least 1".into()).into());
+        }
+        let (options, overridden) = self.call_options(hidden, no_ignore);
         let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
-        let walker = self.walker().with_cancel(cancel.clone());
+        let walker = Walker::new(self.root.clone(), options.clone()).with_cancel(cancel.clone());
         let query = GrepQuery {
             pattern: PatternOptions {
                 pattern,
@@ -200,26 +250,35 @@ impl Engine {
             search_path,
             include,
             exclude,
-            max_matches,
+            // The first `offset` results are found, then dropped.
+            max_matches: max_matches.map(|max| max.saturating_add(offset)),
             count_total,
             timeout,
+            mode,
+            types: file_types(&types, &types_not)?,
         };
-        let (index, root, options) = (self.index.clone(), self.root.clone(), self.options.clone());
+        let (index, root) = (self.index.clone(), self.root.clone());
         let outcome = py.detach(move || {
             catch_panic(|| {
-                // The index a search builds on first use is never cancelled: a partial index
-                // would pass for a whole one.
-                let file = index.for_search(|| Walker::new(root.clone(), options.clone()));
+                // The index holds the files of the workspace's options: a call that overrides
+                // them scans. The index a search builds on first use is never cancelled: a
+                // partial index would pass for a whole one.
+                let file = if overridden {
+                    None
+                } else {
+                    index.for_search(|| Walker::new(root.clone(), options.clone()))
+                };
                 let using = file.as_deref().map(|file| IndexUse {
                     file,
                     watch: index.watch_slot(),
                 });
-                let outcome = grep(walker, &query, using)?;
+                let mut outcome = grep(walker, &query, using)?;
                 if file.is_some() {
                     // Never cancelled either (its walker has no cancel token).
                     index.maybe_rebuild(move || Walker::new(root, options));
                 }
                 check_cancelled(&cancel, "grep")?;
+                crate::page::skip_hits(&mut outcome.files, offset);
                 Ok(outcome)
             })
         })?;
@@ -246,6 +305,36 @@ impl Engine {
                 Ok((entries, walker.stats().ignored(), real.into_os_string()))
             })
         })
+    }
+
+    /// The tree under directory `path` (workspace-relative): `depth` levels (1: its own
+    /// entries; `None`: all), at most `limit` entries, in pre-order, each directory's
+    /// subdirectories before its files; see `TreeListing`.
+    /// `hidden` and `no_ignore` override the workspace's options for this listing.
+    #[pyo3(signature = (path, *, depth = None, limit = 1000, hidden = None, no_ignore = None))]
+    fn list_tree(
+        &self,
+        py: Python<'_>,
+        path: PathBuf,
+        depth: Option<usize>,
+        limit: usize,
+        hidden: Option<bool>,
+        no_ignore: Option<bool>,
+    ) -> PyResult<TreeListing> {
+        if depth == Some(0) {
+            return Err(Error::InvalidArgument("depth must be at least 1".into()).into());
+        }
+        let walker = Walker::new(self.root.clone(), self.call_options(hidden, no_ignore).0);
+        let files = self.files();
+        let (tree, real, walker) = py.detach(move || {
+            catch_panic(|| {
+                let real = files.list_target(&path)?;
+                let tree = crate::fs::tree::tree(&walker, &real, depth, limit)
+                    .map_err(|e| Error::io(&path, "list", &e))?;
+                Ok((tree, real, walker))
+            })
+        })?;
+        tree_listing(py, tree, &walker, real)
     }
 
     /// Opens the regular file `path` (workspace-relative) to read it: a descriptor the caller

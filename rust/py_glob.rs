@@ -1,5 +1,6 @@
 //! `GlobMatcher`: codesift's glob rules for Python callers that match paths themselves (the
-//! remote "shell" strategy matches the names `find` lists), so both agree with local search.
+//! remote "shell" strategy matches the names `find` lists), so both agree with local search;
+//! and `file_types`, the ripgrep file types that `type=` selects.
 
 use crate::glob::{PathPattern, normalize};
 use crate::py_errors::catch_panic;
@@ -31,4 +32,11 @@ impl GlobMatcher {
 #[pyfunction]
 pub fn normalize_glob(pattern: &str) -> String {
     normalize(pattern)
+}
+
+/// The file types `type=`/`type_not=` accept: `(name, globs)` sorted by name, ripgrep's
+/// default definitions (`rg --type-list`).
+#[pyfunction]
+pub fn file_types() -> Vec<(String, Vec<String>)> {
+    crate::types::definitions()
 }

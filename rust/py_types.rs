@@ -8,6 +8,9 @@
 //! freed as the loop moves on, so their memory is reused while still hot in cache.
 
 use crate::fs::root::{Links, Root};
+use crate::fs::skipped::{Example, Reason};
+use crate::fs::tree::Tree;
+use crate::fs::walk::Walker;
 use crate::glob::{GlobFile, GlobOutcome as EngineGlobOutcome, stat_mtime_ms};
 use crate::grep::{Context, FileHits, Hit, Span, TextEncoding, store};
 use crate::search::GrepOutcome as EngineGrepOutcome;
@@ -682,6 +685,8 @@ pub struct GlobOutcome {
     pub errors: u64,
     /// The search path where it really is, workspace-relative.
     pub search_path: Py<PyString>,
+    /// What the walk passed over: reason -> (count, example paths, directories with a `/`).
+    pub skipped: Py<PyDict>,
 }
 
 /// What grep found, before the Python layer adds its summary.
@@ -702,6 +707,68 @@ pub struct GrepOutcome {
     pub search_path: Py<PyString>,
     /// The index chose the files searched (the hits are a scan's all the same).
     pub indexed: bool,
+    /// Matches in each file of `matches` (in order; all of them counted in count mode).
+    pub counts: Vec<u64>,
+    /// What the walk and the searches passed over: reason -> (count, example paths).
+    pub skipped: Py<PyDict>,
+}
+
+/// A directory tree for `list_dir`, before the Python layer adds its summary.
+#[pyclass(frozen, get_all, module = "codesift._core")]
+pub struct Listing {
+    /// `(path relative to the listed directory, is_dir, is_link)`, in pre-order.
+    pub entries: Vec<(Py<PyString>, bool, bool)>,
+    pub total: usize,
+    pub truncated: bool,
+    /// Entries the ignore rules hid.
+    pub ignored: u64,
+    /// The listed directory where it really is, workspace-relative.
+    pub path: Py<PyString>,
+    /// What the listing passed over: reason -> (count, example paths).
+    pub skipped: Py<PyDict>,
+}
+
+/// `reason -> (count, examples)` for Python; an example directory ends with `/`.
+fn skipped_dict(py: Python<'_>, report: Vec<(Reason, u64, Vec<Example>)>) -> PyResult<Py<PyDict>> {
+    let d = PyDict::new(py);
+    for (reason, count, examples) in report {
+        let shown: Vec<std::ffi::OsString> = examples
+            .into_iter()
+            .map(|example| {
+                let mut path = example.path.into_os_string();
+                if example.is_dir {
+                    path.push("/");
+                }
+                path
+            })
+            .collect();
+        d.set_item(reason.name(), (count, shown))?;
+    }
+    Ok(d.unbind())
+}
+
+pub fn tree_listing(
+    py: Python<'_>,
+    tree: Tree,
+    walker: &Walker,
+    real: PathBuf,
+) -> PyResult<Listing> {
+    let entries = tree
+        .entries
+        .into_iter()
+        .map(|e| {
+            let Ok(path) = e.rel.into_os_string().into_pyobject(py);
+            (path.unbind(), e.is_dir, e.is_link)
+        })
+        .collect();
+    Ok(Listing {
+        entries,
+        total: tree.total,
+        truncated: tree.truncated,
+        ignored: walker.stats().ignored(),
+        path: real.into_os_string().into_pyobject(py)?.unbind(),
+        skipped: skipped_dict(py, walker.stats().skipped.report())?,
+    })
 }
 
 /// Takes a view out of the cyclic GC's lists: it holds no Python object that could be part of
@@ -748,6 +815,7 @@ pub fn glob_outcome(
             .into_os_string()
             .into_pyobject(py)?
             .unbind(),
+        skipped: skipped_dict(py, outcome.skipped)?,
     })
 }
 
@@ -777,6 +845,7 @@ pub fn grep_outcome(
     id_start: u64,
 ) -> PyResult<GrepOutcome> {
     let files_with_matches = outcome.files.len() as u64;
+    let counts = outcome.files.iter().map(|f| f.matches).collect();
     let mut encodings: Vec<(TextEncoding, Py<PyString>)> = Vec::new();
     let mut files = Vec::with_capacity(outcome.files.len());
     for file in outcome.files {
@@ -835,5 +904,7 @@ pub fn grep_outcome(
             .into_pyobject(py)?
             .unbind(),
         indexed: outcome.indexed,
+        counts,
+        skipped: skipped_dict(py, outcome.skipped)?,
     })
 }

@@ -9,16 +9,18 @@
 
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
+use crate::fs::skipped::{Example, Reason};
 use crate::fs::walk::{Batch, DirFilter, DirHook, DirWork, FileEntry, Target, WalkState, Walker};
 use crate::glob::PathPattern;
 use crate::grep::{
     CompiledPattern, Expected, FileHits, FileLimits, FileOutcome, FileSearcher, LineRange,
-    PatternOptions, StopSignal,
+    OutputMode, PatternOptions, StopSignal,
 };
 use crate::index::build::stat_ns;
 use crate::index::format::{BINARY, FileRecord, INDEXED, IndexFile, UTF8_BOM};
 use crate::index::fresh::Watch;
 use crate::index::query::Candidates;
+use crate::types::FileTypes;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -35,6 +37,10 @@ pub struct GrepQuery {
     pub max_matches: Option<usize>,
     pub count_total: bool,
     pub timeout: Option<Duration>,
+    /// Every match, or files or counts only (then `max_matches` counts files).
+    pub mode: OutputMode,
+    /// ripgrep file types a file must have (or not have).
+    pub types: Option<Arc<FileTypes>>,
 }
 
 #[derive(Debug, Default)]
@@ -52,6 +58,8 @@ pub struct GrepOutcome {
     pub search_path: PathBuf,
     /// The index chose the files searched.
     pub indexed: bool,
+    /// What the walk and the searches passed over, by reason, with examples.
+    pub skipped: Vec<(Reason, u64, Vec<Example>)>,
 }
 
 #[derive(Default)]
@@ -79,6 +87,7 @@ impl Counters {
 struct FileFilter {
     include: Option<PathPattern>,
     exclude: Option<PathPattern>,
+    types: Option<Arc<FileTypes>>,
     /// The directory searched (workspace-relative): patterns may be relative to it.
     search_dir: PathBuf,
 }
@@ -95,6 +104,7 @@ impl FileFilter {
         Ok(FileFilter {
             include: compile(&query.include)?,
             exclude: compile(&query.exclude)?,
+            types: query.types.clone(),
             search_dir,
         })
     }
@@ -105,6 +115,7 @@ impl FileFilter {
             .as_ref()
             .is_none_or(|include| include.matches_rel(rel, &self.search_dir));
         included
+            && self.types.as_ref().is_none_or(|types| types.accepts(rel))
             && !self
                 .exclude
                 .as_ref()
@@ -137,7 +148,7 @@ pub fn grep(walker: Walker, query: &GrepQuery, index: Option<IndexUse<'_>>) -> R
             "max_matches must be at least 1".into(),
         ));
     }
-    let pattern = CompiledPattern::new(&query.pattern)?;
+    let pattern = CompiledPattern::new(&query.pattern)?.with_mode(query.mode);
     let target = walker.target(&query.search_path)?;
     let search_path = target.real().to_path_buf();
     let search_dir = match &target {
@@ -200,6 +211,13 @@ pub fn grep(walker: Walker, query: &GrepQuery, index: Option<IndexUse<'_>>) -> R
     outcome.binary_files = counters.binary.load(Ordering::Relaxed);
     outcome.unreadable = counters.unreadable.load(Ordering::Relaxed) + walker.stats().errors();
     outcome.ignored = walker.stats().ignored();
+    let skipped = &walker.stats().skipped;
+    skipped.add(Reason::Binary, outcome.binary_files);
+    skipped.add(
+        Reason::Unreadable,
+        counters.unreadable.load(Ordering::Relaxed),
+    );
+    outcome.skipped = skipped.report();
     outcome.search_path = search_path;
     Ok(outcome)
 }
@@ -333,6 +351,7 @@ pub fn caught_up_watch(walker: Walker, index: &IndexFile) -> Option<Watch> {
     let everything = FileFilter {
         include: None,
         exclude: None,
+        types: None,
         search_dir: PathBuf::new(),
     };
     let (_, _, watch) = from_walk(

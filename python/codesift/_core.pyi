@@ -16,8 +16,10 @@ __all__ = [
     "ResultIter",
     "GlobOutcome",
     "GrepOutcome",
+    "Listing",
     "GlobMatcher",
     "normalize_glob",
+    "file_types",
     "CodesiftError",
     "SandboxError",
     "NotFoundError",
@@ -157,6 +159,7 @@ class GlobOutcome:
     ignored: int
     errors: int
     search_path: str
+    skipped: dict[str, tuple[int, list[str]]]
 
 @final
 class GrepOutcome:
@@ -172,6 +175,17 @@ class GrepOutcome:
     ignored: int
     search_path: str
     indexed: bool
+    counts: list[int]
+    skipped: dict[str, tuple[int, list[str]]]
+
+@final
+class Listing:
+    entries: list[tuple[str, bool, bool]]
+    total: int
+    truncated: bool
+    ignored: int
+    path: str
+    skipped: dict[str, tuple[int, list[str]]]
 
 @final
 class Engine:
@@ -202,6 +216,10 @@ class Engine:
         case_sensitive: bool = True,
         limit: int = 2000,
         sort: str = "path",
+        types: list[str] = ...,
+        types_not: list[str] = ...,
+        hidden: bool | None = None,
+        no_ignore: bool | None = None,
         cancel: CancelToken | None = None,
     ) -> GlobOutcome: ...
     def grep(
@@ -219,9 +237,24 @@ class Engine:
         max_matches: int | None = ...,
         count_total: bool = False,
         timeout: float | None = None,
+        mode: str = "content",
+        offset: int = 0,
+        types: list[str] = ...,
+        types_not: list[str] = ...,
+        hidden: bool | None = None,
+        no_ignore: bool | None = None,
         cancel: CancelToken | None = None,
     ) -> GrepOutcome: ...
     def list_dir(self, path: str | Path) -> tuple[list[tuple[str, bool]], int, str]: ...
+    def list_tree(
+        self,
+        path: str | Path,
+        *,
+        depth: int | None = None,
+        limit: int = 1000,
+        hidden: bool | None = None,
+        no_ignore: bool | None = None,
+    ) -> Listing: ...
     def open_read(self, path: str | Path) -> tuple[int, str, int]: ...
     def lock(self, path: str | Path, max_bytes: int) -> FileLock: ...
     def create(self, path: str | Path, data: bytes, mode: int | None = None) -> FileLock: ...
@@ -254,3 +287,4 @@ class GlobMatcher:
     def is_match(self, rel_search: str, rel_root: str) -> bool: ...
 
 def normalize_glob(pattern: str) -> str: ...
+def file_types() -> list[tuple[str, list[str]]]: ...

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from .errors import CodesiftError, InvalidArgumentError, PatternError
 
 GLOB_SORTS = ("path", "mtime", "none")
+#: `Workspace.grep` modes: every match, the files with matches, or matches per file.
+GREP_MODES = ("content", "files", "count")
 
 #: The largest integer any count or size argument may be (the engine counts in 64 bits).
 MAX_COUNT = 2**63 - 1
@@ -271,3 +273,43 @@ def split_top_level(text: str) -> list[str]:
             current.append(ch)
     parts.append("".join(current).strip())
     return parts
+
+
+def check_grep_mode(mode: object) -> str:
+    if not isinstance(mode, str) or mode not in GREP_MODES:
+        raise InvalidArgumentError(
+            f'mode must be "content" (every match), "files" (files with matches) or "count" '
+            f"(matches per file), not {_short(mode)}"
+        )
+    return mode
+
+
+def type_list(name: str, value: str | Iterable[str] | None) -> list[str]:
+    """ripgrep file type names as a list; a string may hold several, comma-separated
+    (`"py,rust"`). The engine checks the names (an unknown one is an error naming close ones)."""
+    if value is None:
+        return []
+    if not isinstance(value, str | Iterable) or isinstance(value, bytes | Mapping):
+        raise InvalidArgumentError(
+            f"{name} must be a file type such as py or rust, or a list of them, not {_short(value)}"
+        )
+    items = [value] if isinstance(value, str) else list(value)
+    names: list[str] = []
+    for item in items:
+        if not isinstance(item, str):
+            raise InvalidArgumentError(
+                f"{name} must be a file type such as py or rust, or a list of them, not "
+                f"{_short(item)}"
+            )
+        check_unicode(name, item)
+        names.extend(part.strip() for part in item.split(",") if part.strip())
+    return names
+
+
+def check_flag(name: str, value: object) -> bool | None:
+    """An optional per-call override: True, False or None (the workspace's setting)."""
+    if value is not None and not isinstance(value, bool):
+        raise InvalidArgumentError(
+            f"{name} must be true, false or left out (the workspace's setting), not {_short(value)}"
+        )
+    return value

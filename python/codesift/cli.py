@@ -383,7 +383,8 @@ def _glob(ws: Workspace, args: argparse.Namespace, console: Console | None) -> i
     else:
         for f in result.files:
             console.print(Text(args.show(f.path), style="magenta"))
-        Console(stderr=True, highlight=False).print(f"[dim]{escape(result.summary)}[/dim]")
+        Console(stderr=True, highlight=False).print(f"[dim]{escape(_without_hint(result))}[/dim]")
+    _print_hint(result)
     return EXIT_FOUND if result.total else EXIT_NOTHING
 
 
@@ -425,7 +426,21 @@ def _grep(ws: Workspace, args: argparse.Namespace, console: Console | None) -> i
             print(result.summary, file=sys.stderr)
     else:
         _render_grep(console, result, args.show)
+    _print_hint(result)
     return EXIT_FOUND if result.matches else EXIT_NOTHING
+
+
+def _without_hint(result: GlobResult | GrepResult) -> str:
+    """The summary without the hint phrased for the library (the CLI says it its own way)."""
+    return result.summary.removesuffix(f" {result.hint}") if result.hint else result.summary
+
+
+def _print_hint(result: GlobResult | GrepResult) -> None:
+    """When the search found little and entries were passed over, one line on stderr
+    saying what and how to include them (never a silent false negative)."""
+    if result.hint:
+        hint = result.skipped.hint(no_ignore="--no-ignore", hidden=None, path='PATH "{path}"')
+        print(f"codesift: {hint}", file=sys.stderr)
 
 
 def _render_grep(console: Console, result: GrepResult, show: Callable[[str], str]) -> None:
@@ -450,7 +465,7 @@ def _render_grep(console: Console, result: GrepResult, show: Callable[[str], str
         )
         for k, line in enumerate(m.after):
             console.print(Text(f"{m.end_line + 1 + k:>6}- ", style="dim") + Text(line))
-    Console(stderr=True, highlight=False).print(f"[dim]{escape(result.summary)}[/dim]")
+    Console(stderr=True, highlight=False).print(f"[dim]{escape(_without_hint(result))}[/dim]")
 
 
 def _read(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:

@@ -61,6 +61,29 @@ _GLOB_FILE = _object(
     optional=("host",),
 )
 
+_SKIP_COUNT = _object({"count": _COUNT, "examples": _STRINGS})
+_SKIPPED = {
+    **_object(
+        {
+            reason: _SKIP_COUNT
+            for reason in (
+                "gitignored",
+                "hidden",
+                "symlink",
+                "too_large",
+                "binary",
+                "unreadable",
+                "denied",
+            )
+        }
+    ),
+    "description": "What the walk passed over, by reason: a count and a few example paths.",
+}
+_HINT = {
+    "type": ["string", "null"],
+    "description": "When little was found while entries were passed over: what and how to "
+    "include them.",
+}
 _TOOL_KEYS = {"truncated": {"type": "boolean"}, "spill_file": _SPILL, "summary": _SUMMARY}
 
 OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
@@ -81,10 +104,20 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
             "note": {"type": ["string", "null"], "description": "Why the result is partial."},
             "errors": _ERRORS,
             "indexed": {"type": "boolean"},
+            "mode": {"type": "string", "enum": ["content", "files", "count"]},
+            "offset": _COUNT,
+            "files": {**_STRINGS, "description": "The files with hits, in order."},
+            "counts": {
+                "type": "array",
+                "items": _COUNT,
+                "description": "Matches per file, in the order of files (count mode).",
+            },
+            "skipped": _SKIPPED,
+            "hint": _HINT,
             "hosts": _STRINGS,
             **_TOOL_KEYS,
         },
-        optional=("hosts",),
+        optional=("hosts", "mode", "offset", "files", "counts", "skipped", "hint"),
     ),
     "glob_search": _object(
         {
@@ -97,10 +130,12 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
             "limit": _COUNT,
             "unreadable": _COUNT,
             "errors": _ERRORS,
+            "skipped": _SKIPPED,
+            "hint": _HINT,
             "hosts": _STRINGS,
             **_TOOL_KEYS,
         },
-        optional=("hosts",),
+        optional=("hosts", "skipped", "hint"),
     ),
     "read_file": _object(
         {
@@ -120,8 +155,13 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
             "entries": {**_STRINGS, "description": "Directories first, with a trailing /."},
             "total": _COUNT,
             "ignored": _COUNT,
+            "depth": {"type": ["integer", "null"]},
+            "links": _STRINGS,
+            "skipped": _SKIPPED,
+            "hint": _HINT,
             **_TOOL_KEYS,
-        }
+        },
+        optional=("depth", "links", "skipped", "hint"),
     ),
     "edit": _object(
         {

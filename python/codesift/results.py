@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._core import GlobMatch, GrepMatch, ResultList
+from .skipped import Skipped, few
 
 # The engine's lazy result sequence is a Sequence in every respect but inheritance.
 Sequence.register(ResultList)
@@ -55,10 +56,18 @@ class GlobResult:
     unreadable: int = 0
     #: Failed hosts of a remote search, with their messages (empty for a local search).
     errors: dict[str, str] = field(default_factory=dict)
+    #: What the walk passed over (see `codesift.skipped`).
+    skipped: Skipped = field(default_factory=Skipped)
 
     @property
     def paths(self) -> list[str]:
         return [f.path for f in self.files]
+
+    @property
+    def hint(self) -> str | None:
+        """When the glob found little and the walk passed entries over: what and how to
+        include them, in one line."""
+        return self.skipped.hint() if few(self.total, self.truncated) else None
 
     @property
     def summary(self) -> str:
@@ -68,6 +77,8 @@ class GlobResult:
         )
         if self.truncated:
             text += f" [TRUNCATED: showing first {len(self.files)} of {plural(self.total, 'file')}]"
+        if self.hint:
+            text += f" {self.hint}"
         return text
 
     def to_dict(self) -> dict[str, Any]:
@@ -84,6 +95,8 @@ class GlobResult:
             "limit": self.limit,
             "unreadable": self.unreadable,
             "errors": dict(self.errors),
+            "skipped": self.skipped.to_dict(),
+            "hint": self.hint,
             "summary": self.summary,
         }
 
@@ -112,6 +125,32 @@ class GrepResult:
     errors: dict[str, str] = field(default_factory=dict)
     #: The index chose the files searched (the hits are exactly a scan's either way).
     indexed: bool = False
+    #: "content" (every match), "files" (one hit per file: its first match) or "count" (one
+    #: hit per file, with its number of matches in `counts`). In the last two, `total`,
+    #: `max_matches` and `offset` count files.
+    mode: str = "content"
+    #: Results of the deterministic order skipped before these (paging).
+    offset: int = 0
+    #: Matches in each file of the result, in order (every match counted in count mode).
+    counts: Sequence[int] = ()
+    #: What the walk and the searches passed over (see `codesift.skipped`).
+    skipped: Skipped = field(default_factory=Skipped)
+
+    @property
+    def files(self) -> list[str]:
+        """The files with hits in this result, in order, each once."""
+        return list(dict.fromkeys(m.file for m in self.matches))
+
+    @property
+    def file_counts(self) -> list[tuple[str, int]]:
+        """`(file, matches)` per file of the result (complete counts in count mode)."""
+        return list(zip(self.files, self.counts, strict=False))
+
+    @property
+    def hint(self) -> str | None:
+        """When the search found little and entries were passed over: what and how to
+        include them, in one line."""
+        return self.skipped.hint() if few(self.total, self.truncated) else None
 
     @property
     def note(self) -> str | None:
@@ -128,7 +167,13 @@ class GrepResult:
     @property
     def summary(self) -> str:
         shown = f'"{self.pattern}"' if self.literal else f"/{self.pattern}/"
-        text = f"Found {plural(self.total, 'match', 'matches')} for {shown} in {self.path}"
+        if self.mode == "content":
+            found = plural(self.total, "match", "matches")
+        else:
+            found = plural(self.total, "file") + " with matches"
+        text = f"Found {found} for {shown} in {self.path}"
+        if self.mode == "count" and self.counts:
+            text += f" ({plural(sum(self.counts), 'match', 'matches')} in the files listed)"
         filters = []
         if self.include:
             filters.append("filter: " + ", ".join(f'"{g}"' for g in self.include))
@@ -136,8 +181,12 @@ class GrepResult:
             filters.append("exclude: " + ", ".join(f'"{g}"' for g in self.exclude))
         if filters:
             text += f" ({'; '.join(filters)})"
+        if self.offset and self.matches:
+            text += f" [results {self.offset + 1}-{self.offset + len(self.matches)}]"
         if self.note:
             text += f" [TRUNCATED: {self.note}]"
+        if self.hint:
+            text += f" {self.hint}"
         return text
 
     def to_dict(self) -> dict[str, Any]:
@@ -160,6 +209,12 @@ class GrepResult:
             "note": self.note,
             "errors": dict(self.errors),
             "indexed": self.indexed,
+            "mode": self.mode,
+            "offset": self.offset,
+            "files": self.files,
+            "counts": list(self.counts),
+            "skipped": self.skipped.to_dict(),
+            "hint": self.hint,
             "summary": self.summary,
         }
 
@@ -223,6 +278,29 @@ class ListResult:
     total: int
     truncated: bool
     ignored: int = 0
+    #: Levels listed: 1 is the directory's own entries; None is the whole tree.
+    depth: int | None = 1
+    #: What the listing passed over (see `codesift.skipped`).
+    skipped: Skipped = field(default_factory=Skipped)
+    #: Entries that are symlinks (listed as what they point to, never entered).
+    links: frozenset[str] = frozenset()
+
+    @property
+    def tree(self) -> str:
+        """The entries as an indented tree (two spaces a level, names only, `/` after
+        directories), with the truncation note when cut."""
+        lines = []
+        for entry in self.entries:
+            parts = entry.rstrip("/").split("/")
+            lines.append("  " * (len(parts) - 1) + parts[-1] + ("/" if entry.endswith("/") else ""))
+        if self.truncated:
+            lines.append(self.truncation_note)
+        return "\n".join(lines)
+
+    @property
+    def hint(self) -> str | None:
+        """When the listing shows little and entries were passed over: what, in one line."""
+        return self.skipped.hint() if few(len(self.entries), self.truncated) else None
 
     @property
     def text(self) -> str:
@@ -238,13 +316,20 @@ class ListResult:
     @property
     def summary(self) -> str:
         dirs = sum(1 for e in self.entries if e.endswith("/"))
-        text = f"Listed {plural(self.total, 'entry', 'entries')} in {self.path}"
-        text += (
-            f" ({plural(dirs, 'directory', 'directories')}, "
-            f"{plural(len(self.entries) - dirs, 'file')} shown)"
+        many = "at least " if self.truncated and self.depth != 1 else ""
+        text = f"Listed {many}{plural(self.total, 'entry', 'entries')} in {self.path}"
+        shown = (
+            f"{plural(dirs, 'directory', 'directories')}, "
+            f"{plural(len(self.entries) - dirs, 'file')} shown"
         )
+        if self.depth != 1:
+            levels = "whole tree" if self.depth is None else f"{self.depth} levels"
+            shown = f"{levels}, symlinks not entered: {shown}"
+        text += f" ({shown})"
         if self.truncated:
             text += f" {self.truncation_note}"
+        if self.hint:
+            text += f" {self.hint}"
         return text
 
     def to_dict(self) -> dict[str, Any]:
@@ -254,6 +339,10 @@ class ListResult:
             "total": self.total,
             "truncated": self.truncated,
             "ignored": self.ignored,
+            "depth": self.depth,
+            "links": sorted(self.links),
+            "skipped": self.skipped.to_dict(),
+            "hint": self.hint,
             "summary": self.summary,
         }
 

@@ -13,11 +13,14 @@ from typing import Any
 from . import _core
 from .arguments import (
     MAX_COUNT,
+    check_flag,
     check_glob_arguments,
+    check_grep_mode,
     check_ignore_files,
     check_int,
     check_unicode,
     grep_arguments,
+    type_list,
 )
 from .cache import HitState, ResultCache
 from .control import current_token
@@ -53,8 +56,10 @@ from .results import (
     ReadResult,
     UndoResult,
     WriteResult,
+    plural,
 )
 from .sandbox import PathArg, Sandbox, path_text
+from .skipped import Skipped
 
 DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
 MAX_LINE_CHARS = 2000
@@ -157,9 +162,17 @@ class Workspace:
         limit: int = 2000,
         sort: str = "path",
         case_sensitive: bool = True,
+        type: str | Iterable[str] | None = None,
+        type_not: str | Iterable[str] | None = None,
+        no_ignore: bool | None = None,
+        hidden: bool | None = None,
         cancel: _core.CancelToken | None = None,
     ) -> GlobResult:
         """Files matching `pattern` under `path`, files only (see README for the rules).
+
+        `type`/`type_not` keep files of (or not of) ripgrep file types (`py`, `rust`, ...);
+        `no_ignore` and `hidden` override the workspace's options for this call (a call that
+        overrides them scans: the index holds the workspace's view).
 
         `cancel`: a `CancelToken` whose `cancel()` (from another thread) stops the walk; the
         call then raises `CancelledError`. Default: the token of the current `CallControl`
@@ -171,6 +184,10 @@ class Workspace:
             case_sensitive=bool(case_sensitive),
             limit=limit,
             sort=sort,
+            types=type_list("type", type),
+            types_not=type_list("type_not", type_not),
+            hidden=check_flag("hidden", hidden),
+            no_ignore=check_flag("no_ignore", no_ignore),
             cancel=_cancel_token(cancel),
         )
         return GlobResult(
@@ -183,6 +200,7 @@ class Workspace:
             sort=sort,
             limit=limit,
             unreadable=outcome.errors,
+            skipped=Skipped.from_engine(outcome.skipped),
         )
 
     def grep(
@@ -201,15 +219,30 @@ class Workspace:
         max_matches: int | None = 500,
         count_total: bool = False,
         timeout: float | None = None,
+        mode: str = "content",
+        offset: int = 0,
+        type: str | Iterable[str] | None = None,
+        type_not: str | Iterable[str] | None = None,
+        no_ignore: bool | None = None,
+        hidden: bool | None = None,
         cancel: _core.CancelToken | None = None,
     ) -> GrepResult:
         """Every match of `pattern` under `path`, one hit per match, ordered by path, line
         and column; each hit's `id` can be passed to `edit_result`.
 
+        `mode="files"` returns one hit per file with matches (the scan of a file stops at its
+        first match), `mode="count"` one hit per file with its number of matches in
+        `result.counts`; in both, `max_matches`, `offset` and `total` count files. `offset`
+        skips that many results of the deterministic order (paging: `offset=k` returns
+        exactly the results `k, k+1, ...` of the same search without it). `type`,
+        `type_not`, `no_ignore` and `hidden` as for `glob`.
+
         `cancel`: a `CancelToken` whose `cancel()` (from another thread) stops the walk and
         the search within milliseconds; the call then raises `CancelledError` (nothing
         partial is returned). Default: the token of the current `CallControl` (see
         `codesift.control`), if any."""
+        mode = check_grep_mode(mode)
+        check_int("offset", offset, minimum=0, maximum=MAX_COUNT, required=True)
         a = grep_arguments(
             pattern,
             include=include,
@@ -237,6 +270,12 @@ class Workspace:
             max_matches=a.max_matches,
             count_total=a.count_total,
             timeout=a.timeout,
+            mode=mode,
+            offset=offset,
+            types=type_list("type", type),
+            types_not=type_list("type_not", type_not),
+            hidden=check_flag("hidden", hidden),
+            no_ignore=check_flag("no_ignore", no_ignore),
             cancel=_cancel_token(cancel),
         )
         matches = outcome.matches
@@ -259,7 +298,16 @@ class Workspace:
             timed_out=outcome.timed_out,
             timeout=timeout,
             indexed=outcome.indexed,
+            mode=mode,
+            offset=offset,
+            counts=outcome.counts,
+            skipped=Skipped.from_engine(outcome.skipped),
         )
+
+    @staticmethod
+    def file_types() -> dict[str, list[str]]:
+        """The file types `type=` accepts, with their globs (ripgrep's `--type-list`)."""
+        return dict(_core.file_types())
 
     # -- index ------------------------------------------------------------------------------
 
@@ -281,9 +329,28 @@ class Workspace:
 
     # -- read, list, write ----------------------------------------------------------------
 
-    def read(self, path: PathArg, *, offset: int = 1, limit: int = 2000) -> ReadResult:
+    def read(
+        self,
+        path: PathArg,
+        *,
+        offset: int = 1,
+        limit: int = 2000,
+        start_line: int | None = None,
+        end_line: int | None = None,
+    ) -> ReadResult:
         """Numbered lines `offset .. offset+limit-1` of a text file (`cat -n` style). The path
-        may end in `:START-END` (or `:LINE`) to pick lines. Large files are streamed."""
+        may end in `:START-END` (or `:LINE`) to pick lines. Large files are streamed.
+
+        `start_line`/`end_line` (1-based, inclusive) pick lines instead of `offset`/`limit`:
+        `end_line` alone reads from line 1, `start_line` alone reads `limit` lines; an
+        `end_line` past the end reads to the end, a `start_line` past it is an error."""
+        by_lines = start_line is not None or end_line is not None
+        if by_lines:
+            offset, limit = _start_end(start_line, end_line, offset, limit)
+            if isinstance(path, str) and self._line_range(path, 1, 1)[0] != path:
+                raise InvalidArgumentError(
+                    "give the lines once: either a path:START-END suffix or start_line/end_line"
+                )
         path, offset, limit = self._line_range(path, offset, limit)
         check_int("offset", offset, minimum=1, required=True)
         check_int("limit", limit, minimum=1, required=True)
@@ -323,6 +390,11 @@ class Workspace:
                 more = len(numbered) == limit and seen < len(reader)
         last = offset + len(numbered) - 1
         total = None if more else seen
+        if by_lines and not numbered and seen:
+            raise InvalidArgumentError(
+                f"start_line {offset} is past the end of {shown} ({plural(seen, 'line')}); "
+                f"pass a start_line from 1 to {seen}"
+            )
         return ReadResult(
             path=shown,
             content="\n".join(numbered),
@@ -334,20 +406,45 @@ class Workspace:
             encoding=encoding,
         )
 
-    def list_dir(self, path: PathArg = ".", *, limit: int = 1000) -> ListResult:
+    def list_dir(
+        self,
+        path: PathArg = ".",
+        *,
+        limit: int = 1000,
+        recursive: bool = False,
+        depth: int | None = None,
+        no_ignore: bool | None = None,
+        hidden: bool | None = None,
+    ) -> ListResult:
         """One directory's entries, directories first with a trailing `/`, each group
-        sorted, honouring the ignore rules."""
+        sorted, honouring the ignore rules.
+
+        With `recursive` (the whole tree) or `depth` (that many levels; 1 is the directory
+        alone), a tree in pre-order: each directory followed by its own entries, paths
+        relative to `path`; symlinks are listed as what they point to but never entered.
+        `limit` caps the entries of the whole tree. `no_ignore` and `hidden` as for `glob`."""
         check_int("limit", limit, minimum=1, required=True)
-        entries, ignored, real = self._engine.list_dir(self.sandbox.relative(path))
-        dirs = sorted(name + "/" for name, is_dir in entries if is_dir)
-        files = sorted(name for name, is_dir in entries if not is_dir)
-        ordered = dirs + files
+        check_int("depth", depth, minimum=1)
+        if not isinstance(recursive, bool):
+            raise InvalidArgumentError(f"recursive must be true or false, not {recursive!r:.60}")
+        levels = depth if depth is not None else (None if recursive else 1)
+        listing = self._engine.list_tree(
+            self.sandbox.relative(path),
+            depth=levels,
+            limit=limit,
+            hidden=check_flag("hidden", hidden),
+            no_ignore=check_flag("no_ignore", no_ignore),
+        )
+        entries = [name + "/" if is_dir else name for name, is_dir, _ in listing.entries]
         return ListResult(
-            path=self.sandbox.display(real),
-            entries=ordered[:limit],
-            total=len(ordered),
-            truncated=len(ordered) > limit,
-            ignored=ignored,
+            path=self.sandbox.display(listing.path),
+            entries=entries,
+            total=listing.total,
+            truncated=listing.truncated,
+            ignored=listing.ignored,
+            depth=levels,
+            skipped=Skipped.from_engine(listing.skipped),
+            links=frozenset(name for name, _, is_link in listing.entries if is_link),
         )
 
     def write(self, path: PathArg, content: str | bytes) -> WriteResult:
@@ -882,6 +979,27 @@ def _index_mode(index: object) -> str:
     if index == "auto":
         return "auto"
     raise InvalidArgumentError(f'index must be True, False or "auto", not {index!r}'[:200])
+
+
+def _start_end(
+    start_line: int | None, end_line: int | None, offset: int, limit: int
+) -> tuple[int, int]:
+    """`offset` and `limit` for an inclusive `start_line`..`end_line` range (checked)."""
+    if offset != 1:
+        raise InvalidArgumentError(
+            "give the lines once: either start_line/end_line or offset/limit, not both"
+        )
+    check_int("start_line", start_line, minimum=1, maximum=MAX_COUNT)
+    check_int("end_line", end_line, minimum=1, maximum=MAX_COUNT)
+    start = 1 if start_line is None else start_line
+    if end_line is None:
+        return start, limit
+    if end_line < start:
+        raise InvalidArgumentError(
+            f"end_line {end_line} is before start_line {start}; the range is inclusive, so "
+            f"pass end_line >= start_line (end_line={start} reads one line)"
+        )
+    return start, end_line - start + 1
 
 
 def _binary(shown: str) -> Exception:

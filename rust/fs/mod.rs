@@ -1,6 +1,7 @@
 //! Filesystem access beneath one open handle on the workspace root: path resolution that
 //! cannot leave the root (`root`), the parallel and sorted walkers that read directories
-//! through their handles (`walk`), and atomic, locked replacement of files (`write`).
+//! through their handles (`walk`), what walks pass over (`skipped`), directory trees for
+//! listing (`tree`), and atomic, locked replacement of files (`write`).
 //!
 //! Nothing in the engine opens a path by name from the process's point of view: every open,
 //! listing, stat, mkdir and rename is relative to a directory descriptor that was itself
@@ -8,6 +9,8 @@
 //! never make codesift read, list or write outside it.
 
 pub mod root;
+pub mod skipped;
+pub mod tree;
 pub mod walk;
 pub mod write;
 

@@ -13,6 +13,7 @@
 //! entries are later opened from the root by their relative path, still beneath the root.
 
 use super::root::{DIR_FLAGS, Links, Root, open_file_at, regular_file};
+use super::skipped::{Reason, Skipped};
 use super::write::is_temp_name;
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result, shown};
@@ -75,6 +76,8 @@ pub struct WalkStats {
     pub ignored: AtomicU64,
     /// Entries that could not be read (permission denied, vanished, swapped for a link).
     pub errors: AtomicU64,
+    /// Every entry passed over, by reason, with examples (ignored ones and errors included).
+    pub skipped: Skipped,
 }
 
 impl WalkStats {
@@ -86,9 +89,22 @@ impl WalkStats {
     }
     pub fn add_error(&self) {
         self.errors.fetch_add(1, AtomicOrdering::Relaxed);
+        self.skipped.add(Reason::Unreadable, 1);
     }
-    fn add_ignored(&self) {
+    /// An entry that could not be read, with its path.
+    pub fn add_error_at(&self, rel: &Path, is_dir: bool) {
+        self.errors.fetch_add(1, AtomicOrdering::Relaxed);
+        self.skipped.record(Reason::Unreadable, rel, is_dir);
+    }
+    /// An entry the rules hid (`Hidden`) or denied (`Denied`). A denied entry is counted
+    /// without an example: an access-ignore file makes its entries invisible, names included.
+    fn add_ignored(&self, verdict: Verdict, rel: &Path, is_dir: bool) {
         self.ignored.fetch_add(1, AtomicOrdering::Relaxed);
+        if verdict == Verdict::Denied {
+            self.skipped.add(Reason::Denied, 1);
+        } else {
+            self.skipped.record(Reason::Gitignored, rel, is_dir);
+        }
     }
 }
 
@@ -315,7 +331,7 @@ impl Walker {
                     rel,
                     real: None,
                 }),
-                None => self.stats.add_error(),
+                None => self.stats.add_error_at(&rel, false),
             }
         }
         out
@@ -419,7 +435,7 @@ impl Walker {
                 match opened {
                     Ok(fd) => (fd, real),
                     Err(_) => {
-                        self.stats.add_error();
+                        self.stats.add_error_at(&rel, true);
                         return None;
                     }
                 }
@@ -439,7 +455,7 @@ impl Walker {
             hook(&rel, fd.as_fd());
         }
         let Ok(listing) = list(&fd) else {
-            self.stats.add_error();
+            self.stats.add_error_at(&rel, true);
             return None;
         };
         let rule_names = self.rule_names_present(&listing);
@@ -486,6 +502,7 @@ impl Walker {
         depth: usize,
     ) -> Option<Child> {
         if !self.visible_name(name) {
+            self.count_invisible(&dir.rel, name, kind == FileType::Directory);
             return None;
         }
         let name = OsStr::from_bytes(name);
@@ -496,7 +513,7 @@ impl Walker {
             kind = match rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW) {
                 Ok(stat) => FileType::from_raw_mode(stat.st_mode),
                 Err(_) => {
-                    self.stats.add_error();
+                    self.stats.add_error_at(&rel, false);
                     return None;
                 }
             };
@@ -504,26 +521,34 @@ impl Walker {
         // A followed link: opened beneath the root, judged where it really is.
         let mut link: Option<(OwnedFd, PathBuf)> = None;
         if kind == FileType::Symlink {
+            let skip_link = || {
+                self.stats.skipped.record(Reason::Symlink, &rel, false);
+                None
+            };
             if !self.options.follow_symlinks {
-                return None;
+                return skip_link();
             }
             let path = dir.location().join(name);
-            let resolved = self
-                .root
-                .resolve(&path, Links::Inside, OFlags::PATH | OFlags::CLOEXEC)
-                .ok()?;
+            let Ok(resolved) =
+                self.root
+                    .resolve(&path, Links::Inside, OFlags::PATH | OFlags::CLOEXEC)
+            else {
+                // Dangling, or leading outside the root.
+                return skip_link();
+            };
             let stat = rustix::fs::fstat(&resolved.fd).ok()?;
             kind = FileType::from_raw_mode(stat.st_mode);
             let is_dir = kind == FileType::Directory;
-            if self.rules.verdict_with_ancestors(&resolved.real, is_dir) == Verdict::Denied {
-                self.stats.add_ignored();
+            let verdict = self.rules.verdict_with_ancestors(&resolved.real, is_dir);
+            if verdict == Verdict::Denied {
+                self.stats.add_ignored(verdict, &rel, is_dir);
                 return None;
             }
             if is_dir {
                 let id = (stat.st_dev, stat.st_ino);
                 if dir.ancestry.as_ref().is_some_and(|a| a.contains(id)) {
                     // A loop back to a directory being walked: reported, as ripgrep does.
-                    self.stats.add_error();
+                    self.stats.add_error_at(&rel, true);
                     return None;
                 }
                 let fd = rustix::fs::openat(&resolved.fd, ".", DIR_FLAGS, Mode::empty()).ok()?;
@@ -536,14 +561,15 @@ impl Walker {
         if !is_dir && kind != FileType::RegularFile {
             return None;
         }
-        if Rules::decide(&dir.chain, &rel, is_dir) != Verdict::Visible {
-            self.stats.add_ignored();
+        let verdict = Rules::decide(&dir.chain, &rel, is_dir);
+        if verdict != Verdict::Visible {
+            self.stats.add_ignored(verdict, &rel, is_dir);
             return None;
         }
         // Below a followed link, an entry is also judged at its real location.
         if let (Some(real), None) = (&dir.real, &link) {
             if self.rules.verdict_with_ancestors(&real.join(name), is_dir) == Verdict::Denied {
-                self.stats.add_ignored();
+                self.stats.add_ignored(Verdict::Denied, &rel, is_dir);
                 return None;
             }
         }
@@ -572,14 +598,32 @@ impl Walker {
         if let Some(max) = self.options.max_filesize {
             match entry.stat(&self.root) {
                 Ok(stat) if stat.st_size as u64 <= max => {}
-                Ok(_) => return None,
+                Ok(_) => {
+                    self.stats
+                        .skipped
+                        .record(Reason::TooLarge, &entry.rel, false);
+                    return None;
+                }
                 Err(_) => {
-                    self.stats.add_error();
+                    self.stats.add_error_at(&entry.rel, false);
                     return None;
                 }
             }
         }
         Some(Child::File(entry))
+    }
+
+    /// Counts an entry `visible_name` refused when it is a dot entry that `hidden` would show
+    /// (`.git` and codesift's temporary files are never shown: not worth a hint).
+    fn count_invisible(&self, dir: &Path, name: &[u8], is_dir: bool) {
+        if !self.options.hidden
+            && name.first() == Some(&b'.')
+            && name != b".git"
+            && !is_temp_name(name)
+        {
+            let rel = dir.join(OsStr::from_bytes(name));
+            self.stats.skipped.record(Reason::Hidden, &rel, is_dir);
+        }
     }
 
     /// Names a walk never shows: `.git`, codesift's temporary files, and dot files when
@@ -722,6 +766,15 @@ impl Walker {
     /// is_dir)`, with the rules of a walk. Symlinks are listed as what they point to, and
     /// only when that stays inside the root and is not denied where it really is.
     pub fn list_dir(&self, rel: &Path) -> io::Result<Vec<(Vec<u8>, bool)>> {
+        Ok(self
+            .list_entries(rel)?
+            .into_iter()
+            .map(|entry| (entry.name, entry.is_dir))
+            .collect())
+    }
+
+    /// `list_dir` with whether each entry is a symlink (listed as what it points to).
+    pub fn list_entries(&self, rel: &Path) -> io::Result<Vec<Listed>> {
         let resolved = self.root.resolve(rel, Links::Refuse, DIR_FLAGS)?;
         let listing = list(&resolved.fd)?;
         let rule_names = self.rule_names_present(&listing);
@@ -737,25 +790,32 @@ impl Walker {
         let mut entries = Vec::new();
         for (name, mut kind) in listing {
             if !self.visible_name(&name) {
+                self.count_invisible(rel, &name, kind == FileType::Directory);
                 continue;
             }
             let os_name = OsStr::from_bytes(&name);
             let entry_rel = rel.join(os_name);
-            if kind == FileType::Unknown || kind == FileType::Symlink {
-                let stat = if kind == FileType::Symlink {
+            let is_link = kind == FileType::Symlink;
+            if kind == FileType::Unknown || is_link {
+                let stat = if is_link {
                     let Ok(found) = self.root.resolve(
                         &entry_rel,
                         Links::Inside,
                         OFlags::PATH | OFlags::CLOEXEC,
                     ) else {
+                        // Dangling, or leading outside the root.
+                        self.stats
+                            .skipped
+                            .record(Reason::Symlink, &entry_rel, false);
                         continue;
                     };
                     let Ok(stat) = rustix::fs::fstat(&found.fd) else {
+                        self.stats.add_error_at(&entry_rel, false);
                         continue;
                     };
                     let is_dir = FileType::from_raw_mode(stat.st_mode) == FileType::Directory;
                     if self.rules.verdict_with_ancestors(&found.real, is_dir) == Verdict::Denied {
-                        self.stats.add_ignored();
+                        self.stats.add_ignored(Verdict::Denied, &entry_rel, is_dir);
                         continue;
                     }
                     stat
@@ -763,7 +823,7 @@ impl Walker {
                     match rustix::fs::statat(&resolved.fd, os_name, AtFlags::SYMLINK_NOFOLLOW) {
                         Ok(stat) => stat,
                         Err(_) => {
-                            self.stats.add_error();
+                            self.stats.add_error_at(&entry_rel, false);
                             continue;
                         }
                     }
@@ -771,14 +831,28 @@ impl Walker {
                 kind = FileType::from_raw_mode(stat.st_mode);
             }
             let is_dir = kind == FileType::Directory;
-            if Rules::decide(&chain, &entry_rel, is_dir) != Verdict::Visible {
-                self.stats.add_ignored();
+            let verdict = Rules::decide(&chain, &entry_rel, is_dir);
+            if verdict != Verdict::Visible {
+                self.stats.add_ignored(verdict, &entry_rel, is_dir);
                 continue;
             }
-            entries.push((name, is_dir));
+            entries.push(Listed {
+                name,
+                is_dir,
+                is_link,
+            });
         }
         Ok(entries)
     }
+}
+
+/// An entry of a listed directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Listed {
+    pub name: Vec<u8>,
+    /// A directory, or a symlink to one.
+    pub is_dir: bool,
+    pub is_link: bool,
 }
 
 /// An explicit search path: one file, or a directory to walk.

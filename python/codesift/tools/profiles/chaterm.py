@@ -105,11 +105,11 @@ def glob_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
         "total": result.total,
         "truncated": result.truncated,
         "ignored": ignored,
-        "summary": result.summary,
+        "summary": _summary(result),
     }
     if result.errors:
         data["errors"] = dict(result.errors)
-    lines = [result.summary]
+    lines = [_summary(result)]
     lines.extend(f"{f.host}:{f.path}" if f.host else f.path for f in result.files)
     if not result.files:
         lines.extend(_hidden_note(ignored))
@@ -141,7 +141,7 @@ def grep_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
         "matches": matches,
         "total": result.total,
         "truncated": result.truncated,
-        "summary": result.summary,
+        "summary": _summary(result),
     }
     if result.errors:
         data["errors"] = dict(result.errors)
@@ -208,7 +208,7 @@ def grep_text(box: Toolbox, result: GrepResult) -> tuple[str, bool]:
     context lines, a blank line between files; remote hits prefixed with `host:`. Returns the
     text and whether a long line was cut to a window around its match."""
     clip = box.output.clip
-    lines = [result.summary]
+    lines = [_summary(result)]
     windowed = False
     current: tuple[str | None, str] | None = None
     hit_lines = {(m.host, m.file, m.line) for m in result.matches}
@@ -281,3 +281,9 @@ PROFILE = Profile(
     ),
     rename=rename,
 )
+
+
+def _summary(result: GlobResult | GrepResult) -> str:
+    """Chaterm's summary line: what the library appends for a search that found little (the
+    hint) is said by chaterm's own `ignored` line instead."""
+    return result.summary.removesuffix(f" {result.hint}") if result.hint else result.summary
