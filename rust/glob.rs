@@ -9,13 +9,16 @@ use crate::fs::skipped::{Example, Reason};
 use crate::fs::walk::{Batch, Target, WalkState, Walker, rel_bytes};
 use crate::search::IndexUse;
 use crate::types::FileTypes;
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// One compiled glob with the rule for what it is matched against.
 struct Rule {
-    matcher: GlobMatcher,
+    /// A set of this one glob: a set picks a matching strategy (by extension, by literal
+    /// name, ...) where a lone `GlobMatcher` always runs its regex, several times slower over
+    /// a path table.
+    matcher: GlobSet,
     /// Matches the file name only (the pattern has no `/`).
     name_only: bool,
     /// Leading directories without glob syntax (`drivers` in `drivers/**/*.h`).
@@ -61,7 +64,7 @@ impl PathPattern {
                     .case_insensitive(!case_sensitive)
                     .empty_alternates(true)
                     .build()
-                    .map(|glob| glob.compile_matcher())
+                    .and_then(|glob| GlobSetBuilder::new().add(glob).build())
             });
             let matcher = match built {
                 Ok(Ok(matcher)) => matcher,
@@ -100,7 +103,16 @@ impl PathPattern {
     }
 
     fn is_match_path(&self, rel_search: &Path, rel_root: &Path) -> bool {
-        let name = rel_root.file_name().map_or(rel_root, Path::new);
+        use std::os::unix::ffi::OsStrExt;
+        // The last component by bytes: `Path::file_name` parses every component, which cost
+        // more than the match itself on a glob over the index's path table.
+        let root_bytes = rel_root.as_os_str().as_bytes();
+        let name = match memchr::memrchr(b'/', root_bytes) {
+            Some(slash) if slash + 1 < root_bytes.len() => {
+                Path::new(std::ffi::OsStr::from_bytes(&root_bytes[slash + 1..]))
+            }
+            _ => rel_root.file_name().map_or(rel_root, Path::new),
+        };
         self.rules.iter().any(|rule| {
             if rule.name_only {
                 rule.matcher.is_match(name)
@@ -113,7 +125,19 @@ impl PathPattern {
 
     /// Whether the file at `rel` (workspace-relative) matches, searching `search_dir`.
     pub fn matches_rel(&self, rel: &Path, search_dir: &Path) -> bool {
-        let rel_search = rel.strip_prefix(search_dir).unwrap_or(rel);
+        use std::os::unix::ffi::OsStrExt;
+        let (bytes, dir) = (
+            rel.as_os_str().as_bytes(),
+            search_dir.as_os_str().as_bytes(),
+        );
+        // `Path::strip_prefix` by bytes (paths here are normalised: no `.`, no doubled `/`).
+        let rel_search = if dir.is_empty() {
+            rel
+        } else if bytes.len() > dir.len() && bytes.starts_with(dir) && bytes[dir.len()] == b'/' {
+            Path::new(std::ffi::OsStr::from_bytes(&bytes[dir.len() + 1..]))
+        } else {
+            rel.strip_prefix(search_dir).unwrap_or(rel)
+        };
         self.is_match_path(rel_search, rel)
     }
 
@@ -460,17 +484,42 @@ fn from_index(
         })
         .collect();
     ranges.sort_unstable();
-    for i in ranges.into_iter().flat_map(|(a, b)| a..b) {
-        let bytes = index.file.path(i);
-        let rel = Path::new(std::ffi::OsStr::from_bytes(bytes));
-        if watch.is_dirty(rel) || !wanted.matches(rel, search) {
-            continue;
+    // The path table is matched in parallel pieces, kept in order (the table is sorted).
+    let ids: Vec<usize> = ranges.into_iter().flat_map(|(a, b)| a..b).collect();
+    let threads = walker.options().thread_count().max(1);
+    let piece = ids.len().div_ceil(threads * 4).max(4096);
+    let pieces: Vec<&[usize]> = ids.chunks(piece).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let matched: Vec<Mutex<Vec<GlobFile>>> = pieces.iter().map(|_| Mutex::default()).collect();
+    let watch_ref = &watch;
+    let work = || {
+        loop {
+            let p = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(piece) = pieces.get(p) else { break };
+            let mut out = Vec::new();
+            for &i in piece.iter() {
+                let bytes = index.file.path(i);
+                let rel = Path::new(std::ffi::OsStr::from_bytes(bytes));
+                if watch_ref.is_dirty(rel) || !wanted.matches(rel, search) {
+                    continue;
+                }
+                let known = index.file.file(i);
+                out.push(GlobFile {
+                    path: rel.to_path_buf(),
+                    metadata: Some((known.mtime_ns.div_euclid(1_000_000), known.size)),
+                });
+            }
+            *matched[p].lock().unwrap() = out;
         }
-        let known = index.file.file(i);
-        files.push(GlobFile {
-            path: rel.to_path_buf(),
-            metadata: Some((known.mtime_ns.div_euclid(1_000_000), known.size)),
-        });
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads.min(pieces.len()) {
+            scope.spawn(work);
+        }
+        work();
+    });
+    for piece in matched {
+        files.append(&mut piece.into_inner().unwrap());
     }
     let fresh_walker = Walker::new(walker.root().clone(), walker.options().clone());
     let (changed, _, watch) =
@@ -478,6 +527,8 @@ fn from_index(
             wanted.matches(rel, search)
         });
     let root = walker.root();
+    // The path table is sorted: only paths found dirty need sorting in.
+    let in_order = changed.is_empty();
     for entry in changed {
         let metadata = entry
             .stat(root)
@@ -488,8 +539,10 @@ fn from_index(
         });
     }
     crate::search::install_watch(slot, watch);
-    files.sort_unstable_by(|a, b| rel_bytes(&a.path).cmp(rel_bytes(&b.path)));
-    files.dedup_by(|a, b| a.path == b.path);
+    if !in_order {
+        files.sort_unstable_by(|a, b| rel_bytes(&a.path).cmp(rel_bytes(&b.path)));
+        files.dedup_by(|a, b| rel_bytes(&a.path) == rel_bytes(&b.path));
+    }
     *found.lock().unwrap() = files;
     true
 }
