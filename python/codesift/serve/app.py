@@ -293,7 +293,9 @@ async def agent(service: Service, request: Request) -> Response:
     tool = body.get("tool") or "auto"
     if not isinstance(tool, str) or tool.strip().lower() not in TOOL_CHOICES:
         raise ApiError(400, "InvalidArgumentError", f"tool {str(tool)[:40]!r} is unknown: {usage}")
-    options = body.get("options") or {}
+    options = body.get("options")
+    if options is None:
+        options = {}
     if not isinstance(options, dict):
         raise ApiError(400, "InvalidArgumentError", "options must be a JSON object")
 

@@ -190,9 +190,9 @@ def _list(parsed: _Parsed, source: str, kind_of: PathKind | None) -> ToolCall:
     if not tokens:
         if parsed.verb == "glob":
             raise CommandError("Glob needs a pattern, e.g. Glob src/**/*.ts")
-        if where is not None:
-            raise CommandError("List ... in DIR needs a pattern before in, e.g. List *.py in src")
         return ToolCall("list_dir", {"path": "."})
+    if parsed.verb == "list" and len(tokens) == 2 and tokens[0].word("in"):
+        tokens = tokens[1:]  # "List in src" lists src
     target = _part(tokens, source, "the directory or pattern")
     if parsed.verb == "glob" or GLOB_CHARS.search(target) or where is not None:
         arguments: dict[str, Any] = {"pattern": target}
