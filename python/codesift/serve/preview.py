@@ -1,9 +1,10 @@
 """The diff an edit would make, without making it (the page's Replace → preview → Apply).
 
-When the Workspace offers `dry_run=` on its edits, that is used; otherwise the edit is planned
-here exactly as `Workspace.edit_result` / `Workspace.edit` plan it (the same lookup,
-relocation and line-ending rules), from the file's bytes read beneath the root, and nothing is
-written or locked.
+When the Workspace offers `dry_run=` on its edits (`edit_result`, else `edit_many` for a hit;
+`edit` for old/new), that is used; otherwise the edit is planned here exactly as
+`Workspace.edit_result` / `Workspace.edit` plan it (the same lookup, relocation and line-ending
+rules, through the Workspace's own helpers), from the file's bytes read beneath the root, and
+nothing is written or locked.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ..edit import Change, apply_changes, plan_edit
 from ..errors import InvalidArgumentError
 from ..files import TextFile
 from ..results import EditResult
-from ..workspace import Workspace, _changed_lines, _fit_newlines, _unified_diff
+from ..workspace import Workspace
 
 HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,\d+)? @@")
 
@@ -61,6 +62,13 @@ def _preview_hit(workspace: Workspace, result_id: Any, new: str) -> EditResult:
         found: EditResult = workspace.edit_result(result_id, new, dry_run=True)  # type: ignore[call-arg]
         return found
     match, state = workspace._lookup(result_id)
+    if _has_dry_run(workspace.edit_many):
+        planned: EditResult = workspace.edit_many(  # type: ignore[call-arg]
+            match.file, [{"search_result_id": result_id, "new": new}], dry_run=True
+        )
+        return planned
+    from ..workspace import _fit_newlines  # the planning edit_result does, without writing
+
     shown = workspace._real(match.file)
     file = TextFile(workspace._read_bytes(match.file), shown)
     change, moved_from = workspace._locate(file, match, state, result_id)
@@ -95,6 +103,8 @@ def _preview_old_new(
 def _result(
     file: TextFile, shown: str, changes: list[Change], strategy: str, moved_from: int | None
 ) -> EditResult:
+    from ..workspace import _changed_lines, _unified_diff
+
     new_text = apply_changes(file.text, changes)
     file.encode(new_text)  # what the edit would refuse to write, the preview refuses too
     first, last = _changed_lines(new_text, changes)

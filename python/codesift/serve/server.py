@@ -133,7 +133,9 @@ def _bind(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
-        sock.set_inheritable(True)
+        # Listening now (not when uvicorn starts) lets a client that read the banner connect
+        # at once: its connection waits in the backlog until the server accepts it.
+        sock.listen(2048)
     except OSError as exc:
         sock.close()
         hint = (
