@@ -8,6 +8,7 @@ import inspect
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -639,9 +640,15 @@ def test_cli_serve_prints_the_url_and_serves(root: Path) -> None:
                 )
             )
             assert wrote["is_error"] is False and (root / "cli.txt").read_text() == "ok"
+        # Ctrl-C stops it quietly, with the CLI's exit code for an interruption
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+        assert process.returncode == 130, err
+        assert "Traceback" not in err
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        if process.poll() is None:
+            process.terminate()
+            process.wait(timeout=30)
 
 
 def test_cli_serve_errors_are_one_line(root: Path) -> None:

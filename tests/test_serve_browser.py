@@ -373,3 +373,39 @@ def test_loading_state_while_the_server_works(page: Page) -> None:
     page.settled()
     assert len(page.css(".line.hit")) == 5
     assert page.css_one("#submit").get_attribute("disabled") is None
+
+
+def test_show_more_pages_through_a_long_result(driver: Any, tree) -> None:
+    many = tree({"big.txt": "".join(f"needle {n}\n" for n in range(1, 151)), "z.txt": "needle\n"})
+    with live_server(many) as server:
+        page = Page(driver, server).open()
+        page.search("needle")
+        hits = page.css(".line.hit")
+        assert len(hits) == 100
+        assert page.text("#stats").startswith("100+ matches in 1+ files")
+        more = page.css_one("#more")
+        assert more.is_displayed()
+        more.click()
+        page.until(lambda: len(page.css(".line.hit")) == 151, "the next page did not come")
+        # the deterministic order: the first page is still first, then the rest, then z.txt
+        numbers = [
+            h.find_element(page.By.CSS_SELECTOR, ".code").text for h in page.css(".line.hit")
+        ]
+        assert numbers[:3] == ["needle 1", "needle 2", "needle 3"]
+        assert numbers[99:101] == ["needle 100", "needle 101"]
+        assert numbers[-1] == "needle"
+        assert [f.get_attribute("data-file") for f in page.css("section.file")] == [
+            "big.txt",
+            "z.txt",
+        ]
+        assert re.fullmatch(r"151 matches in 2 files · \d+ ms", page.text("#stats"))
+        assert not page.css_one("#more").is_displayed()
+
+
+def test_read_only_server_offers_no_replace(driver: Any, root: Path) -> None:
+    with live_server(root, read_only=True) as server:
+        page = Page(driver, server).open()
+        page.until(lambda: page.text("#mode") == "read-only")
+        page.search("getUser")
+        assert len(page.css(".line.hit")) == 5
+        assert page.css("button.replace") == []
