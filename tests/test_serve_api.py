@@ -618,6 +618,8 @@ def _codesift(*args: str, **kwargs: Any) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        # as from a terminal, whatever the test runner's own SIGINT disposition
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         **kwargs,
     )
 
