@@ -165,6 +165,7 @@
     setToggle(caseButton, !!query.case);
     setToggle(regexButton, !!query.regex);
     includeInput.value = query.include || "";
+    toolChanged();
     autosize();
   }
 
@@ -743,6 +744,22 @@
       else if (e.key === "k") moveHit(-1);
     }
   });
+
+  // -- the tool selector: the button and the hint follow the chosen tool ---------------------------
+  const TOOL_LOOK = {
+    auto: ["Search", input.placeholder],
+    search: ["Search", "Text to find (toggle .* for a regex)"],
+    read: ["Read", "src/app.py  or  src/app.py:10-40"],
+    list: ["List", "src  or  src/**/*.ts"],
+    glob: ["List", "**/*.ts  or  src/*.java in src"],
+    replace: ["Replace", "'old text' with 'new text' in FILE"],
+  };
+  function toolChanged() {
+    const [label, hint] = TOOL_LOOK[toolSelect.value] || TOOL_LOOK.auto;
+    submitButton.textContent = label;
+    input.placeholder = hint;
+  }
+  toolSelect.addEventListener("change", toolChanged);
 
   // -- wiring ------------------------------------------------------------------------------------
   form.addEventListener("submit", (e) => {
