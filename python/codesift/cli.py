@@ -1,5 +1,5 @@
-"""The `codesift` command: glob, grep, read, ls, edit, the MCP server, and `apply-hit` (the
-linked edit that remote search runs on a host).
+"""The `codesift` command: glob, grep, read, ls, edit, the MCP server, the HTTP server
+(`serve`), and `apply-hit` (the linked edit that remote search runs on a host).
 
 On a terminal output is rendered with `rich` (hits grouped by file, matches highlighted, a
 spinner while a long scan runs); piped, it is plain text (`path:line:col:text` for grep);
