@@ -629,6 +629,7 @@
     }
     if (answer.is_error) {
       out.append(el("div", { class: "msg error", role: "alert", text: answer.text }));
+      if (button) button.disabled = false;
       return;
     }
     const data = answer.data;
