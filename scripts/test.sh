@@ -4,9 +4,11 @@
 # out when cindex/csearch are not installed), then the pytest suite.
 #
 # System packages: the remote-search tests start a real OpenSSH sshd on 127.0.0.1
-# (openssh-server, openssh-client); the benchmark smoke run uses fd (fd-find) as a peer. As
+# (openssh-server, openssh-client); the benchmark smoke run uses fd (fd-find) as a peer; the
+# tests of `codesift serve`'s page drive a headless Chromium (chromium, chromium-driver). As
 # root with apt-get they are installed here; otherwise what is missing is printed and the run
-# goes on (the remote tests then fail naming the package, the smoke run leaves fd out).
+# goes on (the remote tests then fail naming the package, the smoke run leaves fd out, the
+# browser tests are skipped with the command that installs Chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
@@ -15,6 +17,8 @@ need=()
 [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 command -v ssh >/dev/null || need+=(openssh-client)
 command -v fdfind >/dev/null || command -v fd >/dev/null || need+=(fd-find)
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need+=(chromium)
+command -v chromedriver >/dev/null || need+=(chromium-driver)
 if [ ${#need[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     echo "installing system packages: ${need[*]}"

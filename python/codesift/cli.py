@@ -1,5 +1,5 @@
-"""The `codesift` command: glob, grep, read, ls, edit, the MCP server, and `apply-hit` (the
-linked edit that remote search runs on a host).
+"""The `codesift` command: glob, grep, read, ls, edit, the MCP server, the HTTP server
+(`serve`), and `apply-hit` (the linked edit that remote search runs on a host).
 
 On a terminal output is rendered with `rich` (hits grouped by file, matches highlighted, a
 spinner while a long scan runs); piped, it is plain text (`path:line:col:text` for grep);
@@ -171,6 +171,14 @@ def build_parser() -> argparse.ArgumentParser:
         "claude-code, opencode, gemini-cli, cline, codex, swe-agent, mcp-filesystem, ...",
     )
 
+    sv = sub.add_parser("serve", parents=[common], help="serve the tools and a web page over HTTP")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    sv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free port)")
+    sv.add_argument("--open", action="store_true", help="open the page in a browser")
+    sv.add_argument("--token", default=None, help="the token writes need (default: a new one)")
+    sv.add_argument("--read-only", action="store_true", help="serve only the read-only tools")
+    sv.add_argument("--profile", default=None, help="tool profile of /api/tools")
+
     sub.add_parser(
         "apply-hit",
         parents=[common],
@@ -208,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             threads=args.threads,
             index=args.index,
             # Watching pays off only across searches: the MCP server keeps one.
-            index_watch=args.command == "mcp",
+            index_watch=args.command in ("mcp", "serve"),
         )
         return COMMANDS[args.command](ws, args, _console(args))
     except CodesiftError as exc:
@@ -568,6 +576,22 @@ def _mcp(ws: Workspace, args: argparse.Namespace, console: Console | None) -> in
     return EXIT_FOUND
 
 
+def _serve(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    require("serve", "codesift serve")
+    from .serve import serve
+
+    serve(
+        ws,
+        host=args.host,
+        port=args.port,
+        token=args.token,
+        read_only=args.read_only,
+        profile=args.profile,
+        open_browser=args.open,
+    )
+    return EXIT_FOUND
+
+
 def _apply_hit(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
     request = _read_hit_request()
     line = request.get("line", 0)
@@ -668,6 +692,7 @@ COMMANDS: dict[str, Callable[[Workspace, argparse.Namespace, Console | None], in
     "ls": _ls,
     "edit": _edit,
     "mcp": _mcp,
+    "serve": _serve,
     "index": _index,
     "apply-hit": _apply_hit,
 }

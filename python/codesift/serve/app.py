@@ -1,0 +1,508 @@
+"""The Starlette application of `codesift serve`: the JSON API over one Workspace and its
+Toolbox, and the static page.
+
+Routes (every answer is JSON except the page; an error is `{"error": {"type", "message"}}`
+with a 4xx/5xx status, never a traceback):
+
+- `GET  /` and `GET /static/{file}`: the page.
+- `GET  /api/info`: the root, whether the server is read-only, its profile.
+- `GET  /api/tools[?profile=NAME][&format=json|openai|anthropic]`: the tool schemas.
+- `POST /api/tools/{name}[?profile=NAME]`: JSON arguments → `{text, data, is_error}`,
+  exactly `Toolbox.call` (a tool's own failure is `is_error: true` with status 200).
+- `POST /api/agent`: `{prompt, tool?, options?}` → `{tool, arguments, note, text, data,
+  is_error}`, the command language of `codesift.serve.commands`.
+- `POST /api/preview`: the arguments of an edit → the diff it would make, nothing written.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from importlib import resources
+from typing import Any
+
+import anyio.to_thread
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ..errors import CodesiftError, InvalidArgumentError
+from ..escapes import json_escape_surrogates
+from ..tools import Toolbox
+from ..workspace import Workspace
+from .commands import TOOL_CHOICES, CommandError, plan
+from .preview import preview_edit
+from .security import MAX_BODY_BYTES, Guard, read_only_tools, resolve_tool
+
+STATIC_FILES = {
+    "index.html": "text/html; charset=utf-8",
+    "app.js": "text/javascript; charset=utf-8",
+    "style.css": "text/css; charset=utf-8",
+}
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+}
+COMMON_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    # The page's first URL carries the token: never let it leave in a Referer.
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+SCHEMA_FORMATS = ("json", "openai", "anthropic")
+
+
+class ApiError(Exception):
+    """An HTTP error answered as `{"error": {"type", "message"}}`."""
+
+    def __init__(self, status: int, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.kind, self.message = status, kind, message
+
+
+class JSONResponse(Response):
+    """JSON with lone surrogates (non-UTF-8 file names) as `\\udcff` escapes, which
+    `JSON.parse` and `json.loads` read back exactly (like the CLI's `--json`)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False)
+        return json_escape_surrogates(text).encode("utf-8")
+
+
+def error_response(status: int, kind: str, message: str) -> JSONResponse:
+    return JSONResponse(
+        {"error": {"type": kind, "message": message}}, status_code=status, headers=COMMON_HEADERS
+    )
+
+
+class Service:
+    """What the routes share for the server's lifetime: the one Workspace, the Toolbox the
+    command language and the page use, a Toolbox per profile asked for (all over the same
+    Workspace, so a `search_result_id` from any request works in any later one), and a lock
+    that runs one tool at a time (the result cache is shared)."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        guard: Guard,
+        *,
+        read_only: bool = False,
+        profile: str | None = None,
+        max_body_bytes: int = MAX_BODY_BYTES,
+    ) -> None:
+        self.workspace = workspace
+        self.guard = guard
+        self.read_only = read_only
+        self.max_body_bytes = max_body_bytes
+        self.toolbox = Toolbox(workspace)
+        self.profile = profile
+        self._toolboxes: dict[str | None, Toolbox] = {None: self.toolbox}
+        self._lock = threading.Lock()
+        if profile is not None:  # a bad --profile fails at start, not on first use
+            try:
+                self.toolbox_for(profile)
+            except ApiError as exc:
+                raise InvalidArgumentError(f"--profile {profile}: {exc.message}") from None
+
+    def toolbox_for(self, profile: str | None) -> Toolbox:
+        """The Toolbox of a profile (None: the server's `--profile`, else the default)."""
+        key = profile if profile is not None else self.profile
+        found = self._toolboxes.get(key)
+        if found is not None:
+            return found
+        try:
+            made = Toolbox(self.workspace, profile=key or "codesift")
+        except (CodesiftError, ValueError, KeyError, TypeError) as exc:
+            raise ApiError(
+                400, "InvalidArgumentError", f"profile {key!r}: {_one_line(exc)}"
+            ) from None
+        self._toolboxes[key] = made
+        return made
+
+    async def run(self, work: Callable[[], Any]) -> Any:
+        """Runs a tool call in a worker thread (the engine releases the GIL), one at a time."""
+
+        def locked() -> Any:
+            with self._lock:
+                return work()
+
+        return await anyio.to_thread.run_sync(locked)
+
+    def check_write(self, request: Request, tool: str) -> None:
+        if self.read_only:
+            raise ApiError(
+                403,
+                "ReadOnlyError",
+                f"{tool} changes files, and this server is read-only (started with --read-only)",
+            )
+        if not self.guard.token_ok(request.headers):
+            raise ApiError(
+                401,
+                "TokenRequired",
+                f"{tool} changes files and needs the server's token: send the header "
+                "'Authorization: Bearer TOKEN' (or 'X-Codesift-Token: TOKEN'), TOKEN as "
+                "printed by codesift serve; on the page, open the URL with ?token=",
+            )
+
+
+# -- routes ------------------------------------------------------------------------------------
+
+Endpoint = Callable[[Service, Request], Awaitable[Response]]
+
+
+def _endpoint(handler: Endpoint) -> Callable[[Service], Callable[[Request], Awaitable[Response]]]:
+    """A route for `handler`: API errors become their JSON answer, anything unexpected a 500
+    with one line (the traceback goes to the server's stderr only)."""
+
+    def bind(service: Service) -> Callable[[Request], Awaitable[Response]]:
+        @functools.wraps(handler)
+        async def route(request: Request) -> Response:
+            try:
+                if not service.guard.loopback and not service.guard.token_ok(request.headers):
+                    if request.url.path.startswith("/api/"):
+                        raise ApiError(
+                            401,
+                            "TokenRequired",
+                            "this server listens beyond this machine, so every API request "
+                            "needs its token (header 'Authorization: Bearer TOKEN')",
+                        )
+                return await handler(service, request)
+            except ApiError as exc:
+                return error_response(exc.status, exc.kind, exc.message)
+            except CodesiftError as exc:
+                return error_response(400, type(exc).__name__, str(exc))
+            except Exception as exc:
+                print(f"codesift serve: unexpected error: {exc!r}", file=sys.stderr)
+                return error_response(
+                    500,
+                    "InternalError",
+                    f"unexpected {type(exc).__name__}: {_one_line(exc)}; please report it",
+                )
+
+        return route
+
+    return bind
+
+
+@_endpoint
+async def page(service: Service, request: Request) -> Response:
+    return _static("index.html")
+
+
+@_endpoint
+async def static(service: Service, request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in STATIC_FILES:
+        raise ApiError(404, "NotFound", f"no static file {name[:60]!r}")
+    return _static(name)
+
+
+@_endpoint
+async def info(service: Service, request: Request) -> Response:
+    return JSONResponse(
+        {
+            "root": str(service.workspace.root),
+            "read_only": service.read_only,
+            "profile": service.profile or "codesift",
+            "tools": service.toolbox.names,
+            "tool_choices": list(TOOL_CHOICES),
+        },
+        headers=COMMON_HEADERS,
+    )
+
+
+@_endpoint
+async def list_tools(service: Service, request: Request) -> Response:
+    fmt = request.query_params.get("format", "json")
+    if fmt not in SCHEMA_FORMATS:
+        raise ApiError(
+            400, "InvalidArgumentError", f"format must be one of {', '.join(SCHEMA_FORMATS)}"
+        )
+    profile = request.query_params.get("profile") or None
+    toolbox = service.toolbox_for(profile)
+    schemas = toolbox.schemas(format=fmt)
+    if service.read_only:
+        allowed = read_only_tools(toolbox)
+        schemas = [s for s in schemas if _schema_name(s) in allowed]
+    return JSONResponse(
+        {
+            "profile": profile or service.profile or "codesift",
+            "read_only": service.read_only,
+            "tools": schemas,
+        },
+        headers=COMMON_HEADERS,
+    )
+
+
+@_endpoint
+async def call_tool(service: Service, request: Request) -> Response:
+    name = request.path_params["name"]
+    toolbox = service.toolbox_for(request.query_params.get("profile") or None)
+    arguments = await _read_json(service, request, default={})
+    resolved = resolve_tool(toolbox, name)
+    if resolved is None and service.read_only:
+        raise ApiError(
+            404,
+            "UnknownTool",
+            f"unknown tool {name[:60]!r}; this read-only server has: "
+            + ", ".join(sorted(read_only_tools(toolbox))),
+        )
+    if resolved is not None and resolved not in read_only_tools(toolbox):
+        service.check_write(request, resolved)
+    elif resolved is None and not hasattr(toolbox, "resolve_name"):
+        service.check_write(request, name[:60])  # cannot tell what it is: treat as a write
+    result = await service.run(lambda: toolbox.call(name, arguments))
+    return JSONResponse(result.to_dict(), headers=COMMON_HEADERS)
+
+
+@_endpoint
+async def agent(service: Service, request: Request) -> Response:
+    body = await _read_json(service, request, default=None)
+    usage = (
+        'send {"prompt": "Search \'TODO\' in src", "tool": "auto"}; tool is one of '
+        + ", ".join(TOOL_CHOICES)
+    )
+    if not isinstance(body, dict) or not isinstance(body.get("prompt"), str):
+        raise ApiError(400, "InvalidArgumentError", f"prompt (a string) is required: {usage}")
+    unknown = sorted(set(body) - {"prompt", "tool", "options"})
+    if unknown:
+        raise ApiError(
+            400,
+            "InvalidArgumentError",
+            f"unknown field {unknown[0][:40]!r}; fields are prompt, tool, options",
+        )
+    tool = body.get("tool") or "auto"
+    if not isinstance(tool, str) or tool.strip().lower() not in TOOL_CHOICES:
+        raise ApiError(400, "InvalidArgumentError", f"tool {str(tool)[:40]!r} is unknown: {usage}")
+    options = body.get("options")
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise ApiError(400, "InvalidArgumentError", "options must be a JSON object")
+
+    def kind_of(path: str) -> str | None:
+        return path_kind(service.workspace, path)
+
+    try:
+        call = await service.run(
+            lambda: plan(body["prompt"], tool, kind_of=kind_of, options=options)
+        )
+    except CommandError as exc:
+        message = str(exc)
+        return JSONResponse(
+            {
+                "tool": None,
+                "arguments": None,
+                "note": None,
+                "text": f"[tool=none] Error: {message}",
+                "data": {"error": {"type": "CommandError", "message": message}},
+                "is_error": True,
+            },
+            headers=COMMON_HEADERS,
+        )
+    if call.tool not in read_only_tools(service.toolbox):
+        service.check_write(request, call.tool)
+    result = await service.run(lambda: service.toolbox.call(call.tool, call.arguments))
+    head = f"[tool={call.tool}]" + (f" ({call.note})" if call.note else "")
+    return JSONResponse(
+        {
+            "tool": call.tool,
+            "arguments": call.arguments,
+            "note": call.note,
+            "text": f"{head} {result.text}",
+            "data": result.data,
+            "is_error": result.is_error,
+        },
+        headers=COMMON_HEADERS,
+    )
+
+
+@_endpoint
+async def preview(service: Service, request: Request) -> Response:
+    if service.read_only:
+        raise ApiError(
+            403, "ReadOnlyError", "this server is read-only: there is nothing to preview"
+        )
+    arguments = await _read_json(service, request, default=None)
+    if not isinstance(arguments, dict):
+        raise ApiError(
+            400,
+            "InvalidArgumentError",
+            'send the edit\'s arguments as a JSON object: {"search_result_id": "sr_...", '
+            '"new_string": "..."} or {"path", "old_string", "new_string"}',
+        )
+    try:
+        data = await service.run(lambda: preview_edit(service.workspace, arguments))
+    except CodesiftError as exc:
+        message = str(exc)
+        kind = type(exc).__name__
+        return JSONResponse(
+            {
+                "text": f"Error: {message}",
+                "data": {"error": {"type": kind, "message": message}},
+                "is_error": True,
+            },
+            headers=COMMON_HEADERS,
+        )
+    text = f"{data['summary']}\n{data['diff']}".rstrip()
+    return JSONResponse({"text": text, "data": data, "is_error": False}, headers=COMMON_HEADERS)
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def path_kind(workspace: Workspace, path: str) -> str | None:
+    """ "dir", "file" or None (missing, or outside the sandbox), asked of the Workspace."""
+    try:
+        workspace.list_dir(path, limit=1)
+        return "dir"
+    except CodesiftError:
+        pass
+    try:
+        return "file" if workspace._engine.exists(workspace.sandbox.relative(path)) else None
+    except (CodesiftError, OSError, ValueError):
+        return None
+
+
+async def _read_json(service: Service, request: Request, *, default: Any) -> Any:
+    """The request body as JSON, read up to the size cap (413 beyond, 400 if not JSON)."""
+    limit = service.max_body_bytes
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise _too_large(limit)
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise _too_large(limit)
+    if not body.strip():
+        return default
+    try:
+        return json.loads(bytes(body))
+    except RecursionError:
+        raise ApiError(
+            400, "InvalidJSON", "the body is nested too deeply; send a flat object"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise ApiError(
+            400,
+            "InvalidJSON",
+            f"the body is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+            'send a JSON object such as {"pattern": "TODO"}',
+        ) from None
+    except ValueError:  # not UTF-8/16/32, or a number with thousands of digits
+        raise ApiError(400, "InvalidJSON", "the body is not readable JSON text (UTF-8)") from None
+
+
+def _too_large(limit: int) -> ApiError:
+    return ApiError(
+        413,
+        "PayloadTooLarge",
+        f"the body is over {limit} bytes; send less (write big files in parts, or search for less)",
+    )
+
+
+def _static(name: str) -> Response:
+    content = resources.files(__package__).joinpath("static", name).read_bytes()
+    headers = dict(COMMON_HEADERS)
+    if name == "index.html":
+        headers.update(PAGE_HEADERS)
+    return Response(content, media_type=STATIC_FILES[name], headers=headers)
+
+
+def _schema_name(schema: dict[str, Any]) -> str | None:
+    if "function" in schema:
+        return schema["function"].get("name")
+    return schema.get("name")
+
+
+def _one_line(exc: BaseException) -> str:
+    try:
+        text = str(exc).strip()
+    except Exception:
+        return "(no message)"
+    line = text.split("\n", 1)[0] or "(no message)"
+    return line if len(line) <= 300 else line[:297] + "..."
+
+
+class GuardMiddleware:
+    """Refuses a request whose `Host` is not this server's (421) or whose `Origin` is
+    another site's (403), before any route sees it."""
+
+    def __init__(self, app: ASGIApp, guard: Guard) -> None:
+        self.app = app
+        self.guard = guard
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = Headers(scope=scope)
+            host = headers.get("host")
+            response: Response | None = None
+            if not self.guard.host_ok(host):
+                response = error_response(
+                    421,
+                    "HostRejected",
+                    f"the Host header {str(host)[:80]!r} does not name this server; use "
+                    f"{self.guard.url()} (requests through other host names are refused "
+                    "against DNS rebinding)",
+                )
+            elif not self.guard.origin_ok(headers.get("origin"), host):
+                response = error_response(
+                    403,
+                    "OriginRejected",
+                    f"requests from the page of another site ({headers.get('origin', '')[:80]!r})"
+                    " are refused; use the page the server itself serves",
+                )
+            if response is not None:
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(service: Service) -> ASGIApp:
+    """The ASGI application for a `Service`."""
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        if status == 404:
+            message = (
+                "no such endpoint; see GET /api/tools, POST /api/tools/{name}, POST /api/agent"
+            )
+        elif status == 405:
+            message = f"{request.method} is not allowed here"
+        else:
+            message = str(getattr(exc, "detail", "request failed"))
+        return error_response(status, "HTTPError", message)
+
+    async def crashed(request: Request, exc: Exception) -> Response:
+        return error_response(500, "InternalError", "unexpected error; please report it")
+
+    routes = [
+        Route("/", page(service), methods=["GET"]),
+        Route("/static/{name}", static(service), methods=["GET"]),
+        Route("/api/info", info(service), methods=["GET"]),
+        Route("/api/tools", list_tools(service), methods=["GET"]),
+        Route("/api/tools/{name}", call_tool(service), methods=["POST"]),
+        Route("/api/agent", agent(service), methods=["POST"]),
+        Route("/api/preview", preview(service), methods=["POST"]),
+    ]
+    app = Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: not_found, Exception: crashed},
+    )
+    return GuardMiddleware(app, service.guard)
+
+
+__all__ = ["ApiError", "Service", "create_app", "path_kind"]
