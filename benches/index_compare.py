@@ -261,6 +261,19 @@ def _reset_peak() -> None:
         pass
 
 
+def _status_kb(field: str) -> int:
+    """A field of /proc/self/status in KiB (0 when unknown): RssAnon is the memory that is
+    not a mapped file (the index's pages and the loaded libraries are RssFile)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def _peak_kb() -> int:
     try:
         with open("/proc/self/status") as f:
@@ -300,7 +313,16 @@ def handle(ws, request: dict) -> dict:
             "files_searched": result.files_searched,
             "digest": digest.hexdigest(),
             "peak_kb": _peak_kb(),
+            "anon_kb": _status_kb("RssAnon:"),
         }
+    if request["op"] == "glob":
+        _reset_peak()
+        start = time.perf_counter()
+        result = ws.glob(request["pattern"], limit=10**7)
+        count = sum(1 for f in result.files if f.path)  # every file touched as an object
+        end = time.perf_counter()
+        digest = hashlib.sha1("\n".join(f.path for f in result.files).encode()).hexdigest()
+        return {"seconds": end - start, "count": count, "digest": digest, "peak_kb": _peak_kb()}
     if request["op"] == "edit":
         start = time.perf_counter()
         ws.edit(request["path"], request["old"], request["new"])
@@ -463,6 +485,67 @@ def measure_queries(
             if not result.tool.startswith("codesift") and result.runs:
                 result.rss_kb = runner(g=True).maxrss_kb
     return [r for r, _ in plans]
+
+
+#: Globs timed from the indexed worker (the path table) beside the scanning worker (a walk)
+#: and fd (`fd -u -t f -g`, a process writing to a pipe); target: 0.1 x fd.
+GLOBS = [("*.c", "*.c", ""), ("drivers/**/*.h", "*.h", "drivers")]
+GLOB_TARGET = 0.1
+
+
+def measure_globs(corpus: Path, rounds: int, indexed: Server, scan: Server) -> list[Result]:
+    fd = shutil.which("fdfind") or shutil.which("fd")
+    plans = []
+    for pattern, last, base in GLOBS:
+
+        def worker(server: Server, pattern: str = pattern) -> Run:
+            a = server.ask(op="glob", pattern=pattern)
+            return Run(a.pop("seconds"), a.pop("peak_kb"), a.pop("count"), a)
+
+        tools = [
+            ("codesift-indexed", lambda w=worker: w(indexed)),
+            ("codesift-scan", lambda w=worker: w(scan)),
+        ]
+        if fd:
+            command = [fd, "-u", "-t", "f", "-g", last, str(corpus / base) if base else "."]
+            tools.append(("fd", lambda c=command: measured(c, corpus)[0]))
+        for tool, runner in tools:
+            plans.append((Result(f"glob {pattern}", tool, "files"), runner))
+    run_interleaved(plans, rounds, "globs: round")
+    return [r for r, _ in plans]
+
+
+def glob_table(results: list[Result]) -> list[str]:
+    lines = [
+        "## Glob",
+        "",
+        "| glob | tool | median s | ratio to fd | target | files | check |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for pattern, _, _ in GLOBS:
+        group = [r for r in results if r.query == f"glob {pattern}"]
+        fd = next((r for r in group if r.tool == "fd" and r.runs), None)
+        scan = next((r for r in group if r.tool == "codesift-scan" and r.runs), None)
+        for r in group:
+            if r.error or not r.runs:
+                lines.append(f"| `{pattern}` | {r.tool} | - | - | | - | {r.error or ''} |")
+                continue
+            ratio = r.median / fd.median if fd else None
+            target, check = "", ""
+            if r.tool == "codesift-indexed":
+                if ratio is not None:
+                    met = "met" if ratio <= GLOB_TARGET else "MISSED"
+                    target = f"≤ {GLOB_TARGET}× fd: {ratio:.3f}× {met}"
+                if scan:
+                    same = r.runs[-1].extra["digest"] == scan.runs[-1].extra["digest"]
+                    check = "same files as the walk" if same else "DIFFERENT from the walk"
+            ratio_cell = f"{ratio:.3f}" if ratio is not None else "-"
+            lines.append(
+                f"| `{pattern}` | {r.tool} | {fmt_s(r.median)} | {ratio_cell} | {target} | "
+                f"{r.count} | {check} |"
+            )
+    lines.append("")
+    return lines
 
 
 def measure_builds(corpus: Path, rounds: int, index_file: Path | None) -> list[Result]:
@@ -1184,6 +1267,12 @@ def main(argv: list[str] | None = None) -> int:
         catch_up = {"pattern": queries[0].pattern, **indexed.grep(queries[0])}
         cpu_before, wall_before = cpu_seconds(), time.perf_counter()
         results = measure_queries(queries, args.corpus, args.rounds, indexed, scan, codesearch)
+        globs = measure_globs(args.corpus, args.rounds, indexed, scan)
+        anon = {
+            r.tool: max(run.extra.get("anon_kb", 0) for run in r.runs)
+            for r in results
+            if r.tool.startswith("codesift") and r.runs
+        }
         status = indexed.ask(op="status")
         catch_up["status_after"] = {k: v for k, v in status.items() if k != "path"}
         lifetime = {"indexed": indexed.close(), "scan": scan.close()}
@@ -1206,6 +1295,23 @@ def main(argv: list[str] | None = None) -> int:
         notes.append(f"load average after the queries: {os.getloadavg()[0]:.2f} (1 min)")
         edit = edit_scenario(args.corpus, args.edit_subdir, args.rounds)
         text = report(args, queries, builds, results, catch_up, lifetime, edit, notes, versions())
+        rg_rss = max((r.rss_kb or 0) for r in results if r.tool == "rg")
+        extra = glob_table(globs) + [
+            "## Query memory besides mapped files",
+            "",
+            "RssAnon (memory that is not a mapped file: the index's pages and the loaded "
+            "libraries are not in it) of each codesift worker after its queries, largest "
+            "over the rounds, beside rg's peak RSS (target: at most rg's + 50 MiB).",
+            "",
+            "| process | MiB |",
+            "|---|---|",
+            *[f"| {tool} worker, RssAnon | {kb / 1024:.0f} |" for tool, kb in anon.items()],
+            f"| rg, peak RSS of any query | {rg_rss / 1024:.0f} |",
+            "",
+        ]
+        text = text + "\n" + "\n".join(extra)
+        (args.out / "index.md").write_text(text)
+        results = results + globs
     finally:
         for s in servers:
             s.close()
