@@ -1,6 +1,6 @@
 //! codesift's compiled core: the engine modules (fs: the root handle, walkers and atomic
-//! writes; rules, glob, grep, search, types, files) and the one Python module `codesift._core` that
-//! exposes them.
+//! writes; rules, glob, grep, search, index, types, files) and the one Python module
+//! `codesift._core` (bindings in `py/`) that exposes them.
 
 pub mod cancel;
 pub mod error;
@@ -14,30 +14,26 @@ pub mod rules;
 pub mod search;
 pub mod types;
 
-mod py_cancel;
-mod py_engine;
-mod py_errors;
-mod py_glob;
-mod py_types;
+mod py;
 
 use pyo3::prelude::*;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<py_engine::Engine>()?;
-    m.add_class::<py_cancel::CancelToken>()?;
-    m.add_class::<py_engine::FileLock>()?;
-    m.add_class::<py_types::GlobMatch>()?;
-    m.add_class::<py_types::GrepMatch>()?;
-    m.add_class::<py_types::ResultList>()?;
-    m.add_class::<py_types::ResultIter>()?;
-    m.add_class::<py_types::GlobOutcome>()?;
-    m.add_class::<py_types::GrepOutcome>()?;
-    m.add_class::<py_types::Listing>()?;
-    m.add_function(wrap_pyfunction!(py_glob::file_types, m)?)?;
-    m.add_class::<py_glob::GlobMatcher>()?;
-    m.add_function(wrap_pyfunction!(py_glob::normalize_glob, m)?)?;
-    py_errors::register(m)?;
+    m.add_class::<py::engine::Engine>()?;
+    m.add_class::<py::cancel::CancelToken>()?;
+    m.add_class::<py::engine::FileLock>()?;
+    m.add_class::<py::types::GlobMatch>()?;
+    m.add_class::<py::types::GrepMatch>()?;
+    m.add_class::<py::types::ResultList>()?;
+    m.add_class::<py::types::ResultIter>()?;
+    m.add_class::<py::types::GlobOutcome>()?;
+    m.add_class::<py::types::GrepOutcome>()?;
+    m.add_class::<py::types::Listing>()?;
+    m.add_function(wrap_pyfunction!(py::glob::file_types, m)?)?;
+    m.add_class::<py::glob::GlobMatcher>()?;
+    m.add_function(wrap_pyfunction!(py::glob::normalize_glob, m)?)?;
+    py::errors::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

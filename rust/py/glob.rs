@@ -3,7 +3,7 @@
 //! and `file_types`, the ripgrep file types that `type=` selects.
 
 use crate::glob::{PathPattern, normalize};
-use crate::py_errors::catch_panic;
+use crate::py::errors::catch_panic;
 use pyo3::prelude::*;
 
 /// Glob patterns with codesift's rules (see `Workspace.glob`); a path matches when any does.

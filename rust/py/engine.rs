@@ -7,9 +7,9 @@ use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::{GlobQuery, GlobSort, glob};
 use crate::grep::{OutputMode, PatternOptions};
 use crate::index::handle::{IndexHandle, Mode};
-use crate::py_cancel::CancelToken;
-use crate::py_errors::catch_panic;
-use crate::py_types::{
+use crate::py::cancel::CancelToken;
+use crate::py::errors::catch_panic;
+use crate::py::types::{
     GlobOutcome, GrepOutcome, Listing as TreeListing, glob_outcome, grep_outcome, tree_listing,
 };
 use crate::rules::RuleOptions;
