@@ -44,6 +44,15 @@ class Source:
         text = self.newline.join(body) + (self.newline if self.final_newline else "")
         return text.encode()
 
+    def as_envelope_sees_it(self) -> Source:
+        """The same bytes as an apply_patch envelope reads them: it has no end-of-file newline
+        notation, so (as for Codex, which splits on "\\n" and drops the empty last piece) a
+        last line that is empty and has no newline is the newline ending the line before.
+        A unified diff tells the two apart with `\\ No newline at end of file`."""
+        if self.lines and self.lines[-1] == "" and not self.final_newline:
+            return Source(self.lines[:-1], self.newline, True)
+        return self
+
 
 @dataclass
 class Case:
@@ -122,6 +131,8 @@ def cases(draw: st.DrawFn) -> Case:
         newline = draw(st.sampled_from(["\n", "\r\n"])) if has_ending else "\n"
         files[f"d{i % 2}/f{i}.txt"] = Source(lines, newline, final_newline)
     fmt = draw(st.sampled_from(["apply_patch", "unified"]))
+    if fmt == "apply_patch":
+        files = {name: src.as_envelope_sees_it() for name, src in files.items()}
     context = draw(st.integers(1, 3))
     expected = {name: src.render() for name, src in files.items()}
     sections: list[str] = []
@@ -149,6 +160,12 @@ def cases(draw: st.DrawFn) -> Case:
             if action == "move":
                 head.append(f"*** Move to: {target}")
             sections.append("\n".join(head + envelope_hunks(src.lines, new_lines, context, eof)))
+        elif new_lines == src.lines and action == "move":
+            # The changes cancelled out: difflib prints nothing, git prints a pure rename.
+            sections.append(
+                f"diff --git a/{name} b/{target}\nsimilarity index 100%\n"
+                f"rename from {name}\nrename to {target}\n"
+            )
         else:
             sections.append(unified_body(src, new_lines, f"a/{name}", f"b/{target}", context))
     if draw(st.booleans()):

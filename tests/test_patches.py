@@ -382,6 +382,18 @@ def test_a_git_diff_with_add_delete_and_rename(tree: Tree) -> None:
     assert (root / "b.txt").read_text() == "moved as is\n"
 
 
+def test_header_only_git_diffs_are_recognised_as_unified(tree: Tree) -> None:
+    # What `git diff` prints for a pure rename and for deleting an empty file: no ---/+++.
+    root = tree({"old.txt": "same\n", "empty.txt": ""})
+    diff = (
+        "diff --git a/old.txt b/new.txt\nsimilarity index 100%\nrename from old.txt\n"
+        "rename to new.txt\ndiff --git a/empty.txt b/empty.txt\ndeleted file mode 100644\n"
+    )
+    assert detect_format(diff) == "unified"
+    Workspace(root).apply_patch(diff)
+    assert snapshot(root) == {"new.txt": b"same\n"}, f"actual {snapshot(root)}"
+
+
 def test_unified_line_numbers_pick_among_identical_places(tree: Tree) -> None:
     text = "".join(f"{'x' if i % 10 == 5 else i}\n" for i in range(1, 31))
     root = tree({"r.txt": text})

@@ -31,7 +31,8 @@ def looks_like_unified(text: str) -> bool:
     for i, line in enumerate(lines[:-1]):
         if line.startswith("--- ") and lines[i + 1].startswith("+++ "):
             return True
-    return any(HUNK_HEADER.match(line) for line in lines)
+    # git writes a pure rename, or an empty file added or deleted, as headers alone.
+    return any(HUNK_HEADER.match(line) or line.startswith("diff --git ") for line in lines)
 
 
 def parse_unified(text: str, *, path: str | None = None) -> ParsedPatch:
