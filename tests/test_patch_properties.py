@@ -10,7 +10,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from codesift import CodesiftError, Workspace
@@ -239,6 +239,16 @@ def snapshot(root: Path) -> dict[str, bytes]:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 @given(cases())
+@example(  # once falsified: an empty last context line marked "\ No newline at end of file"
+    Case(
+        files={"d1/f1.txt": Source(["x = 1"] * 7 + [""], "\n", False)},
+        patch="--- a/d1/f1.txt\n+++ b/d1/f1.txt\n@@ -6,3 +6,3 @@\n x = 1\n-x = 1\n+new_0_0\n \n"
+        "\\ No newline at end of file\n",
+        format="unified",
+        expected={"d1/f1.txt": b"x = 1\n" * 6 + b"new_0_0\n"},
+        must_fail=False,
+    )
+)
 def test_a_patch_applies_exactly_or_changes_nothing(case: Case) -> None:
     if not case.patch.strip() or case.patch.strip() == "*** Begin Patch\n*** End Patch":
         return
