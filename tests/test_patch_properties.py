@@ -10,7 +10,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from codesift import CodesiftError, Workspace
@@ -43,6 +43,15 @@ class Source:
             return b""
         text = self.newline.join(body) + (self.newline if self.final_newline else "")
         return text.encode()
+
+    def as_envelope_sees_it(self) -> Source:
+        """The same bytes as an apply_patch envelope reads them: it has no end-of-file newline
+        notation, so (as for Codex, which splits on "\\n" and drops the empty last piece) a
+        last line that is empty and has no newline is the newline ending the line before.
+        A unified diff tells the two apart with `\\ No newline at end of file`."""
+        if self.lines and self.lines[-1] == "" and not self.final_newline:
+            return Source(self.lines[:-1], self.newline, True)
+        return self
 
 
 @dataclass
@@ -122,6 +131,8 @@ def cases(draw: st.DrawFn) -> Case:
         newline = draw(st.sampled_from(["\n", "\r\n"])) if has_ending else "\n"
         files[f"d{i % 2}/f{i}.txt"] = Source(lines, newline, final_newline)
     fmt = draw(st.sampled_from(["apply_patch", "unified"]))
+    if fmt == "apply_patch":
+        files = {name: src.as_envelope_sees_it() for name, src in files.items()}
     context = draw(st.integers(1, 3))
     expected = {name: src.render() for name, src in files.items()}
     sections: list[str] = []
@@ -149,6 +160,12 @@ def cases(draw: st.DrawFn) -> Case:
             if action == "move":
                 head.append(f"*** Move to: {target}")
             sections.append("\n".join(head + envelope_hunks(src.lines, new_lines, context, eof)))
+        elif new_lines == src.lines and action == "move":
+            # The changes cancelled out: difflib prints nothing, git prints a pure rename.
+            sections.append(
+                f"diff --git a/{name} b/{target}\nsimilarity index 100%\n"
+                f"rename from {name}\nrename to {target}\n"
+            )
         else:
             sections.append(unified_body(src, new_lines, f"a/{name}", f"b/{target}", context))
     if draw(st.booleans()):
@@ -222,6 +239,16 @@ def snapshot(root: Path) -> dict[str, bytes]:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 @given(cases())
+@example(  # once falsified: an empty last context line marked "\ No newline at end of file"
+    Case(
+        files={"d1/f1.txt": Source(["x = 1"] * 7 + [""], "\n", False)},
+        patch="--- a/d1/f1.txt\n+++ b/d1/f1.txt\n@@ -6,3 +6,3 @@\n x = 1\n-x = 1\n+new_0_0\n \n"
+        "\\ No newline at end of file\n",
+        format="unified",
+        expected={"d1/f1.txt": b"x = 1\n" * 6 + b"new_0_0\n"},
+        must_fail=False,
+    )
+)
 def test_a_patch_applies_exactly_or_changes_nothing(case: Case) -> None:
     if not case.patch.strip() or case.patch.strip() == "*** Begin Patch\n*** End Patch":
         return

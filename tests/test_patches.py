@@ -24,6 +24,7 @@ from codesift.history import EditHistory
 from codesift.patches import detect_format, parse_patch
 
 Tree = Callable[[dict[str, Any]], Path]
+NO_NL = "\\ No newline at end of file\n"
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -381,6 +382,18 @@ def test_a_git_diff_with_add_delete_and_rename(tree: Tree) -> None:
     assert (root / "b.txt").read_text() == "moved as is\n"
 
 
+def test_header_only_git_diffs_are_recognised_as_unified(tree: Tree) -> None:
+    # What `git diff` prints for a pure rename and for deleting an empty file: no ---/+++.
+    root = tree({"old.txt": "same\n", "empty.txt": ""})
+    diff = (
+        "diff --git a/old.txt b/new.txt\nsimilarity index 100%\nrename from old.txt\n"
+        "rename to new.txt\ndiff --git a/empty.txt b/empty.txt\ndeleted file mode 100644\n"
+    )
+    assert detect_format(diff) == "unified"
+    Workspace(root).apply_patch(diff)
+    assert snapshot(root) == {"new.txt": b"same\n"}, f"actual {snapshot(root)}"
+
+
 def test_unified_line_numbers_pick_among_identical_places(tree: Tree) -> None:
     text = "".join(f"{'x' if i % 10 == 5 else i}\n" for i in range(1, 31))
     root = tree({"r.txt": text})
@@ -401,6 +414,81 @@ def test_unified_no_newline_markers_add_and_remove_the_final_newline(tree: Tree)
         "--- a/c.txt\n+++ b/c.txt\n@@ -1,2 +1,2 @@\n c\n-d\n+d\n\\ No newline at end of file\n"
     )
     assert (root / "c.txt").read_bytes() == b"c\nd"
+
+
+def test_an_empty_last_line_without_newline_keeps_the_final_newline(tree: Tree) -> None:
+    # Found by the property test: an empty last context line marked "\ No newline at end of
+    # file" is no line at all; the file ends right after the line before, which keeps its "\n".
+    root = tree({"d1/f1.txt": b"x = 1\n" * 7})
+    diff = (
+        "--- a/d1/f1.txt\n+++ b/d1/f1.txt\n@@ -6,3 +6,3 @@\n x = 1\n-x = 1\n+new_0_0\n \n"
+        "\\ No newline at end of file\n"
+    )
+    Workspace(root).apply_patch(diff)
+    expected = b"x = 1\n" * 6 + b"new_0_0\n"
+    actual = (root / "d1/f1.txt").read_bytes()
+    assert actual == expected, f"expected {expected!r}, actual {actual!r}"
+
+
+@pytest.mark.parametrize(
+    ("before", "diff_body", "after"),
+    [
+        # Lines appended after the empty last line: it becomes a real blank line.
+        (b"a\nb\n", "@@ -1,3 +1,4 @@\n a\n b\n-\n" + NO_NL + "+\n+z\n" + NO_NL, b"a\nb\n\nz"),
+        # The last line loses its newline: the empty line goes, the marker moves onto b.
+        (b"a\nb\n", "@@ -1,3 +1,2 @@\n a\n-b\n-\n" + NO_NL + "+b\n" + NO_NL, b"a\nb"),
+        # The last line gains one: written as an empty new last line.
+        (b"a\nb", "@@ -1,2 +1,3 @@\n a\n-b\n" + NO_NL + "+b\n+\n" + NO_NL, b"a\nb\n"),
+        # CRLF files keep their line endings.
+        (b"a\r\nb\r\n", "@@ -2,2 +2,2 @@\n-b\n+B\n \n" + NO_NL, b"a\r\nB\r\n"),
+        # An empty file written as one empty line without newline: lines inserted into it.
+        (b"", "@@ -1 +1,2 @@\n-\n" + NO_NL + "+\n+new\n" + NO_NL, b"\nnew"),
+    ],
+)
+def test_an_empty_last_line_without_newline_is_the_end_of_the_previous_line(
+    tree: Tree, before: bytes, diff_body: str, after: bytes
+) -> None:
+    root = tree({"f.txt": before})
+    Workspace(root).apply_patch("--- a/f.txt\n+++ b/f.txt\n" + diff_body)
+    actual = (root / "f.txt").read_bytes()
+    assert actual == after, f"expected {after!r}, actual {actual!r}"
+
+
+def test_an_empty_new_last_line_in_a_file_without_final_newline_is_kept(tree: Tree) -> None:
+    # No markers: the file still ends without a newline, so the added empty line is the
+    # "\n" after b (removing two line endings here once left the file unchanged).
+    root = tree({"f.txt": b"a\nb"})
+    Workspace(root).apply_patch("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,3 @@\n a\n b\n+\n")
+    expected, actual = b"a\nb\n", (root / "f.txt").read_bytes()
+    assert actual == expected, f"expected {expected!r}, actual {actual!r}"
+
+
+def test_a_marker_on_a_dropped_blank_separator_line_leaves_the_final_newline(tree: Tree) -> None:
+    # The whitespace-only last context line is not in the file and is dropped; its marker
+    # must not take the newline of the line before.
+    root = tree({"f.txt": b"x\ny\n"})
+    Workspace(root).apply_patch(
+        "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n   \n" + NO_NL
+    )
+    expected, actual = b"x\nY\n", (root / "f.txt").read_bytes()
+    assert actual == expected, f"expected {expected!r}, actual {actual!r}"
+
+
+def test_deleting_a_file_listed_with_an_empty_last_line_without_newline(tree: Tree) -> None:
+    root = tree({"f.txt": b"a\nb\n", "e.txt": b""})
+    Workspace(root).apply_patch(
+        "--- a/f.txt\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-a\n-b\n-\n"
+        + NO_NL
+        + "--- a/e.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-\n"
+        + NO_NL
+    )
+    assert snapshot(root) == {}, f"expected no files, actual {snapshot(root)}"
+
+
+def test_adding_a_file_written_with_an_empty_last_line_without_newline(tree: Tree) -> None:
+    root = tree({"keep.txt": b"k\n"})
+    Workspace(root).apply_patch("--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n+a\n+\n" + NO_NL)
+    assert (root / "n.txt").read_bytes() == b"a\n"
 
 
 def test_miscounted_hunks_are_read_to_the_next_header(tree: Tree) -> None:

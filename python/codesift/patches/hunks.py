@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..edit import (
     Change,
@@ -119,6 +119,8 @@ def plan_hunks(text: str, hunks: Sequence[Hunk], where: str) -> HunkPlan:
             while found is None and old and new and old[-1].strip() == "" and new[-1].strip() == "":
                 old.pop()
                 new.pop()
+                # A `\\ No newline` marker spoke of the dropped line, not of the file's.
+                hunk = replace(hunk, old_eol=None, new_eol=None)
                 if not old:
                     break
                 found = _locate(file, old, hunk, start_at, cursor, shift, same_anchor)
@@ -332,7 +334,9 @@ def _replace(
         if keep_newline and not replacement.endswith("\n"):
             replacement += newline
         elif not keep_newline and replacement.endswith("\n"):
-            replacement = replacement.removesuffix(newline).removesuffix("\n")
+            # One line ending only: a last new line that is empty keeps the "\n" before it.
+            ending = newline if replacement.endswith(newline) else "\n"
+            replacement = replacement.removesuffix(ending)
     return Change(lines[first].start, lines[last].end, replacement)
 
 

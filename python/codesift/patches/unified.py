@@ -2,8 +2,10 @@
 
 `--- a/x` / `+++ b/x` headers (git's `a/` and `b/` prefixes are removed when both sides have
 them, a /dev/null side counting as either, or after a `diff --git` line; timestamps after a tab
-are removed too), `@@ -l,n +l,n @@` hunks, `\\ No newline at end of file` markers, `/dev/null`
-for an added or deleted file, a changed path (or git's `rename from` / `rename to`) for a move.
+are removed too), `@@ -l,n +l,n @@` hunks, `\\ No newline at end of file` markers (an empty
+last line so marked is read as the end of the line before it, which keeps its newline),
+`/dev/null` for an added or deleted file, a changed path (or git's `rename from` /
+`rename to`) for a move.
 `diff --git`, `index`, mode and similarity lines are read for what they say and otherwise
 skipped.
 
@@ -29,7 +31,8 @@ def looks_like_unified(text: str) -> bool:
     for i, line in enumerate(lines[:-1]):
         if line.startswith("--- ") and lines[i + 1].startswith("+++ "):
             return True
-    return any(HUNK_HEADER.match(line) for line in lines)
+    # git writes a pure rename, or an empty file added or deleted, as headers alone.
+    return any(HUNK_HEADER.match(line) or line.startswith("diff --git ") for line in lines)
 
 
 def parse_unified(text: str, *, path: str | None = None) -> ParsedPatch:
@@ -238,10 +241,25 @@ def _hunk(lines: list[str], i: int, header: re.Match[str]) -> tuple[Hunk, int]:
         old_eol = True
     if not old and not new:
         raise PatchFormatError(f"diff line {number}: an empty hunk")
+    # A marker on the old side says its last line is the file's last line.
+    at_eof = old_eol is False
+    # An empty last line without a newline is no line at all (a text split on "\n" ends with
+    # one, as `"a\n".split("\n")` does): the text ends right after the line before, whose
+    # "\n" therefore stays.
+    if old_eol is False and old and old[-1] == "":
+        old.pop()
+        old_eol = True
+        if not old:
+            # Nothing left to find: insert where the empty line was, after line old_start - 1.
+            old_start -= 1
+    if new_eol is False and new and new[-1] == "":
+        new.pop()
+        new_eol = True
     return (
         Hunk(
             tuple(old),
             tuple(new),
+            at_eof=at_eof,
             old_start=old_start,
             old_eol=old_eol,
             new_eol=new_eol,
