@@ -22,6 +22,9 @@ const WHOLE_FILE_LIMIT: u64 = 64 * 1024 * 1024;
 /// A per-thread buffer grown past this by one large file is shrunk back afterwards, so a few
 /// big files do not keep every thread's memory high for the rest of the walk.
 const KEEP_BUFFER: usize = 4 * 1024 * 1024;
+/// A search of some units proves a hit's text unique by reading a file up to this size whole
+/// (larger ones: only the units the index says may hold it).
+const WHOLE_READ: u64 = 256 * 1024;
 /// grep-searcher looks for NUL bytes only in the first buffer of a slice; this is its size.
 const BINARY_SNIFF_LEN: usize = 64 * 1024;
 
@@ -660,19 +663,27 @@ impl FileSearcher {
         // Files and counts show no text to edit by id: no uniqueness to prove.
         if searched.is_ok() && !sink.binary && mode == OutputMode::Content {
             let buffer = &mut self.buffer;
+            // The whole file, read once when a text's other places cannot be narrowed (or the
+            // file is small enough that reading it beats asking the index).
+            let mut whole: Option<Option<Vec<u8>>> = None;
             let mut first_two = |needle: &[u8]| -> (Option<usize>, Option<usize>) {
-                let parts = if needle.len() < 3 || needle.contains(&b'\n') {
+                let parts = if needle.len() < 3 || needle.contains(&b'\n') || size <= WHOLE_READ {
                     None
                 } else {
                     occurrences(needle)
                 };
-                let parts = parts.unwrap_or_else(|| {
-                    vec![LineRange {
-                        offset: 0,
-                        len: size,
-                        first_line: 1,
-                    }]
-                });
+                let Some(parts) = parts else {
+                    let text = whole.get_or_insert_with(|| {
+                        let mut text = vec![0; size as usize];
+                        file.read_exact_at(&mut text, 0).ok().map(|_| text)
+                    });
+                    // Unreadable: counted as not unique, as when the budget runs out.
+                    let Some(text) = text else {
+                        return (None, None);
+                    };
+                    let mut found = memchr::memmem::find_iter(text, needle);
+                    return (found.next(), found.next());
+                };
                 let mut found = Vec::with_capacity(2);
                 for part in parts {
                     buffer.clear();

@@ -757,8 +757,8 @@ struct PostingCache {
 }
 
 impl PostingCache {
-    /// The most trigrams of a string checked: fewer only let more units through.
-    const MOST_TRIGRAMS: usize = 8;
+    /// The most trigrams of a string checked (its rarest): fewer only let more units through.
+    const MOST_TRIGRAMS: usize = 3;
 
     /// The units of `record` holding every trigram of `needle` (a superset of those holding
     /// `needle`), or `None` when the index cannot tell.
@@ -774,6 +774,9 @@ impl PostingCache {
             .collect();
         trigrams.sort_unstable();
         trigrams.dedup();
+        // The rarest, by the sizes in the lists' headers: small lists decode fast and
+        // narrow most.
+        trigrams.sort_by_cached_key(|&t| index.posting_count(t));
         trigrams.truncate(Self::MOST_TRIGRAMS);
         for &trigram in &trigrams {
             if let std::collections::hash_map::Entry::Vacant(slot) = self.lists.entry(trigram) {

@@ -402,7 +402,8 @@ impl IndexFile {
 
     /// The units holding `trigram` (empty when none does). A list that does not deserialize is
     /// reported as an error, never guessed at.
-    pub fn postings(&self, trigram: u32) -> io::Result<RoaringBitmap> {
+    /// Where the posting list of `trigram` lies in the map, if the index has one.
+    fn posting_bytes(&self, trigram: u32) -> Option<&[u8]> {
         let (mut lo, mut hi) = (0, self.n_trigrams);
         while lo < hi {
             let mid = (lo + hi) / 2;
@@ -414,17 +415,55 @@ impl IndexFile {
                 std::cmp::Ordering::Equal => {
                     let size = u32_at(&self.map, at + 4) as usize;
                     let off = self.off_postings + u64_at(&self.map, at + 8) as usize;
-                    return RoaringBitmap::deserialize_from(&self.map[off..off + size])
-                        .map_err(|_| corrupt("has a damaged posting list"));
+                    return Some(&self.map[off..off + size]);
                 }
             }
         }
-        Ok(RoaringBitmap::new())
+        None
+    }
+
+    pub fn postings(&self, trigram: u32) -> io::Result<RoaringBitmap> {
+        match self.posting_bytes(trigram) {
+            Some(bytes) => RoaringBitmap::deserialize_from(bytes)
+                .map_err(|_| corrupt("has a damaged posting list")),
+            None => Ok(RoaringBitmap::new()),
+        }
+    }
+
+    /// How many units hold `trigram`, read from the list's container headers without
+    /// decoding it (the roaring portable format: a cookie, then a key and a cardinality - 1
+    /// per container): what a query plan's cost is estimated with.
+    pub fn posting_count(&self, trigram: u32) -> u64 {
+        const NO_RUNS: u32 = 12346;
+        const WITH_RUNS: u32 = 12347;
+        let Some(bytes) = self.posting_bytes(trigram) else {
+            return 0;
+        };
+        let read_u32 = |at: usize| bytes.get(at..at + 4).map(|b| u32_at(b, 0));
+        let headers = match read_u32(0) {
+            Some(NO_RUNS) => read_u32(4).map(|n| (n as usize, 8)),
+            Some(cookie) if cookie & 0xFFFF == WITH_RUNS => {
+                let n = (cookie >> 16) as usize + 1;
+                Some((n, 4 + n.div_ceil(8)))
+            }
+            _ => None,
+        };
+        let counted = headers.and_then(|(n, at)| {
+            (0..n)
+                .map(|i| {
+                    let pair = at + 4 * i;
+                    bytes
+                        .get(pair + 2..pair + 4)
+                        .map(|c| u64::from(u16::from_le_bytes([c[0], c[1]])) + 1)
+                })
+                .sum::<Option<u64>>()
+        });
+        counted.unwrap_or_else(|| self.postings(trigram).map_or(0, |b| b.len()))
     }
 
     /// The number of units holding `trigram`, without decoding its list (0 when none).
     pub fn posting_len(&self, trigram: u32) -> u64 {
-        self.postings(trigram).map_or(0, |b| b.len())
+        self.posting_count(trigram)
     }
 }
 
@@ -504,6 +543,32 @@ mod tests {
             RoaringBitmap::from_iter([0u32, 1])
         );
         assert!(index.postings(0x777777).unwrap().is_empty());
+        for (trigram, list) in &postings {
+            assert_eq!(index.posting_count(*trigram), list.len());
+        }
+        assert_eq!(index.posting_count(0x777777), 0);
+    }
+
+    #[test]
+    fn posting_counts_are_read_from_the_headers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        let (files, units, _) = sample();
+        // Dense and sparse lists spanning several containers.
+        let big = RoaringBitmap::from_iter((0..200_000u32).filter(|u| u % 3 == 0));
+        let sparse = RoaringBitmap::from_iter([1u32, 70_000, 140_000]);
+        let postings = vec![(0x010203, big.clone()), (0x040506, sparse.clone())];
+        let contents = Contents {
+            options_hash: 1,
+            build_start_ns: 1,
+            files: &files,
+            units: &units,
+            postings: &postings,
+        };
+        write(&path, &contents).unwrap();
+        let index = IndexFile::open(&path).unwrap();
+        assert_eq!(index.posting_count(0x010203), big.len());
+        assert_eq!(index.posting_count(0x040506), sparse.len());
     }
 
     #[test]

@@ -10,6 +10,9 @@ use std::io;
 
 /// Above this share of the indexed bytes in candidates, the scan is as fast: no index.
 pub const MAX_CANDIDATE_SHARE: f64 = 0.6;
+/// An alternation of more trigrams than this narrows nothing worth decoding that many lists
+/// for (`[a-z]_[0-9]` is 260): it is taken as "every unit" (sound: a superset).
+pub const MAX_OR_TRIGRAMS: usize = 64;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Level {
@@ -37,6 +40,12 @@ pub fn candidates(
     unit_reads: bool,
 ) -> io::Result<Option<Candidates>> {
     let level = if multiline { Level::File } else { Level::Unit };
+    // A plan whose candidates are bound to be too many is not evaluated at all: an OR of
+    // hundreds of trigrams (`[a-z]_[0-9]`) would decode as many lists only to scan.
+    let units = index.unit_count() as u64;
+    if units > 0 && estimate(index, query, units) as f64 > units as f64 * MAX_CANDIDATE_SHARE {
+        return Ok(None);
+    }
     let Some(found) = evaluate(index, query, level)? else {
         return Ok(None);
     };
@@ -73,6 +82,27 @@ fn units_to_files(index: &IndexFile, units: &RoaringBitmap) -> RoaringBitmap {
         }
     }
     files
+}
+
+/// An upper bound on the units `query` leaves (from the lists' sizes, nothing decoded).
+fn estimate(index: &IndexFile, query: &Query, units: u64) -> u64 {
+    match query {
+        Query::All => units,
+        Query::Nothing => 0,
+        Query::Trigram(trigram) if trigram.to_be_bytes()[1..].contains(&b'\n') => units,
+        Query::Trigram(trigram) => index.posting_count(*trigram),
+        Query::And(children) => children
+            .iter()
+            .map(|c| estimate(index, c, units))
+            .min()
+            .unwrap_or(units),
+        Query::Or(children) if children.len() > MAX_OR_TRIGRAMS => units,
+        Query::Or(children) => children
+            .iter()
+            .map(|c| estimate(index, c, units))
+            .fold(0u64, |sum, n| sum.saturating_add(n))
+            .min(units),
+    }
 }
 
 /// `None` stands for "every unit".
@@ -119,6 +149,7 @@ fn evaluate(index: &IndexFile, query: &Query, level: Level) -> io::Result<Option
                 }
             }
         }
+        Query::Or(children) if children.len() > MAX_OR_TRIGRAMS => None,
         Query::Or(children) => {
             let mut acc = RoaringBitmap::new();
             for child in children {
