@@ -3,8 +3,9 @@
 `SshLab(workdir)` generates a host key and a client key with `ssh-keygen`, writes an
 `authorized_keys` file and a client `ssh_config` (aliases, identity, known-hosts file in the
 temp directory), and starts `sshd` instances on free ports, each with its own `PATH` (sshd's
-`SetEnv`) so that a test decides whether `codesift` exists "on the host". `HOME` is set to a
-directory of the lab too, so the sessions read no shell start-up files of the machine.
+`SetEnv`, with any other variables a test gives) so that a test decides whether `codesift`
+exists "on the host". `HOME` is set to a directory of the lab too, so the sessions read no
+shell start-up files of the machine (and write no caches of the machine's user).
 
 sshd needs its absolute path and the privilege-separation directory `/run/sshd`; the tests
 run as root in CI, which is what sshd's privilege separation needs. When OpenSSH is not
@@ -20,6 +21,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,9 +125,9 @@ class SshLab:
         self.ssh_config = self.workdir / "ssh_config"
         self._write_client_config()
 
-    def start(self, name: str, path_env: str) -> SshServer:
-        """Starts an sshd whose sessions see `PATH=path_env`; `name` becomes an alias in
-        the client config."""
+    def start(self, name: str, path_env: str, env: Mapping[str, str] | None = None) -> SshServer:
+        """Starts an sshd whose sessions see `PATH=path_env` (and the variables of `env`);
+        `name` becomes an alias in the client config."""
         with contextlib.suppress(OSError):  # sshd's privilege-separation directory
             Path("/run/sshd").mkdir(parents=True, exist_ok=True)
         port = free_port()
@@ -151,7 +153,10 @@ class SshLab:
                     "LogLevel VERBOSE",
                     "MaxStartups 100:30:200",
                     "MaxSessions 50",
-                    f"SetEnv PATH={path_env} HOME={self.home}",
+                    " ".join(
+                        ["SetEnv", f"PATH={path_env}", f"HOME={self.home}"]
+                        + [f"{key}={value}" for key, value in (env or {}).items()]
+                    ),
                     "",
                 ]
             )

@@ -1,5 +1,9 @@
 """Strategy "codesift": the search runs on the host with its own codesift (`--json-full`),
-with the same semantics, ignore rules and speed as locally, and its JSON comes back."""
+with the same semantics, ignore rules and speed as locally, and its JSON comes back.
+
+The host's codesift runs with its defaults (gitignore, hidden files, no symlinks, index
+"auto"), the options `codesift index build --root R` builds with: an index built on the host
+for the root is used (never built by a search), and its `indexed` flag comes back."""
 
 from __future__ import annotations
 
@@ -78,6 +82,7 @@ class CodesiftStrategy:
             binary_files=int(data.get("binary_files", 0)),
             unreadable=int(data.get("unreadable", 0)),
             ignored=int(data.get("ignored", 0)),
+            indexed=data.get("indexed") is True,
         )
 
     def apply_hit(self, request: dict[str, Any], hit_id: str) -> dict[str, Any]:

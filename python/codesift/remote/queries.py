@@ -53,6 +53,8 @@ class HostGrep:
     binary_files: int = 0
     unreadable: int = 0
     ignored: int = 0
+    #: The host's codesift chose the files through its persistent index (strategy "codesift").
+    indexed: bool = False
 
 
 @dataclass

@@ -42,7 +42,8 @@ class RemoteGlobResult(GlobResult):
 
 @dataclass(frozen=True)
 class RemoteGrepResult(GrepResult):
-    """A `GrepResult` over hosts; each match carries its `host`."""
+    """A `GrepResult` over hosts; each match carries its `host`. `indexed`: every host that
+    answered searched through its own index (False when none answered)."""
 
     hosts: tuple[str, ...] = ()
 

@@ -202,7 +202,9 @@ class RemoteWorkspace:
         max_total: int | None = None,
     ) -> RemoteGrepResult:
         """Every match of `pattern` under `path` on every host, ordered by host (as given),
-        then path, line and column. `max_matches` applies per host, `max_total` to all."""
+        then path, line and column. `max_matches` applies per host, `max_total` to all.
+        `indexed` is True when every host that answered searched through its own index (a
+        host's codesift uses the index built there with `codesift index build`)."""
         check_int("max_total", max_total, minimum=1)
         a = grep_arguments(
             pattern,
@@ -245,6 +247,8 @@ class RemoteWorkspace:
             timed_out=any(o.timed_out for o in outcomes.values()),
             timeout=query.timeout,
             errors=failures,
+            # Every host that answered searched through its own index (none answered: False).
+            indexed=bool(outcomes) and all(o.indexed for o in outcomes.values()),
             hosts=tuple(self._hosts),
         )
 
