@@ -278,12 +278,27 @@ fn indexed(
     if let Some(w) = taken.as_mut() {
         w.drain();
     }
+    let (max, count_all) = match query.max_matches {
+        Some(max) if !query.count_total => (max, false),
+        other => (other.unwrap_or(usize::MAX), query.count_total),
+    };
+    let units = found.units.as_ref().map(|units| (index, units));
+    let search = |walker: &Walker, files: &mut dyn Iterator<Item = ToSearch>| {
+        search_in_batches(walker, files, units, pattern, stop, counters, max, count_all)
+    };
     let search_dir = start.rel().to_path_buf();
-    let (files, walker, taken): (Vec<ToSearch>, Walker, Option<Watch>) = match taken {
+    let (outcome, walker, taken) = match taken {
         Some(w) if w.caught_up && !w.broken => {
-            let (files, walker, w) =
-                from_watch(walker, &search_dir, index, candidates, filter, counters, w);
-            (files, walker, Some(w))
+            let (extras, walker, w) =
+                watched_extras(walker, &search_dir, index, filter, counters, w);
+            let outcome = {
+                let mut files = merge_by_path(
+                    extras,
+                    candidate_paths(index, candidates, &search_dir, filter, &w),
+                );
+                search(&walker, &mut files)
+            };
+            (outcome, walker, Some(w))
         }
         stale => {
             // A broken watch starts over; a walk of the whole tree catches a new one up.
@@ -302,28 +317,85 @@ fn indexed(
             let (files, walker, watch) = from_walk(
                 walker, start, index, candidates, filter, counters, fresh, whole,
             );
-            (
-                files
-                    .into_iter()
-                    .map(|(entry, known)| ToSearch::Entry(entry, known))
-                    .collect(),
-                walker,
-                watch,
-            )
+            let mut files = files
+                .into_iter()
+                .map(|(entry, known)| ToSearch::Entry(entry, known));
+            let outcome = search(&walker, &mut files);
+            (outcome, walker, watch)
         }
     };
     if let (Some(slot), Some(w)) = (watch, taken) {
         put_back(slot, w);
     }
-    let (max, count_all) = match query.max_matches {
-        Some(max) if !query.count_total => (max, false),
-        other => (other.unwrap_or(usize::MAX), query.count_total),
-    };
-    let units = found.units.as_ref().map(|units| (index, units));
-    let (found_files, found) = search_sorted(
-        &walker, &files, units, pattern, stop, counters, max, count_all,
-    );
-    (finish(found_files, max, found, count_all), walker)
+    (outcome, walker)
+}
+
+/// Searches `files` (in path order) as `search_sorted` does. For the first N hits they are
+/// taken in growing batches, so that a search that stops early has not read the index's
+/// tables for every candidate (what the first hits of a common word cost most).
+#[allow(clippy::too_many_arguments)]
+fn search_in_batches(
+    walker: &Walker,
+    files: &mut dyn Iterator<Item = ToSearch>,
+    units: Option<(&IndexFile, &roaring::RoaringBitmap)>,
+    pattern: &CompiledPattern,
+    stop: &StopSignal,
+    counters: &Counters,
+    max: usize,
+    count_all: bool,
+) -> GrepOutcome {
+    const FIRST_BATCH: usize = 32;
+    const LARGEST_BATCH: usize = 4096;
+    if count_all || max == usize::MAX {
+        let files: Vec<ToSearch> = files.collect();
+        let (hits, found) =
+            search_sorted(walker, &files, units, pattern, stop, counters, max, count_all);
+        return finish(hits, max, found, count_all);
+    }
+    let (mut hits, mut found) = (Vec::new(), 0u64);
+    let mut size = FIRST_BATCH;
+    loop {
+        let batch: Vec<ToSearch> = (&mut *files).take(size).collect();
+        if batch.is_empty() || stop.should_stop() {
+            break;
+        }
+        // Every earlier batch was searched whole (it did not settle the first `max + 1`).
+        let remaining = max - found as usize;
+        let (more, n) =
+            search_sorted(walker, &batch, units, pattern, stop, counters, remaining, false);
+        hits.extend(more);
+        found += n;
+        if found > max as u64 {
+            break;
+        }
+        size = (size * 2).min(LARGEST_BATCH);
+    }
+    finish(hits, max, found, false)
+}
+
+/// Two path-ordered sequences of files as one (a path in both is taken once).
+fn merge_by_path<'a>(
+    first: Vec<ToSearch>,
+    second: impl Iterator<Item = ToSearch> + 'a,
+) -> impl Iterator<Item = ToSearch> + 'a {
+    let mut first = first.into_iter().peekable();
+    let mut second = second.peekable();
+    std::iter::from_fn(move || {
+        let order = match (first.peek(), second.peek()) {
+            (None, None) => return None,
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (Some(a), Some(b)) => a.rel().as_os_str().cmp(b.rel().as_os_str()),
+        };
+        match order {
+            std::cmp::Ordering::Less => first.next(),
+            std::cmp::Ordering::Greater => second.next(),
+            std::cmp::Ordering::Equal => {
+                second.next();
+                first.next()
+            }
+        }
+    })
 }
 
 /// Returns a watch to its slot, unless a newer one (of a newer index) took its place.
@@ -517,39 +589,31 @@ impl Drop for Flush<'_> {
     }
 }
 
-/// The files to search under `search_dir` when the watch is caught up: no walk. Indexed files
-/// not under a dirty path are unchanged since the watch caught up (and differed from the
-/// index then only if dirty); dirty paths are looked at one by one (a file searched if the
-/// walk would show it, a directory walked whole and watched).
-fn from_watch(
+/// The files to search under `search_dir` when the watch is caught up (no walk), besides the
+/// candidates (`candidate_paths`): the files without postings and the dirty paths (a file
+/// searched if the walk would show it, a directory walked whole and watched), in path order.
+/// Indexed files not under a dirty path are unchanged since the watch caught up (and
+/// differed from the index then only if dirty).
+fn watched_extras(
     walker: Walker,
     search_dir: &Path,
     index: &IndexFile,
-    candidates: &roaring::RoaringBitmap,
     filter: &FileFilter,
     counters: &Counters,
     watch: Watch,
 ) -> (Vec<ToSearch>, Walker, Watch) {
     use std::os::unix::ffi::OsStrExt;
-    let under = |rel: &Path| rel.starts_with(search_dir);
-    let mut wanted: Vec<(PathBuf, Option<u32>)> = Vec::new();
-    // Only candidates and files without postings can need a search (or, binary ones, a count).
-    let mut consider: Vec<u32> = candidates.iter().collect();
-    consider.extend_from_slice(index.unindexed());
-    for i in consider {
-        let i = i as usize;
-        let rel = Path::new(std::ffi::OsStr::from_bytes(index.path(i)));
-        if !under(rel) || !filter.accepts(rel) || watch.is_dirty(rel) {
+    let nothing = roaring::RoaringBitmap::new();
+    let mut files: Vec<ToSearch> = Vec::new();
+    for &i in index.unindexed() {
+        let rel = Path::new(std::ffi::OsStr::from_bytes(index.path(i as usize)));
+        if !rel.starts_with(search_dir) || !filter.accepts(rel) || watch.is_dirty(rel) {
             continue;
         }
-        if let Some(known) = known_file(index, i, false, candidates, counters) {
-            wanted.push((rel.to_path_buf(), known));
+        if let Some(known) = known_file(index, i as usize, false, &nothing, counters) {
+            files.push(ToSearch::Path(rel.to_path_buf(), known));
         }
     }
-    let mut files: Vec<ToSearch> = wanted
-        .into_iter()
-        .map(|(rel, known)| ToSearch::Path(rel, known))
-        .collect();
     let (changed, walker, watch) =
         crate::index::fresh::dirty_files(walker, watch, search_dir, &|rel| filter.accepts(rel));
     files.extend(
@@ -560,6 +624,36 @@ fn from_watch(
     files.sort_unstable_by(|a, b| a.rel().as_os_str().cmp(b.rel().as_os_str()));
     files.dedup_by(|a, b| a.rel() == b.rel());
     (files, walker, watch)
+}
+
+/// The candidate files under `search_dir` that are unchanged since the watch caught up, in
+/// path order, looked up in the index as they are asked for.
+fn candidate_paths<'a>(
+    index: &'a IndexFile,
+    candidates: &'a roaring::RoaringBitmap,
+    search_dir: &'a Path,
+    filter: &'a FileFilter,
+    watch: &'a Watch,
+) -> impl Iterator<Item = ToSearch> + 'a {
+    use std::os::unix::ffi::OsStrExt;
+    // Paths are sorted by bytes: the files under the search directory are one range.
+    let mut prefix = search_dir.as_os_str().as_bytes().to_vec();
+    if !prefix.is_empty() {
+        prefix.push(b'/');
+    }
+    let first = index.lower_bound(&prefix) as u32;
+    let counters = Counters::default(); // candidates are indexed, never binary: nothing to count
+    candidates.range(first..).map_while(move |i| {
+        let rel = Path::new(std::ffi::OsStr::from_bytes(index.path(i as usize)));
+        rel.starts_with(search_dir).then_some((i, rel))
+    })
+    .filter_map(move |(i, rel)| {
+        if !filter.accepts(rel) || watch.is_dirty(rel) {
+            return None;
+        }
+        known_file(index, i as usize, false, candidates, &counters)
+            .map(|known| ToSearch::Path(rel.to_path_buf(), known))
+    })
 }
 
 /// A file for an indexed search: found by a walk, or known by its path from the index (opened
