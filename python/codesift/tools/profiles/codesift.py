@@ -566,9 +566,10 @@ def write_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 def _refuse_local_only(args: dict[str, Any]) -> None:
     given = [name for name in _LOCAL_ONLY if name in args]
     if given:
+        one = len(given) == 1
         raise InvalidArgumentError(
-            f"{', '.join(given)} work on the local workspace only; leave "
-            f"{'it' if len(given) == 1 else 'them'} out to search with host, or leave host out"
+            f"{', '.join(given)} {'works' if one else 'work'} on the local workspace only; "
+            f"leave {'it' if one else 'them'} out to search with host, or leave host out"
         )
 
 
