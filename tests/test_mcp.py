@@ -30,6 +30,8 @@ def test_mcp_server_over_stdio(tree, tmp_path):
             assert set(by_name) == {
                 "grep_search",
                 "edit",
+                "edit_many",
+                "apply_patch",
                 "glob_search",
                 "read_file",
                 "list_dir",

@@ -32,7 +32,16 @@ from codesift.mcp.http import check_bind, origin_allowed, parse_bind
 from codesift.remote import RemoteSettings
 from codesift.tools import Toolbox
 
-CANONICAL = {"grep_search", "glob_search", "read_file", "list_dir", "edit", "write_file"}
+CANONICAL = {
+    "grep_search",
+    "glob_search",
+    "read_file",
+    "list_dir",
+    "edit",
+    "edit_many",
+    "apply_patch",
+    "write_file",
+}
 
 
 def run(fn: Any) -> Any:
@@ -94,6 +103,27 @@ def test_every_tool_has_annotations_and_its_results_match_its_output_schema(tree
                 ("list_dir", {"path": "src"}),
                 ("edit", {"path": "notes.md", "old_string": "write", "new_string": "keep"}),
                 ("write_file", {"path": "new/file.txt", "content": "hello\n"}),
+                ("write_file", {"path": "notes.md", "content": "x\n", "dry_run": True}),
+                ("grep_search", {"pattern": "return", "output_mode": "count", "offset": 1}),
+                ("grep_search", {"pattern": "return", "output_mode": "files_with_matches"}),
+                ("list_dir", {"path": "src", "recursive": True, "no_ignore": True}),
+                ("read_file", {"path": "src/app.py", "start_line": 2, "end_line": 2}),
+                (
+                    "edit_many",
+                    {
+                        "path": "src/app.py",
+                        "edits": [{"old_string": "handler", "new_string": "serve"}],
+                        "dry_run": True,
+                    },
+                ),
+                (
+                    "apply_patch",
+                    {
+                        "patch": "*** Begin Patch\n*** Update File: src/app.py\n@@\n"
+                        "-    return compute()\n+    return compute() + 1\n"
+                        "*** Add File: added.txt\n+new\n*** End Patch"
+                    },
+                ),
             ]
             found = await client.call_tool("grep_search", {"pattern": "return 42"})
             calls.append(

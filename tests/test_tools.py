@@ -23,7 +23,16 @@ def toolbox(tree):
 
 
 def test_tools_and_schema_formats(toolbox):
-    names = ["grep_search", "edit", "glob_search", "read_file", "list_dir", "write_file"]
+    names = [
+        "grep_search",
+        "edit",
+        "edit_many",
+        "apply_patch",
+        "glob_search",
+        "read_file",
+        "list_dir",
+        "write_file",
+    ]
     assert toolbox.names == names
     for fmt in ("json", "openai", "anthropic"):
         schemas = toolbox.schemas(fmt)

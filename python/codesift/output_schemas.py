@@ -61,6 +61,18 @@ _GLOB_FILE = _object(
     optional=("host",),
 )
 
+_FILE_CHANGE = _object(
+    {
+        "path": {"type": "string"},
+        "action": {"type": "string", "enum": ["add", "update", "delete", "move"]},
+        "new_path": {"type": ["string", "null"], "description": "Where a moved file went."},
+        "strategy": {"type": "string", "description": "How the hunks were matched."},
+        "added_lines": _COUNT,
+        "removed_lines": _COUNT,
+        "diff": {"type": "string"},
+    }
+)
+
 _SKIP_COUNT = _object({"count": _COUNT, "examples": _STRINGS})
 _SKIPPED = {
     **_object(
@@ -183,10 +195,30 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
             "path": {"type": "string"},
             "bytes_written": _COUNT,
             "created": {"type": "boolean"},
+            "dry_run": {"type": "boolean", "description": "True: nothing was written."},
+            "diff": {
+                "type": ["string", "null"],
+                "description": "A dry run's unified diff from the current content.",
+            },
+            **_TOOL_KEYS,
+        }
+    ),
+    "apply_patch": _object(
+        {
+            "format": {
+                "type": "string",
+                "enum": ["apply_patch", "unified", "search_replace"],
+                "description": "The format the patch was read as.",
+            },
+            "dry_run": {"type": "boolean", "description": "True: nothing was written."},
+            "files": {"type": "array", "items": _FILE_CHANGE},
+            "diff": {"type": "string", "description": "Unified diff of every file."},
             **_TOOL_KEYS,
         }
     ),
 }
+#: edit_many returns what edit does (one file, every edit in one diff).
+OUTPUT_SCHEMAS["edit_many"] = OUTPUT_SCHEMAS["edit"]
 
 
 def output_schema(tool: str) -> dict[str, Any]:

@@ -349,12 +349,26 @@ class ListResult:
 
 @dataclass(frozen=True)
 class WriteResult:
+    """A whole file written (or, with `dry_run`, what writing it would do)."""
+
     path: str
+    #: Bytes written (with `dry_run`: that a write would write).
     bytes_written: int
+    #: Whether the file was (would be) created rather than overwritten.
     created: bool
+    #: True when nothing was written: `diff` shows what the write would change.
+    dry_run: bool = False
+    #: The unified diff from the current content (`/dev/null` when created); dry runs only.
+    diff: str | None = None
 
     @property
     def summary(self) -> str:
+        if self.dry_run:
+            verb = "Would create" if self.created else "Would overwrite"
+            return (
+                f"{verb} {self.path} ({plural(self.bytes_written, 'byte')}) "
+                "(dry run: nothing written)"
+            )
         verb = "Created" if self.created else "Overwrote"
         return f"{verb} {self.path} ({plural(self.bytes_written, 'byte')})"
 
@@ -363,6 +377,8 @@ class WriteResult:
             "path": self.path,
             "bytes_written": self.bytes_written,
             "created": self.created,
+            "dry_run": self.dry_run,
+            "diff": self.diff,
             "summary": self.summary,
         }
 

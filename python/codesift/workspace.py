@@ -447,8 +447,10 @@ class Workspace:
             links=frozenset(name for name, _, is_link in listing.entries if is_link),
         )
 
-    def write(self, path: PathArg, content: str | bytes) -> WriteResult:
-        """Creates or overwrites a file atomically, creating missing parent directories."""
+    def write(self, path: PathArg, content: str | bytes, *, dry_run: bool = False) -> WriteResult:
+        """Creates or overwrites a file atomically, creating missing parent directories. With
+        `dry_run`, nothing is written: the result says whether the file would be created, and
+        its diff is the change from the current content."""
         if not isinstance(content, str | bytes):
             raise InvalidArgumentError(f"content must be a string, not {type(content).__name__}")
         rel = self.sandbox.relative(path)
@@ -461,6 +463,8 @@ class Workspace:
                 "content holds characters that cannot be encoded (a lone surrogate); send "
                 "valid text"
             ) from None
+        if dry_run:
+            return self._preview_write(rel, data)
         before = self._bytes_for_history(rel)
         shown, created = self._engine.write(rel, data)
         if not created:
@@ -470,6 +474,23 @@ class Workspace:
         else:
             self.history.forget(shown)
         return WriteResult(path=shown, bytes_written=len(data), created=created)
+
+    def _preview_write(self, rel: str, data: bytes) -> WriteResult:
+        """What `write` would do, without writing: the file is read under its lock (so a
+        directory or a file out of reach fails as the write would)."""
+        if self._engine.exists(rel):
+            with self._lock(rel) as lock:
+                shown, before = lock.real, lock.data
+        else:
+            shown, before = self._real(rel), None
+        try:
+            old = None if before is None else TextFile(before, shown).text
+            diff = file_diff(old, TextFile(data, shown).text, shown, shown)
+        except BinaryFileError:
+            diff = "" if before == data else f"Binary files differ: {shown}\n"
+        return WriteResult(
+            path=shown, bytes_written=len(data), created=before is None, dry_run=True, diff=diff
+        )
 
     # -- edit -------------------------------------------------------------------------------
 
@@ -500,10 +521,16 @@ class Workspace:
             )
 
     def edit_result(
-        self, search_result_id: str, new: str, *, path: PathArg | None = None
+        self,
+        search_result_id: str,
+        new: str,
+        *,
+        path: PathArg | None = None,
+        dry_run: bool = False,
     ) -> EditResult:
         """Replaces exactly the text a grep hit found (linked mode). Never fuzzy: if the
-        text moved and was unique, the edit follows it; otherwise `StaleResultError`."""
+        text moved and was unique, the edit follows it; otherwise `StaleResultError`. With
+        `dry_run`, nothing is written (and the id stays usable): the diff shows the edit."""
         if not isinstance(new, str):
             raise InvalidArgumentError("new_string must be a string")
         match, state = self._lookup(search_result_id)
@@ -512,7 +539,7 @@ class Workspace:
                 f"search_result_id {search_result_id} is a hit in {match.file}, not in {path}; "
                 "leave path out or search again"
             )
-        return self._edit_hit(match, state, new, search_result_id)
+        return self._edit_hit(match, state, new, search_result_id, dry_run=bool(dry_run))
 
     def apply_hit(
         self,
@@ -549,7 +576,13 @@ class Workspace:
         return self._edit_hit(match, state, new, None)
 
     def _edit_hit(
-        self, match: Any, state: HitState, new: str, search_result_id: str | None
+        self,
+        match: Any,
+        state: HitState,
+        new: str,
+        search_result_id: str | None,
+        *,
+        dry_run: bool = False,
     ) -> EditResult:
         with self._lock(match.file) as lock:
             shown = lock.real
@@ -561,7 +594,13 @@ class Workspace:
                     "new_string equals the text of the search result; nothing to change"
                 )
             result = self._commit(
-                lock, shown, file, [change], "search_result", edited_id=search_result_id
+                lock,
+                shown,
+                file,
+                [change],
+                "search_result",
+                edited_id=search_result_id,
+                dry_run=dry_run,
             )
         if moved_from is not None:
             result = EditResult(
@@ -572,6 +611,7 @@ class Workspace:
                 last_line=result.last_line,
                 diff=result.diff,
                 moved_from=moved_from,
+                dry_run=result.dry_run,
             )
         return result
 

@@ -34,6 +34,7 @@ from ..control import CallControl, controlling
 from ..errors import CodesiftError
 from ..escapes import json_safe
 from ..tools import Toolbox, ToolResult
+from ..tools.registry import get_profile
 from .annotations import describe, tool_annotations
 from .resources import SpillResources
 
@@ -46,12 +47,7 @@ PROGRESS_INTERVAL = 0.1
 STOP_WAIT = 10.0
 
 #: The `codesift` profile's instructions (each profile brings its own: `Profile.instructions`).
-INSTRUCTIONS = (
-    "Search with grep_search, then change a hit with edit {search_result_id, new_string}: it "
-    "replaces exactly what the search found. glob_search finds files, read_file reads them, "
-    "list_dir lists a directory, write_file writes a whole file. Paths are relative to the "
-    "workspace root."
-)
+INSTRUCTIONS = get_profile("codesift").instructions
 
 T = TypeVar("T")
 

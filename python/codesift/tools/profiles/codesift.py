@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ...arguments import MAX_TIMEOUT_SECONDS
 from ...errors import InvalidArgumentError
 from ...output_schemas import output_schema
-from ...results import GrepResult
+from ...results import GrepResult, plural
 from ..arguments import BadArguments
 from ..result import ToolResult, echo
 from ..spec import Profile, Tool
@@ -27,13 +28,31 @@ _HOST = {
 }
 _PATH_IN_WORKSPACE = "Path relative to the workspace root (absolute paths inside it work too)."
 
+_DRY_RUN = {
+    "type": "boolean",
+    "description": "Write nothing; return the diff the call would make.",
+}
+_NO_IGNORE = {
+    "type": "boolean",
+    "description": "Include files .gitignore/.ignore rules hide (access rules still apply).",
+}
+_HIDDEN = {"type": "boolean", "description": "Include (true) or skip (false) dot files."}
+_TYPES = {
+    "type": ["string", "array"],
+    "items": {"type": "string"},
+    "description": 'ripgrep file types, e.g. "py" or ["rust","toml"].',
+}
+_TYPES_NOT = {**_TYPES, "description": "Skip files of these ripgrep file types."}
+_LINES = {"type": "integer", "minimum": 0, "maximum": 50}
+
 TOOLS: dict[str, dict[str, Any]] = {
     "grep_search": {
         "description": (
             "Search file contents with a regex (Rust syntax; literal=true for plain text). "
             "Case-insensitive unless case_sensitive=true. Each hit is one line "
             "`path:line:col [sr_id] text`. To change a hit, call edit with its "
-            "search_result_id (the sr_id) and new_string: it replaces exactly that match."
+            "search_result_id (the sr_id) and new_string: it replaces exactly that match. "
+            'output_mode "files_with_matches" lists paths, "count" `path:N`; offset pages.'
         ),
         "properties": {
             "pattern": {"type": "string", "description": "Regex (or text with literal=true)."},
@@ -54,8 +73,36 @@ TOOLS: dict[str, dict[str, Any]] = {
                 "type": "boolean",
                 "description": "Let matches span lines (automatic when the pattern has \\n).",
             },
-            "context_lines": {"type": "integer", "minimum": 0, "maximum": 50},
-            "max_matches": {"type": "integer", "minimum": 1, "maximum": 100000},
+            "output_mode": {
+                "type": "string",
+                "enum": ["content", "files_with_matches", "count"],
+                "description": "content (default): every hit; files_with_matches: paths; "
+                "count: matches per file.",
+            },
+            "context_lines": _LINES,
+            "before": {**_LINES, "description": "Lines before each hit (overrides context)."},
+            "after": {**_LINES, "description": "Lines after each hit (overrides context)."},
+            "max_matches": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100000,
+                "description": "Results per call (500); files in the files/count modes.",
+            },
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Skip this many results (paging: pass the offset the text gives).",
+            },
+            "type": _TYPES,
+            "type_not": _TYPES_NOT,
+            "no_ignore": _NO_IGNORE,
+            "hidden": _HIDDEN,
+            "timeout": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": MAX_TIMEOUT_SECONDS,
+                "description": "Seconds before the search stops with partial results.",
+            },
             "host": _HOST,
         },
         "required": ["pattern"],
@@ -65,7 +112,7 @@ TOOLS: dict[str, dict[str, Any]] = {
             "Change a file. Preferred: {search_result_id, new_string} replaces exactly a hit "
             "from grep_search. Compatibility mode: {path, old_string, new_string} replaces "
             "old_string, which must match one place (whitespace differences are tolerated; "
-            "replace_all=true changes every match)."
+            "replace_all=true changes every match). dry_run=true shows the diff only."
         ),
         "properties": {
             "search_result_id": {"type": "string", "description": "An sr_id from grep_search."},
@@ -73,48 +120,117 @@ TOOLS: dict[str, dict[str, Any]] = {
             "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
             "old_string": {"type": "string", "description": "Exact text to replace."},
             "replace_all": {"type": "boolean"},
+            "dry_run": _DRY_RUN,
         },
         "required": ["new_string"],
+    },
+    "edit_many": {
+        "description": (
+            "Several edits to one file, all or nothing: each edit is {old_string, new_string, "
+            "replace_all?} or {search_result_id, new_string}, matched in the original text "
+            "(sequential=true: each in the text the previous ones left). dry_run=true shows "
+            "the diff only."
+        ),
+        "properties": {
+            "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
+            "edits": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "old_string": {"type": "string"},
+                        "new_string": {"type": "string"},
+                        "replace_all": {"type": "boolean"},
+                        "search_result_id": {"type": "string"},
+                    },
+                    "required": ["new_string"],
+                    "additionalProperties": False,
+                },
+            },
+            "sequential": {"type": "boolean"},
+            "dry_run": _DRY_RUN,
+        },
+        "required": ["path", "edits"],
+    },
+    "apply_patch": {
+        "description": (
+            "Apply a patch, all or nothing: a Codex `*** Begin Patch` envelope (Add/Delete/"
+            "Update/Move), a unified diff, or SEARCH/REPLACE blocks (those need path). "
+            "dry_run=true shows the diff only."
+        ),
+        "properties": {
+            "patch": {"type": "string", "description": "The patch text."},
+            "path": {
+                "type": "string",
+                "description": "The file SEARCH/REPLACE blocks (or a headerless diff) edit.",
+            },
+            "format": {
+                "type": "string",
+                "enum": ["auto", "apply_patch", "unified", "search_replace"],
+                "description": "Default auto: detected from the text.",
+            },
+            "dry_run": _DRY_RUN,
+        },
+        "required": ["patch"],
     },
     "glob_search": {
         "description": (
             'Find files by glob pattern ("*.md" matches at any depth, "src/**/*.ts" under src). '
-            "Honours .gitignore. Sorted by path unless sort is given."
+            "Honours .gitignore (no_ignore=true to include). Sorted by path unless sort is "
+            "given."
         ),
         "properties": {
             "pattern": {"type": "string"},
             "path": {"type": "string", "description": "Directory to search (default .)."},
             "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
             "sort": {"type": "string", "enum": ["path", "mtime", "none"]},
+            "type": _TYPES,
+            "type_not": _TYPES_NOT,
+            "no_ignore": _NO_IGNORE,
+            "hidden": _HIDDEN,
             "host": _HOST,
         },
         "required": ["pattern"],
     },
     "read_file": {
         "description": (
-            "Read a text file with line numbers. Use offset/limit (or path:START-END) for a "
-            "part of a long file."
+            "Read a text file with line numbers. For a part of a long file: start_line/"
+            "end_line (inclusive), or offset/limit, or path:START-END."
         ),
         "properties": {
             "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
             "offset": {"type": "integer", "minimum": 1, "description": "First line (1-based)."},
             "limit": {"type": "integer", "minimum": 1, "description": "Lines to read (2000)."},
+            "start_line": {"type": "integer", "minimum": 1, "description": "First line."},
+            "end_line": {"type": "integer", "minimum": 1, "description": "Last line (inclusive)."},
         },
         "required": ["path"],
     },
     "list_dir": {
-        "description": "List one directory: subdirectories first (with /), then files.",
+        "description": (
+            "List one directory: subdirectories first (with /), then files. recursive=true "
+            "(or depth=N levels) lists a tree, indented, limit entries in all."
+        ),
         "properties": {
             "path": {"type": "string", "description": "Directory (default .)."},
             "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
+            "recursive": {"type": "boolean"},
+            "depth": {"type": "integer", "minimum": 1, "description": "Levels (1: this one)."},
+            "no_ignore": _NO_IGNORE,
+            "hidden": _HIDDEN,
         },
         "required": [],
     },
     "write_file": {
-        "description": "Create or overwrite a whole file (parent directories are created).",
+        "description": (
+            "Create or overwrite a whole file (parent directories are created). dry_run=true "
+            "shows the diff only."
+        ),
         "properties": {
             "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
             "content": {"type": "string"},
+            "dry_run": _DRY_RUN,
         },
         "required": ["path", "content"],
     },
@@ -126,6 +242,8 @@ OUTPUT_REQUIRED: dict[str, tuple[str, ...]] = {
     "read_file": ("path", "content", "start_line", "end_line", "summary"),
     "list_dir": ("path", "entries", "total", "truncated", "summary"),
     "edit": ("path", "replacements", "strategy", "diff", "summary"),
+    "edit_many": ("path", "replacements", "strategy", "diff", "summary"),
+    "apply_patch": ("format", "dry_run", "files", "diff", "summary"),
     "write_file": ("path", "bytes_written", "created", "summary"),
 }
 
@@ -162,6 +280,8 @@ TOOL_ALIASES = {
         "update_file",
         "edit_result",
     ),
+    "edit_many": ("multiedit", "multi_edit", "edit_multiple", "multi_replace"),
+    "apply_patch": ("patch", "applypatch", "apply_diff"),
     "write_file": ("write", "create", "create_file", "write_to_file", "save_file"),
 }
 
@@ -199,6 +319,8 @@ PARAM_ALIASES = {
     "searchContent": "old_string",
     "replaceContent": "new_string",
     "old_str": "old_string",
+    "oldText": "old_string",
+    "newText": "new_string",
     "new_str": "new_string",
     "oldString": "old_string",
     "newString": "new_string",
@@ -207,6 +329,15 @@ PARAM_ALIASES = {
     "maxMatches": "max_matches",
     "maxResults": "max_matches",
     "contextLines": "context_lines",
+    "context": "context_lines",
+    "-C": "context_lines",
+    "-B": "before",
+    "-A": "after",
+    "outputMode": "output_mode",
+    "dryRun": "dry_run",
+    "noIgnore": "no_ignore",
+    "startLine": "start_line",
+    "endLine": "end_line",
     "query": "pattern",
     "regex": "pattern",
 }
@@ -218,9 +349,13 @@ NEGATED_ALIASES = {
     "ignoreCase": "case_sensitive",
     "case_insensitive": "case_sensitive",
     "caseInsensitive": "case_sensitive",
+    "-i": "case_sensitive",
 }
 # Per-tool aliases that mean different things elsewhere.
-TOOL_PARAM_ALIASES = {"grep_search": {"glob": "include"}}
+TOOL_PARAM_ALIASES = {
+    "grep_search": {"glob": "include"},
+    "apply_patch": {"input": "patch", "patchText": "patch", "patch_text": "patch", "diff": "patch"},
+}
 
 
 def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[str, Any]:
@@ -240,38 +375,81 @@ def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[str, Any]:
         if target in out and out[target] != value:
             raise BadArguments(f"{echo(key)} and another name for {target!r} disagree; give one")
         out[target] = value
+    if tool.name == "edit_many" and isinstance(out.get("edits"), list):
+        out["edits"] = [_renamed_edit(item) for item in out["edits"]]
+    return out
+
+
+def _renamed_edit(item: Any) -> Any:
+    """One edit of edit_many with other agents' key names (oldText, oldString, ...) as
+    codesift's; anything but an object is left for the schema to refuse."""
+    if not isinstance(item, Mapping):
+        return item
+    out: dict[Any, Any] = {}
+    for key, value in item.items():
+        if value is None:
+            continue
+        target = PARAM_ALIASES.get(key, key) if isinstance(key, str) else key
+        if target in out and out[target] != value:
+            raise BadArguments(f"an edit's {echo(key)} and another name for {target!r} disagree")
+        out[target] = value
     return out
 
 
 # -- handlers ------------------------------------------------------------------------------
 
+#: grep_search's output_mode → the Workspace's grep mode.
+_GREP_MODES = {"content": "content", "files_with_matches": "files", "count": "count"}
+#: Options of a local search that remote search (host) does not have.
+_LOCAL_ONLY = ("output_mode", "offset", "type", "type_not", "no_ignore", "hidden")
+#: How this profile spells what a skipped-entry hint suggests (`Skipped.hint`).
+_HINT_OPTIONS = {"no_ignore": "no_ignore=true", "hidden": "hidden=true", "path": 'path="{path}"'}
+
 
 def grep_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     target = box.search_target(args)
-    result = target.grep(
-        args.pop("pattern"),
-        args.pop("path", "."),
-        include=args.get("include"),
-        exclude=args.get("exclude"),
-        literal=args.get("literal", False),
-        case_sensitive=args.get("case_sensitive", False),
-        multiline=args.get("multiline"),
-        context_lines=args.get("context_lines", 0),
-        max_matches=args.get("max_matches", 500),
-    )
+    options: dict[str, Any] = {
+        "include": args.get("include"),
+        "exclude": args.get("exclude"),
+        "literal": args.get("literal", False),
+        "case_sensitive": args.get("case_sensitive", False),
+        "multiline": args.get("multiline"),
+        "context_lines": args.get("context_lines", 0),
+        "before": args.get("before"),
+        "after": args.get("after"),
+        "max_matches": args.get("max_matches", 500),
+        "timeout": args.get("timeout"),
+    }
+    if target is box.workspace:
+        options.update(
+            mode=_GREP_MODES[args.get("output_mode", "content")],
+            offset=args.get("offset", 0),
+            type=args.get("type"),
+            type_not=args.get("type_not"),
+            no_ignore=args.get("no_ignore"),
+            hidden=args.get("hidden"),
+        )
+    else:
+        _refuse_local_only(args)
+    result = target.grep(args.pop("pattern"), args.pop("path", "."), **options)
     text, windowed = grep_text(box, result)
     return box.finish("grep_search", text, result.to_dict(), truncated=windowed)
 
 
 def glob_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     target = box.search_target(args)
-    result = target.glob(
-        args["pattern"],
-        args.get("path", "."),
-        limit=args.get("limit", 2000),
-        sort=args.get("sort", "path"),
-    )
-    lines = [result.summary]
+    options: dict[str, Any] = {"limit": args.get("limit", 2000), "sort": args.get("sort", "path")}
+    if target is box.workspace:
+        options.update(
+            type=args.get("type"),
+            type_not=args.get("type_not"),
+            no_ignore=args.get("no_ignore"),
+            hidden=args.get("hidden"),
+        )
+    else:
+        _refuse_local_only(args)
+    result = target.glob(args["pattern"], args.get("path", "."), **options)
+    lines = [summary(result)]
     for f in result.files:
         host = getattr(f, "host", None)
         lines.append(f"{host}:{f.path}" if host else f.path)
@@ -280,34 +458,76 @@ def glob_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 
 def read_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     workspace = box.read_workspace(args["path"])
-    result = workspace.read(
-        args["path"], offset=args.get("offset", 1), limit=args.get("limit", 2000)
-    )
+    by_lines = "start_line" in args or "end_line" in args
+    if by_lines:
+        if "offset" in args or "limit" in args:
+            raise InvalidArgumentError(
+                "read_file: give the lines one way: start_line/end_line (inclusive) or "
+                "offset/limit, not both"
+            )
+        result = workspace.read(
+            args["path"], start_line=args.get("start_line"), end_line=args.get("end_line")
+        )
+    else:
+        result = workspace.read(
+            args["path"], offset=args.get("offset", 1), limit=args.get("limit", 2000)
+        )
+    said = result.summary
+    if by_lines:
+        # The caller asked for these lines: more lines after them is not a cut.
+        said = said.replace(
+            "[TRUNCATED: more lines follow; continue with offset=",
+            "[more lines follow; continue with start_line=",
+        )
     if result.end_line < result.start_line:
-        text = result.summary
+        text = said
     elif result.truncated or result.long_lines:
-        text = f"{result.content}\n\n{result.summary}"
+        text = f"{result.content}\n\n{said}"
     else:
         text = result.content
     return box.finish("read_file", text, result.to_dict(), allow_spill=False)
 
 
 def list_dir(box: Toolbox, args: dict[str, Any]) -> ToolResult:
-    result = box.workspace.list_dir(args.get("path", "."), limit=args.get("limit", 1000))
-    text = result.text or "(empty directory)"
+    result = box.workspace.list_dir(
+        args.get("path", "."),
+        limit=args.get("limit", 1000),
+        recursive=args.get("recursive", False),
+        depth=args.get("depth"),
+        no_ignore=args.get("no_ignore"),
+        hidden=args.get("hidden"),
+    )
+    text = (result.text if result.depth == 1 else result.tree) or "(empty directory)"
+    hint = own_hint(result)
+    if hint:
+        text += f"\n{hint}"
     return box.finish("list_dir", text, result.to_dict())
 
 
 def edit(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     new = args["new_string"]
+    dry_run = args.get("dry_run", False)
     if "search_result_id" in args:
         if "old_string" in args:
             raise InvalidArgumentError("give either search_result_id or old_string, not both")
-        target = box.edit_target(args["search_result_id"])
-        result = target.edit_result(args["search_result_id"], new, path=args.get("path"))
+        result_id = args["search_result_id"]
+        target = box.edit_target(result_id)
+        if not dry_run:
+            result = target.edit_result(result_id, new, path=args.get("path"))
+        elif target is box.workspace:
+            result = target.edit_result(result_id, new, path=args.get("path"), dry_run=True)
+        else:
+            raise InvalidArgumentError(
+                "dry_run is not available for a hit of a remote search; read the file on the "
+                "host, or leave dry_run out to edit"
+            )
     elif "path" in args and "old_string" in args:
         result = box.workspace.edit(
-            args["path"], args["old_string"], new, replace_all=args.get("replace_all", False)
+            args["path"],
+            args["old_string"],
+            new,
+            replace_all=args.get("replace_all", False),
+            dry_run=dry_run,
         )
     else:
         raise InvalidArgumentError(
@@ -317,16 +537,101 @@ def edit(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     return box.finish("edit", f"{result.summary}\n{result.diff}".rstrip(), result.to_dict())
 
 
+def edit_many(box: Toolbox, args: dict[str, Any]) -> ToolResult:
+    result = box.workspace.edit_many(
+        args["path"],
+        args["edits"],
+        sequential=args.get("sequential", False),
+        dry_run=args.get("dry_run", False),
+    )
+    return box.finish("edit_many", f"{result.summary}\n{result.diff}".rstrip(), result.to_dict())
+
+
+def apply_patch(box: Toolbox, args: dict[str, Any]) -> ToolResult:
+    result = box.workspace.apply_patch(
+        args["patch"],
+        format=args.get("format", "auto"),
+        path=args.get("path"),
+        dry_run=args.get("dry_run", False),
+    )
+    return box.finish("apply_patch", f"{result.summary}\n{result.diff}".rstrip(), result.to_dict())
+
+
 def write_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
-    result = box.workspace.write(args["path"], args["content"])
-    return box.finish("write_file", result.summary, result.to_dict())
+    result = box.workspace.write(args["path"], args["content"], dry_run=args.get("dry_run", False))
+    text = f"{result.summary}\n{result.diff}".rstrip() if result.dry_run else result.summary
+    return box.finish("write_file", text, result.to_dict())
+
+
+def _refuse_local_only(args: dict[str, Any]) -> None:
+    given = [name for name in _LOCAL_ONLY if name in args]
+    if given:
+        one = len(given) == 1
+        raise InvalidArgumentError(
+            f"{', '.join(given)} {'works' if one else 'work'} on the local workspace only; "
+            f"leave {'it' if one else 'them'} out to search with host, or leave host out"
+        )
+
+
+def own_hint(result: Any) -> str | None:
+    """The result's skipped-entry hint (when it has one) in this profile's parameter names."""
+    if not getattr(result, "hint", None):
+        return None
+    return result.skipped.hint(**_HINT_OPTIONS)  # type: ignore[no-any-return]
+
+
+def summary(result: Any) -> str:
+    """The result's summary line, ending with its hint in this profile's parameter names."""
+    hint = getattr(result, "hint", None)
+    if not hint:
+        return result.summary  # type: ignore[no-any-return]
+    return f"{result.summary.removesuffix(f' {hint}')} {own_hint(result)}"
+
+
+def page_note(result: GrepResult) -> str | None:
+    """Which results a paged grep shows and how to get the next page, or None when it
+    shows them all."""
+    offset = getattr(result, "offset", 0)
+    shown = len(result.matches)
+    if result.truncated and not result.timed_out and shown:
+        return (
+            f"[results {offset + 1}-{offset + shown} shown; for the next page call again "
+            f"with offset={offset + shown}]"
+        )
+    if offset and not shown and result.total:
+        return (
+            f"[offset={offset} is past the last result ({plural(result.total, 'result')}); "
+            "pass a smaller offset]"
+        )
+    return None
 
 
 def grep_text(box: Toolbox, result: GrepResult) -> tuple[str, bool]:
-    """One line per hit, `path:line:col [sr_id] text`, grouped by file; context lines
-    as `path-line- text`. Returns the text and whether a line was cut to a window."""
+    """The summary (and page note), then the hits: in content mode one line per hit,
+    `path:line:col [sr_id] text`, grouped by file, context lines as `path-line- text`; in
+    files mode one path per line; in count mode `path:N`. Returns the text and whether a
+    line was cut to a window."""
+    lines = [summary(result)]
+    note = page_note(result)
+    if note:
+        lines.append(note)
+    mode = getattr(result, "mode", "content")
+    windowed = False
+    if mode == "files":
+        lines.extend(result.files)
+    elif mode == "count":
+        lines.extend(f"{file}:{count}" for file, count in result.file_counts)
+    else:
+        windowed = _content_lines(box, result, lines)
+    if result.errors:
+        lines.append("")
+        lines.extend(f"[host {h} failed: {msg}]" for h, msg in result.errors.items())
+    return "\n".join(lines), windowed
+
+
+def _content_lines(box: Toolbox, result: GrepResult, lines: list[str]) -> bool:
+    """Appends content mode's hit and context lines; whether a line was cut to a window."""
     clip = box.output.clip
-    lines = [result.summary]
     windowed = False
     current = None
     shown_context: set[tuple[str, int]] = set()
@@ -349,21 +654,25 @@ def grep_text(box: Toolbox, result: GrepResult) -> tuple[str, bool]:
             if (prefix, number) not in shown_context and (m.file, number) not in hit_lines:
                 shown_context.add((prefix, number))
                 lines.append(f"{prefix}-{number}- {clip(after, 1, 0)[0]}")
-    if result.errors:
-        lines.append("")
-        lines.extend(f"[host {h} failed: {msg}]" for h, msg in result.errors.items())
-    return "\n".join(lines), windowed
+    return windowed
 
 
 _HANDLERS = {
     "grep_search": grep_search,
     "edit": edit,
+    "edit_many": edit_many,
+    "apply_patch": apply_patch,
     "glob_search": glob_search,
     "read_file": read_file,
     "list_dir": list_dir,
     "write_file": write_file,
 }
-_EXAMPLES = {"grep_search": '{"pattern": "TODO", "include": ["*.py"]}'}
+_EXAMPLES = {
+    "grep_search": '{"pattern": "TODO", "include": ["*.py"]}',
+    "edit_many": '{"path": "a.py", "edits": [{"old_string": "x = 1", "new_string": "x = 2"}]}',
+    "apply_patch": '{"patch": "*** Begin Patch\\n*** Update File: a.py\\n@@\\n-x = 1\\n+x = 2'
+    '\\n*** End Patch"}',
+}
 _READ_ONLY = {"grep_search", "glob_search", "read_file", "list_dir"}
 
 PROFILE = Profile(
@@ -379,7 +688,7 @@ PROFILE = Profile(
             handler=_HANDLERS[name],
             output_required=OUTPUT_REQUIRED[name],
             path_parameters=("path",),
-            text_parameters=("content", "new_string"),
+            text_parameters=("content", "new_string", "patch"),
             read_only=name in _READ_ONLY,
             example=_EXAMPLES.get(name, ""),
             output=output_schema(name),
@@ -388,9 +697,11 @@ PROFILE = Profile(
     ),
     instructions=(
         "Search with grep_search, then change a hit with edit {search_result_id, new_string}: "
-        "it replaces exactly what the search found. glob_search finds files, read_file reads "
-        "them, list_dir lists a directory, write_file writes a whole file. Paths are relative "
-        "to the workspace root."
+        "it replaces exactly what the search found. edit_many makes several edits to one file "
+        "and apply_patch applies a patch, all or nothing; dry_run=true on any edit shows the "
+        "diff without writing. glob_search finds files, read_file reads them, list_dir lists "
+        "a directory (or a tree), write_file writes a whole file. Paths are relative to the "
+        "workspace root."
     ),
     aliases={alias: name for name, aliases in TOOL_ALIASES.items() for alias in aliases},
     refused=AMBIGUOUS_TOOLS,
