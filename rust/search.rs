@@ -284,7 +284,9 @@ fn indexed(
     };
     let units = found.units.as_ref().map(|units| (index, units));
     let search = |walker: &Walker, files: &mut dyn Iterator<Item = ToSearch>| {
-        search_in_batches(walker, files, units, pattern, stop, counters, max, count_all)
+        search_in_batches(
+            walker, files, units, pattern, stop, counters, max, count_all,
+        )
     };
     let search_dir = start.rel().to_path_buf();
     let (outcome, walker, taken) = match taken {
@@ -348,8 +350,9 @@ fn search_in_batches(
     const LARGEST_BATCH: usize = 4096;
     if count_all || max == usize::MAX {
         let files: Vec<ToSearch> = files.collect();
-        let (hits, found) =
-            search_sorted(walker, &files, units, pattern, stop, counters, max, count_all);
+        let (hits, found) = search_sorted(
+            walker, &files, units, pattern, stop, counters, max, count_all,
+        );
         return finish(hits, max, found, count_all);
     }
     let (mut hits, mut found) = (Vec::new(), 0u64);
@@ -361,8 +364,9 @@ fn search_in_batches(
         }
         // Every earlier batch was searched whole (it did not settle the first `max + 1`).
         let remaining = max - found as usize;
-        let (more, n) =
-            search_sorted(walker, &batch, units, pattern, stop, counters, remaining, false);
+        let (more, n) = search_sorted(
+            walker, &batch, units, pattern, stop, counters, remaining, false,
+        );
         hits.extend(more);
         found += n;
         if found > max as u64 {
@@ -643,17 +647,19 @@ fn candidate_paths<'a>(
     }
     let first = index.lower_bound(&prefix) as u32;
     let counters = Counters::default(); // candidates are indexed, never binary: nothing to count
-    candidates.range(first..).map_while(move |i| {
-        let rel = Path::new(std::ffi::OsStr::from_bytes(index.path(i as usize)));
-        rel.starts_with(search_dir).then_some((i, rel))
-    })
-    .filter_map(move |(i, rel)| {
-        if !filter.accepts(rel) || watch.is_dirty(rel) {
-            return None;
-        }
-        known_file(index, i as usize, false, candidates, &counters)
-            .map(|known| ToSearch::Path(rel.to_path_buf(), known))
-    })
+    candidates
+        .range(first..)
+        .map_while(move |i| {
+            let rel = Path::new(std::ffi::OsStr::from_bytes(index.path(i as usize)));
+            rel.starts_with(search_dir).then_some((i, rel))
+        })
+        .filter_map(move |(i, rel)| {
+            if !filter.accepts(rel) || watch.is_dirty(rel) {
+                return None;
+            }
+            known_file(index, i as usize, false, candidates, &counters)
+                .map(|known| ToSearch::Path(rel.to_path_buf(), known))
+        })
 }
 
 /// A file for an indexed search: found by a walk, or known by its path from the index (opened
