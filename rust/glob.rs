@@ -58,9 +58,13 @@ impl PathPattern {
                     "invalid glob {shown:?}: the pattern is empty; use \"**\" to match every file"
                 )));
             }
+            let name_only = !normalized.contains('/');
             let built = std::panic::catch_unwind(|| {
                 GlobBuilder::new(&normalized)
-                    .literal_separator(true)
+                    // A name-only rule is matched against a file name, which holds no `/`:
+                    // without the separator rule the set can match `*.c` by its extension
+                    // (a hash lookup) instead of running a regex on every name.
+                    .literal_separator(!name_only)
                     .case_insensitive(!case_sensitive)
                     .empty_alternates(true)
                     .build()
@@ -83,7 +87,6 @@ impl PathPattern {
                     )));
                 }
             };
-            let name_only = !normalized.contains('/');
             rules.push(Rule {
                 matcher,
                 name_only,
