@@ -102,7 +102,24 @@ impl Location {
             .write(true)
             .open(self.dir.join("build.lock"))?;
         rustix::fs::flock(&lock, FlockOperation::LockExclusive)?;
+        self.remove_stale_temps();
         Ok(lock)
+    }
+
+    /// Removes the temporary files of builds that were killed (or whose process exited during
+    /// a background rebuild): builds write them only while holding the lock, so with the lock
+    /// held every one of them is stale. An index is hundreds of MiB; they must not pile up.
+    fn remove_stale_temps(&self) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.as_bytes();
+            if name.starts_with(b".index-") && name.ends_with(b".tmp") {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
     }
 
     /// A fresh temporary path next to the index, for a build to write.
@@ -122,12 +139,37 @@ impl Location {
         Ok(())
     }
 
-    /// Removes the index (and temporary files of killed builds).
+    /// Removes the index (the caller holds the lock, which removed temporary files of killed
+    /// builds).
     pub fn drop_index(&self) -> io::Result<bool> {
         let existed = self.file.exists();
         if existed {
             std::fs::remove_file(&self.file)?;
         }
         Ok(existed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taking_the_lock_removes_what_killed_builds_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = Location {
+            dir: dir.path().to_path_buf(),
+            file: dir.path().join("index-0.bin"),
+            options_hash: 0,
+        };
+        let stale = location.temp_file();
+        std::fs::write(&stale, b"half an index").unwrap();
+        std::fs::write(&location.file, b"the published index").unwrap();
+        let _lock = location.lock().unwrap();
+        assert!(
+            !stale.exists(),
+            "a killed build's temporary file stays behind"
+        );
+        assert!(location.file.exists(), "the published index is kept");
     }
 }
