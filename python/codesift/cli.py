@@ -125,6 +125,21 @@ def grep_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse_grep(words: list[str]) -> argparse.Namespace:
+    """grep's arguments, options anywhere; after `--` every word is a positional (argparse's
+    intermixed parsing mishandles `--`, so the words after it are placed here)."""
+    rest: list[str] = []
+    if "--" in words:
+        cut = words.index("--")
+        words, rest = words[:cut], words[cut + 1 :]
+    args = grep_parser().parse_intermixed_args(words)
+    if rest and args.pattern is None:  # with -e, `patterns_and_paths` makes it a path
+        args.pattern, rest = rest[0], rest[1:]
+    args.paths = [*args.paths, *rest]
+    args.command = "grep"
+    return args
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="codesift", description="Fast, sandboxed code search and edit for agents and people."
@@ -229,8 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         words = list(sys.argv[1:] if argv is None else argv)
         try:
             if words[:1] == ["grep"]:
-                args = grep_parser().parse_intermixed_args(words[1:])
-                args.command = "grep"
+                args = _parse_grep(words[1:])
             else:
                 args = build_parser().parse_args(words)
         except SystemExit as exc:  # argparse already printed its one-line message
