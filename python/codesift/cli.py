@@ -132,10 +132,13 @@ def _parse_grep(words: list[str]) -> argparse.Namespace:
     if "--" in words:
         cut = words.index("--")
         words, rest = words[:cut], words[cut + 1 :]
-    args = grep_parser().parse_intermixed_args(words)
+    parser = grep_parser()
+    args = parser.parse_intermixed_args(words)
     if rest and args.pattern is None:  # with -e, `patterns_and_paths` makes it a path
         args.pattern, rest = rest[0], rest[1:]
     args.paths = [*args.paths, *rest]
+    if args.pattern is None and not args.regexp:
+        parser.error("the following arguments are required: pattern (or -e PATTERN)")
     args.command = "grep"
     return args
 
@@ -535,8 +538,9 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             "literal": spec.literal,
             "case_sensitive": spec.case_sensitive,
             "multiline": True if args.multiline else None,
-            "before": before,
-            "after": after,
+            "context_lines": args.context,
+            "before": args.before_context,
+            "after": args.after_context,
             "max_matches": cap,
             "count_total": args.count_total,
             "timeout": args.timeout,
@@ -621,8 +625,9 @@ def _print_inverted(
         literal=False,
         case_sensitive=True,
         multiline=None,
-        before=0,
-        after=0,
+        context_lines=0,
+        before=None,
+        after=None,
         max_matches=None,
         count_total=False,
         mode="content",

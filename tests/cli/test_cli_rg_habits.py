@@ -230,4 +230,4 @@ def test_unsupported_combinations_and_missing_pattern_are_clear(small):
     assert inverted_json.returncode == 2 and "drop --json" in inverted_json.stderr, inverted_json
     assert "Traceback" not in inverted_json.stderr
     nothing = codesift_grep(small)
-    assert nothing.returncode == 2 and "no pattern given" in nothing.stderr, nothing
+    assert nothing.returncode == 2 and "required: pattern" in nothing.stderr, nothing
