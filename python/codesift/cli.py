@@ -2,10 +2,12 @@
 (`serve`), and `apply-hit` (the linked edit that remote search runs on a host).
 
 On a terminal output is rendered with `rich` (hits grouped by file, matches highlighted, a
-spinner while a long scan runs); piped, it is plain text (`path:line:col:text` for grep);
-`--json` prints the result's `to_dict()` (with `root`). Without `--root`, a command's path
-works from anywhere, as with `rg PATTERN PATH`: its enclosing repository (else the path
-itself) is the root, and human output prints paths the way PATH was written (`roots`).
+spinner while a long scan runs); piped, grep prints ripgrep's lines (`codesift.cli_grep`:
+`path:line:text`, as `rg -n --no-heading`; never capped); `--json` prints the result's
+`to_dict()` (with `root`; one object per line when grep is given several paths). Without
+`--root`, a command's path works from anywhere, as with `rg PATTERN PATH`: its enclosing
+repository (else the path itself) is the root, and human output prints paths the way PATH
+was written (`roots`).
 Exit codes follow grep: 0 something found (or done), 1 nothing found, 2 error (one line on
 stderr, never a traceback: usage errors, bad values, and even a bug or an engine panic are
 reported in one line), 130 interrupted.
@@ -757,10 +759,9 @@ def _render_grep(
                 styled.stylize("bold red", start, max(end, start))
             tail = "  " + " ".join(ids[line]) if line in ids else ""
             console.print(
-                Text(f"{line:>6}:", style="green")
-                + Text(f"{col:<4}", style="dim")
-                + styled
-                + Text(tail, style="dim cyan")
+                Text.assemble(
+                    (f"{line:>6}:", "green"), (f"{col:<4}", "dim"), styled, (tail, "dim cyan")
+                )
             )
     Console(stderr=True, highlight=False).print(f"[dim]{escape(_without_hint(result))}[/dim]")
 
