@@ -390,7 +390,7 @@ def test_the_cli_says_what_was_hidden_on_stderr(ignoring):
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(".config/settings.py:1:1:needle"), done.stdout
+    assert done.stdout.startswith(".config/settings.py:1:needle"), done.stdout
     hint = [line for line in done.stderr.splitlines() if "gitignored" in line]
     assert hint == [
         "codesift: (3 gitignored paths hidden: build/, dist/, src/trace.log — pass --no-ignore "

@@ -40,33 +40,53 @@ def repo(tree):
 
 
 def test_grep_plain_output_when_piped(repo, codesift):
-    out = run(codesift, "grep", "hello", "--root", str(repo))
+    # rg's piped lines (path:line:text; the column only with --column), case-sensitive
+    # unless -i, as in rg.
+    out = run(codesift, "grep", "-i", "hello", "--root", str(repo))
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [
+        ".hidden.py:1:hello = 2",
+        "a.py:1:def hello():",
+        "a.py:2:    return 'Hello'",
+        "src/b.py:1:HELLO = 1",
+        "src/b.py:2:hello()",
+    ]
+    default = run(codesift, "grep", "hello", "--root", str(repo))
+    assert default.stdout.splitlines() == [
+        ".hidden.py:1:hello = 2",
+        "a.py:1:def hello():",
+        "src/b.py:2:hello()",
+    ], default.stdout
+    column = run(codesift, "grep", "--column", "-i", "hello", "--root", str(repo))
+    assert column.stdout.splitlines() == [
         ".hidden.py:1:1:hello = 2",
         "a.py:1:5:def hello():",
         "a.py:2:13:    return 'Hello'",
         "src/b.py:1:1:HELLO = 1",
         "src/b.py:2:1:hello()",
-    ]
+    ], column.stdout
 
 
 def test_grep_flags(repo, codesift):
     r = str(repo)
     lines = lambda *a: run(codesift, "grep", *a, "--root", r).stdout.splitlines()  # noqa: E731
     assert lines("-s", "hello") == [
-        ".hidden.py:1:1:hello = 2",
-        "a.py:1:5:def hello():",
-        "src/b.py:2:1:hello()",
+        ".hidden.py:1:hello = 2",
+        "a.py:1:def hello():",
+        "src/b.py:2:hello()",
     ]
-    assert lines("-i", "HELLO", "-m", "1") == [".hidden.py:1:1:hello = 2"]
-    assert lines("-F", "hello()") == ["a.py:1:5:def hello():", "src/b.py:2:1:hello()"]
-    assert lines("-g", "src/**", "hello") == ["src/b.py:1:1:HELLO = 1", "src/b.py:2:1:hello()"]
-    assert lines("-g", "!src", "-g", "!.*", "-s", "hello") == ["a.py:1:5:def hello():"]
-    assert "gen/c.py:1:1:hello" in lines("--no-ignore", "hello")
-    assert ".hidden.py:1:1:hello = 2" not in lines("--no-hidden", "hello")
-    assert ".hidden.py:1:1:hello = 2" in lines("--hidden", "hello")
-    assert lines("-U", r"hello\(\):\n\s+return") == ["a.py:1:5:def hello():"]
+    assert lines("-i", "HELLO", "-m", "1") == [".hidden.py:1:hello = 2"]
+    assert lines("-F", "hello()") == ["a.py:1:def hello():", "src/b.py:2:hello()"]
+    assert lines("-i", "-g", "src/**", "hello") == ["src/b.py:1:HELLO = 1", "src/b.py:2:hello()"]
+    assert lines("-g", "!src", "-g", "!.*", "-s", "hello") == ["a.py:1:def hello():"]
+    assert "gen/c.py:1:hello" in lines("--no-ignore", "hello")
+    assert ".hidden.py:1:hello = 2" not in lines("--no-hidden", "hello")
+    assert ".hidden.py:1:hello = 2" in lines("--hidden", "hello")
+    # As rg prints a multi-line match: every line it spans.
+    assert lines("-U", r"hello\(\):\n\s+return") == [
+        "a.py:1:def hello():",
+        "a.py:2:    return 'Hello'",
+    ]
     data = json.loads(
         run(codesift, "grep", "-C", "1", "-s", "return", "--root", r, "--json").stdout
     )
@@ -98,7 +118,7 @@ def test_json_output(repo, codesift):
         "a.py",
         "src/b.py",
     ]
-    data = json.loads(run(codesift, "grep", "hello", "--root", str(repo), "--json").stdout)
+    data = json.loads(run(codesift, "grep", "-i", "hello", "--root", str(repo), "--json").stdout)
     assert data["matches"][0]["id"].startswith("sr_") and data["total"] == 5
 
 
@@ -210,11 +230,11 @@ def test_grep_a_directory_elsewhere_uses_its_repository(git_repo, tmp_path, code
     absolute = run_in(elsewhere, codesift, "grep", "-s", "hello", str(src))
     assert absolute.returncode == 0, absolute.stderr
     # The repository's .gitignore applies (src/gen/c.py hidden): the root is the repository.
-    assert absolute.stdout.splitlines() == [f"{src}/b.py:2:1:hello()"]
+    assert absolute.stdout.splitlines() == [f"{src}/b.py:2:hello()"]
     relative = os.path.relpath(src, elsewhere)
     out = run_in(elsewhere, codesift, "grep", "-s", "hello", relative)
-    assert out.stdout.splitlines() == [f"{relative}/b.py:2:1:hello()"], out.stderr
-    data = json.loads(run_in(elsewhere, codesift, "grep", "hello", str(src), "--json").stdout)
+    assert out.stdout.splitlines() == [f"{relative}/b.py:2:hello()"], out.stderr
+    data = json.loads(run_in(elsewhere, codesift, "grep", "-i", "hello", str(src), "--json").stdout)
     assert data["root"] == os.path.realpath(git_repo)
     assert [m["file"] for m in data["matches"]] == ["src/b.py", "src/b.py"]
     assert data["path"] == "./src"
@@ -223,11 +243,11 @@ def test_grep_a_directory_elsewhere_uses_its_repository(git_repo, tmp_path, code
 def test_grep_without_a_path_searches_the_current_directory(git_repo, codesift):
     src = git_repo / "src"
     out = run_in(src, codesift, "grep", "-s", "hello")
-    assert out.stdout.splitlines() == ["b.py:2:1:hello()"], out.stderr
+    assert out.stdout.splitlines() == ["b.py:2:hello()"], out.stderr
     dotted = run_in(src, codesift, "grep", "-s", "hello", ".")
-    assert dotted.stdout.splitlines() == ["./b.py:2:1:hello()"], dotted.stderr
+    assert dotted.stdout.splitlines() == ["./b.py:2:hello()"], dotted.stderr
     up = run_in(src, codesift, "grep", "-s", "hello", "..")
-    assert up.stdout.splitlines() == ["../src/b.py:2:1:hello()", "../top.py:1:1:hello = 0"]
+    assert up.stdout.splitlines() == ["../src/b.py:2:hello()", "../top.py:1:hello = 0"]
     data = json.loads(run_in(src, codesift, "grep", "-s", "hello", "--json").stdout)
     assert data["root"] == os.path.realpath(git_repo)
     assert [m["file"] for m in data["matches"]] == ["src/b.py"]
@@ -244,7 +264,10 @@ def test_a_directory_outside_any_repository_is_its_own_root(tree, tmp_path, code
     assert data["root"] == os.path.realpath(sub), out.stderr
     assert [m["file"] for m in data["matches"]] == ["z.txt"]
     one_file = run_in(elsewhere, codesift, "grep", "alpha", str(plain / "a.txt"))
-    assert one_file.stdout.splitlines() == [f"{plain}/a.txt:2:1:alpha"], one_file.stderr
+    # One file argument: rg prints no path (-H prints it).
+    assert one_file.stdout.splitlines() == ["2:alpha"], one_file.stderr
+    named = run_in(elsewhere, codesift, "grep", "-H", "alpha", str(plain / "a.txt"))
+    assert named.stdout.splitlines() == [f"{plain}/a.txt:2:alpha"], named.stderr
     globbed = run_in(elsewhere, codesift, "glob", "*.txt", str(plain))
     assert globbed.stdout.splitlines() == [f"{plain}/a.txt"], globbed.stderr
 
@@ -272,4 +295,4 @@ def test_missing_path_and_root_flag(tree, tmp_path, codesift):
     outside = run_in(plain, codesift, "grep", "alpha", str(tmp_path), "--root", str(plain))
     assert outside.returncode == 2 and "outside the workspace" in outside.stderr
     inside = run_in(tmp_path, codesift, "grep", "alpha", "--root", str(plain))
-    assert inside.stdout.splitlines() == ["a.txt:1:1:alpha"], inside.stderr
+    assert inside.stdout.splitlines() == ["a.txt:1:alpha"], inside.stderr

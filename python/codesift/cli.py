@@ -2,10 +2,12 @@
 (`serve`), and `apply-hit` (the linked edit that remote search runs on a host).
 
 On a terminal output is rendered with `rich` (hits grouped by file, matches highlighted, a
-spinner while a long scan runs); piped, it is plain text (`path:line:col:text` for grep);
-`--json` prints the result's `to_dict()` (with `root`). Without `--root`, a command's path
-works from anywhere, as with `rg PATTERN PATH`: its enclosing repository (else the path
-itself) is the root, and human output prints paths the way PATH was written (`roots`).
+spinner while a long scan runs); piped, grep prints ripgrep's lines (`codesift.cli_grep`:
+`path:line:text`, as `rg -n --no-heading`; never capped); `--json` prints the result's
+`to_dict()` (with `root`; one object per line when grep is given several paths). Without
+`--root`, a command's path works from anywhere, as with `rg PATTERN PATH`: its enclosing
+repository (else the path itself) is the root, and human output prints paths the way PATH
+was written (`roots`).
 Exit codes follow grep: 0 something found (or done), 1 nothing found, 2 error (one line on
 stderr, never a traceback: usage errors, bad values, and even a bug or an engine panic are
 reported in one line), 130 interrupted.
@@ -21,12 +23,15 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import groupby
 from typing import Any, NoReturn, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from . import __version__
 from .arguments import (
     MAX_COUNT,
     MAX_LINES,
@@ -34,11 +39,21 @@ from .arguments import (
     check_unicode,
     check_writable_text,
 )
+from .cli_grep import (
+    EVERY_LINE,
+    Lines,
+    Record,
+    add_grep_arguments,
+    content_records,
+    grep_pattern,
+    inverted_records,
+    patterns_and_paths,
+)
 from .errors import CodesiftError, InvalidArgumentError
 from .escapes import install_stream_handler, json_escape_surrogates
 from .extras import extra_for, missing, require
 from .results import GlobResult, GrepResult
-from .roots import root_of
+from .roots import RootedPath, root_of
 from .workspace import Workspace
 
 EXIT_FOUND, EXIT_NOTHING, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -48,7 +63,16 @@ PATH_COMMANDS = frozenset({"glob", "grep", "read", "ls", "edit", "index"})
 MAX_APPLY_HIT_BYTES = 256 * 1024 * 1024
 # A spinner appears on a terminal when a scan takes longer than this (seconds).
 PROGRESS_AFTER_SECONDS = float(os.environ.get("CODESIFT_PROGRESS_AFTER", "0.3"))
+#: What a terminal shows at most unless -m says otherwise (a pipe gets every match).
+TERMINAL_CAP = 500
 T = TypeVar("T")
+GREP_DESCRIPTION = (
+    "Search file contents with ripgrep's habits: options anywhere, several PATHs, rg's "
+    "flags and meanings, case-sensitive unless -i or -S. Piped, it prints what "
+    "`rg -n --no-heading` prints (one line per matching line, path:line:text; context lines "
+    "as path-line-text with -- between groups), never capped; on a terminal hits are grouped "
+    "by file with their ids, at most 500 unless -m (and it says so)."
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,10 +83,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="codesift", description="Fast, sandboxed code search and edit for agents and people."
-    )
+def _common_parser() -> argparse.ArgumentParser:
+    """The options every command takes."""
     common = _Parser(add_help=False)
     common.add_argument(
         "--root",
@@ -93,6 +115,42 @@ def build_parser() -> argparse.ArgumentParser:
     # For remote search (codesift.remote): JSON with every field of a hit (byte_length, unique,
     # encoding) and errors as JSON on stdout ({"error": {"type", "message"}}, exit 2).
     common.add_argument("--json-full", action="store_true", help=argparse.SUPPRESS)
+    return common
+
+
+def grep_parser() -> argparse.ArgumentParser:
+    """`codesift grep` on its own, parsed with options anywhere among the arguments (as rg
+    takes them: `codesift grep PATTERN -s src`)."""
+    parser = _Parser(prog="codesift grep", parents=[_common_parser()], description=GREP_DESCRIPTION)
+    add_grep_arguments(parser)
+    parser.add_argument("--version", action="version", version=f"codesift {__version__}")
+    return parser
+
+
+def _parse_grep(words: list[str]) -> argparse.Namespace:
+    """grep's arguments, options anywhere; after `--` every word is a positional (argparse's
+    intermixed parsing mishandles `--`, so the words after it are placed here)."""
+    rest: list[str] = []
+    if "--" in words:
+        cut = words.index("--")
+        words, rest = words[:cut], words[cut + 1 :]
+    parser = grep_parser()
+    args = parser.parse_intermixed_args(words)
+    if rest and args.pattern is None:  # with -e, `patterns_and_paths` makes it a path
+        args.pattern, rest = rest[0], rest[1:]
+    args.paths = [*args.paths, *rest]
+    if args.pattern is None and not args.regexp:
+        parser.error("the following arguments are required: pattern (or -e PATTERN)")
+    args.command = "grep"
+    return args
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="codesift", description="Fast, sandboxed code search and edit for agents and people."
+    )
+    parser.add_argument("--version", action="version", version=f"codesift {__version__}")
+    common = _common_parser()
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     g = sub.add_parser("glob", parents=[common], help="find files by glob pattern")
@@ -102,26 +160,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--sort", choices=["path", "mtime", "none"], default="path")
     g.add_argument("--ignore-case", action="store_true", help="case-insensitive glob")
 
-    r = sub.add_parser("grep", parents=[common], help="search file contents by regex")
-    r.add_argument("pattern")
-    r.add_argument("path", nargs="?", default=None)
-    r.add_argument("-F", "--fixed-strings", action="store_true", help="literal pattern")
-    r.add_argument("-s", "--case-sensitive", action="store_true", help="match case")
-    r.add_argument("-i", "--ignore-case", action="store_true", help="ignore case (default)")
-    r.add_argument("-U", "--multiline", action="store_true", help="let matches span lines")
-    r.add_argument(
-        "-g",
-        "--glob",
-        action="append",
-        default=[],
-        help="include files matching GLOB; !GLOB excludes (repeatable)",
+    r = sub.add_parser(
+        "grep",
+        parents=[common],
+        help="search file contents by regex, with ripgrep's flags",
+        description=GREP_DESCRIPTION,
     )
-    r.add_argument("-C", "--context", type=int, default=0, metavar="N")
-    r.add_argument("-B", "--before-context", type=int, default=None, metavar="N")
-    r.add_argument("-A", "--after-context", type=int, default=None, metavar="N")
-    r.add_argument("-m", "--max-count", type=int, default=500, help="max matches (0: no limit)")
-    r.add_argument("--count-total", action="store_true", help="count all matches")
-    r.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
+    add_grep_arguments(r)
+    r.add_argument("--version", action="version", version=f"codesift {__version__}")
 
     rd = sub.add_parser("read", parents=[common], help="print a file with line numbers")
     rd.add_argument("path", help="file, optionally with :START-END")
@@ -200,24 +246,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     json_errors = False
     command = "command"
     try:
+        words = list(sys.argv[1:] if argv is None else argv)
         try:
-            args = build_parser().parse_args(argv)
+            if words[:1] == ["grep"]:
+                args = _parse_grep(words[1:])
+            else:
+                args = build_parser().parse_args(words)
         except SystemExit as exc:  # argparse already printed its one-line message
             return EXIT_ERROR if exc.code else EXIT_FOUND
         command = args.command
         if args.json_full or args.command == "apply-hit":
             args.json = args.json_full = True
         json_errors = args.json_full
-        ws = Workspace(
-            _locate(args),
-            gitignore=not args.no_ignore,
-            hidden=not args.no_hidden,
-            follow_symlinks=args.follow,
-            threads=args.threads,
-            index=args.index,
-            # Watching pays off only across searches: the MCP server keeps one.
-            index_watch=args.command in ("mcp", "serve"),
-        )
+        if args.command == "grep":
+            return _grep(args, _console(args))
+        ws = _workspace(args, _locate(args))
         return COMMANDS[args.command](ws, args, _console(args))
     except CodesiftError as exc:
         _report(json_errors, type(exc).__name__, str(exc))
@@ -247,6 +290,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BaseException as exc:
         _report_unexpected(json_errors, exc)
         return EXIT_ERROR
+
+
+def _workspace(args: argparse.Namespace, root: str) -> Workspace:
+    return Workspace(
+        root,
+        gitignore=not args.no_ignore,
+        hidden=not args.no_hidden,
+        follow_symlinks=args.follow,
+        threads=args.threads,
+        index=args.index,
+        # Watching pays off only across searches: the MCP server keeps one.
+        index_watch=args.command in ("mcp", "serve"),
+    )
 
 
 def _report_unexpected(as_json: bool, exc: BaseException) -> None:
@@ -396,46 +452,261 @@ def _glob(ws: Workspace, args: argparse.Namespace, console: Console | None) -> i
     return EXIT_FOUND if result.total else EXIT_NOTHING
 
 
-def _grep(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
-    include = [g for g in args.glob if not g.startswith("!")]
-    exclude = [g[1:] for g in args.glob if g.startswith("!")]
-    result: GrepResult = _with_progress(
-        console,
-        f"Searching for {args.pattern}",
-        lambda: ws.grep(
-            args.pattern,
-            args.path,
-            include=include or None,
-            exclude=exclude or None,
-            literal=args.fixed_strings,
-            case_sensitive=args.case_sensitive and not args.ignore_case,
-            multiline=True if args.multiline else None,
-            context_lines=args.context,
-            before=args.before_context,
-            after=args.after_context,
-            max_matches=args.max_count or None,
-            count_total=args.count_total,
-            timeout=args.timeout,
-        ),
+@dataclass(frozen=True)
+class _Target:
+    """One PATH of a grep command line: the workspace it lies in, the path relative to that
+    workspace's root, how its results are shown, and whether it names a file."""
+
+    ws: Workspace
+    path: str
+    show: Callable[[str], str]
+    is_file: bool
+
+
+def _grep_targets(args: argparse.Namespace, paths: list[str]) -> list[_Target]:
+    """Every PATH (the current directory when none), each resolved as `_locate` does, all
+    of them before anything is searched (a missing one is an error up front)."""
+    spaces: dict[str, Workspace] = {}
+
+    def workspace(root: str) -> Workspace:
+        if root not in spaces:
+            spaces[root] = _workspace(args, root)
+        return spaces[root]
+
+    if args.root is not None:
+        ws = workspace(str(args.root))
+        return [
+            _Target(ws, p, _as_is, os.path.isfile(os.path.join(ws.root, p))) for p in paths or ["."]
+        ]
+    targets = []
+    for given in paths or [None]:
+        rooted: RootedPath = root_of(given)
+        targets.append(_Target(workspace(rooted.root), rooted.path, rooted.show, rooted.is_file))
+    return targets
+
+
+def _grep(args: argparse.Namespace, console: Console | None) -> int:
+    """`codesift grep` with rg's habits (see `codesift.cli_grep`): one search per PATH, in the
+    order given; piped, rg's lines; on a terminal, hits grouped by file with their ids."""
+    patterns, paths = patterns_and_paths(args)
+    spec = grep_pattern(
+        patterns,
+        fixed=args.fixed_strings,
+        word=args.word_regexp,
+        line=args.line_regexp,
+        case=args.case,
     )
-    if args.json:
-        data = result.to_dict()
-        if args.json_full:
-            for hit, match in zip(data["matches"], result.matches, strict=True):
-                hit.update(
-                    byte_length=match.byte_length, unique=match.unique, encoding=match.encoding
-                )
-        _print_json(_json_with_root(ws, data))
-    elif console is None:
-        show = args.show
-        for m in result.matches:
-            print(f"{show(m.file)}:{m.line}:{m.column}:{m.text}")
-        if result.truncated:
-            print(result.summary, file=sys.stderr)
+    invert = args.invert_match
+    if invert and (args.json or args.only_matching or args.count_matches):
+        raise InvalidArgumentError(
+            "-v (print the lines that do not match) prints lines: drop --json, -o or "
+            "--count-matches, or drop -v"
+        )
+    targets = _grep_targets(args, paths)
+    if args.max_count is not None:
+        cap = args.max_count or None
+    else:  # a cap only where a person reads; a pipe gets everything
+        cap = TERMINAL_CAP if sys.stdout.isatty() else None
+    before = args.context if args.before_context is None else args.before_context
+    after = args.context if args.after_context is None else args.after_context
+    if args.files_with_matches and not invert:
+        mode = "files"
+    elif args.count_matches or (args.json and args.count):
+        mode = "count"
     else:
-        _render_grep(console, result, args.show)
+        mode = "content"
+    show_names = args.with_filename
+    if show_names is None:
+        show_names = not (len(targets) == 1 and targets[0].is_file)
+    rich_view = (
+        console is not None
+        and not args.no_heading
+        and mode == "content"
+        and not (invert or args.only_matching or args.count or args.files_with_matches)
+    )
+    lines = Lines(
+        line_number=args.line_number,
+        column=args.column,
+        context=bool(before or after) and not (args.count or args.files_with_matches),
+    )
+    include = [g for g in args.glob if not g.startswith("!")] or None
+    exclude = [g[1:] for g in args.glob if g.startswith("!")] or None
+    label = " | ".join(patterns)
+
+    def search(t: _Target, pattern: str, **options: Any) -> GrepResult:
+        settings: dict[str, Any] = {
+            "include": include,
+            "exclude": exclude,
+            "literal": spec.literal,
+            "case_sensitive": spec.case_sensitive,
+            "multiline": True if args.multiline else None,
+            "context_lines": args.context,
+            "before": args.before_context,
+            "after": args.after_context,
+            "max_matches": cap,
+            "count_total": args.count_total,
+            "timeout": args.timeout,
+            "mode": mode,
+            "type": args.type or None,
+            "type_not": args.type_not or None,
+        }
+        settings.update(options)
+        return _with_progress(
+            console,
+            f"Searching for {label}",
+            lambda: t.ws.grep(pattern, t.path, **settings),
+        )
+
+    found = False
+    for t in targets:
+        name: Callable[[str], str | None] = t.show if show_names else (lambda _f: None)
+        result = search(t, spec.pattern)
+        if args.json:
+            _print_grep_json(t.ws, result, args.json_full)
+            found = found or bool(result.matches)
+        elif rich_view:
+            assert console is not None
+            _render_grep(console, result, t.show, _file_lines(t.ws), context=bool(before or after))
+            found = found or bool(result.matches)
+        elif invert:
+            found = _print_inverted(args, t, result, search, lines, name, before, after) or found
+        elif mode == "files":
+            for m in result.matches:
+                lines.name_only(t.show(m.file))
+            found = found or bool(result.matches)
+        elif mode == "count":
+            for m, count in zip(result.matches, result.counts, strict=True):
+                lines.count(name(m.file), count)
+            found = found or bool(result.matches)
+        else:
+            lines_of = _file_lines(t.ws)
+            for file, hits in groupby(result.matches, key=lambda m: m.file):
+                group = list(hits)
+                if args.count:
+                    per_line = args.only_matching or args.multiline
+                    lines.count(
+                        name(file), len(group) if per_line else len({m.line for m in group})
+                    )
+                else:
+                    records = content_records(
+                        group, only_matching=args.only_matching, lines_of=lines_of
+                    )
+                    lines.file(name(file), records)
+                found = True
+        _grep_notes(result, console, args, cap, rich_view)
+        if cap is not None and result.truncated:
+            break  # the limit is for the whole command line
+    return EXIT_FOUND if found else EXIT_NOTHING
+
+
+def _print_grep_json(ws: Workspace, result: GrepResult, full: bool) -> None:
+    """The result as one JSON object (one per PATH, one per line, when several are given)."""
+    data = result.to_dict()
+    if full:
+        for hit, match in zip(data["matches"], result.matches, strict=True):
+            hit.update(byte_length=match.byte_length, unique=match.unique, encoding=match.encoding)
+    _print_json(_json_with_root(ws, data))
+
+
+def _print_inverted(
+    args: argparse.Namespace,
+    t: _Target,
+    matched: GrepResult,
+    search: Callable[..., GrepResult],
+    lines: Lines,
+    name: Callable[[str], str | None],
+    before: int,
+    after: int,
+) -> bool:
+    """`-v`: the engine lists every line of the searched files (one "^" query, with the same
+    filters, binary and ignore rules), and the lines that no match touches are printed. The
+    scan stays the engine's: this only subtracts one answer from the other."""
+    every = search(
+        t,
+        EVERY_LINE,
+        literal=False,
+        case_sensitive=True,
+        multiline=None,
+        context_lines=0,
+        before=None,
+        after=None,
+        max_matches=None,
+        count_total=False,
+        mode="content",
+    )
+    by_file: dict[str, list[Any]] = {}
+    for m in matched.matches:
+        by_file.setdefault(m.file, []).append(m)
+    budget = args.max_count or None
+    found = False
+    for file, hits in groupby(every.matches, key=lambda m: m.file):
+        records: list[Record] = inverted_records(
+            list(hits), by_file.get(file, ()), before=before, after=after
+        )
+        if budget is not None:
+            records = _within_budget(records, budget)
+            budget -= sum(1 for r in records if r[1] == ":")
+        selected = sum(1 for r in records if r[1] == ":")
+        if not selected:
+            continue
+        found = True
+        if args.files_with_matches:
+            lines.name_only(t.show(file))
+        elif args.count:
+            lines.count(name(file), selected)
+        else:
+            lines.file(name(file), records)
+        if budget is not None and budget <= 0:
+            break
+    return found
+
+
+def _within_budget(records: list[Record], budget: int) -> list[Record]:
+    """The records up to the `budget`-th selected line (and the context before it)."""
+    kept, selected = [], 0
+    for r in records:
+        if r[1] == ":":
+            if selected == budget:
+                break
+            selected += 1
+        kept.append(r)
+    return kept
+
+
+def _file_lines(ws: Workspace) -> Callable[[str], list[str]]:
+    """The lines of a file a multi-line match spans, read through the workspace (once)."""
+    cache: dict[str, list[str]] = {}
+
+    def lines_of(file: str) -> list[str]:
+        if file not in cache:
+            try:
+                text = ws._read_bytes(file).decode("utf-8", "replace")
+            except (CodesiftError, OSError):
+                text = ""
+            cache[file] = [line.removesuffix("\r") for line in text.split("\n")]
+        return cache[file]
+
+    return lines_of
+
+
+def _grep_notes(
+    result: GrepResult,
+    console: Console | None,
+    args: argparse.Namespace,
+    cap: int | None,
+    rich_view: bool,
+) -> None:
+    """What stderr says after a search: a cut result (and, on a terminal, that the cap is
+    the terminal's), and the hint about what ignore rules hid."""
+    if result.truncated and not args.json and not rich_view:
+        print(result.summary, file=sys.stderr)
+    if result.truncated and args.max_count is None and cap is not None:
+        print(
+            f"codesift: a terminal shows the first {cap} matches; -m 0 shows them all "
+            "(piped output is never capped)",
+            file=sys.stderr,
+        )
     _print_hint(result)
-    return EXIT_FOUND if result.matches else EXIT_NOTHING
 
 
 def _without_hint(result: GlobResult | GrepResult) -> str:
@@ -451,28 +722,47 @@ def _print_hint(result: GlobResult | GrepResult) -> None:
         print(f"codesift: {hint}", file=sys.stderr)
 
 
-def _render_grep(console: Console, result: GrepResult, show: Callable[[str], str]) -> None:
-    current = None
-    for m in result.matches:
-        if m.file != current:
-            if current is not None:
-                console.print()
-            console.print(Text(show(m.file), style="bold magenta"))
-            current = m.file
-        for k, line in enumerate(m.before):
-            console.print(Text(f"{m.line - len(m.before) + k:>6}- ", style="dim") + Text(line))
-        text = Text(m.text)
-        start = m.column - 1
-        end = start + len(m.content.split("\n")[0].rstrip("\r"))
-        text.stylize("bold red", start, max(end, start))
-        console.print(
-            Text(f"{m.line:>6}:", style="green")
-            + Text(f"{m.column:<4}", style="dim")
-            + text
-            + Text(f"  {m.id}", style="dim cyan")
-        )
-        for k, line in enumerate(m.after):
-            console.print(Text(f"{m.end_line + 1 + k:>6}- ", style="dim") + Text(line))
+def _render_grep(
+    console: Console,
+    result: GrepResult,
+    show: Callable[[str], str],
+    lines_of: Callable[[str], list[str]],
+    *,
+    context: bool,
+) -> None:
+    """Hits grouped under their file: one line per matching line (`line:col`, every match on
+    it in bold red, the ids of its hits at the end), context lines dim, `--` between groups."""
+    first = True
+    for file, hits in groupby(result.matches, key=lambda m: m.file):
+        group = list(hits)
+        if not first:
+            console.print()
+        first = False
+        console.print(Text(show(file), style="bold magenta"))
+        spans: dict[int, list[tuple[int, int]]] = {}
+        ids: dict[int, list[str]] = {}
+        for m in group:
+            start = m.column - 1
+            length = len(m.content.split("\n")[0].rstrip("\r"))
+            spans.setdefault(m.line, []).append((start, start + length))
+            ids.setdefault(m.line, []).append(m.id)
+        last = -1
+        for line, kind, col, text in content_records(group, only_matching=False, lines_of=lines_of):
+            if context and last != -1 and line > last + 1:
+                console.print(Text("--", style="dim"))
+            last = line
+            if kind == "-":
+                console.print(Text(f"{line:>6}- ", style="dim") + Text(text))
+                continue
+            styled = Text(text)
+            for start, end in spans.get(line, ()):
+                styled.stylize("bold red", start, max(end, start))
+            tail = "  " + " ".join(ids[line]) if line in ids else ""
+            console.print(
+                Text.assemble(
+                    (f"{line:>6}:", "green"), (f"{col:<4}", "dim"), styled, (tail, "dim cyan")
+                )
+            )
     Console(stderr=True, highlight=False).print(f"[dim]{escape(_without_hint(result))}[/dim]")
 
 
@@ -687,7 +977,6 @@ def _changed_span(before: bytes, after: bytes) -> dict[str, int]:
 
 COMMANDS: dict[str, Callable[[Workspace, argparse.Namespace, Console | None], int]] = {
     "glob": _glob,
-    "grep": _grep,
     "read": _read,
     "ls": _ls,
     "edit": _edit,

@@ -59,8 +59,8 @@ class CodesiftStrategy:
         ]
         if query.literal:
             options.append("-F")
-        if query.case_sensitive:
-            options.append("-s")
+        # Always said: the command line is case-sensitive by default, the library is not.
+        options.append("-s" if query.case_sensitive else "-i")
         if query.multiline:
             options.append("-U")
         if query.count_total:

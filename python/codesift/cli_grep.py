@@ -1,0 +1,293 @@
+"""ripgrep's habits for `codesift grep`: its flags and their meanings (`add_grep_arguments`),
+the pattern its flags make (`-e`, `-F`, `-w`, `-x`, smart case: `grep_pattern`), and its
+piped output (`Lines`, `content_records`, `inverted_records`): one line per matching line
+(`path:line:text`, context as `path-line-text`, `--` between groups), as `rg -n --no-heading`
+prints it. The search itself is the Workspace's; nothing here reads a file that the engine
+did not report (a multi-line match reads its own file, through the Workspace, to print the
+lines it spans)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+from .errors import InvalidArgumentError
+
+# The characters Rust's regex syntax treats as meta (regex_syntax::is_meta_character).
+_RUST_META = frozenset("\\.+*?()|[]{}^$#&-~")
+# An escape (`\pL`, `\p{Lu}`, `\x{41}`, `\S`, `\b{start}`), a group name (`(?P<Name>`,
+# `(?<Name>`) or an inline flag group (`(?i)`, `(?-U:`): none of them is a literal letter.
+_NOT_LITERAL = re.compile(
+    r"\\(?:[pPxuU]\{[^}]*\}|[pP].|x[0-9A-Fa-f]{2}|[bB]\{[^}]*\}|.)"
+    r"|\(\?P?<[^>]*>|\(\?[a-zA-Z-]*[:)]"
+    r"|\[\[:\^?[a-z]+:\]\]|\[:\^?[a-z]+:\]",
+    re.DOTALL,
+)
+#: Matches once per line: the "every line" query behind `-v`.
+EVERY_LINE = "^"
+
+
+def rust_escape(text: str) -> str:
+    """`text` as a Rust regex that matches it literally."""
+    return "".join("\\" + c if c in _RUST_META else c for c in text)
+
+
+def has_uppercase_literal(pattern: str, *, literal: bool) -> bool:
+    """Whether smart case (`-S`) makes a search case-sensitive: the pattern holds an
+    uppercase letter that it matches literally (not in `\\S`, `\\p{Lu}`, `(?P<Name>...)`)."""
+    text = pattern if literal else _NOT_LITERAL.sub("", pattern)
+    return any(c.isupper() for c in text)
+
+
+@dataclass(frozen=True)
+class GrepPattern:
+    """What the engine is asked for: a pattern, whether it is a fixed string, and case."""
+
+    pattern: str
+    literal: bool
+    case_sensitive: bool
+
+
+def grep_pattern(
+    patterns: Sequence[str], *, fixed: bool, word: bool, line: bool, case: str
+) -> GrepPattern:
+    """One engine pattern for rg's `-e P1 -e P2 [-F] [-w|-x]` and `-s|-i|-S` (last wins)."""
+    if case == "smart":
+        sensitive = any(has_uppercase_literal(p, literal=fixed) for p in patterns)
+    else:
+        sensitive = case == "sensitive"
+    if fixed and len(patterns) == 1 and not word and not line:
+        # The engine's own fixed-string search keeps its newline handling (multi-line).
+        return GrepPattern(patterns[0], True, sensitive)
+    parts = [rust_escape(p) if fixed else p for p in patterns]
+    combined = parts[0] if len(parts) == 1 else "|".join(f"(?:{p})" for p in parts)
+    if line:
+        combined = f"^(?:{combined})$"
+    elif word:
+        # ripgrep 14's -w: half word boundaries, so `-w foo` matches in `foo-x` but not in
+        # `foo_bar`, and a pattern that starts or ends with a non-word character still works.
+        combined = rf"\b{{start-half}}(?:{combined})\b{{end-half}}"
+    return GrepPattern(combined, False, sensitive)
+
+
+def add_grep_arguments(r: argparse.ArgumentParser) -> None:
+    """rg's flags that `codesift grep` takes, with rg's meanings (options anywhere)."""
+    r.add_argument(
+        "pattern", nargs="?", default=None, help="a Rust regex (unless -F); omit it with -e"
+    )
+    r.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to search")
+    r.add_argument(
+        "-e",
+        "--regexp",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="a pattern to search for (repeatable: a line matching any of them matches); "
+        "every positional argument is then a PATH",
+    )
+    r.add_argument("-F", "--fixed-strings", action="store_true", help="literal patterns")
+    r.add_argument(
+        "-s",
+        "--case-sensitive",
+        dest="case",
+        action="store_const",
+        const="sensitive",
+        help="match case (the default)",
+    )
+    r.add_argument("-i", "--ignore-case", dest="case", action="store_const", const="insensitive")
+    r.add_argument(
+        "-S",
+        "--smart-case",
+        dest="case",
+        action="store_const",
+        const="smart",
+        help="ignore case unless the pattern has an uppercase letter (of -s/-i/-S the last wins)",
+    )
+    r.add_argument("-w", "--word-regexp", action="store_true", help="match whole words only")
+    r.add_argument("-x", "--line-regexp", action="store_true", help="match whole lines only")
+    r.add_argument(
+        "-v", "--invert-match", action="store_true", help="print lines that do not match"
+    )
+    r.add_argument(
+        "-o", "--only-matching", action="store_true", help="print each match on its own line"
+    )
+    r.add_argument(
+        "-l", "--files-with-matches", action="store_true", help="print only the files that match"
+    )
+    r.add_argument("-c", "--count", action="store_true", help="print the matching lines per file")
+    r.add_argument("--count-matches", action="store_true", help="print the matches per file")
+    r.add_argument(
+        "-n",
+        "--line-number",
+        dest="line_number",
+        action="store_const",
+        const=True,
+        help="print line numbers (the default)",
+    )
+    r.add_argument("-N", "--no-line-number", dest="line_number", action="store_const", const=False)
+    r.add_argument("--column", action="store_true", help="print the column of the first match")
+    r.add_argument(
+        "-H",
+        "--with-filename",
+        dest="with_filename",
+        action="store_const",
+        const=True,
+        help="print the path (default unless the only PATH is a file)",
+    )
+    r.add_argument("-I", "--no-filename", dest="with_filename", action="store_const", const=False)
+    r.add_argument(
+        "--no-heading", action="store_true", help="on a terminal too, print one line per match"
+    )
+    r.add_argument(
+        "-t", "--type", action="append", default=[], help="only files of TYPE (py, rust, ...)"
+    )
+    r.add_argument(
+        "-T", "--type-not", action="append", default=[], metavar="TYPE", help="no files of TYPE"
+    )
+    r.add_argument("-U", "--multiline", action="store_true", help="let matches span lines")
+    r.add_argument(
+        "-g",
+        "--glob",
+        action="append",
+        default=[],
+        help="include files matching GLOB; !GLOB excludes (repeatable)",
+    )
+    r.add_argument("-C", "--context", type=int, default=0, metavar="N", help="lines around")
+    r.add_argument("-B", "--before-context", type=int, default=None, metavar="N")
+    r.add_argument("-A", "--after-context", type=int, default=None, metavar="N")
+    r.add_argument(
+        "-m",
+        "--max-count",
+        type=int,
+        default=None,
+        help="stop after N matches in all (0: no limit; default: no limit when piped, 500 on a "
+        "terminal)",
+    )
+    r.add_argument(
+        "--sort",
+        choices=["path", "none"],
+        default="path",
+        help="accepted for rg habits: results are always in path order",
+    )
+    r.add_argument("--count-total", action="store_true", help="count all matches")
+    r.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
+    r.set_defaults(case="sensitive", line_number=True, with_filename=None)
+
+
+def patterns_and_paths(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """The patterns (`-e`, else the first positional) and the paths of a grep command line."""
+    positional = ([] if args.pattern is None else [args.pattern]) + list(args.paths)
+    if args.regexp:
+        return list(args.regexp), positional
+    if not positional:
+        raise InvalidArgumentError(
+            "no pattern given; usage: codesift grep PATTERN [PATH ...] (or -e PATTERN)"
+        )
+    return positional[:1], positional[1:]
+
+
+# -- output ---------------------------------------------------------------------------------
+
+#: One output line: (line number, ":" for a selected line or "-" for context, column, text).
+Record = tuple[int, str, int, str]
+
+
+def content_records(
+    hits: Sequence, *, only_matching: bool, lines_of: Callable[[str], list[str]]
+) -> list[Record]:
+    """The output lines of one file's hits (in order): each matching line once (its column is
+    the first match's), or with `only_matching` each match; and the context lines the hits
+    carry that are not matching lines. A match that spans lines selects every line it spans."""
+    selected: dict[int, tuple[int, str]] = {}
+    matches: list[Record] = []
+    context: dict[int, str] = {}
+    for m in hits:
+        if m.end_line > m.line:
+            whole = lines_of(m.file)
+            spanned = whole[m.line - 1 : m.end_line] or [m.text]
+        else:
+            spanned = [m.text]
+        for k, text in enumerate(spanned):
+            selected.setdefault(m.line + k, (m.column if k == 0 else 1, text))
+        if only_matching:
+            for k, piece in enumerate(m.content.split("\n")):
+                matches.append((m.line + k, ":", m.column if k == 0 else 1, piece.rstrip("\r")))
+        first_before = m.line - len(m.before)
+        for k, text in enumerate(m.before):
+            context.setdefault(first_before + k, text)
+        for k, text in enumerate(m.after):
+            context.setdefault(m.end_line + 1 + k, text)
+    if not only_matching:
+        matches = [(n, ":", col, text) for n, (col, text) in selected.items()]
+    records = matches + [(n, "-", 0, t) for n, t in context.items() if n not in selected]
+    records.sort(key=lambda r: (r[0], r[2]))
+    return records
+
+
+def inverted_records(
+    every_line: Sequence, matched: Iterable, *, before: int, after: int
+) -> list[Record]:
+    """`-v` for one file: its lines (the "every line" hits) that no match touches, with
+    `before`/`after` lines of context (which are then matching lines)."""
+    text = {m.line: m.text for m in every_line}
+    touched: set[int] = set()
+    for m in matched:
+        touched.update(range(m.line, m.end_line + 1))
+    chosen = [n for n in sorted(text) if n not in touched]
+    shown = set(chosen)
+    records: list[Record] = [(n, ":", 1, text[n]) for n in chosen]
+    for n in chosen:
+        for k in range(max(1, n - before), n + after + 1):
+            if k in text and k not in shown:
+                shown.add(k)
+                records.append((k, "-", 0, text[k]))
+    records.sort(key=lambda r: r[0])
+    return records
+
+
+class Lines:
+    """Writes rg's piped lines: `path:line:text` (`path-line-text` for context, `--` between
+    groups when context is asked for), each part present as the flags say."""
+
+    def __init__(
+        self,
+        *,
+        line_number: bool,
+        column: bool,
+        context: bool,
+        out: TextIO | None = None,
+    ) -> None:
+        self.line_number = line_number or column  # rg: --column implies --line-number
+        self.column = column
+        self.context = context
+        self.out = out or sys.stdout
+        self.printed = False
+
+    def file(self, name: str | None, records: Sequence[Record]) -> None:
+        """The lines of one file (`name` None: the path is not printed)."""
+        chunks: list[str] = []
+        last = -1
+        for line, kind, col, text in records:
+            if self.context and self.printed and line > last + 1:
+                chunks.append("--\n")
+            parts = [] if name is None else [name]
+            if self.line_number:
+                parts.append(str(line))
+            if self.column and kind == ":":
+                parts.append(str(col))
+            chunks.append(kind.join(parts) + kind + text + "\n" if parts else text + "\n")
+            self.printed = True
+            last = line
+        self.out.write("".join(chunks))
+
+    def name_only(self, name: str) -> None:
+        self.out.write(name + "\n")
+        self.printed = True
+
+    def count(self, name: str | None, count: int) -> None:
+        self.out.write(f"{count}\n" if name is None else f"{name}:{count}\n")
+        self.printed = True
