@@ -8,7 +8,8 @@
 # tests of `codesift serve`'s page drive a headless Chromium (chromium, chromium-driver). As
 # root with apt-get they are installed here; otherwise what is missing is printed and the run
 # goes on (the remote tests then fail naming the package, the smoke run leaves fd out, the
-# browser tests are skipped with the command that installs Chromium).
+# browser tests are skipped with the command that installs Chromium). CODESIFT_TEST_NO_APT=1
+# forbids the apt-get step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
@@ -20,7 +21,7 @@ command -v fdfind >/dev/null || command -v fd >/dev/null || need+=(fd-find)
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
 if [ ${#need[@]} -gt 0 ]; then
-  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  if [ "${CODESIFT_TEST_NO_APT:-0}" = 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     echo "installing system packages: ${need[*]}"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

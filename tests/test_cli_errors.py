@@ -146,7 +146,7 @@ def test_missing_optional_dependency_says_which_extra(capsys, repo, monkeypatch)
     # The MCP SDK not installed (a None entry makes its import fail as a missing module).
     monkeypatch.setitem(sys.modules, "mcp", None)
     code, out, err = run_main(capsys, "mcp", "--root", str(repo))
-    assert_one_line_error(code, err, "pip install 'codesift[mcp]'")
+    assert_one_line_error(code, err, "pip install '.[mcp]'")
     assert "codesift mcp needs the Python package 'mcp'" in err and not out
 
     # Any command that reaches a missing optional module says which extra installs it.
@@ -156,7 +156,7 @@ def test_missing_optional_dependency_says_which_extra(capsys, repo, monkeypatch)
     monkeypatch.setitem(sys.modules, "starlette", None)
     monkeypatch.setattr(Workspace, "grep", serve_like)
     code, _, err = run_main(capsys, "grep", "x", "--root", str(repo))
-    assert_one_line_error(code, err, "pip install 'codesift[serve]'")
+    assert_one_line_error(code, err, "pip install '.[serve]'")
     # A module that belongs to no extra stays an unexpected error.
     monkeypatch.setitem(sys.modules, "no_such_module_zz", None)
 

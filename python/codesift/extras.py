@@ -13,6 +13,11 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "mcp": ("mcp", "anyio", "pydantic"),
     "serve": ("starlette", "uvicorn"),
 }
+# What `pip install` takes to bring an extra's packages alone (pyproject.toml's extras).
+PACKAGES: dict[str, str] = {
+    "mcp": "'mcp>=2.3,<3' 'anyio>=4'",
+    "serve": "'starlette>=0.27' 'uvicorn>=0.31'",
+}
 
 
 class MissingDependencyError(CodesiftError):
@@ -30,8 +35,8 @@ def missing(extra: str, module: str, feature: str | None = None) -> MissingDepen
     what = feature or f"this feature of codesift (the {extra} extra)"
     return MissingDependencyError(
         f"{what} needs the Python package {module!r}, which is not installed; install it "
-        f"with: pip install 'codesift[{extra}]' (or uv tool install 'codesift[{extra}]', "
-        f"pipx install 'codesift[{extra}]')"
+        f"into codesift's environment with: pip install '.[{extra}]' in a checkout of codesift "
+        f"(or the packages alone: pip install {PACKAGES[extra]})"
     )
 
 

@@ -280,7 +280,7 @@ class RemoteWorkspace:
             raise InvalidArgumentError(
                 f'search result {search_result_id} was found on {host} by strategy "shell" '
                 "(codesift is not installed there); linked edits need codesift on the host: "
-                "install it there (pip install codesift) and search again"
+                "install it there (pip install . in a checkout of codesift) and search again"
             )
         if path is not None and posixpath.normpath(self._root.start(path)) != match.file:
             raise InvalidArgumentError(
