@@ -34,6 +34,8 @@ SAMPLE = {
 ROOT_PLACEHOLDERS = ("/absolute/path/to/repo", "/path/to/repo", "/srv/app")
 CODESIFT_PLACEHOLDER = "/absolute/path/to/codesift/.venv/bin/codesift"
 TIMEOUT = 300
+# Installing builds the Rust core in release mode: minutes on a 2-core machine.
+INSTALL_TIMEOUT = 1200
 
 
 def sample_project(where: Path) -> Path:
@@ -86,9 +88,11 @@ def substituted(text: str, root: Path) -> str:
     return text.replace(CODESIFT_PLACEHOLDER, shutil.which("codesift") or "codesift")
 
 
-def run(command: list[str], cwd: Path, env: dict[str, str], block: Block) -> None:
+def run(
+    command: list[str], cwd: Path, env: dict[str, str], block: Block, timeout: float = TIMEOUT
+) -> None:
     result = subprocess.run(
-        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
     )
     assert result.returncode == 0, (
         f"{block.name} failed (exit {result.returncode})\n--- block ---\n{block.body}"
@@ -220,5 +224,5 @@ def test_install_block_in_a_fresh_clone(block: Block, tmp_path: Path) -> None:
     env["PATH"] = os.pathsep.join(
         p for p in env.get("PATH", "").split(os.pathsep) if "venv" not in p
     )
-    run(["bash", "-eo", "pipefail", "-c", block.body], clone, env, block)
+    run(["bash", "-eo", "pipefail", "-c", block.body], clone, env, block, INSTALL_TIMEOUT)
     print(shlex.join(["ran in", str(clone)]))
