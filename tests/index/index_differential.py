@@ -985,8 +985,11 @@ def reduce(diff: Difference, budget: float, log: Callable[[str], None] = lambda 
             )
         except Exception:  # a reduction that breaks the replay is not kept
             return False
-        return scan != got
+        # The same fields must differ: a reduction that drifts to another difference would
+        # describe another cause.
+        return scan != got and differing_fields(scan, got) == wanted
 
+    wanted = list(diff.fields)
     try:
         if not still(diff.entries, diff.steps, diff.query):
             state["age"] = True
