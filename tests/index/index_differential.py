@@ -203,7 +203,11 @@ def normalise(data, kind_of_query):
     if kind_of_query == "glob" and data.get("sort") in ("mtime", "none"):
         # Walk order ("none") and mtime ties are not part of the contract: compare as sets,
         # ordered by path within equal mtimes.
-        if data["sort"] == "none":
+        # Cut short, which files are in is walk order (or which of equal mtimes): only how
+        # many, and their mtimes in order, are the contract.
+        if data.get("truncated"):
+            data["files"] = [f["mtime_ms"] if data["sort"] == "mtime" else 1 for f in data["files"]]
+        elif data["sort"] == "none":
             data["files"] = sorted(data["files"], key=lambda f: f["path"])
         else:
             data["files"] = sorted(data["files"], key=lambda f: (-f["mtime_ms"], f["path"]))
