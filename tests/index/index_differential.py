@@ -249,11 +249,19 @@ print(json.dumps([run_query(ws, q) for q in request["queries"]]))
 
 
 def helpers_source():
-    """The source the second process needs to answer queries as this one does."""
+    """The source the second process needs to answer queries as this one does (read once:
+    the file may change under a long run)."""
+    global _HELPERS
+    if _HELPERS:
+        return _HELPERS
     import inspect
 
     head = f"DROPPED = {DROPPED!r}\nDROPPED_WHEN_TRUNCATED = {DROPPED_WHEN_TRUNCATED!r}\n"
-    return head + "\n".join(inspect.getsource(f) for f in (_hit, normalise, run_query))
+    _HELPERS = head + "\n".join(inspect.getsource(f) for f in (_hit, normalise, run_query))
+    return _HELPERS
+
+
+_HELPERS = ""
 
 
 def _env():
@@ -403,6 +411,7 @@ def _replay_source() -> str:
 
 
 REPLAY_SOURCE = _replay_source()
+helpers_source()  # cached now: a long run outlives edits of this file
 
 # ------------------------------------------------------------------------ random generation
 
