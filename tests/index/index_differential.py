@@ -337,7 +337,9 @@ def _as_list(value):
 def run_cli(root, args, index):
     env, _ = _env()
     command = [sys.executable, "-m", "codesift", *args[:1], "--json-full", "--root", root]
-    command += ["--index" if index else "--no-index", "--color", "never", "--", *args[1:]]
+    command += ["--index" if index else "--no-index", "--color", "never", *args[3:]]
+    # After `--` every word is a pattern or a path (ripgrep's rule), so options go before it.
+    command += ["--", *args[1:3]]
     done = subprocess.run(
         command, capture_output=True, text=True, env=env, timeout=300, check=False, cwd=root
     )
