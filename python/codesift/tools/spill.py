@@ -58,9 +58,15 @@ class SpillDir:
                 except FileExistsError:
                     continue
                 except OSError as exc:
-                    raise SpillError(f"cannot create a file in {self._path}: {exc.strerror}")
-                with os.fdopen(out, "wb") as f:
-                    f.write(text.encode("utf-8"))
+                    raise SpillError(
+                        f"cannot create a file in {self._path}: {exc.strerror}"
+                    ) from None
+                try:
+                    with os.fdopen(out, "wb") as f:
+                        f.write(text.encode("utf-8"))
+                except OSError as exc:  # a disk full: no partial file is left behind
+                    os.unlink(name, dir_fd=fd)
+                    raise SpillError(f"cannot write to {self._path}: {exc.strerror}") from None
                 assert self._path is not None
                 return self._path / name
             raise SpillError(f"no free file name in {self._path}")
