@@ -274,7 +274,13 @@ impl Rules {
         // Three components: each is checked (a `.git` linked outside the root is not read).
         let file = self
             .root
-            .open_below(dir, rel, Path::new(".git/info/exclude"), Links::Inside, READ_FLAGS)
+            .open_below(
+                dir,
+                rel,
+                Path::new(".git/info/exclude"),
+                Links::Inside,
+                READ_FLAGS,
+            )
             .ok()?;
         let bytes = read_limited(regular_file(file).ok()?)?;
         let mut builder = GitignoreBuilder::new(rel);

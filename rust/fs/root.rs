@@ -497,11 +497,19 @@ mod tests {
         fs::write(out.path().join("b/f.txt"), "outside").unwrap();
         symlink(out.path(), dir.path().join("a/out")).unwrap();
         symlink("b", dir.path().join("a/in")).unwrap();
-        let a = root.resolve(Path::new("a"), Links::Refuse, DIR_FLAGS).unwrap();
+        let a = root
+            .resolve(Path::new("a"), Links::Refuse, DIR_FLAGS)
+            .unwrap();
         let open = |rel: &str, links| {
-            root.open_below(a.fd.as_fd(), Path::new("a"), Path::new(rel), links, READ_FLAGS)
-                .and_then(regular_file)
-                .and_then(std::io::read_to_string)
+            root.open_below(
+                a.fd.as_fd(),
+                Path::new("a"),
+                Path::new(rel),
+                links,
+                READ_FLAGS,
+            )
+            .and_then(regular_file)
+            .and_then(std::io::read_to_string)
         };
         assert_eq!(open("b/f.txt", Links::Refuse).unwrap(), "f");
         assert_eq!(open("in/f.txt", Links::Inside).unwrap(), "f");
