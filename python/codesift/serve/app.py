@@ -245,7 +245,8 @@ class Service:
         `kind` ("read", "write", "preview", "anonymous_preview"): past the pool's size the
         request waits a little and is refused; past its time the call is cancelled (the
         CancelToken stops a search) and answered as timed out, its thread keeping the slot
-        until it ends. With `request`, a client that goes away cancels the call too."""
+        until it ends. With `request`, a client that goes away cancels a read or preview too
+        (not an edit)."""
         pool = self._pools[kind]
         if not await pool.slots.take(pool.wait):
             raise ApiError(*pool.busy)
@@ -277,7 +278,9 @@ class Service:
         try:
             with anyio.move_on_after(pool.seconds):
                 async with anyio.create_task_group() as tasks:
-                    if request is not None:
+                    # An edit is not interrupted (it may be half way through a replace):
+                    # only reads and previews stop when their client goes.
+                    if request is not None and kind != "write":
                         tasks.start_soon(watch, tasks.cancel_scope)
                     try:
                         result = await anyio.to_thread.run_sync(job, abandon_on_cancel=True)
