@@ -271,8 +271,17 @@ impl Rules {
     }
 
     fn exclude_matcher(&self, rel: &Path, dir: BorrowedFd<'_>) -> Option<Gitignore> {
-        let info = rustix::fs::openat(dir, ".git/info", DIR_FLAGS, Mode::empty()).ok()?;
-        let file = rustix::fs::openat(&info, "exclude", READ_FLAGS, Mode::empty()).ok()?;
+        // Three components: each is checked (a `.git` linked outside the root is not read).
+        let file = self
+            .root
+            .open_below(
+                dir,
+                rel,
+                Path::new(".git/info/exclude"),
+                Links::Inside,
+                READ_FLAGS,
+            )
+            .ok()?;
         let bytes = read_limited(regular_file(file).ok()?)?;
         let mut builder = GitignoreBuilder::new(rel);
         add_lines(&mut builder, &bytes);
@@ -374,6 +383,27 @@ mod tests {
         fs::write(root.join(".git/info/exclude"), "local.txt\n").unwrap();
         let r = rules(root, true);
         assert_eq!(verdict(&r, "local.txt", false), Verdict::Hidden);
+    }
+
+    #[test]
+    fn git_info_exclude_behind_a_link_outside_the_root_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::create_dir_all(outside.path().join("info")).unwrap();
+        fs::write(outside.path().join("info/exclude"), "local.txt\n").unwrap();
+        let root = dir.path();
+        std::os::unix::fs::symlink(outside.path(), root.join(".git")).unwrap();
+        fs::create_dir_all(root.join("sub/.git")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("info"), root.join("sub/.git/info"))
+            .unwrap();
+        fs::create_dir_all(root.join("in/gitdir/info")).unwrap();
+        fs::write(root.join("in/gitdir/info/exclude"), "local.txt\n").unwrap();
+        std::os::unix::fs::symlink("gitdir", root.join("in/.git")).unwrap();
+        let r = rules(root, true);
+        assert_eq!(verdict(&r, "local.txt", false), Verdict::Visible);
+        assert_eq!(verdict(&r, "sub/local.txt", false), Verdict::Visible);
+        // A link that stays inside the root is followed, as for other rule files.
+        assert_eq!(verdict(&r, "in/local.txt", false), Verdict::Hidden);
     }
 
     #[test]

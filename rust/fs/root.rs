@@ -129,20 +129,35 @@ impl Root {
         self.manual_open(components, links, flags, create)
     }
 
-    fn fast_open(&self, components: &[OsString], flags: OFlags) -> Result<OwnedFd, Errno> {
-        let how = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS | ResolveFlags::NO_SYMLINKS;
-        let path: PathBuf = if components.is_empty() {
-            PathBuf::from(".")
-        } else {
-            components.iter().collect()
-        };
-        let mut tries = 0;
-        loop {
-            match rustix::fs::openat2(self.fd(), &path, flags, Mode::empty(), how) {
-                Err(Errno::AGAIN) if tries < 4 => tries += 1,
-                other => return other,
+    /// Opens `rel`, a path of any number of components, beneath the directory handle `dir`
+    /// that lies at `dir_rel` beneath the root. `openat(dir, "a/b", O_NOFOLLOW)` would guard
+    /// the last component only (a symlinked `a` would be followed anywhere): here `openat2`
+    /// from `dir` refuses every symlink, and a path that holds one goes through the root's
+    /// resolver as `dir_rel/rel`, which follows it only as `links` allows.
+    pub fn open_below(
+        &self,
+        dir: BorrowedFd<'_>,
+        dir_rel: &Path,
+        rel: &Path,
+        links: Links,
+        flags: OFlags,
+    ) -> io::Result<OwnedFd> {
+        let components = relative_components(rel)?;
+        if !NO_OPENAT2.load(Ordering::Relaxed) {
+            match fast_open_at(dir, &components, flags) {
+                Ok(fd) => return Ok(fd),
+                Err(Errno::LOOP) if links == Links::Refuse => return Err(Errno::LOOP.into()),
+                // `..` climbing above `dir` may still stay beneath the root: the resolver says.
+                Err(Errno::LOOP | Errno::XDEV | Errno::AGAIN | Errno::PERM | Errno::INVAL) => {}
+                Err(Errno::NOSYS) => NO_OPENAT2.store(true, Ordering::Relaxed),
+                Err(err) => return Err(err.into()),
             }
         }
+        Ok(self.resolve(&dir_rel.join(rel), links, flags)?.fd)
+    }
+
+    fn fast_open(&self, components: &[OsString], flags: OFlags) -> Result<OwnedFd, Errno> {
+        fast_open_at(self.fd(), components, flags)
     }
 
     /// Component-by-component resolution; see the module documentation.
@@ -313,6 +328,27 @@ pub fn not_regular(mode: u32) -> io::Error {
     }
 }
 
+/// `openat2` of `components` beneath `dir`, every symlink refused: one syscall.
+fn fast_open_at(
+    dir: BorrowedFd<'_>,
+    components: &[OsString],
+    flags: OFlags,
+) -> Result<OwnedFd, Errno> {
+    let how = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS | ResolveFlags::NO_SYMLINKS;
+    let path: PathBuf = if components.is_empty() {
+        PathBuf::from(".")
+    } else {
+        components.iter().collect()
+    };
+    let mut tries = 0;
+    loop {
+        match rustix::fs::openat2(dir, &path, flags, Mode::empty(), how) {
+            Err(Errno::AGAIN) if tries < 4 => tries += 1,
+            other => return other,
+        }
+    }
+}
+
 fn is_symlink(fd: &OwnedFd) -> io::Result<bool> {
     let stat = rustix::fs::fstat(fd)?;
     Ok(FileType::from_raw_mode(stat.st_mode) == FileType::Symlink)
@@ -452,6 +488,45 @@ mod tests {
             .manual_open(components, Links::Refuse, READ_FLAGS, false)
             .unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::ELOOP));
+    }
+
+    #[test]
+    fn open_below_checks_every_component() {
+        let (dir, out, root) = setup();
+        fs::create_dir_all(out.path().join("b")).unwrap();
+        fs::write(out.path().join("b/f.txt"), "outside").unwrap();
+        symlink(out.path(), dir.path().join("a/out")).unwrap();
+        symlink("b", dir.path().join("a/in")).unwrap();
+        let a = root
+            .resolve(Path::new("a"), Links::Refuse, DIR_FLAGS)
+            .unwrap();
+        let open = |rel: &str, links| {
+            root.open_below(
+                a.fd.as_fd(),
+                Path::new("a"),
+                Path::new(rel),
+                links,
+                READ_FLAGS,
+            )
+            .and_then(regular_file)
+            .and_then(std::io::read_to_string)
+        };
+        assert_eq!(open("b/f.txt", Links::Refuse).unwrap(), "f");
+        assert_eq!(open("in/f.txt", Links::Inside).unwrap(), "f");
+        assert_eq!(open("../a/b/f.txt", Links::Refuse).unwrap(), "f");
+        let err = open("in/f.txt", Links::Refuse).unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::ELOOP));
+        for (rel, links) in [
+            ("out/b/f.txt", Links::Inside),
+            ("out/b/f.txt", Links::Refuse),
+            ("../../x", Links::Inside),
+        ] {
+            let err = open(rel, links).unwrap_err();
+            assert!(
+                matches!(err.raw_os_error(), Some(libc::EXDEV | libc::ELOOP)),
+                "{rel}: {err}"
+            );
+        }
     }
 
     #[test]

@@ -12,6 +12,13 @@ with a 4xx/5xx status, never a traceback):
 - `POST /api/agent`: `{prompt, tool?, options?}` → `{tool, arguments, note, text, data,
   is_error}`, the command language of `codesift.serve.commands`.
 - `POST /api/preview`: the arguments of an edit → the diff it would make, nothing written.
+
+Concurrency (see `limits`): reads run side by side on worker threads without a global lock
+(the Workspace is thread-safe for searches and its result cache locks itself); edits run one
+at a time; previews have pools of their own, the one without the token a single slot. Each
+kind is bounded in number and (but for edits) in time; past a bound the answer is a JSON
+error (429/503), never a queue without end. A read over its time, or whose client went away,
+is cancelled through the engine's CancelToken.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import json
 import sys
 import threading
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
@@ -33,11 +41,13 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ..control import CallControl, controlling
 from ..errors import CodesiftError, InvalidArgumentError
 from ..escapes import json_escape_surrogates
 from ..tools import Toolbox
 from ..workspace import Workspace
 from .commands import TOOL_CHOICES, CommandError, plan
+from .limits import Limits, Slots
 from .preview import preview_edit
 from .security import MAX_BODY_BYTES, Guard, read_only_tools, resolve_tool
 
@@ -87,11 +97,51 @@ def error_response(status: int, kind: str, message: str) -> JSONResponse:
     )
 
 
+@dataclass(frozen=True)
+class _Pool:
+    """The slots and bounds of one kind of work, and what to answer past them."""
+
+    slots: Slots
+    seconds: float | None
+    wait: float
+    busy: tuple[int, str, str]
+    timed_out: str
+
+
+class _Claim:
+    """One taken slot, given back exactly once: by the worker thread when the work ends, or
+    by the request when the work never started (cancelled while waiting for a thread)."""
+
+    def __init__(self, slots: Slots) -> None:
+        self._slots = slots
+        self._lock = threading.Lock()
+        self._state = "taken"
+
+    def start(self) -> bool:
+        with self._lock:
+            if self._state != "taken":
+                return False
+            self._state = "running"
+            return True
+
+    def finish(self) -> None:
+        with self._lock:
+            self._state = "done"
+        self._slots.give_back()
+
+    def drop_if_not_started(self) -> None:
+        with self._lock:
+            if self._state != "taken":
+                return
+            self._state = "done"
+        self._slots.give_back()
+
+
 class Service:
     """What the routes share for the server's lifetime: the one Workspace, the Toolbox the
     command language and the page use, a Toolbox per profile asked for (all over the same
-    Workspace, so a `search_result_id` from any request works in any later one), and a lock
-    that runs one tool at a time (the result cache is shared)."""
+    Workspace, so a `search_result_id` from any request works in any later one), and the
+    pools that bound how much runs at once (see `limits`)."""
 
     def __init__(
         self,
@@ -101,6 +151,7 @@ class Service:
         read_only: bool = False,
         profile: str | None = None,
         max_body_bytes: int = MAX_BODY_BYTES,
+        limits: Limits | None = None,
     ) -> None:
         self.workspace = workspace
         self.guard = guard
@@ -108,8 +159,63 @@ class Service:
         self.max_body_bytes = max_body_bytes
         self.toolbox = Toolbox(workspace)
         self.profile = profile
+        self.limits = limits = limits if limits is not None else Limits()
         self._toolboxes: dict[str | None, Toolbox] = {None: self.toolbox}
-        self._lock = threading.Lock()
+        self._toolboxes_lock = threading.Lock()
+        self._pools = {
+            "read": _Pool(
+                Slots(limits.calls),
+                limits.call_seconds,
+                limits.wait_seconds,
+                (
+                    503,
+                    "ServerBusy",
+                    f"the server is already running {limits.calls} calls, its bound; retry in "
+                    "a moment",
+                ),
+                "the call ran over {seconds:g}s and was stopped; narrow it (a path, an include "
+                "glob, fewer matches) and retry",
+            ),
+            "write": _Pool(
+                Slots(limits.writes),
+                None,
+                limits.wait_seconds,
+                (
+                    503,
+                    "ServerBusy",
+                    "another edit is still running (edits run one at a time; is a file locked "
+                    "by another editor?); retry when it has finished",
+                ),
+                "",
+            ),
+            "preview": _Pool(
+                Slots(limits.previews),
+                limits.preview_seconds,
+                0.0,
+                (
+                    429,
+                    "TooManyPreviews",
+                    f"{limits.previews} previews are still running, the bound; retry when one "
+                    "has finished",
+                ),
+                "the preview ran over {seconds:g}s (is the file locked by another editor?) "
+                "and was abandoned; nothing was written; retry later",
+            ),
+            "anonymous_preview": _Pool(
+                Slots(limits.anonymous_previews),
+                limits.anonymous_preview_seconds,
+                0.0,
+                (
+                    429,
+                    "TooManyPreviews",
+                    "another preview without the token is still running (they run one at a "
+                    "time); retry when it has finished, or send the token",
+                ),
+                "the preview ran over {seconds:g}s (is the file locked by another editor?) "
+                "and was abandoned; nothing was written; retry later, or send the token for "
+                "a longer bound",
+            ),
+        }
         if profile is not None:  # a bad --profile fails at start, not on first use
             try:
                 self.toolbox_for(profile)
@@ -119,26 +225,80 @@ class Service:
     def toolbox_for(self, profile: str | None) -> Toolbox:
         """The Toolbox of a profile (None: the server's `--profile`, else the default)."""
         key = profile if profile is not None else self.profile
-        found = self._toolboxes.get(key)
-        if found is not None:
-            return found
+        with self._toolboxes_lock:
+            found = self._toolboxes.get(key)
+            if found is not None:
+                return found
+            try:
+                made = Toolbox(self.workspace, profile=key or "codesift")
+            except (CodesiftError, ValueError, KeyError, TypeError) as exc:
+                raise ApiError(
+                    400, "InvalidArgumentError", f"profile {key!r}: {_one_line(exc)}"
+                ) from None
+            self._toolboxes[key] = made
+            return made
+
+    async def run(
+        self, work: Callable[[], Any], *, kind: str = "read", request: Request | None = None
+    ) -> Any:
+        """Runs `work` in a worker thread (the engine releases the GIL) within the pool of
+        `kind` ("read", "write", "preview", "anonymous_preview"): past the pool's size the
+        request waits a little and is refused; past its time the call is cancelled (the
+        CancelToken stops a search) and answered as timed out, its thread keeping the slot
+        until it ends. With `request`, a client that goes away cancels a read or preview too
+        (not an edit)."""
+        pool = self._pools[kind]
+        if not await pool.slots.take(pool.wait):
+            raise ApiError(*pool.busy)
+        claim = _Claim(pool.slots)
+        control = CallControl()
+
+        def job() -> Any:
+            if not claim.start():
+                return None
+            try:
+                with controlling(control):
+                    return work()
+            finally:
+                claim.finish()
+
+        done, gone = False, False
+        result: Any = None
+        failed: Exception | None = None
+
+        async def watch(scope: anyio.CancelScope) -> None:
+            nonlocal gone
+            assert request is not None
+            while (await request.receive())["type"] != "http.disconnect":
+                pass
+            gone = True
+            control.cancel()
+            scope.cancel()
+
         try:
-            made = Toolbox(self.workspace, profile=key or "codesift")
-        except (CodesiftError, ValueError, KeyError, TypeError) as exc:
-            raise ApiError(
-                400, "InvalidArgumentError", f"profile {key!r}: {_one_line(exc)}"
-            ) from None
-        self._toolboxes[key] = made
-        return made
-
-    async def run(self, work: Callable[[], Any]) -> Any:
-        """Runs a tool call in a worker thread (the engine releases the GIL), one at a time."""
-
-        def locked() -> Any:
-            with self._lock:
-                return work()
-
-        return await anyio.to_thread.run_sync(locked)
+            with anyio.move_on_after(pool.seconds):
+                async with anyio.create_task_group() as tasks:
+                    # An edit is not interrupted (it may be half way through a replace):
+                    # only reads and previews stop when their client goes.
+                    if request is not None and kind != "write":
+                        tasks.start_soon(watch, tasks.cancel_scope)
+                    try:
+                        result = await anyio.to_thread.run_sync(job, abandon_on_cancel=True)
+                    except Exception as exc:  # raised out here, not as a task group's group
+                        failed = exc
+                    done = True
+                    tasks.cancel_scope.cancel()
+        finally:
+            if not done:
+                control.cancel()
+                claim.drop_if_not_started()
+        if failed is not None:
+            raise failed
+        if done:
+            return result
+        if gone:
+            raise ApiError(503, "Cancelled", "the client went away, so the call was stopped")
+        raise ApiError(503, "Timeout", pool.timed_out.format(seconds=pool.seconds or 0))
 
     def check_write(self, request: Request, tool: str) -> None:
         if self.read_only:
@@ -263,7 +423,14 @@ async def call_tool(service: Service, request: Request) -> Response:
         service.check_write(request, resolved)
     elif resolved is None and not hasattr(toolbox, "resolve_name"):
         service.check_write(request, name[:60])  # cannot tell what it is: treat as a write
-    result = await service.run(lambda: toolbox.call(name, arguments))
+    writes = resolved not in read_only_tools(toolbox) and (
+        resolved is not None or not hasattr(toolbox, "resolve_name")
+    )
+    result = await service.run(
+        lambda: toolbox.call(name, arguments),
+        kind="write" if writes else "read",
+        request=request,
+    )
     return JSONResponse(result.to_dict(), headers=COMMON_HEADERS)
 
 
@@ -297,7 +464,8 @@ async def agent(service: Service, request: Request) -> Response:
 
     try:
         call = await service.run(
-            lambda: plan(body["prompt"], tool, kind_of=kind_of, options=options)
+            lambda: plan(body["prompt"], tool, kind_of=kind_of, options=options),
+            request=request,
         )
     except CommandError as exc:
         message = str(exc)
@@ -312,9 +480,14 @@ async def agent(service: Service, request: Request) -> Response:
             },
             headers=COMMON_HEADERS,
         )
-    if call.tool not in read_only_tools(service.toolbox):
+    writes = call.tool not in read_only_tools(service.toolbox)
+    if writes:
         service.check_write(request, call.tool)
-    result = await service.run(lambda: service.toolbox.call(call.tool, call.arguments))
+    result = await service.run(
+        lambda: service.toolbox.call(call.tool, call.arguments),
+        kind="write" if writes else "read",
+        request=request,
+    )
     head = f"[tool={call.tool}]" + (f" ({call.note})" if call.note else "")
     return JSONResponse(
         {
@@ -344,7 +517,11 @@ async def preview(service: Service, request: Request) -> Response:
             '"new_string": "..."} or {"path", "old_string", "new_string"}',
         )
     try:
-        data = await service.run(lambda: preview_edit(service.workspace, arguments))
+        data = await service.run(
+            lambda: preview_edit(service.workspace, arguments),
+            kind="preview" if service.guard.token_ok(request.headers) else "anonymous_preview",
+            request=request,
+        )
     except CodesiftError as exc:
         message = str(exc)
         kind = type(exc).__name__

@@ -16,6 +16,7 @@ import uvicorn
 from ..errors import CodesiftError, InvalidArgumentError
 from ..workspace import Workspace
 from .app import Service, create_app
+from .limits import Limits
 from .security import MAX_BODY_BYTES, Guard, is_loopback, new_token
 
 DEFAULT_HOST = "127.0.0.1"
@@ -37,6 +38,7 @@ class Server:
         read_only: bool = False,
         profile: str | None = None,
         max_body_bytes: int = MAX_BODY_BYTES,
+        limits: Limits | None = None,
     ) -> None:
         if token is not None and (not token.strip() or any(c.isspace() for c in token)):
             raise InvalidArgumentError("--token must be a non-empty string without spaces")
@@ -49,6 +51,7 @@ class Server:
             read_only=read_only,
             profile=profile,
             max_body_bytes=max_body_bytes,
+            limits=limits,
         )
         config = uvicorn.Config(
             create_app(self.service),

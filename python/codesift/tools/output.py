@@ -1,10 +1,10 @@
 """The cap on what a model reads: text over a line or byte limit becomes a preview, and the
 whole of it goes to a spill file that `read_file` may read (the one exception to the
-sandbox, served by a workspace of its own)."""
+sandbox, served by a workspace of its own, and only while the spill directory is private:
+see `spill`)."""
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,7 @@ from ..results import plural
 from ..sandbox import PathArg
 from ..workspace import Workspace
 from .result import ToolResult
+from .spill import SpillDir, SpillError
 
 MAX_OUTPUT_LINES = 2000
 MAX_OUTPUT_BYTES = 50 * 1024
@@ -24,7 +25,8 @@ class OutputCap:
 
     Args:
         spill_dir: where outputs over the cap are saved (default: a new temp dir, made on
-            first use).
+            first use); it must be private (0700, the user's own, not a symlink), else
+            nothing is saved.
         max_output_lines / max_output_bytes: the cap on a result's text.
         max_line_chars: longer lines are shown as a window around the interesting part.
     """
@@ -37,9 +39,8 @@ class OutputCap:
         max_output_bytes: int = MAX_OUTPUT_BYTES,
         max_line_chars: int = MAX_LINE_CHARS,
     ) -> None:
-        self._spill_root = Path(spill_dir) if spill_dir is not None else None
+        self.spills = SpillDir(spill_dir)
         self._spill_workspace: Workspace | None = None
-        self._spill_count = 0
         self.max_output_lines = max_output_lines
         self.max_output_bytes = max_output_bytes
         self.max_line_chars = max_line_chars
@@ -64,9 +65,13 @@ class OutputCap:
         lines = text.split("\n")
         size = len(text.encode())
         over = len(lines) > self.max_output_lines or size > self.max_output_bytes
-        spill = None
+        spill: Path | None = None
+        problem = ""
         if over and allow_spill:
-            spill = self.spill(tool, text)
+            try:
+                spill = self.spill(tool, text)
+            except SpillError as exc:
+                problem = str(exc)
             preview: list[str] = []
             used = 0
             for line in lines[: self.max_output_lines]:
@@ -79,11 +84,14 @@ class OutputCap:
                 if preview
                 else "its first line alone is over the size cap, so none is shown"
             )
-            hint = read_hint.format(spill=spill, offset=len(preview) + 1)
+            if spill is not None:
+                hint = read_hint.format(spill=spill, offset=len(preview) + 1)
+                where = f"The full output is in {spill}; read it with {hint}"
+            else:
+                where = f"The full output was not saved: {problem}"
             text = "\n".join(preview) + (
                 f"\n\n[TRUNCATED: output was {plural(len(lines), 'line')} "
-                f"({plural(size, 'byte')}); {shown}. The full output is in {spill}; read it "
-                f"with {hint}]"
+                f"({plural(size, 'byte')}); {shown}. {where}]"
             )
             truncated = True
         data["truncated"] = bool(data.get("truncated")) or truncated
@@ -91,14 +99,9 @@ class OutputCap:
         return ToolResult(text=text, data=data, is_error=False)
 
     def spill(self, tool: str, text: str) -> Path:
-        if self._spill_root is None:
-            self._spill_root = Path(tempfile.mkdtemp(prefix="codesift-spill-"))
-        self._spill_root.mkdir(parents=True, exist_ok=True)
-        self._spill_count += 1
-        path = self._spill_root.resolve() / f"{tool}-{self._spill_count}.txt"
-        # The spill directory is codesift's own, outside the workspace: not a workspace file.
-        path.write_text(text, encoding="utf-8")
-        return path
+        """Saves `text` to a new spill file (raises `SpillError` when the spill directory
+        cannot be used)."""
+        return self.spills.write(tool, text)
 
     def clip(self, text: str, column: int, length: int) -> tuple[str, bool]:
         """A window of at most `max_line_chars` characters around `length` characters at the
@@ -111,12 +114,13 @@ class OutputCap:
         return ("…" if start else "") + window + ("…" if start + limit < len(text) else ""), True
 
     def workspace_for(self, path: str, workspace: Workspace) -> Workspace:
-        """The workspace to read `path` in: the spill directory's own for a spill file, else
-        `workspace` (so nothing else outside the root is reachable)."""
-        if self._spill_root is not None:
-            spill = self._spill_root.resolve()
-            candidate = Path(path.split(":")[0]) if path.startswith("/") else None
-            if candidate is not None and (candidate == spill or spill in candidate.parents):
+        """The workspace to read `path` in: the spill directory's own for a spill file, while
+        that directory is still private, else `workspace` (so nothing else outside the root
+        is reachable)."""
+        spill = self.spills.path
+        if spill is not None and path.startswith("/"):
+            candidate = Path(path.split(":")[0])
+            if (candidate == spill or spill in candidate.parents) and self.spills.check():
                 if self._spill_workspace is None:
                     self._spill_workspace = Workspace(spill)
                 return self._spill_workspace
