@@ -505,8 +505,8 @@ pub struct FileLimits {
 
 /// Searches files one at a time; one per thread, reusing its buffers.
 ///
-/// One binary rule, whatever the query: a file with a NUL byte anywhere (for UTF-16, in its
-/// decoded text) is `FileOutcome::Binary`, also when the pattern matches nothing in it and
+/// One binary rule, whatever the query: a file with a NUL byte anywhere (for UTF-16 up to
+/// 64 MiB, in its decoded text; a bigger one is searched raw) is `FileOutcome::Binary`, also when the pattern matches nothing in it and
 /// when its search stops at the first hits (files mode, a per-file cap). A file read whole is
 /// checked all through before it is searched; a streamed one (over 64 MiB) is checked by the
 /// searcher as it reads and then to its end. Only a search interrupted (timeout, cancel) may
@@ -579,8 +579,12 @@ impl FileSearcher {
             if read_known_size(&file, size, &mut self.buffer).is_err() {
                 return FileOutcome::Unreadable;
             }
+            // Only a file that would not be streamed is decoded from UTF-16: a streamed one is
+            // searched raw (its NUL bytes make it binary), and a multiline query, which reads
+            // any file whole, must see it as every other query does.
+            let decode = size <= self.whole_file_limit;
             let (text, base) = match self.buffer.as_slice() {
-                [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => {
+                [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] if decode => {
                     let (codec, enc) = if self.buffer[0] == 0xFF {
                         (encoding_rs::UTF_16LE, TextEncoding::Utf16Le)
                     } else {
@@ -1752,6 +1756,25 @@ mod tests {
         // Nothing found: the searcher read (and checked) the whole file itself.
         let nothing = search_with_mode(&text, opts("absent"), OutputMode::Content, 100, 1024);
         assert!(matches!(nothing, FileOutcome::Binary));
+    }
+
+    #[test]
+    fn a_utf16_file_too_big_to_read_whole_is_the_same_for_multiline_queries() {
+        let decoded = "needle one\nneedle two\n".repeat(50);
+        let mut utf16 = vec![0xFF, 0xFE];
+        utf16.extend(decoded.encode_utf16().flat_map(u16::to_le_bytes));
+        for pattern in ["needle", "one\nneedle"] {
+            let read_whole = search_with(&utf16, opts(pattern), 100, 0);
+            assert!(
+                matches!(read_whole, FileOutcome::Matched(_)),
+                "{pattern:?}: decoded when read whole"
+            );
+            let streamed = search_with(&utf16, opts(pattern), 100, 64);
+            assert!(
+                matches!(streamed, FileOutcome::Binary),
+                "{pattern:?}: over the limit, searched raw (binary)"
+            );
+        }
     }
 
     /// `search` with a cap of `max_hits` per file, streaming files over `whole_limit` bytes
