@@ -506,8 +506,9 @@ pub struct FileLimits {
 /// Searches files one at a time; one per thread, reusing its buffers.
 ///
 /// One binary rule, whatever the query: a file with a NUL byte anywhere (for UTF-16 up to
-/// 64 MiB, in its decoded text; a bigger one is searched raw) is `FileOutcome::Binary`, also when the pattern matches nothing in it and
-/// when its search stops at the first hits (files mode, a per-file cap). A file read whole is
+/// 64 MiB, in its decoded text; a bigger one is searched raw) is `FileOutcome::Binary`, also
+/// when the pattern matches nothing in it and when its search stops at the first hits (files
+/// mode, a per-file cap). A file read whole is
 /// checked all through before it is searched; a streamed one (over 64 MiB) is checked by the
 /// searcher as it reads and then to its end. Only a search interrupted (timeout, cancel) may
 /// miss a NUL, and then it returns none of a streamed file's hits (the rest was not checked).
