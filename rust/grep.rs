@@ -25,8 +25,11 @@ const KEEP_BUFFER: usize = 4 * 1024 * 1024;
 /// A search of some units proves a hit's text unique by reading a file up to this size whole
 /// (larger ones: only the units the index says may hold it).
 const WHOLE_READ: u64 = 256 * 1024;
-/// grep-searcher looks for NUL bytes only in the first buffer of a slice; this is its size.
+/// grep-searcher looks for NUL bytes only in the first buffer of a slice (and in the lines it
+/// reports); this is its size. The rest of a slice is checked here, before it is searched.
 const BINARY_SNIFF_LEN: usize = 64 * 1024;
+/// Bytes read at a time when checking the rest of a streamed file for a NUL byte.
+const REST_CHUNK: usize = 1024 * 1024;
 
 /// Longest pattern accepted (regex or literal), in bytes. Parsing costs memory in proportion
 /// to the pattern (a 10 MB regex took 3.6 GB); 64 KiB is some 1,500 lines of code.
@@ -501,9 +504,19 @@ pub struct FileLimits {
 }
 
 /// Searches files one at a time; one per thread, reusing its buffers.
+///
+/// One binary rule, whatever the query: a file with a NUL byte anywhere (for UTF-16 up to
+/// 64 MiB, in its decoded text; a bigger one is searched raw) is `FileOutcome::Binary`, also
+/// when the pattern matches nothing in it and when its search stops at the first hits (files
+/// mode, a per-file cap). A file read whole is
+/// checked all through before it is searched; a streamed one (over 64 MiB) is checked by the
+/// searcher as it reads and then to its end. Only a search interrupted (timeout, cancel) may
+/// miss a NUL, and then it returns none of a streamed file's hits (the rest was not checked).
 pub struct FileSearcher {
     pattern: CompiledPattern,
     searcher: Searcher,
+    /// Files up to this size are read whole (`WHOLE_FILE_LIMIT`; smaller in tests).
+    whole_file_limit: u64,
     buffer: Vec<u8>,
     decoded: Vec<u8>,
     /// A file's hits and their bytes are gathered here, then copied out at their exact size:
@@ -517,6 +530,7 @@ impl FileSearcher {
         FileSearcher {
             searcher: pattern.searcher(),
             pattern: pattern.clone(),
+            whole_file_limit: WHOLE_FILE_LIMIT,
             buffer: Vec::new(),
             decoded: Vec::new(),
             hits: Vec::new(),
@@ -558,14 +572,20 @@ impl FileSearcher {
             &mut self.hit_bytes,
         );
         let mut encoding = TextEncoding::Utf8;
-        let whole = size <= WHOLE_FILE_LIMIT || self.pattern.multiline;
-        let searched: std::io::Result<()>;
+        let whole = size <= self.whole_file_limit || self.pattern.multiline;
+        let mut searched: std::io::Result<()>;
+        // A streamed file whose end was not checked for a NUL byte (interrupted).
+        let mut unchecked = false;
         if whole {
             if read_known_size(&file, size, &mut self.buffer).is_err() {
                 return FileOutcome::Unreadable;
             }
+            // Only a file that would not be streamed is decoded from UTF-16: a streamed one is
+            // searched raw (its NUL bytes make it binary), and a multiline query, which reads
+            // any file whole, must see it as every other query does.
+            let decode = size <= self.whole_file_limit;
             let (text, base) = match self.buffer.as_slice() {
-                [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => {
+                [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] if decode => {
                     let (codec, enc) = if self.buffer[0] == 0xFF {
                         (encoding_rs::UTF_16LE, TextEncoding::Utf16Le)
                     } else {
@@ -584,11 +604,18 @@ impl FileSearcher {
                 _ => (&self.buffer[..], 0),
             };
             sink.base = base;
-            searched = self
-                .searcher
-                .search_slice(&self.pattern.matcher, text, &mut sink);
-            if sink.count > 0 && !sink.binary && text.len() > BINARY_SNIFF_LEN {
-                sink.binary = memchr::memchr(0, &text[BINARY_SNIFF_LEN..]).is_some();
+            // The searcher checks the first `BINARY_SNIFF_LEN` bytes; the rest is checked
+            // first, so that a late NUL makes the file binary whatever the pattern finds
+            // (nothing, or hits before it in a search that stops early), and is not searched.
+            if text.len() > BINARY_SNIFF_LEN
+                && memchr::memchr(0, &text[BINARY_SNIFF_LEN..]).is_some()
+            {
+                sink.binary = true;
+                searched = Ok(());
+            } else {
+                searched = self
+                    .searcher
+                    .search_slice(&self.pattern.matcher, text, &mut sink);
             }
             // Files and counts show no text to edit by id: not worth a pass over the file.
             if !sink.binary && mode == OutputMode::Content {
@@ -598,16 +625,35 @@ impl FileSearcher {
             searched = self
                 .searcher
                 .search_reader(&self.pattern.matcher, &file, &mut sink);
+            // The searcher checked every byte it read; it stopped reading where the sink
+            // stopped it (enough hits, files mode) or at the end. The rest is checked too.
+            if searched.is_ok() && !sink.binary {
+                match nul_in_rest(&file, &mut self.buffer, stop) {
+                    Ok(Some(found)) => sink.binary = found,
+                    Ok(None) => {
+                        sink.interrupted = true;
+                        unchecked = true;
+                    }
+                    // As a read error within the searcher: the file is unreadable.
+                    Err(err) => searched = Err(err),
+                }
+            }
         }
-        let taken = Taken::from(sink);
+        let mut taken = Taken::from(sink);
+        if unchecked {
+            taken.hits = None;
+        }
         self.finish(taken, searched, rel, size, mtime_ns, encoding)
     }
 
     /// Searches only the given parts of `file` (whole lines, in file order, holding every
     /// match: the candidate units of an index), reporting lines, offsets and uniqueness exactly
     /// as a search of the whole file would. `None` when that cannot be promised and the caller
-    /// must search the whole file: the file is not as the index saw it (`expected`), or a
-    /// context or multiline search (whose text is not line by line). `occurrences(needle)`
+    /// must search the whole file: the file is not as the index saw it (`expected`, or a NUL
+    /// byte in a part read), or a context or multiline search (whose text is not line by line).
+    /// The parts outside `ranges` are not read: the caller vouches that the file is one the
+    /// index read whole without finding a NUL byte (indexed, unchanged since), so that it is
+    /// not binary — the rule a whole search applies. `occurrences(needle)`
     /// gives the parts of the file that may hold `needle` (`None`: unknown), for uniqueness.
     #[allow(clippy::too_many_arguments)]
     pub fn search_ranges(
@@ -650,6 +696,11 @@ impl FileSearcher {
             if let Err(err) = file.read_exact_at(&mut self.buffer, range.offset) {
                 searched = Err(err);
                 break;
+            }
+            // The index read the whole file and found no NUL byte; one here means the file is
+            // not as it saw it (changed within its timestamps): the whole file decides.
+            if memchr::memchr(0, &self.buffer).is_some() {
+                return None;
             }
             sink.base = range.offset;
             sink.line_base = range.first_line - 1;
@@ -808,6 +859,29 @@ pub struct Expected {
     pub size: u64,
     pub mtime_ns: i64,
     pub ino: u64,
+}
+
+/// Whether the rest of `file`, from its current position to its end, holds a NUL byte (read
+/// through `buffer`); `None` when `stop` says to stop first.
+fn nul_in_rest(
+    file: &File,
+    buffer: &mut Vec<u8>,
+    stop: &StopSignal,
+) -> std::io::Result<Option<bool>> {
+    buffer.clear();
+    buffer.resize(REST_CHUNK, 0);
+    loop {
+        if stop.should_stop() {
+            return Ok(None);
+        }
+        match (&*file).read(buffer) {
+            Ok(0) => return Ok(Some(false)),
+            Ok(n) if memchr::memchr(0, &buffer[..n]).is_some() => return Ok(Some(true)),
+            Ok(_) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
 }
 
 /// Reads the `size` bytes the caller just saw in the file's metadata into `buffer` (replacing
@@ -1152,6 +1226,9 @@ impl<'a> HitSink<'a> {
             };
             self.hits.push(hit);
             if self.pattern.mode == OutputMode::Files {
+                // Settled: a search of several parts of the file (`search_ranges`) must not
+                // go on to count a match of the next part.
+                self.finishing = true;
                 keep_going = false;
                 break;
             }
@@ -1612,6 +1689,219 @@ mod tests {
         let (mut text, _) = big_text();
         text.extend_from_slice(b"tail\0");
         assert!(matches!(search(&text, opts("needle")), FileOutcome::Binary));
+    }
+
+    /// Text well past the start the searcher sniffs for NUL bytes, with `nul` at its end.
+    fn late_nul_text(head: &str, nul: &str) -> Vec<u8> {
+        let mut text = head.as_bytes().to_vec();
+        for i in 0..10_000 {
+            text.extend_from_slice(format!("filler line {i}\n").as_bytes());
+        }
+        text.extend_from_slice(nul.as_bytes());
+        text
+    }
+
+    #[test]
+    fn a_nul_byte_anywhere_makes_a_file_binary_whatever_the_query() {
+        let text = late_nul_text("needle first\n", "x\0y\nneedle last\n");
+        assert!(text.len() > 2 * BINARY_SNIFF_LEN);
+        for (pattern, mode) in [
+            ("nothing_like_this", OutputMode::Content),
+            ("needle", OutputMode::Content),
+            ("needle", OutputMode::Files),
+            ("needle", OutputMode::Count),
+            ("filler line 9999", OutputMode::Content),
+            ("needle first\nfiller", OutputMode::Files),
+        ] {
+            let outcome = search_mode(&text, opts(pattern), mode);
+            assert!(
+                matches!(outcome, FileOutcome::Binary),
+                "{pattern:?} in {mode:?} mode: not binary"
+            );
+        }
+        let stopped_early = search_with(&text, opts("needle"), 1, 0);
+        assert!(matches!(stopped_early, FileOutcome::Binary));
+        // A UTF-16 file is binary by its decoded text: a late U+0000.
+        let decoded = String::from_utf8(late_nul_text("needle\n", "\0\n")).unwrap();
+        let mut utf16 = vec![0xFF, 0xFE];
+        utf16.extend(decoded.encode_utf16().flat_map(u16::to_le_bytes));
+        assert!(matches!(
+            search(&utf16, opts("needle")),
+            FileOutcome::Binary
+        ));
+        let clean = late_nul_text("needle first\n", "needle last\n");
+        let FileOutcome::Matched(found) = search_mode(&clean, opts("needle"), OutputMode::Files)
+        else {
+            panic!("a clean file has hits")
+        };
+        assert_eq!((found.count, found.matches), (1, 1));
+    }
+
+    #[test]
+    fn a_streamed_file_stopped_at_its_first_hits_is_checked_to_its_end() {
+        let text = late_nul_text("needle first\nneedle second\n", "x\0y\n");
+        let clean = late_nul_text("needle first\nneedle second\n", "end\n");
+        for (mode, max_hits) in [(OutputMode::Files, 100), (OutputMode::Content, 1)] {
+            let binary = search_with_mode(&text, opts("needle"), mode, max_hits, 1024);
+            assert!(
+                matches!(binary, FileOutcome::Binary),
+                "{mode:?}, {max_hits} hits: not binary"
+            );
+            let FileOutcome::Matched(found) =
+                search_with_mode(&clean, opts("needle"), mode, max_hits, 1024)
+            else {
+                panic!("{mode:?}: a clean streamed file has hits")
+            };
+            assert_eq!(found.hits.len(), 1, "{mode:?}");
+        }
+        // Nothing found: the searcher read (and checked) the whole file itself.
+        let nothing = search_with_mode(&text, opts("absent"), OutputMode::Content, 100, 1024);
+        assert!(matches!(nothing, FileOutcome::Binary));
+    }
+
+    #[test]
+    fn a_utf16_file_too_big_to_read_whole_is_the_same_for_multiline_queries() {
+        let decoded = "needle one\nneedle two\n".repeat(50);
+        let mut utf16 = vec![0xFF, 0xFE];
+        utf16.extend(decoded.encode_utf16().flat_map(u16::to_le_bytes));
+        for pattern in ["needle", "one\nneedle"] {
+            let read_whole = search_with(&utf16, opts(pattern), 100, 0);
+            assert!(
+                matches!(read_whole, FileOutcome::Matched(_)),
+                "{pattern:?}: decoded when read whole"
+            );
+            let streamed = search_with(&utf16, opts(pattern), 100, 64);
+            assert!(
+                matches!(streamed, FileOutcome::Binary),
+                "{pattern:?}: over the limit, searched raw (binary)"
+            );
+        }
+    }
+
+    /// `search` with a cap of `max_hits` per file, streaming files over `whole_limit` bytes
+    /// (0: the default limit).
+    fn search_with(
+        text: &[u8],
+        options: PatternOptions,
+        max_hits: usize,
+        whole_limit: u64,
+    ) -> FileOutcome {
+        search_with_mode(text, options, OutputMode::Content, max_hits, whole_limit)
+    }
+
+    fn search_with_mode(
+        text: &[u8],
+        options: PatternOptions,
+        mode: OutputMode,
+        max_hits: usize,
+        whole_limit: u64,
+    ) -> FileOutcome {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        std::fs::write(&path, text).unwrap();
+        let pattern = CompiledPattern::new(&options).unwrap().with_mode(mode);
+        let mut searcher = FileSearcher::new(&pattern);
+        if whole_limit > 0 {
+            searcher.whole_file_limit = whole_limit;
+        }
+        searcher.search(
+            File::open(&path),
+            || "f.txt".into(),
+            FileLimits {
+                max_hits,
+                count_all: false,
+            },
+            &StopSignal::new(None),
+        )
+    }
+
+    #[test]
+    fn files_mode_by_units_counts_one_match_and_a_nul_leaves_the_file_to_a_whole_search() {
+        let text = late_nul_text("needle first\n", "needle last\n");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        std::fs::write(&path, &text).unwrap();
+        let meta = std::fs::metadata(&path).unwrap();
+        let expected = {
+            use std::os::unix::fs::MetadataExt;
+            Expected {
+                size: meta.len(),
+                mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+                ino: meta.ino(),
+            }
+        };
+        let last_line = memchr_iter(b'\n', &text).count() as u64;
+        let last_start = text.len() - "needle last\n".len();
+        let ranges = [
+            LineRange {
+                offset: 0,
+                len: 13,
+                first_line: 1,
+            },
+            LineRange {
+                offset: last_start as u64,
+                len: (text.len() - last_start) as u64,
+                first_line: last_line,
+            },
+        ];
+        let limits = FileLimits {
+            max_hits: 100,
+            count_all: false,
+        };
+        let stop = StopSignal::new(None);
+        let by_units = |mode: OutputMode| {
+            let pattern = CompiledPattern::new(&opts("needle"))
+                .unwrap()
+                .with_mode(mode);
+            let file = File::open(&path).unwrap();
+            FileSearcher::new(&pattern).search_ranges(
+                &file,
+                || "f.txt".into(),
+                limits,
+                &stop,
+                expected,
+                &ranges,
+                &mut |_| None,
+            )
+        };
+        let Some(FileOutcome::Matched(files)) = by_units(OutputMode::Files) else {
+            panic!("files mode: expected hits")
+        };
+        assert_eq!((files.count, files.matches, files.hits.len()), (1, 1, 1));
+        let Some(FileOutcome::Matched(counted)) = by_units(OutputMode::Count) else {
+            panic!("count mode: expected hits")
+        };
+        assert_eq!((counted.count, counted.matches), (1, 2));
+        // The same size and times but a NUL byte in a part: not as the index saw it.
+        let mut changed = text.clone();
+        changed[last_start] = 0;
+        std::fs::write(&path, &changed).unwrap();
+        let file = File::open(&path).unwrap();
+        {
+            use std::os::unix::fs::MetadataExt;
+            let meta = file.metadata().unwrap();
+            let times = std::fs::FileTimes::new().set_modified(
+                std::time::UNIX_EPOCH + std::time::Duration::from_nanos(expected.mtime_ns as u64),
+            );
+            File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_times(times)
+                .unwrap();
+            assert_eq!(meta.ino(), expected.ino);
+        }
+        let pattern = CompiledPattern::new(&opts("needle")).unwrap();
+        let outcome = FileSearcher::new(&pattern).search_ranges(
+            &file,
+            || "f.txt".into(),
+            limits,
+            &stop,
+            expected,
+            &ranges,
+            &mut |_| None,
+        );
+        assert!(outcome.is_none(), "a part with a NUL byte: searched whole");
     }
 
     /// Hits the plain way, for comparison: every match of `pattern` in `text` (which has no

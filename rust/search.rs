@@ -1225,6 +1225,12 @@ impl KeptFiles {
 
 /// Cuts the ordered files to `max` hits and works out `total` and `truncated` from the
 /// number of matches `found` (all of them when `counted`).
+///
+/// A file cut here (content mode: only a file with more hits than the limit leaves) counts, as
+/// `FileHits::matches`, the hits it keeps unless every match was `counted`: how far its search
+/// went past them depends on the plan (a scan caps each file at the limit, an indexed search
+/// at what the files before it left), so it is no part of the result. Then the counts add up
+/// to `total`, as the hits do.
 fn finish(mut files: Vec<FileHits>, max: usize, found: u64, counted: bool) -> GrepOutcome {
     let truncated = found > max as u64;
     let mut remaining = max;
@@ -1232,7 +1238,12 @@ fn finish(mut files: Vec<FileHits>, max: usize, found: u64, counted: bool) -> Gr
         if remaining == 0 {
             return false;
         }
-        file.hits.truncate(remaining);
+        if file.hits.len() > remaining {
+            file.hits.truncate(remaining);
+            if !counted {
+                file.matches = remaining as u64;
+            }
+        }
         remaining -= file.hits.len();
         !file.hits.is_empty()
     });
@@ -1246,5 +1257,71 @@ fn finish(mut files: Vec<FileHits>, max: usize, found: u64, counted: bool) -> Gr
         },
         truncated,
         ..GrepOutcome::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grep::{Hit, Span, TextEncoding};
+
+    fn file(name: &str, hits: usize, matches: u64) -> FileHits {
+        let hit = Hit {
+            line: 1,
+            column: 1,
+            end_line: 1,
+            byte_offset: 0,
+            content: Span::default(),
+            text: Span::default(),
+            context: None,
+            unique: false,
+        };
+        FileHits {
+            path: PathBuf::from(name),
+            hits: vec![hit; hits],
+            bytes: Vec::new(),
+            count: matches,
+            matches,
+            size: 0,
+            mtime_ns: 0,
+            encoding: TextEncoding::Utf8,
+        }
+    }
+
+    fn counts(outcome: &GrepOutcome) -> Vec<(usize, u64)> {
+        outcome
+            .files
+            .iter()
+            .map(|f| (f.hits.len(), f.matches))
+            .collect()
+    }
+
+    /// However far past the limit a plan searched the file cut by it (a scan caps each file
+    /// at the limit, an indexed search at what the files before left), the result is the same.
+    #[test]
+    fn a_file_cut_by_the_limit_counts_the_hits_it_keeps_unless_all_were_counted() {
+        for searched in [3, 7, 12] {
+            let files = vec![file("a", 2, 2), file("b", searched, searched as u64 + 1)];
+            let found = 2 + searched as u64 + 1;
+            let outcome = finish(files, 3, found, false);
+            assert_eq!(
+                counts(&outcome),
+                vec![(2, 2), (1, 1)],
+                "searched {searched}"
+            );
+            assert_eq!((outcome.total, outcome.truncated), (3, true));
+        }
+        let files = vec![file("a", 2, 2), file("b", 4, 20)];
+        let outcome = finish(files, 3, 22, true);
+        assert_eq!(
+            counts(&outcome),
+            vec![(2, 2), (1, 20)],
+            "counted: every match"
+        );
+        assert_eq!((outcome.total, outcome.truncated), (22, true));
+        let files = vec![file("a", 2, 2), file("b", 1, 1)];
+        let outcome = finish(files, 3, 3, false);
+        assert_eq!(counts(&outcome), vec![(2, 2), (1, 1)], "exactly the limit");
+        assert!(!outcome.truncated);
     }
 }

@@ -131,7 +131,9 @@ class GrepResult:
     mode: str = "content"
     #: Results of the deterministic order skipped before these (paging).
     offset: int = 0
-    #: Matches in each file of the result, in order (every match counted in count mode).
+    #: Matches in each file of the result, in order: all of them in count mode and with
+    #: `count_total`; otherwise a file cut by `max_matches` counts the hits it keeps, whether
+    #: a scan or the index answered.
     counts: Sequence[int] = ()
     #: What the walk and the searches passed over (see `codesift.skipped`).
     skipped: Skipped = field(default_factory=Skipped)
