@@ -398,4 +398,82 @@ mod tests {
         watch.drain();
         assert!(watch.broken);
     }
+
+    fn watching(root: &Path, dirs: &[&str]) -> Watch {
+        let mut watch = Watch::new(vec![b".gitignore".to_vec()]).unwrap();
+        for rel in dirs {
+            let dir = fs::File::open(root.join(rel)).unwrap();
+            watch.add(Path::new(rel), dir.as_fd());
+        }
+        watch
+    }
+
+    #[test]
+    fn only_the_way_to_a_repositorys_exclude_file_breaks_the_watch() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join(".git/info")).unwrap();
+        fs::create_dir_all(root.join("sub/.git")).unwrap();
+        let mut watch = watching(root, &["", "sub"]);
+        // Git's own files change all the time: no path is dirty, nothing breaks.
+        fs::write(root.join(".git/index"), "x").unwrap();
+        fs::write(root.join(".git/info/refs"), "x").unwrap();
+        fs::write(root.join("sub/.git/HEAD"), "x").unwrap();
+        watch.drain();
+        assert!(!watch.broken && watch.dirty.is_empty(), "{:?}", watch.dirty);
+        fs::write(root.join(".git/info/exclude"), "*.log\n").unwrap();
+        watch.drain();
+        assert!(watch.broken, "the root's exclude file changed");
+        let mut watch = watching(root, &["", "sub"]);
+        fs::create_dir(root.join("sub/.git/info")).unwrap();
+        watch.drain();
+        assert!(
+            watch.broken,
+            "a nested repository's info directory appeared"
+        );
+    }
+
+    #[test]
+    fn a_repository_appearing_or_going_breaks_the_watch() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("a")).unwrap();
+        fs::create_dir_all(root.join("b/.git")).unwrap();
+        let mut watch = watching(root, &["", "a", "b"]);
+        fs::write(root.join("a/.git"), "gitdir: ../elsewhere\n").unwrap();
+        watch.drain();
+        assert!(watch.broken, "a .git file appeared");
+        let mut watch = watching(root, &["", "a", "b"]);
+        fs::remove_dir(root.join("b/.git")).unwrap();
+        watch.drain();
+        assert!(watch.broken, "a .git directory went");
+    }
+
+    #[test]
+    fn skips_below_a_directory_are_one_range() {
+        let mut watch = Watch::new(Vec::new()).unwrap();
+        let passed = |path: &str| Passed {
+            reason: Reason::Gitignored,
+            path: PathBuf::from(path),
+            is_dir: false,
+        };
+        watch.catch_up(
+            ["b/x", "a", "b", "b.log", "b/y/z", "a/b", "c"]
+                .into_iter()
+                .map(passed)
+                .collect(),
+        );
+        assert!(watch.trusted());
+        let below = |dir: &str| -> Vec<String> {
+            watch
+                .skips_below(Path::new(dir))
+                .iter()
+                .map(|p| p.path.to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(below("b"), vec!["b/x", "b/y/z"]);
+        assert_eq!(below("b/y"), vec!["b/y/z"]);
+        assert_eq!(below("c"), Vec::<String>::new());
+        assert_eq!(below("").len(), 7);
+    }
 }

@@ -78,7 +78,8 @@ def assert_glob_like_scan(made, root: Path, pattern: str, options=None, **call) 
 
 
 def test_an_exclude_that_matches_a_directory_prunes_everything_below_it(tree):
-    root = filled(tree, 
+    root = filled(
+        tree,
         {
             "src/a.txt": "needle\n",
             "vendor/b.txt": "needle\n",
@@ -86,7 +87,7 @@ def test_an_exclude_that_matches_a_directory_prunes_everything_below_it(tree):
             "src/gen/d.txt": "needle\n",
             ".gitignore": "*.log\n",
             "vendor/x.log": "needle\n",
-        }
+        },
     )
     made = workspaces(root)
     for exclude in ["vendor", "gen", "vendor/deep", "**/deep", "src/*"]:
@@ -103,13 +104,14 @@ def test_an_exclude_that_matches_a_directory_prunes_everything_below_it(tree):
 
 
 def test_an_explicit_path_inside_an_ignored_directory_is_searched(tree):
-    root = filled(tree, 
+    root = filled(
+        tree,
         {
             ".gitignore": "build/\n",
             "build/out.txt": "needle\n",
             "build/sub/deep.txt": "needle\n",
             "src/a.txt": "needle\n",
-        }
+        },
     )
     made = workspaces(root)
     for path in ["build", "build/sub"]:
@@ -156,13 +158,14 @@ def test_an_exclude_file_created_after_the_build_is_seen(tree, git_dir):
 @pytest.mark.parametrize("kind", ["directory", "file"])
 def test_a_nested_repository_appearing_in_the_tree_is_seen(tree, kind):
     """The root's `.gitignore` stops at a nested repository: files it hid there show."""
-    root = filled(tree, 
+    root = filled(
+        tree,
         {
             ".gitignore": "*.log\n",
             "a.log": "needle\n",
             "lib/b.log": "needle\n",
             "lib/c.txt": "needle\n",
-        }
+        },
     )
     made = workspaces(root)
     assert made["watched"].grep("needle", max_matches=None).files == ["lib/c.txt"]
@@ -177,7 +180,8 @@ def test_a_nested_repository_appearing_in_the_tree_is_seen(tree, kind):
 
 
 def test_a_nested_repositorys_own_exclude_file_is_seen(tree):
-    root = filled(tree, 
+    root = filled(
+        tree,
         {
             "lib/.git/HEAD": "ref: refs/heads/main\n",
             "lib/.git/info/exclude": "",
@@ -185,7 +189,7 @@ def test_a_nested_repositorys_own_exclude_file_is_seen(tree):
             "other/.git/HEAD": "ref: refs/heads/main\n",
             "other/b.txt": "needle\n",
             "c.txt": "needle\n",
-        }
+        },
     )
     made = workspaces(root)
     (root / "lib/.git/info/exclude").write_text("a.txt\n")
@@ -248,3 +252,22 @@ def test_watched_answers_report_what_was_passed_over_as_a_scan_does(tree):
     for pattern, path in [("**", "."), ("**", "gen"), ("*.txt", "src"), ("gen/**", ".")]:
         assert_glob_like_scan(made, root, pattern, options, path=path)
     assert made["watched"].index_status()["watching"]
+
+
+def test_a_cancelled_catch_up_leaves_the_watch_to_catch_up_again(tree):
+    """A search cancelled while its walk catches the watch up saw (and watched) nothing: the
+    next search walks again, so files created later are found."""
+    from codesift import CancelToken
+    from codesift.errors import CancelledError
+
+    root = filled(tree, {"a.txt": "needle\n"})
+    ws = Workspace(root, index=True)
+    ws.index_build()
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(CancelledError):
+        ws.grep("needle", cancel=token)
+    assert not ws.index_status()["watching"], ws.index_status()
+    assert ws.grep("needle").files == ["a.txt"]
+    (root / "b.txt").write_text("needle\n")
+    assert_grep_like_scan({"watched": ws}, root, "needle")
