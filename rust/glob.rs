@@ -463,14 +463,24 @@ fn from_index(
         return false;
     };
     watch.drain();
-    if !watch.caught_up || watch.broken {
+    // The directories the walk would cover (see `glob`).
+    let starts = pattern.walk_starts(search);
+    let scopes: Vec<PathBuf> = if starts.iter().any(|s| s == search) {
+        vec![search.to_path_buf()]
+    } else {
+        starts
+            .iter()
+            .filter(|s| walker.walkable(s))
+            .cloned()
+            .collect()
+    };
+    if !crate::index::select::answers(&watch, walker, &scopes) {
         crate::search::install_watch(slot, watch);
         return false;
     }
     let mut files = Vec::new();
     // Paths are sorted by bytes: the files under a directory are one range of them.
-    let mut ranges: Vec<(usize, usize)> = pattern
-        .walk_starts(search)
+    let mut ranges: Vec<(usize, usize)> = starts
         .iter()
         .map(|dir| {
             let mut prefix = dir.as_os_str().as_bytes().to_vec();
@@ -525,10 +535,13 @@ fn from_index(
         files.append(&mut piece.into_inner().unwrap());
     }
     let fresh_walker = Walker::new(walker.root().clone(), walker.options().clone());
+    let fresh_stats = fresh_walker.stats().clone();
     let (changed, _, watch) =
-        crate::index::fresh::dirty_files(fresh_walker, watch, search, &|rel| {
+        crate::index::fresh::dirty_files(fresh_walker, watch, &scopes, &|rel| {
             wanted.matches(rel, search)
         });
+    crate::index::select::absorb(walker.stats(), &fresh_stats);
+    crate::index::select::replay_skips(&watch, &scopes, None, walker.stats());
     let root = walker.root();
     // The path table is sorted: only paths found dirty need sorting in.
     let in_order = changed.is_empty();

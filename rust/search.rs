@@ -20,6 +20,7 @@ use crate::index::build::stat_ns;
 use crate::index::format::{BINARY, FileRecord, INDEXED, IndexFile, UTF8_BOM};
 use crate::index::fresh::Watch;
 use crate::index::query::Candidates;
+use crate::index::select;
 use crate::types::FileTypes;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
@@ -289,18 +290,31 @@ fn indexed(
         )
     };
     let search_dir = start.rel().to_path_buf();
+    let scopes = [search_dir.clone()];
     let (outcome, walker, taken) = match taken {
-        Some(w) if w.caught_up && !w.broken => {
+        Some(w) if select::answers(&w, &walker, &scopes) => {
+            let reach = select::Reach::new(&search_dir, walker.dir_filter());
             let (extras, walker, w) =
                 watched_extras(walker, &search_dir, index, filter, counters, w);
+            select::replay_skips(&w, &scopes, walker.dir_filter(), walker.stats());
             let outcome = {
                 let mut files = merge_by_path(
                     extras,
-                    candidate_paths(index, candidates, &search_dir, filter, &w),
+                    candidate_paths(index, candidates, &search_dir, filter, &w, reach),
                 );
                 search(&walker, &mut files)
             };
             (outcome, walker, Some(w))
+        }
+        Some(w) if w.trusted() => {
+            // Where the watch has not been (inside an ignored directory): walked without it.
+            let (files, walker, _) = from_walk(
+                walker, start, index, candidates, filter, counters, None, false,
+            );
+            let mut files = files
+                .into_iter()
+                .map(|(entry, known)| ToSearch::Entry(entry, known));
+            (search(&walker, &mut files), walker, Some(w))
         }
         stale => {
             // A broken watch starts over; a walk of the whole tree catches a new one up.
@@ -440,7 +454,7 @@ pub fn caught_up_watch(walker: Walker, index: &IndexFile) -> Option<Watch> {
         Some(watch),
         true,
     );
-    watch.filter(|w| w.caught_up && !w.broken)
+    watch.filter(|w| w.trusted())
 }
 
 /// Returns `watch` to its slot for the searches to use (a newer one in the slot stays).
@@ -528,6 +542,10 @@ fn from_walk(
         .clone()
         .map(|w| -> DirHook { Arc::new(move |rel: &Path, fd| w.lock().unwrap().add(rel, fd)) });
     let walker = walker.with_dir_hook(hook);
+    let catching_up = whole && watch.is_some();
+    if catching_up {
+        walker.stats().skipped.start_log();
+    }
     let chosen: Mutex<Vec<Chosen>> = Mutex::new(Vec::new());
     let dirty: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
     let seen: Mutex<roaring::RoaringBitmap> = Mutex::new(roaring::RoaringBitmap::new());
@@ -560,6 +578,13 @@ fn from_walk(
         })
     });
     let walker = walker.with_dir_hook(None);
+    let skips = if catching_up {
+        walker.stats().skipped.take_log()
+    } else {
+        Vec::new()
+    };
+    // A cancelled walk did not see (nor watch) the whole tree.
+    let whole = whole && !walker.cancel_token().is_cancelled();
     let watch = watch.map(|w| {
         let mut w = Arc::try_unwrap(w)
             .map_err(|_| ())
@@ -575,7 +600,7 @@ fn from_walk(
                         .insert(PathBuf::from(std::ffi::OsStr::from_bytes(index.path(i))));
                 }
             }
-            w.caught_up = true;
+            w.catch_up(skips);
         }
         w
     });
@@ -609,9 +634,14 @@ fn watched_extras(
     use std::os::unix::ffi::OsStrExt;
     let nothing = roaring::RoaringBitmap::new();
     let mut files: Vec<ToSearch> = Vec::new();
+    let mut reach = select::Reach::new(search_dir, walker.dir_filter());
     for &i in index.unindexed() {
         let rel = Path::new(std::ffi::OsStr::from_bytes(index.path(i as usize)));
-        if !rel.starts_with(search_dir) || !filter.accepts(rel) || watch.is_dirty(rel) {
+        if !rel.starts_with(search_dir)
+            || !filter.accepts(rel)
+            || watch.is_dirty(rel)
+            || !reach.reaches(rel)
+        {
             continue;
         }
         if let Some(known) = known_file(index, i as usize, false, &nothing, counters) {
@@ -619,7 +649,9 @@ fn watched_extras(
         }
     }
     let (changed, walker, watch) =
-        crate::index::fresh::dirty_files(walker, watch, search_dir, &|rel| filter.accepts(rel));
+        crate::index::fresh::dirty_files(walker, watch, &[search_dir.to_path_buf()], &|rel| {
+            filter.accepts(rel)
+        });
     files.extend(
         changed
             .into_iter()
@@ -638,6 +670,7 @@ fn candidate_paths<'a>(
     search_dir: &'a Path,
     filter: &'a FileFilter,
     watch: &'a Watch,
+    mut reach: select::Reach,
 ) -> impl Iterator<Item = ToSearch> + 'a {
     use std::os::unix::ffi::OsStrExt;
     // Paths are sorted by bytes: the files under the search directory are one range.
@@ -654,7 +687,7 @@ fn candidate_paths<'a>(
             rel.starts_with(search_dir).then_some((i, rel))
         })
         .filter_map(move |(i, rel)| {
-            if !filter.accepts(rel) || watch.is_dirty(rel) {
+            if !filter.accepts(rel) || watch.is_dirty(rel) || !reach.reaches(rel) {
                 return None;
             }
             known_file(index, i as usize, false, candidates, &counters)

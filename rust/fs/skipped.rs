@@ -9,7 +9,7 @@
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Example paths kept per reason.
 pub const EXAMPLES: usize = 3;
@@ -80,17 +80,57 @@ fn key(path: &Path) -> (usize, &[u8]) {
     (path.iter().count(), path.as_os_str().as_bytes())
 }
 
+/// One entry passed over with its path, as logged (see `Skipped::start_log`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Passed {
+    pub reason: Reason,
+    pub path: PathBuf,
+    pub is_dir: bool,
+}
+
 /// Counts and examples per reason, shared by the threads of a walk.
 #[derive(Debug, Default)]
 pub struct Skipped {
     counts: [AtomicU64; Reason::ALL.len()],
     examples: Mutex<[Vec<Example>; Reason::ALL.len()]>,
+    /// Every entry recorded with its path, while logging: an index's watch keeps those of
+    /// the walk that caught it up, to report them again without a walk.
+    logging: AtomicBool,
+    log: Mutex<Vec<Passed>>,
 }
 
 impl Skipped {
+    /// From now on, also keeps every entry recorded with a path (`take_log`).
+    pub fn start_log(&self) {
+        self.logging.store(true, Ordering::Release);
+    }
+
+    /// The entries logged since `start_log`, and logging stops.
+    pub fn take_log(&self) -> Vec<Passed> {
+        self.logging.store(false, Ordering::Release);
+        std::mem::take(&mut *self.log.lock().unwrap())
+    }
+
+    fn log(&self, reason: Reason, rel: &Path, is_dir: bool) {
+        if self.logging.load(Ordering::Acquire) {
+            self.log.lock().unwrap().push(Passed {
+                reason,
+                path: rel.to_path_buf(),
+                is_dir,
+            });
+        }
+    }
+
+    /// Counts one entry passed over whose name is never shown (denied ones).
+    pub fn record_unnamed(&self, reason: Reason, rel: &Path, is_dir: bool) {
+        self.counts[reason.slot()].fetch_add(1, Ordering::Relaxed);
+        self.log(reason, rel, is_dir);
+    }
+
     /// Counts one entry passed over, keeping it as an example if it is among the top-most.
     pub fn record(&self, reason: Reason, rel: &Path, is_dir: bool) {
         self.counts[reason.slot()].fetch_add(1, Ordering::Relaxed);
+        self.log(reason, rel, is_dir);
         let new = key(rel);
         let mut examples = self.examples.lock().unwrap();
         let kept = &mut examples[reason.slot()];

@@ -98,10 +98,10 @@ impl WalkStats {
     }
     /// An entry the rules hid (`Hidden`) or denied (`Denied`). A denied entry is counted
     /// without an example: an access-ignore file makes its entries invisible, names included.
-    fn add_ignored(&self, verdict: Verdict, rel: &Path, is_dir: bool) {
+    pub fn add_ignored(&self, verdict: Verdict, rel: &Path, is_dir: bool) {
         self.ignored.fetch_add(1, AtomicOrdering::Relaxed);
         if verdict == Verdict::Denied {
-            self.skipped.add(Reason::Denied, 1);
+            self.skipped.record_unnamed(Reason::Denied, rel, is_dir);
         } else {
             self.skipped.record(Reason::Gitignored, rel, is_dir);
         }
@@ -312,6 +312,11 @@ impl Walker {
 
     pub fn has_dir_filter(&self) -> bool {
         self.dir_filter.is_some()
+    }
+
+    /// The filter deciding which directories are entered (exclude globs), if any.
+    pub fn dir_filter(&self) -> Option<DirFilter> {
+        self.dir_filter.clone()
     }
 
     /// Walk entries for files known by path (real locations; sorted here), sharing one
@@ -615,7 +620,7 @@ impl Walker {
 
     /// Counts an entry `visible_name` refused when it is a dot entry that `hidden` would show
     /// (`.git` and codesift's temporary files are never shown: not worth a hint).
-    fn count_invisible(&self, dir: &Path, name: &[u8], is_dir: bool) {
+    pub fn count_invisible(&self, dir: &Path, name: &[u8], is_dir: bool) {
         if !self.options.hidden
             && name.first() == Some(&b'.')
             && name != b".git"

@@ -9,14 +9,17 @@
 //!
 //! What the watch cannot tell precisely makes it give up (`broken`) and the next query walks
 //! and `stat`s the whole tree again: a queue overflow, a watched directory moved (its events
-//! would carry the old path), a rule file changed (visibility of many files changes), the
-//! per-user watch limit reached.
+//! would carry the old path), a rule file changed (visibility of many files changes: a
+//! `.gitignore`, `.ignore` or access file anywhere, a `.git` appearing or going, which makes a
+//! repository boundary, the `info/exclude` of any repository in the tree), the per-user watch
+//! limit reached.
 
 use crate::fs::root::Links;
+use crate::fs::skipped::{Passed, Reason};
 use crate::fs::walk::{Batch, DirHook, FileEntry, WalkState, Walker};
 use crate::rules::Verdict;
-use rustix::fs::FileType;
 use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
+use rustix::fs::{FileType, Mode, OFlags};
 use rustix::io::Errno;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
@@ -26,7 +29,20 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-const GIT_INFO: &str = ".git/info";
+/// A directory holding this is a repository: a boundary for the git rules above it, and
+/// its `info/exclude` holds rules.
+const GIT: &[u8] = b".git";
+
+/// What a watched directory is to the watch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A directory of the tree: its events make paths dirty.
+    Tree,
+    /// A repository's `.git`: only its `info` matters (where `exclude` lives).
+    GitDir,
+    /// A repository's `.git/info`: only its `exclude` matters.
+    GitInfo,
+}
 
 const MASK: WatchFlags = WatchFlags::MODIFY
     .union(WatchFlags::ATTRIB)
@@ -42,7 +58,7 @@ const MASK: WatchFlags = WatchFlags::MODIFY
 /// Changes seen since the watch started, relative to the index.
 pub struct Watch {
     fd: OwnedFd,
-    dirs: HashMap<i32, PathBuf>,
+    dirs: HashMap<i32, (PathBuf, Kind)>,
     /// Paths (files or directories) that changed: an indexed file at or below one is read
     /// from disk, and one that is a file or directory now is searched.
     pub dirty: HashSet<PathBuf>,
@@ -55,6 +71,10 @@ pub struct Watch {
     pub generation: i64,
     /// Names whose change makes every path's visibility uncertain (rule files).
     rule_names: Vec<Vec<u8>>,
+    /// What the walk that caught the watch up passed over (gitignored, hidden, ...), sorted
+    /// by path bytes: what is not dirty is still passed over, and is reported as a scan
+    /// would report it.
+    pub skips: Vec<Passed>,
 }
 
 impl Watch {
@@ -68,29 +88,88 @@ impl Watch {
             caught_up: false,
             generation: 0,
             rule_names,
+            skips: Vec::new(),
         })
+    }
+
+    /// Whether the watch vouches for the tree: caught up by a full walk, and nothing missed
+    /// since (else the next search walks).
+    pub fn trusted(&self) -> bool {
+        self.caught_up && !self.broken
+    }
+
+    /// Marks the watch caught up by a walk of the whole tree that passed over `skips`.
+    pub fn catch_up(&mut self, mut skips: Vec<Passed>) {
+        skips.sort_unstable_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
+        self.skips = skips;
+        self.caught_up = true;
+    }
+
+    /// The entries passed over strictly below `dir`, from the catch-up walk.
+    pub fn skips_below(&self, dir: &Path) -> &[Passed] {
+        let mut prefix = dir.as_os_str().as_bytes().to_vec();
+        if prefix.is_empty() {
+            return &self.skips;
+        }
+        prefix.push(b'/');
+        fn bytes(p: &Passed) -> &[u8] {
+            p.path.as_os_str().as_bytes()
+        }
+        let first = self.skips.partition_point(|p| bytes(p) < prefix.as_slice());
+        *prefix.last_mut().unwrap() = b'/' + 1; // "dir/" .. "dir0": '0' follows '/'
+        let end = self.skips.partition_point(|p| bytes(p) < prefix.as_slice());
+        &self.skips[first..end.max(first)]
     }
 
     /// Watches the open directory `dir` (at `rel`); called before the directory is listed,
     /// so nothing created after the listing goes unseen. The watch is added through the
     /// descriptor (`/proc/self/fd`), never through a path that could have been swapped.
+    /// A repository's `.git` and `.git/info` in it are watched too (walks never enter
+    /// `.git`): `info/exclude` holds rules.
     pub fn add(&mut self, rel: &Path, dir: BorrowedFd<'_>) {
+        self.add_kind(rel, dir, Kind::Tree);
+        self.add_git(rel, dir);
+    }
+
+    fn add_kind(&mut self, rel: &Path, dir: BorrowedFd<'_>, kind: Kind) {
         let path = format!("/proc/self/fd/{}", dir.as_raw_fd());
         match inotify::add_watch(&self.fd, path.as_str(), MASK) {
             Ok(wd) => {
-                self.dirs.insert(wd, rel.to_path_buf());
+                let before = self.dirs.insert(wd, (rel.to_path_buf(), kind));
+                // One directory both in the tree and a repository's (a `.git` that is a link
+                // into the tree): its events cannot be told apart.
+                if before.is_some_and(|(_, k)| k != kind) {
+                    self.broken = true;
+                }
             }
             // The per-user watch limit (ENOSPC) or anything else: give up on watching.
             Err(_) => self.broken = true,
         }
     }
 
-    /// Also watches the root repository's `.git/info` (walks never enter `.git`): a change to
-    /// its `exclude` file changes what is visible, so any event there breaks the watch.
+    /// Watches `.git` and `.git/info` of the directory `dir` (at `rel`) when it has them,
+    /// reached as the rules reach them (a `.git` link is followed).
+    fn add_git(&mut self, rel: &Path, dir: BorrowedFd<'_>) {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let Ok(git) = rustix::fs::openat(dir, OsStr::from_bytes(GIT), flags, Mode::empty()) else {
+            return; // none, or a file (a worktree's link): no `info/exclude` to read
+        };
+        let git_rel = rel.join(OsStr::from_bytes(GIT));
+        self.add_kind(&git_rel, std::os::fd::AsFd::as_fd(&git), Kind::GitDir);
+        if let Ok(info) = rustix::fs::openat(&git, "info", flags, Mode::empty()) {
+            self.add_kind(
+                &git_rel.join("info"),
+                std::os::fd::AsFd::as_fd(&info),
+                Kind::GitInfo,
+            );
+        }
+    }
+
+    /// Also watches the root repository's `.git` and `.git/info` before a walk (the walk
+    /// watches those of every directory it lists, the root's included).
     pub fn add_git_info(&mut self, root: &crate::fs::root::Root) {
-        let rel = Path::new(GIT_INFO);
-        if let Ok(dir) = root.resolve(rel, Links::Refuse, crate::fs::root::DIR_FLAGS) {
-            self.add(rel, std::os::fd::AsFd::as_fd(&dir.fd));
+        if let Ok(dir) = root.resolve(Path::new(""), Links::Refuse, crate::fs::root::DIR_FLAGS) {
+            self.add_git(Path::new(""), std::os::fd::AsFd::as_fd(&dir.fd));
         }
     }
 
@@ -117,17 +196,27 @@ impl Watch {
                 self.dirs.remove(&wd);
                 continue;
             }
-            let Some(dir) = self.dirs.get(&wd) else {
+            let Some((dir, kind)) = self.dirs.get(&wd) else {
                 continue;
             };
-            if dir.as_os_str() == GIT_INFO {
-                self.broken = true;
+            if *kind != Kind::Tree {
+                // Git's own files change all the time; only the way to `info/exclude` counts.
+                let wanted: &[u8] = if *kind == Kind::GitDir {
+                    b"info"
+                } else {
+                    b"exclude"
+                };
+                let relevant = match event.file_name() {
+                    Some(name) => name.to_bytes() == wanted,
+                    None => mask.intersects(ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF),
+                };
+                self.broken |= relevant;
                 continue;
             }
             match event.file_name() {
                 Some(name) => {
                     let name = name.to_bytes();
-                    if self.rule_names.iter().any(|r| r.as_slice() == name) {
+                    if name == GIT || self.rule_names.iter().any(|r| r.as_slice() == name) {
                         self.broken = true;
                     }
                     let path = dir.join(OsStr::from_bytes(name));
@@ -163,23 +252,31 @@ impl Watch {
     }
 }
 
-/// The files a walk would show now at or below the dirty paths under `search_dir` that
-/// `accept` takes: a dirty file as it is now (if it is one the walk shows), a dirty directory
-/// walked whole and watched (it may be new). Outermost paths first; a path inside a directory
-/// already walked is skipped.
+/// What a walk of each of `scopes` (directories a scan walks whole) would find now at or
+/// below the dirty paths: the files `accept` takes, and what it passes over (recorded in the
+/// walker's stats as the walk would record them). A dirty file as it is now; a dirty
+/// directory walked whole and watched (it may be new); a scope at or below a dirty path
+/// walked whole (the watch has not seen inside it). Outermost paths first; a path inside a
+/// directory already walked is skipped. Entries below a directory the walker's filter keeps
+/// out (an exclude glob) are left out, as the walk prunes them.
 pub fn dirty_files(
     walker: Walker,
     watch: Watch,
-    search_dir: &Path,
+    scopes: &[PathBuf],
     accept: &(dyn Fn(&Path) -> bool + Sync),
 ) -> (Vec<FileEntry>, Walker, Watch) {
-    let mut dirty: Vec<PathBuf> = watch
-        .dirty
-        .iter()
-        .filter(|p| p.starts_with(search_dir))
-        .cloned()
-        .collect();
+    let mut dirty: Vec<(PathBuf, &Path)> = Vec::new();
+    for path in &watch.dirty {
+        for scope in scopes {
+            if path.starts_with(scope) {
+                dirty.push((path.clone(), scope));
+            } else if scope.starts_with(path) {
+                dirty.push((scope.clone(), scope));
+            }
+        }
+    }
     dirty.sort();
+    dirty.dedup();
     let mut walked: Vec<PathBuf> = Vec::new();
     let mut files = Vec::new();
     let found: Mutex<Vec<FileEntry>> = Mutex::new(Vec::new());
@@ -189,51 +286,83 @@ pub fn dirty_files(
         Arc::new(move |rel: &Path, fd| w.lock().unwrap().add(rel, fd))
     };
     let walker = walker.with_dir_hook(Some(hook));
-    for path in &dirty {
+    let filter = walker.dir_filter();
+    let stats = walker.stats().clone();
+    let walk = |dir: &Path| match walker.start(dir, Links::Refuse) {
+        Ok(start) => walker.visit_parallel(vec![start], || {
+            let mut batch = Batch::new(&found);
+            Box::new(move |entry| {
+                if accept(&entry.rel) {
+                    batch.push(entry.clone());
+                }
+                WalkState::Continue
+            })
+        }),
+        Err(_) => stats.add_error_at(dir, true),
+    };
+    for (path, scope) in &dirty {
         if walked.iter().any(|w| path.starts_with(w)) {
+            continue;
+        }
+        if path == scope {
+            // The caller found the scope where a walk goes; gone, it holds nothing.
+            if walker
+                .root()
+                .lstat(path)
+                .is_ok_and(|s| FileType::from_raw_mode(s.st_mode) == FileType::Directory)
+            {
+                walk(path);
+            }
+            walked.push(path.clone());
             continue;
         }
         let Ok(stat) = walker.root().lstat(path) else {
             continue; // gone
         };
-        let visible_parent = path.parent().is_none_or(|p| walker.walkable(p));
-        let visible_name = path
-            .file_name()
-            .is_some_and(|n| walker.visible_name(n.as_bytes()));
-        if !visible_parent || !visible_name {
+        let parent = path.parent().unwrap_or(Path::new(""));
+        let reached = walker.walkable(parent)
+            && filter
+                .as_ref()
+                .is_none_or(|f| super::select::entered(f, scope, parent));
+        let Some(name) = path.file_name().map(|n| n.as_bytes()) else {
+            continue;
+        };
+        if !reached {
             continue;
         }
-        match FileType::from_raw_mode(stat.st_mode) {
-            FileType::Directory => {
-                if walker.rules().verdict_with_ancestors(path, true) != Verdict::Visible {
-                    continue;
-                }
-                if let Ok(start) = walker.start(path, Links::Refuse) {
-                    walker.visit_parallel(vec![start], || {
-                        let mut batch = Batch::new(&found);
-                        Box::new(move |entry| {
-                            if accept(&entry.rel) {
-                                batch.push(entry.clone());
-                            }
-                            WalkState::Continue
-                        })
-                    });
-                }
-                walked.push(path.clone());
+        let kind = FileType::from_raw_mode(stat.st_mode);
+        let is_dir = kind == FileType::Directory;
+        if !walker.visible_name(name) {
+            walker.count_invisible(parent, name, is_dir);
+            continue;
+        }
+        match kind {
+            // Watched workspaces never follow links (see `IndexHandle::new`).
+            FileType::Symlink => {
+                stats.skipped.record(Reason::Symlink, path, false);
+                continue;
             }
-            FileType::RegularFile => {
-                let too_big = walker
-                    .options()
-                    .max_filesize
-                    .is_some_and(|max| stat.st_size as u64 > max);
-                if !too_big
-                    && accept(path)
-                    && walker.rules().verdict_with_ancestors(path, false) == Verdict::Visible
-                {
-                    files.push(path.clone());
-                }
+            FileType::Directory | FileType::RegularFile => {}
+            _ => continue,
+        }
+        let verdict = walker.rules().verdict_with_ancestors(path, is_dir);
+        if verdict != Verdict::Visible {
+            stats.add_ignored(verdict, path, is_dir);
+            continue;
+        }
+        if is_dir {
+            if filter.as_ref().is_none_or(|f| f(path)) {
+                walk(path);
             }
-            _ => {}
+            walked.push(path.clone());
+        } else if walker
+            .options()
+            .max_filesize
+            .is_some_and(|max| stat.st_size as u64 > max)
+        {
+            stats.skipped.record(Reason::TooLarge, path, false);
+        } else if accept(path) {
+            files.push(path.clone());
         }
     }
     let mut entries = walker.files_at(files);
@@ -268,5 +397,83 @@ mod tests {
         fs::write(dir.path().join("sub/.gitignore"), "*.txt\n").unwrap();
         watch.drain();
         assert!(watch.broken);
+    }
+
+    fn watching(root: &Path, dirs: &[&str]) -> Watch {
+        let mut watch = Watch::new(vec![b".gitignore".to_vec()]).unwrap();
+        for rel in dirs {
+            let dir = fs::File::open(root.join(rel)).unwrap();
+            watch.add(Path::new(rel), dir.as_fd());
+        }
+        watch
+    }
+
+    #[test]
+    fn only_the_way_to_a_repositorys_exclude_file_breaks_the_watch() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join(".git/info")).unwrap();
+        fs::create_dir_all(root.join("sub/.git")).unwrap();
+        let mut watch = watching(root, &["", "sub"]);
+        // Git's own files change all the time: no path is dirty, nothing breaks.
+        fs::write(root.join(".git/index"), "x").unwrap();
+        fs::write(root.join(".git/info/refs"), "x").unwrap();
+        fs::write(root.join("sub/.git/HEAD"), "x").unwrap();
+        watch.drain();
+        assert!(!watch.broken && watch.dirty.is_empty(), "{:?}", watch.dirty);
+        fs::write(root.join(".git/info/exclude"), "*.log\n").unwrap();
+        watch.drain();
+        assert!(watch.broken, "the root's exclude file changed");
+        let mut watch = watching(root, &["", "sub"]);
+        fs::create_dir(root.join("sub/.git/info")).unwrap();
+        watch.drain();
+        assert!(
+            watch.broken,
+            "a nested repository's info directory appeared"
+        );
+    }
+
+    #[test]
+    fn a_repository_appearing_or_going_breaks_the_watch() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("a")).unwrap();
+        fs::create_dir_all(root.join("b/.git")).unwrap();
+        let mut watch = watching(root, &["", "a", "b"]);
+        fs::write(root.join("a/.git"), "gitdir: ../elsewhere\n").unwrap();
+        watch.drain();
+        assert!(watch.broken, "a .git file appeared");
+        let mut watch = watching(root, &["", "a", "b"]);
+        fs::remove_dir(root.join("b/.git")).unwrap();
+        watch.drain();
+        assert!(watch.broken, "a .git directory went");
+    }
+
+    #[test]
+    fn skips_below_a_directory_are_one_range() {
+        let mut watch = Watch::new(Vec::new()).unwrap();
+        let passed = |path: &str| Passed {
+            reason: Reason::Gitignored,
+            path: PathBuf::from(path),
+            is_dir: false,
+        };
+        watch.catch_up(
+            ["b/x", "a", "b", "b.log", "b/y/z", "a/b", "c"]
+                .into_iter()
+                .map(passed)
+                .collect(),
+        );
+        assert!(watch.trusted());
+        let below = |dir: &str| -> Vec<String> {
+            watch
+                .skips_below(Path::new(dir))
+                .iter()
+                .map(|p| p.path.to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(below("b"), vec!["b/x", "b/y/z"]);
+        assert_eq!(below("b/y"), vec!["b/y/z"]);
+        assert_eq!(below("c"), Vec::<String>::new());
+        assert_eq!(below("").len(), 7);
     }
 }

@@ -132,7 +132,7 @@ impl IndexHandle {
             return;
         };
         let dirty = match self.watch.lock().unwrap().as_ref() {
-            Some(w) if w.caught_up && !w.broken => w.dirty.len(),
+            Some(w) if w.trusted() => w.dirty.len(),
             _ => return,
         };
         if dirty < REBUILD_DIRTY_PATHS.max(files / REBUILD_DIRTY_SHARE) {

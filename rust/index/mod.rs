@@ -1,5 +1,6 @@
 //! The persistent trigram index: query planning (`plan`), the file format (`format`), the
-//! build (`build`), where indexes live (`store`) and candidate selection (`query`). Searches
+//! build (`build`), where indexes live (`store`), candidate selection (`query`) and what a
+//! search answered by the watch selects and reports (`select`). Searches
 //! verify every candidate with the scan's own matcher, so results are those of a scan.
 
 pub mod build;
@@ -8,4 +9,5 @@ pub mod fresh;
 pub mod handle;
 pub mod plan;
 pub mod query;
+pub mod select;
 pub mod store;
