@@ -10,6 +10,7 @@ pub mod glob;
 pub mod grep;
 pub mod index;
 pub mod page;
+pub mod rg;
 pub mod rules;
 pub mod search;
 pub mod types;
