@@ -158,6 +158,13 @@ pub struct Args {
     pub type_changes: Vec<TypeChange>,
     pub vimgrep: bool,
     pub with_filename: Option<bool>,
+    pub mmap: Option<bool>,
+    pub null_data: bool,
+    pub stats: bool,
+    pub dfa_size_limit: Option<usize>,
+    pub regex_size_limit: Option<usize>,
+    /// `None`: sniff a BOM (the default); `Some(None)`: `-E none`; `Some(label)`: that encoding.
+    pub encoding: Option<Option<String>>,
 }
 
 impl Default for Args {
@@ -220,6 +227,12 @@ impl Default for Args {
             type_changes: vec![],
             vimgrep: false,
             with_filename: None,
+            mmap: None,
+            null_data: false,
+            stats: false,
+            dfa_size_limit: None,
+            regex_size_limit: None,
+            encoding: None,
         }
     }
 }
@@ -502,13 +515,45 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
             }
             // Buffering and memory maps change how, not what, ripgrep prints.
             "--line-buffered" | "--block-buffered" | "--no-line-buffered"
-            | "--no-block-buffered" | "--mmap" | "--no-mmap" | "--no-config" => {}
-            "-E" | "--encoding" => {
-                let v = string!();
-                if v != "auto" {
-                    return Err(unsupported(&format!("--encoding {v}")));
+            | "--no-block-buffered" | "--no-config" => {}
+            "--mmap" => args.mmap = Some(true),
+            "--no-mmap" => args.mmap = Some(false),
+            "--null-data" => args.null_data = true,
+            "--stats" => args.stats = true,
+            "--no-stats" => args.stats = false,
+            "--dfa-size-limit" | "--regex-size-limit" => {
+                let s = string!();
+                let Some(n) = parse_size(&s) else {
+                    return Err(unsupported(&format!("{name} {s}")));
+                };
+                if name == "--dfa-size-limit" {
+                    args.dfa_size_limit = Some(n as usize);
+                } else {
+                    args.regex_size_limit = Some(n as usize);
                 }
             }
+            "--hyperlink-format" => {
+                let v = string!();
+                if !v.is_empty() && v != "none" {
+                    return Err(unsupported("--hyperlink-format"));
+                }
+            }
+            "-E" | "--encoding" => {
+                let v = string!();
+                args.encoding = match v.as_str() {
+                    "auto" => None,
+                    "none" => Some(None),
+                    label => {
+                        if grep_searcher::Encoding::new(label).is_err() {
+                            return Err(ParseError::Usage(format!(
+                                "error parsing flag -E/--encoding: unknown encoding: {label}"
+                            )));
+                        }
+                        Some(Some(label.to_string()))
+                    }
+                };
+            }
+            "--no-encoding" => args.encoding = None,
             other => return Err(unsupported(other)),
         }
     }
@@ -521,7 +566,6 @@ fn set_no_ignore(args: &mut Args, yes: bool) {
     args.no_ignore_global = yes;
     args.no_ignore_parent = yes;
     args.no_ignore_vcs = yes;
-    args.no_ignore_files = yes;
 }
 
 fn set_before(ctx: &mut Context, n: usize) {

@@ -94,6 +94,7 @@ struct Run {
     invert_match: bool,
     max_count: Option<u64>,
     stats: bool,
+    mmap: grep_searcher::MmapChoice,
 }
 
 fn run(mut a: Args) -> io::Result<i32> {
@@ -184,12 +185,25 @@ fn run(mut a: Args) -> io::Result<i32> {
         ColorChoice::Always => termcolor::ColorChoice::Always,
         ColorChoice::Ansi => termcolor::ColorChoice::AlwaysAnsi,
     };
-    let mut specs = vec![];
+    let mut specs = grep_printer::default_color_specs();
     for c in &a.colors {
-        specs.push(c.parse::<UserColorSpec>().map_err(|e| other(e.to_string()))?);
+        specs.push(
+            c.parse::<UserColorSpec>()
+                .map_err(|e| other(format!("error parsing flag --colors: {e}")))?,
+        );
     }
     let colors = ColorSpecs::new(&specs);
-    let stats = a.mode == Mode::Search(SearchMode::Json);
+    let stats = a.stats || a.mode == Mode::Search(SearchMode::Json);
+    let mmap = match a.mmap {
+        // SAFETY: ripgrep's own reasoning: maps are read only and never outlive the search;
+        // a file truncated meanwhile can at worst end the process (SIGBUS).
+        Some(true) => unsafe { grep_searcher::MmapChoice::auto() },
+        Some(false) => grep_searcher::MmapChoice::never(),
+        None if paths.len() <= 10 && paths.iter().all(|p| p.is_file()) => unsafe {
+            grep_searcher::MmapChoice::auto()
+        },
+        None => grep_searcher::MmapChoice::never(),
+    };
     let column = a.column.unwrap_or(a.vimgrep);
     let heading = match a.heading {
         None => !a.vimgrep && is_tty,
@@ -264,6 +278,7 @@ fn run(mut a: Args) -> io::Result<i32> {
         invert_match: a.invert_match,
         max_count: a.max_count,
         stats,
+        mmap,
     };
     let matched = match run.mode {
         Mode::Files => list_files(&run, &a)?,
@@ -435,8 +450,17 @@ fn build_matcher(a: &Args, patterns: &[String]) -> io::Result<grep_regex::RegexM
         if a.crlf {
             b.crlf(true);
         }
+        if a.null_data {
+            b.line_terminator(Some(b'\0'));
+        }
     }
-    if a.binary != BinaryMode::AsText {
+    if let Some(limit) = a.regex_size_limit {
+        b.size_limit(limit);
+    }
+    if let Some(limit) = a.dfa_size_limit {
+        b.dfa_size_limit(limit);
+    }
+    if a.binary != BinaryMode::AsText && !a.null_data {
         b.ban_byte(Some(b'\0'));
     }
     b.build_many(patterns).map_err(|e| other(suggest(e.to_string())))
@@ -474,6 +498,8 @@ fn make_worker<W: WriteColor>(
     let matcher = build_matcher(a, &run.patterns)?;
     let line_term = if a.crlf {
         grep_matcher::LineTerminator::crlf()
+    } else if a.null_data {
+        grep_matcher::LineTerminator::byte(b'\0')
     } else {
         grep_matcher::LineTerminator::byte(b'\n')
     };
@@ -483,7 +509,17 @@ fn make_worker<W: WriteColor>(
         .invert_match(a.invert_match)
         .line_number(line_number)
         .multi_line(a.multiline)
+        .memory_map(run.mmap.clone())
         .stop_on_nonmatch(a.stop_on_nonmatch);
+    match &a.encoding {
+        None => {}
+        Some(None) => {
+            sb.bom_sniffing(false);
+        }
+        Some(Some(label)) => {
+            sb.encoding(grep_searcher::Encoding::new(label).ok());
+        }
+    }
     match a.context {
         Context::Passthru => {
             sb.passthru(true);
@@ -555,6 +591,7 @@ fn make_worker<W: WriteColor>(
         }
     };
     let (binary_explicit, binary_implicit) = match a.binary {
+        _ if a.null_data => (BinaryDetection::none(), BinaryDetection::none()),
         BinaryMode::AsText => (BinaryDetection::none(), BinaryDetection::none()),
         BinaryMode::SearchAndSuppress => {
             (BinaryDetection::convert(b'\0'), BinaryDetection::convert(b'\0'))
@@ -682,17 +719,30 @@ fn search_parallel(run: &Run, mode: SearchMode, make: &WorkerFn<'_>) -> io::Resu
     Ok(matched.load(Ordering::SeqCst))
 }
 
-/// The closing `summary` message of `--json`.
+/// `--stats`, and the closing `summary` message of `--json`.
 fn print_json_stats<W: Write>(
     mode: SearchMode,
     stats: &Stats,
     started: std::time::Instant,
     mut wtr: W,
 ) -> io::Result<()> {
-    if mode != SearchMode::Json {
-        return Ok(());
-    }
     let elapsed = started.elapsed();
+    if mode != SearchMode::Json {
+        return write!(
+            wtr,
+            "\n{} matches\n{} matched lines\n{} files contained matches\n{} files searched\n\
+             {} bytes printed\n{} bytes searched\n{:0.6} seconds spent searching\n\
+             {:0.6} seconds total\n",
+            stats.matches(),
+            stats.matched_lines(),
+            stats.searches_with_match(),
+            stats.searches(),
+            stats.bytes_printed(),
+            stats.bytes_searched(),
+            stats.elapsed().as_secs_f64(),
+            elapsed.as_secs_f64(),
+        );
+    }
     let value = serde_json::json!({
         "type": "summary",
         "data": {
