@@ -165,6 +165,9 @@ pub struct Args {
     pub regex_size_limit: Option<usize>,
     /// `None`: sniff a BOM (the default); `Some(None)`: `-E none`; `Some(label)`: that encoding.
     pub encoding: Option<Option<String>>,
+    pub search_zip: bool,
+    pub pre: Option<PathBuf>,
+    pub pre_globs: Vec<String>,
 }
 
 impl Default for Args {
@@ -233,6 +236,9 @@ impl Default for Args {
             dfa_size_limit: None,
             regex_size_limit: None,
             encoding: None,
+            search_zip: false,
+            pre: None,
+            pre_globs: vec![],
         }
     }
 }
@@ -518,6 +524,14 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
             | "--no-block-buffered" | "--no-config" => {}
             "--mmap" => args.mmap = Some(true),
             "--no-mmap" => args.mmap = Some(false),
+            "-z" | "--search-zip" => args.search_zip = true,
+            "--no-search-zip" => args.search_zip = false,
+            "--pre" => {
+                let v = value!();
+                args.pre = if v.is_empty() { None } else { Some(v.into()) };
+            }
+            "--no-pre" => args.pre = None,
+            "--pre-glob" => args.pre_globs.push(string!()),
             "--null-data" => args.null_data = true,
             "--stats" => args.stats = true,
             "--no-stats" => args.stats = false,

@@ -598,7 +598,31 @@ fn make_worker<W: WriteColor>(
         }
         BinaryMode::Auto => (BinaryDetection::convert(b'\0'), BinaryDetection::quit(b'\0')),
     };
-    Ok(Worker { matcher, searcher, printer, binary_explicit, binary_implicit })
+    let decompress = a.search_zip.then(grep_cli::DecompressionReaderBuilder::new);
+    let preprocessor = match &a.pre {
+        Some(p) => Some(grep_cli::resolve_binary(p).map_err(|e| other(e.to_string()))?),
+        None => None,
+    };
+    let preprocessor_globs = if a.pre_globs.is_empty() {
+        ignore::overrides::Override::empty()
+    } else {
+        let cwd = std::env::current_dir()?;
+        let mut b = ignore::overrides::OverrideBuilder::new(cwd);
+        for g in &a.pre_globs {
+            b.add(g).map_err(|e| other(e.to_string()))?;
+        }
+        b.build().map_err(|e| other(e.to_string()))?
+    };
+    Ok(Worker {
+        matcher,
+        searcher,
+        printer,
+        binary_explicit,
+        binary_implicit,
+        decompress,
+        preprocessor,
+        preprocessor_globs,
+    })
 }
 
 type WorkerFn<'a> = Box<dyn Fn(termcolor::Buffer) -> io::Result<Worker<termcolor::Buffer>> + Sync + 'a>;

@@ -39,6 +39,11 @@ pub struct Worker<W> {
     pub printer: Printer<W>,
     pub binary_explicit: BinaryDetection,
     pub binary_implicit: BinaryDetection,
+    /// `-z`: compressed files are read through their decompression tool.
+    pub decompress: Option<grep_cli::DecompressionReaderBuilder>,
+    /// `--pre` and `--pre-glob`.
+    pub preprocessor: Option<std::path::PathBuf>,
+    pub preprocessor_globs: ignore::overrides::Override,
 }
 
 impl<W: WriteColor> Worker<W> {
@@ -49,9 +54,44 @@ impl<W: WriteColor> Worker<W> {
             let stdin = io::stdin();
             let mut lock = stdin.lock();
             self.search_reader(h, &mut lock)
+        } else if self.should_preprocess(&h.path) {
+            self.search_preprocessor(h)
+        } else if self
+            .decompress
+            .as_ref()
+            .is_some_and(|d| d.get_matcher().has_command(&h.path))
+        {
+            let mut rdr = self.decompress.as_ref().expect("checked").build(&h.path)?;
+            let result = self.search_reader(h, &mut rdr);
+            let closed = rdr.close();
+            let result = result?;
+            closed?;
+            Ok(result)
         } else {
             self.search_path(h)
         }
+    }
+
+    fn should_preprocess(&self, path: &std::path::Path) -> bool {
+        self.preprocessor.is_some()
+            && (self.preprocessor_globs.is_empty()
+                || !self.preprocessor_globs.matched(path, false).is_ignore())
+    }
+
+    fn search_preprocessor(&mut self, h: &Haystack) -> io::Result<SearchResult> {
+        let bin = self.preprocessor.as_ref().expect("checked");
+        let mut cmd = std::process::Command::new(bin);
+        cmd.arg(&h.path).stdin(std::process::Stdio::from(std::fs::File::open(&h.path)?));
+        let mut rdr = grep_cli::CommandReaderBuilder::new().build(&mut cmd).map_err(|err| {
+            io::Error::other(format!("preprocessor command could not start: '{cmd:?}': {err}"))
+        })?;
+        let result = self.search_reader(h, &mut rdr).map_err(|err| {
+            io::Error::other(format!("preprocessor command failed: '{cmd:?}': {err}"))
+        });
+        let closed = rdr.close();
+        let result = result?;
+        closed?;
+        Ok(result)
     }
 
     fn search_path(&mut self, h: &Haystack) -> io::Result<SearchResult> {
