@@ -22,7 +22,13 @@ fn main() {
     let profile = std::env::var("PROFILE").unwrap_or_else(|_| "release".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(&root)
-        .args(["build", "--bin", "codesift-rg", "--no-default-features", "--locked"])
+        .args([
+            "build",
+            "--bin",
+            "codesift-rg",
+            "--no-default-features",
+            "--locked",
+        ])
         .arg("--target-dir")
         .arg(&target)
         .env("CODESIFT_RG_NESTED_BUILD", "1")
@@ -35,7 +41,13 @@ fn main() {
     }
     let status = cmd.status().expect("running cargo to build codesift-rg");
     assert!(status.success(), "building codesift-rg failed: {status}");
-    let built = target.join(if profile == "release" { "release" } else { "debug" }).join("codesift-rg");
+    let built = target
+        .join(if profile == "release" {
+            "release"
+        } else {
+            "debug"
+        })
+        .join("codesift-rg");
     let dest = root.join("python").join("codesift").join("bin");
     std::fs::create_dir_all(&dest).expect("creating python/codesift/bin");
     std::fs::copy(&built, dest.join("codesift-rg")).expect("copying codesift-rg");

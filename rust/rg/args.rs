@@ -40,14 +40,22 @@ pub enum Boundary {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Context {
     Passthru,
-    Limited { before: Option<usize>, after: Option<usize>, both: Option<usize> },
+    Limited {
+        before: Option<usize>,
+        after: Option<usize>,
+        both: Option<usize>,
+    },
 }
 
 impl Context {
     pub fn get(&self) -> (usize, usize) {
         match *self {
             Context::Passthru => (0, 0),
-            Context::Limited { before, after, both } => {
+            Context::Limited {
+                before,
+                after,
+                both,
+            } => {
                 let both = both.unwrap_or(0);
                 (before.unwrap_or(both), after.unwrap_or(both))
             }
@@ -183,7 +191,11 @@ impl Default for Args {
             color: ColorChoice::Auto,
             colors: vec![],
             column: None,
-            context: Context::Limited { before: None, after: None, both: None },
+            context: Context::Limited {
+                before: None,
+                after: None,
+                both: None,
+            },
             context_separator: Some(b"--".to_vec()),
             crlf: false,
             field_context_separator: b"-".to_vec(),
@@ -306,9 +318,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
                 match v.into_string() {
                     Ok(s) => s,
                     Err(_) => {
-                        return Err(ParseError::Usage(format!(
-                            "{name} must be valid UTF-8"
-                        )));
+                        return Err(ParseError::Usage(format!("{name} must be valid UTF-8")));
                     }
                 }
             }};
@@ -334,9 +344,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
             "--type-list" => args.mode = Mode::Types,
             "-c" | "--count" => args.mode = Mode::Search(SearchMode::Count),
             "--count-matches" => args.mode = Mode::Search(SearchMode::CountMatches),
-            "-l" | "--files-with-matches" => {
-                args.mode = Mode::Search(SearchMode::FilesWithMatches)
-            }
+            "-l" | "--files-with-matches" => args.mode = Mode::Search(SearchMode::FilesWithMatches),
             "--files-without-match" => args.mode = Mode::Search(SearchMode::FilesWithoutMatch),
             "--json" => args.mode = Mode::Search(SearchMode::Json),
             "--no-json" => {
@@ -459,9 +467,17 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
                     "created" => Some(SortKind::Created),
                     _ => return Err(unsupported(&format!("{name} {v}"))),
                 };
-                args.sort = kind.map(|kind| Sort { kind, reverse: name == "--sortr" });
+                args.sort = kind.map(|kind| Sort {
+                    kind,
+                    reverse: name == "--sortr",
+                });
             }
-            "--sort-files" => args.sort = Some(Sort { kind: SortKind::Path, reverse: false }),
+            "--sort-files" => {
+                args.sort = Some(Sort {
+                    kind: SortKind::Path,
+                    reverse: false,
+                })
+            }
             "--no-sort-files" => args.sort = None,
             // Which files.
             "-g" | "--glob" => args.globs.push(string!()),
@@ -520,8 +536,11 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
                 args.threads = if n == 0 { None } else { Some(n) };
             }
             // Buffering and memory maps change how, not what, ripgrep prints.
-            "--line-buffered" | "--block-buffered" | "--no-line-buffered"
-            | "--no-block-buffered" | "--no-config" => {}
+            "--line-buffered"
+            | "--block-buffered"
+            | "--no-line-buffered"
+            | "--no-block-buffered"
+            | "--no-config" => {}
             "--mmap" => args.mmap = Some(true),
             "--no-mmap" => args.mmap = Some(false),
             "-z" | "--search-zip" => args.search_zip = true,
@@ -585,21 +604,39 @@ fn set_no_ignore(args: &mut Args, yes: bool) {
 fn set_before(ctx: &mut Context, n: usize) {
     match ctx {
         Context::Limited { before, .. } => *before = Some(n),
-        Context::Passthru => *ctx = Context::Limited { before: Some(n), after: None, both: None },
+        Context::Passthru => {
+            *ctx = Context::Limited {
+                before: Some(n),
+                after: None,
+                both: None,
+            }
+        }
     }
 }
 
 fn set_after(ctx: &mut Context, n: usize) {
     match ctx {
         Context::Limited { after, .. } => *after = Some(n),
-        Context::Passthru => *ctx = Context::Limited { before: None, after: Some(n), both: None },
+        Context::Passthru => {
+            *ctx = Context::Limited {
+                before: None,
+                after: Some(n),
+                both: None,
+            }
+        }
     }
 }
 
 fn set_both(ctx: &mut Context, n: usize) {
     match ctx {
         Context::Limited { both, .. } => *both = Some(n),
-        Context::Passthru => *ctx = Context::Limited { before: None, after: None, both: Some(n) },
+        Context::Passthru => {
+            *ctx = Context::Limited {
+                before: None,
+                after: None,
+                both: Some(n),
+            }
+        }
     }
 }
 
@@ -648,7 +685,10 @@ mod tests {
     #[test]
     fn unrestricted_escalates_per_repetition() {
         let a = p(&["-uu"]);
-        assert!(a.no_ignore_vcs && a.hidden && a.binary == BinaryMode::Auto, "{a:?}");
+        assert!(
+            a.no_ignore_vcs && a.hidden && a.binary == BinaryMode::Auto,
+            "{a:?}"
+        );
         let a = p(&["-uuu"]);
         assert_eq!(a.binary, BinaryMode::SearchAndSuppress);
     }
@@ -656,7 +696,10 @@ mod tests {
     #[test]
     fn unknown_flag_is_unsupported_not_an_error() {
         let err = parse(vec!["--pcre2".into()]).unwrap_err();
-        assert!(matches!(err, ParseError::Unsupported(ref f) if f == "--pcre2"), "{err:?}");
+        assert!(
+            matches!(err, ParseError::Unsupported(ref f) if f == "--pcre2"),
+            "{err:?}"
+        );
     }
 
     #[test]
@@ -664,7 +707,10 @@ mod tests {
         let a = p(&["-e", "-foo", "-e--bar"]);
         assert_eq!(
             a.patterns,
-            vec![PatternSource::Regexp("-foo".into()), PatternSource::Regexp("--bar".into())]
+            vec![
+                PatternSource::Regexp("-foo".into()),
+                PatternSource::Regexp("--bar".into())
+            ]
         );
     }
 }

@@ -50,7 +50,10 @@ pub fn exec(argv: &[OsString], flag: &str) -> String {
     match find_real_rg() {
         Some(rg) => {
             let err = std::process::Command::new(&rg).args(argv).exec();
-            format!("{flag} is not supported and running {} failed: {err}", rg.display())
+            format!(
+                "{flag} is not supported and running {} failed: {err}",
+                rg.display()
+            )
         }
         None => format!(
             "{flag} is not supported here and no real rg was found \

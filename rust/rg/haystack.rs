@@ -41,18 +41,25 @@ impl FileSet {
         }
         let is_stdin = dent.is_stdin();
         let ft = dent.file_type();
-        let is_dir = ft.is_some_and(|ft| ft.is_dir())
-            || (dent.path_is_symlink() && dent.path().is_dir());
+        let is_dir =
+            ft.is_some_and(|ft| ft.is_dir()) || (dent.path_is_symlink() && dent.path().is_dir());
         let explicit = is_stdin || (dent.depth() == 0 && !is_dir);
         if !explicit && !ft.is_some_and(|ft| ft.is_file()) {
             return None;
         }
         let path = if self.implicit_path && dent.path().starts_with("./") {
-            dent.path().strip_prefix("./").unwrap_or(dent.path()).to_path_buf()
+            dent.path()
+                .strip_prefix("./")
+                .unwrap_or(dent.path())
+                .to_path_buf()
         } else {
             dent.path().to_path_buf()
         };
-        Some(Haystack { path, is_stdin, explicit })
+        Some(Haystack {
+            path,
+            is_stdin,
+            explicit,
+        })
     }
 
     /// Visits every haystack in order on this thread (sorted when `--sort` asks);
@@ -60,14 +67,21 @@ impl FileSet {
     pub fn sequential(&self, mut visit: impl FnMut(Haystack) -> bool) {
         let walk = self.builder.build().filter_map(|r| self.haystack(r));
         match self.sort {
-            None | Some(Sort { kind: SortKind::Path, reverse: false }) => {
+            None
+            | Some(Sort {
+                kind: SortKind::Path,
+                reverse: false,
+            }) => {
                 for h in walk {
                     if !visit(h) {
                         return;
                     }
                 }
             }
-            Some(Sort { kind: SortKind::Path, reverse: true }) => {
+            Some(Sort {
+                kind: SortKind::Path,
+                reverse: true,
+            }) => {
                 let mut all: Vec<Haystack> = walk.collect();
                 all.sort_by(|a, b| b.path.cmp(&a.path));
                 for h in all {
@@ -185,7 +199,11 @@ pub fn walk_builder(o: WalkOptions<'_>) -> WalkBuilder {
     if !o.no_ignore_dot {
         b.add_custom_ignore_filename(".rgignore");
     }
-    if let Some(Sort { kind: SortKind::Path, reverse: false }) = o.sort {
+    if let Some(Sort {
+        kind: SortKind::Path,
+        reverse: false,
+    }) = o.sort
+    {
         b.sort_by_file_name(|a, b| a.cmp(b));
     }
     b

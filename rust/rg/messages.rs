@@ -19,7 +19,11 @@ pub fn eprint(msg: &str) {
     let stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
     if let Err(err) = writeln!(stderr, "rg: {msg}") {
-        std::process::exit(if err.kind() == std::io::ErrorKind::BrokenPipe { 0 } else { 2 });
+        std::process::exit(if err.kind() == std::io::ErrorKind::BrokenPipe {
+            0
+        } else {
+            2
+        });
     }
     drop(stdout);
 }

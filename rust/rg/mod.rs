@@ -123,11 +123,14 @@ fn run(mut a: Args) -> io::Result<i32> {
     if is_search {
         if a.patterns.is_empty() {
             if a.positional.is_empty() {
-                return Err(other("ripgrep requires at least one pattern to execute a search"));
+                return Err(other(
+                    "ripgrep requires at least one pattern to execute a search",
+                ));
             }
             let pat = a.positional.remove(0);
             patterns.push(
-                pat.into_string().map_err(|_| other("pattern given is not valid UTF-8"))?,
+                pat.into_string()
+                    .map_err(|_| other("pattern given is not valid UTF-8"))?,
             );
         } else {
             let mut seen = HashSet::new();
@@ -145,12 +148,14 @@ fn run(mut a: Args) -> io::Result<i32> {
                                 "error reading -f/--file from stdin: stdin has already been consumed",
                             ));
                         }
-                        grep_cli::patterns_from_stdin()?.into_iter().for_each(&mut add);
+                        grep_cli::patterns_from_stdin()?
+                            .into_iter()
+                            .for_each(&mut add);
                         stdin_consumed = true;
                     }
-                    PatternSource::File(path) => {
-                        grep_cli::patterns_from_path(&path)?.into_iter().for_each(&mut add)
-                    }
+                    PatternSource::File(path) => grep_cli::patterns_from_path(&path)?
+                        .into_iter()
+                        .for_each(&mut add),
                 }
             }
         }
@@ -217,7 +222,9 @@ fn run(mut a: Args) -> io::Result<i32> {
     } else if let Some(t) = a.threads {
         t
     } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get()).min(12)
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(12)
     };
     let with_filename = a.with_filename.unwrap_or(a.vimgrep || !is_one_file);
     let (before, after) = a.context.get();
@@ -264,7 +271,13 @@ fn run(mut a: Args) -> io::Result<i32> {
         cwd: &cwd,
         sort: a.sort,
     });
-    let files = FileSet { paths, implicit_path, threads, sort: a.sort, builder };
+    let files = FileSet {
+        paths,
+        implicit_path,
+        threads,
+        sort: a.sort,
+        builder,
+    };
     let run = Run {
         mode: a.mode,
         patterns,
@@ -285,12 +298,35 @@ fn run(mut a: Args) -> io::Result<i32> {
         Mode::Search(_) if !matches_possible(&run) => false,
         Mode::Search(mode) => {
             let make = |wtr| -> io::Result<Worker<_>> {
-                make_worker(&run, &a, mode, &colors, line_number, column, heading, with_filename, wtr)
+                make_worker(
+                    &run,
+                    &a,
+                    mode,
+                    &colors,
+                    line_number,
+                    column,
+                    heading,
+                    with_filename,
+                    wtr,
+                )
             };
             if run.files.threads == 1 {
                 search_sequential(&run, mode, make)?
             } else {
-                search_parallel(&run, mode, &make_worker_fn(&run, &a, mode, &colors, line_number, column, heading, with_filename))?
+                search_parallel(
+                    &run,
+                    mode,
+                    &make_worker_fn(
+                        &run,
+                        &a,
+                        mode,
+                        &colors,
+                        line_number,
+                        column,
+                        heading,
+                        with_filename,
+                    ),
+                )?
             }
         }
         Mode::Types => unreachable!("handled above"),
@@ -425,7 +461,10 @@ fn list_files(run: &Run, a: &Args) -> io::Result<bool> {
 
 fn build_matcher(a: &Args, patterns: &[String]) -> io::Result<grep_regex::RegexMatcher> {
     let mut b = grep_regex::RegexMatcherBuilder::new();
-    b.multi_line(true).unicode(!a.no_unicode).octal(false).fixed_strings(a.fixed_strings);
+    b.multi_line(true)
+        .unicode(!a.no_unicode)
+        .octal(false)
+        .fixed_strings(a.fixed_strings);
     match a.case {
         CaseMode::Sensitive => b.case_insensitive(false),
         CaseMode::Insensitive => b.case_insensitive(true),
@@ -463,7 +502,8 @@ fn build_matcher(a: &Args, patterns: &[String]) -> io::Result<grep_regex::RegexM
     if a.binary != BinaryMode::AsText && !a.null_data {
         b.ban_byte(Some(b'\0'));
     }
-    b.build_many(patterns).map_err(|e| other(suggest(e.to_string())))
+    b.build_many(patterns)
+        .map_err(|e| other(suggest(e.to_string())))
 }
 
 /// ripgrep's hints after a regex error (multiline for a literal newline, text mode for NUL).
@@ -593,10 +633,14 @@ fn make_worker<W: WriteColor>(
     let (binary_explicit, binary_implicit) = match a.binary {
         _ if a.null_data => (BinaryDetection::none(), BinaryDetection::none()),
         BinaryMode::AsText => (BinaryDetection::none(), BinaryDetection::none()),
-        BinaryMode::SearchAndSuppress => {
-            (BinaryDetection::convert(b'\0'), BinaryDetection::convert(b'\0'))
-        }
-        BinaryMode::Auto => (BinaryDetection::convert(b'\0'), BinaryDetection::quit(b'\0')),
+        BinaryMode::SearchAndSuppress => (
+            BinaryDetection::convert(b'\0'),
+            BinaryDetection::convert(b'\0'),
+        ),
+        BinaryMode::Auto => (
+            BinaryDetection::convert(b'\0'),
+            BinaryDetection::quit(b'\0'),
+        ),
     };
     let decompress = a.search_zip.then(grep_cli::DecompressionReaderBuilder::new);
     let preprocessor = match &a.pre {
@@ -625,7 +669,8 @@ fn make_worker<W: WriteColor>(
     })
 }
 
-type WorkerFn<'a> = Box<dyn Fn(termcolor::Buffer) -> io::Result<Worker<termcolor::Buffer>> + Sync + 'a>;
+type WorkerFn<'a> =
+    Box<dyn Fn(termcolor::Buffer) -> io::Result<Worker<termcolor::Buffer>> + Sync + 'a>;
 
 #[allow(clippy::too_many_arguments)]
 fn make_worker_fn<'a>(
@@ -639,7 +684,17 @@ fn make_worker_fn<'a>(
     with_filename: bool,
 ) -> WorkerFn<'a> {
     Box::new(move |wtr| {
-        make_worker(run, a, mode, colors, line_number, column, heading, with_filename, wtr)
+        make_worker(
+            run,
+            a,
+            mode,
+            colors,
+            line_number,
+            column,
+            heading,
+            with_filename,
+            wtr,
+        )
     })
 }
 

@@ -4,7 +4,7 @@
 
 use std::io;
 
-use grep_printer::{Standard, Stats, Summary, JSON};
+use grep_printer::{JSON, Standard, Stats, Summary};
 use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher};
 use termcolor::WriteColor;
@@ -48,7 +48,11 @@ pub struct Worker<W> {
 
 impl<W: WriteColor> Worker<W> {
     pub fn search(&mut self, h: &Haystack) -> io::Result<SearchResult> {
-        let bin = if h.explicit { &self.binary_explicit } else { &self.binary_implicit };
+        let bin = if h.explicit {
+            &self.binary_explicit
+        } else {
+            &self.binary_implicit
+        };
         self.searcher.set_binary_detection(bin.clone());
         if h.is_stdin {
             let stdin = io::stdin();
@@ -81,10 +85,15 @@ impl<W: WriteColor> Worker<W> {
     fn search_preprocessor(&mut self, h: &Haystack) -> io::Result<SearchResult> {
         let bin = self.preprocessor.as_ref().expect("checked");
         let mut cmd = std::process::Command::new(bin);
-        cmd.arg(&h.path).stdin(std::process::Stdio::from(std::fs::File::open(&h.path)?));
-        let mut rdr = grep_cli::CommandReaderBuilder::new().build(&mut cmd).map_err(|err| {
-            io::Error::other(format!("preprocessor command could not start: '{cmd:?}': {err}"))
-        })?;
+        cmd.arg(&h.path)
+            .stdin(std::process::Stdio::from(std::fs::File::open(&h.path)?));
+        let mut rdr = grep_cli::CommandReaderBuilder::new()
+            .build(&mut cmd)
+            .map_err(|err| {
+                io::Error::other(format!(
+                    "preprocessor command could not start: '{cmd:?}': {err}"
+                ))
+            })?;
         let result = self.search_reader(h, &mut rdr).map_err(|err| {
             io::Error::other(format!("preprocessor command failed: '{cmd:?}': {err}"))
         });
@@ -101,17 +110,26 @@ impl<W: WriteColor> Worker<W> {
             Printer::Standard(p) => {
                 let mut sink = p.sink_with_path(m, path);
                 s.search_path(m, path, &mut sink)?;
-                Ok(SearchResult { has_match: sink.has_match(), stats: sink.stats().cloned() })
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: sink.stats().cloned(),
+                })
             }
             Printer::Summary(p) => {
                 let mut sink = p.sink_with_path(m, path);
                 s.search_path(m, path, &mut sink)?;
-                Ok(SearchResult { has_match: sink.has_match(), stats: sink.stats().cloned() })
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: sink.stats().cloned(),
+                })
             }
             Printer::Json(p) => {
                 let mut sink = p.sink_with_path(m, path);
                 s.search_path(m, path, &mut sink)?;
-                Ok(SearchResult { has_match: sink.has_match(), stats: Some(sink.stats().clone()) })
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: Some(sink.stats().clone()),
+                })
             }
         }
     }
@@ -123,17 +141,26 @@ impl<W: WriteColor> Worker<W> {
             Printer::Standard(p) => {
                 let mut sink = p.sink_with_path(m, path);
                 s.search_reader(m, rdr, &mut sink)?;
-                Ok(SearchResult { has_match: sink.has_match(), stats: sink.stats().cloned() })
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: sink.stats().cloned(),
+                })
             }
             Printer::Summary(p) => {
                 let mut sink = p.sink_with_path(m, path);
                 s.search_reader(m, rdr, &mut sink)?;
-                Ok(SearchResult { has_match: sink.has_match(), stats: sink.stats().cloned() })
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: sink.stats().cloned(),
+                })
             }
             Printer::Json(p) => {
                 let mut sink = p.sink_with_path(m, path);
                 s.search_reader(m, rdr, &mut sink)?;
-                Ok(SearchResult { has_match: sink.has_match(), stats: Some(sink.stats().clone()) })
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: Some(sink.stats().clone()),
+                })
             }
         }
     }
