@@ -9,14 +9,12 @@ from pathlib import Path
 
 import pytest
 
-import codesift
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _binary() -> Path | None:
     candidates = [
-        Path(codesift.__file__).parent / "bin" / "codesift-rg",
+        ROOT / "python" / "codesift" / "bin" / "codesift-rg",
         ROOT / "target" / "release" / "codesift-rg",
         ROOT / "target" / "debug" / "codesift-rg",
     ]
