@@ -10,14 +10,18 @@ pub mod glob;
 pub mod grep;
 pub mod index;
 pub mod page;
+pub mod rg;
 pub mod rules;
 pub mod search;
 pub mod types;
 
+#[cfg(feature = "python")]
 mod py;
 
+#[cfg(feature = "python")]
 use pyo3::prelude::*;
 
+#[cfg(feature = "python")]
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py::engine::Engine>()?;

@@ -1,0 +1,716 @@
+//! The `codesift-rg` command line: ripgrep 15's flags parsed with `lexopt` into [`Args`], or
+//! the first flag this engine does not serve (the caller then hands the argv to the real rg).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// What a run does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Search(SearchMode),
+    Files,
+    Types,
+}
+
+/// How search results are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchMode {
+    Standard,
+    Json,
+    Count,
+    CountMatches,
+    FilesWithMatches,
+    FilesWithoutMatch,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaseMode {
+    Sensitive,
+    Insensitive,
+    Smart,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Boundary {
+    Word,
+    Line,
+}
+
+/// `-A/-B/-C` as ripgrep keeps them: `-A`/`-B` win over `-C` whatever their order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Context {
+    Passthru,
+    Limited {
+        before: Option<usize>,
+        after: Option<usize>,
+        both: Option<usize>,
+    },
+}
+
+impl Context {
+    pub fn get(&self) -> (usize, usize) {
+        match *self {
+            Context::Passthru => (0, 0),
+            Context::Limited {
+                before,
+                after,
+                both,
+            } => {
+                let both = both.unwrap_or(0);
+                (before.unwrap_or(both), after.unwrap_or(both))
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryMode {
+    Auto,
+    SearchAndSuppress,
+    AsText,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    Never,
+    Auto,
+    Always,
+    Ansi,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortKind {
+    Path,
+    Modified,
+    Accessed,
+    Created,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sort {
+    pub kind: SortKind,
+    pub reverse: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PatternSource {
+    Regexp(String),
+    File(PathBuf),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeChange {
+    Clear(String),
+    Add(String),
+    Select(String),
+    Negate(String),
+}
+
+/// Every flag this engine serves, as given (defaults are settled later, in `hi`).
+#[derive(Clone, Debug)]
+pub struct Args {
+    pub mode: Mode,
+    pub positional: Vec<OsString>,
+    pub patterns: Vec<PatternSource>,
+    pub binary: BinaryMode,
+    pub boundary: Option<Boundary>,
+    pub byte_offset: bool,
+    pub case: CaseMode,
+    pub color: ColorChoice,
+    pub colors: Vec<String>,
+    pub column: Option<bool>,
+    pub context: Context,
+    pub context_separator: Option<Vec<u8>>,
+    pub crlf: bool,
+    pub field_context_separator: Vec<u8>,
+    pub field_match_separator: Vec<u8>,
+    pub fixed_strings: bool,
+    pub follow: bool,
+    pub glob_case_insensitive: bool,
+    pub globs: Vec<String>,
+    pub heading: Option<bool>,
+    pub hidden: bool,
+    pub iglobs: Vec<String>,
+    pub ignore_file: Vec<PathBuf>,
+    pub ignore_file_case_insensitive: bool,
+    pub include_zero: bool,
+    pub invert_match: bool,
+    pub line_number: Option<bool>,
+    pub max_columns: Option<u64>,
+    pub max_columns_preview: bool,
+    pub max_count: Option<u64>,
+    pub max_depth: Option<usize>,
+    pub max_filesize: Option<u64>,
+    pub multiline: bool,
+    pub multiline_dotall: bool,
+    pub no_ignore_dot: bool,
+    pub no_ignore_exclude: bool,
+    pub no_ignore_files: bool,
+    pub no_ignore_global: bool,
+    pub no_ignore_messages: bool,
+    pub no_ignore_parent: bool,
+    pub no_ignore_vcs: bool,
+    pub no_messages: bool,
+    pub no_require_git: bool,
+    pub no_unicode: bool,
+    pub null: bool,
+    pub one_file_system: bool,
+    pub only_matching: bool,
+    pub path_separator: Option<u8>,
+    pub quiet: bool,
+    pub replace: Option<Vec<u8>>,
+    pub sort: Option<Sort>,
+    pub stop_on_nonmatch: bool,
+    pub threads: Option<usize>,
+    pub trim: bool,
+    pub type_changes: Vec<TypeChange>,
+    pub vimgrep: bool,
+    pub with_filename: Option<bool>,
+    pub mmap: Option<bool>,
+    pub null_data: bool,
+    pub stats: bool,
+    pub dfa_size_limit: Option<usize>,
+    pub regex_size_limit: Option<usize>,
+    /// `None`: sniff a BOM (the default); `Some(None)`: `-E none`; `Some(label)`: that encoding.
+    pub encoding: Option<Option<String>>,
+    pub search_zip: bool,
+    pub pre: Option<PathBuf>,
+    pub pre_globs: Vec<String>,
+}
+
+impl Default for Args {
+    fn default() -> Args {
+        Args {
+            mode: Mode::Search(SearchMode::Standard),
+            positional: vec![],
+            patterns: vec![],
+            binary: BinaryMode::Auto,
+            boundary: None,
+            byte_offset: false,
+            case: CaseMode::Sensitive,
+            color: ColorChoice::Auto,
+            colors: vec![],
+            column: None,
+            context: Context::Limited {
+                before: None,
+                after: None,
+                both: None,
+            },
+            context_separator: Some(b"--".to_vec()),
+            crlf: false,
+            field_context_separator: b"-".to_vec(),
+            field_match_separator: b":".to_vec(),
+            fixed_strings: false,
+            follow: false,
+            glob_case_insensitive: false,
+            globs: vec![],
+            heading: None,
+            hidden: false,
+            iglobs: vec![],
+            ignore_file: vec![],
+            ignore_file_case_insensitive: false,
+            include_zero: false,
+            invert_match: false,
+            line_number: None,
+            max_columns: None,
+            max_columns_preview: false,
+            max_count: None,
+            max_depth: None,
+            max_filesize: None,
+            multiline: false,
+            multiline_dotall: false,
+            no_ignore_dot: false,
+            no_ignore_exclude: false,
+            no_ignore_files: false,
+            no_ignore_global: false,
+            no_ignore_messages: false,
+            no_ignore_parent: false,
+            no_ignore_vcs: false,
+            no_messages: false,
+            no_require_git: false,
+            no_unicode: false,
+            null: false,
+            one_file_system: false,
+            only_matching: false,
+            path_separator: None,
+            quiet: false,
+            replace: None,
+            sort: None,
+            stop_on_nonmatch: false,
+            threads: None,
+            trim: false,
+            type_changes: vec![],
+            vimgrep: false,
+            with_filename: None,
+            mmap: None,
+            null_data: false,
+            stats: false,
+            dfa_size_limit: None,
+            regex_size_limit: None,
+            encoding: None,
+            search_zip: false,
+            pre: None,
+            pre_globs: vec![],
+        }
+    }
+}
+
+/// Why argv was not turned into [`Args`].
+#[derive(Debug)]
+pub enum ParseError {
+    /// A flag (or flag value) this engine does not serve: the real rg should answer.
+    Unsupported(String),
+    /// An error ripgrep itself reports the same way (message without the `rg: ` prefix).
+    Usage(String),
+}
+
+fn unsupported(flag: &str) -> ParseError {
+    ParseError::Unsupported(flag.to_string())
+}
+
+/// `--no-config` anywhere on the command line (config files are read only without it).
+pub fn has_no_config(argv: &[OsString]) -> bool {
+    for arg in argv {
+        if arg == "--" {
+            break;
+        }
+        if arg == "--no-config" {
+            return true;
+        }
+    }
+    false
+}
+
+/// Parses the arguments after the program name (config arguments first, then the command
+/// line's, so later flags win as in ripgrep).
+pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
+    use lexopt::Arg::{Long, Short, Value};
+    let mut args = Args::default();
+    let mut parser = lexopt::Parser::from_args(argv);
+    loop {
+        let arg = match parser.next() {
+            Ok(Some(arg)) => arg,
+            Ok(None) => break,
+            Err(err) => return Err(ParseError::Usage(lexopt_message(err))),
+        };
+        let name: String = match arg {
+            Value(v) => {
+                args.positional.push(v);
+                continue;
+            }
+            Short(c) => format!("-{c}"),
+            Long(l) => format!("--{l}"),
+        };
+        // A flag's value: `-A3`, `-A 3`, `--after-context=3`, `--after-context 3`.
+        macro_rules! value {
+            () => {
+                match parser.value() {
+                    Ok(v) => v,
+                    Err(_) => {
+                        return Err(ParseError::Usage(format!("missing value for flag {name}")));
+                    }
+                }
+            };
+        }
+        macro_rules! string {
+            () => {{
+                let v = value!();
+                match v.into_string() {
+                    Ok(s) => s,
+                    Err(_) => {
+                        return Err(ParseError::Usage(format!("{name} must be valid UTF-8")));
+                    }
+                }
+            }};
+        }
+        macro_rules! number {
+            () => {{
+                let s = string!();
+                match s.parse::<u64>() {
+                    Ok(n) => n,
+                    Err(err) => {
+                        return Err(ParseError::Usage(format!(
+                            "error parsing flag {name}: {s:?} is not a valid number: {err}"
+                        )));
+                    }
+                }
+            }};
+        }
+        match name.as_str() {
+            // Patterns and modes.
+            "-e" | "--regexp" => args.patterns.push(PatternSource::Regexp(string!())),
+            "-f" | "--file" => args.patterns.push(PatternSource::File(value!().into())),
+            "--files" => args.mode = Mode::Files,
+            "--type-list" => args.mode = Mode::Types,
+            "-c" | "--count" => args.mode = Mode::Search(SearchMode::Count),
+            "--count-matches" => args.mode = Mode::Search(SearchMode::CountMatches),
+            "-l" | "--files-with-matches" => args.mode = Mode::Search(SearchMode::FilesWithMatches),
+            "--files-without-match" => args.mode = Mode::Search(SearchMode::FilesWithoutMatch),
+            "--json" => args.mode = Mode::Search(SearchMode::Json),
+            "--no-json" => {
+                if args.mode == Mode::Search(SearchMode::Json) {
+                    args.mode = Mode::Search(SearchMode::Standard)
+                }
+            }
+            // Matching.
+            "-i" | "--ignore-case" => args.case = CaseMode::Insensitive,
+            "-s" | "--case-sensitive" => args.case = CaseMode::Sensitive,
+            "-S" | "--smart-case" => args.case = CaseMode::Smart,
+            "-F" | "--fixed-strings" => args.fixed_strings = true,
+            "--no-fixed-strings" => args.fixed_strings = false,
+            "-w" | "--word-regexp" => args.boundary = Some(Boundary::Word),
+            "-x" | "--line-regexp" => args.boundary = Some(Boundary::Line),
+            "-v" | "--invert-match" => args.invert_match = true,
+            "--no-invert-match" => args.invert_match = false,
+            "-U" | "--multiline" => args.multiline = true,
+            "--no-multiline" => args.multiline = false,
+            "--multiline-dotall" => args.multiline_dotall = true,
+            "--no-multiline-dotall" => args.multiline_dotall = false,
+            "--crlf" => args.crlf = true,
+            "--no-crlf" => args.crlf = false,
+            "--no-unicode" => args.no_unicode = true,
+            "--unicode" => args.no_unicode = false,
+            "-m" | "--max-count" => args.max_count = Some(number!()),
+            "--stop-on-nonmatch" => args.stop_on_nonmatch = true,
+            "--engine" => {
+                let v = string!();
+                if v != "default" {
+                    return Err(unsupported(&format!("--engine {v}")));
+                }
+            }
+            "-a" | "--text" => args.binary = BinaryMode::AsText,
+            "--no-text" => {
+                if args.binary == BinaryMode::AsText {
+                    args.binary = BinaryMode::Auto
+                }
+            }
+            "--binary" => args.binary = BinaryMode::SearchAndSuppress,
+            "--no-binary" => {
+                if args.binary == BinaryMode::SearchAndSuppress {
+                    args.binary = BinaryMode::Auto
+                }
+            }
+            // Output.
+            "-n" | "--line-number" => args.line_number = Some(true),
+            "-N" | "--no-line-number" => args.line_number = Some(false),
+            "--column" => args.column = Some(true),
+            "--no-column" => args.column = Some(false),
+            "-o" | "--only-matching" => args.only_matching = true,
+            "-b" | "--byte-offset" => args.byte_offset = true,
+            "--no-byte-offset" => args.byte_offset = false,
+            "-A" | "--after-context" => set_after(&mut args.context, number!() as usize),
+            "-B" | "--before-context" => set_before(&mut args.context, number!() as usize),
+            "-C" | "--context" => set_both(&mut args.context, number!() as usize),
+            "--passthru" | "--passthrough" => args.context = Context::Passthru,
+            "--context-separator" => args.context_separator = Some(unescape(&string!())),
+            "--no-context-separator" => args.context_separator = None,
+            "--field-context-separator" => args.field_context_separator = unescape(&string!()),
+            "--field-match-separator" => args.field_match_separator = unescape(&string!()),
+            "-q" | "--quiet" => args.quiet = true,
+            "-H" | "--with-filename" => args.with_filename = Some(true),
+            "-I" | "--no-filename" => args.with_filename = Some(false),
+            "--heading" => args.heading = Some(true),
+            "--no-heading" => args.heading = Some(false),
+            "--vimgrep" => args.vimgrep = true,
+            "-0" | "--null" => args.null = true,
+            "--trim" => args.trim = true,
+            "--no-trim" => args.trim = false,
+            "-M" | "--max-columns" => {
+                let n = number!();
+                args.max_columns = if n == 0 { None } else { Some(n) };
+            }
+            "--max-columns-preview" => args.max_columns_preview = true,
+            "--no-max-columns-preview" => args.max_columns_preview = false,
+            "-r" | "--replace" => args.replace = Some(string!().into_bytes()),
+            "--include-zero" => args.include_zero = true,
+            "--no-include-zero" => args.include_zero = false,
+            "--color" | "--colour" => {
+                args.color = match string!().as_str() {
+                    "never" => ColorChoice::Never,
+                    "auto" => ColorChoice::Auto,
+                    "always" => ColorChoice::Always,
+                    "ansi" => ColorChoice::Ansi,
+                    other => {
+                        return Err(ParseError::Usage(format!(
+                            "error parsing flag --color: unrecognized color choice: {other}"
+                        )));
+                    }
+                }
+            }
+            "--colors" => args.colors.push(string!()),
+            "-p" | "--pretty" => {
+                args.color = ColorChoice::Always;
+                args.line_number = Some(true);
+                args.heading = Some(true);
+            }
+            "--path-separator" => {
+                let raw = unescape(&string!());
+                if raw.is_empty() {
+                    args.path_separator = None;
+                } else if raw.len() == 1 {
+                    args.path_separator = Some(raw[0]);
+                } else {
+                    return Err(unsupported("--path-separator"));
+                }
+            }
+            "--no-messages" => args.no_messages = true,
+            "--messages" => args.no_messages = false,
+            "--no-ignore-messages" => args.no_ignore_messages = true,
+            "--ignore-messages" => args.no_ignore_messages = false,
+            "--sort" | "--sortr" => {
+                let v = string!();
+                let kind = match v.as_str() {
+                    "none" => None,
+                    "path" => Some(SortKind::Path),
+                    "modified" => Some(SortKind::Modified),
+                    "accessed" => Some(SortKind::Accessed),
+                    "created" => Some(SortKind::Created),
+                    _ => return Err(unsupported(&format!("{name} {v}"))),
+                };
+                args.sort = kind.map(|kind| Sort {
+                    kind,
+                    reverse: name == "--sortr",
+                });
+            }
+            "--sort-files" => {
+                args.sort = Some(Sort {
+                    kind: SortKind::Path,
+                    reverse: false,
+                })
+            }
+            "--no-sort-files" => args.sort = None,
+            // Which files.
+            "-g" | "--glob" => args.globs.push(string!()),
+            "--iglob" => args.iglobs.push(string!()),
+            "--glob-case-insensitive" => args.glob_case_insensitive = true,
+            "--no-glob-case-insensitive" => args.glob_case_insensitive = false,
+            "-t" | "--type" => args.type_changes.push(TypeChange::Select(string!())),
+            "-T" | "--type-not" => args.type_changes.push(TypeChange::Negate(string!())),
+            "--type-add" => args.type_changes.push(TypeChange::Add(string!())),
+            "--type-clear" => args.type_changes.push(TypeChange::Clear(string!())),
+            "-." | "--hidden" => args.hidden = true,
+            "--no-hidden" => args.hidden = false,
+            "-L" | "--follow" => args.follow = true,
+            "--no-follow" => args.follow = false,
+            "--no-ignore" => set_no_ignore(&mut args, true),
+            "--ignore" => set_no_ignore(&mut args, false),
+            "--no-ignore-vcs" => args.no_ignore_vcs = true,
+            "--ignore-vcs" => args.no_ignore_vcs = false,
+            "--no-ignore-dot" => args.no_ignore_dot = true,
+            "--ignore-dot" => args.no_ignore_dot = false,
+            "--no-ignore-exclude" => args.no_ignore_exclude = true,
+            "--ignore-exclude" => args.no_ignore_exclude = false,
+            "--no-ignore-files" => args.no_ignore_files = true,
+            "--ignore-files" => args.no_ignore_files = false,
+            "--no-ignore-global" => args.no_ignore_global = true,
+            "--ignore-global" => args.no_ignore_global = false,
+            "--no-ignore-parent" => args.no_ignore_parent = true,
+            "--ignore-parent" => args.no_ignore_parent = false,
+            "--no-require-git" => args.no_require_git = true,
+            "--require-git" => args.no_require_git = false,
+            "--ignore-file" => args.ignore_file.push(value!().into()),
+            "--ignore-file-case-insensitive" => args.ignore_file_case_insensitive = true,
+            "--no-ignore-file-case-insensitive" => args.ignore_file_case_insensitive = false,
+            "-u" | "--unrestricted" => {
+                // -u: no ignore files; -uu: and hidden files; -uuu: and binary files.
+                if args.no_ignore_vcs && args.no_ignore_dot && args.hidden {
+                    args.binary = BinaryMode::SearchAndSuppress;
+                } else if args.no_ignore_vcs && args.no_ignore_dot {
+                    args.hidden = true;
+                } else {
+                    set_no_ignore(&mut args, true);
+                }
+            }
+            "-d" | "--max-depth" | "--maxdepth" => args.max_depth = Some(number!() as usize),
+            "--max-filesize" => {
+                let s = string!();
+                match parse_size(&s) {
+                    Some(n) => args.max_filesize = Some(n),
+                    None => return Err(unsupported(&format!("--max-filesize {s}"))),
+                }
+            }
+            "--one-file-system" => args.one_file_system = true,
+            "--no-one-file-system" => args.one_file_system = false,
+            "-j" | "--threads" => {
+                let n = number!() as usize;
+                args.threads = if n == 0 { None } else { Some(n) };
+            }
+            // Buffering and memory maps change how, not what, ripgrep prints.
+            "--line-buffered"
+            | "--block-buffered"
+            | "--no-line-buffered"
+            | "--no-block-buffered"
+            | "--no-config" => {}
+            "--mmap" => args.mmap = Some(true),
+            "--no-mmap" => args.mmap = Some(false),
+            "-z" | "--search-zip" => args.search_zip = true,
+            "--no-search-zip" => args.search_zip = false,
+            "--pre" => {
+                let v = value!();
+                args.pre = if v.is_empty() { None } else { Some(v.into()) };
+            }
+            "--no-pre" => args.pre = None,
+            "--pre-glob" => args.pre_globs.push(string!()),
+            "--null-data" => args.null_data = true,
+            "--stats" => args.stats = true,
+            "--no-stats" => args.stats = false,
+            "--dfa-size-limit" | "--regex-size-limit" => {
+                let s = string!();
+                let Some(n) = parse_size(&s) else {
+                    return Err(unsupported(&format!("{name} {s}")));
+                };
+                if name == "--dfa-size-limit" {
+                    args.dfa_size_limit = Some(n as usize);
+                } else {
+                    args.regex_size_limit = Some(n as usize);
+                }
+            }
+            "--hyperlink-format" => {
+                let v = string!();
+                if !v.is_empty() && v != "none" {
+                    return Err(unsupported("--hyperlink-format"));
+                }
+            }
+            "-E" | "--encoding" => {
+                let v = string!();
+                args.encoding = match v.as_str() {
+                    "auto" => None,
+                    "none" => Some(None),
+                    label => {
+                        if grep_searcher::Encoding::new(label).is_err() {
+                            return Err(ParseError::Usage(format!(
+                                "error parsing flag -E/--encoding: unknown encoding: {label}"
+                            )));
+                        }
+                        Some(Some(label.to_string()))
+                    }
+                };
+            }
+            "--no-encoding" => args.encoding = None,
+            other => return Err(unsupported(other)),
+        }
+    }
+    Ok(args)
+}
+
+fn set_no_ignore(args: &mut Args, yes: bool) {
+    args.no_ignore_dot = yes;
+    args.no_ignore_exclude = yes;
+    args.no_ignore_global = yes;
+    args.no_ignore_parent = yes;
+    args.no_ignore_vcs = yes;
+}
+
+fn set_before(ctx: &mut Context, n: usize) {
+    match ctx {
+        Context::Limited { before, .. } => *before = Some(n),
+        Context::Passthru => {
+            *ctx = Context::Limited {
+                before: Some(n),
+                after: None,
+                both: None,
+            }
+        }
+    }
+}
+
+fn set_after(ctx: &mut Context, n: usize) {
+    match ctx {
+        Context::Limited { after, .. } => *after = Some(n),
+        Context::Passthru => {
+            *ctx = Context::Limited {
+                before: None,
+                after: Some(n),
+                both: None,
+            }
+        }
+    }
+}
+
+fn set_both(ctx: &mut Context, n: usize) {
+    match ctx {
+        Context::Limited { both, .. } => *both = Some(n),
+        Context::Passthru => {
+            *ctx = Context::Limited {
+                before: None,
+                after: None,
+                both: Some(n),
+            }
+        }
+    }
+}
+
+/// `10`, `10K`, `10M`, `10G` (ripgrep's size suffixes).
+fn parse_size(s: &str) -> Option<u64> {
+    let (digits, mult) = match s.as_bytes().last()? {
+        b'K' => (&s[..s.len() - 1], 1u64 << 10),
+        b'M' => (&s[..s.len() - 1], 1 << 20),
+        b'G' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(mult)
+}
+
+/// Separators accept the escapes `grep-cli` understands (`\t`, `\x00`, ...).
+fn unescape(s: &str) -> Vec<u8> {
+    grep_cli::unescape(s)
+}
+
+fn lexopt_message(err: lexopt::Error) -> String {
+    match err {
+        lexopt::Error::UnexpectedValue { option, .. } => {
+            format!("unexpected argument for option '{option}'")
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Args {
+        match parse(args.iter().map(OsString::from).collect()) {
+            Ok(a) => a,
+            Err(e) => panic!("parse {args:?}: {e:?}"),
+        }
+    }
+
+    #[test]
+    fn context_flags_a_and_b_win_over_c_in_any_order() {
+        assert_eq!(p(&["-A1", "-C", "3"]).context.get(), (3, 1));
+        assert_eq!(p(&["-C3", "-B", "2"]).context.get(), (2, 3));
+    }
+
+    #[test]
+    fn unrestricted_escalates_per_repetition() {
+        let a = p(&["-uu"]);
+        assert!(
+            a.no_ignore_vcs && a.hidden && a.binary == BinaryMode::Auto,
+            "{a:?}"
+        );
+        let a = p(&["-uuu"]);
+        assert_eq!(a.binary, BinaryMode::SearchAndSuppress);
+    }
+
+    #[test]
+    fn unknown_flag_is_unsupported_not_an_error() {
+        let err = parse(vec!["--pcre2".into()]).unwrap_err();
+        assert!(
+            matches!(err, ParseError::Unsupported(ref f) if f == "--pcre2"),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn dash_e_takes_values_that_look_like_flags() {
+        let a = p(&["-e", "-foo", "-e--bar"]);
+        assert_eq!(
+            a.patterns,
+            vec![
+                PatternSource::Regexp("-foo".into()),
+                PatternSource::Regexp("--bar".into())
+            ]
+        );
+    }
+}

@@ -1,0 +1,210 @@
+//! Which files a run searches: the walk (ignore files, hidden, globs, types, depth, links,
+//! sort) turned into [`Haystack`]s. Kept apart from searching and printing so that another
+//! source (an index) can supply the same haystacks later.
+
+use std::path::{Path, PathBuf};
+
+use ignore::{WalkBuilder, WalkState};
+
+use super::args::{Sort, SortKind};
+use super::messages;
+
+/// One thing to search: a file (or stdin) and the path to print for it.
+#[derive(Clone, Debug)]
+pub struct Haystack {
+    pub path: PathBuf,
+    pub is_stdin: bool,
+    /// Named on the command line (binary files are then searched, not skipped).
+    pub explicit: bool,
+}
+
+/// The settled walk options.
+pub struct FileSet {
+    pub paths: Vec<PathBuf>,
+    pub implicit_path: bool,
+    pub threads: usize,
+    pub sort: Option<Sort>,
+    pub builder: WalkBuilder,
+}
+
+impl FileSet {
+    fn haystack(&self, result: Result<ignore::DirEntry, ignore::Error>) -> Option<Haystack> {
+        let dent = match result {
+            Ok(dent) => dent,
+            Err(err) => {
+                messages::err(&err.to_string());
+                return None;
+            }
+        };
+        if let Some(err) = dent.error() {
+            messages::ignore(&err.to_string());
+        }
+        let is_stdin = dent.is_stdin();
+        let ft = dent.file_type();
+        let is_dir =
+            ft.is_some_and(|ft| ft.is_dir()) || (dent.path_is_symlink() && dent.path().is_dir());
+        let explicit = is_stdin || (dent.depth() == 0 && !is_dir);
+        if !explicit && !ft.is_some_and(|ft| ft.is_file()) {
+            return None;
+        }
+        let path = if self.implicit_path && dent.path().starts_with("./") {
+            dent.path()
+                .strip_prefix("./")
+                .unwrap_or(dent.path())
+                .to_path_buf()
+        } else {
+            dent.path().to_path_buf()
+        };
+        Some(Haystack {
+            path,
+            is_stdin,
+            explicit,
+        })
+    }
+
+    /// Visits every haystack in order on this thread (sorted when `--sort` asks);
+    /// `visit` returns false to stop.
+    pub fn sequential(&self, mut visit: impl FnMut(Haystack) -> bool) {
+        let walk = self.builder.build().filter_map(|r| self.haystack(r));
+        match self.sort {
+            None
+            | Some(Sort {
+                kind: SortKind::Path,
+                reverse: false,
+            }) => {
+                for h in walk {
+                    if !visit(h) {
+                        return;
+                    }
+                }
+            }
+            Some(Sort {
+                kind: SortKind::Path,
+                reverse: true,
+            }) => {
+                let mut all: Vec<Haystack> = walk.collect();
+                all.sort_by(|a, b| b.path.cmp(&a.path));
+                for h in all {
+                    if !visit(h) {
+                        return;
+                    }
+                }
+            }
+            Some(Sort { kind, reverse }) => {
+                let mut all: Vec<(Haystack, Option<std::time::SystemTime>)> = walk
+                    .map(|h| {
+                        let md = h.path.metadata();
+                        let t = md.and_then(|m| match kind {
+                            SortKind::Modified => m.modified(),
+                            SortKind::Accessed => m.accessed(),
+                            _ => m.created(),
+                        });
+                        (h, t.ok())
+                    })
+                    .collect();
+                all.sort_by(|(_, a), (_, b)| {
+                    // Entries whose time is unknown go last in ascending order.
+                    let o = match (a, b) {
+                        (Some(a), Some(b)) => a.cmp(b),
+                        (Some(_), None) => std::cmp::Ordering::Less,
+                        (None, Some(_)) => std::cmp::Ordering::Greater,
+                        (None, None) => std::cmp::Ordering::Equal,
+                    };
+                    if reverse { o.reverse() } else { o }
+                });
+                for (h, _) in all {
+                    if !visit(h) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Visits haystacks from `threads` walker threads; each thread gets its own visitor.
+    pub fn parallel<'s, F>(&'s self, mut make: F)
+    where
+        F: FnMut() -> Box<dyn FnMut(Haystack) -> bool + Send + 's>,
+    {
+        self.builder.build_parallel().run(|| {
+            let mut visit = make();
+            Box::new(move |result| match self.haystack(result) {
+                Some(h) => {
+                    if visit(h) {
+                        WalkState::Continue
+                    } else {
+                        WalkState::Quit
+                    }
+                }
+                None => WalkState::Continue,
+            })
+        });
+    }
+}
+
+/// The walk options of ripgrep's `walk_builder`, as plain fields.
+pub struct WalkOptions<'a> {
+    pub paths: &'a [PathBuf],
+    pub ignore_files: &'a [PathBuf],
+    pub no_ignore_files: bool,
+    pub max_depth: Option<usize>,
+    pub follow: bool,
+    pub max_filesize: Option<u64>,
+    pub threads: usize,
+    pub one_file_system: bool,
+    pub skip_stdout: bool,
+    pub overrides: ignore::overrides::Override,
+    pub types: ignore::types::Types,
+    pub hidden: bool,
+    pub no_ignore_parent: bool,
+    pub no_ignore_dot: bool,
+    pub no_ignore_vcs: bool,
+    pub no_ignore_global: bool,
+    pub no_ignore_exclude: bool,
+    pub no_require_git: bool,
+    pub ignore_case_insensitive: bool,
+    pub cwd: &'a Path,
+    pub sort: Option<Sort>,
+}
+
+pub fn walk_builder(o: WalkOptions<'_>) -> WalkBuilder {
+    let mut b = WalkBuilder::new(&o.paths[0]);
+    for p in &o.paths[1..] {
+        b.add(p);
+    }
+    if !o.no_ignore_files {
+        for p in o.ignore_files {
+            if let Some(err) = b.add_ignore(p) {
+                messages::ignore(&err.to_string());
+            }
+        }
+    }
+    b.max_depth(o.max_depth)
+        .follow_links(o.follow)
+        .max_filesize(o.max_filesize)
+        .threads(o.threads)
+        .same_file_system(o.one_file_system)
+        .skip_stdout(o.skip_stdout)
+        .overrides(o.overrides)
+        .types(o.types)
+        .hidden(!o.hidden)
+        .parents(!o.no_ignore_parent)
+        .ignore(!o.no_ignore_dot)
+        .git_global(!o.no_ignore_vcs && !o.no_ignore_global)
+        .git_ignore(!o.no_ignore_vcs)
+        .git_exclude(!o.no_ignore_vcs && !o.no_ignore_exclude)
+        .require_git(!o.no_require_git)
+        .ignore_case_insensitive(o.ignore_case_insensitive)
+        .current_dir(o.cwd);
+    if !o.no_ignore_dot {
+        b.add_custom_ignore_filename(".rgignore");
+    }
+    if let Some(Sort {
+        kind: SortKind::Path,
+        reverse: false,
+    }) = o.sort
+    {
+        b.sort_by_file_name(|a, b| a.cmp(b));
+    }
+    b
+}

@@ -1,0 +1,167 @@
+//! Searching one haystack and printing its results with ripgrep's printers (standard,
+//! summary for counts and file lists, JSON), binary detection chosen per haystack as
+//! ripgrep does (explicit files are searched, walked binary files are skipped).
+
+use std::io;
+
+use grep_printer::{JSON, Standard, Stats, Summary};
+use grep_regex::RegexMatcher;
+use grep_searcher::{BinaryDetection, Searcher};
+use termcolor::WriteColor;
+
+use super::haystack::Haystack;
+
+pub enum Printer<W> {
+    Standard(Standard<W>),
+    Summary(Summary<W>),
+    Json(JSON<W>),
+}
+
+impl<W: WriteColor> Printer<W> {
+    pub fn get_mut(&mut self) -> &mut W {
+        match self {
+            Printer::Standard(p) => p.get_mut(),
+            Printer::Summary(p) => p.get_mut(),
+            Printer::Json(p) => p.get_mut(),
+        }
+    }
+}
+
+pub struct SearchResult {
+    pub has_match: bool,
+    pub stats: Option<Stats>,
+}
+
+/// A matcher, a searcher and a printer: what each search thread owns.
+pub struct Worker<W> {
+    pub matcher: RegexMatcher,
+    pub searcher: Searcher,
+    pub printer: Printer<W>,
+    pub binary_explicit: BinaryDetection,
+    pub binary_implicit: BinaryDetection,
+    /// `-z`: compressed files are read through their decompression tool.
+    pub decompress: Option<grep_cli::DecompressionReaderBuilder>,
+    /// `--pre` and `--pre-glob`.
+    pub preprocessor: Option<std::path::PathBuf>,
+    pub preprocessor_globs: ignore::overrides::Override,
+}
+
+impl<W: WriteColor> Worker<W> {
+    pub fn search(&mut self, h: &Haystack) -> io::Result<SearchResult> {
+        let bin = if h.explicit {
+            &self.binary_explicit
+        } else {
+            &self.binary_implicit
+        };
+        self.searcher.set_binary_detection(bin.clone());
+        if h.is_stdin {
+            let stdin = io::stdin();
+            let mut lock = stdin.lock();
+            self.search_reader(h, &mut lock)
+        } else if self.should_preprocess(&h.path) {
+            self.search_preprocessor(h)
+        } else if self
+            .decompress
+            .as_ref()
+            .is_some_and(|d| d.get_matcher().has_command(&h.path))
+        {
+            let mut rdr = self.decompress.as_ref().expect("checked").build(&h.path)?;
+            let result = self.search_reader(h, &mut rdr);
+            let closed = rdr.close();
+            let result = result?;
+            closed?;
+            Ok(result)
+        } else {
+            self.search_path(h)
+        }
+    }
+
+    fn should_preprocess(&self, path: &std::path::Path) -> bool {
+        self.preprocessor.is_some()
+            && (self.preprocessor_globs.is_empty()
+                || !self.preprocessor_globs.matched(path, false).is_ignore())
+    }
+
+    fn search_preprocessor(&mut self, h: &Haystack) -> io::Result<SearchResult> {
+        let bin = self.preprocessor.as_ref().expect("checked");
+        let mut cmd = std::process::Command::new(bin);
+        cmd.arg(&h.path)
+            .stdin(std::process::Stdio::from(std::fs::File::open(&h.path)?));
+        let mut rdr = grep_cli::CommandReaderBuilder::new()
+            .build(&mut cmd)
+            .map_err(|err| {
+                io::Error::other(format!(
+                    "preprocessor command could not start: '{cmd:?}': {err}"
+                ))
+            })?;
+        let result = self.search_reader(h, &mut rdr).map_err(|err| {
+            io::Error::other(format!("preprocessor command failed: '{cmd:?}': {err}"))
+        });
+        let closed = rdr.close();
+        let result = result?;
+        closed?;
+        Ok(result)
+    }
+
+    fn search_path(&mut self, h: &Haystack) -> io::Result<SearchResult> {
+        let (m, s) = (&self.matcher, &mut self.searcher);
+        let path = h.path.as_path();
+        match &mut self.printer {
+            Printer::Standard(p) => {
+                let mut sink = p.sink_with_path(m, path);
+                s.search_path(m, path, &mut sink)?;
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: sink.stats().cloned(),
+                })
+            }
+            Printer::Summary(p) => {
+                let mut sink = p.sink_with_path(m, path);
+                s.search_path(m, path, &mut sink)?;
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: sink.stats().cloned(),
+                })
+            }
+            Printer::Json(p) => {
+                let mut sink = p.sink_with_path(m, path);
+                s.search_path(m, path, &mut sink)?;
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: Some(sink.stats().clone()),
+                })
+            }
+        }
+    }
+
+    fn search_reader<R: io::Read>(&mut self, h: &Haystack, rdr: R) -> io::Result<SearchResult> {
+        let (m, s) = (&self.matcher, &mut self.searcher);
+        let path = h.path.as_path();
+        match &mut self.printer {
+            Printer::Standard(p) => {
+                let mut sink = p.sink_with_path(m, path);
+                s.search_reader(m, rdr, &mut sink)?;
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: sink.stats().cloned(),
+                })
+            }
+            Printer::Summary(p) => {
+                let mut sink = p.sink_with_path(m, path);
+                s.search_reader(m, rdr, &mut sink)?;
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: sink.stats().cloned(),
+                })
+            }
+            Printer::Json(p) => {
+                let mut sink = p.sink_with_path(m, path);
+                s.search_reader(m, rdr, &mut sink)?;
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: Some(sink.stats().clone()),
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# ripgrep 15.2.0's own integration suite run against codesift-rg.
+#
+# Fetches the `ripgrep` crate through cargo (nothing is vendored), builds its suite
+# (`cargo test --no-run --test integration`, which also builds the real rg), runs it once with
+# that rg and once with codesift-rg standing in for it (the suite runs
+# `<test executable's dir>/../rg`) under CODESIFT_RG_FALLBACK=never, and fails when a case
+# that passes with the real rg fails with codesift-rg.
+#
+#   scripts/rg_suite.sh                 # builds codesift-rg (release) from this checkout
+#   CODESIFT_RG_BIN=path scripts/rg_suite.sh   # tests that binary instead
+#   RG_SUITE_DIR=dir (default /tmp/codesift-rg-suite) keeps the build between runs.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=${RG_SUITE_DIR:-/tmp/codesift-rg-suite}
+version=15.2.0
+mkdir -p "$work/fetch/src"
+start=$(date +%s)
+
+# 1. The crate's source, through cargo's registry cache.
+cat > "$work/fetch/Cargo.toml" <<TOML
+[package]
+name = "rg-suite-fetch"
+version = "0.0.0"
+edition = "2021"
+[dependencies]
+ripgrep = "=$version"
+TOML
+echo 'fn main() {}' > "$work/fetch/src/main.rs"
+(cd "$work/fetch" && cargo fetch --quiet)
+src=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ripgrep-$version | head -1)
+[ -d "$src" ] || { echo "rg_suite: ripgrep-$version source not found after cargo fetch" >&2; exit 2; }
+rm -rf "$work/ripgrep" && cp -r "$src" "$work/ripgrep"
+
+# 2. The suite and the real rg.
+(cd "$work/ripgrep" && cargo test --no-run --test integration --target-dir "$work/target" \
+    --message-format=json > "$work/build.json" 2> "$work/build.log") \
+  || { tail -30 "$work/build.log" >&2; exit 2; }
+suite=$(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "integration" and m.get("executable"):
+        print(m["executable"])' "$work/build.json" | tail -1)
+rg_path="$work/target/debug/rg"
+cp "$rg_path" "$work/rg.real"
+
+# 3. codesift-rg.
+if [ -n "${CODESIFT_RG_BIN:-}" ]; then
+  ours=$CODESIFT_RG_BIN
+else
+  (cd "$repo" && cargo build --release --bin codesift-rg --quiet)
+  ours="$repo/target/release/codesift-rg"
+fi
+built=$(date +%s)
+
+run_suite() {  # $1: output file
+  "$suite" --test-threads="${RG_SUITE_THREADS:-2}" > "$1" 2>&1 || true
+}
+restore() { cp "$work/rg.real" "$rg_path"; }
+trap restore EXIT
+
+run_suite "$work/real.txt"
+cp "$ours" "$rg_path"
+CODESIFT_RG_FALLBACK=never run_suite "$work/ours.txt"
+restore
+finished=$(date +%s)
+
+passes() { sed -n 's/^test \(.*\) \.\.\. ok$/\1/p' "$1" | sort; }
+all() { sed -n 's/^test \(.*\) \.\.\. [a-zA-Z]*$/\1/p' "$1" | sort; }
+passes "$work/real.txt" > "$work/real.pass"
+passes "$work/ours.txt" > "$work/ours.pass"
+total=$(all "$work/real.txt" | wc -l)
+comm -23 "$work/real.pass" "$work/ours.pass" > "$work/regressions.txt"
+echo "real rg:     $(wc -l < "$work/real.pass") / $total passed"
+echo "codesift-rg: $(wc -l < "$work/ours.pass") / $total passed"
+echo "build $((built - start))s, runs $((finished - built))s; failing cases: $work/regressions.txt"
+fails=$(wc -l < "$work/regressions.txt")
+echo "$(wc -l < "$work/ours.pass") passed, $fails failed"
+[ "$fails" -eq 0 ]
