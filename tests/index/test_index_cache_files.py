@@ -29,10 +29,11 @@ LOOKUP_LEN = 16
 ROARING_NO_RUNS = 12346
 TIMEOUT = 60
 
+#: `needle` is rare enough in this tree for the index to narrow a search to it.
 FILES = {
     "a.txt": "alpha needle here\nnothing\n",
     "sub/b.py": "def needle_fn():\n    return 'needle'\n",
-    "c.txt": "no match in this one\n",
+    **{f"filler/f{i}.txt": f"no match in this one, file {i}\n" for i in range(30)},
 }
 
 
@@ -226,6 +227,9 @@ def test_damaged_postings_are_rebuilt_when_the_index_is_on(tree):
     damage_postings(index_path(root), unit_ids_out_of_range)
 
     ws = Workspace(root, index=True)
+    # The search that finds the damage answers by scan; the next one rebuilds.
+    assert hits(ws.grep("needle")) == scan_hits(root)
+    assert "discarded" in (ws.index_status()["problem"] or "")
     assert hits(ws.grep("needle")) == scan_hits(root)
     assert ws.index_status()["problem"] is None
     assert Workspace(root, index="auto").grep("needle").indexed
