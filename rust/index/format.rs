@@ -377,7 +377,10 @@ impl IndexFile {
         for i in 0..self.n_files {
             let at = self.off_files + i * FILE_LEN;
             let (off, plen) = (u64_at(&self.map, at), u32_at(&self.map, at + 8) as u64);
-            if off.checked_add(plen).is_none_or(|end| end > paths_len as u64) {
+            if off
+                .checked_add(plen)
+                .is_none_or(|end| end > paths_len as u64)
+            {
                 return Err(corrupt("has a path out of bounds"));
             }
             let path = self.path(i);
@@ -751,5 +754,160 @@ mod tests {
             std::fs::write(&path, bytes).unwrap();
             assert!(IndexFile::open(&path).is_err(), "case {i}");
         }
+    }
+
+    fn written(dir: &Path) -> (std::path::PathBuf, Vec<u8>) {
+        let path = dir.join("index");
+        let (files, units, postings) = sample();
+        let contents = Contents {
+            options_hash: 1,
+            build_start_ns: 1,
+            files: &files,
+            units: &units,
+            postings: &postings,
+        };
+        write(File::create(&path).unwrap(), &contents).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        (path, bytes)
+    }
+
+    fn header_field(bytes: &[u8], i: usize) -> usize {
+        u64_at(bytes, 16 + 8 * i) as usize
+    }
+
+    /// Recomputes every checksum, as a writer with a bug would leave them.
+    fn reseal(bytes: &mut [u8]) {
+        let end = bytes.len() - TRAILER.len();
+        let bounds = [5, 6, 7, 8, 9].map(|i| header_field(bytes, i));
+        for i in 0..5 {
+            let stop = bounds.get(i + 1).copied().unwrap_or(end);
+            let crc = crc32fast::hash(&bytes[bounds[i]..stop]);
+            bytes[SECTION_CRCS + 4 * i..SECTION_CRCS + 4 * i + 4]
+                .copy_from_slice(&crc.to_le_bytes());
+        }
+        bytes[HEADER_CRC..HEADER_CRC + 4].fill(0);
+        let crc = crc32fast::hash(&bytes[..HEADER_LEN]);
+        bytes[HEADER_CRC..HEADER_CRC + 4].copy_from_slice(&crc.to_le_bytes());
+    }
+
+    #[test]
+    fn a_flipped_byte_in_any_section_fails_its_checksum() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, good) = written(dir.path());
+        let end = good.len() - TRAILER.len();
+        let starts = [5, 6, 7, 8, 9].map(|i| header_field(&good, i));
+        let names = [
+            "paths",
+            "file table",
+            "unit table",
+            "lookup table",
+            "posting lists",
+        ];
+        for (i, name) in names.iter().enumerate() {
+            let stop = starts.get(i + 1).copied().unwrap_or(end);
+            let mut bytes = good.clone();
+            bytes[(starts[i] + stop) / 2] ^= 0x10;
+            std::fs::write(&path, &bytes).unwrap();
+            let err = IndexFile::open(&path)
+                .err()
+                .expect("a damaged section is refused");
+            assert!(
+                err.to_string()
+                    .contains(&format!("damaged {name} (checksum)")),
+                "{name}: {err}"
+            );
+        }
+        let mut header = good.clone();
+        header[16] ^= 1;
+        std::fs::write(&path, &header).unwrap();
+        let err = IndexFile::open(&path)
+            .err()
+            .expect("a damaged header is refused");
+        assert!(err.to_string().contains("header"), "{err}");
+    }
+
+    #[test]
+    fn offsets_past_the_end_are_refused_even_with_good_checksums() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, good) = written(dir.path());
+        // A path offset that would wrap around when added to its length.
+        let mut path_off = good.clone();
+        let at = header_field(&good, 6);
+        path_off[at..at + 8].copy_from_slice(&(u64::MAX - 1).to_le_bytes());
+        // A posting list offset that would wrap around, and one past the end.
+        let mut posting_off = good.clone();
+        let lookup = header_field(&good, 8);
+        posting_off[lookup + 8..lookup + 16].copy_from_slice(&(u64::MAX - 2).to_le_bytes());
+        let mut posting_len = good.clone();
+        posting_len[lookup + 4..lookup + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+        for (i, mut bytes) in [path_off, posting_off, posting_len].into_iter().enumerate() {
+            reseal(&mut bytes);
+            std::fs::write(&path, &bytes).unwrap();
+            assert!(IndexFile::open(&path).is_err(), "case {i}");
+        }
+    }
+
+    #[test]
+    fn unit_ids_out_of_range_are_never_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, mut bytes) = written(dir.path());
+        // The first list's only container moves to key 0x7fff: ids above 2^31.
+        let postings = header_field(&bytes, 9);
+        assert_eq!(
+            u32_at(&bytes, postings),
+            12346,
+            "a list without run containers"
+        );
+        bytes[postings + 8..postings + 10].copy_from_slice(&0x7fffu16.to_le_bytes());
+        reseal(&mut bytes);
+        std::fs::write(&path, &bytes).unwrap();
+        let index = IndexFile::open(&path).expect("checksums hold");
+        assert!(index.damage().is_none());
+        let err = index.postings(0x616263).err().expect("ids out of range");
+        assert!(err.to_string().contains("out of range"), "{err}");
+        assert!(
+            index.damage().is_some_and(|d| d.contains("out of range")),
+            "the index is marked damaged: {:?}",
+            index.damage()
+        );
+        assert_eq!(
+            index.postings(0x646566).unwrap().len(),
+            1,
+            "other lists still decode"
+        );
+    }
+
+    #[test]
+    fn the_copy_searches_read_survives_the_file_shrinking() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, _) = written(dir.path());
+        let index = IndexFile::open(&path).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(0)
+            .unwrap();
+        assert_eq!(index.path(1), b"b/c.bin");
+        assert_eq!(index.postings(0x616263).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn fifos_and_symlinks_are_not_opened_as_indexes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, _) = written(dir.path());
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert!(IndexFile::open(&fifo).is_err());
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        assert!(IndexFile::open(&link).is_err());
     }
 }

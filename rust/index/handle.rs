@@ -256,7 +256,9 @@ impl IndexHandle {
         }
         let index = match IndexFile::from_file(&file, stat.st_size as u64) {
             Ok(index) if index.options_hash != location.options_hash => {
-                return Err(self.discard(Some(key), "index file was built with other options".into()));
+                return Err(
+                    self.discard(Some(key), "index file was built with other options".into())
+                );
             }
             Ok(index) => Arc::new(index),
             Err(e) => return Err(self.discard(Some(key), e.to_string())),
@@ -395,5 +397,8 @@ impl IndexHandle {
 }
 
 fn discarded(reason: &str) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, format!("{DISCARDED} ({reason})"))
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{DISCARDED} ({reason})"),
+    )
 }

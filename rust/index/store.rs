@@ -215,12 +215,23 @@ impl Location {
             Err(e) => return Err(e.into()),
         };
         private_dir(&cache, &self.cache)?;
-        let open = || rustix::fs::openat(&cache, self.dir_name.as_str(), flags | OFlags::NOFOLLOW, Mode::empty());
+        let open = || {
+            rustix::fs::openat(
+                &cache,
+                self.dir_name.as_str(),
+                flags | OFlags::NOFOLLOW,
+                Mode::empty(),
+            )
+        };
         let dir = match open() {
             Ok(fd) => fd,
             Err(rustix::io::Errno::NOENT) if !create => return Ok(None),
             Err(rustix::io::Errno::NOENT) => {
-                match rustix::fs::mkdirat(&cache, self.dir_name.as_str(), Mode::from_raw_mode(0o700)) {
+                match rustix::fs::mkdirat(
+                    &cache,
+                    self.dir_name.as_str(),
+                    Mode::from_raw_mode(0o700),
+                ) {
                     Ok(()) | Err(rustix::io::Errno::EXIST) => {}
                     Err(e) => return Err(e.into()),
                 }
@@ -378,7 +389,11 @@ impl Locked<'_> {
 
     /// Removes the index (the lock removed temporary files of killed builds).
     pub fn drop_index(&self) -> io::Result<bool> {
-        match rustix::fs::unlinkat(&self.dir, self.location.file_name.as_str(), AtFlags::empty()) {
+        match rustix::fs::unlinkat(
+            &self.dir,
+            self.location.file_name.as_str(),
+            AtFlags::empty(),
+        ) {
             Ok(()) => Ok(true),
             Err(rustix::io::Errno::NOENT) => Ok(false),
             Err(e) => Err(e.into()),
