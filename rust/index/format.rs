@@ -863,7 +863,7 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let index = IndexFile::open(&path).expect("checksums hold");
         assert!(index.damage().is_none());
-        let err = index.postings(0x616263).err().expect("ids out of range");
+        let err = index.postings(0x616263).expect_err("ids out of range");
         assert!(err.to_string().contains("out of range"), "{err}");
         assert!(
             index.damage().is_some_and(|d| d.contains("out of range")),

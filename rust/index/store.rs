@@ -444,7 +444,7 @@ mod tests {
         std::fs::create_dir_all(&location.dir).unwrap();
         std::os::unix::fs::symlink(&outside, location.dir.join(LOCK_NAME)).unwrap();
         std::os::unix::fs::symlink(&outside, &location.file).unwrap();
-        let err = location.open_index().err().expect("a symlink is refused");
+        let err = location.open_index().expect_err("a symlink is refused");
         assert!(err.to_string().contains("symbolic link"), "{err}");
         let locked = location.lock().unwrap();
         assert!(!outside.exists(), "the lock followed a planted symlink");
@@ -465,7 +465,7 @@ mod tests {
         drop(location.lock().unwrap());
         std::fs::write(&location.file, b"x").unwrap();
         std::fs::set_permissions(&location.file, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let err = location.open_index().err().expect("refused");
+        let err = location.open_index().expect_err("refused");
         assert!(err.to_string().contains("mode 644"), "{err}");
     }
 }
