@@ -817,15 +817,15 @@ def _index(ws: Workspace, args: argparse.Namespace, console: Console | None) -> 
         text = "index removed" if dropped else "there was no index"
     elif args.action == "status":
         data = ws.index_status()
-        if not data["exists"]:
+        if data["problem"]:
+            text = f"index at {data['path']}: {data['problem']}"
+        elif not data["exists"]:
             text = f"no index (it would be at {data['path']}); build it with: codesift index build"
         else:
             text = (
                 f"index at {data['path']}: {data['files']} files, {data['units']} units, "
                 f"{data['trigrams']} trigrams, {data['bytes']} bytes"
             )
-            if data["problem"]:
-                text += f"; unusable ({data['problem']}), rebuild it"
     else:
         if console is not None and console.is_terminal and not args.json:
             from rich.progress import Progress

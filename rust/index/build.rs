@@ -232,11 +232,11 @@ fn index_chunk(walker: &Walker, files: &[Found], acc: &mut Accumulator) -> Chunk
     result
 }
 
-/// Builds the index of everything `walker` sees under the root and writes it to `out`.
-/// `progress(done, total)` is called as files are indexed.
+/// Builds the index of everything `walker` sees under the root and writes it to `out` (a new
+/// temporary file). `progress(done, total)` is called as files are indexed.
 pub fn build(
     walker: &Walker,
-    out: &Path,
+    out: std::fs::File,
     options_hash: u64,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> io::Result<BuildStats> {

@@ -1,22 +1,35 @@
-//! The on-disk index: one file, written once and never modified (readers map it), validated
-//! on open so that a corrupt, truncated or foreign-version file is never trusted.
+//! The on-disk index: one file, written once and never modified, validated on open so that a
+//! corrupt, truncated or foreign-version file is never trusted.
 //!
 //! Layout (little-endian): a fixed header; the path bytes; one fixed-size record per file in
 //! byte order of its path; one record per unit (a line-aligned block of a file: its file, first
 //! line number and byte offset, so that a search of only some units reports exact lines and
 //! offsets); the trigram
 //! lookup table sorted by trigram; the posting lists (roaring bitmaps of unit ids); a trailer.
+//! The header holds a CRC-32 of each section and of itself.
+//!
+//! Opening copies the file into a sealed memfd (no shrinking, growing or writing: see
+//! `private_copy`) and verifies every checksum and every offset on that copy, which is what
+//! searches then read: a file truncated or rewritten by anyone after the open changes nothing
+//! for them and can never raise `SIGBUS`, and what was verified is what is used. Unit ids in
+//! posting lists are checked when a list is decoded; a list found bad marks the index damaged
+//! (`damage`), and its owner discards it.
 
 use roaring::RoaringBitmap;
 use std::fs::File;
-use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 pub const MAGIC: &[u8; 8] = b"CSIFTIDX";
 pub const TRAILER: &[u8; 8] = b"CSIFTEND";
 /// Bumped whenever the layout or the meaning of a field changes: older files are rebuilt.
-pub const VERSION: u32 = 2;
-const HEADER_LEN: usize = 112;
+pub const VERSION: u32 = 3;
+const HEADER_LEN: usize = 128;
+/// Where the five section checksums (paths, files, units, lookup, postings) and the header's
+/// own (computed with itself zeroed) are in the header.
+const SECTION_CRCS: usize = 16 + 8 * 11;
+const HEADER_CRC: usize = SECTION_CRCS + 4 * 5;
 const FILE_LEN: usize = 56;
 const UNIT_LEN: usize = 16;
 const LOOKUP_LEN: usize = 16;
@@ -66,17 +79,47 @@ pub struct Contents<'a> {
     pub postings: &'a [(u32, RoaringBitmap)],
 }
 
-/// Writes `contents` to `path` (a new temporary file; the caller renames it into place).
-pub fn write(path: &Path, contents: &Contents<'_>) -> io::Result<u64> {
-    let file = File::create(path)?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
+/// A writer that sums what goes through it, section by section.
+struct Summed<W: Write> {
+    out: W,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> Write for Summed<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl<W: Write> Summed<W> {
+    /// The checksum of the section written since the last call.
+    fn section(&mut self) -> u32 {
+        std::mem::take(&mut self.crc).finalize()
+    }
+}
+
+/// Writes `contents` to `file` (a new temporary file; the caller renames it into place).
+pub fn write(file: File, contents: &Contents<'_>) -> io::Result<u64> {
+    let mut out = Summed {
+        out: BufWriter::with_capacity(1 << 20, file),
+        crc: crc32fast::Hasher::new(),
+    };
+    let mut crcs = [0u32; 5];
     out.write_all(&[0u8; HEADER_LEN])?;
+    out.section();
     let mut pos = HEADER_LEN as u64;
     let off_paths = pos;
     for record in contents.files {
         out.write_all(&record.path)?;
         pos += record.path.len() as u64;
     }
+    crcs[0] = out.section();
     let off_files = pos;
     let mut path_off = 0u64;
     for record in contents.files {
@@ -92,6 +135,7 @@ pub fn write(path: &Path, contents: &Contents<'_>) -> io::Result<u64> {
         path_off += record.path.len() as u64;
         pos += FILE_LEN as u64;
     }
+    crcs[1] = out.section();
     let off_units = pos;
     for unit in contents.units {
         out.write_all(&unit.file.to_le_bytes())?;
@@ -99,6 +143,7 @@ pub fn write(path: &Path, contents: &Contents<'_>) -> io::Result<u64> {
         out.write_all(&unit.offset.to_le_bytes())?;
         pos += UNIT_LEN as u64;
     }
+    crcs[2] = out.section();
     let off_lookup = pos;
     let mut posting_off = 0u64;
     let mut sizes = Vec::with_capacity(contents.postings.len());
@@ -111,10 +156,12 @@ pub fn write(path: &Path, contents: &Contents<'_>) -> io::Result<u64> {
         sizes.push(len);
         pos += LOOKUP_LEN as u64;
     }
+    crcs[3] = out.section();
     let off_postings = pos;
     for (_, bitmap) in contents.postings {
         bitmap.serialize_into(&mut out)?;
     }
+    crcs[4] = out.section();
     pos += posting_off;
     out.write_all(TRAILER)?;
     pos += TRAILER.len() as u64;
@@ -138,17 +185,25 @@ pub fn write(path: &Path, contents: &Contents<'_>) -> io::Result<u64> {
     ] {
         header.extend_from_slice(&value.to_le_bytes());
     }
+    for crc in crcs {
+        header.extend_from_slice(&crc.to_le_bytes());
+    }
     header.resize(HEADER_LEN, 0);
-    let mut file = out.into_inner().map_err(|e| e.into_error())?;
+    let crc = crc32fast::hash(&header);
+    header[HEADER_CRC..HEADER_CRC + 4].copy_from_slice(&crc.to_le_bytes());
+    let mut file = out.out.into_inner().map_err(|e| e.into_error())?;
     file.seek(SeekFrom::Start(0))?;
     file.write_all(&header)?;
     file.sync_all()?;
     Ok(total)
 }
 
-/// An index file, memory-mapped and validated.
+/// An index file, copied (see `private_copy`) and validated.
 pub struct IndexFile {
     map: memmap2::Mmap,
+    /// Why the index turned out bad after it was opened (a posting list that does not decode
+    /// or names a unit that does not exist): its owner discards it.
+    damage: std::sync::OnceLock<String>,
     pub options_hash: u64,
     pub build_start_ns: i64,
     n_files: usize,
@@ -177,21 +232,79 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
 }
 
+/// A private, immutable copy of the first `len` bytes of `file`, mapped. A sealed memfd
+/// (`F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL`) cannot change under the
+/// mapping, so reading it never faults, whoever truncates or rewrites the original. The copy is
+/// in-kernel (`copy_file_range`, else `sendfile`, through `std::io::copy`). Without memfds (an
+/// old kernel, a seccomp filter) the copy goes to anonymous memory instead: equally private.
+fn private_copy(file: &File, len: u64) -> io::Result<memmap2::Mmap> {
+    use rustix::fs::{MemfdFlags, SealFlags};
+    let short = || corrupt("changed while it was read");
+    match rustix::fs::memfd_create(
+        "codesift-index",
+        MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING,
+    ) {
+        Ok(fd) => {
+            let mut copy = File::from(fd);
+            let copied = io::copy(&mut Read::take(file, len), &mut copy)?;
+            if copied != len || copy.metadata()?.len() != len {
+                return Err(short());
+            }
+            rustix::fs::fcntl_add_seals(
+                &copy,
+                SealFlags::SHRINK | SealFlags::GROW | SealFlags::WRITE | SealFlags::SEAL,
+            )?;
+            // SAFETY: the memfd is ours alone and sealed: its size and bytes can never change.
+            unsafe { memmap2::Mmap::map(&copy) }
+        }
+        Err(_) => {
+            let size = usize::try_from(len).map_err(|_| corrupt("is too large"))?;
+            let mut map = memmap2::MmapMut::map_anon(size)?;
+            std::os::unix::fs::FileExt::read_exact_at(file, &mut map, 0).map_err(|e| {
+                if e.kind() == io::ErrorKind::UnexpectedEof {
+                    short()
+                } else {
+                    e
+                }
+            })?;
+            map.make_read_only()
+        }
+    }
+}
+
 impl IndexFile {
-    /// Maps and validates the index at `path`. The file is never written after it was
-    /// renamed into place, so the mapping stays valid.
+    /// Opens the index at `path` (never through a symlink, never waiting on a FIFO); the
+    /// caller checked who owns it, or it is a test's.
     pub fn open(path: &Path) -> io::Result<IndexFile> {
-        let file = File::open(path)?;
-        // SAFETY: index files are written to a temporary name and renamed into place; no
-        // process writes to a published index file (a rebuild renames a new file over it,
-        // which leaves this mapping on the old inode).
-        let map = unsafe { memmap2::Mmap::map(&file)? };
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(path)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(corrupt("is not a regular file"));
+        }
+        IndexFile::from_file(&file, meta.len())
+    }
+
+    /// Copies `len` bytes of `file` (its size when it was checked) and validates the copy:
+    /// checksums, then every offset and id.
+    pub fn from_file(file: &File, len: u64) -> io::Result<IndexFile> {
+        if len < (HEADER_LEN + TRAILER.len()) as u64 {
+            return Err(corrupt("is not a codesift index"));
+        }
+        let map = private_copy(file, len)?;
         let bytes = &map[..];
         if bytes.len() < HEADER_LEN + TRAILER.len() || &bytes[..8] != MAGIC {
             return Err(corrupt("is not a codesift index"));
         }
         if u32_at(bytes, 8) != VERSION {
             return Err(corrupt("has another format version"));
+        }
+        let mut header = bytes[..HEADER_LEN].to_vec();
+        header[HEADER_CRC..HEADER_CRC + 4].fill(0);
+        if crc32fast::hash(&header) != u32_at(bytes, HEADER_CRC) {
+            return Err(corrupt("has a damaged header (checksum)"));
         }
         let field = |i: usize| u64_at(bytes, 16 + 8 * i);
         let total = field(10);
@@ -211,6 +324,7 @@ impl IndexFile {
             off_lookup: as_usize(field(8))?,
             off_postings: as_usize(field(9))?,
             map,
+            damage: std::sync::OnceLock::new(),
             unindexed: Vec::new(),
             total_bytes: 0,
         };
@@ -245,13 +359,28 @@ impl IndexFile {
         {
             return Err(corrupt("has inconsistent sections"));
         }
+        let sections = [
+            ("paths", self.off_paths, self.off_files),
+            ("file table", self.off_files, self.off_units),
+            ("unit table", self.off_units, self.off_lookup),
+            ("lookup table", self.off_lookup, self.off_postings),
+            ("posting lists", self.off_postings, len),
+        ];
+        for (i, (name, start, end)) in sections.into_iter().enumerate() {
+            if crc32fast::hash(&self.map[start..end]) != u32_at(&self.map, SECTION_CRCS + 4 * i) {
+                return Err(corrupt(&format!("has damaged {name} (checksum)")));
+            }
+        }
         let paths_len = self.off_files - self.off_paths;
         let mut previous: Option<&[u8]> = None;
         let mut next_unit = 0u64;
         for i in 0..self.n_files {
             let at = self.off_files + i * FILE_LEN;
             let (off, plen) = (u64_at(&self.map, at), u32_at(&self.map, at + 8) as u64);
-            if off + plen > paths_len as u64 {
+            if off
+                .checked_add(plen)
+                .is_none_or(|end| end > paths_len as u64)
+            {
                 return Err(corrupt("has a path out of bounds"));
             }
             let path = self.path(i);
@@ -261,7 +390,7 @@ impl IndexFile {
             previous = Some(path);
             let record = self.file(i);
             if record.first_unit as u64 != next_unit
-                || next_unit + record.units as u64 > self.n_units as u64
+                || next_unit + u64::from(record.units) > self.n_units as u64
             {
                 return Err(corrupt("has units out of order"));
             }
@@ -290,7 +419,11 @@ impl IndexFile {
             let trigram = u32_at(&self.map, at);
             let size = u32_at(&self.map, at + 4) as u64;
             let off = u64_at(&self.map, at + 8);
-            if previous_trigram.is_some_and(|p| p >= trigram) || off + size > postings_len as u64 {
+            if previous_trigram.is_some_and(|p| p >= trigram)
+                || off
+                    .checked_add(size)
+                    .is_none_or(|end| end > postings_len as u64)
+            {
                 return Err(corrupt("has a bad lookup table"));
             }
             previous_trigram = Some(trigram);
@@ -400,8 +533,6 @@ impl IndexFile {
         None
     }
 
-    /// The units holding `trigram` (empty when none does). A list that does not deserialize is
-    /// reported as an error, never guessed at.
     /// Where the posting list of `trigram` lies in the map, if the index has one.
     fn posting_bytes(&self, trigram: u32) -> Option<&[u8]> {
         let (mut lo, mut hi) = (0, self.n_trigrams);
@@ -422,12 +553,26 @@ impl IndexFile {
         None
     }
 
+    /// The units holding `trigram`. A list that does not decode, or that names a unit the
+    /// index does not have, is an error (and marks the index damaged), never guessed at.
     pub fn postings(&self, trigram: u32) -> io::Result<RoaringBitmap> {
-        match self.posting_bytes(trigram) {
-            Some(bytes) => RoaringBitmap::deserialize_from(bytes)
-                .map_err(|_| corrupt("has a damaged posting list")),
-            None => Ok(RoaringBitmap::new()),
-        }
+        let Some(bytes) = self.posting_bytes(trigram) else {
+            return Ok(RoaringBitmap::new());
+        };
+        let what = match RoaringBitmap::deserialize_from(bytes) {
+            Ok(list) if list.max().is_none_or(|unit| (unit as usize) < self.n_units) => {
+                return Ok(list);
+            }
+            Ok(_) => "has a unit id out of range in a posting list",
+            Err(_) => "has a damaged posting list",
+        };
+        let _ = self.damage.set(format!("index file {what}"));
+        Err(corrupt(what))
+    }
+
+    /// Why the index was found bad after it was opened, if it was.
+    pub fn damage(&self) -> Option<&str> {
+        self.damage.get().map(String::as_str)
     }
 
     /// How many units hold `trigram`, read from the list's container headers without
@@ -515,7 +660,7 @@ mod tests {
         let path = dir.path().join("index");
         let (files, units, postings) = sample();
         write(
-            &path,
+            File::create(&path).unwrap(),
             &Contents {
                 options_hash: 42,
                 build_start_ns: 99,
@@ -565,7 +710,7 @@ mod tests {
             units: &units,
             postings: &postings,
         };
-        write(&path, &contents).unwrap();
+        write(File::create(&path).unwrap(), &contents).unwrap();
         let index = IndexFile::open(&path).unwrap();
         assert_eq!(index.posting_count(0x010203), big.len());
         assert_eq!(index.posting_count(0x040506), sparse.len());
@@ -583,7 +728,7 @@ mod tests {
             units: &units,
             postings: &postings,
         };
-        write(&path, &contents).unwrap();
+        write(File::create(&path).unwrap(), &contents).unwrap();
         let good = std::fs::read(&path).unwrap();
         let mut cases: Vec<Vec<u8>> = vec![
             good[..good.len() - 3].to_vec(),
@@ -609,5 +754,160 @@ mod tests {
             std::fs::write(&path, bytes).unwrap();
             assert!(IndexFile::open(&path).is_err(), "case {i}");
         }
+    }
+
+    fn written(dir: &Path) -> (std::path::PathBuf, Vec<u8>) {
+        let path = dir.join("index");
+        let (files, units, postings) = sample();
+        let contents = Contents {
+            options_hash: 1,
+            build_start_ns: 1,
+            files: &files,
+            units: &units,
+            postings: &postings,
+        };
+        write(File::create(&path).unwrap(), &contents).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        (path, bytes)
+    }
+
+    fn header_field(bytes: &[u8], i: usize) -> usize {
+        u64_at(bytes, 16 + 8 * i) as usize
+    }
+
+    /// Recomputes every checksum, as a writer with a bug would leave them.
+    fn reseal(bytes: &mut [u8]) {
+        let end = bytes.len() - TRAILER.len();
+        let bounds = [5, 6, 7, 8, 9].map(|i| header_field(bytes, i));
+        for i in 0..5 {
+            let stop = bounds.get(i + 1).copied().unwrap_or(end);
+            let crc = crc32fast::hash(&bytes[bounds[i]..stop]);
+            bytes[SECTION_CRCS + 4 * i..SECTION_CRCS + 4 * i + 4]
+                .copy_from_slice(&crc.to_le_bytes());
+        }
+        bytes[HEADER_CRC..HEADER_CRC + 4].fill(0);
+        let crc = crc32fast::hash(&bytes[..HEADER_LEN]);
+        bytes[HEADER_CRC..HEADER_CRC + 4].copy_from_slice(&crc.to_le_bytes());
+    }
+
+    #[test]
+    fn a_flipped_byte_in_any_section_fails_its_checksum() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, good) = written(dir.path());
+        let end = good.len() - TRAILER.len();
+        let starts = [5, 6, 7, 8, 9].map(|i| header_field(&good, i));
+        let names = [
+            "paths",
+            "file table",
+            "unit table",
+            "lookup table",
+            "posting lists",
+        ];
+        for (i, name) in names.iter().enumerate() {
+            let stop = starts.get(i + 1).copied().unwrap_or(end);
+            let mut bytes = good.clone();
+            bytes[(starts[i] + stop) / 2] ^= 0x10;
+            std::fs::write(&path, &bytes).unwrap();
+            let err = IndexFile::open(&path)
+                .err()
+                .expect("a damaged section is refused");
+            assert!(
+                err.to_string()
+                    .contains(&format!("damaged {name} (checksum)")),
+                "{name}: {err}"
+            );
+        }
+        let mut header = good.clone();
+        header[16] ^= 1;
+        std::fs::write(&path, &header).unwrap();
+        let err = IndexFile::open(&path)
+            .err()
+            .expect("a damaged header is refused");
+        assert!(err.to_string().contains("header"), "{err}");
+    }
+
+    #[test]
+    fn offsets_past_the_end_are_refused_even_with_good_checksums() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, good) = written(dir.path());
+        // A path offset that would wrap around when added to its length.
+        let mut path_off = good.clone();
+        let at = header_field(&good, 6);
+        path_off[at..at + 8].copy_from_slice(&(u64::MAX - 1).to_le_bytes());
+        // A posting list offset that would wrap around, and one past the end.
+        let mut posting_off = good.clone();
+        let lookup = header_field(&good, 8);
+        posting_off[lookup + 8..lookup + 16].copy_from_slice(&(u64::MAX - 2).to_le_bytes());
+        let mut posting_len = good.clone();
+        posting_len[lookup + 4..lookup + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+        for (i, mut bytes) in [path_off, posting_off, posting_len].into_iter().enumerate() {
+            reseal(&mut bytes);
+            std::fs::write(&path, &bytes).unwrap();
+            assert!(IndexFile::open(&path).is_err(), "case {i}");
+        }
+    }
+
+    #[test]
+    fn unit_ids_out_of_range_are_never_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, mut bytes) = written(dir.path());
+        // The first list's only container moves to key 0x7fff: ids above 2^31.
+        let postings = header_field(&bytes, 9);
+        assert_eq!(
+            u32_at(&bytes, postings),
+            12346,
+            "a list without run containers"
+        );
+        bytes[postings + 8..postings + 10].copy_from_slice(&0x7fffu16.to_le_bytes());
+        reseal(&mut bytes);
+        std::fs::write(&path, &bytes).unwrap();
+        let index = IndexFile::open(&path).expect("checksums hold");
+        assert!(index.damage().is_none());
+        let err = index.postings(0x616263).expect_err("ids out of range");
+        assert!(err.to_string().contains("out of range"), "{err}");
+        assert!(
+            index.damage().is_some_and(|d| d.contains("out of range")),
+            "the index is marked damaged: {:?}",
+            index.damage()
+        );
+        assert_eq!(
+            index.postings(0x646566).unwrap().len(),
+            1,
+            "other lists still decode"
+        );
+    }
+
+    #[test]
+    fn the_copy_searches_read_survives_the_file_shrinking() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, _) = written(dir.path());
+        let index = IndexFile::open(&path).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(0)
+            .unwrap();
+        assert_eq!(index.path(1), b"b/c.bin");
+        assert_eq!(index.postings(0x616263).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn fifos_and_symlinks_are_not_opened_as_indexes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, _) = written(dir.path());
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert!(IndexFile::open(&fifo).is_err());
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        assert!(IndexFile::open(&link).is_err());
     }
 }

@@ -1,14 +1,19 @@
 //! A workspace's index: whether searches use it (`Mode`), opening it lazily (and again when a
 //! newer build was published), building (also in the background, once a watch has seen many
 //! files change), status and removal.
+//!
+//! Any doubt about the published file (not a private regular file of ours, a checksum or bound
+//! that fails, a posting list found bad during a search) discards it: searches scan, `status`
+//! says why, and it is rebuilt (at once with `Mode::On`, in the background by a long-lived
+//! `Mode::Auto` workspace; a rebuild renames a new file over it). The verdict is kept per
+//! version of the file, so a bad file is not copied and checked again by every search.
 
 use super::build::{BuildStats, build};
 use super::format::IndexFile;
 use super::fresh::Watch;
-use super::store::Location;
+use super::store::{FileKey, Location, file_key};
 use crate::fs::walk::{WalkOptions, Walker};
 use std::io;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -60,7 +65,18 @@ pub struct Status {
     pub problem: Option<String>,
 }
 
-type Loaded = (Arc<IndexFile>, (u64, u64));
+type Loaded = (Arc<IndexFile>, FileKey);
+
+/// The published file found unusable, and why.
+struct Discarded {
+    /// Which version of the file (`None`: nothing to open, e.g. a symlink).
+    key: Option<FileKey>,
+    reason: String,
+    /// A rebuild was started for it (once per version).
+    rebuild_started: bool,
+}
+
+const DISCARDED: &str = "the index was discarded";
 
 pub struct IndexHandle {
     mode: Mode,
@@ -78,6 +94,8 @@ pub struct IndexHandle {
     rebuilds: std::sync::atomic::AtomicU64,
     /// When the last background rebuild finished, and how long it took.
     last_rebuild: Mutex<Option<(std::time::Instant, std::time::Duration)>>,
+    /// The published file last found unusable.
+    discarded: Mutex<Option<Discarded>>,
 }
 
 impl IndexHandle {
@@ -99,6 +117,7 @@ impl IndexHandle {
             rebuilding: AtomicBool::new(false),
             rebuilds: std::sync::atomic::AtomicU64::new(0),
             last_rebuild: Mutex::new(None),
+            discarded: Mutex::new(None),
         }
     }
 
@@ -138,6 +157,12 @@ impl IndexHandle {
         if dirty < REBUILD_DIRTY_PATHS.max(files / REBUILD_DIRTY_SHARE) {
             return;
         }
+        self.spawn_rebuild(walker);
+    }
+
+    /// Builds and publishes a new index in the background (one at a time, after a cooldown),
+    /// then catches a new watch up against it.
+    fn spawn_rebuild(self: &Arc<Self>, walker: impl FnOnce() -> Walker + Send + 'static) {
         if let Some((done, took)) = *self.last_rebuild.lock().unwrap() {
             let cooldown = (took * REBUILD_COOLDOWN_FACTOR).max(std::time::Duration::from_secs(5));
             if done.elapsed() < cooldown {
@@ -174,15 +199,15 @@ impl IndexHandle {
     /// Builds and publishes a new index, keeping the watch (see `maybe_rebuild`).
     fn publish_new_build(&self, walker: &Walker) -> io::Result<BuildStats> {
         let location = self.location()?;
-        let _lock = location.lock()?;
-        let temp = location.temp_file();
-        match build(walker, &temp, location.options_hash, &|_, _| {}) {
+        let locked = location.lock()?;
+        let (file, temp) = locked.temp_file()?;
+        match build(walker, file, location.options_hash, &|_, _| {}) {
             Ok(stats) => {
-                location.publish(&temp)?;
+                locked.publish(&temp)?;
                 Ok(stats)
             }
             Err(e) => {
-                let _ = std::fs::remove_file(&temp);
+                locked.remove(&temp);
                 Err(e)
             }
         }
@@ -198,30 +223,67 @@ impl IndexHandle {
         })
     }
 
-    /// The published index, (re)opened when the file changed since it was last opened.
+    /// The published index, (re)opened when the file changed since it was last opened. An
+    /// error that starts with `DISCARDED` means the file is there but not trusted.
     fn open_current(&self) -> io::Result<Option<Arc<IndexFile>>> {
         let location = self.location()?;
-        let meta = match std::fs::metadata(&location.file) {
-            Ok(meta) => meta,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        let (file, stat) = match location.open_index() {
+            Ok(Some(opened)) => opened,
+            Ok(None) => return Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                return Err(self.discard(None, e.to_string()));
+            }
             Err(e) => return Err(e),
         };
-        let id = (meta.dev(), meta.ino());
+        let key = file_key(&stat);
         let mut current = self.current.lock().unwrap();
-        if let Some((index, loaded_id)) = current.as_ref() {
-            if *loaded_id == id {
-                return Ok(Some(index.clone()));
+        if let Some((index, loaded)) = current.as_ref() {
+            if *loaded == key {
+                match index.damage() {
+                    None => return Ok(Some(index.clone())),
+                    Some(why) => {
+                        let why = why.to_string();
+                        current.take();
+                        return Err(self.discard(Some(key), why));
+                    }
+                }
             }
         }
-        let index = Arc::new(IndexFile::open(&location.file)?);
-        if index.options_hash != location.options_hash {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "index file was built with other options",
-            ));
+        if let Some(known) = self.discarded.lock().unwrap().as_ref() {
+            if known.key == Some(key) {
+                return Err(discarded(&known.reason));
+            }
         }
-        *current = Some((index.clone(), id));
+        let index = match IndexFile::from_file(&file, stat.st_size as u64) {
+            Ok(index) if index.options_hash != location.options_hash => {
+                return Err(
+                    self.discard(Some(key), "index file was built with other options".into())
+                );
+            }
+            Ok(index) => Arc::new(index),
+            Err(e) => return Err(self.discard(Some(key), e.to_string())),
+        };
+        *current = Some((index.clone(), key));
+        self.discarded.lock().unwrap().take();
         Ok(Some(index))
+    }
+
+    /// Records that the published file (version `key`) is not to be trusted; the error to
+    /// report. The watch's changes were relative to an index that is gone.
+    fn discard(&self, key: Option<FileKey>, reason: String) -> io::Error {
+        let mut known = self.discarded.lock().unwrap();
+        let new = known
+            .as_ref()
+            .is_none_or(|d| d.key != key || (key.is_none() && d.reason != reason));
+        if new {
+            *known = Some(Discarded {
+                key,
+                reason: reason.clone(),
+                rebuild_started: false,
+            });
+            self.watch.lock().unwrap().take();
+        }
+        discarded(&reason)
     }
 
     /// The index already opened, if any (nothing is opened or built).
@@ -238,7 +300,9 @@ impl IndexHandle {
 
     /// The index a search should use: none when off, or when auto and there is none (or it is
     /// unusable: it is then rebuilt only in `On` mode, never trusted).
-    pub fn for_search(&self, walker: impl FnOnce() -> Walker) -> Option<Arc<IndexFile>> {
+    /// A discarded index is rebuilt at once in `On` mode; in `Auto` mode a long-lived
+    /// (watching) workspace rebuilds it in the background while searches scan.
+    pub fn for_search(self: &Arc<Self>, walker: impl FnOnce() -> Walker) -> Option<Arc<IndexFile>> {
         if self.mode == Mode::Off {
             return None;
         }
@@ -247,6 +311,19 @@ impl IndexHandle {
             _ if self.mode == Mode::On => {
                 self.build(&walker(), &|_, _| {}).ok()?;
                 self.open_current().ok().flatten()
+            }
+            Err(_) if self.watching => {
+                let start = self
+                    .discarded
+                    .lock()
+                    .unwrap()
+                    .as_mut()
+                    .is_some_and(|d| !std::mem::replace(&mut d.rebuild_started, true));
+                if start {
+                    let walker = walker();
+                    self.spawn_rebuild(move || walker);
+                }
+                None
             }
             _ => None,
         }
@@ -259,19 +336,19 @@ impl IndexHandle {
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> io::Result<BuildStats> {
         let location = self.location()?;
-        let _lock = location.lock()?;
-        let temp = location.temp_file();
-        let built = build(walker, &temp, location.options_hash, progress);
+        let locked = location.lock()?;
+        let (file, temp) = locked.temp_file()?;
+        let built = build(walker, file, location.options_hash, progress);
         match built {
             Ok(stats) => {
-                location.publish(&temp)?;
+                locked.publish(&temp)?;
                 self.current.lock().unwrap().take();
                 // The watch's changes were relative to the old index.
                 self.watch.lock().unwrap().take();
                 Ok(stats)
             }
             Err(e) => {
-                let _ = std::fs::remove_file(&temp);
+                locked.remove(&temp);
                 Err(e)
             }
         }
@@ -283,7 +360,7 @@ impl IndexHandle {
         };
         let mut status = Status {
             path: Some(location.file.clone()),
-            exists: location.file.exists(),
+            exists: location.index_exists(),
             ..Status::default()
         };
         match self.open_current() {
@@ -295,6 +372,16 @@ impl IndexHandle {
                 status.build_start_ns = index.build_start_ns;
             }
             Ok(None) => {}
+            Err(e) if e.to_string().starts_with(DISCARDED) => {
+                let next = if self.rebuilds().1 {
+                    "a rebuild is under way"
+                } else if self.mode == Mode::On {
+                    "the next search rebuilds it"
+                } else {
+                    "rebuild it with `codesift index build`"
+                };
+                status.problem = Some(format!("{e}; searches scan meanwhile ({next})"));
+            }
             Err(e) => status.problem = Some(e.to_string()),
         }
         status
@@ -302,8 +389,16 @@ impl IndexHandle {
 
     pub fn drop_index(&self) -> io::Result<bool> {
         let location = self.location()?;
-        let _lock = location.lock()?;
+        let locked = location.lock()?;
         self.current.lock().unwrap().take();
-        location.drop_index()
+        self.discarded.lock().unwrap().take();
+        locked.drop_index()
     }
+}
+
+fn discarded(reason: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{DISCARDED} ({reason})"),
+    )
 }

@@ -3,14 +3,24 @@
 //! the tree; one directory per root (a hash of its real path), one file per set of walk options
 //! (they change which files exist for a search). A build holds an exclusive `flock` on the
 //! directory's lock file, writes a temporary file and renames it over the index: readers that
-//! mapped the old file keep it, new readers get the new one, and a build killed halfway leaves
+//! copied the old file keep it, new readers get the new one, and a build killed halfway leaves
 //! the old index usable.
+//!
+//! The cache is another process's input, so nothing in it is trusted by its name: directories
+//! are opened once and everything else relative to them (`openat`), never through a symlink
+//! (`O_NOFOLLOW`) nor blocking on a FIFO (`O_NONBLOCK`), and each directory and file must be
+//! ours (`fstat` on the descriptor) and private (`0700`, `0600`). A cache directory of someone
+//! else is refused; one of ours that others can enter is made private first. Names that are
+//! predictable (`build.lock`, `index-*.bin`) live only in a directory nobody else can write;
+//! temporary files get random names and are created with `O_EXCL`.
 
 use crate::fs::walk::WalkOptions;
-use rustix::fs::FlockOperation;
-use std::fs::{File, OpenOptions};
+use rustix::fd::OwnedFd;
+use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags, Stat};
+use std::fs::File;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 /// FNV-1a, 64 bits: a hash that stays the same across builds and Rust versions (std's is not
@@ -70,99 +80,352 @@ pub fn cache_root() -> Option<PathBuf> {
         .map(|home| PathBuf::from(home).join(".cache").join("codesift"))
 }
 
+const LOCK_NAME: &str = "build.lock";
+const TEMP_PREFIX: &str = ".index-";
+const TEMP_SUFFIX: &str = ".tmp";
+
 /// Where the index of `root` (its real path) built with `options` is.
 #[derive(Clone, Debug)]
 pub struct Location {
+    /// The cache directory (every root's directory is in it).
+    pub cache: PathBuf,
     pub dir: PathBuf,
     pub file: PathBuf,
     pub options_hash: u64,
+    dir_name: String,
+    file_name: String,
+}
+
+/// What identifies one version of a published file: a file replaced, truncated or rewritten
+/// in place has another.
+pub type FileKey = (u64, u64, u64, i64, i64, i64, i64);
+
+pub fn file_key(stat: &Stat) -> FileKey {
+    (
+        stat.st_dev,
+        stat.st_ino,
+        stat.st_size as u64,
+        stat.st_mtime,
+        stat.st_mtime_nsec as i64,
+        stat.st_ctime,
+        stat.st_ctime_nsec as i64,
+    )
+}
+
+fn doubt(what: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what)
+}
+
+fn my_uid() -> u32 {
+    rustix::process::geteuid().as_raw()
+}
+
+/// Checks that `fd` (the directory at `path`) is a directory of ours, and makes it private.
+fn private_dir(fd: &OwnedFd, path: &Path) -> io::Result<()> {
+    let stat = rustix::fs::fstat(fd)?;
+    if FileType::from_raw_mode(stat.st_mode) != FileType::Directory {
+        return Err(doubt(format!("{} is not a directory", path.display())));
+    }
+    if stat.st_uid != my_uid() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "cache directory {} is not owned by you (owner uid {}): the index is not used \
+                 and searches scan; set CODESIFT_CACHE_DIR to a directory of your own",
+                path.display(),
+                stat.st_uid
+            ),
+        ));
+    }
+    // Ours but open to others (made by hand, or by an older version): every entry is checked
+    // on its own, so making the directory private is enough from here on.
+    if stat.st_mode & 0o077 != 0 {
+        rustix::fs::fchmod(fd, Mode::from_raw_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// Checks that `fd` (the cache file `name`) is a regular file of ours that only we can read.
+fn private_file(fd: &OwnedFd, name: &str) -> io::Result<Stat> {
+    let stat = rustix::fs::fstat(fd)?;
+    let kind = FileType::from_raw_mode(stat.st_mode);
+    if kind != FileType::RegularFile {
+        return Err(doubt(format!("{name} is not a regular file ({kind:?})")));
+    }
+    if stat.st_uid != my_uid() {
+        return Err(doubt(format!(
+            "{name} is owned by uid {}, not by you",
+            stat.st_uid
+        )));
+    }
+    if stat.st_mode & 0o077 != 0 {
+        return Err(doubt(format!(
+            "{name} can be read or written by others (mode {:o})",
+            stat.st_mode & 0o777
+        )));
+    }
+    Ok(stat)
+}
+
+/// Opens a cache file for reading without following a symlink or blocking on a FIFO.
+fn open_nofollow(dir: &OwnedFd, name: &str) -> io::Result<OwnedFd> {
+    rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
+        Mode::empty(),
+    )
+    .map_err(|e| match e {
+        rustix::io::Errno::LOOP => doubt(format!("{name} is a symbolic link")),
+        e => e.into(),
+    })
 }
 
 impl Location {
     pub fn new(root_real: &Path, options: &WalkOptions) -> Option<Location> {
-        let dir = cache_root()?.join(format!(
-            "{:016x}",
-            stable_hash(&[root_real.as_os_str().as_bytes()])
-        ));
+        let cache = cache_root()?;
+        let dir_name = format!("{:016x}", stable_hash(&[root_real.as_os_str().as_bytes()]));
         let options_hash = options_hash(options);
-        let file = dir.join(format!("index-{options_hash:016x}.bin"));
+        let file_name = format!("index-{options_hash:016x}.bin");
+        let dir = cache.join(&dir_name);
         Some(Location {
+            file: dir.join(&file_name),
             dir,
-            file,
+            cache,
             options_hash,
+            dir_name,
+            file_name,
         })
     }
 
-    /// Takes the build lock (blocking): one build per root at a time.
-    pub fn lock(&self) -> io::Result<File> {
-        std::fs::create_dir_all(&self.dir)?;
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(self.dir.join("build.lock"))?;
-        rustix::fs::flock(&lock, FlockOperation::LockExclusive)?;
-        self.remove_stale_temps();
-        Ok(lock)
+    /// The root's cache directory, checked (`None` when it does not exist and `create` is
+    /// false). Directories created along the way are `0700`.
+    fn open_dir(&self, create: bool) -> io::Result<Option<OwnedFd>> {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        if create {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&self.cache)?;
+        }
+        // The cache path itself is the user's to choose (it may go through symlinks).
+        let cache = match rustix::fs::open(&self.cache, flags, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(rustix::io::Errno::NOENT) if !create => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        private_dir(&cache, &self.cache)?;
+        let open = || {
+            rustix::fs::openat(
+                &cache,
+                self.dir_name.as_str(),
+                flags | OFlags::NOFOLLOW,
+                Mode::empty(),
+            )
+        };
+        let dir = match open() {
+            Ok(fd) => fd,
+            Err(rustix::io::Errno::NOENT) if !create => return Ok(None),
+            Err(rustix::io::Errno::NOENT) => {
+                match rustix::fs::mkdirat(
+                    &cache,
+                    self.dir_name.as_str(),
+                    Mode::from_raw_mode(0o700),
+                ) {
+                    Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                    Err(e) => return Err(e.into()),
+                }
+                open()?
+            }
+            Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) => {
+                return Err(doubt(format!(
+                    "{} is not a directory (a symlink or a file): remove it",
+                    self.dir.display()
+                )));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        private_dir(&dir, &self.dir)?;
+        Ok(Some(dir))
     }
 
+    /// Opens the published index for reading: a regular file of ours, private (`None` when
+    /// there is none). Anything else at its name is an error: a doubt, never followed.
+    pub fn open_index(&self) -> io::Result<Option<(File, Stat)>> {
+        let Some(dir) = self.open_dir(false)? else {
+            return Ok(None);
+        };
+        let fd = match open_nofollow(&dir, &self.file_name) {
+            Ok(fd) => fd,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let stat = private_file(&fd, &self.file_name)?;
+        Ok(Some((File::from(fd), stat)))
+    }
+
+    /// Whether anything (even a symlink or a FIFO) is at the index's name.
+    pub fn index_exists(&self) -> bool {
+        std::fs::symlink_metadata(&self.file).is_ok()
+    }
+
+    /// Takes the build lock (blocking): one build per root at a time.
+    pub fn lock(&self) -> io::Result<Locked<'_>> {
+        let dir = self.open_dir(true)?.expect("created");
+        let lock = open_lock(&dir)?;
+        rustix::fs::flock(&lock, FlockOperation::LockExclusive)?;
+        let locked = Locked {
+            location: self,
+            dir,
+            _lock: lock,
+        };
+        locked.remove_stale_temps();
+        Ok(locked)
+    }
+}
+
+/// Opens (creating it `0600`) the lock file. Anything else planted at its name (a symlink, a
+/// FIFO, a file of another user or open to others) is removed, never followed or waited on:
+/// a real lock is always a private regular file of ours, so no build holding one is affected.
+fn open_lock(dir: &OwnedFd) -> io::Result<OwnedFd> {
+    let flags = OFlags::RDWR
+        | OFlags::CREATE
+        | OFlags::NOFOLLOW
+        | OFlags::NONBLOCK
+        | OFlags::CLOEXEC
+        | OFlags::NOCTTY;
+    let mut last = None;
+    for _ in 0..3 {
+        match rustix::fs::openat(dir, LOCK_NAME, flags, Mode::from_raw_mode(0o600)) {
+            Ok(fd) => match private_file(&fd, LOCK_NAME) {
+                Ok(_) => return Ok(fd),
+                Err(e) => last = Some(e),
+            },
+            Err(e) => last = Some(e.into()),
+        }
+        match rustix::fs::unlinkat(dir, LOCK_NAME, AtFlags::empty()) {
+            Ok(()) | Err(rustix::io::Errno::NOENT) => {}
+            Err(e) => {
+                return Err(io::Error::other(format!(
+                    "cannot replace what is at {LOCK_NAME} ({}): {e}",
+                    last.map_or_else(String::new, |l| l.to_string())
+                )));
+            }
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("cannot create the build lock")))
+}
+
+/// The build lock, held: what may be written in the cache directory while no other build runs.
+pub struct Locked<'a> {
+    location: &'a Location,
+    dir: OwnedFd,
+    _lock: OwnedFd,
+}
+
+/// The random name of a temporary file a build writes.
+pub struct Temp {
+    name: String,
+}
+
+impl Locked<'_> {
     /// Removes the temporary files of builds that were killed (or whose process exited during
     /// a background rebuild): builds write them only while holding the lock, so with the lock
     /// held every one of them is stale. An index is hundreds of MiB; they must not pile up.
+    /// Only names are removed (`unlinkat` never follows a symlink).
     fn remove_stale_temps(&self) {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+        let Ok(entries) = rustix::fs::Dir::read_from(&self.dir) else {
             return;
         };
         for entry in entries.flatten() {
-            let name = entry.file_name();
-            let name = name.as_bytes();
-            if name.starts_with(b".index-") && name.ends_with(b".tmp") {
-                let _ = std::fs::remove_file(entry.path());
+            let name = entry.file_name().to_bytes();
+            if name.starts_with(TEMP_PREFIX.as_bytes()) && name.ends_with(TEMP_SUFFIX.as_bytes()) {
+                let _ = rustix::fs::unlinkat(&self.dir, entry.file_name(), AtFlags::empty());
             }
         }
     }
 
-    /// A fresh temporary path next to the index, for a build to write.
-    pub fn temp_file(&self) -> PathBuf {
-        let mut random = [0u8; 8];
-        let _ = rustix::rand::getrandom(&mut random, rustix::rand::GetRandomFlags::empty());
-        self.dir
-            .join(format!(".index-{:016x}.tmp", u64::from_le_bytes(random)))
+    /// A new temporary file next to the index, for a build to write: a random name, created
+    /// exclusively (`O_EXCL`: never an existing file nor a symlink), `0600`.
+    pub fn temp_file(&self) -> io::Result<(File, Temp)> {
+        let mut random = [0u8; 16];
+        let mut filled = 0;
+        while filled < random.len() {
+            filled += rustix::rand::getrandom(
+                &mut random[filled..],
+                rustix::rand::GetRandomFlags::empty(),
+            )?;
+        }
+        let name = format!(
+            "{TEMP_PREFIX}{:032x}{TEMP_SUFFIX}",
+            u128::from_le_bytes(random)
+        );
+        let fd = rustix::fs::openat(
+            &self.dir,
+            name.as_str(),
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        )?;
+        Ok((File::from(fd), Temp { name }))
     }
 
-    /// Publishes a finished temporary file as the index.
-    pub fn publish(&self, temp: &Path) -> io::Result<()> {
-        std::fs::rename(temp, &self.file)?;
-        if let Ok(dir) = File::open(&self.dir) {
-            let _ = dir.sync_all();
-        }
+    /// Removes a temporary file (a build that failed).
+    pub fn remove(&self, temp: &Temp) {
+        let _ = rustix::fs::unlinkat(&self.dir, temp.name.as_str(), AtFlags::empty());
+    }
+
+    /// Publishes a finished temporary file as the index (replacing whatever was at its name:
+    /// `rename` never follows a symlink there).
+    pub fn publish(&self, temp: &Temp) -> io::Result<()> {
+        rustix::fs::renameat(
+            &self.dir,
+            temp.name.as_str(),
+            &self.dir,
+            self.location.file_name.as_str(),
+        )?;
+        let _ = rustix::fs::fsync(&self.dir);
         Ok(())
     }
 
-    /// Removes the index (the caller holds the lock, which removed temporary files of killed
-    /// builds).
+    /// Removes the index (the lock removed temporary files of killed builds).
     pub fn drop_index(&self) -> io::Result<bool> {
-        let existed = self.file.exists();
-        if existed {
-            std::fs::remove_file(&self.file)?;
+        match rustix::fs::unlinkat(
+            &self.dir,
+            self.location.file_name.as_str(),
+            AtFlags::empty(),
+        ) {
+            Ok(()) => Ok(true),
+            Err(rustix::io::Errno::NOENT) => Ok(false),
+            Err(e) => Err(e.into()),
         }
-        Ok(existed)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn location(cache: &Path) -> Location {
+        Location {
+            cache: cache.to_path_buf(),
+            dir: cache.join("root"),
+            file: cache.join("root").join("index-0.bin"),
+            options_hash: 0,
+            dir_name: "root".into(),
+            file_name: "index-0.bin".into(),
+        }
+    }
 
     #[test]
     fn taking_the_lock_removes_what_killed_builds_left() {
         let dir = tempfile::tempdir().unwrap();
-        let location = Location {
-            dir: dir.path().to_path_buf(),
-            file: dir.path().join("index-0.bin"),
-            options_hash: 0,
+        let location = location(dir.path());
+        let stale = {
+            let locked = location.lock().unwrap();
+            let (_, temp) = locked.temp_file().unwrap();
+            location.dir.join(&temp.name)
         };
-        let stale = location.temp_file();
         std::fs::write(&stale, b"half an index").unwrap();
         std::fs::write(&location.file, b"the published index").unwrap();
         let _lock = location.lock().unwrap();
@@ -171,5 +434,38 @@ mod tests {
             "a killed build's temporary file stays behind"
         );
         assert!(location.file.exists(), "the published index is kept");
+    }
+
+    #[test]
+    fn planted_lock_and_index_names_are_neither_followed_nor_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = location(&dir.path().join("cache"));
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(&location.dir).unwrap();
+        std::os::unix::fs::symlink(&outside, location.dir.join(LOCK_NAME)).unwrap();
+        std::os::unix::fs::symlink(&outside, &location.file).unwrap();
+        let err = location.open_index().expect_err("a symlink is refused");
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        let locked = location.lock().unwrap();
+        assert!(!outside.exists(), "the lock followed a planted symlink");
+        let (_, temp) = locked.temp_file().unwrap();
+        locked.publish(&temp).unwrap();
+        assert!(!outside.exists());
+        let (_, stat) = location.open_index().unwrap().expect("published");
+        assert_eq!(stat.st_mode & 0o777, 0o600);
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&location.dir), 0o700);
+        assert_eq!(mode(&location.dir.join(LOCK_NAME)), 0o600);
+    }
+
+    #[test]
+    fn files_open_to_others_are_doubted() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = location(dir.path());
+        drop(location.lock().unwrap());
+        std::fs::write(&location.file, b"x").unwrap();
+        std::fs::set_permissions(&location.file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let err = location.open_index().expect_err("refused");
+        assert!(err.to_string().contains("mode 644"), "{err}");
     }
 }
