@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from .. import _core
 from ..edit import Change, apply_changes, plan_edit, split_lines
@@ -23,6 +23,7 @@ from ..errors import (
     InvalidArgumentError,
     MatchError,
     NotFoundError,
+    SandboxError,
 )
 from ..files import TextFile
 from ..results import FileChange, PatchResult
@@ -104,14 +105,12 @@ def _targets(ws: Workspace, ops: tuple[FileOp, ...]) -> list[tuple[FileOp, str |
                         f"{rel} already exists; use an update (Update File) to change it, or "
                         "delete it first"
                     )
-                claim(rel, op)
+                # The checks the real run's create makes, also for a dry run.
+                claim(ws._engine.check_create(rel), op)
                 out.append((op, None, rel))
                 continue
             if real is None:
-                raise NotFoundError(
-                    f"{rel} does not exist; check the path (glob or list_dir), or add the file "
-                    "instead"
-                )
+                _missing(ws, rel)
             claim(real, op)
             if op.move_to is not None:
                 dest = ws.sandbox.relative(op.move_to)
@@ -122,13 +121,28 @@ def _targets(ws: Workspace, ops: tuple[FileOp, ...]) -> list[tuple[FileOp, str |
                         "delete it first"
                     )
                 if dest_real is None:
-                    claim(dest, op)
+                    claim(ws._engine.check_create(dest), op)
             out.append((op, real, rel))
         except CodesiftError as exc:
             if str(exc).startswith(op.label):
                 raise
             raise type(exc)(f"{op.label}: {exc}") from None
     return out
+
+
+def _missing(ws: Workspace, rel: str) -> NoReturn:
+    """The error for a file to update or delete that cannot be resolved: a symlink (or a
+    directory link along the path) that leads outside the workspace is a `SandboxError`, not a
+    missing file that could be added instead."""
+    try:
+        ws._engine.check_create(rel)
+    except SandboxError:
+        raise
+    except CodesiftError:
+        pass
+    raise NotFoundError(
+        f"{rel} does not exist; check the path (glob or list_dir), or add the file instead"
+    )
 
 
 def _plan(ws: Workspace, op: FileOp, rel: str, lock: _core.FileLock | None) -> _Planned:
