@@ -11,11 +11,10 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NoReturn
 
-from .. import _core
+from .. import _core, linediff
 from ..edit import Change, apply_changes, plan_edit, split_lines
 from ..errors import (
     CodesiftError,
@@ -314,7 +313,7 @@ def _after_commit(ws: Workspace, p: _Planned) -> None:
 def file_diff(before: str | None, after: str | None, old_name: str, new_name: str) -> str:
     """A git-style unified diff of one file (`/dev/null` for a missing side), with
     `\\ No newline at end of file` markers so that the diff applies back exactly."""
-    lines = difflib.unified_diff(
+    lines = linediff.unified_diff(
         [] if before is None else lines_with_ends(before),
         [] if after is None else lines_with_ends(after),
         fromfile="/dev/null" if before is None else f"a/{old_name}",
@@ -345,9 +344,7 @@ def _line_counts(before: str, after: str) -> tuple[int, int]:
     added = removed = 0
     old = lines_with_ends(before)
     new = lines_with_ends(after)
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
-        None, old, new, autojunk=False
-    ).get_opcodes():
+    for tag, i1, i2, j1, j2 in linediff.opcodes(old, new):
         if tag in ("replace", "delete"):
             removed += i2 - i1
         if tag in ("replace", "insert"):

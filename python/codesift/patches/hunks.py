@@ -30,10 +30,10 @@ file's. New lines get the line endings of the region they replace; the file's fi
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from .. import linediff
 from ..edit import (
     Change,
     Line,
@@ -347,8 +347,7 @@ def _exact_replacement(
     bytes (their own line endings). Every line ends with a newline here; `_replace` takes the
     last one away again where the file has none."""
     out: list[str] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in linediff.opcodes(old, new):
         if tag == "equal":
             for i in range(i1, i2):
                 line = file.lines[first + i]
