@@ -11,12 +11,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NoReturn
 
 from .. import _core, linediff
+from ..control import current as current_control
 from ..edit import Change, apply_changes, plan_edit, split_lines
 from ..errors import (
+    CancelledError,
     CodesiftError,
     ConflictError,
     InvalidArgumentError,
@@ -46,6 +48,7 @@ class _Planned:
 
 def apply_parsed(ws: Workspace, parsed: ParsedPatch, *, dry_run: bool = False) -> PatchResult:
     """Applies `parsed` to `ws` all or nothing (see the module documentation)."""
+    _stop_if_cancelled()
     targets = _targets(ws, parsed.ops)
     locks: dict[str, _core.FileLock] = {}
     try:
@@ -66,13 +69,27 @@ def apply_parsed(ws: Workspace, parsed: ParsedPatch, *, dry_run: bool = False) -
         )
         if dry_run:
             return result
+        # A call cancelled up to here writes nothing; once the writes start they all run (a
+        # patch is never half applied) and the result says that the cancel came too late.
+        _stop_if_cancelled()
         commit(ws._engine, [p.write for p in planned])
         for p in planned:
             _after_commit(ws, p)
+        control = current_control()
+        if control is not None and control.cancelled:
+            return replace(result, cancelled_after_commit=True)
         return result
     finally:
         for lock in locks.values():
             lock.release()
+
+
+def _stop_if_cancelled() -> None:
+    control = current_control()
+    if control is not None and control.cancelled:
+        raise CancelledError(
+            "the call was cancelled before the patch was applied; nothing was written"
+        )
 
 
 def _targets(ws: Workspace, ops: tuple[FileOp, ...]) -> list[tuple[FileOp, str | None, str]]:
