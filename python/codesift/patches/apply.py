@@ -236,7 +236,13 @@ def plan_sequential(
                 current, cursor = block.new, len(block.new)
                 strategies.append("exact")
                 continue
-            changes, strategy = plan_in_order(current, block.old, block.new, cursor)
+            try:
+                changes, strategy = plan_in_order(current, block.old, block.new, cursor)
+            except MatchError:
+                at_end = _last_lines_without_newline(current, block.old, block.new)
+                if at_end is None:
+                    raise
+                changes, strategy = [at_end], "exact"
         except (MatchError, InvalidArgumentError) as exc:
             raise type(exc)(f"{label} of {shown}: {_as_search(exc)}") from None
         current = apply_changes(current, changes)
@@ -247,6 +253,22 @@ def plan_sequential(
         return [], "exact"
     fuzzy = [s for s in dict.fromkeys(strategies) if s != "exact"]
     return [covering_change(text, current)], "+".join(fuzzy) or "exact"
+
+
+def _last_lines_without_newline(text: str, old: str, new: str) -> Change | None:
+    """SEARCH/REPLACE sections are whole lines, each ending with a newline (as Cline reads
+    them), so a block for the last lines of a file without a final newline has one newline
+    more than the file: it is matched without it at the very end of the file. The file still
+    ends without a newline unless the lines are deleted whole (then the line before ends the
+    file, with its newline)."""
+    if not text or text.endswith("\n") or not old.endswith("\n"):
+        return None
+    ending = "\r\n" if old.endswith("\r\n") else "\n"
+    wanted = old.removesuffix(ending)
+    start = len(text) - len(wanted)
+    if not wanted or not text.endswith(wanted) or (start > 0 and text[start - 1] != "\n"):
+        return None
+    return Change(start, len(text), new.removesuffix(ending) if new.endswith(ending) else new)
 
 
 def plan_in_order(text: str, old: str, new: str, cursor: int) -> tuple[list[Change], str]:

@@ -9,6 +9,8 @@ last line so marked is read as the end of the line before it, which keeps its ne
 `diff --git`, `index`, mode and similarity lines are read for what they say and otherwise
 skipped.
 
+A hunk header without line numbers (Aider's `@@ ... @@`, a bare `@@`) is found by its lines
+alone, its body ending at the first line that is not a hunk line (a closing fence, prose).
 Hunk line counts are used when they agree with the body; models often miscount, so a hunk
 whose counts do not add up is read up to the next `@@`, file header or end of text instead
 (blank lines at its end dropped).
@@ -23,6 +25,9 @@ from ..errors import PatchFormatError
 from .model import FileOp, Hunk, ParsedPatch
 
 HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+#: A hunk header without line numbers (Aider's `@@ ... @@`, or a bare `@@`): the hunk is found
+#: by its lines alone, and its body ends at the first line that is not a hunk line.
+BARE_HUNK_HEADER = re.compile(r"^@@(?:\s.*)?$")
 NO_NEWLINE = "\\ No newline at end of file"
 DEV_NULL = "/dev/null"
 
@@ -68,7 +73,7 @@ def parse_unified(text: str, *, path: str | None = None) -> ParsedPatch:
             ops.append(op)
             git = {}
             continue
-        if HUNK_HEADER.match(line):
+        if _header(line):
             if path is None:
                 raise PatchFormatError(
                     f"diff line {i + 1}: a hunk without '--- a/PATH' and '+++ b/PATH' "
@@ -182,7 +187,7 @@ def _file(lines: list[str], raw: list[str], i: int, git: dict[str, str]) -> tupl
 def _hunks(lines: list[str], raw: list[str], i: int, path: str) -> tuple[list[Hunk], int]:
     hunks: list[Hunk] = []
     while i < len(lines):
-        header = HUNK_HEADER.match(lines[i])
+        header = _header(lines[i])
         if not header:
             if _next_file(lines, i):
                 break
@@ -200,6 +205,10 @@ def _hunks(lines: list[str], raw: list[str], i: int, path: str) -> tuple[list[Hu
     return hunks, i
 
 
+def _header(line: str) -> re.Match[str] | None:
+    return HUNK_HEADER.match(line) or BARE_HUNK_HEADER.match(line)
+
+
 def _next_file(lines: list[str], i: int) -> bool:
     line = lines[i]
     return line.startswith("diff ") or (
@@ -209,15 +218,21 @@ def _next_file(lines: list[str], i: int) -> bool:
 
 def _hunk(lines: list[str], raw: list[str], i: int, header: re.Match[str]) -> tuple[Hunk, int]:
     number = i + 1
-    old_start = int(header[1])
-    old_count = 1 if header[2] is None else int(header[2])
-    new_count = 1 if header[4] is None else int(header[4])
-    counted = _counted_body(lines, i + 1, old_count, new_count)
+    bare = header.re is BARE_HUNK_HEADER
+    old_start = None if bare else int(header[1])
+    counted = None
+    if not bare:
+        old_count = 1 if header[2] is None else int(header[2])
+        new_count = 1 if header[4] is None else int(header[4])
+        counted = _counted_body(lines, i + 1, old_count, new_count)
     if counted is not None:
         body, end = counted
     else:
         end = i + 1
-        while end < len(lines) and not HUNK_HEADER.match(lines[end]) and not _next_file(lines, end):
+        while end < len(lines) and not _header(lines[end]) and not _next_file(lines, end):
+            if bare and lines[end][:1] not in ("", " ", "-", "+", "\\"):
+                # The end of the diff (a closing ``` fence, prose).
+                break
             end += 1
         body = lines[i + 1 : end]
         while body and body[-1].strip() == "":
@@ -234,7 +249,7 @@ def _hunk(lines: list[str], raw: list[str], i: int, header: re.Match[str]) -> tu
     return hunk, end
 
 
-def _sides(body: list[str], first_line: int, old_start: int, number: int) -> Hunk:
+def _sides(body: list[str], first_line: int, old_start: int | None, number: int) -> Hunk:
     """The hunk a body of `' '`, `'-'`, `'+'` and `\\` lines says."""
     old: list[str] = []
     new: list[str] = []
@@ -278,7 +293,7 @@ def _sides(body: list[str], first_line: int, old_start: int, number: int) -> Hun
     if old_eol is False and old and old[-1] == "":
         old.pop()
         old_eol = True
-        if not old:
+        if not old and old_start is not None:
             # Nothing left to find: insert where the empty line was, after line old_start - 1.
             old_start -= 1
     if new_eol is False and new and new[-1] == "":
