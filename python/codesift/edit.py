@@ -305,6 +305,13 @@ def _old_new_lines(
 
 def _fuzzy_lines(text, old, new, replace_all, *, blank_lines: bool) -> Plan | None:
     split = _old_new_lines(old, new, drop_blank_margins=blank_lines)
+    if split is None and blank_lines and not new.startswith(("\n", "\r\n")):
+        # Blank lines `old` starts with and `new` lacks (a model adds them spuriously, as
+        # Aider notes) are not looked for: the lines after them are; a blank line the file
+        # does have there stays.
+        lead = old.lstrip("\r\n")
+        if lead != old and "\n" in old[: len(old) - len(lead)]:
+            split = _old_new_lines(lead, new, drop_blank_margins=True)
     if split is None:
         return None
     old_lines, new_lines = split

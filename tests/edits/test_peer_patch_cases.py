@@ -351,3 +351,52 @@ def test_add_of_an_existing_file_is_refused_as_the_readme_states(tmp_path):
     with pytest.raises(ConflictError, match="already exists"):
         Workspace(root).apply_patch(envelope("*** Add File: dup.txt", "+new"))
     assert (root / "dup.txt").read_text() == "kept\n"
+
+
+AIDER_EDITBLOCK = {
+    "missing_leading_whitespace": (
+        "    line1\n    line2\n    line3\n",
+        "line1\nline2\n",
+        "new_line1\nnew_line2\n",
+        "    new_line1\n    new_line2\n    line3\n",
+    ),
+    "missing_varied_leading_whitespace": (
+        "\n    line1\n    line2\n        line3\n    line4\n",
+        "line2\n    line3\n",
+        "new_line2\n    new_line3\n",
+        "\n    line1\n    new_line2\n        new_line3\n    line4\n",
+    ),
+    "just_some_missing_leading_whitespace": (
+        "    line1\n    line2\n    line3\n",
+        " line1\n line2\n",
+        " new_line1\n     new_line2\n",
+        "    new_line1\n        new_line2\n    line3\n",
+    ),
+    "missing_leading_whitespace_including_blank_line": (
+        "    line1\n    line2\n    line3\n",
+        "\n  line1\n  line2\n",
+        "  new_line1\n  new_line2\n",
+        "    new_line1\n    new_line2\n    line3\n",
+    ),
+    "full_edit": ("one\ntwo\nthree\n", "two\n", "new\n", "one\nnew\nthree\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AIDER_EDITBLOCK))
+def test_aider_editblock_cases(tmp_path, name):
+    whole, search, replace, expected = AIDER_EDITBLOCK[name]
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "f.txt").write_text(whole)
+    blocks = f"f.txt\n```\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n"
+    Workspace(root).apply_patch(blocks, path="f.txt")
+    actual = (root / "f.txt").read_text()
+    assert actual == expected, f"expected {expected!r}, got {actual!r}"
+
+
+def test_aider_empty_search_creates_a_new_file(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    blocks = "newfile.txt\n<<<<<<< SEARCH\n=======\ncreating a new file\n>>>>>>> REPLACE\n"
+    Workspace(root).apply_patch(blocks, path="newfile.txt")
+    assert (root / "newfile.txt").read_text() == "creating a new file\n"
