@@ -170,6 +170,61 @@ CODEX = {
 CODEX["move_to_new_directory"][2]["old/other.txt"] = "unrelated\n"
 
 OPENCODE = {
+    "bom_file_keeps_its_bom": (
+        {"example.cs": "\ufeffusing System;\n\nclass Test {}\n"},
+        envelope("*** Update File: example.cs", "@@", " class Test {}", "+class Next {}"),
+        {"example.cs": "\ufeffusing System;\n\nclass Test {}\nclass Next {}\n"},
+    ),
+    "insert_only_hunk": (
+        {"insert_only.txt": "alpha\nomega\n"},
+        envelope("*** Update File: insert_only.txt", "@@", " alpha", "+beta", " omega"),
+        {"insert_only.txt": "alpha\nbeta\nomega\n"},
+    ),
+    "end_of_file_anchor_matches_the_last_place": (
+        {"eof_anchor.txt": "start\nmarker\nmiddle\nmarker\nend\n"},
+        envelope(
+            "*** Update File: eof_anchor.txt",
+            "@@",
+            "-marker",
+            "-end",
+            "+marker-changed",
+            "+end",
+            "*** End of File",
+        ),
+        {"eof_anchor.txt": "start\nmarker\nmiddle\nmarker-changed\nend\n"},
+    ),
+    "change_context_disambiguated_by_at_at_header": (
+        {"multi_ctx.txt": "fn a\nx=10\ny=2\nfn b\nx=10\ny=20\n"},
+        envelope("*** Update File: multi_ctx.txt", "@@ fn b", "-x=10", "+x=11"),
+        {"multi_ctx.txt": "fn a\nx=10\ny=2\nfn b\nx=11\ny=20\n"},
+    ),
+    "heredoc_without_cat_adds_a_file": (
+        {},
+        "<<EOF\n*** Begin Patch\n*** Add File: heredoc_no_cat.txt\n+no cat prefix\n"
+        "*** End Patch\nEOF",
+        {"heredoc_no_cat.txt": "no cat prefix\n"},
+    ),
+    "cat_heredoc_adds_a_file": (
+        {},
+        "cat <<'EOF'\n*** Begin Patch\n*** Add File: heredoc_test.txt\n+heredoc content\n"
+        "*** End Patch\nEOF",
+        {"heredoc_test.txt": "heredoc content\n"},
+    ),
+    "trailing_whitespace_differences": (
+        {"trailing_ws.txt": "line1  \nline2\nline3   \n"},
+        envelope("*** Update File: trailing_ws.txt", "@@", "-line2", "+changed"),
+        {"trailing_ws.txt": "line1  \nchanged\nline3   \n"},
+    ),
+    "leading_whitespace_differences": (
+        {"leading_ws.txt": "  line1\nline2\n  line3\n"},
+        envelope("*** Update File: leading_ws.txt", "@@", "-line2", "+changed"),
+        {"leading_ws.txt": "  line1\nchanged\n  line3\n"},
+    ),
+    "unicode_punctuation_differences": (
+        {"unicode.txt": "He said \u201chello\u201d\nsome\u2014dash\nend\n"},
+        envelope("*** Update File: unicode.txt", "@@", '-He said "hello"', '+He said "hi"'),
+        {"unicode.txt": 'He said "hi"\nsome\u2014dash\nend\n'},
+    ),
     "cat_heredoc": (
         {"a.txt": "one\ntwo\n"},
         "cat <<'EOF'\n" + envelope("*** Update File: a.txt", "@@", " one", "-two", "+2") + "EOF",
@@ -265,6 +320,44 @@ def test_aider_unified_diff_cases(tmp_path, name):
 
 
 CLINE = {
+    "replace_then_delete_the_last_line": (
+        "line1\nline2\nline3\nline4",
+        "------- SEARCH\nline2\n=======\nreplaced\n+++++++ REPLACE\n\n"
+        "------- SEARCH\nline4\n=======\n+++++++ REPLACE",
+        "line1\nreplaced\nline3\n",
+    ),
+    "delete_then_replace": (
+        "line1\nline2\nline3\nline4",
+        "------- SEARCH\nline1\n=======\n+++++++ REPLACE\n\n"
+        "------- SEARCH\nline3\n=======\nreplaced\n+++++++ REPLACE",
+        "line2\nreplaced\nline4",
+    ),
+    "multiple_ordered_replacements": (
+        "First\nSecond\nThird\nFourth",
+        "------- SEARCH\nFirst\n=======\n1st\n+++++++ REPLACE\n\n"
+        "------- SEARCH\nThird\n=======\n3rd\n+++++++ REPLACE",
+        "1st\nSecond\n3rd\nFourth",
+    ),
+    "out_of_order_replacements": (
+        "one\ntwo\nthree\nfour\nfive\n",
+        "------- SEARCH\nfour\n=======\nfourth\n+++++++ REPLACE\n"
+        "------- SEARCH\ntwo\n=======\nsecond\n+++++++ REPLACE\n"
+        "------- SEARCH\nfive\n=======\nfifth\n+++++++ REPLACE",
+        "one\nsecond\nthree\nfourth\nfifth\n",
+    ),
+    "out_of_order_replacements_with_indentation": (
+        "function test() {\n\tconst a = 1;\n\tconst b = 2;\n\tconst c = 3;\n\n}",
+        "------- SEARCH\n\tconst c = 3;\n=======\n\tconst c = 30;\n+++++++ REPLACE\n"
+        "------- SEARCH\n\tconst a = 1;\n=======\n\tconst a = 10;\n+++++++ REPLACE",
+        "function test() {\n\tconst a = 10;\n\tconst b = 2;\n\tconst c = 30;\n\n}",
+    ),
+    "out_of_order_replacements_with_empty_lines": (
+        "header\n\nbody\n\nfooter\n",
+        "------- SEARCH\nfooter\n=======\nnew footer\n+++++++ REPLACE\n"
+        "------- SEARCH\n\nbody\n\n=======\nnew body content\n+++++++ REPLACE",
+        "header\nnew body content\nnew footer\n",
+    ),
+    "empty_file": ("", "------- SEARCH\n=======\nnew content\n+++++++ REPLACE", "new content\n"),
     "delete_the_last_line_of_a_file_without_final_newline": (
         "a\nb\nc",
         "------- SEARCH\nc\n=======\n+++++++ REPLACE\n",
