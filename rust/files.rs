@@ -4,7 +4,10 @@
 //! nothing inside `.git`, no access-ignore file, nothing an access-ignore file denies.
 
 use crate::error::{Error, Result, shown};
-use crate::fs::root::{Links, READ_FLAGS, Root, regular_file};
+use crate::fs::root::{Links, READ_FLAGS, Root, regular_file, split_parent};
+
+/// Flags to resolve a path without opening what it names for reading.
+const PATH_FLAGS: rustix::fs::OFlags = rustix::fs::OFlags::PATH.union(rustix::fs::OFlags::CLOEXEC);
 use crate::fs::write::{Fingerprint, Place, read_head};
 use crate::rules::{RuleOptions, Rules, Verdict};
 use rustix::fs::{FileType, Stat};
@@ -247,6 +250,65 @@ impl Files {
             data: data.to_vec(),
             removed: false,
         })
+    }
+
+    /// Checks, creating nothing, what `create` of `rel` would check: the write policy on the
+    /// path as given and on where it would really be, no symlink along it leading outside the
+    /// root, and no existing name there. Returns where the file would be (workspace-relative).
+    /// A dry run of a patch calls this so that it refuses what the real run would.
+    pub fn check_create(&self, rel: &Path) -> Result<PathBuf> {
+        let io = |e: &std::io::Error| Error::io(rel, "create", e);
+        let rules = self.rules();
+        let lexical: PathBuf = rel.components().collect();
+        self.check_writable(&rules, rel, &lexical)?;
+        if lexical.iter().any(|name| name.len() > NAME_MAX) {
+            return Err(io(&rustix::io::Errno::NAMETOOLONG.into()));
+        }
+        let exists = || {
+            Error::Conflict(format!(
+                "{} already exists; nothing was written. Edit it instead, or delete it first",
+                shown(rel)
+            ))
+        };
+        match self.root.resolve(rel, Links::Inside, PATH_FLAGS) {
+            Ok(_) => return Err(exists()),
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {}
+            Err(e) => return Err(io(&e)),
+        }
+        let (parent, name) = split_parent(rel).map_err(|e| io(&e))?;
+        // The deepest directory along the path that exists; the rest would be created.
+        let mut existing = parent.to_path_buf();
+        let mut missing = Vec::new();
+        let found = loop {
+            match self.root.resolve(&existing, Links::Inside, PATH_FLAGS) {
+                Ok(found) => {
+                    let stat = rustix::fs::fstat(&found.fd).map_err(|e| io(&e.into()))?;
+                    if FileType::from_raw_mode(stat.st_mode) != FileType::Directory {
+                        return Err(io(&rustix::io::Errno::NOTDIR.into()));
+                    }
+                    break found;
+                }
+                Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+                    let Some(last) = existing.file_name() else {
+                        return Err(io(&e));
+                    };
+                    missing.push(last.to_os_string());
+                    existing.pop();
+                }
+                Err(e) => return Err(io(&e)),
+            }
+        };
+        if missing.is_empty()
+            && rustix::fs::statat(&found.fd, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_ok()
+        {
+            // A dangling symlink: `create` never replaces a name.
+            return Err(exists());
+        }
+        let mut real = found.real;
+        real.extend(missing.iter().rev());
+        real.push(name);
+        self.check_writable(&rules, rel, &real)?;
+        Ok(real)
     }
 
     /// Where the file `rel` is or will be, its parent directories created beneath the root,

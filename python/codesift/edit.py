@@ -23,10 +23,12 @@ replaces.
 from __future__ import annotations
 
 import difflib
+import heapq
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from . import linediff
 from .arguments import check_writable_text
 from .errors import InvalidArgumentError, MatchError
 
@@ -303,6 +305,13 @@ def _old_new_lines(
 
 def _fuzzy_lines(text, old, new, replace_all, *, blank_lines: bool) -> Plan | None:
     split = _old_new_lines(old, new, drop_blank_margins=blank_lines)
+    if split is None and blank_lines and not new.startswith(("\n", "\r\n")):
+        # Blank lines `old` starts with and `new` lacks (a model adds them spuriously, as
+        # Aider notes) are not looked for: the lines after them are; a blank line the file
+        # does have there stays.
+        lead = old.lstrip("\r\n")
+        if lead != old and "\n" in old[: len(old) - len(lead)]:
+            split = _old_new_lines(lead, new, drop_blank_margins=True)
     if split is None:
         return None
     old_lines, new_lines = split
@@ -425,7 +434,7 @@ def _apply_line_change(
 
     old_cmp = [s.rstrip() for s in old_lines]
     new_cmp = [s.rstrip() for s in new_lines]
-    opcodes = difflib.SequenceMatcher(None, old_cmp, new_cmp, autojunk=False).get_opcodes()
+    opcodes = linediff.opcodes(old_cmp, new_cmp)
     for tag, i1, i2, j1, j2 in opcodes:
         mapped = [old_to_file[i] for i in range(i1, i2) if i in old_to_file]
         if tag == "equal":
@@ -638,18 +647,21 @@ def _most_similar(text: str, lines: list[Line], old_lines: list[str]) -> tuple[i
     key = [s.strip() for s in old_lines]
     m = max(1, len(key))
     joined_key = "\n".join(key)
-    # Cheap pre-filter: windows that share the most lines with `old`, then a real ratio.
+    # Cheap pre-filter: windows that share the most lines with `old` (counted as the window
+    # slides, so linear in the file), then a real ratio for the best few.
     key_set = set(key)
-    scored = []
-    for i in range(max(1, len(stripped) - m + 1)):
-        window = stripped[i : i + m]
-        scored.append((sum(1 for s in window if s in key_set), i))
-    scored.sort(key=lambda p: (-p[0], p[1]))
+    inside = [s in key_set for s in stripped]
+    count = sum(inside[:m])
+    scored = [(count, 0)]
+    for i in range(1, max(1, len(stripped) - m + 1)):
+        count += inside[i + m - 1] - inside[i - 1]
+        scored.append((count, i))
     best, best_ratio = None, 0.0
-    for _, i in scored[:20]:
-        ratio = difflib.SequenceMatcher(
-            None, "\n".join(stripped[i : i + m]), joined_key, autojunk=False
-        ).ratio()
+    key_pairs: list[Counter[str]] = []
+    # At most 20 candidates, fewer for a long text, so that the comparisons stay bounded.
+    candidates = max(1, min(20, SIMILARITY_BUDGET // max(1, len(joined_key))))
+    for _, i in heapq.nsmallest(candidates, scored, key=lambda p: (-p[0], p[1])):
+        ratio = _similarity(stripped[i : i + m], joined_key, key_pairs)
         if ratio > best_ratio:
             best, best_ratio = i, ratio
     if best is None or best_ratio < 0.3:
@@ -657,6 +669,32 @@ def _most_similar(text: str, lines: list[Line], old_lines: list[str]) -> tuple[i
     start = max(0, best - SIMILAR_CONTEXT_LINES)
     end = min(len(lines), best + m + SIMILAR_CONTEXT_LINES)
     return start, end
+
+
+#: The longest text compared by `SequenceMatcher` for "the most similar region" (that
+#: comparison is quadratic); longer ones are compared by their character pairs, in linear time.
+MAX_SIMILARITY_CHARS = 600
+#: Characters of wanted text compared in all, over the candidate regions.
+SIMILARITY_BUDGET = 400_000
+
+
+def _similarity(window: list[str], joined_key: str, key_pairs: list[Counter[str]]) -> float:
+    """How alike a window of file lines and the wanted lines are, from 0 to 1:
+    `SequenceMatcher.ratio` of their texts, or for long texts the same ratio taken over their
+    multisets of adjacent character pairs (the Dice coefficient). `key_pairs` caches the
+    wanted text's pairs."""
+    joined = "\n".join(window)
+    if len(joined) <= MAX_SIMILARITY_CHARS and len(joined_key) <= MAX_SIMILARITY_CHARS:
+        return difflib.SequenceMatcher(None, joined, joined_key, autojunk=False).ratio()
+    if not key_pairs:
+        key_pairs.append(_pairs(joined_key))
+    have, want = _pairs(joined), key_pairs[0]
+    total = sum(have.values()) + sum(want.values())
+    return 2.0 * sum((have & want).values()) / total if total else 1.0
+
+
+def _pairs(text: str) -> Counter[str]:
+    return Counter(map(str.__add__, text, text[1:]))
 
 
 def apply_changes(text: str, changes: Sequence[Change]) -> str:

@@ -211,6 +211,11 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
                 "description": "The format the patch was read as.",
             },
             "dry_run": {"type": "boolean", "description": "True: nothing was written."},
+            "cancelled_after_commit": {
+                "type": "boolean",
+                "description": "True: the call was cancelled after the files were written; "
+                "the patch stays applied.",
+            },
             "files": {"type": "array", "items": _FILE_CHANGE},
             "diff": {"type": "string", "description": "Unified diff of every file."},
             **_TOOL_KEYS,

@@ -497,6 +497,9 @@ class PatchResult:
     files: tuple[FileChange, ...]
     format: str
     dry_run: bool = False
+    #: The call was cancelled while the files were being written: the patch was applied all
+    #: the same (it is never half applied), and the result says so.
+    cancelled_after_commit: bool = False
 
     @property
     def diff(self) -> str:
@@ -511,12 +514,19 @@ class PatchResult:
             else f"Applied patch ({self.format}): changed "
         )
         lines = "\n".join(f.line for f in self.files)
-        return f"{head}{plural(len(self.files), 'file')}\n{lines}"
+        late = (
+            " (the call was cancelled after the files were written: the patch stays applied; "
+            "undo_edit restores a file)"
+            if self.cancelled_after_commit
+            else ""
+        )
+        return f"{head}{plural(len(self.files), 'file')}{late}\n{lines}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "format": self.format,
             "dry_run": self.dry_run,
+            "cancelled_after_commit": self.cancelled_after_commit,
             "files": [f.to_dict() for f in self.files],
             "diff": self.diff,
             "summary": self.summary,

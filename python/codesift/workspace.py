@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import secrets
@@ -10,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import _core
+from . import _core, linediff
 from .arguments import (
     MAX_COUNT,
     check_flag,
@@ -1122,10 +1121,13 @@ def _changed_lines(new_text: str, changes: list[Change]) -> tuple[int, int]:
     """First and last line (in the new text) that the changes wrote."""
     shift = 0
     first = last = 1
+    # Lines counted from the previous change on, so many changes cost one pass.
+    counted_to, line = 0, 1
     for n, change in enumerate(sorted(changes, key=lambda c: c.start)):
         start = change.start + shift
         shift += len(change.replacement) - (change.end - change.start)
-        line = new_text.count("\n", 0, start) + 1
+        line += new_text.count("\n", counted_to, start)
+        counted_to = start
         if n == 0:
             first = line
         last = line + change.replacement.rstrip("\r\n").count("\n")
@@ -1134,7 +1136,7 @@ def _changed_lines(new_text: str, changes: list[Change]) -> tuple[int, int]:
 
 def _unified_diff(before: str, after: str, shown: str) -> str:
     return "".join(
-        difflib.unified_diff(
+        linediff.unified_diff(
             before.splitlines(keepends=True),
             after.splitlines(keepends=True),
             fromfile=f"a/{shown}",

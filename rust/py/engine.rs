@@ -382,6 +382,13 @@ impl Engine {
         })
     }
 
+    /// Checks, creating nothing, that `create(path, ...)` would be allowed (write policy,
+    /// no symlink leading outside, no existing name); returns where the file would be.
+    fn check_create(&self, py: Python<'_>, path: PathBuf) -> PyResult<OsString> {
+        let files = self.files();
+        py.detach(move || catch_panic(|| Ok(files.check_create(&path)?.into_os_string())))
+    }
+
     /// Creates or replaces `path` with `data` atomically, creating parent directories.
     /// Returns where the file really is and whether it was created.
     fn write(&self, py: Python<'_>, path: PathBuf, data: Vec<u8>) -> PyResult<(OsString, bool)> {

@@ -12,7 +12,9 @@ Protocol: 2026-07-28 (the newest revision the SDK speaks), and the handshake rev
   indexed, hosts answered) and once more at the end.
 - Cancellation: `notifications/cancelled` cancels the call's `CancelToken`, which the engine's
   walker and searchers check between directories and files; the handler waits for the
-  engine call to return (milliseconds) so that no thread goes on scanning.
+  engine call to return (milliseconds) so that no thread goes on scanning. A patch cancelled
+  before its writes start writes nothing; one whose writes had started is applied whole, and
+  its result (and the server's log) says that the cancel came too late.
 - Resources: the spill files of this server's results, and nothing else (see `resources`).
 
 The workspace, and so the searchResultId cache, lives as long as the server.
@@ -193,11 +195,14 @@ async def _run_cancellable(fn: Callable[[], T], control: CallControl, name: str)
     responsive). If the call is cancelled meanwhile, the engine is told to stop through the
     control's token, and this waits until it has (so that no thread goes on scanning)."""
     started, finished = threading.Event(), threading.Event()
+    outcome: list[T] = []
 
     def work() -> T:
         started.set()
         try:
-            return fn()
+            result = fn()
+            outcome.append(result)
+            return result
         finally:
             finished.set()
 
@@ -209,6 +214,12 @@ async def _run_cancellable(fn: Callable[[], T], control: CallControl, name: str)
             with anyio.CancelScope(shield=True):
                 stopped = await anyio.to_thread.run_sync(finished.wait, STOP_WAIT)
             token = control.token
+            data = getattr(outcome[0], "data", None) if outcome else None
+            if isinstance(data, dict) and data.get("cancelled_after_commit"):
+                # The cancel came after the files were written: they stay written.
+                log.warning(
+                    "%s cancelled after it had written its changes: %s", name, data.get("summary")
+                )
             log.info(
                 "%s cancelled: the engine %s after %d files searched (%d walked)",
                 name,

@@ -11,18 +11,20 @@
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, NoReturn
 
-from .. import _core
+from .. import _core, linediff
+from ..control import current as current_control
 from ..edit import Change, apply_changes, plan_edit, split_lines
 from ..errors import (
+    CancelledError,
     CodesiftError,
     ConflictError,
     InvalidArgumentError,
     MatchError,
     NotFoundError,
+    SandboxError,
 )
 from ..files import TextFile
 from ..results import FileChange, PatchResult
@@ -46,6 +48,7 @@ class _Planned:
 
 def apply_parsed(ws: Workspace, parsed: ParsedPatch, *, dry_run: bool = False) -> PatchResult:
     """Applies `parsed` to `ws` all or nothing (see the module documentation)."""
+    _stop_if_cancelled()
     targets = _targets(ws, parsed.ops)
     locks: dict[str, _core.FileLock] = {}
     try:
@@ -66,13 +69,27 @@ def apply_parsed(ws: Workspace, parsed: ParsedPatch, *, dry_run: bool = False) -
         )
         if dry_run:
             return result
+        # A call cancelled up to here writes nothing; once the writes start they all run (a
+        # patch is never half applied) and the result says that the cancel came too late.
+        _stop_if_cancelled()
         commit(ws._engine, [p.write for p in planned])
         for p in planned:
             _after_commit(ws, p)
+        control = current_control()
+        if control is not None and control.cancelled:
+            return replace(result, cancelled_after_commit=True)
         return result
     finally:
         for lock in locks.values():
             lock.release()
+
+
+def _stop_if_cancelled() -> None:
+    control = current_control()
+    if control is not None and control.cancelled:
+        raise CancelledError(
+            "the call was cancelled before the patch was applied; nothing was written"
+        )
 
 
 def _targets(ws: Workspace, ops: tuple[FileOp, ...]) -> list[tuple[FileOp, str | None, str]]:
@@ -104,14 +121,12 @@ def _targets(ws: Workspace, ops: tuple[FileOp, ...]) -> list[tuple[FileOp, str |
                         f"{rel} already exists; use an update (Update File) to change it, or "
                         "delete it first"
                     )
-                claim(rel, op)
+                # The checks the real run's create makes, also for a dry run.
+                claim(ws._engine.check_create(rel), op)
                 out.append((op, None, rel))
                 continue
             if real is None:
-                raise NotFoundError(
-                    f"{rel} does not exist; check the path (glob or list_dir), or add the file "
-                    "instead"
-                )
+                _missing(ws, rel)
             claim(real, op)
             if op.move_to is not None:
                 dest = ws.sandbox.relative(op.move_to)
@@ -122,13 +137,28 @@ def _targets(ws: Workspace, ops: tuple[FileOp, ...]) -> list[tuple[FileOp, str |
                         "delete it first"
                     )
                 if dest_real is None:
-                    claim(dest, op)
+                    claim(ws._engine.check_create(dest), op)
             out.append((op, real, rel))
         except CodesiftError as exc:
             if str(exc).startswith(op.label):
                 raise
             raise type(exc)(f"{op.label}: {exc}") from None
     return out
+
+
+def _missing(ws: Workspace, rel: str) -> NoReturn:
+    """The error for a file to update or delete that cannot be resolved: a symlink (or a
+    directory link along the path) that leads outside the workspace is a `SandboxError`, not a
+    missing file that could be added instead."""
+    try:
+        ws._engine.check_create(rel)
+    except SandboxError:
+        raise
+    except CodesiftError:
+        pass
+    raise NotFoundError(
+        f"{rel} does not exist; check the path (glob or list_dir), or add the file instead"
+    )
 
 
 def _plan(ws: Workspace, op: FileOp, rel: str, lock: _core.FileLock | None) -> _Planned:
@@ -206,7 +236,13 @@ def plan_sequential(
                 current, cursor = block.new, len(block.new)
                 strategies.append("exact")
                 continue
-            changes, strategy = plan_in_order(current, block.old, block.new, cursor)
+            try:
+                changes, strategy = plan_in_order(current, block.old, block.new, cursor)
+            except MatchError:
+                at_end = _last_lines_without_newline(current, block.old, block.new)
+                if at_end is None:
+                    raise
+                changes, strategy = [at_end], "exact"
         except (MatchError, InvalidArgumentError) as exc:
             raise type(exc)(f"{label} of {shown}: {_as_search(exc)}") from None
         current = apply_changes(current, changes)
@@ -217,6 +253,22 @@ def plan_sequential(
         return [], "exact"
     fuzzy = [s for s in dict.fromkeys(strategies) if s != "exact"]
     return [covering_change(text, current)], "+".join(fuzzy) or "exact"
+
+
+def _last_lines_without_newline(text: str, old: str, new: str) -> Change | None:
+    """SEARCH/REPLACE sections are whole lines, each ending with a newline (as Cline reads
+    them), so a block for the last lines of a file without a final newline has one newline
+    more than the file: it is matched without it at the very end of the file. The file still
+    ends without a newline unless the lines are deleted whole (then the line before ends the
+    file, with its newline)."""
+    if not text or text.endswith("\n") or not old.endswith("\n"):
+        return None
+    ending = "\r\n" if old.endswith("\r\n") else "\n"
+    wanted = old.removesuffix(ending)
+    start = len(text) - len(wanted)
+    if not wanted or not text.endswith(wanted) or (start > 0 and text[start - 1] != "\n"):
+        return None
+    return Change(start, len(text), new.removesuffix(ending) if new.endswith(ending) else new)
 
 
 def plan_in_order(text: str, old: str, new: str, cursor: int) -> tuple[list[Change], str]:
@@ -300,7 +352,7 @@ def _after_commit(ws: Workspace, p: _Planned) -> None:
 def file_diff(before: str | None, after: str | None, old_name: str, new_name: str) -> str:
     """A git-style unified diff of one file (`/dev/null` for a missing side), with
     `\\ No newline at end of file` markers so that the diff applies back exactly."""
-    lines = difflib.unified_diff(
+    lines = linediff.unified_diff(
         [] if before is None else lines_with_ends(before),
         [] if after is None else lines_with_ends(after),
         fromfile="/dev/null" if before is None else f"a/{old_name}",
@@ -331,9 +383,7 @@ def _line_counts(before: str, after: str) -> tuple[int, int]:
     added = removed = 0
     old = lines_with_ends(before)
     new = lines_with_ends(after)
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
-        None, old, new, autojunk=False
-    ).get_opcodes():
+    for tag, i1, i2, j1, j2 in linediff.opcodes(old, new):
         if tag in ("replace", "delete"):
             removed += i2 - i1
         if tag in ("replace", "insert"):

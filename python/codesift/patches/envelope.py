@@ -15,7 +15,8 @@
 As in Codex's parser (codex-rs/apply-patch/src/parser.rs), markers may carry surrounding
 whitespace, the first hunk of an update may omit its `@@` line, an empty line inside a hunk is
 an empty context line (blank lines that end a hunk are dropped again if the hunk does not
-match with them), and a heredoc wrapper (`<<'EOF'` ... `EOF`) is removed. Beyond Codex:
+match with them), and a heredoc wrapper (`<<'EOF'`, `cat <<'EOF'`, `apply_patch <<EOF` ...
+the closing word) is removed. Beyond Codex:
 several `@@ anchor` lines in a row are all used (each narrows the search, as the Codex prompt
 describes), blank lines between file sections are skipped, and a Markdown fence around the
 whole patch is removed. A missing `*** End Patch` is an error: a patch cut short must not be
@@ -23,6 +24,8 @@ half applied.
 """
 
 from __future__ import annotations
+
+import re
 
 from ..errors import PatchFormatError
 from .model import FileOp, Hunk, ParsedPatch
@@ -34,7 +37,9 @@ DELETE = "*** Delete File: "
 UPDATE = "*** Update File: "
 MOVE = "*** Move to: "
 EOF_MARKER = "*** End of File"
-HEREDOC_STARTS = ("<<EOF", "<<'EOF'", '<<"EOF"')
+#: A heredoc's first line, as a shell command sends the patch (`apply_patch <<'EOF'`,
+#: `cat <<'EOF' | apply_patch`, `<<EOF`): the word after `<<` ends it.
+HEREDOC_START = re.compile(r"""<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\1""")
 
 
 def looks_like_envelope(text: str) -> bool:
@@ -199,7 +204,8 @@ def _path(header: str, marker: str, number: int) -> str:
 
 def _unwrap(lines: list[str]) -> list[str]:
     """`lines` without a heredoc wrapper or a Markdown fence around the patch."""
-    if len(lines) >= 4 and lines[0].strip() in HEREDOC_STARTS and lines[-1].strip().endswith("EOF"):
+    heredoc = HEREDOC_START.search(lines[0]) if len(lines) >= 4 else None
+    if heredoc and lines[1].strip() == BEGIN and lines[-1].strip() == heredoc[2]:
         lines = lines[1:-1]
     if len(lines) >= 4 and lines[0].strip().startswith("```") and lines[-1].strip() == "```":
         lines = lines[1:-1]

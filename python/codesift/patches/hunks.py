@@ -30,10 +30,10 @@ file's. New lines get the line endings of the region they replace; the file's fi
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from .. import linediff
 from ..edit import (
     Change,
     Line,
@@ -88,6 +88,8 @@ class _Text:
         self.text = text
         self.lines: list[Line] = split_lines(text)
         self.contents = [text[ln.start : ln.content_end] for ln in self.lines]
+        #: Each line without its "\n" only (a "\r" before it kept).
+        self.raw = [text[ln.start : ln.end].removesuffix("\n") for ln in self.lines]
         self._keys: dict[str, list[str]] = {}
 
     def keys(self, level: str, key: Callable[[str], str]) -> list[str]:
@@ -109,11 +111,25 @@ def plan_hunks(text: str, hunks: Sequence[Hunk], where: str) -> HunkPlan:
         try:
             start_at, same_anchor = _anchors(file, hunk, cursor)
             old, new = list(hunk.old_lines), list(hunk.new_lines)
+            raw = hunk.raw
             if not old:
                 index = _insertion_index(file, hunk, start_at)
-                changes.append(_insertion(file, index, new, hunk))
+                if raw is not None and not raw.old_lines:
+                    changes.append(_insertion(file, index, list(raw.new_lines), raw, "\n"))
+                else:
+                    changes.append(_insertion(file, index, new, hunk))
                 cursor = index
                 continue
+            if raw is not None and raw.old_lines:
+                first = _locate_raw(file, raw, start_at, cursor, shift, same_anchor)
+                if first is not None:
+                    raw_old, raw_new = list(raw.old_lines), list(raw.new_lines)
+                    changes.append(_replace(file, first, raw_old, raw_new, "exact", raw, "\n"))
+                    levels.append("exact")
+                    cursor = first + len(raw_old)
+                    if raw.old_start is not None:
+                        shift = first - (raw.old_start - 1)
+                    continue
             found = _locate(file, old, hunk, start_at, cursor, shift, same_anchor)
             # Blank context lines that end a hunk are often separators, not file lines.
             while found is None and old and new and old[-1].strip() == "" and new[-1].strip() == "":
@@ -213,6 +229,25 @@ def _locate(
     return None
 
 
+def _locate_raw(
+    file: _Text,
+    raw: Hunk,
+    start_at: int,
+    cursor: int,
+    shift: int,
+    same_anchor: Callable[[str], bool],
+) -> int | None:
+    """The first line index of the one place a hunk's lines, carriage returns included, are
+    the file's lines byte for byte; None if nowhere."""
+    candidates = _windows(file.raw, list(raw.old_lines))
+    if raw.anchors:
+        candidates = [c for c in candidates if c >= start_at]
+    if not candidates:
+        return None
+    old = list(raw.old_lines)
+    return _choose(file, candidates, old, raw, start_at, cursor, shift, "exact", same_anchor)
+
+
 def _windows(keys: list[str], wanted: list[str]) -> list[int]:
     m = len(wanted)
     first = wanted[0]
@@ -283,7 +318,10 @@ def _newline(file: _Text, first: int, last: int) -> str:
     return newline_of(region, dominant_newline(file.text))
 
 
-def _insertion(file: _Text, index: int, new: list[str], hunk: Hunk) -> Change:
+def _insertion(
+    file: _Text, index: int, new: list[str], hunk: Hunk, newline: str | None = None
+) -> Change:
+    """`newline` is the line ending to write after each new line (the region's by default)."""
     text = file.text
     if not file.lines:
         newline = "\n"
@@ -292,7 +330,7 @@ def _insertion(file: _Text, index: int, new: list[str], hunk: Hunk) -> Change:
             body = body.removesuffix(newline)
         return Change(0, 0, body)
     anchor = min(index, len(file.lines) - 1)
-    newline = _newline(file, anchor, anchor)
+    newline = newline or _newline(file, anchor, anchor)
     if index < len(file.lines):
         position = file.lines[index].start
         return Change(position, position, "".join(line + newline for line in new))
@@ -310,11 +348,18 @@ def _insertion(file: _Text, index: int, new: list[str], hunk: Hunk) -> Change:
 
 
 def _replace(
-    file: _Text, first: int, old: list[str], new: list[str], level: str, hunk: Hunk
+    file: _Text,
+    first: int,
+    old: list[str],
+    new: list[str],
+    level: str,
+    hunk: Hunk,
+    newline: str | None = None,
 ) -> Change:
+    """`newline` is the line ending to write after each new line (the region's by default)."""
     last = first + len(old) - 1
     lines = file.lines
-    newline = _newline(file, first, last)
+    newline = newline or _newline(file, first, last)
     at_end = last == len(lines) - 1
     had_newline = lines[last].end != lines[last].content_end
     if level == "exact":
@@ -347,8 +392,7 @@ def _exact_replacement(
     bytes (their own line endings). Every line ends with a newline here; `_replace` takes the
     last one away again where the file has none."""
     out: list[str] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in linediff.opcodes(old, new):
         if tag == "equal":
             for i in range(i1, i2):
                 line = file.lines[first + i]

@@ -31,6 +31,12 @@ class Hunk:
     new_eol: bool | None = None
     #: The line of the patch text where the hunk starts, for messages.
     patch_line: int = 0
+    #: A unified diff's hunk as its lines really are, carriage returns included (`"x\r"` of a
+    #: CRLF file, a lone `\r` ending the file), when that differs from the lines above (which
+    #: have one `\r` before the newline removed). Tried first, it writes the exact bytes, as
+    #: `git apply` does; the lines above serve patches whose line endings were changed on the
+    #: way (written again in the file's own endings).
+    raw: Hunk | None = None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ last line so marked is read as the end of the line before it, which keeps its ne
 `diff --git`, `index`, mode and similarity lines are read for what they say and otherwise
 skipped.
 
+A hunk header without line numbers (Aider's `@@ ... @@`, a bare `@@`) is found by its lines
+alone, its body ending at the first line that is not a hunk line (a closing fence, prose).
 Hunk line counts are used when they agree with the body; models often miscount, so a hunk
 whose counts do not add up is read up to the next `@@`, file header or end of text instead
 (blank lines at its end dropped).
@@ -17,11 +19,15 @@ whose counts do not add up is read up to the next `@@`, file header or end of te
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..errors import PatchFormatError
 from .model import FileOp, Hunk, ParsedPatch
 
 HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+#: A hunk header without line numbers (Aider's `@@ ... @@`, or a bare `@@`): the hunk is found
+#: by its lines alone, and its body ends at the first line that is not a hunk line.
+BARE_HUNK_HEADER = re.compile(r"^@@(?:\s.*)?$")
 NO_NEWLINE = "\\ No newline at end of file"
 DEV_NULL = "/dev/null"
 
@@ -38,9 +44,13 @@ def looks_like_unified(text: str) -> bool:
 def parse_unified(text: str, *, path: str | None = None) -> ParsedPatch:
     """The file operations of a unified diff. `path` names the file for a diff that has hunks
     but no `---`/`+++` headers."""
-    lines = [line.removesuffix("\r") for line in text.split("\n")]
-    if lines and lines[-1] == "":
-        lines.pop()
+    raw = text.split("\n")
+    if raw and raw[-1] == "":
+        raw.pop()
+    lines = [line.removesuffix("\r") for line in raw]
+    if _crlf_transport(raw):
+        # The whole patch was sent with CRLF line endings: its "\r"s are not the files'.
+        raw = lines
     ops: list[FileOp] = []
     i = 0
     git: dict[str, str] = {}
@@ -59,17 +69,17 @@ def parse_unified(text: str, *, path: str | None = None) -> ParsedPatch:
                 # A `diff --git` section with headers only, then a plain diff of another file.
                 ops.extend(_header_only(git))
                 git = {}
-            op, i = _file(lines, i, git)
+            op, i = _file(lines, raw, i, git)
             ops.append(op)
             git = {}
             continue
-        if HUNK_HEADER.match(line):
+        if _header(line):
             if path is None:
                 raise PatchFormatError(
                     f"diff line {i + 1}: a hunk without '--- a/PATH' and '+++ b/PATH' "
                     "headers; add them, or pass path"
                 )
-            hunks, i = _hunks(lines, i, path)
+            hunks, i = _hunks(lines, raw, i, path)
             ops.append(FileOp("update", path, hunks=tuple(hunks), patch_line=1))
             continue
         i += 1
@@ -80,6 +90,14 @@ def parse_unified(text: str, *, path: str | None = None) -> ParsedPatch:
             "'+++ b/PATH' lines followed by '@@ -l,n +l,n @@' hunks"
         )
     return ParsedPatch("unified", tuple(ops))
+
+
+def _crlf_transport(raw: list[str]) -> bool:
+    """Whether every header line of the diff ends with "\\r" (git writes none there)."""
+    headers = [
+        line for line in raw if line.startswith(("--- ", "+++ ", "@@ ", "diff --git ", "\\"))
+    ]
+    return bool(headers) and all(line.endswith("\r") for line in headers)
 
 
 def _git_extended(line: str, git: dict[str, str]) -> bool:
@@ -137,7 +155,7 @@ def _header_only(git: dict[str, str]) -> list[FileOp]:
     return []
 
 
-def _file(lines: list[str], i: int, git: dict[str, str]) -> tuple[FileOp, int]:
+def _file(lines: list[str], raw: list[str], i: int, git: dict[str, str]) -> tuple[FileOp, int]:
     number = i + 1
     old_name = _header_path(lines[i][4:])
     new_name = _header_path(lines[i + 1][4:])
@@ -146,14 +164,16 @@ def _file(lines: list[str], i: int, git: dict[str, str]) -> tuple[FileOp, int]:
     if old_name == DEV_NULL and new_name == DEV_NULL:
         raise PatchFormatError(f"diff line {number}: both sides are /dev/null")
     shown = new_name if old_name == DEV_NULL else old_name
-    hunks, i = _hunks(lines, i + 2, shown)
+    hunks, i = _hunks(lines, raw, i + 2, shown)
     if old_name == DEV_NULL:
         if any(h.old_lines for h in hunks):
             raise PatchFormatError(
                 f"diff line {number}: the new file {new_name} has hunks with '-' or context lines"
             )
-        content = "".join(line + "\n" for h in hunks for line in h.new_lines)
-        if hunks and hunks[-1].new_eol is False:
+        # The new file's lines as the diff has them, carriage returns included.
+        exact = [h.raw or h for h in hunks]
+        content = "".join(line + "\n" for h in exact for line in h.new_lines)
+        if exact and exact[-1].new_eol is False:
             content = content.removesuffix("\n")
         return FileOp("add", new_name, content=content, patch_line=number), i
     if new_name == DEV_NULL:
@@ -164,10 +184,10 @@ def _file(lines: list[str], i: int, git: dict[str, str]) -> tuple[FileOp, int]:
     return FileOp("update", old_name, move_to=move_to, hunks=tuple(hunks), patch_line=number), i
 
 
-def _hunks(lines: list[str], i: int, path: str) -> tuple[list[Hunk], int]:
+def _hunks(lines: list[str], raw: list[str], i: int, path: str) -> tuple[list[Hunk], int]:
     hunks: list[Hunk] = []
     while i < len(lines):
-        header = HUNK_HEADER.match(lines[i])
+        header = _header(lines[i])
         if not header:
             if _next_file(lines, i):
                 break
@@ -180,9 +200,13 @@ def _hunks(lines: list[str], i: int, path: str) -> tuple[list[Hunk], int]:
                 f"diff line {i + 1}: expected an '@@ -l,n +l,n @@' hunk header for {path}, got "
                 f"{lines[i][:80]!r}"
             )
-        hunk, i = _hunk(lines, i, header)
+        hunk, i = _hunk(lines, raw, i, header)
         hunks.append(hunk)
     return hunks, i
+
+
+def _header(line: str) -> re.Match[str] | None:
+    return HUNK_HEADER.match(line) or BARE_HUNK_HEADER.match(line)
 
 
 def _next_file(lines: list[str], i: int) -> bool:
@@ -192,21 +216,41 @@ def _next_file(lines: list[str], i: int) -> bool:
     )
 
 
-def _hunk(lines: list[str], i: int, header: re.Match[str]) -> tuple[Hunk, int]:
+def _hunk(lines: list[str], raw: list[str], i: int, header: re.Match[str]) -> tuple[Hunk, int]:
     number = i + 1
-    old_start = int(header[1])
-    old_count = 1 if header[2] is None else int(header[2])
-    new_count = 1 if header[4] is None else int(header[4])
-    counted = _counted_body(lines, i + 1, old_count, new_count)
+    bare = header.re is BARE_HUNK_HEADER
+    old_start = None if bare else int(header[1])
+    counted = None
+    if not bare:
+        old_count = 1 if header[2] is None else int(header[2])
+        new_count = 1 if header[4] is None else int(header[4])
+        counted = _counted_body(lines, i + 1, old_count, new_count)
     if counted is not None:
         body, end = counted
     else:
         end = i + 1
-        while end < len(lines) and not HUNK_HEADER.match(lines[end]) and not _next_file(lines, end):
+        while end < len(lines) and not _header(lines[end]) and not _next_file(lines, end):
+            if bare and lines[end][:1] not in ("", " ", "-", "+", "\\"):
+                # The end of the diff (a closing ``` fence, prose).
+                break
             end += 1
         body = lines[i + 1 : end]
         while body and body[-1].strip() == "":
             body.pop()
+    hunk = _sides(body, i + 2, old_start, number)
+    raw_body = raw[i + 1 : i + 1 + len(body)]
+    if raw_body != body:
+        try:
+            exact = _sides(raw_body, i + 2, old_start, number)
+        except PatchFormatError:
+            exact = None
+        if exact is not None:
+            hunk = replace(hunk, raw=exact)
+    return hunk, end
+
+
+def _sides(body: list[str], first_line: int, old_start: int | None, number: int) -> Hunk:
+    """The hunk a body of `' '`, `'-'`, `'+'` and `\\` lines says."""
     old: list[str] = []
     new: list[str] = []
     old_eol: bool | None = None
@@ -230,7 +274,7 @@ def _hunk(lines: list[str], i: int, header: re.Match[str]) -> tuple[Hunk, int]:
             new.append(line[1:])
         else:
             raise PatchFormatError(
-                f"diff line {i + 2 + offset}: {line[:80]!r} is not a hunk line; hunk lines "
+                f"diff line {first_line + offset}: {line[:80]!r} is not a hunk line; hunk lines "
                 "start with ' ', '-' or '+'"
             )
         last_kind = kind or " "
@@ -249,23 +293,20 @@ def _hunk(lines: list[str], i: int, header: re.Match[str]) -> tuple[Hunk, int]:
     if old_eol is False and old and old[-1] == "":
         old.pop()
         old_eol = True
-        if not old:
+        if not old and old_start is not None:
             # Nothing left to find: insert where the empty line was, after line old_start - 1.
             old_start -= 1
     if new_eol is False and new and new[-1] == "":
         new.pop()
         new_eol = True
-    return (
-        Hunk(
-            tuple(old),
-            tuple(new),
-            at_eof=at_eof,
-            old_start=old_start,
-            old_eol=old_eol,
-            new_eol=new_eol,
-            patch_line=number,
-        ),
-        end,
+    return Hunk(
+        tuple(old),
+        tuple(new),
+        at_eof=at_eof,
+        old_start=old_start,
+        old_eol=old_eol,
+        new_eol=new_eol,
+        patch_line=number,
     )
 
 

@@ -4,7 +4,7 @@ always written `@@ -a,b +c,d @@`, 4 lines of context by default)."""
 
 from __future__ import annotations
 
-import difflib
+from .. import linediff
 
 NO_NEWLINE = "\\ No newline at end of file"
 
@@ -34,8 +34,7 @@ def hunks(old: str, new: str, *, context: int = 4) -> list[str]:
     """The hunk lines of the diff from `old` to `new` (no file headers)."""
     a, b = _split(old), _split(new)
     out: list[str] = []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for group in matcher.get_grouped_opcodes(context):
+    for group in linediff.grouped_opcodes(linediff.opcodes(a, b), context):
         a0, a1, b0, b1 = group[0][1], group[-1][2], group[0][3], group[-1][4]
         old_start = a0 + 1 if a1 > a0 else a0
         new_start = b0 + 1 if b1 > b0 else b0

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArgumentError
+from ...patches import parse_patch
 from ..lines import Line, absolute, read_lines
 from ..result import ToolResult
 from ..spec import Profile, Tool
@@ -30,9 +31,13 @@ COMMENT_PREFIXES = ("#", "//", "--")
 
 def apply_patch(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     result = box.workspace.apply_patch(args["input"], format="apply_patch")
-    added = [f.path for f in result.files if f.action == "add"]
-    modified = [f.new_path or f.path for f in result.files if f.action in ("update", "move")]
-    deleted = [f.path for f in result.files if f.action == "delete"]
+    # Codex names each file as the patch does (relative or absolute, a move by its
+    # destination); the result's files are the patch's sections, in order.
+    ops = parse_patch(args["input"], format="apply_patch").ops
+    named = [(f.action, op.move_to or op.path) for f, op in zip(result.files, ops, strict=True)]
+    added = [name for action, name in named if action == "add"]
+    modified = [name for action, name in named if action in ("update", "move")]
+    deleted = [name for action, name in named if action == "delete"]
     lines = ["Success. Updated the following files:"]
     lines += [f"A {p}" for p in added] + [f"M {p}" for p in modified]
     lines += [f"D {p}" for p in deleted]
