@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from mcp import types
 from mcp.shared.exceptions import MCPError
+
+from ..tools.spill import SpillError
 
 URI_PREFIX = "codesift://spill/"
 MIME_TYPE = "text/plain"
@@ -35,7 +38,12 @@ class SpillFile:
 class SpillResources:
     """The spill files this server's tool results pointed to."""
 
-    def __init__(self, max_listed: int = MAX_LISTED) -> None:
+    def __init__(
+        self, max_listed: int = MAX_LISTED, reader: Callable[[Path], bytes] | None = None
+    ) -> None:
+        # How a registered file is read: the spill directory's checked reader when the
+        # server has one (see `SpillDir.read`), else an open that refuses a planted link.
+        self._reader = reader or _read_bytes
         self._files: dict[str, SpillFile] = {}
         self._lock = threading.Lock()
         self._max_listed = max_listed
@@ -94,24 +102,24 @@ class SpillResources:
                 ),
             )
         try:
-            text = _read_text(found.path)
-        except OSError as exc:
+            text = self._reader(found.path).decode("utf-8", "replace")
+        except (OSError, SpillError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
             raise MCPError(
                 code=types.INVALID_PARAMS,
-                message=f"Resource {uri!r} can no longer be read ({exc.strerror}); run the tool "
-                "again",
+                message=f"Resource {uri!r} can no longer be read ({reason}); run the tool again",
             ) from None
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type=MIME_TYPE, text=text)]
         )
 
 
-def _read_text(path: Path) -> str:
-    """A spill file's text. Spill files are codesift's own output, outside the workspace
+def _read_bytes(path: Path) -> bytes:
+    """A spill file's bytes. Spill files are codesift's own output, outside the workspace
     (so not read through its sandbox); a symlink put in a spill file's place is refused."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     with os.fdopen(fd, "rb") as f:
-        return f.read().decode("utf-8", "replace")
+        return f.read()
 
 
 __all__ = ["URI_PREFIX", "SpillResources"]

@@ -59,7 +59,9 @@ class CodesiftMCP:
 
     def __init__(self, toolbox: Toolbox, *, spills: SpillResources | None = None) -> None:
         self.toolbox = toolbox
-        self.spills = spills if spills is not None else SpillResources()
+        self.spills = (
+            spills if spills is not None else SpillResources(reader=toolbox.output.spills.read)
+        )
         self._index_lock = threading.Lock()
         self._index_checked = False
 

@@ -73,6 +73,24 @@ class SpillDir:
         finally:
             os.close(fd)
 
+    def read(self, path: Path) -> bytes:
+        """The bytes of a spill file this directory holds, opened through the checked
+        directory's descriptor (never following a link, never blocking on a FIFO) and only
+        when it is a regular file of ours. Raises `SpillError` (or `OSError` when it is gone)."""
+        if self._path is None or path.parent != self._path:
+            raise SpillError(f"{path} is not in this spill directory")
+        fd = self.open(create=False)
+        try:
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            file = os.open(path.name, flags, dir_fd=fd)
+        finally:
+            os.close(fd)
+        with os.fdopen(file, "rb") as f:
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+                raise SpillError(f"{path} is not a regular file of this user")
+            return f.read()
+
     def check(self) -> bool:
         """Whether the directory is in use and still private (see the module docs)."""
         try:
