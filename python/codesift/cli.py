@@ -83,7 +83,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _common_parser() -> argparse.ArgumentParser:
+def _common_parser() -> _Parser:
     """The options every command takes."""
     common = _Parser(add_help=False)
     common.add_argument(
@@ -479,7 +479,8 @@ def _grep_targets(args: argparse.Namespace, paths: list[str]) -> list[_Target]:
             _Target(ws, p, _as_is, os.path.isfile(os.path.join(ws.root, p))) for p in paths or ["."]
         ]
     targets = []
-    for given in paths or [None]:
+    given_paths: list[str | None] = list(paths) if paths else [None]
+    for given in given_paths:
         rooted: RootedPath = root_of(given)
         targets.append(_Target(workspace(rooted.root), rooted.path, rooted.show, rooted.is_file))
     return targets
