@@ -157,9 +157,7 @@ BLOCKS = all_blocks()
 
 
 def test_every_block_declares_how_it_runs() -> None:
-    unknown = [
-        f"{b.name}: ```{b.language}" for b in BLOCKS if b.language not in RUNNABLE | NOT_RUN
-    ]
+    unknown = [f"{b.name}: ```{b.language}" for b in BLOCKS if b.language not in RUNNABLE | NOT_RUN]
     assert not unknown, "give these blocks a language (python, bash, json or text):\n" + "\n".join(
         unknown
     )
