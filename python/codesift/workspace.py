@@ -30,6 +30,8 @@ from .files import BINARY_SNIFF, TextFile
 from .patches import parse_patch
 from .results import (
     EditResult,
+    FileLine,
+    FileLines,
     GlobResult,
     GrepResult,
     ListResult,
@@ -348,19 +350,7 @@ class Workspace:
         check_int("limit", limit, minimum=1, required=True)
         fd, shown, _ = self._engine.open_read(self.sandbox.relative(path))
         with os.fdopen(fd, "rb") as f:
-            head = f.read(BINARY_SNIFF)
-            if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-                text = TextFile(head + f.read(), shown).text.replace("\r\n", "\n")
-                split = text.split("\n")
-                if text.endswith("\n"):
-                    split.pop()
-                reader: Any = [(line, len(line)) for line in split]
-                encoding = "utf-16-le" if head[0] == 0xFF else "utf-16-be"
-            else:
-                if b"\x00" in head:
-                    raise _binary(shown)
-                encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
-                reader = _LineReader(head, f)
+            reader, encoding = _open_lines(f, shown)
             lines = iter(reader)
             numbered: list[str] = []
             long_lines, seen = 0, 0
@@ -376,10 +366,7 @@ class Workspace:
                 numbered.append(f"{seen:6}\t{line}")
                 if len(numbered) == limit:
                     break
-            if isinstance(reader, _LineReader):
-                more = len(numbered) == limit and reader.has_more()
-            else:
-                more = len(numbered) == limit and seen < len(reader)
+            more = len(numbered) == limit and reader.has_more()
         last = offset + len(numbered) - 1
         total = None if more else seen
         if by_lines and not numbered and seen:
@@ -397,6 +384,35 @@ class Workspace:
             long_lines=long_lines,
             encoding=encoding,
         )
+
+    def lines(self, path: PathArg, start: int = 1, end: int | None = None) -> FileLines:
+        """Lines `start .. end` (1-based, inclusive; `end` None or past the end: to the end)
+        of a text file as `read` shows them, typed: each line's number, its text (cut at 2000
+        characters) and the length it was cut from; with the file's line count and whether it
+        ends with a newline. Large files are streamed (the lines after `end` are counted, not
+        kept)."""
+        check_int("start", start, minimum=1, required=True)
+        check_int("end", end, minimum=1)
+        fd, shown, _ = self._engine.open_read(self.sandbox.relative(path))
+        kept: list[FileLine] = []
+        with os.fdopen(fd, "rb") as f:
+            reader, encoding = _open_lines(f, shown)
+            seen = 0
+            for line, length in reader:
+                seen += 1
+                if seen < start:
+                    continue
+                if seen == 1 and encoding == "utf-8-sig":
+                    line = line.removeprefix("\ufeff")
+                if length > MAX_LINE_CHARS:
+                    kept.append(FileLine(seen, line[:MAX_LINE_CHARS], length))
+                else:
+                    kept.append(FileLine(seen, line))
+                if seen == end:
+                    break
+            seen += reader.count_rest()
+            ends_with_newline = reader.ends_with_newline
+        return FileLines(shown, tuple(kept), seen, ends_with_newline, start)
 
     def list_dir(
         self,
@@ -680,6 +696,47 @@ def _binary(shown: str) -> Exception:
     )
 
 
+def _open_lines(f: Any, shown: str) -> tuple[_LineReader | _DecodedLines, str]:
+    """The lines of the open file `f` (a text file: UTF-8, or UTF-16 with a BOM) and its
+    encoding's name."""
+    head = f.read(BINARY_SNIFF)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = TextFile(head + f.read(), shown).text
+        encoding = "utf-16-le" if head[0] == 0xFF else "utf-16-be"
+        return _DecodedLines(text), encoding
+    if b"\x00" in head:
+        raise _binary(shown)
+    encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
+    return _LineReader(head, f), encoding
+
+
+class _DecodedLines:
+    """Lines of a decoded (UTF-16) text as `(text without terminator, length)`, with the
+    interface of `_LineReader`."""
+
+    def __init__(self, text: str) -> None:
+        self.ends_with_newline = text.endswith("\n")
+        text = text.replace("\r\n", "\n")
+        split = text.split("\n")
+        if text.endswith("\n"):
+            split.pop()
+        self._lines = split
+        self._taken = 0
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        for line in self._lines[self._taken :]:
+            self._taken += 1
+            yield line, len(line)
+
+    def has_more(self) -> bool:
+        return self._taken < len(self._lines)
+
+    def count_rest(self) -> int:
+        rest = len(self._lines) - self._taken
+        self._taken = len(self._lines)
+        return rest
+
+
 class _LineReader:
     """Lines of a UTF-8 file as `(text without terminator, length in characters)`, read in
     chunks: a line longer than the display limit is not kept whole in memory, and whether
@@ -689,6 +746,8 @@ class _LineReader:
         self._pending = bytearray(head)
         self._file = f
         self._eof = False
+        #: Whether the last byte read so far is a newline.
+        self.ends_with_newline = head.endswith(b"\n")
 
     def _fill(self) -> bool:
         chunk = b"" if self._eof else self._file.read(READ_CHUNK)
@@ -696,7 +755,18 @@ class _LineReader:
             self._eof = True
             return False
         self._pending += chunk
+        self.ends_with_newline = chunk.endswith(b"\n")
         return True
+
+    def count_rest(self) -> int:
+        """The lines not read yet, counted (not decoded) to the end of the file."""
+        count = 0
+        while True:
+            count += self._pending.count(b"\n")
+            tail = bool(self._pending) and not self._pending.endswith(b"\n")
+            self._pending.clear()
+            if not self._fill():
+                return count + tail
 
     def has_more(self) -> bool:
         return bool(self._pending) or self._fill()
