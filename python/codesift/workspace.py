@@ -1,4 +1,5 @@
-"""`Workspace`: the sandboxed entry point for searching (and, later, editing) one tree."""
+"""`Workspace`: the sandboxed entry point for searching, reading and editing one tree (its
+edits go through `codesift.edits.Editor`)."""
 
 from __future__ import annotations
 
@@ -389,10 +390,14 @@ class Workspace:
         """Lines `start .. end` (1-based, inclusive; `end` None or past the end: to the end)
         of a text file as `read` shows them, typed: each line's number, its text (cut at 2000
         characters) and the length it was cut from; with the file's line count and whether it
-        ends with a newline. Large files are streamed (the lines after `end` are counted, not
-        kept)."""
+        ends with a newline. The path may end in `:START-END` as for `read`. Large files are
+        streamed (the lines after `end` are counted, not kept)."""
         check_int("start", start, minimum=1, required=True)
         check_int("end", end, minimum=1)
+        ranged, first, count = self._line_range(path, start, 1)
+        if ranged is not path:
+            # A `path:START-END` suffix picks the lines, as for `read`.
+            path, start, end = ranged, first, first + count - 1
         fd, shown, _ = self._engine.open_read(self.sandbox.relative(path))
         kept: list[FileLine] = []
         with os.fdopen(fd, "rb") as f:
