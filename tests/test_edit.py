@@ -15,7 +15,7 @@ from codesift import (
     StaleResultError,
     Workspace,
 )
-from codesift import workspace as workspace_module
+from codesift.edits import editor as editor_module
 
 PY = "def handler(event):\n    if event:\n        run(event)\n    return None\n"
 
@@ -188,14 +188,14 @@ def test_utf16_file_edit_keeps_encoding(tree):
 def test_file_changed_between_read_and_write_is_not_overwritten(tree, monkeypatch):
     root = tree({"f.py": PY})
     ws = Workspace(root)
-    real_plan = workspace_module.plan_edit
+    real_plan = editor_module.plan_edit
 
     def interfering_plan(*args, **kwargs):
         # A writer that is not codesift (it takes no lock) lands between read and write.
         (root / "f.py").write_text("someone else's version\n")
         return real_plan(*args, **kwargs)
 
-    monkeypatch.setattr("codesift.workspace.plan_edit", interfering_plan)
+    monkeypatch.setattr("codesift.edits.editor.plan_edit", interfering_plan)
     with pytest.raises(ConflictError, match="changed on disk"):
         ws.edit("f.py", "run(event)", "go(event)")
     assert (root / "f.py").read_text() == "someone else's version\n"

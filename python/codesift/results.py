@@ -396,6 +396,46 @@ STRATEGY_NOTES = {
 }
 
 
+#: `Workspace.read` cuts longer lines (and marks the cut).
+MAX_LINE_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class FileLine:
+    """One line of a text file as `Workspace.read` shows it: its number, its text (without
+    the line ending, cut at `MAX_LINE_CHARS` characters) and, when cut, its full length."""
+
+    number: int
+    text: str
+    cut_from: int | None = None
+
+
+@dataclass(frozen=True)
+class FileLines:
+    """Lines of a text file (`Workspace.lines`), with what the file holds in all."""
+
+    path: str
+    lines: tuple[FileLine, ...]
+    #: Lines in the whole file.
+    total: int
+    #: Whether the file's last character is a newline.
+    ends_with_newline: bool
+    #: The first line asked for.
+    start: int = 1
+
+    @property
+    def texts(self) -> list[str]:
+        return [line.text for line in self.lines]
+
+    @property
+    def last(self) -> int:
+        return self.lines[-1].number if self.lines else self.start - 1
+
+    @property
+    def more(self) -> bool:
+        return self.last < self.total
+
+
 @dataclass(frozen=True)
 class EditResult:
     path: str
@@ -408,6 +448,14 @@ class EditResult:
     moved_from: int | None = None
     #: True when nothing was written: `diff` shows what the edit would do.
     dry_run: bool = False
+    #: The file after the edit around the change, as `read` shows it: lines
+    #: `first_line - 5 .. last_line + 5` (`codesift.edits.text.SNIPPET_CONTEXT`), so that a
+    #: tool can show the result without reading the file again.
+    snippet: tuple[FileLine, ...] = ()
+    #: Lines in the file after the edit.
+    total_lines: int = 0
+    #: Whether the file ends with a newline after the edit.
+    ends_with_newline: bool = False
 
     @property
     def summary(self) -> str:

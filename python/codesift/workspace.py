@@ -1,4 +1,5 @@
-"""`Workspace`: the sandboxed entry point for searching (and, later, editing) one tree."""
+"""`Workspace`: the sandboxed entry point for searching, reading and editing one tree (its
+edits go through `codesift.edits.Editor`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import _core, linediff
+from . import _core
 from .arguments import (
     MAX_COUNT,
     check_flag,
@@ -23,31 +24,15 @@ from .arguments import (
 )
 from .cache import HitState, ResultCache
 from .control import current_token
-from .edit import (
-    Change,
-    apply_changes,
-    check_disjoint,
-    convert_newlines,
-    dominant_newline,
-    newline_near,
-    newline_of,
-    plan_edit,
-    split_lines,
-)
-from .errors import (
-    BinaryFileError,
-    CodesiftError,
-    ConflictError,
-    InvalidArgumentError,
-    NotFoundError,
-    StaleResultError,
-)
+from .edits import Editor
+from .edits.history import EditHistory
+from .errors import BinaryFileError, InvalidArgumentError
 from .files import BINARY_SNIFF, TextFile
-from .history import EditHistory, digest
 from .patches import parse_patch
-from .patches.apply import apply_parsed, covering_change, file_diff
 from .results import (
     EditResult,
+    FileLine,
+    FileLines,
     GlobResult,
     GrepResult,
     ListResult,
@@ -65,9 +50,6 @@ MAX_LINE_CHARS = 2000
 READ_CHUNK = 64 * 1024
 LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 ID_SALT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
-# Files larger than this are refused for edits (before they are read): an agent's edit of a
-# larger file is almost surely a mistake, and the edit holds the whole file in memory.
-EDIT_MAX_BYTES = 64 * 1024 * 1024
 
 
 class Workspace:
@@ -141,8 +123,22 @@ class Workspace:
         self.sandbox = Sandbox(self._engine.root, given)
         self.cache = ResultCache(self._engine.id_prefix, capacity=cache_size)
         #: What codesift wrote through this Workspace, for `undo_edit` (bounded; see
-        #: `codesift.history`).
+        #: `codesift.edits.history`).
         self.history = EditHistory()
+        #: Every write goes through the editor (lock, plan, commit, shift cached hits, record
+        #: for undo); the methods below validate their arguments and call it.
+        self.editor = Editor(self._engine, self.sandbox, self.cache, self.history)
+
+    @property
+    def _engine(self) -> _core.Engine:
+        return self._core_engine
+
+    @_engine.setter
+    def _engine(self, engine: _core.Engine) -> None:
+        # The editor writes through the same engine (tests put a failing one in its place).
+        self._core_engine = engine
+        if "editor" in vars(self):
+            self.editor.engine = engine
 
     @property
     def root(self) -> Path:
@@ -355,19 +351,7 @@ class Workspace:
         check_int("limit", limit, minimum=1, required=True)
         fd, shown, _ = self._engine.open_read(self.sandbox.relative(path))
         with os.fdopen(fd, "rb") as f:
-            head = f.read(BINARY_SNIFF)
-            if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-                text = TextFile(head + f.read(), shown).text.replace("\r\n", "\n")
-                split = text.split("\n")
-                if text.endswith("\n"):
-                    split.pop()
-                reader: Any = [(line, len(line)) for line in split]
-                encoding = "utf-16-le" if head[0] == 0xFF else "utf-16-be"
-            else:
-                if b"\x00" in head:
-                    raise _binary(shown)
-                encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
-                reader = _LineReader(head, f)
+            reader, encoding = _open_lines(f, shown)
             lines = iter(reader)
             numbered: list[str] = []
             long_lines, seen = 0, 0
@@ -383,10 +367,7 @@ class Workspace:
                 numbered.append(f"{seen:6}\t{line}")
                 if len(numbered) == limit:
                     break
-            if isinstance(reader, _LineReader):
-                more = len(numbered) == limit and reader.has_more()
-            else:
-                more = len(numbered) == limit and seen < len(reader)
+            more = len(numbered) == limit and reader.has_more()
         last = offset + len(numbered) - 1
         total = None if more else seen
         if by_lines and not numbered and seen:
@@ -404,6 +385,39 @@ class Workspace:
             long_lines=long_lines,
             encoding=encoding,
         )
+
+    def lines(self, path: PathArg, start: int = 1, end: int | None = None) -> FileLines:
+        """Lines `start .. end` (1-based, inclusive; `end` None or past the end: to the end)
+        of a text file as `read` shows them, typed: each line's number, its text (cut at 2000
+        characters) and the length it was cut from; with the file's line count and whether it
+        ends with a newline. The path may end in `:START-END` as for `read`. Large files are
+        streamed (the lines after `end` are counted, not kept)."""
+        check_int("start", start, minimum=1, required=True)
+        check_int("end", end, minimum=1)
+        ranged, first, count = self._line_range(path, start, 1)
+        if ranged is not path:
+            # A `path:START-END` suffix picks the lines, as for `read`.
+            path, start, end = ranged, first, first + count - 1
+        fd, shown, _ = self._engine.open_read(self.sandbox.relative(path))
+        kept: list[FileLine] = []
+        with os.fdopen(fd, "rb") as f:
+            reader, encoding = _open_lines(f, shown)
+            seen = 0
+            for line, length in reader:
+                seen += 1
+                if seen < start:
+                    continue
+                if seen == 1 and encoding == "utf-8-sig":
+                    line = line.removeprefix("\ufeff")
+                if length > MAX_LINE_CHARS:
+                    kept.append(FileLine(seen, line[:MAX_LINE_CHARS], length))
+                else:
+                    kept.append(FileLine(seen, line))
+                if seen == end:
+                    break
+            seen += reader.count_rest()
+            ends_with_newline = reader.ends_with_newline
+        return FileLines(shown, tuple(kept), seen, ends_with_newline, start)
 
     def list_dir(
         self,
@@ -462,34 +476,7 @@ class Workspace:
                 "content holds characters that cannot be encoded (a lone surrogate); send "
                 "valid text"
             ) from None
-        if dry_run:
-            return self._preview_write(rel, data)
-        before = self._bytes_for_history(rel)
-        shown, created = self._engine.write(rel, data)
-        if not created:
-            self.cache.invalidate_file(shown, None)
-        if created or before is not None:
-            self.history.record(shown, None if created else before, data)
-        else:
-            self.history.forget(shown)
-        return WriteResult(path=shown, bytes_written=len(data), created=created)
-
-    def _preview_write(self, rel: str, data: bytes) -> WriteResult:
-        """What `write` would do, without writing: the file is read under its lock (so a
-        directory or a file out of reach fails as the write would)."""
-        if self._engine.exists(rel):
-            with self._lock(rel) as lock:
-                shown, before = lock.real, lock.data
-        else:
-            shown, before = self._real(rel), None
-        try:
-            old = None if before is None else TextFile(before, shown).text
-            diff = file_diff(old, TextFile(data, shown).text, shown, shown)
-        except BinaryFileError:
-            diff = "" if before == data else f"Binary files differ: {shown}\n"
-        return WriteResult(
-            path=shown, bytes_written=len(data), created=before is None, dry_run=True, diff=diff
-        )
+        return self.editor.write(rel, data, dry_run=bool(dry_run))
 
     # -- edit -------------------------------------------------------------------------------
 
@@ -511,13 +498,9 @@ class Workspace:
         text-editor tool's `str_replace` (exact, once). With `dry_run`, nothing is written:
         the result's diff shows what the edit would do.
         """
-        with self._lock(path) as lock:
-            shown = lock.real
-            file = TextFile(lock.data, shown)
-            plan = plan_edit(file.text, old, new, replace_all=bool(replace_all), fuzzy=bool(fuzzy))
-            return self._commit(
-                lock, shown, file, plan.changes, plan.strategy, dry_run=bool(dry_run)
-            )
+        return self.editor.edit(
+            path, old, new, replace_all=bool(replace_all), fuzzy=bool(fuzzy), dry_run=bool(dry_run)
+        )
 
     def edit_result(
         self,
@@ -532,13 +515,13 @@ class Workspace:
         `dry_run`, nothing is written (and the id stays usable): the diff shows the edit."""
         if not isinstance(new, str):
             raise InvalidArgumentError("new_string must be a string")
-        match, state = self._lookup(search_result_id)
+        match, state = self.editor.lookup(search_result_id)
         if path is not None and self._real(path) != self._real(match.file):
             raise InvalidArgumentError(
                 f"search_result_id {search_result_id} is a hit in {match.file}, not in {path}; "
                 "leave path out or search again"
             )
-        return self._edit_hit(match, state, new, search_result_id, dry_run=bool(dry_run))
+        return self.editor.edit_hit(match, state, new, search_result_id, dry_run=bool(dry_run))
 
     def apply_hit(
         self,
@@ -572,47 +555,7 @@ class Workspace:
             unique=unique,
         )
         state = HitState(byte_offset, line, line)
-        return self._edit_hit(match, state, new, None)
-
-    def _edit_hit(
-        self,
-        match: Any,
-        state: HitState,
-        new: str,
-        search_result_id: str | None,
-        *,
-        dry_run: bool = False,
-    ) -> EditResult:
-        with self._lock(match.file) as lock:
-            shown = lock.real
-            file = TextFile(lock.data, shown)
-            change, moved_from = self._locate(file, match, state, search_result_id or "hit")
-            change = Change(change.start, change.end, _fit_newlines(new, file.text, change))
-            if file.text[change.start : change.end] == change.replacement:
-                raise InvalidArgumentError(
-                    "new_string equals the text of the search result; nothing to change"
-                )
-            result = self._commit(
-                lock,
-                shown,
-                file,
-                [change],
-                "search_result",
-                edited_id=search_result_id,
-                dry_run=dry_run,
-            )
-        if moved_from is not None:
-            result = EditResult(
-                path=result.path,
-                replacements=result.replacements,
-                strategy="search_result_moved",
-                first_line=result.first_line,
-                last_line=result.last_line,
-                diff=result.diff,
-                moved_from=moved_from,
-                dry_run=result.dry_run,
-            )
-        return result
+        return self.editor.edit_hit(match, state, new, None)
 
     def edit_many(
         self,
@@ -634,55 +577,9 @@ class Workspace:
         """
         if isinstance(edits, str | bytes) or not isinstance(edits, Sequence) or not edits:
             raise InvalidArgumentError("edits must be a non-empty list of edits")
-        if sequential:
-            return self._edit_sequential(path, edits, dry_run=bool(dry_run))
-        with self._lock(path) as lock:
-            shown = lock.real
-            file = TextFile(lock.data, shown)
-            changes: list[Change] = []
-            strategies: list[str] = []
-            for number, item in enumerate(edits, start=1):
-                try:
-                    found, strategy = self._plan_one(file, shown, item)
-                except Exception as exc:
-                    raise type(exc)(f"edit {number} of {len(edits)}: {exc}") from None
-                changes.extend(found)
-                strategies.append(strategy)
-            check_disjoint(changes, file.text)
-            strategy = (
-                "exact"
-                if set(strategies) <= {"exact"}
-                else "+".join(dict.fromkeys(s for s in strategies if s != "exact"))
-            )
-            return self._commit(lock, shown, file, changes, strategy, dry_run=bool(dry_run))
-
-    def _edit_sequential(
-        self, path: PathArg, edits: Sequence[tuple[str, str] | Mapping[str, Any]], *, dry_run: bool
-    ) -> EditResult:
-        with self._lock(path) as lock:
-            shown = lock.real
-            file = TextFile(lock.data, shown)
-            text = file.text
-            strategies: list[str] = []
-            replacements = 0
-            for number, item in enumerate(edits, start=1):
-                try:
-                    old, new, replace_all = _old_new(item, sequential=True)
-                    plan = plan_edit(text, old, new, replace_all=replace_all)
-                except CodesiftError as exc:
-                    raise type(exc)(
-                        f"edit {number} of {len(edits)} (applied to the text the edits before "
-                        f"it left): {exc}"
-                    ) from None
-                text = apply_changes(text, plan.changes)
-                replacements += len(plan.changes)
-                strategies.append(plan.strategy)
-            if text == file.text:
-                raise InvalidArgumentError("the edits leave the file as it was; nothing to change")
-            strategy = "+".join(dict.fromkeys(s for s in strategies if s != "exact")) or "exact"
-            change = covering_change(file.text, text)
-            result = self._commit(lock, shown, file, [change], strategy, dry_run=dry_run)
-            return _with_replacements(result, replacements)
+        return self.editor.edit_many(
+            path, edits, sequential=bool(sequential), dry_run=bool(dry_run)
+        )
 
     def insert(self, path: PathArg, line: int, text: str, *, dry_run: bool = False) -> EditResult:
         """Inserts `text` as whole lines after line `line` (0: at the top), as the
@@ -693,41 +590,7 @@ class Workspace:
         check_unicode("text", text, hint="send the lines to insert as text")
         if text == "":
             raise InvalidArgumentError("text is empty; give the lines to insert")
-        with self._lock(path) as lock:
-            shown = lock.real
-            file = TextFile(lock.data, shown)
-            lines = split_lines(file.text)
-            if line > len(lines):
-                raise InvalidArgumentError(
-                    f"insert_line {line} is past the end of {shown}, which has "
-                    f"{len(lines)} lines; use a line from 0 (top) to {len(lines)} (end)"
-                )
-            newline = (
-                newline_near(file.text, lines[line - 1].start, dominant_newline(file.text))
-                if line
-                else dominant_newline(file.text)
-            )
-            body = convert_newlines(text, newline)
-            if not body.endswith(newline):
-                body += newline
-            if line == len(lines) and lines and lines[-1].end == lines[-1].content_end:
-                # After a last line without a newline: the file still ends without one.
-                change = Change(len(file.text), len(file.text), newline + body[: -len(newline)])
-            else:
-                at = lines[line].start if line < len(lines) else len(file.text)
-                change = Change(at, at, body)
-            result = self._commit(lock, shown, file, [change], "insert", dry_run=bool(dry_run))
-            inserted = body.count(newline) if body.endswith(newline) else body.count(newline) + 1
-            first = line + 1
-            return EditResult(
-                path=result.path,
-                replacements=1,
-                strategy="insert",
-                first_line=first,
-                last_line=first + max(inserted, 1) - 1,
-                diff=result.diff,
-                dry_run=result.dry_run,
-            )
+        return self.editor.insert(path, line, text, dry_run=bool(dry_run))
 
     def undo_edit(self, path: PathArg) -> UndoResult:
         """Undoes the last write codesift made to `path` through this Workspace (an edit, an
@@ -736,45 +599,7 @@ class Workspace:
         the file changed since codesift wrote it: nothing is ever overwritten that codesift did
         not write. Earlier versions can be undone in turn (see `codesift.history` for the
         bounds)."""
-        rel = self.sandbox.relative(path)
-        real = self._engine.real(rel) or rel
-        version = self.history.last(real)
-        if version is None:
-            raise NotFoundError(
-                f"no edit of {real} to undo: codesift has not written it through this "
-                "workspace (or its history was dropped: it keeps the last 10 versions of 64 "
-                "files)"
-            )
-        changed = ConflictError(
-            f"{real} changed since codesift last wrote it; the undo was refused so that those "
-            "changes are not lost. Read the file and edit it instead"
-        )
-        if version.after is None:
-            if self._engine.exists(rel):
-                raise changed
-            assert version.before is not None
-            self._engine.create(rel, version.before, version.mode).release()
-            self.cache.invalidate_file(real, None)
-            self.history.pop(real, version)
-            before_text = TextFile(version.before, real).text
-            return UndoResult(
-                real, "recreated", _file_diff(None, before_text, real), self.history.count(real)
-            )
-        with self._lock(rel) as lock:
-            if digest(lock.data) != version.after:
-                raise changed
-            current = TextFile(lock.data, real).text
-            if version.before is None:
-                lock.remove()
-                action, restored = "deleted", None
-            else:
-                lock.replace(version.before)
-                action, restored = "restored", TextFile(version.before, real).text
-        self.cache.invalidate_file(real, None)
-        self.history.pop(real, version)
-        return UndoResult(
-            real, action, _file_diff(current, restored, real), self.history.count(real)
-        )
+        return self.editor.undo(path)
 
     def apply_patch(
         self,
@@ -796,19 +621,13 @@ class Workspace:
         """
         given = None if path is None else self.sandbox.relative(path)
         parsed = parse_patch(text, format=format, path=given)
-        return apply_parsed(self, parsed, dry_run=bool(dry_run))
+        return self.editor.apply_patch(parsed, dry_run=bool(dry_run))
 
     # -- helpers ------------------------------------------------------------------------
 
-    def _lock(self, path: PathArg) -> _core.FileLock:
-        """The file locked for an edit (an exclusive lock across processes, held until the
-        `with` block ends) with its bytes as read under the lock."""
-        return self._engine.lock(self.sandbox.relative(path), EDIT_MAX_BYTES)
-
     def _real(self, path: PathArg) -> str:
         """Where `path` really is (workspace-relative), or the path itself if it is missing."""
-        rel = self.sandbox.relative(path)
-        return self._engine.real(rel) or rel
+        return self.editor.real(path)
 
     def _read_bytes(self, path: PathArg) -> bytes:
         """The bytes of a regular file, read beneath the root."""
@@ -830,172 +649,7 @@ class Workspace:
         return path, offset, limit
 
     def _lookup(self, search_result_id: str):
-        if not isinstance(search_result_id, str) or not search_result_id:
-            raise InvalidArgumentError("search_result_id must be a non-empty string")
-        found = self.cache.lookup(search_result_id)
-        if found is None:
-            raise StaleResultError(
-                f"search_result_id {search_result_id!r} is unknown, expired or was used up by "
-                "an earlier edit; run grep again and use an id from its result"
-            )
-        match, state = found
-        if match.host is not None:
-            raise InvalidArgumentError(
-                f"search_result_id {search_result_id} is a hit on host {match.host}; edit it "
-                "through the remote workspace"
-            )
-        return match, state
-
-    def _locate(
-        self, file: TextFile, match, state: HitState, search_result_id: str
-    ) -> tuple[Change, int | None]:
-        """The span of the hit in the current text, and the line it moved from if it had to
-        be relocated."""
-        view = file.view()
-        start, length = state.byte_offset, match.byte_length
-        found = view[start : start + length]
-        if _same_text(found, match.content):
-            return self._view_change(file, start, length), None
-        expected = match.content.encode("utf-8", "surrogateescape")
-        if match.unique and len(expected) == length:
-            positions = _occurrences(view, expected, limit=2)
-            if len(positions) == 1:
-                change = self._view_change(file, positions[0], length)
-                return change, state.line
-        line = state.line
-        raise StaleResultError(
-            f"the text of search result {search_result_id} ({match.content[:60]!r}, line {line} "
-            f"of {match.file}) is no longer there"
-            + (" and occurs elsewhere more than once" if match.unique else "")
-            + "; run grep again and use a fresh id"
-        )
-
-    def _view_change(self, file: TextFile, start: int, length: int) -> Change:
-        begin = file.index_of_view_offset(start)
-        end = file.index_of_view_offset(start + length)
-        return Change(begin, end, "")
-
-    def _plan_one(
-        self, file: TextFile, real: str, item: tuple[str, str] | Mapping[str, Any]
-    ) -> tuple[list[Change], str]:
-        if isinstance(item, Mapping):
-            if "search_result_id" in item or "searchResultId" in item:
-                result_id = item.get("search_result_id", item.get("searchResultId"))
-                new = item.get("new", item.get("new_string"))
-                if not isinstance(new, str):
-                    raise InvalidArgumentError("an edit by search_result_id needs new (a string)")
-                match, state = self._lookup(result_id)
-                if self._real(match.file) != real:
-                    raise InvalidArgumentError(
-                        f"search_result_id {result_id} is a hit in {match.file}, not in this file"
-                    )
-                change, _ = self._locate(file, match, state, result_id)
-                return [Change(change.start, change.end, _fit_newlines(new, file.text, change))], (
-                    "search_result"
-                )
-        old, new, replace_all = _old_new(item, sequential=False)
-        plan = plan_edit(file.text, old, new, replace_all=replace_all)
-        return plan.changes, plan.strategy
-
-    def _commit(
-        self,
-        lock: _core.FileLock,
-        shown: str,
-        file: TextFile,
-        changes: list[Change],
-        strategy: str,
-        *,
-        edited_id: str | None = None,
-        dry_run: bool = False,
-    ) -> EditResult:
-        new_text = apply_changes(file.text, changes)
-        data = file.encode(new_text)
-        if not dry_run:
-            lock.replace(data)
-            self._shift_cache(shown, file, changes, edited_id=edited_id)
-            self.history.record(shown, file.data, data, lock.mode)
-        first, last = _changed_lines(new_text, changes)
-        return EditResult(
-            path=shown,
-            replacements=len(changes),
-            strategy=strategy,
-            first_line=first,
-            last_line=last,
-            diff=_unified_diff(file.text, new_text, shown),
-            dry_run=dry_run,
-        )
-
-    def _bytes_for_history(self, rel: str) -> bytes | None:
-        """The bytes of `rel` before a write, to undo it; None when there is no file or it is
-        too large to keep."""
-        try:
-            fd, _, size = self._engine.open_read(rel)
-        except CodesiftError:
-            return None
-        with os.fdopen(fd, "rb") as f:
-            if size > self.history.max_bytes:
-                return None
-            return f.read(self.history.max_bytes + 1)
-
-    def _shift_cache(
-        self, shown: str, file: TextFile, changes: list[Change], *, edited_id: str | None = None
-    ) -> None:
-        """Keeps cached hits in step with an edit: later hits shift, overlapping ones become
-        invalid."""
-        for change in sorted(changes, key=lambda c: c.start, reverse=True):
-            start = file.view_offset_of_index(change.start)
-            old_length = file.view_offset_of_index(change.end) - start
-            new_length = len(change.replacement.encode("utf-8", "surrogateescape"))
-            line_delta = change.replacement.count("\n") - file.text.count(
-                "\n", change.start, change.end
-            )
-            self.cache.after_edit(
-                shown, None, start, old_length, new_length, line_delta, edited_id=edited_id
-            )
-
-
-def _old_new(item: object, *, sequential: bool) -> tuple[Any, Any, bool]:
-    """(old, new, replace_all) of an `old -> new` edit in any of the accepted shapes."""
-    if isinstance(item, Mapping):
-        if sequential and ("search_result_id" in item or "searchResultId" in item):
-            raise InvalidArgumentError(
-                "edits by search_result_id cannot be applied one after the other (the ids "
-                "address the original text); leave sequential off"
-            )
-        old = _first_key(item, ("old_string", "old", "oldText", "old_str"))
-        new = _first_key(item, ("new_string", "new", "newText", "new_str"))
-        replace_all = item.get("replace_all", item.get("replaceAll", False))
-        if not isinstance(replace_all, bool):
-            raise InvalidArgumentError("replace_all must be true or false")
-        return old, new, replace_all
-    if isinstance(item, tuple | list) and len(item) == 2:
-        return item[0], item[1], False
-    raise InvalidArgumentError(
-        "each edit is (old, new), {old_string, new_string, replace_all} or {search_result_id, new}"
-    )
-
-
-def _first_key(item: Mapping[str, Any], names: tuple[str, ...]) -> Any:
-    for name in names:
-        if name in item:
-            return item[name]
-    return None
-
-
-def _file_diff(before: str | None, after: str | None, shown: str) -> str:
-    return file_diff(before, after, shown, shown)
-
-
-def _with_replacements(result: EditResult, replacements: int) -> EditResult:
-    return EditResult(
-        path=result.path,
-        replacements=replacements,
-        strategy=result.strategy,
-        first_line=result.first_line,
-        last_line=result.last_line,
-        diff=result.diff,
-        dry_run=result.dry_run,
-    )
+        return self.editor.lookup(search_result_id)
 
 
 def _cancel_token(cancel: object) -> _core.CancelToken | None:
@@ -1047,6 +701,47 @@ def _binary(shown: str) -> Exception:
     )
 
 
+def _open_lines(f: Any, shown: str) -> tuple[_LineReader | _DecodedLines, str]:
+    """The lines of the open file `f` (a text file: UTF-8, or UTF-16 with a BOM) and its
+    encoding's name."""
+    head = f.read(BINARY_SNIFF)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = TextFile(head + f.read(), shown).text
+        encoding = "utf-16-le" if head[0] == 0xFF else "utf-16-be"
+        return _DecodedLines(text), encoding
+    if b"\x00" in head:
+        raise _binary(shown)
+    encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
+    return _LineReader(head, f), encoding
+
+
+class _DecodedLines:
+    """Lines of a decoded (UTF-16) text as `(text without terminator, length)`, with the
+    interface of `_LineReader`."""
+
+    def __init__(self, text: str) -> None:
+        self.ends_with_newline = text.endswith("\n")
+        text = text.replace("\r\n", "\n")
+        split = text.split("\n")
+        if text.endswith("\n"):
+            split.pop()
+        self._lines = split
+        self._taken = 0
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        for line in self._lines[self._taken :]:
+            self._taken += 1
+            yield line, len(line)
+
+    def has_more(self) -> bool:
+        return self._taken < len(self._lines)
+
+    def count_rest(self) -> int:
+        rest = len(self._lines) - self._taken
+        self._taken = len(self._lines)
+        return rest
+
+
 class _LineReader:
     """Lines of a UTF-8 file as `(text without terminator, length in characters)`, read in
     chunks: a line longer than the display limit is not kept whole in memory, and whether
@@ -1056,6 +751,8 @@ class _LineReader:
         self._pending = bytearray(head)
         self._file = f
         self._eof = False
+        #: Whether the last byte read so far is a newline.
+        self.ends_with_newline = head.endswith(b"\n")
 
     def _fill(self) -> bool:
         chunk = b"" if self._eof else self._file.read(READ_CHUNK)
@@ -1063,7 +760,18 @@ class _LineReader:
             self._eof = True
             return False
         self._pending += chunk
+        self.ends_with_newline = chunk.endswith(b"\n")
         return True
+
+    def count_rest(self) -> int:
+        """The lines not read yet, counted (not decoded) to the end of the file."""
+        count = 0
+        while True:
+            count += self._pending.count(b"\n")
+            tail = bool(self._pending) and not self._pending.endswith(b"\n")
+            self._pending.clear()
+            if not self._fill():
+                return count + tail
 
     def has_more(self) -> bool:
         return bool(self._pending) or self._fill()
@@ -1092,58 +800,6 @@ class _LineReader:
 def _line(raw: bytes, overflow: int) -> tuple[str, int]:
     text = raw.decode("utf-8", "replace").removesuffix("\r")
     return text, len(text) + overflow
-
-
-def _same_text(found: bytes, content: str) -> bool:
-    try:
-        return found.decode("utf-8") == content
-    except UnicodeDecodeError:
-        return found.decode("utf-8", "replace") == content
-
-
-def _occurrences(haystack: bytes, needle: bytes, *, limit: int) -> list[int]:
-    found: list[int] = []
-    pos = haystack.find(needle)
-    while pos >= 0 and len(found) < limit:
-        found.append(pos)
-        pos = haystack.find(needle, pos + 1)
-    return found
-
-
-def _fit_newlines(new: str, text: str, change: Change) -> str:
-    """`new` with the line endings of the text it replaces (or of its line)."""
-    region = text[change.start : change.end]
-    newline = newline_of(region, newline_near(text, change.start, dominant_newline(text)))
-    return convert_newlines(new, newline)
-
-
-def _changed_lines(new_text: str, changes: list[Change]) -> tuple[int, int]:
-    """First and last line (in the new text) that the changes wrote."""
-    shift = 0
-    first = last = 1
-    # Lines counted from the previous change on, so many changes cost one pass.
-    counted_to, line = 0, 1
-    for n, change in enumerate(sorted(changes, key=lambda c: c.start)):
-        start = change.start + shift
-        shift += len(change.replacement) - (change.end - change.start)
-        line += new_text.count("\n", counted_to, start)
-        counted_to = start
-        if n == 0:
-            first = line
-        last = line + change.replacement.rstrip("\r\n").count("\n")
-    return first, last
-
-
-def _unified_diff(before: str, after: str, shown: str) -> str:
-    return "".join(
-        linediff.unified_diff(
-            before.splitlines(keepends=True),
-            after.splitlines(keepends=True),
-            fromfile=f"a/{shown}",
-            tofile=f"b/{shown}",
-            n=3,
-        )
-    )
 
 
 def _strip_root(pattern: str, root: Path) -> str:

@@ -11,8 +11,7 @@ import anyio
 import pytest
 from mcp import Client
 
-import codesift.patches.apply as apply_module
-import codesift.workspace as workspace_module
+import codesift.edits.patch as apply_module
 from codesift import CancelledError, Workspace
 from codesift.control import CallControl, controlling
 from codesift.mcp import CodesiftMCP
@@ -72,7 +71,7 @@ def test_a_patch_cancelled_over_mcp_before_its_commit_writes_nothing(tree, monke
     root = tree({"a.txt": "old\n"})
     reached, release, done = threading.Event(), threading.Event(), threading.Event()
     targets = apply_module._targets
-    apply_parsed = workspace_module.apply_parsed
+    apply_parsed = apply_module.apply_parsed
 
     def slow_targets(*args: Any, **kwargs: Any) -> Any:
         reached.set()
@@ -86,7 +85,7 @@ def test_a_patch_cancelled_over_mcp_before_its_commit_writes_nothing(tree, monke
             done.set()
 
     monkeypatch.setattr(apply_module, "_targets", slow_targets)
-    monkeypatch.setattr(workspace_module, "apply_parsed", watched)
+    monkeypatch.setattr(apply_module, "apply_parsed", watched)
     toolbox = Toolbox(Workspace(root))
 
     async def session() -> None:

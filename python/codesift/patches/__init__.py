@@ -6,8 +6,9 @@
 
 MultiEdit, mcp-filesystem `edit_file`, str_replace and insert need no parser: they are
 `Workspace.edit_many(..., sequential=True)`, `Workspace.edit(..., fuzzy=False)` and
-`Workspace.insert`. Applying a parsed patch (`codesift.patches.apply`) plans every file with
-`edit_many`'s matching, then commits all files or none (`codesift.transaction`).
+`Workspace.insert`. The `Editor` applies a parsed patch (`codesift.edits.patch`): it plans
+every file with `edit_many`'s matching, then commits all files or none
+(`codesift.edits.transaction`).
 """
 
 from __future__ import annotations

@@ -22,9 +22,9 @@ Otherwise the hunk fails with every candidate's line number. All hunks are plann
 the original text and must not overlap.
 
 An exact match writes the new lines as the patch has them. A fuzzy match is applied as a
-change, exactly as `edit_many`'s fuzzy strategies do (`codesift.edit`): lines that old and new
-share keep the file's bytes; added lines are re-indented from the patch's indentation to the
-file's. New lines get the line endings of the region they replace; the file's final newline
+change, exactly as `edit_many`'s fuzzy strategies do (`codesift.edits.plan`): lines that old
+and new share keep the file's bytes; added lines are re-indented from the patch's indentation
+to the file's. New lines get the line endings of the region they replace; the file's final newline
 (or its absence) is kept unless a unified diff's `\\ No newline at end of file` says otherwise.
 """
 
@@ -34,16 +34,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from .. import linediff
-from ..edit import (
-    Change,
-    Line,
-    _apply_line_change,
-    _most_similar,
-    check_disjoint,
-    dominant_newline,
-    newline_of,
-    split_lines,
-)
+from ..edits.plan import Change, _apply_line_change, _most_similar, check_disjoint
+from ..edits.text import Line, dominant_newline, newline_of, split_lines
 from ..errors import MatchError
 from .model import Hunk
 

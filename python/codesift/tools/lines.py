@@ -4,60 +4,25 @@ and long lines marked so each profile can show its own cut marker."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CodesiftError, NotFoundError
+from ..results import EditResult, FileLine, FileLines
 from ..workspace import Workspace
 
-#: `Workspace.read`'s marker on a line cut at 2000 characters.
-_CUT = re.compile(r"\.\.\. \[line truncated: (\d+) characters\]$")
-#: Reads as far as any file goes.
-_ALL = 2**31 - 1
+#: A line as read (number, text cut at 2000 characters, the length it was cut from).
+Line = FileLine
+#: Lines `start ..` of a file as read, with the file's line count (`total`) and whether it
+#: ends with a newline.
+Lines = FileLines
 
 
-@dataclass(frozen=True)
-class Line:
-    number: int
-    text: str
-    #: The line's length when it was cut at 2000 characters (`text` holds the first 2000).
-    cut_from: int | None = None
-
-
-@dataclass(frozen=True)
-class Lines:
-    """Lines `start ..` of a file, as read."""
-
-    path: str
-    lines: list[Line]
-    #: Lines in the whole file.
-    total: int
-
-    @property
-    def texts(self) -> list[str]:
-        return [line.text for line in self.lines]
-
-    @property
-    def last(self) -> int:
-        return self.lines[-1].number if self.lines else self.start - 1
-
-    start: int = 1
-
-    @property
-    def more(self) -> bool:
-        return self.last < self.total
-
-
-def read_lines(workspace: Workspace, path: str, offset: int = 1, limit: int = _ALL) -> Lines:
-    """Lines `offset .. offset+limit-1` of the text file `path` and the file's line count."""
+def read_lines(workspace: Workspace, path: str, offset: int = 1, limit: int | None = None) -> Lines:
+    """Lines `offset .. offset+limit-1` (all lines from `offset` without `limit`) of the text
+    file `path` and the file's line count."""
     offset = max(1, offset)
-    result = workspace.read(path, offset=offset, limit=max(1, limit))
-    lines = [_parse(row) for row in result.content.split("\n")] if result.content else []
-    total = result.total_lines
-    if total is None:
-        total = workspace.read(path, offset=_ALL, limit=1).total_lines or 0
-    return Lines(path=result.path, lines=lines, total=total, start=offset)
+    end = None if limit is None else offset + max(1, limit) - 1
+    return workspace.lines(path, offset, end)
 
 
 def read_text(workspace: Workspace, path: str) -> str:
@@ -69,14 +34,6 @@ def absolute(workspace: Workspace, rel: str) -> str:
     """The absolute path of a workspace-relative path (agents that show absolute paths)."""
     rel = rel.removeprefix("./")
     return str(workspace.root) if rel in ("", ".") else str(Path(workspace.root) / rel)
-
-
-def _parse(row: str) -> Line:
-    number, _, text = row.partition("\t")
-    found = _CUT.search(text)
-    if found is not None and found.start() == 2000:
-        return Line(int(number), text[: found.start()], int(found.group(1)))
-    return Line(int(number), text)
 
 
 def child_sizes(workspace: Workspace, rel_dir: str) -> dict[str, int]:
@@ -107,15 +64,33 @@ def exists(workspace: Workspace, path: str) -> bool:
     return True
 
 
-def ends_with_newline(workspace: Workspace, path: str) -> bool:
-    """Whether the file's last byte is a newline (agents that print a file's text whole
-    show it)."""
-    found = workspace.grep(r"\n\z", path, multiline=True, max_matches=1)
-    return bool(found.matches)
-
-
 def full_text(workspace: Workspace, path: str) -> str:
     """The whole text of a file with its final newline when it has one (what an agent that
     reads the file whole sees)."""
-    text = read_text(workspace, path)
-    return text + "\n" if text and ends_with_newline(workspace, path) else text
+    lines = read_lines(workspace, path)
+    text = "\n".join(lines.texts)
+    return text + "\n" if text and lines.ends_with_newline else text
+
+
+def edited_lines(
+    workspace: Workspace, path: str, result: EditResult, start: int, end: int
+) -> list[str]:
+    """`full_text(workspace, path).split("\\n")[start:end]` after the edit `result`: taken
+    from the result's snippet when it holds those lines (the file is read again only for a
+    window it does not hold)."""
+    total, shown = result.total_lines, result.snippet
+    wanted = range(start + 1, min(end, total) + 1)
+    if not wanted or (shown and shown[0].number <= wanted[0] and wanted[-1] <= shown[-1].number):
+        rows = [line.text for line in shown if line.number in wanted]
+        first_text = shown[0].text if shown and shown[0].number == 1 else None
+    else:
+        lines = workspace.lines(path, wanted[0], wanted[-1])
+        total = lines.total
+        rows = lines.texts
+        first_text = rows[0] if rows and wanted[0] == 1 else None
+    # `full_text` adds the final newline (an empty last element here) to a non-empty text;
+    # an empty text splits into one empty element.
+    nonempty = total > 1 or (total == 1 and first_text != "")
+    if (total == 0 or (result.ends_with_newline and nonempty)) and start <= total < end:
+        rows.append("")
+    return rows

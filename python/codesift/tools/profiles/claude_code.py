@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..._core import GlobMatcher
 from ...errors import InvalidArgumentError
+from ...results import EditResult
 from ..filetypes import type_globs
-from ..lines import absolute, exists, full_text, read_lines
+from ..lines import absolute, edited_lines, exists, read_lines
 from ..result import ToolResult
 from ..spec import Profile, Tool
 
@@ -422,17 +423,18 @@ def edit(box: Toolbox, args: dict[str, Any]) -> ToolResult:
             f"replaced with '{new}'."
         )
     else:
-        text = f"The file {path} has been updated. " + _snippet(box, path, result.first_line, new)
+        text = f"The file {path} has been updated. " + _snippet(box, path, result, new)
     return box.finish("Edit", text, data)
 
 
-def _snippet(box: Toolbox, path: str, first_line: int, new: str) -> str:
-    """The edited region with 4 lines around it, as Claude Code shows it after an edit."""
-    lines = full_text(box.workspace, path).split("\n")
-    start = max(0, first_line - 1 - SNIPPET_CONTEXT)
-    end = first_line - 1 + SNIPPET_CONTEXT + len(new.split("\n"))
+def _snippet(box: Toolbox, path: str, result: EditResult, new: str) -> str:
+    """The edited region with 4 lines around it, as Claude Code shows it after an edit (from
+    the edit's result, without reading the file again)."""
+    start = max(0, result.first_line - 1 - SNIPPET_CONTEXT)
+    end = result.first_line - 1 + SNIPPET_CONTEXT + len(new.split("\n"))
+    lines = edited_lines(box.workspace, path, result, start, end)
     return "Here's the result of running `cat -n` on a snippet of the edited file:\n" + numbered(
-        lines[start:end], start + 1
+        lines, start + 1
     )
 
 
