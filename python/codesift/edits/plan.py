@@ -261,15 +261,32 @@ def _old_new_lines(
     return old_lines[lead : len(old_lines) - trail], new_lines[lead : len(new_lines) - trail]
 
 
+def _longest_blank_run(text: str) -> int:
+    """The most consecutive blank lines in `text`."""
+    longest = run = 0
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines[-1] == "":  # the piece after a final newline is no line
+        lines.pop()
+    for line in lines:
+        run = run + 1 if not line.strip() else 0
+        longest = max(longest, run)
+    return longest
+
+
 def _fuzzy_lines(text, old, new, replace_all, *, blank_lines: bool) -> Plan | None:
     split = _old_new_lines(old, new, drop_blank_margins=blank_lines)
+    dropped_blanks = 0
     if split is None and blank_lines and not new.startswith(("\n", "\r\n")):
         # Blank lines `old` starts with and `new` lacks (a model adds them spuriously, as
-        # Aider notes) are not looked for: the lines after them are; a blank line the file
-        # does have there stays.
+        # Aider notes) are not looked for: the lines after them are. Only when `new` has no
+        # such run of blank lines anywhere (else they may be what new text goes before:
+        # `old` = blanks + x, `new` = y + blanks + x) and the file has no such blank lines
+        # before the match (else `old` may mean to delete them).
         lead = old.lstrip("\r\n")
-        if lead != old and "\n" in old[: len(old) - len(lead)]:
+        blanks = old[: len(old) - len(lead)].count("\n")
+        if lead != old and blanks and _longest_blank_run(new) < blanks:
             split = _old_new_lines(lead, new, drop_blank_margins=True)
+            dropped_blanks = blanks
     if split is None:
         return None
     old_lines, new_lines = split
@@ -285,6 +302,12 @@ def _fuzzy_lines(text, old, new, replace_all, *, blank_lines: bool) -> Plan | No
         old_key = [s.strip() for s in old_lines]
         regions = _match_consecutive(stripped, old_key)
     if not regions:
+        return None
+    if dropped_blanks and any(
+        r[0] >= dropped_blanks and not any(stripped[r[0] - dropped_blanks : r[0]]) for r in regions
+    ):
+        # The file does have those blank lines there: `old` may mean to remove them, or
+        # not; which is a guess, so the edit is left unmatched.
         return None
     spans = [(lines[r[0]].start, lines[r[-1]].end) for r in regions]
     if len(regions) > 1 and not replace_all:
