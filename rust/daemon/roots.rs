@@ -455,6 +455,8 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
         mode: OutputMode::Content,
         types,
     };
+    // A pattern that does not compile is the client's error, before any index work.
+    crate::grep::CompiledPattern::new(&query.pattern).map_err(|e| BadRequest(e.to_string()))?;
     Ok(SelectRequest {
         root,
         options,

@@ -207,7 +207,16 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
                     format!("a request of {n} bytes is over the limit of {MAX_REQUEST} bytes"),
                 );
                 let _ = send(&stream, &reply);
-                return; // the rest of it is not read: the connection cannot go on
+                // The connection cannot go on. Closing with unread bytes would reset it and
+                // could destroy the reply before the client reads it: a bounded amount is
+                // read and dropped first.
+                let _ = stream.shutdown(std::net::Shutdown::Write);
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+                let _ = io::copy(
+                    &mut io::Read::take(&mut stream, MAX_REQUEST as u64),
+                    &mut io::sink(),
+                );
+                return;
             }
             Err(_) => return, // closed, cut short, or silent too long
         };
