@@ -19,7 +19,10 @@ pub fn connect() -> io::Result<UnixStream> {
         .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no socket directory known"))?;
     let dir_fd = match dir::open_dir(&path, false) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(io::Error::new(io::ErrorKind::NotFound, "no daemon is running"));
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "no daemon is running",
+            ));
         }
         other => other?,
     };
@@ -29,7 +32,10 @@ pub fn connect() -> io::Result<UnixStream> {
 fn connect_in(dir_fd: &OwnedFd) -> io::Result<UnixStream> {
     match dir::check_socket(dir_fd) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(io::Error::new(io::ErrorKind::NotFound, "no daemon is running"));
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "no daemon is running",
+            ));
         }
         other => other?,
     };

@@ -121,8 +121,7 @@ pub fn open_lock(dir: &OwnedFd) -> io::Result<OwnedFd> {
         | OFlags::NOCTTY;
     let fd = rustix::fs::openat(dir, LOCK_NAME, flags, Mode::from_raw_mode(0o600))?;
     let stat = rustix::fs::fstat(&fd)?;
-    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile || stat.st_uid != my_uid()
-    {
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile || stat.st_uid != my_uid() {
         return Err(refused(format!(
             "{LOCK_NAME} is not a regular file of yours: remove it"
         )));
@@ -132,7 +131,10 @@ pub fn open_lock(dir: &OwnedFd) -> io::Result<OwnedFd> {
 
 /// Takes the single-instance lock without waiting: `false` when another daemon holds it.
 pub fn try_lock(lock: &OwnedFd) -> io::Result<bool> {
-    match rustix::fs::flock(lock.as_fd(), rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+    match rustix::fs::flock(
+        lock.as_fd(),
+        rustix::fs::FlockOperation::NonBlockingLockExclusive,
+    ) {
         Ok(()) => Ok(true),
         Err(rustix::io::Errno::WOULDBLOCK) => Ok(false),
         Err(e) => Err(e.into()),

@@ -83,7 +83,10 @@ mod tests {
         let mut reader = wire.as_slice();
         assert_eq!(read_frame(&mut reader, 100).unwrap(), br#"{"op":"ping"}"#);
         assert_eq!(read_frame(&mut reader, 100).unwrap(), b"");
-        assert!(matches!(read_frame(&mut reader, 100), Err(FrameError::Closed)));
+        assert!(matches!(
+            read_frame(&mut reader, 100),
+            Err(FrameError::Closed)
+        ));
     }
 
     #[test]

@@ -79,9 +79,14 @@ fn ident_of(root: &Root) -> (u64, u64) {
 fn no_events(root: &Root) -> Option<String> {
     let fs = rustix::fs::fstatfs(root.fd()).ok()?;
     let kind = fs.f_type as i64;
-    NO_EVENTS.iter().find(|(magic, _)| *magic == kind).map(|(_, name)| {
-        format!("{name} file system: changes made elsewhere raise no inotify events; queries scan")
-    })
+    NO_EVENTS
+        .iter()
+        .find(|(magic, _)| *magic == kind)
+        .map(|(_, name)| {
+            format!(
+                "{name} file system: changes made elsewhere raise no inotify events; queries scan"
+            )
+        })
 }
 
 impl Roots {
@@ -199,7 +204,10 @@ impl RootEntry {
         };
         let Some(index) = self.handle.for_search(|| self.walker()) else {
             self.catch_up();
-            return scan("no usable index for this root yet: one is being built", None);
+            return scan(
+                "no usable index for this root yet: one is being built",
+                None,
+            );
         };
         let generation = Some(index.build_start_ns);
         let Some(slot) = self.handle.watch_slot() else {
@@ -397,7 +405,8 @@ fn string(object: &Value, name: &str) -> Result<Option<String>, BadRequest> {
 }
 
 fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
-    let root = PathBuf::from(string(request, "root")?.ok_or(BadRequest("root is required".into()))?);
+    let root =
+        PathBuf::from(string(request, "root")?.ok_or(BadRequest("root is required".into()))?);
     if !root.is_absolute() {
         return Err(BadRequest("root must be an absolute path".into()));
     }
@@ -421,7 +430,9 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
         threads: 0,
     };
     let pattern = field(request, "pattern").ok_or(BadRequest("pattern is required".into()))?;
-    let before = field(pattern, "before").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let before = field(pattern, "before")
+        .and_then(Value::as_u64)
+        .unwrap_or(0) as usize;
     let after = field(pattern, "after").and_then(Value::as_u64).unwrap_or(0) as usize;
     let multiline = match field(pattern, "multiline") {
         None => None,

@@ -243,7 +243,9 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
 fn dispatch(request: &Value, shared: &Shared) -> Value {
     let op = request.get("op").and_then(Value::as_str).unwrap_or("");
     match op {
-        "ping" => json!({"ok": true, "pid": std::process::id(), "version": env!("CARGO_PKG_VERSION")}),
+        "ping" => {
+            json!({"ok": true, "pid": std::process::id(), "version": env!("CARGO_PKG_VERSION")})
+        }
         "status" => status(shared),
         "stop" => {
             shared.stop.store(true, Ordering::Release);

@@ -11,7 +11,10 @@ use std::io;
 
 pub fn spawn_detached(argv: &[String]) -> io::Result<()> {
     if argv.is_empty() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "nothing to run"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "nothing to run",
+        ));
     }
     let args: Vec<CString> = argv
         .iter()
@@ -61,7 +64,9 @@ pub fn spawn_detached(argv: &[String]) -> io::Result<()> {
         if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
             Ok(())
         } else {
-            Err(io::Error::other("the daemon could not be started (fork failed)"))
+            Err(io::Error::other(
+                "the daemon could not be started (fork failed)",
+            ))
         }
     }
 }

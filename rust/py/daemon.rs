@@ -13,7 +13,9 @@ use std::time::Duration;
 #[pyfunction]
 pub fn daemon_serve(py: Python<'_>, idle: f64) -> PyResult<bool> {
     if !(idle.is_finite() && idle > 0.0) {
-        return Err(Error::InvalidArgument("idle must be a positive number of seconds".into()).into());
+        return Err(
+            Error::InvalidArgument("idle must be a positive number of seconds".into()).into(),
+        );
     }
     let signal: Mutex<Option<PyErr>> = Mutex::new(None);
     let options = server::ServeOptions {

@@ -268,9 +268,7 @@ def test_the_daemon_exits_when_idle(socket_dir: Path) -> None:
     assert daemon.ping() is None
 
 
-def test_status_shows_roots_generation_watch_and_queries(
-    socket_dir: Path, tmp_path: Path
-) -> None:
+def test_status_shows_roots_generation_watch_and_queries(socket_dir: Path, tmp_path: Path) -> None:
     real = tmp_path / "tree"
     real.mkdir()
     for i in range(40):
