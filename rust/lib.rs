@@ -1,8 +1,9 @@
 //! codesift's compiled core: the engine modules (fs: the root handle, walkers and atomic
-//! writes; rules, glob, grep, search, index, types, files) and the one Python module
+//! writes; rules, glob, grep, search, index, daemon, types, files) and the one Python module
 //! `codesift._core` (bindings in `py/`) that exposes them.
 
 pub mod cancel;
+pub mod daemon;
 pub mod error;
 pub mod files;
 pub mod fs;
@@ -37,6 +38,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py::glob::file_types, m)?)?;
     m.add_class::<py::glob::GlobMatcher>()?;
     m.add_function(wrap_pyfunction!(py::glob::normalize_glob, m)?)?;
+    m.add_function(wrap_pyfunction!(py::daemon::daemon_serve, m)?)?;
+    m.add_function(wrap_pyfunction!(py::daemon::daemon_request, m)?)?;
+    m.add_function(wrap_pyfunction!(py::daemon::daemon_spawn, m)?)?;
+    m.add_function(wrap_pyfunction!(py::daemon::daemon_dir, m)?)?;
     py::errors::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -416,6 +416,74 @@ fn merge_by_path<'a>(
     })
 }
 
+/// What an indexed search of `query` reads, chosen by a caught-up watch without any walk: the
+/// files (in path order, at file level) and the unchanged binary files it passes over (a scan
+/// counts them), with what a walk would have passed over recorded in `walker`'s stats.
+pub struct Selection {
+    pub files: Vec<PathBuf>,
+    pub binary: u64,
+    pub walker: Walker,
+}
+
+/// The selection of the watched branch of an indexed search (`indexed`), for a process that
+/// answers other processes' searches (the daemon). The caller has drained `watch` after the
+/// query arrived; `Err(reason)` when the index and the watch cannot answer (the search
+/// scans). The watch comes back (with the dirty directories now watched too).
+pub fn select_watched(
+    walker: Walker,
+    query: &GrepQuery,
+    index: &IndexFile,
+    watch: Watch,
+) -> Result<(std::result::Result<Selection, &'static str>, Watch)> {
+    let pattern = CompiledPattern::new(&query.pattern)?.with_mode(query.mode);
+    let search_dir = match walker.target(&query.search_path)? {
+        Target::Dir(start) => start.rel().to_path_buf(),
+        Target::File(_) => return Ok((Err("a single file is searched directly"), watch)),
+    };
+    if watch.generation > index.build_start_ns {
+        return Ok((Err("the watch belongs to a newer index"), watch));
+    }
+    let filter = Arc::new(FileFilter::new(query, search_dir.clone())?);
+    let walker = match filter.dir_filter() {
+        Some(dir_filter) => walker.with_dir_filter(dir_filter),
+        None => walker,
+    };
+    let scopes = [search_dir.clone()];
+    if !select::answers(&watch, &walker, &scopes) {
+        let why = if watch.trusted() {
+            "the search path is where a walk does not go (ignored or hidden)"
+        } else {
+            "the watch is not caught up"
+        };
+        return Ok((Err(why), watch));
+    }
+    let plan = crate::index::plan::plan(&pattern.regex, pattern.case_insensitive);
+    let unit_reads = !pattern.multiline && pattern.before == 0 && pattern.after == 0;
+    let Some(found) = crate::index::query::candidates(index, &plan, pattern.multiline, unit_reads)
+        .ok()
+        .flatten()
+    else {
+        return Ok((Err("the index does not narrow this pattern"), watch));
+    };
+    let counters = Counters::default();
+    let reach = select::Reach::new(&search_dir, walker.dir_filter());
+    let (extras, walker, watch) =
+        watched_extras(walker, &search_dir, index, &filter, &counters, watch);
+    select::replay_skips(&watch, &scopes, walker.dir_filter(), walker.stats());
+    let files = merge_by_path(
+        extras,
+        candidate_paths(index, &found.files, &search_dir, &filter, &watch, reach),
+    )
+    .map(|file| file.rel().to_path_buf())
+    .collect();
+    let selection = Selection {
+        files,
+        binary: counters.binary.load(Ordering::Relaxed),
+        walker,
+    };
+    Ok((Ok(selection), watch))
+}
+
 /// Returns a watch to its slot, unless a newer one (of a newer index) took its place.
 fn put_back(slot: &Mutex<Option<Watch>>, watch: Watch) {
     let mut slot = slot.lock().unwrap();

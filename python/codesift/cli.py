@@ -1,5 +1,6 @@
 """The `codesift` command: glob, grep, read, ls, edit, the MCP server, the HTTP server
-(`serve`), and `apply-hit` (the linked edit that remote search runs on a host).
+(`serve`), the index daemon (`daemon`, see `codesift.daemon`), and `apply-hit` (the linked
+edit that remote search runs on a host).
 
 On a terminal output is rendered with `rich` (hits grouped by file, matches highlighted, a
 spinner while a long scan runs); piped, grep prints ripgrep's lines (`codesift.cli_grep`:
@@ -188,6 +189,17 @@ def build_parser() -> argparse.ArgumentParser:
     ix = sub.add_parser("index", parents=[common], help="build, inspect or remove the index")
     ix.add_argument("action", choices=["build", "status", "drop"])
 
+    dm = sub.add_parser(
+        "daemon", parents=[common], help="start, inspect or stop this user's index daemon"
+    )
+    dm.add_argument("action", choices=["start", "status", "stop", "run"])
+    dm.add_argument(
+        "--foreground", action="store_true", help="with run: serve in this process (systemd)"
+    )
+    dm.add_argument(
+        "--idle", type=float, default=None, help="exit after this many seconds without a request"
+    )
+
     m = sub.add_parser(
         "mcp", parents=[common], help="serve the tools over MCP (stdio, or Streamable HTTP)"
     )
@@ -260,6 +272,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         json_errors = args.json_full
         if args.command == "grep":
             return _grep(args, _console(args))
+        if args.command == "daemon":
+            from . import daemon
+
+            return daemon.main(
+                args.action, foreground=args.foreground, idle=args.idle, as_json=args.json
+            )
         ws = _workspace(args, _locate(args))
         return COMMANDS[args.command](ws, args, _console(args))
     except CodesiftError as exc:

@@ -2,6 +2,7 @@
 //! the GIL around the engine's work; no engine logic lives here.
 
 pub mod cancel;
+pub mod daemon;
 pub mod engine;
 pub mod errors;
 pub mod glob;

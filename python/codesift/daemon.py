@@ -1,0 +1,194 @@
+"""The per-user index daemon, process side: `codesift daemon start|status|stop|run
+--foreground`.
+
+The daemon is this package's own Python process hosting the engine's server
+(`_core.daemon_serve`, which runs without the GIL: Python only waits for it and relays
+signals). Its socket lives in a private directory of the user (`$XDG_RUNTIME_DIR/codesift`,
+else `daemon` under the cache directory); both ends check it. A client that wants the daemon
+and finds none starts it with `start_background()`, which never waits for it: that search
+scans meanwhile. See docs/daemon.md.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+from typing import Any
+
+from . import _core
+
+#: The daemon exits after this many seconds without a request (and no build under way).
+IDLE_SECONDS = 900.0
+#: How long a client waits for a reply before it scans instead.
+REQUEST_TIMEOUT = 5.0
+
+
+def request(body: dict[str, Any], timeout: float = REQUEST_TIMEOUT) -> tuple[dict | None, str]:
+    """Sends one request to this user's daemon: `(reply, "")`, or `(None, why not)`."""
+    reply, problem = _core.daemon_request(json.dumps(body), timeout)
+    if reply is None:
+        return None, problem or "no reply"
+    return json.loads(reply), ""
+
+
+def ping(timeout: float = 1.0) -> dict | None:
+    """The daemon's `{pid, version}` when one is serving, else `None`."""
+    reply, _ = request({"op": "ping"}, timeout)
+    return reply if reply is not None and reply.get("ok") else None
+
+
+def start_background(idle: float = IDLE_SECONDS) -> bool:
+    """Starts a daemon detached from this process unless one answers; never waits for it.
+    True when one was started. Two starters racing are fine: the daemon's lock lets one
+    serve, the other exits at once."""
+    if ping() is not None:
+        return False
+    argv = [sys.executable, "-m", "codesift", "daemon", "run", "--foreground"]
+    _core.daemon_spawn([*argv, "--idle", repr(float(idle))])
+    return True
+
+
+def select(
+    root: str,
+    pattern: dict[str, Any],
+    *,
+    path: str = "",
+    walk: dict[str, Any] | None = None,
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
+    timeout: float = REQUEST_TIMEOUT,
+) -> dict | None:
+    """The daemon's `select` reply for a search, or None (no daemon, an error: scan)."""
+    body: dict[str, Any] = {"op": "select", "root": root, "path": path, "pattern": pattern}
+    if walk is not None:
+        body["walk"] = walk
+    if include:
+        body["include"] = include
+    if exclude:
+        body["exclude"] = exclude
+    reply, _ = request(body, timeout)
+    return reply if reply is not None and reply.get("ok") else None
+
+
+def run_foreground(idle: float = IDLE_SECONDS) -> int:
+    """Serves in this process until stopped, idle or signalled (SIGTERM, SIGINT): 0, or 1
+    when another daemon of this user already serves."""
+
+    def terminate(signum: int, frame: object) -> None:
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        served = _core.daemon_serve(idle)
+    except (SystemExit, KeyboardInterrupt):
+        return 0
+    if not served:
+        print("codesift daemon: another daemon of this user is already serving", file=sys.stderr)
+        return 1
+    return 0
+
+
+def stop(timeout: float = 5.0) -> dict | None:
+    """Asks the daemon to stop and waits (up to `timeout`) until it no longer answers: its
+    ping reply, or None when none was running."""
+    running = ping()
+    if running is None:
+        return None
+    request({"op": "stop"})
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and ping(0.5) is not None:
+        time.sleep(0.05)
+    return running
+
+
+def status() -> dict | None:
+    reply, _ = request({"op": "status"})
+    return reply if reply is not None and reply.get("ok") else None
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "?"
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def status_text(data: dict) -> str:
+    lines = [
+        f"daemon pid {data['pid']} (codesift {data['version']}), up {data['uptime_seconds']} s, "
+        f"{data['queries']} queries, RSS {_size(data['rss_bytes'])}, "
+        f"indexes {_size(data['index_bytes'])}, exits after {data['idle_exit_seconds']:g} s idle",
+        f"socket {data['socket']}",
+    ]
+    if not data["roots"]:
+        lines.append("no roots served yet")
+    for root in data["roots"]:
+        index, watch = root["index"], root["watch"]
+        if index["generation"]:
+            shown = f"index generation {index['generation']} ({index['files']} files, "
+            shown += f"{_size(index['bytes'])})"
+        else:
+            shown = "no index yet"
+        state = watch["state"]
+        if "dirty" in watch:
+            state += f", {watch['dirty']} paths changed since the build"
+        if watch.get("why"):
+            state += f": {watch['why']}"
+        line = f"{root['root']}: {shown}; watch {state}; {root['queries']} queries"
+        if root["problem"] or index["problem"]:
+            line += f"; problem: {root['problem'] or index['problem']}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def main(action: str, *, foreground: bool, idle: float | None, as_json: bool) -> int:
+    """`codesift daemon ACTION`: exit 0 done, 1 nothing running (status, stop), 2 error."""
+    idle_seconds = IDLE_SECONDS if idle is None else idle
+    if idle_seconds <= 0:
+        print("codesift daemon: --idle must be a positive number of seconds", file=sys.stderr)
+        return 2
+    if action == "run":
+        if not foreground:
+            print(
+                "codesift daemon: `run` serves in this terminal only with --foreground; "
+                "use `codesift daemon start` to start it in the background",
+                file=sys.stderr,
+            )
+            return 2
+        return run_foreground(idle_seconds)
+    if action == "start":
+        started = start_background(idle_seconds)
+        data: dict[str, Any] = {"started": started}
+        text = (
+            "daemon starting in the background"
+            if started
+            else "a daemon is already running (see: codesift daemon status)"
+        )
+        code = 0
+    elif action == "stop":
+        stopped = stop()
+        data = {"stopped": stopped is not None, "pid": stopped and stopped.get("pid")}
+        text = f"daemon stopped (pid {stopped['pid']})" if stopped else "no daemon was running"
+        code = 0 if stopped else 1
+    else:
+        found = status()
+        data = found or {"running": False}
+        if found:
+            data["running"] = True
+        text = (
+            status_text(found)
+            if found
+            else "no daemon is running (start one with: codesift daemon start)"
+        )
+        code = 0 if found else 1
+    if as_json:
+        print(json.dumps(data, indent=2))
+    else:
+        print(text)
+    return code

@@ -1,0 +1,120 @@
+//! Asking the daemon: find the socket directory, check it is a private directory of ours and
+//! the socket a socket of ours, connect without blocking (a daemon that is starting, stuck or
+//! gone is no answer, never a wait), check the peer is our uid (`SO_PEERCRED`), send one
+//! request and read one reply within a time limit. `ask` turns every problem into `None`:
+//! the caller scans.
+
+use super::dir::{self, SOCKET_NAME};
+use super::proto::{self, MAX_REPLY};
+use rustix::fd::{AsFd, OwnedFd};
+use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
+use serde_json::Value;
+use std::io;
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+/// Connects to the daemon of this user, checked (see the module doc).
+pub fn connect() -> io::Result<UnixStream> {
+    let path = dir::socket_dir()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no socket directory known"))?;
+    let dir_fd = match dir::open_dir(&path, false) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "no daemon is running",
+            ));
+        }
+        other => other?,
+    };
+    connect_in(&dir_fd)
+}
+
+fn connect_in(dir_fd: &OwnedFd) -> io::Result<UnixStream> {
+    match dir::check_socket(dir_fd) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "no daemon is running",
+            ));
+        }
+        other => other?,
+    };
+    let socket = rustix::net::socket_with(
+        AddressFamily::UNIX,
+        SocketType::STREAM,
+        SocketFlags::CLOEXEC | SocketFlags::NONBLOCK,
+        None,
+    )?;
+    let address = SocketAddrUnix::new(dir::through_fd(dir_fd, SOCKET_NAME))?;
+    match rustix::net::connect(&socket, &address) {
+        Ok(()) => {}
+        // A full backlog: the daemon is not keeping up. Not waited for.
+        Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INPROGRESS) => {
+            return Err(io::Error::new(
+                io::ErrorKind::WouldBlock,
+                "the daemon is not accepting connections",
+            ));
+        }
+        Err(rustix::io::Errno::CONNREFUSED | rustix::io::Errno::NOENT) => {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "no daemon is running (a stale socket)",
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    }
+    let peer = rustix::net::sockopt::socket_peercred(socket.as_fd())?;
+    if peer.uid.as_raw() != dir::my_uid() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "the daemon's socket is served by uid {}, not by you",
+                peer.uid.as_raw()
+            ),
+        ));
+    }
+    let stream = UnixStream::from(socket);
+    stream.set_nonblocking(false)?;
+    Ok(stream)
+}
+
+/// Sends `request` and reads the reply, each within `timeout`.
+pub fn request(request: &Value, timeout: Duration) -> io::Result<Value> {
+    let mut stream = connect()?;
+    exchange(&mut stream, request, timeout)
+}
+
+pub fn exchange(stream: &mut UnixStream, request: &Value, timeout: Duration) -> io::Result<Value> {
+    let timeout = Some(timeout.max(Duration::from_millis(1)));
+    stream.set_read_timeout(timeout)?;
+    stream.set_write_timeout(timeout)?;
+    let body = serde_json::to_vec(request).map_err(io::Error::other)?;
+    // A request over the daemon's limit is refused here, not sent.
+    if body.len() > proto::MAX_REQUEST {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the request is over the daemon's size limit",
+        ));
+    }
+    let bytes = proto::frame(&body)?;
+    let mut rest: &[u8] = &bytes;
+    while !rest.is_empty() {
+        match rustix::net::send(&*stream, rest, rustix::net::SendFlags::NOSIGNAL) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => rest = &rest[n..],
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let reply = proto::read_frame(stream, MAX_REPLY).map_err(|e| match e {
+        proto::FrameError::Io(e) => e,
+        other => io::Error::other(other.to_string()),
+    })?;
+    serde_json::from_slice(&reply).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+/// `request`, with any problem (no daemon, a refused directory or socket, a timeout, a
+/// malformed reply) as `None`: the caller scans.
+pub fn ask(request_body: &Value, timeout: Duration) -> Option<Value> {
+    request(request_body, timeout).ok()
+}

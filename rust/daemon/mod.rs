@@ -1,0 +1,12 @@
+//! The per-user index daemon: one process that keeps, for every root its clients search, one
+//! index and one inotify watch, and answers which files a search must read. `dir` finds and
+//! checks the private socket directory, `proto` frames requests, `server` accepts and serves
+//! them, `roots` holds the per-root state and answers `select`, `client` asks it, and `spawn`
+//! starts it in the background without anyone waiting for it. See docs/daemon.md.
+
+pub mod client;
+pub mod dir;
+pub mod proto;
+pub mod roots;
+pub mod server;
+pub mod spawn;

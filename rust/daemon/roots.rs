@@ -1,0 +1,476 @@
+//! The daemon's roots: one index handle and one watch per root (keyed by its real path and
+//! the walk options, which decide which files the index holds), reused from `index::handle`
+//! and `index::fresh`; what `select` answers (the selection itself is the indexed search's,
+//! `search::select_watched`); catching a watch up (and building a missing index) in the
+//! background; and the per-root part of `status`.
+//!
+//! Freshness: the watch is drained after the request was read in full and before the answer
+//! is computed. The kernel queues an inotify event inside the system call that made the
+//! change, so every change that completed before the client sent its request is in the
+//! queue by then. Anything the watch cannot vouch for (not caught up, overflowed, a rule file
+//! changed, a file system without events) is answered `scan`, never a stale selection.
+
+use crate::fs::root::Root;
+use crate::fs::walk::{WalkOptions, Walker};
+use crate::grep::{OutputMode, PatternOptions};
+use crate::index::handle::{IndexHandle, Mode};
+use crate::rules::RuleOptions;
+use crate::search::GrepQuery;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Roots kept at once; the least recently used idle one is dropped beyond (memory stays
+/// bounded by this many indexes and watches).
+pub const MAX_ROOTS: usize = 32;
+/// How long a `select` waits for another one on the same root before answering `scan`.
+const SELECT_WAIT: Duration = Duration::from_secs(2);
+
+/// File systems whose changes made elsewhere produce no inotify events (network and
+/// userspace file systems): their roots are always scanned.
+const NO_EVENTS: &[(i64, &str)] = &[
+    (0x6969, "nfs"),
+    (0x517B, "smb"),
+    (0xFF53_4D42, "cifs"),
+    (0xFE53_4D42, "smb2"),
+    (0x6573_5546, "fuse"),
+    (0x0102_1997, "9p"),
+    (0x00C3_6400, "ceph"),
+    (0x5346_414F, "afs"),
+    (0x0BD0_0BD0, "lustre"),
+    (0x4750_4653, "gpfs"),
+];
+
+/// One root served with one set of walk options.
+pub struct RootEntry {
+    root: Arc<Root>,
+    /// The root directory's identity when it was opened: a root removed and made anew under
+    /// the same path is another root.
+    ident: (u64, u64),
+    options: WalkOptions,
+    handle: Arc<IndexHandle>,
+    select_lock: Mutex<()>,
+    catching_up: AtomicBool,
+    queries: AtomicU64,
+    last_used: Mutex<Instant>,
+    /// Why this root gets no events (a network file system), if so.
+    no_events: Option<String>,
+    problem: Mutex<Option<String>>,
+}
+
+type Key = (PathBuf, u64);
+
+#[derive(Default)]
+pub struct Roots {
+    map: Mutex<HashMap<Key, Arc<RootEntry>>>,
+}
+
+/// A request that cannot be served, as the error to reply.
+pub struct BadRequest(pub String);
+
+fn ident_of(root: &Root) -> (u64, u64) {
+    rustix::fs::fstat(root.fd()).map_or((0, 0), |s| (s.st_dev, s.st_ino))
+}
+
+fn no_events(root: &Root) -> Option<String> {
+    let fs = rustix::fs::fstatfs(root.fd()).ok()?;
+    let kind = fs.f_type as i64;
+    NO_EVENTS
+        .iter()
+        .find(|(magic, _)| *magic == kind)
+        .map(|(_, name)| {
+            format!(
+                "{name} file system: changes made elsewhere raise no inotify events; queries scan"
+            )
+        })
+}
+
+impl Roots {
+    /// The entry of `root` with `options`, opened (or replaced) as needed.
+    fn entry(&self, root: Root, options: WalkOptions) -> Arc<RootEntry> {
+        let key = (
+            root.real_path().to_path_buf(),
+            crate::index::store::options_hash(&options),
+        );
+        let ident = ident_of(&root);
+        let mut map = self.map.lock().unwrap();
+        if let Some(entry) = map.get(&key) {
+            if entry.ident == ident {
+                *entry.last_used.lock().unwrap() = Instant::now();
+                return entry.clone();
+            }
+        }
+        if map.len() >= MAX_ROOTS && !map.contains_key(&key) {
+            // Only an entry no request holds is dropped (its background work keeps its own).
+            let oldest = map
+                .iter()
+                .filter(|(_, e)| Arc::strong_count(e) == 1)
+                .min_by_key(|(_, e)| *e.last_used.lock().unwrap())
+                .map(|(k, _)| k.clone());
+            if let Some(oldest) = oldest {
+                map.remove(&oldest);
+            }
+        }
+        let handle = Arc::new(IndexHandle::new(
+            root.real_path(),
+            &options,
+            Mode::Auto,
+            true,
+            false,
+        ));
+        let entry = Arc::new(RootEntry {
+            no_events: no_events(&root),
+            root: Arc::new(root),
+            ident,
+            options,
+            handle,
+            select_lock: Mutex::new(()),
+            catching_up: AtomicBool::new(false),
+            queries: AtomicU64::new(0),
+            last_used: Mutex::new(Instant::now()),
+            problem: Mutex::new(None),
+        });
+        map.insert(key, entry.clone());
+        entry
+    }
+
+    /// Whether a background build or catch-up runs (the daemon does not exit idle then).
+    pub fn busy(&self) -> bool {
+        self.map
+            .lock()
+            .unwrap()
+            .values()
+            .any(|e| e.catching_up.load(Ordering::Relaxed) || e.handle.rebuilds().1)
+    }
+
+    /// The `select` reply to `request` (see docs/daemon.md).
+    pub fn select(&self, request: &Value) -> Result<Value, BadRequest> {
+        let parsed = parse_select(request)?;
+        let root = Root::open(&parsed.root).map_err(|e| {
+            BadRequest(format!(
+                "cannot open the root {}: {e}",
+                parsed.root.display()
+            ))
+        })?;
+        let entry = self.entry(root, parsed.options);
+        entry.queries.fetch_add(1, Ordering::Relaxed);
+        Ok(entry.select(&parsed.query))
+    }
+
+    pub fn status(&self) -> Vec<Value> {
+        let mut entries: Vec<Arc<RootEntry>> = self.map.lock().unwrap().values().cloned().collect();
+        entries.sort_by(|a, b| a.root.real_path().cmp(b.root.real_path()));
+        entries.iter().map(|e| e.status()).collect()
+    }
+}
+
+fn scan(reason: impl Into<String>, generation: Option<i64>) -> Value {
+    json!({"ok": true, "scan": reason.into(), "generation": generation})
+}
+
+/// A path for JSON: a string, or for a name that is not UTF-8 the list of its bytes.
+pub fn path_json(path: &Path) -> Value {
+    match path.to_str() {
+        Some(text) => Value::from(text),
+        None => Value::from(path.as_os_str().as_bytes().to_vec()),
+    }
+}
+
+impl RootEntry {
+    fn walker(&self) -> Walker {
+        Walker::new(self.root.clone(), self.options.clone())
+    }
+
+    fn select(self: &Arc<Self>, query: &GrepQuery) -> Value {
+        if let Some(why) = &self.no_events {
+            return scan(why.clone(), None);
+        }
+        // One selection per root at a time (the watch is taken out while it runs); a query
+        // that would wait long scans instead, so no client stalls another.
+        let deadline = Instant::now() + SELECT_WAIT;
+        let _guard = loop {
+            match self.select_lock.try_lock() {
+                Ok(guard) => break guard,
+                Err(std::sync::TryLockError::Poisoned(p)) => break p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(_) => return scan("another query on this root is being answered", None),
+            }
+        };
+        let Some(index) = self.handle.for_search(|| self.walker()) else {
+            self.catch_up();
+            return scan(
+                "no usable index for this root yet: one is being built",
+                None,
+            );
+        };
+        let generation = Some(index.build_start_ns);
+        let Some(slot) = self.handle.watch_slot() else {
+            return scan("symlinks are followed: no watch", generation);
+        };
+        let Some(mut watch) = slot.lock().unwrap().take() else {
+            self.catch_up();
+            return scan("the watch is catching up", generation);
+        };
+        // The freshness point: the request has been read in full, so every change completed
+        // before it was sent is queued by now.
+        watch.drain();
+        if !watch.trusted() {
+            drop(watch);
+            self.catch_up();
+            return scan(
+                "the watch may have missed changes (overflow, a rule file changed, a \
+                 directory moved): catching up",
+                generation,
+            );
+        }
+        let watch_generation = watch.generation;
+        let (selected, watch) =
+            match crate::search::select_watched(self.walker(), query, &index, watch) {
+                Ok(done) => done,
+                Err(e) => {
+                    return crate::daemon::proto::error_reply(
+                        "InvalidArgumentError",
+                        e.to_string(),
+                    );
+                }
+            };
+        crate::search::install_watch(slot, watch);
+        let (root, options) = (self.root.clone(), self.options.clone());
+        self.handle
+            .maybe_rebuild(move || Walker::new(root, options));
+        match selected {
+            Err(why) => scan(why, generation),
+            Ok(selection) => {
+                let stats = selection.walker.stats();
+                let skipped: Vec<Value> = stats
+                    .skipped
+                    .report()
+                    .into_iter()
+                    .filter(|(_, count, _)| *count > 0)
+                    .map(|(reason, count, examples)| {
+                        let examples: Vec<Value> =
+                            examples.iter().map(|e| path_json(&e.path)).collect();
+                        json!([reason.name(), count, examples])
+                    })
+                    .collect();
+                json!({
+                    "ok": true,
+                    "files": selection.files.iter().map(|f| path_json(f)).collect::<Vec<_>>(),
+                    "binary": selection.binary,
+                    "ignored": stats.ignored(),
+                    "unreadable": stats.errors(),
+                    "skipped": skipped,
+                    "generation": generation,
+                    "watch_generation": watch_generation,
+                    "trusted": true,
+                })
+            }
+        }
+    }
+
+    /// In the background: builds the index when there is none, then catches a new watch up
+    /// against it (a walk of the whole tree). One at a time per root.
+    fn catch_up(self: &Arc<Self>) {
+        if self.catching_up.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let me = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("codesift-daemon-catch-up".into())
+            .spawn(move || {
+                let problem = me.catch_up_now().err();
+                *me.problem.lock().unwrap() = problem;
+                me.catching_up.store(false, Ordering::Release);
+            });
+        if spawned.is_err() {
+            self.catching_up.store(false, Ordering::Release);
+        }
+    }
+
+    fn catch_up_now(self: &Arc<Self>) -> Result<(), String> {
+        let index = match self.handle.for_search(|| self.walker()) {
+            Some(index) => index,
+            None => {
+                self.handle
+                    .build(&self.walker(), &|_, _| {})
+                    .map_err(|e| format!("cannot build the index: {e}"))?;
+                self.handle
+                    .for_search(|| self.walker())
+                    .ok_or("the index just built cannot be opened")?
+            }
+        };
+        let slot = self.handle.watch_slot().ok_or("no watch")?;
+        let watch = crate::search::caught_up_watch(self.walker(), &index).ok_or(
+            "the watch could not be caught up (too many directories for inotify, or the \
+             rules changed meanwhile)",
+        )?;
+        crate::search::install_watch(slot, watch);
+        Ok(())
+    }
+
+    fn status(&self) -> Value {
+        let index = self.handle.status();
+        let watch = match (&self.no_events, self.handle.watch_slot()) {
+            (Some(why), _) => json!({"state": "none", "why": why}),
+            (None, None) => json!({"state": "none", "why": "symlinks are followed"}),
+            (None, Some(slot)) => match slot.lock().unwrap().as_ref() {
+                Some(w) if w.trusted() => {
+                    json!({"state": "caught up", "dirty": w.dirty.len(), "generation": w.generation})
+                }
+                Some(w) if w.broken => json!({"state": "broken", "dirty": w.dirty.len()}),
+                Some(_) => json!({"state": "catching up"}),
+                None if self.catching_up.load(Ordering::Relaxed) => {
+                    json!({"state": "catching up"})
+                }
+                None => json!({"state": "none"}),
+            },
+        };
+        let (rebuilds, rebuilding) = self.handle.rebuilds();
+        json!({
+            "root": path_json(self.root.real_path()),
+            "options": {
+                "gitignore": self.options.rules.gitignore,
+                "hidden": self.options.hidden,
+                "follow_symlinks": self.options.follow_symlinks,
+                "max_filesize": self.options.max_filesize,
+                "access_files": self.options.rules.access_files,
+            },
+            "index": {
+                "path": index.path.as_deref().map(path_json),
+                "exists": index.exists,
+                "generation": (index.build_start_ns != 0).then_some(index.build_start_ns),
+                "files": index.files,
+                "bytes": index.bytes,
+                "problem": index.problem,
+            },
+            "watch": watch,
+            "catching_up": self.catching_up.load(Ordering::Relaxed),
+            "rebuilds": rebuilds,
+            "rebuilding": rebuilding,
+            "queries": self.queries.load(Ordering::Relaxed),
+            "idle_seconds": self.last_used.lock().unwrap().elapsed().as_secs(),
+            "problem": self.problem.lock().unwrap().clone(),
+        })
+    }
+}
+
+struct SelectRequest {
+    root: PathBuf,
+    options: WalkOptions,
+    query: GrepQuery,
+}
+
+fn field<'a>(object: &'a Value, name: &str) -> Option<&'a Value> {
+    object.get(name).filter(|v| !v.is_null())
+}
+
+fn bool_field(object: &Value, name: &str, default: bool) -> Result<bool, BadRequest> {
+    match field(object, name) {
+        None => Ok(default),
+        Some(v) => v
+            .as_bool()
+            .ok_or_else(|| BadRequest(format!("{name} must be true or false"))),
+    }
+}
+
+fn strings(object: &Value, name: &str, default: &[&str]) -> Result<Vec<String>, BadRequest> {
+    match field(object, name) {
+        None => Ok(default.iter().map(|s| s.to_string()).collect()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| {
+                i.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| BadRequest(format!("{name} must be a list of strings")))
+            })
+            .collect(),
+        Some(_) => Err(BadRequest(format!("{name} must be a list of strings"))),
+    }
+}
+
+fn string(object: &Value, name: &str) -> Result<Option<String>, BadRequest> {
+    match field(object, name) {
+        None => Ok(None),
+        Some(v) => v
+            .as_str()
+            .map(|s| Some(s.to_string()))
+            .ok_or_else(|| BadRequest(format!("{name} must be a string"))),
+    }
+}
+
+fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
+    let root =
+        PathBuf::from(string(request, "root")?.ok_or(BadRequest("root is required".into()))?);
+    if !root.is_absolute() {
+        return Err(BadRequest("root must be an absolute path".into()));
+    }
+    let search_path = PathBuf::from(string(request, "path")?.unwrap_or_default());
+    let empty = json!({});
+    let walk = field(request, "walk").unwrap_or(&empty);
+    let options = WalkOptions {
+        rules: RuleOptions {
+            gitignore: bool_field(walk, "gitignore", true)?,
+            access_files: strings(walk, "access_files", &[".clineignore", ".codesiftignore"])?,
+        },
+        hidden: bool_field(walk, "hidden", true)?,
+        follow_symlinks: bool_field(walk, "follow_symlinks", false)?,
+        max_filesize: match field(walk, "max_filesize") {
+            None => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .ok_or(BadRequest("max_filesize must be a number of bytes".into()))?,
+            ),
+        },
+        threads: 0,
+    };
+    let pattern = field(request, "pattern").ok_or(BadRequest("pattern is required".into()))?;
+    let before = field(pattern, "before")
+        .and_then(Value::as_u64)
+        .unwrap_or(0) as usize;
+    let after = field(pattern, "after").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let multiline = match field(pattern, "multiline") {
+        None => None,
+        Some(v) => Some(
+            v.as_bool()
+                .ok_or(BadRequest("multiline must be true, false or null".into()))?,
+        ),
+    };
+    let types = crate::types::FileTypes::new(
+        &strings(request, "types", &[])?,
+        &strings(request, "types_not", &[])?,
+    )
+    .map_err(|e| BadRequest(e.to_string()))?
+    .map(Arc::new);
+    let query = GrepQuery {
+        pattern: PatternOptions {
+            pattern: string(pattern, "pattern")?
+                .ok_or(BadRequest("pattern.pattern is required".into()))?,
+            literal: bool_field(pattern, "literal", false)?,
+            case_sensitive: bool_field(pattern, "case_sensitive", true)?,
+            multiline,
+            before,
+            after,
+        },
+        search_path,
+        include: strings(request, "include", &[])?,
+        exclude: strings(request, "exclude", &[])?,
+        max_matches: None,
+        count_total: false,
+        timeout: None,
+        mode: OutputMode::Content,
+        types,
+    };
+    // A pattern that does not compile is the client's error, before any index work.
+    crate::grep::CompiledPattern::new(&query.pattern).map_err(|e| BadRequest(e.to_string()))?;
+    Ok(SelectRequest {
+        root,
+        options,
+        query,
+    })
+}

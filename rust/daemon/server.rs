@@ -1,0 +1,299 @@
+//! The daemon's server: the single-instance lock, the socket, one thread per connection
+//! (bounded in number, each with read and write time limits, so a silent, slow or dead client
+//! holds only its own thread), the ops (`ping`, `status`, `stop`, `select`), and the idle
+//! exit.
+//!
+//! Start-up order matters: the lock (`flock` on a file beside the socket) is taken before a
+//! stale socket is unlinked and the new one bound. Two starters racing on the socket alone
+//! could each unlink the other's freshly bound socket; with the lock, the loser leaves
+//! everything as it is.
+
+use super::dir::{self, SOCKET_NAME};
+use super::proto::{self, FrameError, MAX_REQUEST};
+use super::roots::Roots;
+use rustix::event::{PollFd, PollFlags};
+use rustix::fd::{AsFd, OwnedFd};
+use serde_json::{Value, json};
+use std::io;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Connections served at once; more are told so and closed.
+pub const MAX_CONNECTIONS: usize = 64;
+/// A connection that sends nothing (or not the rest of a message) for this long is closed.
+const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// A client that does not read its reply within this long is dropped.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often the accept loop looks at the stop flag, the idle time and the socket.
+const TICK: Duration = Duration::from_millis(200);
+
+pub struct ServeOptions {
+    /// Exit after this long without a request (and no background work).
+    pub idle: Duration,
+}
+
+pub enum Outcome {
+    /// Served until stopped or idle.
+    Served,
+    /// Another daemon holds the lock (its pid, when it answers).
+    AlreadyRunning,
+}
+
+struct Shared {
+    roots: Roots,
+    stop: AtomicBool,
+    active: AtomicUsize,
+    queries: AtomicU64,
+    connections: AtomicU64,
+    refused: AtomicU64,
+    last_activity: Mutex<Instant>,
+    started: SystemTime,
+    started_at: Instant,
+    idle: Duration,
+    socket: String,
+}
+
+/// Serves until stopped, idle, its socket is taken away, or `interrupted()` says so (checked
+/// every tick: the host's signals).
+pub fn serve(options: ServeOptions, interrupted: &dyn Fn() -> bool) -> io::Result<Outcome> {
+    let path = dir::socket_dir().ok_or_else(|| {
+        io::Error::other("no directory for the daemon's socket: set XDG_RUNTIME_DIR or HOME")
+    })?;
+    let dir_fd = dir::open_dir(&path, true)?;
+    let lock = dir::open_lock(&dir_fd)?;
+    if !dir::try_lock(&lock)? {
+        return Ok(Outcome::AlreadyRunning);
+    }
+    // Under the lock: whatever is at the socket's name is a dead daemon's.
+    match rustix::fs::unlinkat(&dir_fd, SOCKET_NAME, rustix::fs::AtFlags::empty()) {
+        Ok(()) | Err(rustix::io::Errno::NOENT) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let listener = UnixListener::bind(dir::through_fd(&dir_fd, SOCKET_NAME))?;
+    rustix::fs::chmodat(
+        &dir_fd,
+        SOCKET_NAME,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        rustix::fs::AtFlags::empty(),
+    )?;
+    let inode = dir::check_socket(&dir_fd)?;
+    listener.set_nonblocking(true)?;
+    let shared = Arc::new(Shared {
+        roots: Roots::default(),
+        stop: AtomicBool::new(false),
+        active: AtomicUsize::new(0),
+        queries: AtomicU64::new(0),
+        connections: AtomicU64::new(0),
+        refused: AtomicU64::new(0),
+        last_activity: Mutex::new(Instant::now()),
+        started: SystemTime::now(),
+        started_at: Instant::now(),
+        idle: options.idle,
+        socket: path.join(SOCKET_NAME).display().to_string(),
+    });
+    let result = accept_loop(&listener, &dir_fd, inode, &shared, interrupted);
+    // Still under the lock: the socket at the name is ours, unless someone replaced it.
+    if dir::check_socket(&dir_fd).ok() == Some(inode) {
+        let _ = rustix::fs::unlinkat(&dir_fd, SOCKET_NAME, rustix::fs::AtFlags::empty());
+    }
+    drop(lock);
+    result.map(|()| Outcome::Served)
+}
+
+fn accept_loop(
+    listener: &UnixListener,
+    dir_fd: &OwnedFd,
+    inode: u64,
+    shared: &Arc<Shared>,
+    interrupted: &dyn Fn() -> bool,
+) -> io::Result<()> {
+    let timeout = rustix::event::Timespec {
+        tv_sec: 0,
+        tv_nsec: TICK.as_nanos() as i64,
+    };
+    loop {
+        if shared.stop.load(Ordering::Acquire) || interrupted() {
+            return Ok(());
+        }
+        let idle_for = shared.last_activity.lock().unwrap().elapsed();
+        if idle_for >= shared.idle
+            && shared.active.load(Ordering::Acquire) == 0
+            && !shared.roots.busy()
+        {
+            return Ok(());
+        }
+        // Removed or replaced by hand: nobody can reach this daemon any more.
+        if dir::check_socket(dir_fd).ok() != Some(inode) {
+            return Ok(());
+        }
+        let mut fds = [PollFd::new(listener, PollFlags::IN)];
+        match rustix::event::poll(&mut fds, Some(&timeout)) {
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+        loop {
+            match listener.accept() {
+                Ok((stream, _)) => accept(stream, shared),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // A connection gone before it was accepted, out of descriptors: keep serving.
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+fn accept(stream: UnixStream, shared: &Arc<Shared>) {
+    // Another user's process is closed on without a word.
+    let peer = rustix::net::sockopt::socket_peercred(stream.as_fd());
+    if peer.map(|c| c.uid.as_raw()).ok() != Some(dir::my_uid()) {
+        shared.refused.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    shared.connections.fetch_add(1, Ordering::Relaxed);
+    if shared.active.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
+        shared.active.fetch_sub(1, Ordering::AcqRel);
+        let _ = stream.set_nonblocking(true);
+        let reply = proto::error_reply(
+            "BusyError",
+            "the daemon is serving too many connections; scan meanwhile",
+        );
+        let _ = send(&stream, &reply);
+        return;
+    }
+    let me = shared.clone();
+    let spawned = std::thread::Builder::new()
+        .name("codesift-daemon-conn".into())
+        .spawn(move || {
+            connection(stream, &me);
+            *me.last_activity.lock().unwrap() = Instant::now();
+            me.active.fetch_sub(1, Ordering::AcqRel);
+        });
+    if spawned.is_err() {
+        shared.active.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Sends one reply, never raising SIGPIPE on a client that went away.
+fn send(stream: &UnixStream, reply: &Value) -> io::Result<()> {
+    let body = serde_json::to_vec(reply).map_err(io::Error::other)?;
+    let mut bytes: &[u8] = &proto::frame(&body)?;
+    while !bytes.is_empty() {
+        match rustix::net::send(stream, bytes, rustix::net::SendFlags::NOSIGNAL) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => bytes = &bytes[n..],
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
+fn connection(mut stream: UnixStream, shared: &Shared) {
+    if stream.set_nonblocking(false).is_err()
+        || stream.set_read_timeout(Some(READ_TIMEOUT)).is_err()
+        || stream.set_write_timeout(Some(WRITE_TIMEOUT)).is_err()
+    {
+        return;
+    }
+    loop {
+        let body = match proto::read_frame(&mut stream, MAX_REQUEST) {
+            Ok(body) => body,
+            Err(FrameError::TooLarge(n)) => {
+                let reply = proto::error_reply(
+                    "InvalidArgumentError",
+                    format!("a request of {n} bytes is over the limit of {MAX_REQUEST} bytes"),
+                );
+                let _ = send(&stream, &reply);
+                // The connection cannot go on. Closing with unread bytes would reset it and
+                // could destroy the reply before the client reads it: a bounded amount is
+                // read and dropped first.
+                let _ = stream.shutdown(std::net::Shutdown::Write);
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+                let _ = io::copy(
+                    &mut io::Read::take(&mut stream, MAX_REQUEST as u64),
+                    &mut io::sink(),
+                );
+                return;
+            }
+            Err(_) => return, // closed, cut short, or silent too long
+        };
+        *shared.last_activity.lock().unwrap() = Instant::now();
+        shared.queries.fetch_add(1, Ordering::Relaxed);
+        let reply = match serde_json::from_slice::<Value>(&body) {
+            Ok(request) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                dispatch(&request, shared)
+            }))
+            .unwrap_or_else(|_| {
+                proto::error_reply("InternalError", "the daemon failed on this request; scan")
+            }),
+            Err(e) => proto::error_reply(
+                "InvalidArgumentError",
+                format!("the request is not JSON: {e}"),
+            ),
+        };
+        if send(&stream, &reply).is_err() {
+            return;
+        }
+    }
+}
+
+fn dispatch(request: &Value, shared: &Shared) -> Value {
+    let op = request.get("op").and_then(Value::as_str).unwrap_or("");
+    match op {
+        "ping" => {
+            json!({"ok": true, "pid": std::process::id(), "version": env!("CARGO_PKG_VERSION")})
+        }
+        "status" => status(shared),
+        "stop" => {
+            shared.stop.store(true, Ordering::Release);
+            json!({"ok": true, "stopping": true, "pid": std::process::id()})
+        }
+        "select" => match shared.roots.select(request) {
+            Ok(reply) => reply,
+            Err(bad) => proto::error_reply("InvalidArgumentError", bad.0),
+        },
+        other => proto::error_reply(
+            "InvalidArgumentError",
+            format!(
+                "unknown op {:?}: use ping, status, stop or select",
+                other.chars().take(40).collect::<String>()
+            ),
+        ),
+    }
+}
+
+/// This process's resident memory, in bytes (`/proc/self/statm`).
+fn rss_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * rustix::param::page_size() as u64)
+}
+
+fn status(shared: &Shared) -> Value {
+    let roots = shared.roots.status();
+    let index_bytes: u64 = roots
+        .iter()
+        .filter_map(|r| r["index"]["bytes"].as_u64())
+        .sum();
+    json!({
+        "ok": true,
+        "pid": std::process::id(),
+        "uid": dir::my_uid(),
+        "version": env!("CARGO_PKG_VERSION"),
+        "socket": shared.socket,
+        "started": shared.started.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        "uptime_seconds": shared.started_at.elapsed().as_secs(),
+        "idle_exit_seconds": shared.idle.as_secs_f64(),
+        "queries": shared.queries.load(Ordering::Relaxed),
+        "connections": shared.connections.load(Ordering::Relaxed),
+        "active_connections": shared.active.load(Ordering::Relaxed),
+        "refused_connections": shared.refused.load(Ordering::Relaxed),
+        "rss_bytes": rss_bytes(),
+        "index_bytes": index_bytes,
+        "max_roots": super::roots::MAX_ROOTS,
+        "roots": roots,
+    })
+}

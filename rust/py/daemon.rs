@@ -1,0 +1,72 @@
+//! The daemon's bindings: serving (the GIL released; it is taken back once a tick only to let
+//! Python see its signals, so Ctrl-C and SIGTERM handlers stop the daemon), one request as
+//! JSON through the checked client, starting it detached, and where its socket lives.
+
+use crate::daemon::{client, dir, server, spawn};
+use crate::error::Error;
+use pyo3::prelude::*;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Serves until stopped or idle for `idle` seconds: `True`, or `False` when another daemon of
+/// this user already serves.
+#[pyfunction]
+pub fn daemon_serve(py: Python<'_>, idle: f64) -> PyResult<bool> {
+    if !(idle.is_finite() && idle > 0.0) {
+        return Err(
+            Error::InvalidArgument("idle must be a positive number of seconds".into()).into(),
+        );
+    }
+    let signal: Mutex<Option<PyErr>> = Mutex::new(None);
+    let options = server::ServeOptions {
+        idle: Duration::from_secs_f64(idle.min(1e9)),
+    };
+    let outcome = py.detach(|| {
+        server::serve(options, &|| {
+            Python::attach(|py| match py.check_signals() {
+                Ok(()) => false,
+                Err(e) => {
+                    *signal.lock().unwrap() = Some(e);
+                    true
+                }
+            })
+        })
+    });
+    if let Some(e) = signal.into_inner().unwrap() {
+        return Err(e);
+    }
+    match outcome {
+        Ok(server::Outcome::Served) => Ok(true),
+        Ok(server::Outcome::AlreadyRunning) => Ok(false),
+        Err(e) => Err(Error::Io(format!("the daemon cannot serve: {e}")).into()),
+    }
+}
+
+/// Sends one request (JSON text) to this user's daemon: `(reply, None)` or `(None, problem)`.
+#[pyfunction]
+pub fn daemon_request(
+    py: Python<'_>,
+    request: &str,
+    timeout: f64,
+) -> PyResult<(Option<String>, Option<String>)> {
+    let request: serde_json::Value = serde_json::from_str(request)
+        .map_err(|e| Error::InvalidArgument(format!("the request is not JSON: {e}")))?;
+    let timeout = Duration::from_secs_f64(timeout.clamp(0.001, 3600.0));
+    Ok(py.detach(|| match client::request(&request, timeout) {
+        Ok(reply) => (Some(reply.to_string()), None),
+        Err(e) => (None, Some(e.to_string())),
+    }))
+}
+
+/// Runs `argv` as a daemon: detached, in its own session, never waited for.
+#[pyfunction]
+pub fn daemon_spawn(argv: Vec<String>) -> PyResult<()> {
+    spawn::spawn_detached(&argv)
+        .map_err(|e| Error::Io(format!("cannot start the daemon: {e}")).into())
+}
+
+/// The directory of this user's daemon socket (`None` when none can be known).
+#[pyfunction]
+pub fn daemon_dir() -> Option<std::path::PathBuf> {
+    dir::socket_dir()
+}

@@ -1,0 +1,114 @@
+"""Helpers for the daemon's tests: a private socket directory per test, the daemon as its own
+process, raw framed requests, and polling (bounded, never a timing assertion)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codesift import daemon
+
+PYTHON_PATH = os.pathsep.join(p for p in sys.path if p)
+
+
+def daemon_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = PYTHON_PATH
+    return env
+
+
+def use_runtime_dir(monkeypatch: pytest.MonkeyPatch, run: Path) -> Path:
+    """Makes `run` (created 0700) this test's XDG_RUNTIME_DIR; returns the socket directory."""
+    run.mkdir(mode=0o700, parents=True, exist_ok=True)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    return run / "codesift"
+
+
+def run_daemon(idle: float = 60.0) -> subprocess.Popen[bytes]:
+    """`codesift daemon run --foreground` as a child process of the test."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "codesift", "daemon", "run", "--foreground", "--idle", str(idle)],
+        env=daemon_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def wait_for(what: str, check: Callable[[], Any], limit: float = 30.0) -> Any:
+    """Polls `check` until it returns something true (at most `limit` seconds)."""
+    deadline = time.monotonic() + limit
+    while True:
+        found = check()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: still not the case after {limit} s")
+        time.sleep(0.05)
+
+
+def serving(process: subprocess.Popen[bytes] | None = None) -> dict:
+    """Waits until a daemon answers ping; returns its reply."""
+
+    def check() -> dict | None:
+        if process is not None and process.poll() is not None:
+            out, err = process.communicate()
+            raise AssertionError(f"the daemon exited with {process.returncode}: {err!r}")
+        return daemon.ping()
+
+    return wait_for("a daemon answers", check)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    daemon.stop()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def frame(body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + body
+
+
+def connect(socket_dir: Path) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(20)
+    sock.connect(str(socket_dir / "daemon.sock"))
+    return sock
+
+
+def read_reply(sock: socket.socket) -> dict | None:
+    """One framed reply, or None when the daemon closed the connection."""
+    header = _read_exactly(sock, 4)
+    if header is None:
+        return None
+    body = _read_exactly(sock, struct.unpack(">I", header)[0])
+    assert body is not None, "the reply was cut short"
+    return json.loads(body)
+
+
+def _read_exactly(sock: socket.socket, n: int) -> bytes | None:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def ask(sock: socket.socket, request: dict | bytes) -> dict | None:
+    body = request if isinstance(request, bytes) else json.dumps(request).encode()
+    sock.sendall(frame(body))
+    return read_reply(sock)
