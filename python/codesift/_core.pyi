@@ -31,6 +31,10 @@ __all__ = [
     "ConflictError",
     "InvalidArgumentError",
     "CancelledError",
+    "daemon_dir",
+    "daemon_request",
+    "daemon_serve",
+    "daemon_spawn",
     "__version__",
 ]
 

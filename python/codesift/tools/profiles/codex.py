@@ -83,13 +83,13 @@ def read_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
         raise InvalidArgumentError("limit must be greater than zero")
     workspace = box.read_workspace(path)
     if args.get("mode", "slice") == "indentation":
-        lines = read_lines(workspace, path).lines
+        lines = list(read_lines(workspace, path).lines)
         shown = _indentation_block(lines, offset, limit, args.get("indentation") or {})
     else:
         found = read_lines(workspace, path, offset, limit)
         if found.total < offset:
             raise InvalidArgumentError("offset exceeds file length")
-        shown = found.lines
+        shown = list(found.lines)
     text = "\n".join(f"L{line.number}: {_display(line.text)}" for line in shown)
     return box.finish("read_file", text, {"lines": len(shown)}, allow_spill=False)
 
