@@ -2,9 +2,9 @@
 //! `args`, config in `config`, which files in `haystack`, search and print in `search`), and
 //! the hand-over to the real rg for anything it does not serve (`fallback`).
 //!
-//! `CODESIFT_RG_INDEX` (`never|auto|force`) is accepted and read as `never` for now: every
-//! answer comes from a walk. The walk lives in `haystack` only, so an index can later supply
-//! the haystacks without touching searching or printing.
+//! `CODESIFT_RG_INDEX` (`never|auto|force`; anything else is an error) is read as `never` for
+//! now: every answer comes from a walk. The walk lives in `haystack` only, so an index can
+//! later supply the haystacks without touching searching or printing.
 
 pub mod args;
 pub mod config;
@@ -32,6 +32,16 @@ use search::{Printer, Worker};
 /// Runs `codesift-rg` with this process's arguments and returns the exit status.
 pub fn main() -> i32 {
     let argv: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if let Some(bad) = std::env::var_os("CODESIFT_RG_INDEX")
+        .filter(|v| !v.is_empty() && !["never", "auto", "force"].iter().any(|ok| v == ok))
+    {
+        let _ = writeln!(
+            io::stderr(),
+            "codesift-rg: CODESIFT_RG_INDEX={} is not one of never, auto, force",
+            bad.to_string_lossy()
+        );
+        return 2;
+    }
     let mut full = vec![];
     let mut config_warnings = vec![];
     if !args::has_no_config(&argv) {

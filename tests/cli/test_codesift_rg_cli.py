@@ -212,3 +212,12 @@ def test_the_rg_of_the_environment_holding_codesift_rg_is_found(
         timeout=60,
     )
     assert got.stdout == "real rg ran with: --pcre2 foo\n", f"got {got}"
+
+
+def test_index_variable_accepts_its_three_values_and_names_a_wrong_one(tree: Path) -> None:
+    for value in ("never", "auto", "force"):
+        got = rg(tree, "-c", "-t", "py", "o", CODESIFT_RG_INDEX=value)
+        assert (got.returncode, got.stdout) == (0, "src/a.py:2\n"), f"{value}: got {got}"
+    bad = rg(tree, "foo", CODESIFT_RG_INDEX="sometimes")
+    expected = "codesift-rg: CODESIFT_RG_INDEX=sometimes is not one of never, auto, force\n"
+    assert (bad.returncode, bad.stderr) == (2, expected), f"expected {expected!r}, got {bad}"
