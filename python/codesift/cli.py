@@ -234,9 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
             'export PATH="$(codesift shim --print-path):$PATH"'
         ),
     )
-    sh.add_argument(
-        "--print-path", action="store_true", help="print only the directory (for PATH)"
-    )
+    sh.add_argument("--print-path", action="store_true", help="print only the directory (for PATH)")
 
     sub.add_parser(
         "apply-hit",

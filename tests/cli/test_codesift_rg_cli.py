@@ -95,9 +95,7 @@ def test_unsupported_flag_runs_the_real_rg(tree: Path) -> None:
 
 
 def test_real_rg_pointing_at_itself_is_never_executed(tree: Path) -> None:
-    got = rg(
-        tree, "--pcre2", "--version", CODESIFT_REAL_RG=str(BIN), PATH=str(Path(BIN).parent)
-    )
+    got = rg(tree, "--pcre2", "--version", CODESIFT_REAL_RG=str(BIN), PATH=str(Path(BIN).parent))
     assert got.returncode == 2 and "not supported" in got.stderr, f"got {got}"
 
 
@@ -195,9 +193,7 @@ def test_the_shims_record_of_the_ripgrep_package_is_the_last_resort(
     assert by_path.stdout == "real rg ran with: --pcre2 foo\n", f"got {by_path}"
 
 
-def test_the_rg_of_the_environment_holding_codesift_rg_is_found(
-    tree: Path, tmp_path: Path
-) -> None:
+def test_the_rg_of_the_environment_holding_codesift_rg_is_found(tree: Path, tmp_path: Path) -> None:
     package_bin = tmp_path / "env" / "lib" / "python3.12" / "site-packages" / "codesift" / "bin"
     package_bin.mkdir(parents=True)
     installed = package_bin / "codesift-rg"
