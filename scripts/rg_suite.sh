@@ -55,6 +55,10 @@ else
   (cd "$repo" && cargo build --release --bin codesift-rg --no-default-features --quiet)
   ours="$repo/target/release/codesift-rg"
 fi
+[ -x "$ours" ] || {
+  echo "rg_suite: $ours is not an executable (pip install -e . builds python/codesift/bin/codesift-rg)" >&2
+  exit 2
+}
 built=$(date +%s)
 
 run_suite() {  # $1: output file
