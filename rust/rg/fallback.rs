@@ -35,11 +35,12 @@ fn is_executable_file(path: &Path) -> bool {
 }
 
 fn visited() -> Vec<Id> {
-    let Some(list) = std::env::var_os(VISITED) else {
-        return vec![];
-    };
-    list.to_string_lossy()
-        .split(',')
+    std::env::var_os(VISITED).map_or_else(Vec::new, |list| parse_visited(&list.to_string_lossy()))
+}
+
+/// `dev:ino,dev:ino`; anything malformed is left out (it can only add candidates back).
+fn parse_visited(list: &str) -> Vec<Id> {
+    list.split(',')
         .filter_map(|pair| {
             let (dev, ino) = pair.split_once(':')?;
             Some((dev.parse().ok()?, ino.parse().ok()?))
@@ -152,6 +153,10 @@ pub fn find_real_rg() -> Found {
 /// bin/codesift-rg`, as a wheel installs it (the `ripgrep` wheel puts `rg` in that bin/).
 fn environment_rg() -> Option<PathBuf> {
     let exe = std::fs::canonicalize(std::env::current_exe().ok()?).ok()?;
+    rg_beside_environment(&exe)
+}
+
+fn rg_beside_environment(exe: &Path) -> Option<PathBuf> {
     let bin = exe.parent()?;
     let package = bin.parent()?;
     let site = package.parent()?;
@@ -195,5 +200,37 @@ pub fn exec(argv: &[OsString], flag: &str) -> String {
              itself): set CODESIFT_REAL_RG to ripgrep's path, put ripgrep's rg on PATH after \
              the shim, or pip install ripgrep and run `codesift shim` again"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_rg_is_found_only_from_an_installed_package_layout() {
+        let installed = Path::new("/venv/lib/python3.12/site-packages/codesift/bin/codesift-rg");
+        assert_eq!(
+            rg_beside_environment(installed),
+            Some(PathBuf::from("/venv/bin/rg"))
+        );
+        let debian = Path::new("/usr/lib/python3/dist-packages/codesift/bin/codesift-rg");
+        assert_eq!(
+            rg_beside_environment(debian),
+            Some(PathBuf::from("/usr/bin/rg"))
+        );
+        // A source checkout (an editable install) has no environment above it.
+        let checkout = Path::new("/home/me/codesift/python/codesift/bin/codesift-rg");
+        assert_eq!(rg_beside_environment(checkout), None);
+    }
+
+    #[test]
+    fn visited_list_keeps_well_formed_pairs() {
+        assert_eq!(
+            parse_visited("1:2,bad,3:x,,4:5"),
+            vec![(1, 2), (4, 5)],
+            "malformed entries are dropped"
+        );
+        assert_eq!(parse_visited(""), vec![]);
     }
 }
