@@ -28,6 +28,8 @@ version = "0.0.0"
 edition = "2021"
 [dependencies]
 ripgrep = "=$version"
+# Its own workspace, wherever RG_SUITE_DIR is (the default is inside this repository).
+[workspace]
 TOML
 echo 'fn main() {}' > "$work/fetch/src/main.rs"
 (cd "$work/fetch" && cargo fetch --quiet)
