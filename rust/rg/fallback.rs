@@ -107,7 +107,7 @@ pub fn find_real_rg() -> Found {
             ))
         } else {
             Found::BadVariable(format!(
-                "CODESIFT_REAL_RG={} is codesift-rg itself, not ripgrep",
+                "CODESIFT_REAL_RG={} is a codesift-rg, not ripgrep",
                 p.display()
             ))
         };
