@@ -9,10 +9,13 @@
 #
 #   scripts/rg_suite.sh                 # builds codesift-rg (release) from this checkout
 #   CODESIFT_RG_BIN=path scripts/rg_suite.sh   # tests that binary instead
-#   RG_SUITE_DIR=dir (default /tmp/codesift-rg-suite) keeps the build between runs.
+#   RG_SUITE_DIR=dir (default target/rg-suite) keeps the build between runs.
+#
+# The last line is `rg suite: N passed, M failed` (M: cases the real rg passes and codesift-rg
+# fails); the exit status is 0 only when M is 0 and the real rg ran the suite.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-work=${RG_SUITE_DIR:-/tmp/codesift-rg-suite}
+work=${RG_SUITE_DIR:-$repo/target/rg-suite}
 version=15.2.0
 mkdir -p "$work/fetch/src"
 start=$(date +%s)
@@ -25,10 +28,12 @@ version = "0.0.0"
 edition = "2021"
 [dependencies]
 ripgrep = "=$version"
+# Its own workspace, wherever RG_SUITE_DIR is (the default is inside this repository).
+[workspace]
 TOML
 echo 'fn main() {}' > "$work/fetch/src/main.rs"
 (cd "$work/fetch" && cargo fetch --quiet)
-src=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ripgrep-$version | head -1)
+src=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ripgrep-$version 2>/dev/null | head -1 || true)
 [ -d "$src" ] || { echo "rg_suite: ripgrep-$version source not found after cargo fetch" >&2; exit 2; }
 rm -rf "$work/ripgrep" && cp -r "$src" "$work/ripgrep"
 
@@ -49,9 +54,13 @@ cp "$rg_path" "$work/rg.real"
 if [ -n "${CODESIFT_RG_BIN:-}" ]; then
   ours=$CODESIFT_RG_BIN
 else
-  (cd "$repo" && cargo build --release --bin codesift-rg --quiet)
+  (cd "$repo" && cargo build --release --bin codesift-rg --no-default-features --quiet)
   ours="$repo/target/release/codesift-rg"
 fi
+[ -x "$ours" ] || {
+  echo "rg_suite: $ours is not an executable (pip install -e . builds python/codesift/bin/codesift-rg)" >&2
+  exit 2
+}
 built=$(date +%s)
 
 run_suite() {  # $1: output file
@@ -72,9 +81,20 @@ passes "$work/real.txt" > "$work/real.pass"
 passes "$work/ours.txt" > "$work/ours.pass"
 total=$(all "$work/real.txt" | wc -l)
 comm -23 "$work/real.pass" "$work/ours.pass" > "$work/regressions.txt"
-echo "real rg:     $(wc -l < "$work/real.pass") / $total passed"
-echo "codesift-rg: $(wc -l < "$work/ours.pass") / $total passed"
-echo "build $((built - start))s, runs $((finished - built))s; failing cases: $work/regressions.txt"
+real_passed=$(wc -l < "$work/real.pass")
+ours_passed=$(wc -l < "$work/ours.pass")
 fails=$(wc -l < "$work/regressions.txt")
-echo "$(wc -l < "$work/ours.pass") passed, $fails failed"
+echo "real rg:     $real_passed / $total passed"
+echo "codesift-rg: $ours_passed / $total passed (CODESIFT_RG_FALLBACK=never)"
+echo "build $((built - start))s, runs $((finished - built))s; outputs in $work (real.txt, ours.txt)"
+if [ "$fails" -gt 0 ]; then
+  echo "cases the real rg passes and codesift-rg fails ($work/regressions.txt):"
+  sed 's/^/  /' "$work/regressions.txt"
+fi
+if [ "$total" -eq 0 ] || [ "$real_passed" -eq 0 ]; then
+  echo "rg_suite: the suite did not run with the real rg (see $work/real.txt)" >&2
+  echo "rg suite: $ours_passed passed, $fails failed"
+  exit 2
+fi
+echo "rg suite: $ours_passed passed, $fails failed"
 [ "$fails" -eq 0 ]

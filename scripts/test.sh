@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what the tests need and runs the whole suite: Rust unit tests, a smoke run of the
-# benchmarks (tiny corpus, one round, so they never rot; the index benchmark leaves codesearch
-# out when cindex/csearch are not installed), then the pytest suite.
+# Installs what the tests need and runs the whole suite: Rust unit tests, ripgrep 15.2.0's own
+# integration suite against the codesift-rg the install built (scripts/rg_suite.sh), a smoke
+# run of the benchmarks (tiny corpus, one round, so they never rot; the index benchmark leaves
+# codesearch out when cindex/csearch are not installed), then the pytest suite.
 #
 # System packages: the remote-search tests start a real OpenSSH sshd on 127.0.0.1
 # (openssh-server, openssh-client); the benchmark smoke run uses fd (fd-find) as a peer; the
@@ -34,6 +35,9 @@ fi
 
 python3 -m pip install -q --only-binary ripgrep,python-ripgrep -e '.[test,bench]'
 cargo test --quiet
+# The editable install above built codesift-rg into the package (build.rs); the suite's crate
+# comes from crates.io through cargo.
+CODESIFT_RG_BIN="$PWD/python/codesift/bin/codesift-rg" bash scripts/rg_suite.sh
 
 stdlib=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
 smoke_out=$(mktemp -d)

@@ -237,6 +237,17 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--read-only", action="store_true", help="serve only the read-only tools")
     sv.add_argument("--profile", default=None, help="tool profile of /api/tools")
 
+    sh = sub.add_parser(
+        "shim",
+        help="make a directory whose `rg` is codesift-rg, to put first on PATH",
+        description=(
+            "Creates (or refreshes) a private directory holding `rg`, a link to the installed "
+            "codesift-rg, and prints it. Put it first on PATH: "
+            'export PATH="$(codesift shim --print-path):$PATH"'
+        ),
+    )
+    sh.add_argument("--print-path", action="store_true", help="print only the directory (for PATH)")
+
     sub.add_parser(
         "apply-hit",
         parents=[common],
@@ -267,6 +278,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as exc:  # argparse already printed its one-line message
             return EXIT_ERROR if exc.code else EXIT_FOUND
         command = args.command
+        if args.command == "shim":
+            return _shim(args)
         if args.json_full or args.command == "apply-hit":
             args.json = args.json_full = True
         json_errors = args.json_full
@@ -826,6 +839,29 @@ def _edit(ws: Workspace, args: argparse.Namespace, console: Console | None) -> i
         for line in result.diff.splitlines():
             style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
             console.print(Text(line, style=style))
+    return EXIT_FOUND
+
+
+def _shim(args: argparse.Namespace) -> int:
+    from .shim import make_shim
+
+    made = make_shim()
+    if args.print_path:
+        print(made.path)
+        return EXIT_FOUND
+    last = (
+        str(made.real_rg)
+        if made.real_rg
+        else "none (pip install ripgrep, then run codesift shim again, to have one)"
+    )
+    fallback = (
+        "what codesift-rg does not serve runs CODESIFT_REAL_RG, else the first other rg on "
+        f"PATH, else {last}"
+    )
+    print(made.path)
+    print(f"  rg -> {made.binary}")
+    print(f"  {fallback}")
+    print(f'Put it first on PATH: export PATH="{made.path}:$PATH"')
     return EXIT_FOUND
 
 

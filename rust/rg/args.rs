@@ -176,6 +176,9 @@ pub struct Args {
     pub search_zip: bool,
     pub pre: Option<PathBuf>,
     pub pre_globs: Vec<String>,
+    /// `-V` (false) or `--version` (true): print the version and nothing else, as ripgrep
+    /// does whatever else is given.
+    pub version: Option<bool>,
 }
 
 impl Default for Args {
@@ -251,6 +254,7 @@ impl Default for Args {
             search_zip: false,
             pre: None,
             pre_globs: vec![],
+            version: None,
         }
     }
 }
@@ -587,6 +591,8 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
                 };
             }
             "--no-encoding" => args.encoding = None,
+            "-V" => args.version = Some(false),
+            "--version" => args.version = Some(true),
             other => return Err(unsupported(other)),
         }
     }
@@ -700,6 +706,13 @@ mod tests {
             matches!(err, ParseError::Unsupported(ref f) if f == "--pcre2"),
             "{err:?}"
         );
+    }
+
+    #[test]
+    fn version_flags_last_one_wins() {
+        assert_eq!(p(&["-V"]).version, Some(false));
+        assert_eq!(p(&["-V", "--version"]).version, Some(true));
+        assert_eq!(p(&["--version", "foo", "-V"]).version, Some(false));
     }
 
     #[test]

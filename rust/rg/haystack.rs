@@ -122,9 +122,9 @@ impl FileSet {
     }
 
     /// Visits haystacks from `threads` walker threads; each thread gets its own visitor.
-    pub fn parallel<'s, F>(&'s self, mut make: F)
+    pub fn parallel<'v, F>(&self, mut make: F)
     where
-        F: FnMut() -> Box<dyn FnMut(Haystack) -> bool + Send + 's>,
+        F: FnMut() -> Box<dyn FnMut(Haystack) -> bool + Send + 'v>,
     {
         self.builder.build_parallel().run(|| {
             let mut visit = make();

@@ -2,9 +2,9 @@
 //! `args`, config in `config`, which files in `haystack`, search and print in `search`), and
 //! the hand-over to the real rg for anything it does not serve (`fallback`).
 //!
-//! `CODESIFT_RG_INDEX` (`never|auto|force`) is accepted and read as `never` for now: every
-//! answer comes from a walk. The walk lives in `haystack` only, so an index can later supply
-//! the haystacks without touching searching or printing.
+//! `CODESIFT_RG_INDEX` (`never|auto|force`; anything else is an error) is read as `never` for
+//! now: every answer comes from a walk. The walk lives in `haystack` only, so an index can
+//! later supply the haystacks without touching searching or printing.
 
 pub mod args;
 pub mod config;
@@ -32,6 +32,16 @@ use search::{Printer, Worker};
 /// Runs `codesift-rg` with this process's arguments and returns the exit status.
 pub fn main() -> i32 {
     let argv: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if let Some(bad) = std::env::var_os("CODESIFT_RG_INDEX")
+        .filter(|v| !v.is_empty() && !["never", "auto", "force"].iter().any(|ok| v == ok))
+    {
+        let _ = writeln!(
+            io::stderr(),
+            "codesift-rg: CODESIFT_RG_INDEX={} is not one of never, auto, force",
+            bad.to_string_lossy()
+        );
+        return 2;
+    }
     let mut full = vec![];
     let mut config_warnings = vec![];
     if !args::has_no_config(&argv) {
@@ -45,6 +55,9 @@ pub fn main() -> i32 {
         Err(ParseError::Unsupported(flag)) => return hand_over(&argv, &flag, None),
         Err(ParseError::Usage(msg)) => return hand_over(&argv, "this command line", Some(msg)),
     };
+    if let Some(long) = parsed.version {
+        return print_version(long);
+    }
     messages::configure(!parsed.no_messages, !parsed.no_ignore_messages);
     for w in config_warnings {
         messages::message(&w);
@@ -56,6 +69,70 @@ pub fn main() -> i32 {
             messages::eprint(&err.to_string());
             2
         }
+    }
+}
+
+/// The ripgrep release whose command line, output and exit codes this serves.
+pub const RIPGREP_VERSION: &str = "15.2.0";
+
+/// ripgrep's `-V` and `--version` output, first line unchanged (tools parse it to check for
+/// ripgrep and its version) and codesift-rg named on the last line. `features:-pcre2`: `-P`
+/// is not served here (it runs the real rg when one is found).
+fn version_text(long: bool) -> String {
+    let short = format!("ripgrep {RIPGREP_VERSION}");
+    if !long {
+        return short;
+    }
+    let simd = |detect: &dyn Fn(&str) -> bool| -> String {
+        ["SSE2", "SSSE3", "AVX2"]
+            .iter()
+            .map(|f| format!("{}{f}", if detect(f) { "+" } else { "-" }))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let mut out = format!("{short}\n\nfeatures:-pcre2\n");
+    if cfg!(target_arch = "x86_64") {
+        out += &format!("simd(compile):{}\n", simd(&compile_feature));
+        out += &format!("simd(runtime):{}\n", simd(&runtime_feature));
+    }
+    out += "\nPCRE2 is not available in this build of ripgrep.\n\n";
+    out += &format!(
+        "codesift-rg {}: ripgrep {RIPGREP_VERSION}'s command line on codesift's engine; \
+         other command lines run the real rg",
+        env!("CARGO_PKG_VERSION")
+    );
+    out
+}
+
+fn compile_feature(name: &str) -> bool {
+    match name {
+        "SSE2" => cfg!(target_feature = "sse2"),
+        "SSSE3" => cfg!(target_feature = "ssse3"),
+        "AVX2" => cfg!(target_feature = "avx2"),
+        _ => false,
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn runtime_feature(name: &str) -> bool {
+    match name {
+        "SSE2" => std::arch::is_x86_feature_detected!("sse2"),
+        "SSSE3" => std::arch::is_x86_feature_detected!("ssse3"),
+        "AVX2" => std::arch::is_x86_feature_detected!("avx2"),
+        _ => false,
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn runtime_feature(_: &str) -> bool {
+    false
+}
+
+fn print_version(long: bool) -> i32 {
+    match writeln!(io::stdout(), "{}", version_text(long)) {
+        Ok(()) => 0,
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => 0,
+        Err(_) => 2,
     }
 }
 
@@ -341,7 +418,7 @@ fn run(mut a: Args) -> io::Result<i32> {
 }
 
 fn matches_possible(run: &Run) -> bool {
-    !(run.patterns.is_empty() && !run.invert_match) && run.max_count != Some(0)
+    (run.invert_match || !run.patterns.is_empty()) && run.max_count != Some(0)
 }
 
 fn build_types(a: &Args) -> io::Result<ignore::types::Types> {

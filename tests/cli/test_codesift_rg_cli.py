@@ -89,10 +89,131 @@ def test_unsupported_flag_runs_the_real_rg(tree: Path) -> None:
     real = shutil.which("rg")
     if real is None:
         pytest.skip("no real rg on PATH")
-    got = rg(tree, "--version", CODESIFT_REAL_RG=real)
+    # --pcre2 is not served here (and --version alone is): the real rg answers.
+    got = rg(tree, "--pcre2", "--version", CODESIFT_REAL_RG=real)
     assert got.returncode == 0 and got.stdout.startswith("ripgrep "), f"got {got}"
 
 
 def test_real_rg_pointing_at_itself_is_never_executed(tree: Path) -> None:
-    got = rg(tree, "--version", CODESIFT_REAL_RG=str(BIN), PATH=str(Path(BIN).parent))
+    got = rg(tree, "--pcre2", "--version", CODESIFT_REAL_RG=str(BIN), PATH=str(Path(BIN).parent))
     assert got.returncode == 2 and "not supported" in got.stderr, f"got {got}"
+
+
+def fake_rg(where: Path, name: str = "rg") -> Path:
+    """A stand-in for the real ripgrep that says it ran and with what."""
+    where.mkdir(parents=True, exist_ok=True)
+    path = where / name
+    path.write_text('#!/bin/sh\necho "real rg ran with: $*"\n')
+    path.chmod(0o755)
+    return path
+
+
+def link_to_self(where: Path, name: str = "rg") -> Path:
+    where.mkdir(parents=True, exist_ok=True)
+    link = where / name
+    link.symlink_to(BIN)
+    return link
+
+
+def test_version_prints_ripgreps_first_line_and_names_codesift_rg(tree: Path) -> None:
+    long = rg(tree, "--version", CODESIFT_RG_FALLBACK="never")
+    lines = long.stdout.splitlines()
+    assert long.returncode == 0 and lines[0] == "ripgrep 15.2.0", f"got {long}"
+    assert lines[-1].startswith("codesift-rg "), f"last line should name codesift-rg: {lines}"
+    short = rg(tree, "-V", CODESIFT_RG_FALLBACK="never")
+    assert (short.returncode, short.stdout) == (0, "ripgrep 15.2.0\n"), f"got {short}"
+
+
+def test_unsupported_flag_runs_the_first_other_rg_on_path(tree: Path, tmp_path: Path) -> None:
+    link_to_self(tmp_path / "shim")
+    fake_rg(tmp_path / "real")
+    path = f"{tmp_path / 'shim'}:{tmp_path / 'real'}"
+    got = rg(tree, "--pcre2", "foo", PATH=path)
+    expected = "real rg ran with: --pcre2 foo\n"
+    assert (got.returncode, got.stdout) == (0, expected), f"expected {expected!r}, got {got}"
+
+
+def test_path_holding_only_links_to_itself_ends_with_exit_2(tree: Path, tmp_path: Path) -> None:
+    link_to_self(tmp_path / "a")
+    link_to_self(tmp_path / "b")
+    got = rg(tree, "--pcre2", "foo", PATH=f"{tmp_path / 'a'}:{tmp_path / 'b'}")
+    assert got.returncode == 2, f"expected exit 2, got {got}"
+    assert "no real rg was found" in got.stderr and "CODESIFT_REAL_RG" in got.stderr, got.stderr
+
+
+def test_a_link_to_another_copy_of_codesift_rg_is_skipped(tree: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "other-env" / "codesift-rg"
+    copy.parent.mkdir()
+    shutil.copy2(BIN, copy)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "rg").symlink_to(copy)
+    fake_rg(tmp_path / "real")
+    got = rg(tree, "--pcre2", "foo", PATH=f"{tmp_path / 'other'}:{tmp_path / 'real'}")
+    assert got.stdout == "real rg ran with: --pcre2 foo\n", f"got {got}"
+
+
+def test_a_wrapper_script_running_codesift_rg_again_does_not_loop(
+    tree: Path, tmp_path: Path
+) -> None:
+    wrapper = tmp_path / "wrap" / "rg"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\nexec "{BIN}" "$@"\n')
+    wrapper.chmod(0o755)
+    got = rg(tree, "--pcre2", "foo", PATH=f"{wrapper.parent}:/usr/bin:/bin")
+    assert got.returncode == 2 and "no real rg was found" in got.stderr, f"got {got}"
+
+
+def test_real_rg_variable_that_is_not_executable_is_named(tree: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere" / "rg"
+    got = rg(tree, "--pcre2", "foo", CODESIFT_REAL_RG=str(missing))
+    assert got.returncode == 2, f"got {got}"
+    assert f"CODESIFT_REAL_RG={missing} is not an executable file" in got.stderr, got.stderr
+
+
+def test_the_shims_record_of_the_ripgrep_package_is_the_last_resort(
+    tree: Path, tmp_path: Path
+) -> None:
+    shim = tmp_path / "shim"
+    link_to_self(shim)
+    (shim / ".real-rg").symlink_to(fake_rg(tmp_path / "venv" / "bin"))
+    env = {"PATH": f"{shim}:/nonexistent"}
+    through_path = subprocess.run(
+        ["rg", "--pcre2", "foo"], cwd=tree, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert through_path.stdout == "real rg ran with: --pcre2 foo\n", f"got {through_path}"
+    # Run by its full path (as agents that resolve `rg` first do), PATH not holding it.
+    by_path = subprocess.run(
+        [str(shim / "rg"), "--pcre2", "foo"],
+        cwd=tree,
+        env={"PATH": "/nonexistent"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert by_path.stdout == "real rg ran with: --pcre2 foo\n", f"got {by_path}"
+
+
+def test_the_rg_of_the_environment_holding_codesift_rg_is_found(tree: Path, tmp_path: Path) -> None:
+    package_bin = tmp_path / "env" / "lib" / "python3.12" / "site-packages" / "codesift" / "bin"
+    package_bin.mkdir(parents=True)
+    installed = package_bin / "codesift-rg"
+    shutil.copy2(BIN, installed)
+    fake_rg(tmp_path / "env" / "bin")
+    got = subprocess.run(
+        [str(installed), "--pcre2", "foo"],
+        cwd=tree,
+        env={"PATH": "/nonexistent"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert got.stdout == "real rg ran with: --pcre2 foo\n", f"got {got}"
+
+
+def test_index_variable_accepts_its_three_values_and_names_a_wrong_one(tree: Path) -> None:
+    for value in ("never", "auto", "force"):
+        got = rg(tree, "-c", "-t", "py", "o", CODESIFT_RG_INDEX=value)
+        assert (got.returncode, got.stdout) == (0, "src/a.py:2\n"), f"{value}: got {got}"
+    bad = rg(tree, "foo", CODESIFT_RG_INDEX="sometimes")
+    expected = "codesift-rg: CODESIFT_RG_INDEX=sometimes is not one of never, auto, force\n"
+    assert (bad.returncode, bad.stderr) == (2, expected), f"expected {expected!r}, got {bad}"

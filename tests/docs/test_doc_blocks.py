@@ -52,6 +52,8 @@ def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
     package_parent = str(Path(__import__("codesift").__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join([package_parent, str(FAKES)])
     env["CODESIFT_CACHE_DIR"] = str(tmp_path / "cache")
+    # `codesift shim` makes its directory here, not in the user's own data directory.
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")
     env["PATH"] = os.pathsep.join([str(tmp_path / "bin"), str(Path(sys.executable).parent)])
     env["PATH"] += os.pathsep + os.environ.get("PATH", "")
     env.update(extra)

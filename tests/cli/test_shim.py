@@ -1,0 +1,146 @@
+"""`codesift shim`: a private directory whose `rg` is the installed codesift-rg."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codesift import shim
+from codesift.cli import main
+
+BINARY = shim.installed_binary()
+needs_binary = pytest.mark.skipif(
+    not os.access(BINARY, os.X_OK),
+    reason=f"codesift-rg not built ({BINARY}; pip install -e . builds it)",
+)
+
+
+@pytest.fixture()
+def data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "data"
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    return home
+
+
+def run_shim(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "codesift", "shim", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@needs_binary
+def test_shim_makes_a_private_directory_whose_rg_is_codesift_rg(data_home: Path) -> None:
+    got = run_shim("--print-path")
+    directory = data_home / "codesift" / "shim"
+    assert (got.returncode, got.stdout) == (0, f"{directory}\n"), f"got {got}"
+    mode = stat.S_IMODE(directory.stat().st_mode)
+    assert mode == 0o700, f"expected 0700, got {oct(mode)}"
+    target = os.readlink(directory / "rg")
+    assert target == str(BINARY), f"expected rg -> {BINARY}, got {target}"
+
+
+@needs_binary
+def test_shim_is_idempotent_and_repairs_a_wrong_link(data_home: Path) -> None:
+    first = run_shim()
+    directory = data_home / "codesift" / "shim"
+    assert first.returncode == 0 and first.stdout.splitlines()[0] == str(directory), first
+    assert f'export PATH="{directory}:$PATH"' in first.stdout, first.stdout
+    (directory / "rg").unlink()
+    (directory / "rg").symlink_to("/nonexistent/rg")
+    again = run_shim("--print-path")
+    assert again.returncode == 0, f"got {again}"
+    assert os.readlink(directory / "rg") == str(BINARY), os.readlink(directory / "rg")
+    leftovers = sorted(p.name for p in directory.iterdir() if p.name not in ("rg", ".real-rg"))
+    assert leftovers == [], f"temporary links left behind: {leftovers}"
+
+
+@needs_binary
+def test_rg_on_path_through_the_shim_is_codesift_rg(data_home: Path, tmp_path: Path) -> None:
+    directory = run_shim("--print-path").stdout.strip()
+    env = {**os.environ, "PATH": f"{directory}:{os.environ['PATH']}"}
+    got = subprocess.run(
+        ["bash", "-c", "rg --version"], env=env, capture_output=True, text=True, timeout=60
+    )
+    lines = got.stdout.splitlines()
+    assert got.returncode == 0 and lines[0] == "ripgrep 15.2.0", f"got {got}"
+    assert lines[-1].startswith("codesift-rg "), f"expected codesift-rg named last: {lines}"
+    (tmp_path / "t.txt").write_text("needle\n")
+    found = subprocess.run(
+        ["rg", "-n", "needle", "t.txt"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert (found.returncode, found.stdout) == (0, "1:needle\n"), f"got {found}"
+
+
+@needs_binary
+def test_a_planted_symlink_is_refused_not_followed(data_home: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (data_home / "codesift").mkdir(parents=True)
+    (data_home / "codesift" / "shim").symlink_to(elsewhere)
+    got = run_shim()
+    assert got.returncode == 2, f"expected exit 2, got {got}"
+    assert "is a symlink or not a directory" in got.stderr, got.stderr
+    assert "Traceback" not in got.stderr, got.stderr
+    assert list(elsewhere.iterdir()) == [], "something was written through the symlink"
+
+
+@needs_binary
+def test_a_loose_directory_of_ones_own_is_made_private(data_home: Path) -> None:
+    directory = data_home / "codesift" / "shim"
+    directory.mkdir(parents=True)
+    directory.chmod(0o777)
+    got = run_shim("--print-path")
+    mode = stat.S_IMODE(directory.stat().st_mode)
+    assert got.returncode == 0 and mode == 0o700, f"mode {oct(mode)}, got {got}"
+
+
+@needs_binary
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a directory to another user needs root")
+def test_another_users_directory_is_refused(data_home: Path) -> None:
+    directory = data_home / "codesift" / "shim"
+    directory.mkdir(parents=True)
+    os.chown(directory, 4242, 4242)
+    got = run_shim()
+    assert got.returncode == 2 and "belongs to another user" in got.stderr, f"got {got}"
+
+
+def test_a_build_without_codesift_rg_says_how_to_get_it(
+    data_home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(shim, "installed_binary", lambda: tmp_path / "bin" / "codesift-rg")
+    code = main(["shim"])
+    err = capsys.readouterr().err
+    assert code == 2, f"expected exit 2, got {code}: {err}"
+    assert "codesift-rg is not installed" in err and "pip install" in err, err
+    assert not (data_home / "codesift").exists(), "nothing should be made without the binary"
+
+
+def test_the_environments_ripgrep_is_recorded_for_the_fallback(
+    data_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_binary = tmp_path / "pkg" / "codesift-rg"
+    fake_binary.parent.mkdir()
+    fake_binary.write_text("#!/bin/sh\n")
+    fake_binary.chmod(0o755)
+    real = tmp_path / "venv" / "bin" / "rg"
+    real.parent.mkdir(parents=True)
+    real.write_text("#!/bin/sh\n")
+    real.chmod(0o755)
+    monkeypatch.setattr(shim, "installed_binary", lambda: fake_binary)
+    monkeypatch.setattr(shim, "environment_rg", lambda: real)
+    made = shim.make_shim()
+    assert os.readlink(made.path / shim.RECORD) == str(real), "record should name the env's rg"
+    monkeypatch.setattr(shim, "environment_rg", lambda: None)
+    shim.make_shim()
+    assert not os.path.lexists(made.path / shim.RECORD), "a stale record should be removed"
