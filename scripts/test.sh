@@ -35,6 +35,11 @@ fi
 
 python3 -m pip install -q --only-binary ripgrep,python-ripgrep -e '.[test,bench]'
 cargo test --quiet
+# Style gates: rustfmt, clippy with warnings as errors, ruff.
+cargo fmt --check
+cargo clippy --quiet --all-targets -- -D warnings
+python3 -m ruff check python tests benches scripts
+python3 -m ruff format --check python tests benches scripts
 # The editable install above built codesift-rg into the package (build.rs); the suite's crate
 # comes from crates.io through cargo.
 CODESIFT_RG_BIN="$PWD/python/codesift/bin/codesift-rg" bash scripts/rg_suite.sh
