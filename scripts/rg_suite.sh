@@ -4,8 +4,10 @@
 # Fetches the `ripgrep` crate through cargo (nothing is vendored), builds its suite
 # (`cargo test --no-run --test integration`, which also builds the real rg), runs it once with
 # that rg and once with codesift-rg standing in for it (the suite runs
-# `<test executable's dir>/../rg`) under CODESIFT_RG_FALLBACK=never, and fails when a case
-# that passes with the real rg fails with codesift-rg.
+# `<test executable's dir>/../rg`) under CODESIFT_RG_FALLBACK=never, then once more with
+# CODESIFT_RG_INDEX=force as well (every case's tree indexed by a private daemon, its own
+# socket and cache directories, stopped afterwards), and fails when a case that passes with
+# the real rg fails with codesift-rg in either run.
 #
 #   scripts/rg_suite.sh                 # builds codesift-rg (release) from this checkout
 #   CODESIFT_RG_BIN=path scripts/rg_suite.sh   # tests that binary instead
@@ -49,7 +51,7 @@ cp "$rg_path" "$work/rg.real"
 if [ -n "${CODESIFT_RG_BIN:-}" ]; then
   ours=$CODESIFT_RG_BIN
 else
-  (cd "$repo" && cargo build --release --bin codesift-rg --quiet)
+  (cd "$repo" && cargo build --release --bin codesift-rg --no-default-features --quiet)
   ours="$repo/target/release/codesift-rg"
 fi
 built=$(date +%s)
@@ -63,6 +65,18 @@ trap restore EXIT
 run_suite "$work/real.txt"
 cp "$ours" "$rg_path"
 CODESIFT_RG_FALLBACK=never run_suite "$work/ours.txt"
+# The index run: a private daemon (started by the first forced query, with this checkout's
+# package), stopped afterwards.
+private=$(mktemp -d)
+mkdir -m 700 "$private/run"
+python=${CODESIFT_PYTHON:-$(command -v python3)}
+index_env=(XDG_RUNTIME_DIR="$private/run" CODESIFT_CACHE_DIR="$private/cache"
+           CODESIFT_PYTHON="$python" PYTHONPATH="$repo/python${PYTHONPATH:+:$PYTHONPATH}")
+env "${index_env[@]}" CODESIFT_RG_FALLBACK=never CODESIFT_RG_INDEX=force \
+  run_suite "$work/index.txt"
+env "${index_env[@]}" "$python" -m codesift daemon status --json > "$work/index-status.json" 2>/dev/null || true
+env "${index_env[@]}" "$python" -m codesift daemon stop > /dev/null 2>&1 || true
+rm -rf "$private"
 restore
 finished=$(date +%s)
 
@@ -71,10 +85,15 @@ all() { sed -n 's/^test \(.*\) \.\.\. [a-zA-Z]*$/\1/p' "$1" | sort; }
 passes "$work/real.txt" > "$work/real.pass"
 passes "$work/ours.txt" > "$work/ours.pass"
 total=$(all "$work/real.txt" | wc -l)
+passes "$work/index.txt" > "$work/index.pass"
 comm -23 "$work/real.pass" "$work/ours.pass" > "$work/regressions.txt"
-echo "real rg:     $(wc -l < "$work/real.pass") / $total passed"
-echo "codesift-rg: $(wc -l < "$work/ours.pass") / $total passed"
-echo "build $((built - start))s, runs $((finished - built))s; failing cases: $work/regressions.txt"
-fails=$(wc -l < "$work/regressions.txt")
-echo "$(wc -l < "$work/ours.pass") passed, $fails failed"
+comm -23 "$work/real.pass" "$work/index.pass" > "$work/regressions-index.txt"
+queries=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("queries", "?"))' \
+  "$work/index-status.json" 2>/dev/null || echo "?")
+echo "real rg:                     $(wc -l < "$work/real.pass") / $total passed"
+echo "codesift-rg (scan):          $(wc -l < "$work/ours.pass") / $total passed"
+echo "codesift-rg (index, forced): $(wc -l < "$work/index.pass") / $total passed (daemon queries: $queries)"
+echo "build $((built - start))s, runs $((finished - built))s; failing cases: $work/regressions.txt, $work/regressions-index.txt"
+fails=$(cat "$work/regressions.txt" "$work/regressions-index.txt" | wc -l)
+echo "$(wc -l < "$work/ours.pass") + $(wc -l < "$work/index.pass") passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -48,4 +48,10 @@ echo "index benchmark smoke run: ok ($(grep -c '^| ' "$smoke_out/index/index.md"
 python3 benches/long_lines.py --rounds 1 --size 200000 --hits 200 > "$smoke_out/long_lines" \
   || { cat "$smoke_out/long_lines"; exit 1; }
 
+# ripgrep's own integration suite against codesift-rg, scanning and through the index
+# (minutes: it builds ripgrep's suite): CODESIFT_TEST_RG_SUITE=1.
+if [ "${CODESIFT_TEST_RG_SUITE:-0}" = 1 ]; then
+  scripts/rg_suite.sh
+fi
+
 python3 -m pytest -q "$@"
