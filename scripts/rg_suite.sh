@@ -72,8 +72,8 @@ mkdir -m 700 "$private/run"
 python=${CODESIFT_PYTHON:-$(command -v python3)}
 index_env=(XDG_RUNTIME_DIR="$private/run" CODESIFT_CACHE_DIR="$private/cache"
            CODESIFT_PYTHON="$python" PYTHONPATH="$repo/python${PYTHONPATH:+:$PYTHONPATH}")
-env "${index_env[@]}" CODESIFT_RG_FALLBACK=never CODESIFT_RG_INDEX=force \
-  run_suite "$work/index.txt"
+(export "${index_env[@]}" CODESIFT_RG_FALLBACK=never CODESIFT_RG_INDEX=force
+ run_suite "$work/index.txt")
 env "${index_env[@]}" "$python" -m codesift daemon status --json > "$work/index-status.json" 2>/dev/null || true
 env "${index_env[@]}" "$python" -m codesift daemon stop > /dev/null 2>&1 || true
 rm -rf "$private"

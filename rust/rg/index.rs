@@ -36,6 +36,8 @@ pub const LARGE_TREE: usize = 10_000;
 const AUTO_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long `force` waits for a daemon to start and a tree to be indexed before scanning.
 const FORCE_DEADLINE: Duration = Duration::from_secs(60);
+/// How long `force` waits for a daemon it started to accept connections.
+const FORCE_START: Duration = Duration::from_secs(15);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IndexMode {
@@ -203,6 +205,8 @@ fn select_request(
 /// The daemon's files for `root`, or why not.
 fn ask(request: &Value, mode: IndexMode) -> Result<Vec<PathBuf>, String> {
     let deadline = Instant::now() + FORCE_DEADLINE;
+    // A daemon that has not come up by then will not (no Python, a refused directory).
+    let connect_deadline = Instant::now() + FORCE_START;
     let mut started = false;
     loop {
         let timeout = match mode {
@@ -211,12 +215,11 @@ fn ask(request: &Value, mode: IndexMode) -> Result<Vec<PathBuf>, String> {
         };
         let mut stream = match client::connect() {
             Ok(stream) => stream,
-            Err(e) if mode == IndexMode::Force && Instant::now() < deadline => {
+            Err(_) if mode == IndexMode::Force && Instant::now() < connect_deadline => {
                 if !started {
                     start_daemon();
                     started = true;
                 }
-                let _ = e;
                 std::thread::sleep(Duration::from_millis(20));
                 continue;
             }
@@ -229,7 +232,17 @@ fn ask(request: &Value, mode: IndexMode) -> Result<Vec<PathBuf>, String> {
             return Err(format!("the daemon refused: {err}"));
         }
         if let Some(why) = reply.get("scan").and_then(Value::as_str) {
-            if mode == IndexMode::Force && Instant::now() < deadline {
+            // Only an index being built or a watch catching up is worth waiting for; a
+            // network file system or a root inside `.git` is scanned at once.
+            let passing = [
+                "being built",
+                "catching up",
+                "another query",
+                "missed changes",
+            ]
+            .iter()
+            .any(|w| why.contains(w));
+            if mode == IndexMode::Force && passing && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(20));
                 continue;
             }
