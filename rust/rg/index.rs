@@ -76,6 +76,13 @@ pub fn refusal(a: &Args, paths: &[PathBuf]) -> Option<&'static str> {
     if a.pre.is_some() {
         return Some("--pre");
     }
+    // Indexing a tree reads its files, which moves their access times (relatime): the
+    // order asked for would be the daemon's reading order.
+    if a.sort
+        .is_some_and(|s| s.kind == super::args::SortKind::Accessed)
+    {
+        return Some("--sort accessed (indexing reads the files and moves their access times)");
+    }
     if paths.iter().any(|p| p == Path::new("-") || !p.is_dir()) {
         return Some("a path that is not a directory (or stdin)");
     }

@@ -277,7 +277,7 @@ fn run(mut a: Args) -> io::Result<i32> {
     let mut listed = None;
     let mut count_scan = false;
     let searches =
-        !is_search || (!(patterns.is_empty() && !a.invert_match) && a.max_count != Some(0));
+        !is_search || ((a.invert_match || !patterns.is_empty()) && a.max_count != Some(0));
     if index_mode != index::IndexMode::Never && searches {
         match index::refusal(&a, &paths) {
             Some(why) => index::scanned(why),
