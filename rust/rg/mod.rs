@@ -369,7 +369,7 @@ fn run(mut a: Args) -> io::Result<i32> {
 }
 
 fn matches_possible(run: &Run) -> bool {
-    !(run.patterns.is_empty() && !run.invert_match) && run.max_count != Some(0)
+    (run.invert_match || !run.patterns.is_empty()) && run.max_count != Some(0)
 }
 
 fn build_types(a: &Args) -> io::Result<ignore::types::Types> {
