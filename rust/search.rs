@@ -295,7 +295,7 @@ fn indexed(
         Some(w) if select::answers(&w, &walker, &scopes) => {
             let reach = select::Reach::new(&search_dir, walker.dir_filter());
             let (extras, walker, w) =
-                watched_extras(walker, &search_dir, index, filter, counters, w);
+                watched_extras(walker, &search_dir, index, filter, counters, w, false);
             select::replay_skips(&w, &scopes, walker.dir_filter(), walker.stats());
             let outcome = {
                 let mut files = merge_by_path(
@@ -435,6 +435,19 @@ pub fn select_watched(
     index: &IndexFile,
     watch: Watch,
 ) -> Result<(std::result::Result<Selection, &'static str>, Watch)> {
+    select_watched_with(walker, query, index, watch, false)
+}
+
+/// `select_watched`, and with `every`: binary files are listed (the client decides how to
+/// read them) and a pattern the index does not narrow lists every file, so a client that
+/// applies its own rules (`codesift-rg`) gets the path table without a walk.
+pub fn select_watched_with(
+    walker: Walker,
+    query: &GrepQuery,
+    index: &IndexFile,
+    watch: Watch,
+    every: bool,
+) -> Result<(std::result::Result<Selection, &'static str>, Watch)> {
     let pattern = CompiledPattern::new(&query.pattern)?.with_mode(query.mode);
     let search_dir = match walker.target(&query.search_path)? {
         Target::Dir(start) => start.rel().to_path_buf(),
@@ -459,16 +472,27 @@ pub fn select_watched(
     }
     let plan = crate::index::plan::plan(&pattern.regex, pattern.case_insensitive);
     let unit_reads = !pattern.multiline && pattern.before == 0 && pattern.after == 0;
-    let Some(found) = crate::index::query::candidates(index, &plan, pattern.multiline, unit_reads)
+    let found = crate::index::query::candidates(index, &plan, pattern.multiline, unit_reads)
         .ok()
-        .flatten()
-    else {
+        .flatten();
+    let Some(found) = found.or_else(|| {
+        // Every indexed file; the others (binary, UTF-16, ...) come with the extras.
+        every.then(|| {
+            let mut files: roaring::RoaringBitmap = (0..index.file_count() as u32).collect();
+            files -= index
+                .unindexed()
+                .iter()
+                .copied()
+                .collect::<roaring::RoaringBitmap>();
+            crate::index::query::Candidates { files, units: None }
+        })
+    }) else {
         return Ok((Err("the index does not narrow this pattern"), watch));
     };
     let counters = Counters::default();
     let reach = select::Reach::new(&search_dir, walker.dir_filter());
     let (extras, walker, watch) =
-        watched_extras(walker, &search_dir, index, &filter, &counters, watch);
+        watched_extras(walker, &search_dir, index, &filter, &counters, watch, every);
     select::replay_skips(&watch, &scopes, walker.dir_filter(), walker.stats());
     let files = merge_by_path(
         extras,
@@ -698,6 +722,7 @@ fn watched_extras(
     filter: &FileFilter,
     counters: &Counters,
     watch: Watch,
+    binary: bool,
 ) -> (Vec<ToSearch>, Walker, Watch) {
     use std::os::unix::ffi::OsStrExt;
     let nothing = roaring::RoaringBitmap::new();
@@ -712,7 +737,9 @@ fn watched_extras(
         {
             continue;
         }
-        if let Some(known) = known_file(index, i as usize, false, &nothing, counters) {
+        if binary {
+            files.push(ToSearch::Path(rel.to_path_buf(), None));
+        } else if let Some(known) = known_file(index, i as usize, false, &nothing, counters) {
             files.push(ToSearch::Path(rel.to_path_buf(), known));
         }
     }

@@ -4,8 +4,10 @@
 # Fetches the `ripgrep` crate through cargo (nothing is vendored), builds its suite
 # (`cargo test --no-run --test integration`, which also builds the real rg), runs it once with
 # that rg and once with codesift-rg standing in for it (the suite runs
-# `<test executable's dir>/../rg`) under CODESIFT_RG_FALLBACK=never, and fails when a case
-# that passes with the real rg fails with codesift-rg.
+# `<test executable's dir>/../rg`) under CODESIFT_RG_FALLBACK=never, then once more with
+# CODESIFT_RG_INDEX=force as well (every case's tree indexed by a private daemon, its own
+# socket and cache directories, stopped afterwards), and fails when a case that passes with
+# the real rg fails with codesift-rg in either run.
 #
 #   scripts/rg_suite.sh                 # builds codesift-rg (release) from this checkout
 #   CODESIFT_RG_BIN=path scripts/rg_suite.sh   # tests that binary instead
@@ -72,6 +74,18 @@ trap restore EXIT
 run_suite "$work/real.txt"
 cp "$ours" "$rg_path"
 CODESIFT_RG_FALLBACK=never run_suite "$work/ours.txt"
+# The index run: a private daemon (started by the first forced query, with this checkout's
+# package), stopped afterwards.
+private=$(mktemp -d)
+mkdir -m 700 "$private/run"
+python=${CODESIFT_PYTHON:-$(command -v python3)}
+index_env=(XDG_RUNTIME_DIR="$private/run" CODESIFT_CACHE_DIR="$private/cache"
+           CODESIFT_PYTHON="$python" PYTHONPATH="$repo/python${PYTHONPATH:+:$PYTHONPATH}")
+(export "${index_env[@]}" CODESIFT_RG_FALLBACK=never CODESIFT_RG_INDEX=force
+ run_suite "$work/index.txt")
+env "${index_env[@]}" "$python" -m codesift daemon status --json > "$work/index-status.json" 2>/dev/null || true
+env "${index_env[@]}" "$python" -m codesift daemon stop > /dev/null 2>&1 || true
+rm -rf "$private"
 restore
 finished=$(date +%s)
 
@@ -80,21 +94,28 @@ all() { sed -n 's/^test \(.*\) \.\.\. [a-zA-Z]*$/\1/p' "$1" | sort; }
 passes "$work/real.txt" > "$work/real.pass"
 passes "$work/ours.txt" > "$work/ours.pass"
 total=$(all "$work/real.txt" | wc -l)
+passes "$work/index.txt" > "$work/index.pass"
 comm -23 "$work/real.pass" "$work/ours.pass" > "$work/regressions.txt"
+comm -23 "$work/real.pass" "$work/index.pass" > "$work/regressions-index.txt"
+queries=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("queries", "?"))' \
+  "$work/index-status.json" 2>/dev/null || echo "?")
 real_passed=$(wc -l < "$work/real.pass")
 ours_passed=$(wc -l < "$work/ours.pass")
-fails=$(wc -l < "$work/regressions.txt")
-echo "real rg:     $real_passed / $total passed"
-echo "codesift-rg: $ours_passed / $total passed (CODESIFT_RG_FALLBACK=never)"
-echo "build $((built - start))s, runs $((finished - built))s; outputs in $work (real.txt, ours.txt)"
+index_passed=$(wc -l < "$work/index.pass")
+echo "real rg:                     $real_passed / $total passed"
+echo "codesift-rg (scan):          $ours_passed / $total passed (CODESIFT_RG_FALLBACK=never)"
+echo "codesift-rg (index, forced): $index_passed / $total passed (daemon queries: $queries)"
+echo "build $((built - start))s, runs $((finished - built))s; outputs in $work"
+fails=$(cat "$work/regressions.txt" "$work/regressions-index.txt" | wc -l)
 if [ "$fails" -gt 0 ]; then
-  echo "cases the real rg passes and codesift-rg fails ($work/regressions.txt):"
-  sed 's/^/  /' "$work/regressions.txt"
+  echo "cases the real rg passes and codesift-rg fails:"
+  sed 's/^/  scan: /' "$work/regressions.txt"
+  sed 's/^/  index: /' "$work/regressions-index.txt"
 fi
 if [ "$total" -eq 0 ] || [ "$real_passed" -eq 0 ]; then
   echo "rg_suite: the suite did not run with the real rg (see $work/real.txt)" >&2
-  echo "rg suite: $ours_passed passed, $fails failed"
+  echo "rg suite: $((ours_passed + index_passed)) passed, $fails failed"
   exit 2
 fi
-echo "rg suite: $ours_passed passed, $fails failed"
+echo "rg suite: $((ours_passed + index_passed)) passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -57,4 +57,5 @@ echo "index benchmark smoke run: ok ($(grep -c '^| ' "$smoke_out/index/index.md"
 python3 benches/long_lines.py --rounds 1 --size 200000 --hits 200 > "$smoke_out/long_lines" \
   || { cat "$smoke_out/long_lines"; exit 1; }
 
+
 python3 -m pytest -q "$@"

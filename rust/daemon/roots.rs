@@ -158,7 +158,7 @@ impl Roots {
         })?;
         let entry = self.entry(root, parsed.options);
         entry.queries.fetch_add(1, Ordering::Relaxed);
-        Ok(entry.select(&parsed.query))
+        Ok(entry.select(&parsed.query, parsed.every, parsed.build))
     }
 
     pub fn status(&self) -> Vec<Value> {
@@ -185,7 +185,9 @@ impl RootEntry {
         Walker::new(self.root.clone(), self.options.clone())
     }
 
-    fn select(self: &Arc<Self>, query: &GrepQuery) -> Value {
+    /// `every`: the `all_files` answer (binary files listed, an unnarrowed pattern lists
+    /// every file); `build`: without an index, start one (else only say `scan`).
+    fn select(self: &Arc<Self>, query: &GrepQuery, every: bool, build: bool) -> Value {
         if let Some(why) = &self.no_events {
             return scan(why.clone(), None);
         }
@@ -203,6 +205,9 @@ impl RootEntry {
             }
         };
         let Some(index) = self.handle.for_search(|| self.walker()) else {
+            if !build {
+                return scan("this root is not indexed", None);
+            }
             self.catch_up();
             return scan(
                 "no usable index for this root yet: one is being built",
@@ -231,7 +236,7 @@ impl RootEntry {
         }
         let watch_generation = watch.generation;
         let (selected, watch) =
-            match crate::search::select_watched(self.walker(), query, &index, watch) {
+            match crate::search::select_watched_with(self.walker(), query, &index, watch, every) {
                 Ok(done) => done,
                 Err(e) => {
                     return crate::daemon::proto::error_reply(
@@ -364,6 +369,8 @@ struct SelectRequest {
     root: PathBuf,
     options: WalkOptions,
     query: GrepQuery,
+    every: bool,
+    build: bool,
 }
 
 fn field<'a>(object: &'a Value, name: &str) -> Option<&'a Value> {
@@ -413,22 +420,40 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
     let search_path = PathBuf::from(string(request, "path")?.unwrap_or_default());
     let empty = json!({});
     let walk = field(request, "walk").unwrap_or(&empty);
-    let options = WalkOptions {
-        rules: RuleOptions {
-            gitignore: bool_field(walk, "gitignore", true)?,
-            access_files: strings(walk, "access_files", &[".clineignore", ".codesiftignore"])?,
-        },
-        hidden: bool_field(walk, "hidden", true)?,
-        follow_symlinks: bool_field(walk, "follow_symlinks", false)?,
-        max_filesize: match field(walk, "max_filesize") {
-            None => None,
-            Some(v) => Some(
-                v.as_u64()
-                    .ok_or(BadRequest("max_filesize must be a number of bytes".into()))?,
-            ),
-        },
-        threads: 0,
+    // `all_files`: the index of every file (no ignore or access-ignore rules, hidden files,
+    // links not followed; `.git` never), for a client that applies its own rules at query
+    // time from the path table (`codesift-rg`). It overrides the other walk options.
+    let every = bool_field(walk, "all_files", false)?;
+    let options = if every {
+        WalkOptions {
+            rules: RuleOptions {
+                gitignore: false,
+                access_files: vec![],
+            },
+            hidden: true,
+            follow_symlinks: false,
+            max_filesize: None,
+            threads: 0,
+        }
+    } else {
+        WalkOptions {
+            rules: RuleOptions {
+                gitignore: bool_field(walk, "gitignore", true)?,
+                access_files: strings(walk, "access_files", &[".clineignore", ".codesiftignore"])?,
+            },
+            hidden: bool_field(walk, "hidden", true)?,
+            follow_symlinks: bool_field(walk, "follow_symlinks", false)?,
+            max_filesize: match field(walk, "max_filesize") {
+                None => None,
+                Some(v) => Some(
+                    v.as_u64()
+                        .ok_or(BadRequest("max_filesize must be a number of bytes".into()))?,
+                ),
+            },
+            threads: 0,
+        }
     };
+    let build = bool_field(request, "build", true)?;
     let pattern = field(request, "pattern").ok_or(BadRequest("pattern is required".into()))?;
     let before = field(pattern, "before")
         .and_then(Value::as_u64)
@@ -472,5 +497,7 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
         root,
         options,
         query,
+        every,
+        build,
     })
 }

@@ -1,6 +1,6 @@
 //! Which files a run searches: the walk (ignore files, hidden, globs, types, depth, links,
-//! sort) turned into [`Haystack`]s. Kept apart from searching and printing so that another
-//! source (an index) can supply the same haystacks later.
+//! sort) turned into [`Haystack`]s, or the haystacks the index path chose (`index`). Kept
+//! apart from searching and printing so that either source feeds the same search.
 
 use std::path::{Path, PathBuf};
 
@@ -25,6 +25,10 @@ pub struct FileSet {
     pub threads: usize,
     pub sort: Option<Sort>,
     pub builder: WalkBuilder,
+    /// The haystacks the index chose (in path order), searched instead of a walk.
+    pub listed: Option<Vec<Haystack>>,
+    /// Files the walk showed (a large tree is worth an index next time).
+    pub visited: std::sync::atomic::AtomicUsize,
 }
 
 impl FileSet {
@@ -47,6 +51,8 @@ impl FileSet {
         if !explicit && !ft.is_some_and(|ft| ft.is_file()) {
             return None;
         }
+        self.visited
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let path = if self.implicit_path && dent.path().starts_with("./") {
             dent.path()
                 .strip_prefix("./")
@@ -65,7 +71,10 @@ impl FileSet {
     /// Visits every haystack in order on this thread (sorted when `--sort` asks);
     /// `visit` returns false to stop.
     pub fn sequential(&self, mut visit: impl FnMut(Haystack) -> bool) {
-        let walk = self.builder.build().filter_map(|r| self.haystack(r));
+        let walk: Box<dyn Iterator<Item = Haystack>> = match &self.listed {
+            Some(listed) => Box::new(listed.iter().cloned()),
+            None => Box::new(self.builder.build().filter_map(|r| self.haystack(r))),
+        };
         match self.sort {
             None
             | Some(Sort {

@@ -2,14 +2,15 @@
 //! `args`, config in `config`, which files in `haystack`, search and print in `search`), and
 //! the hand-over to the real rg for anything it does not serve (`fallback`).
 //!
-//! `CODESIFT_RG_INDEX` (`never|auto|force`; anything else is an error) is read as `never` for
-//! now: every answer comes from a walk. The walk lives in `haystack` only, so an index can
-//! later supply the haystacks without touching searching or printing.
+//! Which files: a walk (`haystack`), or the daemon's index of every file with ripgrep's rules
+//! applied at query time (`index`, `CODESIFT_RG_INDEX=never|auto|force`); searching and
+//! printing are the same for both.
 
 pub mod args;
 pub mod config;
 pub mod fallback;
 pub mod haystack;
+pub mod index;
 pub mod messages;
 pub mod search;
 
@@ -348,12 +349,36 @@ fn run(mut a: Args) -> io::Result<i32> {
         cwd: &cwd,
         sort: a.sort,
     });
+    // The index path: the daemon's path table filtered by the walk's own rules.
+    let index_mode = index::mode();
+    let mut listed = None;
+    let mut count_scan = false;
+    let searches =
+        !is_search || ((a.invert_match || !patterns.is_empty()) && a.max_count != Some(0));
+    if index_mode != index::IndexMode::Never && searches {
+        match index::refusal(&a, &paths) {
+            Some(why) => index::scanned(why),
+            None => {
+                match index::haystacks(&a, &patterns, &builder, &paths, implicit_path, index_mode) {
+                    Ok(found) => listed = Some(found),
+                    Err(why) => {
+                        index::scanned(&why);
+                        count_scan = index_mode == index::IndexMode::Auto;
+                    }
+                }
+            }
+        }
+    }
+    // The index's haystacks are searched in their (path) order, on this thread.
+    let threads = if listed.is_some() { 1 } else { threads };
     let files = FileSet {
         paths,
         implicit_path,
         threads,
         sort: a.sort,
         builder,
+        listed,
+        visited: Default::default(),
     };
     let run = Run {
         mode: a.mode,
@@ -408,6 +433,9 @@ fn run(mut a: Args) -> io::Result<i32> {
         }
         Mode::Types => unreachable!("handled above"),
     };
+    if count_scan {
+        index::after_scan(&run.files.paths, run.files.visited.load(Ordering::Relaxed));
+    }
     Ok(if matched && (run.quiet || !messages::errored()) {
         0
     } else if messages::errored() {

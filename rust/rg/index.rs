@@ -1,0 +1,402 @@
+//! The index path of `codesift-rg`: the files to search come from the daemon's index of
+//! every file under each searched directory (`select` with `walk.all_files`), and ripgrep's
+//! own rules are applied to that path table at query time, so one index serves every
+//! combination of ignore, hidden, glob, type, depth and size flags.
+//!
+//! The rules are the `ignore` crate's own, through its public `WalkBuilder::build_matchers`
+//! (`IncrementalIgnore`): the same matchers a walk uses (`.gitignore`, `.ignore`,
+//! `.rgignore`, git's exclude and global files, parent directories, `--ignore-file`,
+//! overrides, types, hidden, depth, size), loaded once per directory. A hand-written copy of
+//! the crate's private `Ignore::matched` would drift from the walk it must equal; the public
+//! matcher cannot.
+//!
+//! `CODESIFT_RG_INDEX`: `never` scans; `auto` (the default) asks a running daemon, without
+//! ever waiting for one, only about roots it already indexed, and after scanning a tree of at
+//! least [`LARGE_TREE`] files asks it (starting it if need be) to index that tree for next
+//! time; `force` starts the daemon, has it index each searched tree and waits (bounded) for
+//! the answer. Any problem (no daemon, a timeout, a `scan` reply, a daemon killed mid-query)
+//! is a scan: the index costs speed when it fails, never correctness.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::args::{Args, CaseMode, Mode, SearchMode};
+use super::haystack::Haystack;
+use super::messages;
+use crate::daemon::client;
+
+/// A scan that visits at least this many files asks the daemon to index its tree (auto).
+/// Below it a scan is fast enough (tens of milliseconds) that an index and a watch per tree
+/// would cost the daemon more memory than they save time.
+pub const LARGE_TREE: usize = 10_000;
+/// How long `auto` waits for the daemon's answer (a caught-up root answers in milliseconds).
+const AUTO_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long `force` waits for a daemon to start and a tree to be indexed before scanning.
+const FORCE_DEADLINE: Duration = Duration::from_secs(60);
+/// How long `force` waits for a daemon it started to accept connections.
+const FORCE_START: Duration = Duration::from_secs(15);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexMode {
+    Never,
+    Auto,
+    Force,
+}
+
+/// `CODESIFT_RG_INDEX` (an unknown value reads as the default, `auto`).
+pub fn mode() -> IndexMode {
+    match std::env::var("CODESIFT_RG_INDEX").as_deref() {
+        Ok("never") => IndexMode::Never,
+        Ok("force") => IndexMode::Force,
+        _ => IndexMode::Auto,
+    }
+}
+
+/// `CODESIFT_RG_DEBUG=index`: one stderr line saying whether the index answered (tests).
+fn debug(msg: &str) {
+    if std::env::var_os("CODESIFT_RG_DEBUG").is_some_and(|v| v == "index") {
+        eprintln!("codesift-rg: index: {msg}");
+    }
+}
+
+/// Why this run is always scanned, or `None` when the index may answer it.
+pub fn refusal(a: &Args, paths: &[PathBuf]) -> Option<&'static str> {
+    if a.mode == Mode::Types {
+        return Some("--type-list");
+    }
+    if a.follow {
+        return Some("-L/--follow (links are not indexed)");
+    }
+    if a.one_file_system {
+        return Some("--one-file-system");
+    }
+    if a.pre.is_some() {
+        return Some("--pre");
+    }
+    // Indexing a tree reads its files, which moves their access times (relatime): the
+    // order asked for would be the daemon's reading order.
+    if a.sort
+        .is_some_and(|s| s.kind == super::args::SortKind::Accessed)
+    {
+        return Some("--sort accessed (indexing reads the files and moves their access times)");
+    }
+    if paths.iter().any(|p| p == Path::new("-") || !p.is_dir()) {
+        return Some("a path that is not a directory (or stdin)");
+    }
+    None
+}
+
+/// The pattern the index narrows by, when narrowing is sound for this argv: a file it leaves
+/// out must hold no match *and* need not be searched for any other reason (inverted matches,
+/// files without a match, zero counts, stats all need every file). `None`: every file.
+fn narrowing(a: &Args, patterns: &[String]) -> Option<(String, bool)> {
+    let every_file_needed = a.invert_match
+        || a.stats
+        || a.include_zero
+        || matches!(
+            a.mode,
+            Mode::Files | Mode::Search(SearchMode::FilesWithoutMatch | SearchMode::Json)
+        );
+    // What the searcher reads is not the file's bytes (transcoded, decompressed), or the
+    // pattern means other bytes than the index's planner reads it as.
+    let other_bytes =
+        matches!(a.encoding, Some(Some(_))) || a.search_zip || a.null_data || a.no_unicode;
+    if every_file_needed || other_bytes || patterns.is_empty() {
+        return None;
+    }
+    let pattern = if a.fixed_strings {
+        patterns
+            .iter()
+            .map(|p| regex_syntax::escape(p))
+            .collect::<Vec<_>>()
+            .join("|")
+    } else if patterns.len() == 1 {
+        patterns[0].clone()
+    } else {
+        patterns
+            .iter()
+            .map(|p| format!("(?:{p})"))
+            .collect::<Vec<_>>()
+            .join("|")
+    };
+    // Smart case is narrowed case-insensitively: a superset whatever the pattern holds.
+    let case_insensitive = a.case != CaseMode::Sensitive;
+    Some((pattern, case_insensitive))
+}
+
+/// The files of a select reply, root-relative.
+fn reply_files(reply: &Value) -> Option<Vec<PathBuf>> {
+    let files = reply.get("files")?.as_array()?;
+    files
+        .iter()
+        .map(|f| match f {
+            Value::String(s) => Some(PathBuf::from(s)),
+            Value::Array(bytes) => {
+                let bytes: Option<Vec<u8>> =
+                    bytes.iter().map(|b| b.as_u64().map(|b| b as u8)).collect();
+                Some(PathBuf::from(std::ffi::OsStr::from_bytes(&bytes?)))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The Python that hosts the daemon: `CODESIFT_PYTHON`, else `python3` on PATH.
+fn python() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("CODESIFT_PYTHON").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("python3"))
+        .find(|p| p.is_file())
+}
+
+/// Starts the daemon in the background (never waited for). The package this executable was
+/// installed with (`<package>/bin/codesift-rg`) is put first on the daemon's import path.
+fn start_daemon() {
+    let Some(python) = python() else { return };
+    let package_parent = std::env::current_exe().ok().and_then(|exe| {
+        let package = exe.parent()?.parent()?;
+        package
+            .join("__init__.py")
+            .is_file()
+            .then(|| package.parent().map(Path::to_path_buf))
+            .flatten()
+    });
+    let mut code = String::from("import sys, runpy\n");
+    if let Some(dir) = package_parent.as_ref().and_then(|d| d.to_str()) {
+        code.push_str(&format!("sys.path.insert(0, {})\n", json!(dir)));
+    }
+    code.push_str("runpy.run_module('codesift', run_name='__main__', alter_sys=True)\n");
+    let argv = vec![
+        python.display().to_string(),
+        "-c".into(),
+        code,
+        "daemon".into(),
+        "run".into(),
+        "--foreground".into(),
+    ];
+    let _ = crate::daemon::spawn::spawn_detached(&argv);
+}
+
+fn select_request(
+    root: &Path,
+    narrow: &Option<(String, bool)>,
+    multiline: bool,
+    build: bool,
+) -> Value {
+    let (pattern, case_insensitive) = match narrow {
+        Some((p, ci)) => (p.as_str(), *ci),
+        // The empty pattern narrows nothing: every file is listed.
+        None => ("", false),
+    };
+    json!({
+        "op": "select",
+        "root": crate::daemon::roots::path_json(root),
+        "path": "",
+        "walk": {"all_files": true},
+        "build": build,
+        "pattern": {
+            "pattern": pattern,
+            "literal": false,
+            "case_sensitive": !case_insensitive,
+            "multiline": multiline,
+        },
+    })
+}
+
+/// The daemon's files for `root`, or why not.
+fn ask(request: &Value, mode: IndexMode) -> Result<Vec<PathBuf>, String> {
+    let deadline = Instant::now() + FORCE_DEADLINE;
+    // A daemon that has not come up by then will not (no Python, a refused directory).
+    let connect_deadline = Instant::now() + FORCE_START;
+    let mut started = false;
+    loop {
+        let timeout = match mode {
+            IndexMode::Force => deadline.saturating_duration_since(Instant::now()),
+            _ => AUTO_TIMEOUT,
+        };
+        let mut stream = match client::connect() {
+            Ok(stream) => stream,
+            Err(_) if mode == IndexMode::Force && Instant::now() < connect_deadline => {
+                if !started {
+                    start_daemon();
+                    started = true;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+                continue;
+            }
+            Err(e) => return Err(format!("no daemon: {e}")),
+        };
+        // A daemon that dies mid-query is no answer: scan (never retried, never waited for).
+        let reply = client::exchange(&mut stream, request, timeout)
+            .map_err(|e| format!("the daemon did not answer: {e}"))?;
+        if let Some(err) = reply.get("error") {
+            return Err(format!("the daemon refused: {err}"));
+        }
+        if let Some(why) = reply.get("scan").and_then(Value::as_str) {
+            // Only an index being built or a watch catching up is worth waiting for; a
+            // network file system or a root inside `.git` is scanned at once.
+            let passing = [
+                "being built",
+                "catching up",
+                "another query",
+                "missed changes",
+            ]
+            .iter()
+            .any(|w| why.contains(w));
+            if mode == IndexMode::Force && passing && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+                continue;
+            }
+            return Err(format!("the daemon says scan: {why}"));
+        }
+        if reply.get("unreadable").and_then(Value::as_u64).unwrap_or(0) > 0 {
+            // The walk would report those entries: only a scan prints the same messages.
+            return Err("the tree has unreadable entries".into());
+        }
+        return reply_files(&reply).ok_or_else(|| "a malformed reply".to_string());
+    }
+}
+
+/// The haystacks of `paths` (every one a directory) from the index, with ripgrep's rules
+/// applied, in path order per directory; `Err` with the reason to scan instead.
+pub fn haystacks(
+    a: &Args,
+    patterns: &[String],
+    builder: &ignore::WalkBuilder,
+    paths: &[PathBuf],
+    implicit_path: bool,
+    mode: IndexMode,
+) -> Result<Vec<Haystack>, String> {
+    let narrow = narrowing(a, patterns);
+    let mut matchers = builder.build_matchers();
+    let mut out = Vec::new();
+    for (dir, matcher) in paths.iter().zip(matchers.iter_mut()) {
+        let real = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let request = select_request(&real, &narrow, a.multiline, mode == IndexMode::Force);
+        let files = ask(&request, mode)?;
+        let mut kept = Vec::new();
+        let mut dirs: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
+        dirs.insert(PathBuf::new());
+        for rel in files {
+            let mut parent = rel.parent();
+            while let Some(p) = parent {
+                if !dirs.insert(p.to_path_buf()) {
+                    break;
+                }
+                parent = p.parent();
+            }
+            if keep(matcher, &rel, false) {
+                kept.push(rel);
+            }
+        }
+        // The index never holds `.git`, but a walk showing hidden entries (or whitelisted by
+        // a glob) goes into it: its files are listed here, under the same rules.
+        let may_enter_git = a.hidden || !a.globs.is_empty() || !a.iglobs.is_empty();
+        for d in dirs.iter().filter(|_| may_enter_git) {
+            let git = d.join(".git");
+            if std::fs::symlink_metadata(dir.join(&git)).is_ok() {
+                list_git(matcher, dir, &git, &mut kept);
+            }
+        }
+        kept.sort();
+        kept.dedup();
+        if kept.is_empty() && narrow.is_some() && implicit_path {
+            // "No files were searched" depends on the unnarrowed set: only a scan knows it.
+            return Err("no candidates in the implicit path".into());
+        }
+        out.extend(kept.into_iter().map(|rel| {
+            let path = dir.join(&rel);
+            let path = match path.strip_prefix("./") {
+                Ok(p) if implicit_path => p.to_path_buf(),
+                _ => path,
+            };
+            Haystack {
+                path,
+                is_stdin: false,
+                explicit: false,
+            }
+        }));
+    }
+    debug(&format!("{} files from the index", out.len()));
+    Ok(out)
+}
+
+fn keep(matcher: &mut ignore::IncrementalIgnore, rel: &Path, is_dir: bool) -> bool {
+    let (m, err) = matcher.matched_with_errors(rel, is_dir);
+    if let Some(err) = err {
+        messages::ignore(&err.to_string());
+    }
+    !m.is_ignore()
+}
+
+/// The files under the `.git` entry `git` (relative to `dir`) that the rules keep.
+fn list_git(
+    matcher: &mut ignore::IncrementalIgnore,
+    dir: &Path,
+    git: &Path,
+    out: &mut Vec<PathBuf>,
+) {
+    let Ok(md) = std::fs::symlink_metadata(dir.join(git)) else {
+        return;
+    };
+    if md.is_file() {
+        if keep(matcher, git, false) {
+            out.push(git.to_path_buf());
+        }
+        return;
+    }
+    if !md.is_dir() || !keep(matcher, git, true) {
+        return;
+    }
+    let mut stack = vec![git.to_path_buf()];
+    while let Some(rel) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(dir.join(&rel)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(ft) = entry.file_type() else { continue };
+            let child = rel.join(entry.file_name());
+            if ft.is_dir() {
+                if keep(matcher, &child, true) {
+                    stack.push(child);
+                }
+            } else if ft.is_file() && keep(matcher, &child, false) {
+                out.push(child);
+            }
+        }
+    }
+}
+
+/// After an `auto` scan that visited `files` files: a large tree is worth an index next time.
+pub fn after_scan(paths: &[PathBuf], files: usize) {
+    if files < LARGE_TREE {
+        return;
+    }
+    for dir in paths {
+        let Ok(real) = std::fs::canonicalize(dir) else {
+            continue;
+        };
+        let request = select_request(&real, &None, false, true);
+        match client::connect() {
+            Ok(mut stream) => {
+                // The daemon starts the build in the background and answers `scan` at once.
+                let _ = client::exchange(&mut stream, &request, Duration::from_millis(500));
+            }
+            Err(_) => {
+                start_daemon();
+                return;
+            }
+        }
+    }
+}
+
+/// Reports a scan chosen instead of the index (tests).
+pub fn scanned(why: &str) {
+    debug(&format!("scan: {why}"));
+}

@@ -1,0 +1,308 @@
+"""codesift-rg answering from the daemon's index: the same bytes as a scan for every
+combination of ignore, hidden, glob, type, depth and output flags (one index of every file,
+ripgrep's rules applied at query time); changes made just before a query are found; many
+clients at once; a daemon killed mid-query costs a scan, never a wrong answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from daemon_helpers import wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = ROOT / "python" / "codesift" / "bin" / "codesift-rg"
+REAL_RG = Path("/work/venv/bin/rg")
+PYTHON_PATH = os.pathsep.join(p for p in sys.path if p)
+
+pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+
+
+class Env:
+    """A private daemon (socket and cache directories of this test) and runs of codesift-rg."""
+
+    def __init__(self, base: Path) -> None:
+        run = base / "run"
+        run.mkdir(mode=0o700)
+        self.env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
+        self.env.update(
+            XDG_RUNTIME_DIR=str(run),
+            CODESIFT_CACHE_DIR=str(base / "cache"),
+            CODESIFT_PYTHON=sys.executable,
+            PYTHONPATH=PYTHON_PATH,
+            CODESIFT_RG_FALLBACK="never",
+            CODESIFT_RG_DEBUG="index",
+        )
+        self.daemon: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.daemon = subprocess.Popen(
+            [sys.executable, "-m", "codesift", "daemon", "run", "--foreground", "--idle", "120"],
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for("the daemon answers", lambda: self.status() is not None)
+
+    def status(self) -> dict | None:
+        out = subprocess.run(
+            [sys.executable, "-m", "codesift", "daemon", "status", "--json"],
+            env=self.env,
+            capture_output=True,
+            text=True,
+        )
+        return json.loads(out.stdout) if out.returncode == 0 else None
+
+    def stop(self) -> None:
+        subprocess.run(
+            [sys.executable, "-m", "codesift", "daemon", "stop"], env=self.env, capture_output=True
+        )
+        if self.daemon is not None:
+            try:
+                self.daemon.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.daemon.kill()
+                self.daemon.wait()
+
+    def rg(self, cwd: Path, mode: str, *args: str, binary: Path = BIN):
+        env = dict(self.env, CODESIFT_RG_INDEX=mode)
+        return subprocess.run(
+            [str(binary), *args],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=120,
+        )
+
+
+def comparable(out: bytes, args: tuple[str, ...]) -> bytes:
+    """`--json` and `--stats` output without its timings."""
+    if "--json" not in args:
+        return out
+    lines = []
+    for line in out.splitlines():
+        message = json.loads(line)
+        data = message.get("data", {})
+        data.pop("elapsed_total", None)
+        data.get("stats", {}).pop("elapsed", None)
+        lines.append(json.dumps(message, sort_keys=True).encode())
+    return b"\n".join(lines)
+
+
+def without_summary(out: bytes, args: tuple[str, ...]) -> bytes:
+    lines = comparable(out, args).splitlines()
+    return b"\n".join(line for line in lines if b'"type": "summary"' not in line)
+
+
+def make_tree(root: Path) -> Path:
+    root.mkdir()
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    else:
+        (root / ".git" / "info").mkdir(parents=True)
+    (root / ".git" / "info").mkdir(parents=True, exist_ok=True)
+    (root / ".git" / "info" / "exclude").write_text("excluded.txt\n")
+    files = {
+        ".gitignore": "*.log\nbuild/\n!keep.log\n",
+        ".ignore": "by_ignore.txt\n",
+        ".rgignore": "rg_only.txt\n",
+        "a.log": "needle in a log\n",
+        "keep.log": "needle kept\n",
+        "excluded.txt": "needle excluded\n",
+        "by_ignore.txt": "needle by .ignore\n",
+        "rg_only.txt": "needle by .rgignore\n",
+        "top.txt": "a needle\nNeedle upper\nneedless\n",
+        "build/out.txt": "needle built\n",
+        "src/main.rs": "fn needle() {}\n",
+        "src/lib.py": "needle = 1\nother\n",
+        "src/.hidden.rs": "// needle hidden\n",
+        "src/sub/.gitignore": "*.tmp\n!important.tmp\n",
+        "src/sub/x.tmp": "needle tmp\n",
+        "src/sub/important.tmp": "needle important\n",
+        "src/sub/deep/y.rs": "needle deep\n",
+        "src/sub/deep/.ignore": "z.rs\n",
+        "src/sub/deep/z.rs": "needle z\n",
+        ".hiddendir/h.txt": "needle hidden dir\n",
+        "docs/README.MD": "NEEDLE docs\n",
+        "docs/empty.md": "nothing here\n",
+        "big.txt": "needle " + "x" * 100 + "\n",
+    }
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (root / "bin.dat").write_bytes(b"needle\x00binary\n")
+    return root
+
+
+FLAGS: list[tuple[str, ...]] = [
+    (),
+    ("--hidden",),
+    ("--no-ignore",),
+    ("--no-ignore-vcs",),
+    ("--no-ignore-dot",),
+    ("--no-ignore-exclude",),
+    ("--no-ignore-parent",),
+    ("--no-require-git",),
+    ("-u",),
+    ("-uu",),
+    ("-uuu",),
+    ("-uu", "-g", "!.git"),
+    ("-g", "*.rs"),
+    ("-g", "!src/**"),
+    ("--iglob", "*.md"),
+    ("-t", "rust"),
+    ("-T", "rust"),
+    ("--max-depth", "1"),
+    ("--max-depth", "2", "--hidden"),
+    ("--max-filesize", "50"),
+    ("-i",),
+    ("-S",),
+    ("-F",),
+    ("-w",),
+    ("-l",),
+    ("-c",),
+    ("-c", "--include-zero"),
+    ("--files-without-match",),
+    ("-v",),
+    ("--json",),
+    ("-a",),
+    ("-e", "needle", "-e", "NEEDLE"),
+    ("--files",),
+    ("-l", "--sortr", "path"),
+]
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory: pytest.TempPathFactory):
+    base = tmp_path_factory.mktemp("rgindex")
+    env = Env(base)
+    env.start()
+    tree = make_tree(base / "tree")
+    yield env, tree
+    env.stop()
+
+
+@pytest.mark.parametrize("flags", FLAGS, ids=lambda f: " ".join(f) or "defaults")
+@pytest.mark.parametrize("where", [(), ("src",), ("./",)], ids=["implicit", "src", "dot"])
+def test_force_answers_equal_the_scan_byte_for_byte(setup, flags, where) -> None:
+    env, tree = setup
+    pattern = () if "-e" in flags or "--files" in flags else ("needle",)
+    args = ("--sort", "path", *flags, *pattern, *where)
+    scan = env.rg(tree, "never", *args)
+    forced = env.rg(tree, "force", *args)
+    assert (forced.returncode, comparable(forced.stdout, args)) == (
+        scan.returncode,
+        comparable(scan.stdout, args),
+    ), f"rg {args}\nscan: {scan.stdout!r}\nforce: {forced.stdout!r} {forced.stderr!r}"
+    assert b"files from the index" in forced.stderr, forced.stderr
+    if REAL_RG.is_file():
+        real = env.rg(tree, "never", *args, binary=REAL_RG)
+        # The closing summary's totals differ between rg and the scan itself (a known
+        # difference of the scan, not of the index path): compared above, not here.
+        assert without_summary(real.stdout, args) == without_summary(scan.stdout, args), (
+            f"real rg {args}: {real.stdout!r} codesift-rg: {scan.stdout!r}"
+        )
+
+
+def test_the_index_path_is_counted_by_the_daemon(setup) -> None:
+    env, tree = setup
+    before = env.status()
+    env.rg(tree, "force", "needle")
+    after = env.status()
+    roots = [r for r in after["roots"] if r["root"] == str(tree.resolve())]
+    assert roots and after["queries"] > before["queries"], after
+
+
+def test_changes_are_found_at_once_by_auto_with_a_warm_daemon(tmp_path: Path) -> None:
+    env = Env(tmp_path)
+    env.start()
+    try:
+        tree = make_tree(tmp_path / "tree")
+        outside = tmp_path / "outside"
+        (outside / "inner").mkdir(parents=True)
+        (outside / "inner" / "moved.txt").write_text("fresh_token moved in\n")
+        args = ("--sort", "path", "-n", "fresh_token")
+        assert env.rg(tree, "force", *args).returncode == 1  # indexed, nothing yet
+
+        def check(what: str) -> None:
+            auto = env.rg(tree, "auto", *args)
+            scan = env.rg(tree, "never", *args)
+            assert auto.stdout == scan.stdout, f"{what}: auto {auto.stdout!r} scan {scan.stdout!r}"
+            if REAL_RG.is_file():
+                real = env.rg(tree, "never", *args, binary=REAL_RG)
+                assert auto.stdout == real.stdout, f"{what}: {auto.stdout!r} real {real.stdout!r}"
+
+        (tree / "new.txt").write_text("fresh_token new\n")
+        check("write")
+        os.rename(tree / "new.txt", tree / "src" / "renamed.txt")
+        check("rename")
+        (tree / "src" / "renamed.txt").unlink()
+        check("delete")
+        os.rename(outside / "inner", tree / "inner")
+        check("a directory moved in")
+        (tree / ".gitignore").write_text("inner/\n")
+        check(".gitignore change")
+        auto = env.rg(tree, "auto", *args)
+        assert b"files from the index" in auto.stderr or b"scan" in auto.stderr, auto.stderr
+    finally:
+        env.stop()
+
+
+def test_sixteen_concurrent_clients_get_the_scan_answer(setup) -> None:
+    env, tree = setup
+    args = ("--sort", "path", "-n", "needle")
+    expected = env.rg(tree, "never", *args).stdout
+    env.rg(tree, "force", *args)
+    results: list[bytes] = [b""] * 16
+
+    def one(i: int) -> None:
+        results[i] = env.rg(tree, "auto", *args).stdout
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wrong = [i for i, r in enumerate(results) if r != expected]
+    assert not wrong, f"clients {wrong} got {results[wrong[0]]!r}, expected {expected!r}"
+
+
+def test_a_daemon_killed_mid_query_costs_a_scan_not_an_answer(tmp_path: Path) -> None:
+    env = Env(tmp_path)
+    env.start()
+    tree = make_tree(tmp_path / "tree")
+    for i in range(300):
+        (tree / f"filler{i}.txt").write_text(f"line {i}\n" * 50)
+    args = ("--sort", "path", "-n", "needle")
+    expected = env.rg(tree, "never", *args).stdout
+    env.rg(tree, "force", *args)
+    results: list[bytes] = []
+    lock = threading.Lock()
+
+    def many() -> None:
+        for _ in range(10):
+            out = env.rg(tree, "auto", *args).stdout
+            with lock:
+                results.append(out)
+
+    threads = [threading.Thread(target=many) for _ in range(4)]
+    for t in threads:
+        t.start()
+    assert env.daemon is not None
+    os.kill(env.daemon.pid, signal.SIGKILL)
+    env.daemon.wait()
+    for t in threads:
+        t.join()
+    wrong = [r for r in results if r != expected]
+    assert len(results) == 40 and not wrong, f"{len(wrong)} wrong answers: {wrong[:1]!r}"
+    after = env.rg(tree, "auto", *args)
+    assert after.stdout == expected and b"scan" in after.stderr, after.stderr
