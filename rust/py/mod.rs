@@ -5,4 +5,5 @@ pub mod cancel;
 pub mod engine;
 pub mod errors;
 pub mod glob;
+pub mod stream;
 pub mod types;

@@ -1,0 +1,147 @@
+//! `GrepStream`: a search running on its own thread whose files with hits come to Python as
+//! they settle, in the order `grep` returns them, through a bounded channel (a slow
+//! consumer pauses the search); closing or dropping it stops the search.
+
+use crate::cancel::CancelToken;
+use crate::grep::FileHits;
+use crate::py::engine::{Engine, GrepRun};
+use crate::py::errors::catch_panic;
+use crate::py::types::{GrepOutcome, ResultList, grep_outcome, hit_list};
+use crate::search::GrepOutcome as EngineGrepOutcome;
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use pyo3::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Files held between the search and the consumer: with the workers' window, all the hits
+/// a stream holds whatever the number found.
+const CHANNEL_FILES: usize = 32;
+
+/// How often a waiting `__next__` lets Python handle signals (Ctrl-C).
+const SIGNAL_CHECK: Duration = Duration::from_millis(20);
+
+type Finished = Arc<Mutex<Option<PyResult<EngineGrepOutcome>>>>;
+
+#[pyclass(module = "codesift._core")]
+pub struct GrepStream {
+    engine: Py<Engine>,
+    receiver: Option<Receiver<FileHits>>,
+    finished: Finished,
+    thread: Option<JoinHandle<()>>,
+    cancel: CancelToken,
+    /// The token is the stream's own (no caller's): closing may cancel it.
+    own_token: bool,
+    closed: Arc<AtomicBool>,
+    outcome: Option<Py<GrepOutcome>>,
+}
+
+impl GrepStream {
+    pub fn start(engine: Py<Engine>, run: GrepRun, cancel: CancelToken, own_token: bool) -> Self {
+        let (sender, receiver) = crossbeam_channel::bounded::<FileHits>(CHANNEL_FILES);
+        let finished: Finished = Arc::new(Mutex::new(None));
+        let closed = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (finished, closed) = (finished.clone(), closed.clone());
+            std::thread::spawn(move || {
+                let sink = |file: FileHits| !closed.load(Ordering::Relaxed) && sender.send(file).is_ok();
+                let result = catch_panic(|| run(Some(&sink)));
+                *finished.lock().unwrap() = Some(result);
+                // `sender` drops here: the consumer sees the end after the result is stored.
+            })
+        };
+        GrepStream {
+            engine,
+            receiver: Some(receiver),
+            finished,
+            thread: Some(thread),
+            cancel,
+            own_token,
+            closed,
+            outcome: None,
+        }
+    }
+
+    fn stop(&mut self) {
+        self.closed.store(true, Ordering::Relaxed);
+        if self.own_token {
+            self.cancel.cancel();
+        }
+        // A search blocked on a full channel fails its send and stops.
+        self.receiver.take();
+    }
+}
+
+#[pymethods]
+impl GrepStream {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// The next file's hits (a list of `GrepMatch`, in order), waiting without the GIL.
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<ResultList>>> {
+        let Some(receiver) = self.receiver.as_ref() else {
+            return Ok(None);
+        };
+        loop {
+            match py.detach(|| receiver.recv_timeout(SIGNAL_CHECK)) {
+                Ok(file) => {
+                    let engine = self.engine.get();
+                    let first = engine.reserve_ids(file.hits.len() as u64);
+                    return hit_list(py, vec![file], engine.id_prefix_str(), first).map(Some);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if let Err(e) = py.check_signals() {
+                        self.stop();
+                        return Err(e);
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.receiver.take();
+                    if let Some(thread) = self.thread.take() {
+                        let _ = py.detach(|| thread.join());
+                    }
+                    let result = self.finished.lock().unwrap().take();
+                    let outcome = match result {
+                        Some(result) => result?,
+                        None => return Ok(None),
+                    };
+                    if self.cancel.is_cancelled() {
+                        return Err(crate::error::Error::Cancelled(format!(
+                            "grep was cancelled and stopped early ({} files searched); run it \
+                             again to get a result",
+                            self.cancel.files_searched()
+                        ))
+                        .into());
+                    }
+                    let engine = self.engine.get();
+                    let summary = grep_outcome(py, outcome, engine.id_prefix_str(), 0)?;
+                    self.outcome = Some(Py::new(py, summary)?);
+                    return Ok(None);
+                }
+            }
+        }
+    }
+
+    /// Stops the search and waits for its threads to finish (no more hits come).
+    fn close(&mut self, py: Python<'_>) {
+        self.stop();
+        if let Some(thread) = self.thread.take() {
+            let _ = py.detach(|| thread.join());
+        }
+    }
+
+    /// The search's figures once every file came out (its `matches` are empty), else None.
+    #[getter]
+    fn outcome(&self, py: Python<'_>) -> Option<Py<GrepOutcome>> {
+        self.outcome.as_ref().map(|o| o.clone_ref(py))
+    }
+}
+
+impl Drop for GrepStream {
+    fn drop(&mut self) {
+        // Not joined: the search notices within a file and ends on its own.
+        self.stop();
+    }
+}
