@@ -79,8 +79,9 @@ impl GrepStream {
         slf
     }
 
-    /// The next file's hits (a list of `GrepMatch`, in order), waiting without the GIL.
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<ResultList>>> {
+    /// The next file's hits: the id number of its first hit and the list of its `GrepMatch`
+    /// (in order), waiting without the GIL.
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<(u64, Py<ResultList>)>> {
         let Some(receiver) = self.receiver.as_ref() else {
             return Ok(None);
         };
@@ -89,7 +90,8 @@ impl GrepStream {
                 Ok(file) => {
                     let engine = self.engine.get();
                     let first = engine.reserve_ids(file.hits.len() as u64);
-                    return hit_list(py, vec![file], engine.id_prefix_str(), first).map(Some);
+                    let hits = hit_list(py, vec![file], engine.id_prefix_str(), first)?;
+                    return Ok(Some((first, hits)));
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     if let Err(e) = py.check_signals() {
