@@ -16,6 +16,7 @@ __all__ = [
     "ResultIter",
     "GlobOutcome",
     "GrepOutcome",
+    "GrepStream",
     "Listing",
     "GlobMatcher",
     "normalize_glob",

@@ -7,7 +7,7 @@ import re
 import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from . import _core, linediff
 from .arguments import (
@@ -202,6 +202,7 @@ class Workspace:
             skipped=Skipped.from_engine(outcome.skipped),
         )
 
+    @overload
     def grep(
         self,
         pattern: str,
@@ -225,9 +226,67 @@ class Workspace:
         no_ignore: bool | None = None,
         hidden: bool | None = None,
         cancel: _core.CancelToken | None = None,
-    ) -> GrepResult:
+        stream: Literal[False] = False,
+        remember: bool = True,
+    ) -> GrepResult: ...
+    @overload
+    def grep(
+        self,
+        pattern: str,
+        path: PathArg = ".",
+        *,
+        include: str | Iterable[str] | None = None,
+        exclude: str | Iterable[str] | None = None,
+        literal: bool = False,
+        case_sensitive: bool = False,
+        multiline: bool | None = None,
+        context_lines: int = 0,
+        before: int | None = None,
+        after: int | None = None,
+        max_matches: int | None = 500,
+        count_total: bool = False,
+        timeout: float | None = None,
+        mode: str = "content",
+        offset: int = 0,
+        type: str | Iterable[str] | None = None,
+        type_not: str | Iterable[str] | None = None,
+        no_ignore: bool | None = None,
+        hidden: bool | None = None,
+        cancel: _core.CancelToken | None = None,
+        stream: Literal[True],
+        remember: bool = True,
+    ) -> GrepIter: ...
+    def grep(
+        self,
+        pattern: str,
+        path: PathArg = ".",
+        *,
+        include: str | Iterable[str] | None = None,
+        exclude: str | Iterable[str] | None = None,
+        literal: bool = False,
+        case_sensitive: bool = False,
+        multiline: bool | None = None,
+        context_lines: int = 0,
+        before: int | None = None,
+        after: int | None = None,
+        max_matches: int | None = 500,
+        count_total: bool = False,
+        timeout: float | None = None,
+        mode: str = "content",
+        offset: int = 0,
+        type: str | Iterable[str] | None = None,
+        type_not: str | Iterable[str] | None = None,
+        no_ignore: bool | None = None,
+        hidden: bool | None = None,
+        cancel: _core.CancelToken | None = None,
+        stream: bool = False,
+        remember: bool = True,
+    ) -> GrepResult | GrepIter:
         """Every match of `pattern` under `path`, one hit per match, ordered by path, line
         and column; each hit's `id` can be passed to `edit_result`.
+
+        `stream=True` returns the same hits as an iterator (see `grep_iter`, which is this
+        with `max_matches` None by default); then `count_total` and `offset` are refused.
 
         `mode="files"` returns one hit per file with matches (the scan of a file stops at its
         first match), `mode="count"` one hit per file with its number of matches in
@@ -242,6 +301,11 @@ class Workspace:
         `codesift.control`), if any."""
         mode = check_grep_mode(mode)
         check_int("offset", offset, minimum=0, maximum=MAX_COUNT, required=True)
+        if stream and (count_total or offset):
+            raise InvalidArgumentError(
+                "count_total and offset need the whole answer: drop them to stream, or call "
+                "grep without stream"
+            )
         a = grep_arguments(
             pattern,
             include=include,
@@ -256,6 +320,10 @@ class Workspace:
             count_total=count_total,
             timeout=timeout,
         )
+        if stream:
+            return self._grep_stream(
+                a, pattern, path, mode, timeout, type, type_not, hidden, no_ignore, cancel, remember
+            )
         outcome = self._engine.grep(
             self.sandbox.relative(path),
             a.pattern,
@@ -335,9 +403,9 @@ class Workspace:
         search. After the last hit, `.result` holds the search's figures (a `GrepResult`
         without matches). `remember=False`: the hits' ids are not kept for `edit_result`.
         No `count_total` nor `offset`: they need the whole answer (use `grep`)."""
-        mode = check_grep_mode(mode)
-        a = grep_arguments(
+        return self.grep(
             pattern,
+            path,
             include=include,
             exclude=exclude,
             literal=literal,
@@ -347,9 +415,31 @@ class Workspace:
             before=before,
             after=after,
             max_matches=max_matches,
-            count_total=False,
             timeout=timeout,
+            mode=mode,
+            type=type,
+            type_not=type_not,
+            no_ignore=no_ignore,
+            hidden=hidden,
+            cancel=cancel,
+            stream=True,
+            remember=remember,
         )
+
+    def _grep_stream(
+        self,
+        a: Any,
+        pattern: str,
+        path: PathArg,
+        mode: str,
+        timeout: float | None,
+        type: str | Iterable[str] | None,
+        type_not: str | Iterable[str] | None,
+        hidden: bool | None,
+        no_ignore: bool | None,
+        cancel: _core.CancelToken | None,
+        remember: bool,
+    ) -> GrepIter:
         stream = self._engine.grep_iter(
             self.sandbox.relative(path),
             a.pattern,
