@@ -155,6 +155,11 @@ pub type Sink<'a> = &'a (dyn Fn(FileHits) -> bool + Sync);
 /// searched: what bounds the hits held while waiting for a slow file.
 const STREAM_WINDOW: usize = 256;
 
+/// The hits a streaming search's workers may hold ahead of the consumer before they wait
+/// (a few big files can fill it before the window does); the file being waited for is
+/// searched whatever this says.
+const STREAM_HELD_HITS: usize = 100_000;
+
 /// A streaming search's output: the sink, and the limit on hits it gets. Files reach it
 /// one at a time (always under the lock that settles them), in order.
 struct Stream<'a> {
@@ -1071,6 +1076,8 @@ impl PostingCache {
 /// Results settling in walk order: slot `i` is file `i` of the sorted walk.
 struct Settle {
     waiting: HashMap<usize, Option<FileHits>>,
+    /// Hits in `waiting`.
+    held: usize,
     next: usize,
     settled: Vec<FileHits>,
     settled_hits: u64,
@@ -1094,6 +1101,7 @@ fn ordered(
     let cutoff = AtomicUsize::new(usize::MAX);
     let settle = Mutex::new(Settle {
         waiting: HashMap::new(),
+        held: 0,
         next: 0,
         settled: Vec::new(),
         settled_hits: 0,
@@ -1121,7 +1129,8 @@ fn ordered(
                     if stream.is_some() {
                         // The file being waited for is always inside the window: no deadlock.
                         let mut s = settle.lock().unwrap();
-                        while index >= s.next + STREAM_WINDOW
+                        while (index >= s.next + STREAM_WINDOW
+                            || (index > s.next && s.held > STREAM_HELD_HITS))
                             && cutoff.load(Ordering::Relaxed) == usize::MAX
                             && !stop.should_stop()
                         {
@@ -1137,12 +1146,15 @@ fn ordered(
                         FileOutcome::Matched(hits) => Some(hits),
                         FileOutcome::Interrupted(hits) => {
                             // Only a timeout interrupts; keep what was found for the report.
-                            settle.lock().unwrap().waiting.insert(index, hits);
+                            let mut s = settle.lock().unwrap();
+                            s.held += hits.as_ref().map_or(0, |h| h.hits.len());
+                            s.waiting.insert(index, hits);
                             continue;
                         }
                         _ => None,
                     };
                     let mut s = settle.lock().unwrap();
+                    s.held += hits.as_ref().map_or(0, |h| h.hits.len());
                     s.waiting.insert(index, hits);
                     let before = s.next;
                     while s.settled_hits < wanted {
@@ -1152,6 +1164,7 @@ fn ordered(
                         };
                         let mut sent = true;
                         if let Some(hits) = done {
+                            s.held = s.held.saturating_sub(hits.hits.len());
                             s.settled_hits += hits.count;
                             match stream {
                                 Some(stream) => sent = stream.emit(hits),

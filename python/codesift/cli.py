@@ -580,6 +580,11 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         and not args.count
     )
 
+    # Lines the engine can print as they are: no -o, no context, and a UTF-8 stdout (the
+    # bytes are written as they are; another encoding escapes what it cannot hold).
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    plain = not (args.only_matching or before or after) and encoding == "utf8"
+
     def stream(t: _Target, name: Callable[[str], str | None]) -> tuple[GrepResult | None, bool]:
         """Prints each file's lines as soon as the engine settles it (rg's piped habit: the
         first line goes out at once, memory does not grow with the hits)."""
@@ -603,12 +608,27 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             stream=True,
             remember=False,
         ) as hits:
+            out = lines.out
+            if plain and hasattr(out, "buffer"):
+                # The engine formats the lines (what a big answer costs most in Python).
+                for item in hits._printed(name, lines.line_number, lines.column):
+                    if isinstance(item, bytes):
+                        out.flush()
+                        out.buffer.write(item)
+                        out.buffer.flush()
+                    else:
+                        group = list(item)
+                        records = content_records(group, only_matching=False, lines_of=lines_of)
+                        lines.file(name(group[0].file), records)
+                        out.flush()
+                    printed = True
+                return hits.result, printed
             for group in hits.files():
                 records = content_records(
                     group, only_matching=args.only_matching, lines_of=lines_of
                 )
                 lines.file(name(group[0].file), records)
-                lines.out.flush()
+                out.flush()
                 printed = True
             return hits.result, printed
 

@@ -1276,6 +1276,28 @@ class GrepIter(Iterator[_core.GrepMatch]):
                 self._cache.add_batch(first_id, hits)
             yield hits
 
+    def _printed(
+        self, show: Callable[[str], str | None], line_number: bool, column: bool
+    ) -> Iterator[bytes | Sequence[_core.GrepMatch]]:
+        """For the CLI: each file's lines as piped `codesift grep` prints them, formatted by
+        the engine (see `GrepStream.next_lines`); a file with a match spanning lines comes
+        as its hits instead."""
+        while True:
+            item = self._stream.next_lines(show, line_number, column)
+            if item is None:
+                outcome = self._stream.outcome
+                if outcome is not None and self.result is None:
+                    self.result = self._summary(outcome, self._files)
+                return
+            self._files += 1
+            if isinstance(item, bytes):
+                yield item
+            else:
+                first_id, hits = item
+                if self._cache is not None:
+                    self._cache.add_batch(first_id, hits)
+                yield hits
+
     def close(self) -> None:
         """Stops the search (waiting for its threads); no more hits come."""
         self._batch = iter(())

@@ -63,36 +63,15 @@ impl GrepStream {
         }
     }
 
-    fn stop(&mut self) {
-        self.closed.store(true, Ordering::Relaxed);
-        if self.own_token {
-            self.cancel.cancel();
-        }
-        // A search blocked on a full channel fails its send and stops.
-        self.receiver.take();
-    }
-}
-
-#[pymethods]
-impl GrepStream {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    /// The next file's hits: the id number of its first hit and the list of its `GrepMatch`
-    /// (in order), waiting without the GIL.
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<(u64, Py<ResultList>)>> {
+    /// The next file with hits, waiting without the GIL (and handling signals meanwhile);
+    /// None at the end, when the search's figures are kept for `outcome`.
+    fn next_file(&mut self, py: Python<'_>) -> PyResult<Option<FileHits>> {
         let Some(receiver) = self.receiver.as_ref() else {
             return Ok(None);
         };
         loop {
             match py.detach(|| receiver.recv_timeout(SIGNAL_CHECK)) {
-                Ok(file) => {
-                    let engine = self.engine.get();
-                    let first = engine.reserve_ids(file.hits.len() as u64);
-                    let hits = hit_list(py, vec![file], engine.id_prefix_str(), first)?;
-                    return Ok(Some((first, hits)));
-                }
+                Ok(file) => return Ok(Some(file)),
                 Err(RecvTimeoutError::Timeout) => {
                     if let Err(e) = py.check_signals() {
                         self.stop();
@@ -126,6 +105,61 @@ impl GrepStream {
         }
     }
 
+    fn stop(&mut self) {
+        self.closed.store(true, Ordering::Relaxed);
+        if self.own_token {
+            self.cancel.cancel();
+        }
+        // A search blocked on a full channel fails its send and stops.
+        self.receiver.take();
+    }
+}
+
+#[pymethods]
+impl GrepStream {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// The next file's hits: the id number of its first hit and the list of its `GrepMatch`
+    /// (in order), waiting without the GIL.
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<(u64, Py<ResultList>)>> {
+        let Some(file) = self.next_file(py)? else {
+            return Ok(None);
+        };
+        let engine = self.engine.get();
+        let first = engine.reserve_ids(file.hits.len() as u64);
+        let hits = hit_list(py, vec![file], engine.id_prefix_str(), first)?;
+        Ok(Some((first, hits)))
+    }
+
+    /// The next file as piped `codesift grep` prints it (ripgrep's lines): each matching line
+    /// once, as `name:line:column:text` with the parts asked for (`show(path)` gives the
+    /// name, None for none), text as `GrepMatch.text` has it. A file with a match spanning
+    /// lines comes back as its hits (`(first id, list)`) for the caller to print. None at
+    /// the end. No ids are reserved for printed lines: nothing can refer to them.
+    fn next_lines(
+        &mut self,
+        py: Python<'_>,
+        show: &Bound<'_, PyAny>,
+        line_number: bool,
+        column: bool,
+    ) -> PyResult<Option<Py<PyAny>>> {
+        let Some(file) = self.next_file(py)? else {
+            return Ok(None);
+        };
+        if file.hits.iter().any(|h| h.end_line != h.line) {
+            let engine = self.engine.get();
+            let first = engine.reserve_ids(file.hits.len() as u64);
+            let hits = hit_list(py, vec![file], engine.id_prefix_str(), first)?;
+            return Ok(Some((first, hits).into_pyobject(py)?.into_any().unbind()));
+        }
+        let path = file.path.clone().into_os_string().into_pyobject(py)?;
+        let name: Option<std::ffi::OsString> = show.call1((path,))?.extract()?;
+        let out = py.detach(|| rg_lines(&file, name.as_deref(), line_number || column, column));
+        Ok(Some(pyo3::types::PyBytes::new(py, &out).into_any().unbind()))
+    }
+
     /// Stops the search and waits for its threads to finish (no more hits come).
     fn close(&mut self, py: Python<'_>) {
         self.stop();
@@ -146,4 +180,53 @@ impl Drop for GrepStream {
         // Not joined: the search notices within a file and ends on its own.
         self.stop();
     }
+}
+
+/// One file's matching lines in ripgrep's piped form (see `GrepStream::next_lines`).
+fn rg_lines(
+    file: &FileHits,
+    name: Option<&std::ffi::OsStr>,
+    line_number: bool,
+    column: bool,
+) -> Vec<u8> {
+    use std::io::Write;
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = Vec::with_capacity(file.hits.len() * 64);
+    let mut last = None;
+    for hit in &file.hits {
+        // Hits come in line and column order: the first on a line gives its column.
+        if last == Some(hit.line) {
+            continue;
+        }
+        last = Some(hit.line);
+        let mut parts = 0;
+        if let Some(name) = name {
+            out.extend_from_slice(name.as_bytes());
+            parts += 1;
+        }
+        if line_number {
+            if parts > 0 {
+                out.push(b':');
+            }
+            let _ = write!(out, "{}", hit.line);
+            parts += 1;
+        }
+        if column {
+            if parts > 0 {
+                out.push(b':');
+            }
+            let _ = write!(out, "{}", hit.column);
+            parts += 1;
+        }
+        if parts > 0 {
+            out.push(b':');
+        }
+        let text = file.slice(hit.text);
+        match std::str::from_utf8(text) {
+            Ok(_) => out.extend_from_slice(text),
+            Err(_) => out.extend_from_slice(String::from_utf8_lossy(text).as_bytes()),
+        }
+        out.push(b'\n');
+    }
+    out
 }
