@@ -185,8 +185,7 @@ impl Stream<'_> {
             file.hits.truncate(remaining);
             file.matches = remaining as u64;
         }
-        self.emitted
-            .fetch_add(file.hits.len(), Ordering::Relaxed);
+        self.emitted.fetch_add(file.hits.len(), Ordering::Relaxed);
         self.files.fetch_add(1, Ordering::Relaxed);
         if (self.sink)(file) {
             true
@@ -1083,6 +1082,7 @@ struct Settle {
     settled_hits: u64,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn ordered(
     walker: &Walker,
     target: Target,

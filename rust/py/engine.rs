@@ -368,7 +368,12 @@ impl Engine {
         let run = slf
             .get()
             .grep_run(query, hidden, no_ignore, cancel.clone())?;
-        Ok(GrepStream::start(slf.clone().unbind(), run, cancel, own_token))
+        Ok(GrepStream::start(
+            slf.clone().unbind(),
+            run,
+            cancel,
+            own_token,
+        ))
     }
 
     /// The visible entries of directory `path` (workspace-relative) as `(name, is_dir)` pairs,
@@ -510,7 +515,10 @@ impl Engine {
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
-        let (index, walker) = (self.index.clone(), self.walker().with_cancel(cancel.clone()));
+        let (index, walker) = (
+            self.index.clone(),
+            self.walker().with_cancel(cancel.clone()),
+        );
         let stats = py.detach(move || {
             catch_panic(|| {
                 let report = |done: usize, total: usize| {

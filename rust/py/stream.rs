@@ -45,7 +45,8 @@ impl GrepStream {
         let thread = {
             let (finished, closed) = (finished.clone(), closed.clone());
             std::thread::spawn(move || {
-                let sink = |file: FileHits| !closed.load(Ordering::Relaxed) && sender.send(file).is_ok();
+                let sink =
+                    |file: FileHits| !closed.load(Ordering::Relaxed) && sender.send(file).is_ok();
                 let result = catch_panic(|| run(Some(&sink)));
                 *finished.lock().unwrap() = Some(result);
                 // `sender` drops here: the consumer sees the end after the result is stored.
@@ -157,7 +158,9 @@ impl GrepStream {
         let path = file.path.clone().into_os_string().into_pyobject(py)?;
         let name: Option<std::ffi::OsString> = show.call1((path,))?.extract()?;
         let out = py.detach(|| rg_lines(&file, name.as_deref(), line_number || column, column));
-        Ok(Some(pyo3::types::PyBytes::new(py, &out).into_any().unbind()))
+        Ok(Some(
+            pyo3::types::PyBytes::new(py, &out).into_any().unbind(),
+        ))
     }
 
     /// Stops the search and waits for its threads to finish (no more hits come).
