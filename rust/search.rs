@@ -836,6 +836,8 @@ impl ToSearch {
 /// how far from the start they are all searched, with the hits in that prefix.
 struct Slots {
     done: Vec<Option<Option<FileHits>>>,
+    /// Hits searched but not settled (a stream's measure of what it holds ahead).
+    held: usize,
     settled: usize,
     settled_hits: u64,
 }
@@ -865,6 +867,7 @@ fn search_sorted(
     let cutoff = AtomicUsize::new(usize::MAX);
     let slots = Mutex::new(Slots {
         done: (0..files.len()).map(|_| None).collect(),
+        held: 0,
         settled: 0,
         settled_hits: 0,
     });
@@ -884,7 +887,8 @@ fn search_sorted(
             }
             if stream.is_some() {
                 let mut s = slots.lock().unwrap();
-                while i >= s.settled + STREAM_WINDOW
+                while (i >= s.settled + STREAM_WINDOW
+                    || (i > s.settled && s.held > STREAM_HELD_HITS))
                     && cutoff.load(Ordering::Relaxed) == usize::MAX
                     && !stop.should_stop()
                 {
@@ -936,6 +940,7 @@ fn search_sorted(
                 _ => None,
             };
             let mut s = slots.lock().unwrap();
+            s.held += hits.as_ref().map_or(0, |h| h.hits.len());
             s.done[i] = Some(hits);
             if stream.is_none() && (count_all || max == usize::MAX) {
                 continue;
@@ -947,14 +952,19 @@ fn search_sorted(
                     break;
                 };
                 let count = done.as_ref().map_or(0, |h| h.count);
+                let mut released = 0;
                 let sent = match (stream, done.take()) {
-                    (Some(stream), Some(hits)) => stream.emit(hits),
+                    (Some(stream), Some(hits)) => {
+                        released = hits.hits.len();
+                        stream.emit(hits)
+                    }
                     (None, taken) => {
                         *done = taken;
                         true
                     }
                     (Some(_), None) => true,
                 };
+                s.held = s.held.saturating_sub(released);
                 s.settled_hits += count;
                 if s.settled_hits >= wanted || !sent {
                     cutoff.store(at, Ordering::Relaxed);

@@ -610,9 +610,14 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         ) as hits:
             out = lines.out
             if plain and hasattr(out, "buffer"):
-                # The engine formats the lines (what a big answer costs most in Python).
-                for item in hits._printed(name, lines.line_number, lines.column):
-                    if isinstance(item, bytes):
+                # The engine formats and writes the lines (what a big answer costs most in
+                # Python), straight to stdout when it has a descriptor.
+                fd = _descriptor(out)
+                out.flush()
+                for item in hits._printed(name, lines.line_number, lines.column, fd):
+                    if isinstance(item, bool):
+                        pass
+                    elif isinstance(item, bytes):
                         out.flush()
                         out.buffer.write(item)
                         out.buffer.flush()
@@ -680,6 +685,14 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         if cap is not None and result.truncated:
             break  # the limit is for the whole command line
     return EXIT_FOUND if found else EXIT_NOTHING
+
+
+def _descriptor(out: Any) -> int | None:
+    """The file descriptor behind `out`, if it has one (a test's StringIO has none)."""
+    try:
+        return int(out.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def _print_grep_json(ws: Workspace, result: GrepResult, full: bool) -> None:

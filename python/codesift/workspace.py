@@ -1277,20 +1277,24 @@ class GrepIter(Iterator[_core.GrepMatch]):
             yield hits
 
     def _printed(
-        self, show: Callable[[str], str | None], line_number: bool, column: bool
-    ) -> Iterator[bytes | Sequence[_core.GrepMatch]]:
+        self,
+        show: Callable[[str], str | None],
+        line_number: bool,
+        column: bool,
+        fd: int | None = None,
+    ) -> Iterator[bytes | bool | Sequence[_core.GrepMatch]]:
         """For the CLI: each file's lines as piped `codesift grep` prints them, formatted by
-        the engine (see `GrepStream.next_lines`); a file with a match spanning lines comes
-        as its hits instead."""
+        the engine (see `GrepStream.next_lines`; with `fd`, written there and True comes
+        instead); a file with a match spanning lines comes as its hits instead."""
         while True:
-            item = self._stream.next_lines(show, line_number, column)
+            item = self._stream.next_lines(show, line_number, column, fd)
             if item is None:
                 outcome = self._stream.outcome
                 if outcome is not None and self.result is None:
                     self.result = self._summary(outcome, self._files)
                 return
             self._files += 1
-            if isinstance(item, bytes):
+            if isinstance(item, (bytes, bool)):
                 yield item
             else:
                 first_id, hits = item

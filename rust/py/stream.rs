@@ -138,13 +138,17 @@ impl GrepStream {
     /// once, as `name:line:column:text` with the parts asked for (`show(path)` gives the
     /// name, None for none), text as `GrepMatch.text` has it. A file with a match spanning
     /// lines comes back as its hits (`(first id, list)`) for the caller to print. None at
-    /// the end. No ids are reserved for printed lines: nothing can refer to them.
+    /// the end. No ids are reserved for printed lines: nothing can refer to them. With
+    /// `fd`, the lines are written there (without the GIL; a closed pipe raises
+    /// `BrokenPipeError`) and True comes back instead of them.
+    #[pyo3(signature = (show, line_number, column, fd = None))]
     fn next_lines(
         &mut self,
         py: Python<'_>,
         show: &Bound<'_, PyAny>,
         line_number: bool,
         column: bool,
+        fd: Option<i32>,
     ) -> PyResult<Option<Py<PyAny>>> {
         let Some(file) = self.next_file(py)? else {
             return Ok(None);
@@ -158,8 +162,28 @@ impl GrepStream {
         let path = file.path.clone().into_os_string().into_pyobject(py)?;
         let name: Option<std::ffi::OsString> = show.call1((path,))?.extract()?;
         let out = py.detach(|| rg_lines(&file, name.as_deref(), line_number || column, column));
+        drop(file);
+        let Some(fd) = fd else {
+            return Ok(Some(
+                pyo3::types::PyBytes::new(py, &out).into_any().unbind(),
+            ));
+        };
+        let mut rest: &[u8] = &out;
+        while !rest.is_empty() {
+            // SAFETY: the caller's descriptor stays open for the call (it holds the stream).
+            let target = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+            match py.detach(|| rustix::io::write(target, rest)) {
+                Ok(n) => rest = &rest[n..],
+                // A signal (Ctrl-C) while the pipe is full: let Python handle it.
+                Err(rustix::io::Errno::INTR) => py.check_signals()?,
+                Err(e) => return Err(std::io::Error::from(e).into()),
+            }
+        }
         Ok(Some(
-            pyo3::types::PyBytes::new(py, &out).into_any().unbind(),
+            pyo3::types::PyBool::new(py, true)
+                .to_owned()
+                .into_any()
+                .unbind(),
         ))
     }
 
