@@ -58,10 +58,12 @@ def main() -> int:
     parser.add_argument("--pattern", default="e")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--rg", default=shutil.which("rg") or "rg")
+    parser.add_argument("--no-ignore", action="store_true", help="both: no ignore files")
     args = parser.parse_args()
+    extra = ["--no-ignore"] if args.no_ignore else []
     commands = {
-        "codesift": [sys.executable, "-m", "codesift", "grep", "-m", "0", args.pattern],
-        "rg": [args.rg, "-n", args.pattern],
+        "codesift": [sys.executable, "-m", "codesift", "grep", "-m", "0", *extra, args.pattern],
+        "rg": [args.rg, "-n", *extra, args.pattern],
     }
     results: dict[str, list[dict[str, float]]] = {name: [] for name in commands}
     for _ in range(args.runs):
