@@ -16,8 +16,8 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// Files held between the search and the consumer: with the workers' window, all the hits
-/// a stream holds whatever the number found.
-const CHANNEL_FILES: usize = 32;
+/// a stream holds whatever the number found. Few, as one file can hold a million hits.
+const CHANNEL_FILES: usize = 4;
 
 /// How often a waiting `__next__` lets Python handle signals (Ctrl-C).
 const SIGNAL_CHECK: Duration = Duration::from_millis(20);
