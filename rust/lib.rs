@@ -34,6 +34,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py::types::ResultIter>()?;
     m.add_class::<py::types::GlobOutcome>()?;
     m.add_class::<py::types::GrepOutcome>()?;
+    m.add_class::<py::stream::GrepStream>()?;
     m.add_class::<py::types::Listing>()?;
     m.add_function(wrap_pyfunction!(py::glob::file_types, m)?)?;
     m.add_class::<py::glob::GlobMatcher>()?;

@@ -6,6 +6,11 @@
 //! `max_matches + 1` hits are settled, the walk and the workers stop, so the first N never
 //! need the whole tree. Otherwise every file is searched by the parallel walker itself (as
 //! ripgrep does) and the per-file results are sorted at the end.
+//!
+//! A streaming search (`grep_with` and a `Sink`) always takes the ordered plan (or the indexed
+//! one, whose batches settle in order too): each file's hits go to the sink as soon as every
+//! file before it is settled, and no worker runs more than a window of files ahead of that
+//! point, so memory is bounded by the window whatever the number of hits.
 
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
@@ -26,7 +31,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 pub struct GrepQuery {
@@ -142,13 +147,87 @@ pub struct IndexUse<'a> {
     pub watch: Option<&'a Mutex<Option<Watch>>>,
 }
 
+/// Receives a streaming search's files with hits, in path order, as they settle; `false`
+/// stops the search (the consumer went away).
+pub type Sink<'a> = &'a (dyn Fn(FileHits) -> bool + Sync);
+
+/// How many files past the first unsettled one a streaming search's workers may have
+/// searched: what bounds the hits held while waiting for a slow file.
+const STREAM_WINDOW: usize = 256;
+
+/// The hits a streaming search's workers may hold ahead of the consumer before they wait
+/// (a few big files can fill it before the window does); the file being waited for is
+/// searched whatever this says.
+const STREAM_HELD_HITS: usize = 100_000;
+
+/// A streaming search's output: the sink, and the limit on hits it gets. Files reach it
+/// one at a time (always under the lock that settles them), in order.
+struct Stream<'a> {
+    sink: Sink<'a>,
+    max: usize,
+    emitted: AtomicUsize,
+    files: AtomicU64,
+    gone: std::sync::atomic::AtomicBool,
+}
+
+impl Stream<'_> {
+    /// Hands one settled file to the sink, cut to what the limit leaves (as `finish` cuts).
+    /// `false` when the consumer is gone.
+    fn emit(&self, mut file: FileHits) -> bool {
+        if self.gone.load(Ordering::Relaxed) {
+            return false;
+        }
+        let remaining = self.max - self.emitted.load(Ordering::Relaxed);
+        if remaining == 0 || file.hits.is_empty() {
+            return true;
+        }
+        if file.hits.len() > remaining {
+            file.hits.truncate(remaining);
+            file.matches = remaining as u64;
+        }
+        self.emitted.fetch_add(file.hits.len(), Ordering::Relaxed);
+        self.files.fetch_add(1, Ordering::Relaxed);
+        if (self.sink)(file) {
+            true
+        } else {
+            self.gone.store(true, Ordering::Relaxed);
+            false
+        }
+    }
+}
+
 /// With `index`, candidates come from it (see `indexed`); results are those of a scan.
 pub fn grep(walker: Walker, query: &GrepQuery, index: Option<IndexUse<'_>>) -> Result<GrepOutcome> {
+    grep_with(walker, query, index, None)
+}
+
+/// `grep`, or with `sink` a streaming search: the same files with the same hits in the same
+/// order go to the sink as they settle (the outcome's `files` stays empty; its `total`
+/// counts the hits sent). `count_total` cannot stream (the total comes at the end).
+pub fn grep_with(
+    walker: Walker,
+    query: &GrepQuery,
+    index: Option<IndexUse<'_>>,
+    sink: Option<Sink<'_>>,
+) -> Result<GrepOutcome> {
     if query.max_matches == Some(0) {
         return Err(Error::InvalidArgument(
             "max_matches must be at least 1".into(),
         ));
     }
+    if sink.is_some() && query.count_total {
+        return Err(Error::InvalidArgument(
+            "count_total cannot stream: use grep for a total of every match".into(),
+        ));
+    }
+    let stream = sink.map(|sink| Stream {
+        sink,
+        max: query.max_matches.unwrap_or(usize::MAX),
+        emitted: AtomicUsize::new(0),
+        files: AtomicU64::new(0),
+        gone: Default::default(),
+    });
+    let stream = stream.as_ref();
     let pattern = CompiledPattern::new(&query.pattern)?.with_mode(query.mode);
     let target = walker.target(&query.search_path)?;
     let search_path = target.real().to_path_buf();
@@ -192,17 +271,34 @@ pub fn grep(walker: Walker, query: &GrepQuery, index: Option<IndexUse<'_>>) -> R
             &stop,
             &counters,
             index.watch,
+            stream,
         ),
         (_, target) => (
-            match query.max_matches {
-                Some(max) if !query.count_total => {
-                    ordered(&walker, target, &pattern, &filter, &stop, &counters, max)
-                }
+            match (query.max_matches, stream) {
+                (max, Some(stream)) => ordered(
+                    &walker,
+                    target,
+                    &pattern,
+                    &filter,
+                    &stop,
+                    &counters,
+                    max.unwrap_or(usize::MAX),
+                    Some(stream),
+                ),
+                (Some(max), None) if !query.count_total => ordered(
+                    &walker, target, &pattern, &filter, &stop, &counters, max, None,
+                ),
                 _ => exhaustive(&walker, query, target, &pattern, &filter, &stop, &counters),
             },
             walker,
         ),
     };
+    if let Some(stream) = stream {
+        // The hits sent are the result (a cut one counts what it returned, as `finish` does).
+        if outcome.truncated {
+            outcome.total = stream.emitted.load(Ordering::Relaxed) as u64;
+        }
+    }
     outcome.indexed = used_index;
     outcome.timed_out = stop.timed_out();
     if outcome.timed_out {
@@ -265,6 +361,7 @@ fn indexed(
     stop: &StopSignal,
     counters: &Counters,
     watch: Option<&Mutex<Option<Watch>>>,
+    stream: Option<&Stream<'_>>,
 ) -> (GrepOutcome, Walker) {
     let candidates = &found.files;
     // A watch caught up against a newer index than this search's (swapped in meanwhile by a
@@ -286,7 +383,7 @@ fn indexed(
     let units = found.units.as_ref().map(|units| (index, units));
     let search = |walker: &Walker, files: &mut dyn Iterator<Item = ToSearch>| {
         search_in_batches(
-            walker, files, units, pattern, stop, counters, max, count_all,
+            walker, files, units, pattern, stop, counters, max, count_all, stream,
         )
     };
     let search_dir = start.rel().to_path_buf();
@@ -359,13 +456,15 @@ fn search_in_batches(
     counters: &Counters,
     max: usize,
     count_all: bool,
+    stream: Option<&Stream<'_>>,
 ) -> GrepOutcome {
     const FIRST_BATCH: usize = 32;
     const LARGEST_BATCH: usize = 4096;
-    if count_all || max == usize::MAX {
+    // A stream takes batches too: the files to search are listed a batch at a time.
+    if count_all || (max == usize::MAX && stream.is_none()) {
         let files: Vec<ToSearch> = files.collect();
         let (hits, found) = search_sorted(
-            walker, &files, units, pattern, stop, counters, max, count_all,
+            walker, &files, units, pattern, stop, counters, max, count_all, None,
         );
         return finish(hits, max, found, count_all);
     }
@@ -377,13 +476,13 @@ fn search_in_batches(
             break;
         }
         // Every earlier batch was searched whole (it did not settle the first `max + 1`).
-        let remaining = max - found as usize;
+        let remaining = max.saturating_sub(found as usize);
         let (more, n) = search_sorted(
-            walker, &batch, units, pattern, stop, counters, remaining, false,
+            walker, &batch, units, pattern, stop, counters, remaining, false, stream,
         );
         hits.extend(more);
         found += n;
-        if found > max as u64 {
+        if found > max as u64 || stream.is_some_and(|s| s.gone.load(Ordering::Relaxed)) {
             break;
         }
         size = (size * 2).min(LARGEST_BATCH);
@@ -832,13 +931,16 @@ impl ToSearch {
 /// how far from the start they are all searched, with the hits in that prefix.
 struct Slots {
     done: Vec<Option<Option<FileHits>>>,
+    /// Hits searched but not settled (a stream's measure of what it holds ahead).
+    held: usize,
     settled: usize,
     settled_hits: u64,
 }
 
 /// Searches `files` (in path order) in parallel; with a limit, files are taken in order and
 /// the search stops once the first `max + 1` hits are settled in that order. Returns the files
-/// with hits in order and the number of matches found.
+/// with hits in order and the number of matches found. With a `stream`, files go to it as
+/// they settle (none are returned) and no worker runs more than `STREAM_WINDOW` files ahead.
 #[allow(clippy::too_many_arguments)]
 fn search_sorted(
     walker: &Walker,
@@ -849,6 +951,7 @@ fn search_sorted(
     counters: &Counters,
     max: usize,
     count_all: bool,
+    stream: Option<&Stream<'_>>,
 ) -> (Vec<FileHits>, u64) {
     let limits = FileLimits {
         max_hits: max.saturating_add(1),
@@ -859,9 +962,11 @@ fn search_sorted(
     let cutoff = AtomicUsize::new(usize::MAX);
     let slots = Mutex::new(Slots {
         done: (0..files.len()).map(|_| None).collect(),
+        held: 0,
         settled: 0,
         settled_hits: 0,
     });
+    let progressed = Condvar::new();
     let threads = walker
         .options()
         .thread_count()
@@ -874,6 +979,19 @@ fn search_sorted(
             let i = next.fetch_add(1, Ordering::Relaxed);
             if i >= files.len() || i > cutoff.load(Ordering::Relaxed) || stop.should_stop() {
                 break;
+            }
+            if stream.is_some() {
+                let mut s = slots.lock().unwrap();
+                while (i >= s.settled + STREAM_WINDOW
+                    || (i > s.settled && s.held > STREAM_HELD_HITS))
+                    && cutoff.load(Ordering::Relaxed) == usize::MAX
+                    && !stop.should_stop()
+                {
+                    s = progressed
+                        .wait_timeout(s, Duration::from_millis(20))
+                        .unwrap()
+                        .0;
+                }
             }
             let file = &files[i];
             let rel = || file.rel().to_path_buf();
@@ -917,20 +1035,42 @@ fn search_sorted(
                 _ => None,
             };
             let mut s = slots.lock().unwrap();
+            s.held += hits.as_ref().map_or(0, |h| h.hits.len());
             s.done[i] = Some(hits);
-            if count_all || max == usize::MAX {
+            if stream.is_none() && (count_all || max == usize::MAX) {
                 continue;
             }
+            let before = s.settled;
             while s.settled < s.done.len() && s.settled_hits < wanted {
-                let Some(done) = &s.done[s.settled] else {
+                let at = s.settled;
+                let Some(done) = &mut s.done[at] else {
                     break;
                 };
                 let count = done.as_ref().map_or(0, |h| h.count);
+                let mut released = 0;
+                let sent = match (stream, done.take()) {
+                    (Some(stream), Some(hits)) => {
+                        released = hits.hits.len();
+                        stream.emit(hits)
+                    }
+                    (None, taken) => {
+                        *done = taken;
+                        true
+                    }
+                    (Some(_), None) => true,
+                };
+                s.held = s.held.saturating_sub(released);
                 s.settled_hits += count;
-                if s.settled_hits >= wanted {
-                    cutoff.store(s.settled, Ordering::Relaxed);
+                if s.settled_hits >= wanted || !sent {
+                    cutoff.store(at, Ordering::Relaxed);
                 }
                 s.settled += 1;
+                if !sent {
+                    break;
+                }
+            }
+            if s.settled != before {
+                progressed.notify_all();
             }
         }
     };
@@ -940,8 +1080,23 @@ fn search_sorted(
         }
         work();
     });
-    let slots = slots.into_inner().unwrap().done;
+    let slots = slots.into_inner().unwrap();
     let last = cutoff.load(Ordering::Relaxed);
+    if let Some(stream) = stream {
+        // What settled went out; what a timeout left unsettled goes out in order too.
+        let mut found = slots.settled_hits;
+        for (i, slot) in slots.done.into_iter().enumerate().skip(slots.settled) {
+            if i > last {
+                break;
+            }
+            if let Some(Some(hits)) = slot {
+                found += hits.count;
+                stream.emit(hits);
+            }
+        }
+        return (Vec::new(), found);
+    }
+    let slots = slots.done;
     let mut out = Vec::new();
     let mut found = 0u64;
     for (i, slot) in slots.into_iter().enumerate() {
@@ -1025,11 +1180,14 @@ impl PostingCache {
 /// Results settling in walk order: slot `i` is file `i` of the sorted walk.
 struct Settle {
     waiting: HashMap<usize, Option<FileHits>>,
+    /// Hits in `waiting`.
+    held: usize,
     next: usize,
     settled: Vec<FileHits>,
     settled_hits: u64,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn ordered(
     walker: &Walker,
     target: Target,
@@ -1038,33 +1196,54 @@ fn ordered(
     stop: &StopSignal,
     counters: &Counters,
     max: usize,
+    stream: Option<&Stream<'_>>,
 ) -> GrepOutcome {
-    let wanted = max as u64 + 1; // one more than the limit proves truncation
+    let wanted = (max as u64).saturating_add(1); // one more than the limit proves truncation
     let limits = FileLimits {
-        max_hits: max + 1,
+        max_hits: max.saturating_add(1),
         count_all: false,
     };
     let cutoff = AtomicUsize::new(usize::MAX);
     let settle = Mutex::new(Settle {
         waiting: HashMap::new(),
+        held: 0,
         next: 0,
         settled: Vec::new(),
         settled_hits: 0,
     });
+    let progressed = Condvar::new();
     let threads = walker.options().thread_count().max(1);
     let rest_found: Mutex<Option<(Vec<FileHits>, u64)>> = Mutex::new(None);
     // Unbounded, so that the sorted walk runs ahead of the searches instead of taking turns
-    // with them; it still stops at the cutoff, at most one run of directories late.
-    let (sender, receiver) = crossbeam_channel::unbounded::<(usize, FileEntry)>();
+    // with them; it still stops at the cutoff, at most one run of directories late. A
+    // stream bounds it: its workers wait for the consumer, and the walk waits for them.
+    let (sender, receiver) = match stream {
+        Some(_) => crossbeam_channel::bounded::<(usize, FileEntry)>(STREAM_WINDOW * 4),
+        None => crossbeam_channel::unbounded::<(usize, FileEntry)>(),
+    };
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let receiver = receiver.clone();
-            let (settle, cutoff) = (&settle, &cutoff);
+            let (settle, cutoff, progressed) = (&settle, &cutoff, &progressed);
             scope.spawn(move || {
                 let mut searcher = FileSearcher::new(pattern);
                 for (index, entry) in receiver {
                     if index > cutoff.load(Ordering::Relaxed) || stop.should_stop() {
                         continue;
+                    }
+                    if stream.is_some() {
+                        // The file being waited for is always inside the window: no deadlock.
+                        let mut s = settle.lock().unwrap();
+                        while (index >= s.next + STREAM_WINDOW
+                            || (index > s.next && s.held > STREAM_HELD_HITS))
+                            && cutoff.load(Ordering::Relaxed) == usize::MAX
+                            && !stop.should_stop()
+                        {
+                            s = progressed
+                                .wait_timeout(s, Duration::from_millis(20))
+                                .unwrap()
+                                .0;
+                        }
                     }
                     let outcome = search_entry(&mut searcher, walker, &entry, limits, stop);
                     counters.record(&outcome);
@@ -1072,26 +1251,39 @@ fn ordered(
                         FileOutcome::Matched(hits) => Some(hits),
                         FileOutcome::Interrupted(hits) => {
                             // Only a timeout interrupts; keep what was found for the report.
-                            settle.lock().unwrap().waiting.insert(index, hits);
+                            let mut s = settle.lock().unwrap();
+                            s.held += hits.as_ref().map_or(0, |h| h.hits.len());
+                            s.waiting.insert(index, hits);
                             continue;
                         }
                         _ => None,
                     };
                     let mut s = settle.lock().unwrap();
+                    s.held += hits.as_ref().map_or(0, |h| h.hits.len());
                     s.waiting.insert(index, hits);
+                    let before = s.next;
                     while s.settled_hits < wanted {
                         let next = s.next;
                         let Some(done) = s.waiting.remove(&next) else {
                             break;
                         };
+                        let mut sent = true;
                         if let Some(hits) = done {
+                            s.held = s.held.saturating_sub(hits.hits.len());
                             s.settled_hits += hits.count;
-                            s.settled.push(hits);
+                            match stream {
+                                Some(stream) => sent = stream.emit(hits),
+                                None => s.settled.push(hits),
+                            }
                         }
                         s.next += 1;
-                        if s.settled_hits >= wanted {
+                        if s.settled_hits >= wanted || !sent {
                             cutoff.store(next, Ordering::Relaxed);
+                            break;
                         }
+                    }
+                    if s.next != before {
+                        progressed.notify_all();
                     }
                 }
             });
@@ -1112,7 +1304,10 @@ fn ordered(
                 let mut switched = false;
                 let mut checkpoint = ORDERED_PREFIX;
                 loop {
-                    if index >= checkpoint && cutoff.load(Ordering::Relaxed) == usize::MAX {
+                    if stream.is_none()
+                        && index >= checkpoint
+                        && cutoff.load(Ordering::Relaxed) == usize::MAX
+                    {
                         checkpoint += ORDERED_PREFIX;
                         let (searched, hits) = {
                             let s = settle.lock().unwrap();
@@ -1176,6 +1371,14 @@ fn ordered(
         files.extend(rest.into_iter().map(|(_, h)| h));
     }
     let mut found: u64 = files.iter().map(|f| f.count).sum();
+    if let Some(stream) = stream {
+        // The settled files went out; what a timeout left unsettled goes out in order too.
+        for file in files {
+            stream.emit(file);
+        }
+        found += s.settled_hits;
+        return finish(Vec::new(), max, found, false);
+    }
     if !cut {
         if let Some((rest, rest_total)) = rest_found.into_inner().unwrap() {
             files.extend(rest);

@@ -16,6 +16,7 @@ __all__ = [
     "ResultIter",
     "GlobOutcome",
     "GrepOutcome",
+    "GrepStream",
     "Listing",
     "GlobMatcher",
     "normalize_glob",
@@ -183,6 +184,21 @@ class GrepOutcome:
     skipped: dict[str, tuple[int, list[str]]]
 
 @final
+class GrepStream:
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> tuple[int, ResultList[GrepMatch]]: ...
+    def next_lines(
+        self,
+        show: Callable[[str], str | None],
+        line_number: bool,
+        column: bool,
+        fd: int | None = None,
+    ) -> bytes | bool | tuple[int, ResultList[GrepMatch]] | None: ...
+    def close(self) -> None: ...
+    @property
+    def outcome(self) -> GrepOutcome | None: ...
+
+@final
 class Listing:
     entries: list[tuple[str, bool, bool]]
     total: int
@@ -249,6 +265,27 @@ class Engine:
         no_ignore: bool | None = None,
         cancel: CancelToken | None = None,
     ) -> GrepOutcome: ...
+    def grep_iter(
+        self,
+        search_path: str | Path,
+        pattern: str,
+        *,
+        literal: bool = False,
+        case_sensitive: bool = False,
+        multiline: bool | None = None,
+        before: int = 0,
+        after: int = 0,
+        include: list[str] = ...,
+        exclude: list[str] = ...,
+        max_matches: int | None = None,
+        timeout: float | None = None,
+        mode: str = "content",
+        types: list[str] = ...,
+        types_not: list[str] = ...,
+        hidden: bool | None = None,
+        no_ignore: bool | None = None,
+        cancel: CancelToken | None = None,
+    ) -> GrepStream: ...
     def list_dir(self, path: str | Path) -> tuple[list[tuple[str, bool]], int, str]: ...
     def list_tree(
         self,
@@ -267,7 +304,9 @@ class Engine:
     def real(self, path: str | Path) -> str | None: ...
     def exists(self, path: str | Path) -> bool: ...
     def index_build(
-        self, progress: Callable[[int, int], object] | None = None
+        self,
+        progress: Callable[[int, int], object] | None = None,
+        cancel: CancelToken | None = None,
     ) -> dict[str, int]: ...
     def index_status(self) -> dict[str, Any]: ...
     def index_drop(self) -> bool: ...

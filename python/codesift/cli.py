@@ -50,6 +50,7 @@ from .cli_grep import (
     inverted_records,
     patterns_and_paths,
 )
+from .control import CallControl, controlling
 from .errors import CodesiftError, InvalidArgumentError
 from .escapes import install_stream_handler, json_escape_surrogates
 from .extras import extra_for, missing, require
@@ -429,26 +430,42 @@ def _console(args: argparse.Namespace) -> Console | None:
     return Console(highlight=False, soft_wrap=True) if sys.stdout.isatty() else None
 
 
+#: How long Ctrl-C waits for a cancelled engine call to wind down (it stops within
+#: milliseconds; an index build then removes its temporary file).
+CANCEL_GRACE_SECONDS = 10.0
+
+
 def _with_progress(console: Console | None, label: str, work: Callable[[], T]) -> T:
-    """Runs `work`; on a terminal, shows a spinner if it takes more than a moment."""
-    if console is None or not sys.stderr.isatty():
-        return work()
+    """Runs `work` on a thread under its own `CallControl`, so that Ctrl-C cancels the
+    engine's walk, search or build at once instead of waiting for the call to return (the
+    main thread waits and handles the signal; KeyboardInterrupt then ends the command with
+    exit 130). On a terminal, shows a spinner if it takes more than a moment."""
     outcome: dict[str, Any] = {}
+    control = CallControl()
 
     def run() -> None:
         try:
-            outcome["value"] = work()
+            with controlling(control):
+                outcome["value"] = work()
         except BaseException as exc:  # re-raised in the caller's thread
             outcome["error"] = exc
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    thread.join(PROGRESS_AFTER_SECONDS)
-    if thread.is_alive():
-        status = Console(stderr=True)
-        with status.status(label):
-            while thread.is_alive():
-                thread.join(0.1)
+    try:
+        thread.join(PROGRESS_AFTER_SECONDS)
+        if thread.is_alive():
+            if console is None or not sys.stderr.isatty():
+                while thread.is_alive():
+                    thread.join(0.05)
+            else:
+                with Console(stderr=True).status(label):
+                    while thread.is_alive():
+                        thread.join(0.05)
+    except KeyboardInterrupt:
+        control.cancel()
+        thread.join(CANCEL_GRACE_SECONDS)
+        raise
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
@@ -589,9 +606,80 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             lambda: t.ws.grep(pattern, t.path, **settings),
         )
 
+    streams = (
+        not (args.json or rich_view or invert or args.count_total)
+        and mode == "content"
+        and not args.count
+    )
+
+    # Lines the engine can print as they are: no -o, no context, and a UTF-8 stdout (the
+    # bytes are written as they are; another encoding escapes what it cannot hold).
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    plain = not (args.only_matching or before or after) and encoding == "utf8"
+
+    def stream(t: _Target, name: Callable[[str], str | None]) -> tuple[GrepResult | None, bool]:
+        """Prints each file's lines as soon as the engine settles it (rg's piped habit: the
+        first line goes out at once, memory does not grow with the hits)."""
+        lines_of = _file_lines(t.ws)
+        printed = False
+        with t.ws.grep(
+            spec.pattern,
+            t.path,
+            include=include,
+            exclude=exclude,
+            literal=spec.literal,
+            case_sensitive=spec.case_sensitive,
+            multiline=True if args.multiline else None,
+            context_lines=args.context,
+            before=args.before_context,
+            after=args.after_context,
+            max_matches=cap,
+            timeout=args.timeout,
+            type=args.type or None,
+            type_not=args.type_not or None,
+            stream=True,
+            remember=False,
+        ) as hits:
+            out = lines.out
+            if plain and hasattr(out, "buffer"):
+                # The engine formats and writes the lines (what a big answer costs most in
+                # Python), straight to stdout when it has a descriptor.
+                fd = _descriptor(out)
+                out.flush()
+                for item in hits._printed(name, lines.line_number, lines.column, fd):
+                    if isinstance(item, bool):
+                        pass
+                    elif isinstance(item, bytes):
+                        out.flush()
+                        out.buffer.write(item)
+                        out.buffer.flush()
+                    else:
+                        group = list(item)
+                        records = content_records(group, only_matching=False, lines_of=lines_of)
+                        lines.file(name(group[0].file), records)
+                        out.flush()
+                    printed = True
+                return hits.result, printed
+            for group in hits.files():
+                records = content_records(
+                    group, only_matching=args.only_matching, lines_of=lines_of
+                )
+                lines.file(name(group[0].file), records)
+                out.flush()
+                printed = True
+            return hits.result, printed
+
     found = False
     for t in targets:
         name: Callable[[str], str | None] = t.show if show_names else (lambda _f: None)
+        if streams:
+            streamed, printed = stream(t, name)
+            found = found or printed
+            if streamed is not None:
+                _grep_notes(streamed, console, args, cap, rich_view)
+                if cap is not None and streamed.truncated:
+                    break
+            continue
         result = search(t, spec.pattern)
         if args.json:
             _print_grep_json(t.ws, result, args.json_full)
@@ -629,6 +717,14 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         if cap is not None and result.truncated:
             break  # the limit is for the whole command line
     return EXIT_FOUND if found else EXIT_NOTHING
+
+
+def _descriptor(out: Any) -> int | None:
+    """The file descriptor behind `out`, if it has one (a test's StringIO has none)."""
+    try:
+        return int(out.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def _print_grep_json(ws: Workspace, result: GrepResult, full: bool) -> None:
@@ -887,11 +983,15 @@ def _index(ws: Workspace, args: argparse.Namespace, console: Console | None) -> 
 
             with Progress(console=Console(stderr=True), transient=True) as bar:
                 task = bar.add_task("indexing", total=None)
-                data = ws.index_build(
-                    lambda done, total: bar.update(task, completed=done, total=total)
+                data = _with_progress(
+                    None,
+                    "indexing",
+                    lambda: ws.index_build(
+                        lambda done, total: bar.update(task, completed=done, total=total)
+                    ),
                 )
         else:
-            data = ws.index_build()
+            data = _with_progress(None, "indexing", ws.index_build)
         text = (
             f"indexed {data['indexed_files']} of {data['files']} files "
             f"({data['bytes_indexed']} bytes) into {data['index_bytes']} bytes"

@@ -8,7 +8,7 @@ import re
 import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from . import _core
 from .arguments import (
@@ -198,6 +198,7 @@ class Workspace:
             skipped=Skipped.from_engine(outcome.skipped),
         )
 
+    @overload
     def grep(
         self,
         pattern: str,
@@ -221,9 +222,67 @@ class Workspace:
         no_ignore: bool | None = None,
         hidden: bool | None = None,
         cancel: _core.CancelToken | None = None,
-    ) -> GrepResult:
+        stream: Literal[False] = False,
+        remember: bool = True,
+    ) -> GrepResult: ...
+    @overload
+    def grep(
+        self,
+        pattern: str,
+        path: PathArg = ".",
+        *,
+        include: str | Iterable[str] | None = None,
+        exclude: str | Iterable[str] | None = None,
+        literal: bool = False,
+        case_sensitive: bool = False,
+        multiline: bool | None = None,
+        context_lines: int = 0,
+        before: int | None = None,
+        after: int | None = None,
+        max_matches: int | None = 500,
+        count_total: bool = False,
+        timeout: float | None = None,
+        mode: str = "content",
+        offset: int = 0,
+        type: str | Iterable[str] | None = None,
+        type_not: str | Iterable[str] | None = None,
+        no_ignore: bool | None = None,
+        hidden: bool | None = None,
+        cancel: _core.CancelToken | None = None,
+        stream: Literal[True],
+        remember: bool = True,
+    ) -> GrepIter: ...
+    def grep(
+        self,
+        pattern: str,
+        path: PathArg = ".",
+        *,
+        include: str | Iterable[str] | None = None,
+        exclude: str | Iterable[str] | None = None,
+        literal: bool = False,
+        case_sensitive: bool = False,
+        multiline: bool | None = None,
+        context_lines: int = 0,
+        before: int | None = None,
+        after: int | None = None,
+        max_matches: int | None = 500,
+        count_total: bool = False,
+        timeout: float | None = None,
+        mode: str = "content",
+        offset: int = 0,
+        type: str | Iterable[str] | None = None,
+        type_not: str | Iterable[str] | None = None,
+        no_ignore: bool | None = None,
+        hidden: bool | None = None,
+        cancel: _core.CancelToken | None = None,
+        stream: bool = False,
+        remember: bool = True,
+    ) -> GrepResult | GrepIter:
         """Every match of `pattern` under `path`, one hit per match, ordered by path, line
         and column; each hit's `id` can be passed to `edit_result`.
+
+        `stream=True` returns the same hits as an iterator (see `grep_iter`, which is this
+        with `max_matches` None by default); then `count_total` and `offset` are refused.
 
         `mode="files"` returns one hit per file with matches (the scan of a file stops at its
         first match), `mode="count"` one hit per file with its number of matches in
@@ -238,6 +297,11 @@ class Workspace:
         `codesift.control`), if any."""
         mode = check_grep_mode(mode)
         check_int("offset", offset, minimum=0, maximum=MAX_COUNT, required=True)
+        if stream and (count_total or offset):
+            raise InvalidArgumentError(
+                "count_total and offset need the whole answer: drop them to stream, or call "
+                "grep without stream"
+            )
         a = grep_arguments(
             pattern,
             include=include,
@@ -252,6 +316,10 @@ class Workspace:
             count_total=count_total,
             timeout=timeout,
         )
+        if stream:
+            return self._grep_stream(
+                a, pattern, path, mode, timeout, type, type_not, hidden, no_ignore, cancel, remember
+            )
         outcome = self._engine.grep(
             self.sandbox.relative(path),
             a.pattern,
@@ -299,6 +367,151 @@ class Workspace:
             skipped=Skipped.from_engine(outcome.skipped),
         )
 
+    def grep_iter(
+        self,
+        pattern: str,
+        path: PathArg = ".",
+        *,
+        include: str | Iterable[str] | None = None,
+        exclude: str | Iterable[str] | None = None,
+        literal: bool = False,
+        case_sensitive: bool = False,
+        multiline: bool | None = None,
+        context_lines: int = 0,
+        before: int | None = None,
+        after: int | None = None,
+        max_matches: int | None = None,
+        timeout: float | None = None,
+        mode: str = "content",
+        type: str | Iterable[str] | None = None,
+        type_not: str | Iterable[str] | None = None,
+        no_ignore: bool | None = None,
+        hidden: bool | None = None,
+        cancel: _core.CancelToken | None = None,
+        remember: bool = True,
+    ) -> GrepIter:
+        """The hits `grep` returns, in the same order, yielded as they are found: a file's
+        hits come out once every file before it in path order is searched. Memory stays
+        bounded by the search threads' buffers whatever the number of hits (the search
+        pauses while the consumer does not ask for more); `max_matches` None is no limit.
+
+        Closing the iterator (`close()`, leaving a `with` block, or dropping it) stops the
+        search. After the last hit, `.result` holds the search's figures (a `GrepResult`
+        without matches). `remember=False`: the hits' ids are not kept for `edit_result`.
+        No `count_total` nor `offset`: they need the whole answer (use `grep`)."""
+        return self.grep(
+            pattern,
+            path,
+            include=include,
+            exclude=exclude,
+            literal=literal,
+            case_sensitive=case_sensitive,
+            multiline=multiline,
+            context_lines=context_lines,
+            before=before,
+            after=after,
+            max_matches=max_matches,
+            timeout=timeout,
+            mode=mode,
+            type=type,
+            type_not=type_not,
+            no_ignore=no_ignore,
+            hidden=hidden,
+            cancel=cancel,
+            stream=True,
+            remember=remember,
+        )
+
+    def _grep_stream(
+        self,
+        a: Any,
+        pattern: str,
+        path: PathArg,
+        mode: str,
+        timeout: float | None,
+        type: str | Iterable[str] | None,
+        type_not: str | Iterable[str] | None,
+        hidden: bool | None,
+        no_ignore: bool | None,
+        cancel: _core.CancelToken | None,
+        remember: bool,
+    ) -> GrepIter:
+        stream = self._engine.grep_iter(
+            self.sandbox.relative(path),
+            a.pattern,
+            literal=a.literal,
+            case_sensitive=a.case_sensitive,
+            multiline=a.multiline,
+            before=a.before,
+            after=a.after,
+            include=a.include,
+            exclude=a.exclude,
+            max_matches=a.max_matches,
+            timeout=a.timeout,
+            mode=mode,
+            types=type_list("type", type),
+            types_not=type_list("type_not", type_not),
+            hidden=check_flag("hidden", hidden),
+            no_ignore=check_flag("no_ignore", no_ignore),
+            cancel=_cancel_token(cancel),
+        )
+
+        def summary(outcome: _core.GrepOutcome, files: int) -> GrepResult:
+            return GrepResult(
+                matches=[],
+                total=outcome.total,
+                truncated=outcome.truncated,
+                pattern=pattern,
+                path=self.sandbox.display(outcome.search_path),
+                literal=a.literal,
+                include=a.include,
+                exclude=a.exclude,
+                max_matches=a.max_matches,
+                files_searched=outcome.files_searched,
+                files_with_matches=files,
+                binary_files=outcome.binary_files,
+                unreadable=outcome.unreadable,
+                ignored=outcome.ignored,
+                timed_out=outcome.timed_out,
+                timeout=timeout,
+                indexed=outcome.indexed,
+                mode=mode,
+                offset=0,
+                counts=[],
+                skipped=Skipped.from_engine(outcome.skipped),
+            )
+
+        return GrepIter(stream, self.cache if remember else None, summary)
+
+    def glob_iter(
+        self,
+        pattern: str,
+        path: PathArg = ".",
+        *,
+        limit: int | None = None,
+        case_sensitive: bool = True,
+        type: str | Iterable[str] | None = None,
+        type_not: str | Iterable[str] | None = None,
+        no_ignore: bool | None = None,
+        hidden: bool | None = None,
+        cancel: _core.CancelToken | None = None,
+    ) -> Iterator[_core.GlobMatch]:
+        """The files `glob` returns (path order), one at a time; `limit` None is no limit.
+        The walk runs whole before the first file comes out (see docs/library.md)."""
+        result = self.glob(
+            pattern,
+            path,
+            limit=MAX_COUNT if limit is None else limit,
+            sort="path",
+            case_sensitive=case_sensitive,
+            type=type,
+            type_not=type_not,
+            no_ignore=no_ignore,
+            hidden=hidden,
+            cancel=cancel,
+        )
+        return iter(result.files)
+
     @staticmethod
     def file_types() -> dict[str, list[str]]:
         """The file types `type=` accepts, with their globs (ripgrep's `--type-list`)."""
@@ -306,12 +519,18 @@ class Workspace:
 
     # -- index ------------------------------------------------------------------------------
 
-    def index_build(self, progress: Callable[[int, int], object] | None = None) -> dict[str, int]:
+    def index_build(
+        self,
+        progress: Callable[[int, int], object] | None = None,
+        cancel: _core.CancelToken | None = None,
+    ) -> dict[str, int]:
         """Builds (or rebuilds) the persistent index of this workspace under the user cache
-        directory; `progress(done, total)` is called as files are indexed."""
+        directory; `progress(done, total)` is called as files are indexed. `cancel` (default:
+        the current `CallControl`'s token) stops it with `CancelledError`: the previous index
+        stays as it was and no temporary file is left."""
         if progress is not None and not callable(progress):
             raise InvalidArgumentError("progress must be a function (done, total) or None")
-        return dict(self._engine.index_build(progress))
+        return dict(self._engine.index_build(progress, _cancel_token(cancel)))
 
     def index_status(self) -> dict[str, object]:
         """The index's mode, path, whether it exists, its counts and size, and a problem (a
@@ -650,6 +869,108 @@ class Workspace:
 
     def _lookup(self, search_result_id: str):
         return self.editor.lookup(search_result_id)
+
+
+class GrepIter(Iterator[_core.GrepMatch]):
+    """The hits of `Workspace.grep_iter`, one at a time (a context manager: leaving the
+    block stops the search)."""
+
+    def __init__(
+        self,
+        stream: _core.GrepStream,
+        cache: ResultCache | None,
+        summary: Callable[[_core.GrepOutcome, int], GrepResult],
+    ) -> None:
+        self._stream = stream
+        self._cache = cache
+        self._summary = summary
+        self._batch: Iterator[_core.GrepMatch] = iter(())
+        self._files = 0
+        self.result: GrepResult | None = None
+
+    def __iter__(self) -> GrepIter:
+        return self
+
+    def __next__(self) -> _core.GrepMatch:
+        while True:
+            hit = next(self._batch, None)
+            if hit is not None:
+                return hit
+            try:
+                first_id, hits = next(self._stream)
+            except StopIteration:
+                outcome = self._stream.outcome
+                if outcome is not None and self.result is None:
+                    self.result = self._summary(outcome, self._files)
+                raise
+            self._files += 1
+            if self._cache is not None:
+                self._cache.add_batch(first_id, hits)
+            self._batch = iter(hits)
+
+    def files(self) -> Iterator[list[_core.GrepMatch]]:
+        """The same hits a file at a time (each list in line order)."""
+        yield from (list(batch) for batch in self._file_batches())
+
+    def _file_batches(self) -> Iterator[Sequence[_core.GrepMatch]]:
+        rest = list(self._batch)
+        if rest:
+            yield rest
+        self._batch = iter(())
+        while True:
+            try:
+                first_id, hits = next(self._stream)
+            except StopIteration:
+                outcome = self._stream.outcome
+                if outcome is not None and self.result is None:
+                    self.result = self._summary(outcome, self._files)
+                return
+            self._files += 1
+            if self._cache is not None:
+                self._cache.add_batch(first_id, hits)
+            yield hits
+
+    def _printed(
+        self,
+        show: Callable[[str], str | None],
+        line_number: bool,
+        column: bool,
+        fd: int | None = None,
+    ) -> Iterator[bytes | bool | Sequence[_core.GrepMatch]]:
+        """For the CLI: each file's lines as piped `codesift grep` prints them, formatted by
+        the engine (see `GrepStream.next_lines`; with `fd`, written there and True comes
+        instead); a file with a match spanning lines comes as its hits instead."""
+        while True:
+            item = self._stream.next_lines(show, line_number, column, fd)
+            if item is None:
+                outcome = self._stream.outcome
+                if outcome is not None and self.result is None:
+                    self.result = self._summary(outcome, self._files)
+                return
+            self._files += 1
+            if isinstance(item, (bytes, bool)):
+                yield item
+            else:
+                first_id, hits = item
+                if self._cache is not None:
+                    self._cache.add_batch(first_id, hits)
+                yield hits
+
+    def close(self) -> None:
+        """Stops the search (waiting for its threads); no more hits come."""
+        self._batch = iter(())
+        self._stream.close()
+
+    def __enter__(self) -> GrepIter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        stream = getattr(self, "_stream", None)
+        if stream is not None:
+            stream.close()
 
 
 def _cancel_token(cancel: object) -> _core.CancelToken | None:

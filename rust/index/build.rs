@@ -257,6 +257,13 @@ pub fn build(
             WalkState::Continue
         })
     });
+    let cancel = walker.cancel_token();
+    // A cancelled build publishes nothing (a partial index would pass for a whole one): the
+    // caller removes the temporary file and the previous index stays.
+    let cancelled = || io::Error::new(io::ErrorKind::Interrupted, "the index build was cancelled");
+    if cancel.is_cancelled() {
+        return Err(cancelled());
+    }
     let mut found = found.into_inner().unwrap();
     found.sort_unstable_by(|a, b| a.entry.rel.as_os_str().cmp(b.entry.rel.as_os_str()));
     let total = found.len();
@@ -299,6 +306,9 @@ pub fn build(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(range) = chunks.get(i) else { break };
+                    if cancel.is_cancelled() {
+                        break;
+                    }
                     let result = index_chunk(walker, &found[range.clone()], &mut acc);
                     let n = done.fetch_add(range.len(), Ordering::Relaxed) + range.len();
                     progress(n, total);
@@ -342,6 +352,9 @@ pub fn build(
         }
         Ok::<(), io::Error>(())
     })?;
+    if cancel.is_cancelled() {
+        return Err(cancelled());
+    }
     let mut postings: Vec<(u32, RoaringBitmap)> = merged.into_iter().collect();
     postings.sort_unstable_by_key(|(t, _)| *t);
     stats.units = unit_table.len();

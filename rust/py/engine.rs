@@ -9,11 +9,12 @@ use crate::grep::{OutputMode, PatternOptions};
 use crate::index::handle::{IndexHandle, Mode};
 use crate::py::cancel::CancelToken;
 use crate::py::errors::catch_panic;
+use crate::py::stream::GrepStream;
 use crate::py::types::{
     GlobOutcome, GrepOutcome, Listing as TreeListing, glob_outcome, grep_outcome, tree_listing,
 };
 use crate::rules::RuleOptions;
-use crate::search::{GrepQuery, IndexUse, grep};
+use crate::search::{GrepQuery, IndexUse, Sink, grep_with};
 use crate::types::FileTypes;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -39,7 +40,57 @@ pub struct Engine {
     index: Arc<IndexHandle>,
 }
 
+/// A prepared search: run it (without the GIL) collecting, or streaming into a sink.
+pub type GrepRun =
+    Box<dyn FnOnce(Option<Sink<'_>>) -> Result<crate::search::GrepOutcome, Error> + Send>;
+
 impl Engine {
+    /// The search `query` asks for, with this call's walk options: `grep` and `grep_iter`
+    /// run the same one, one collecting and one streaming.
+    pub fn grep_run(
+        &self,
+        query: GrepQuery,
+        hidden: Option<bool>,
+        no_ignore: Option<bool>,
+        cancel: crate::cancel::CancelToken,
+    ) -> PyResult<GrepRun> {
+        if query.max_matches == Some(0) {
+            return Err(Error::InvalidArgument("max_matches must be at least 1".into()).into());
+        }
+        let (options, overridden) = self.call_options(hidden, no_ignore);
+        let walker = Walker::new(self.root.clone(), options.clone()).with_cancel(cancel);
+        let (index, root) = (self.index.clone(), self.root.clone());
+        Ok(Box::new(move |sink: Option<Sink<'_>>| {
+            // The index holds the files of the workspace's options: a call that overrides
+            // them scans. The index a search builds on first use is never cancelled: a
+            // partial index would pass for a whole one.
+            let file = if overridden {
+                None
+            } else {
+                index.for_search(|| Walker::new(root.clone(), options.clone()))
+            };
+            let using = file.as_deref().map(|file| IndexUse {
+                file,
+                watch: index.watch_slot(),
+            });
+            let outcome = grep_with(walker, &query, using, sink)?;
+            if file.is_some() {
+                // Never cancelled either (its walker has no cancel token).
+                index.maybe_rebuild(move || Walker::new(root, options));
+            }
+            Ok(outcome)
+        }))
+    }
+
+    pub fn id_prefix_str(&self) -> &str {
+        &self.id_prefix
+    }
+
+    /// Reserves `count` result ids; returns the first.
+    pub fn reserve_ids(&self, count: u64) -> u64 {
+        self.next_id.fetch_add(count, Ordering::Relaxed)
+    }
+
     fn files(&self) -> Files {
         Files::new(self.root.clone(), self.options.rules.clone())
     }
@@ -231,13 +282,6 @@ impl Engine {
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GrepOutcome> {
         let timeout: Option<Duration> = timeout.map(crate::grep::timeout_duration).transpose()?;
-        let mode = OutputMode::parse(mode)?;
-        if max_matches == Some(0) {
-            return Err(Error::InvalidArgument("max_matches must be at least 1".into()).into());
-        }
-        let (options, overridden) = self.call_options(hidden, no_ignore);
-        let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
-        let walker = Walker::new(self.root.clone(), options.clone()).with_cancel(cancel.clone());
         let query = GrepQuery {
             pattern: PatternOptions {
                 pattern,
@@ -254,29 +298,14 @@ impl Engine {
             max_matches: max_matches.map(|max| max.saturating_add(offset)),
             count_total,
             timeout,
-            mode,
+            mode: OutputMode::parse(mode)?,
             types: file_types(&types, &types_not)?,
         };
-        let (index, root) = (self.index.clone(), self.root.clone());
+        let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
+        let run = self.grep_run(query, hidden, no_ignore, cancel.clone())?;
         let outcome = py.detach(move || {
             catch_panic(|| {
-                // The index holds the files of the workspace's options: a call that overrides
-                // them scans. The index a search builds on first use is never cancelled: a
-                // partial index would pass for a whole one.
-                let file = if overridden {
-                    None
-                } else {
-                    index.for_search(|| Walker::new(root.clone(), options.clone()))
-                };
-                let using = file.as_deref().map(|file| IndexUse {
-                    file,
-                    watch: index.watch_slot(),
-                });
-                let mut outcome = grep(walker, &query, using)?;
-                if file.is_some() {
-                    // Never cancelled either (its walker has no cancel token).
-                    index.maybe_rebuild(move || Walker::new(root, options));
-                }
+                let mut outcome = run(None)?;
                 check_cancelled(&cancel, "grep")?;
                 crate::page::skip_hits(&mut outcome.files, offset);
                 Ok(outcome)
@@ -285,6 +314,66 @@ impl Engine {
         let count: usize = outcome.files.iter().map(|f| f.hits.len()).sum();
         let first_id = self.next_id.fetch_add(count as u64, Ordering::Relaxed);
         grep_outcome(py, outcome, &self.id_prefix, first_id)
+    }
+
+    /// `grep` as a stream (`GrepStream`): the same files with the same hits in the same
+    /// order, each file's hits as soon as every file before it is settled; `max_matches`
+    /// None is no limit. No `count_total` nor `offset` (they need the whole answer).
+    #[pyo3(signature = (search_path, pattern, *, literal = false, case_sensitive = false,
+        multiline = None, before = 0, after = 0, include = Vec::new(), exclude = Vec::new(),
+        max_matches = None, timeout = None, mode = "content", types = Vec::new(),
+        types_not = Vec::new(), hidden = None, no_ignore = None, cancel = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn grep_iter(
+        slf: &Bound<'_, Self>,
+        search_path: PathBuf,
+        pattern: String,
+        literal: bool,
+        case_sensitive: bool,
+        multiline: Option<bool>,
+        before: usize,
+        after: usize,
+        include: Vec<String>,
+        exclude: Vec<String>,
+        max_matches: Option<usize>,
+        timeout: Option<f64>,
+        mode: &str,
+        types: Vec<String>,
+        types_not: Vec<String>,
+        hidden: Option<bool>,
+        no_ignore: Option<bool>,
+        cancel: Option<PyRef<'_, CancelToken>>,
+    ) -> PyResult<GrepStream> {
+        let timeout: Option<Duration> = timeout.map(crate::grep::timeout_duration).transpose()?;
+        let query = GrepQuery {
+            pattern: PatternOptions {
+                pattern,
+                literal,
+                case_sensitive,
+                multiline,
+                before,
+                after,
+            },
+            search_path,
+            include,
+            exclude,
+            max_matches,
+            count_total: false,
+            timeout,
+            mode: OutputMode::parse(mode)?,
+            types: file_types(&types, &types_not)?,
+        };
+        let own_token = cancel.is_none();
+        let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
+        let run = slf
+            .get()
+            .grep_run(query, hidden, no_ignore, cancel.clone())?;
+        Ok(GrepStream::start(
+            slf.clone().unbind(),
+            run,
+            cancel,
+            own_token,
+        ))
     }
 
     /// The visible entries of directory `path` (workspace-relative) as `(name, is_dir)` pairs,
@@ -417,13 +506,19 @@ impl Engine {
 
     /// Builds the index of the workspace (replacing the old one); `progress(done, total)` is
     /// called with the GIL from time to time. Returns the build's figures.
-    #[pyo3(signature = (progress = None))]
+    /// `cancel` stops it: the previous index stays and no temporary file is left.
+    #[pyo3(signature = (progress = None, cancel = None))]
     fn index_build<'py>(
         &self,
         py: Python<'py>,
         progress: Option<Py<PyAny>>,
+        cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (index, walker) = (self.index.clone(), self.walker());
+        let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
+        let (index, walker) = (
+            self.index.clone(),
+            self.walker().with_cancel(cancel.clone()),
+        );
         let stats = py.detach(move || {
             catch_panic(|| {
                 let report = |done: usize, total: usize| {
@@ -433,9 +528,17 @@ impl Engine {
                         });
                     }
                 };
-                index
-                    .build(&walker, &report)
-                    .map_err(|e| Error::Io(format!("cannot build the index: {e}")))
+                index.build(&walker, &report).map_err(|e| {
+                    if cancel.is_cancelled() {
+                        Error::Cancelled(
+                            "the index build was cancelled; the previous index (if any) is \
+                             unchanged; run it again to build one"
+                                .into(),
+                        )
+                    } else {
+                        Error::Io(format!("cannot build the index: {e}"))
+                    }
+                })
             })
         })?;
         let d = PyDict::new(py);

@@ -6,4 +6,5 @@ pub mod daemon;
 pub mod engine;
 pub mod errors;
 pub mod glob;
+pub mod stream;
 pub mod types;

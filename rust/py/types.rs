@@ -819,6 +819,20 @@ pub fn glob_outcome(
     })
 }
 
+/// The hits of `files` as a result list, ids from `id_start` (a stream's batch).
+pub fn hit_list(
+    py: Python<'_>,
+    files: Vec<FileHits>,
+    id_prefix: &str,
+    id_start: u64,
+) -> PyResult<Py<ResultList>> {
+    let outcome = EngineGrepOutcome {
+        files,
+        ..EngineGrepOutcome::default()
+    };
+    Ok(grep_outcome(py, outcome, id_prefix, id_start)?.matches)
+}
+
 /// Ids are `prefix` + a base-36 counter: short, and unique within one workspace.
 pub fn result_id(prefix: &str, n: u64) -> String {
     const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";

@@ -1,0 +1,287 @@
+//! `GrepStream`: a search running on its own thread whose files with hits come to Python as
+//! they settle, in the order `grep` returns them, through a bounded channel (a slow
+//! consumer pauses the search); closing or dropping it stops the search.
+
+use crate::cancel::CancelToken;
+use crate::grep::FileHits;
+use crate::py::engine::{Engine, GrepRun};
+use crate::py::errors::catch_panic;
+use crate::py::types::{GrepOutcome, ResultList, grep_outcome, hit_list};
+use crate::search::GrepOutcome as EngineGrepOutcome;
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use pyo3::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Files held between the search and the consumer: with the workers' window, all the hits
+/// a stream holds whatever the number found. Few, as one file can hold a million hits.
+const CHANNEL_FILES: usize = 4;
+
+/// How often a waiting `__next__` lets Python handle signals (Ctrl-C).
+const SIGNAL_CHECK: Duration = Duration::from_millis(20);
+
+type Finished = Arc<Mutex<Option<PyResult<EngineGrepOutcome>>>>;
+
+#[pyclass(module = "codesift._core")]
+pub struct GrepStream {
+    engine: Py<Engine>,
+    receiver: Option<Receiver<FileHits>>,
+    finished: Finished,
+    thread: Option<JoinHandle<()>>,
+    cancel: CancelToken,
+    /// The token is the stream's own (no caller's): closing may cancel it.
+    own_token: bool,
+    closed: Arc<AtomicBool>,
+    outcome: Option<Py<GrepOutcome>>,
+}
+
+impl GrepStream {
+    pub fn start(engine: Py<Engine>, run: GrepRun, cancel: CancelToken, own_token: bool) -> Self {
+        let (sender, receiver) = crossbeam_channel::bounded::<FileHits>(CHANNEL_FILES);
+        let finished: Finished = Arc::new(Mutex::new(None));
+        let closed = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (finished, closed) = (finished.clone(), closed.clone());
+            std::thread::spawn(move || {
+                let sink =
+                    |file: FileHits| !closed.load(Ordering::Relaxed) && sender.send(file).is_ok();
+                let result = catch_panic(|| run(Some(&sink)));
+                *finished.lock().unwrap() = Some(result);
+                // `sender` drops here: the consumer sees the end after the result is stored.
+            })
+        };
+        GrepStream {
+            engine,
+            receiver: Some(receiver),
+            finished,
+            thread: Some(thread),
+            cancel,
+            own_token,
+            closed,
+            outcome: None,
+        }
+    }
+
+    /// The next file with hits, waiting without the GIL (and handling signals meanwhile);
+    /// None at the end, when the search's figures are kept for `outcome`.
+    fn next_file(&mut self, py: Python<'_>) -> PyResult<Option<FileHits>> {
+        let Some(receiver) = self.receiver.as_ref() else {
+            return Ok(None);
+        };
+        loop {
+            match py.detach(|| receiver.recv_timeout(SIGNAL_CHECK)) {
+                Ok(file) => return Ok(Some(file)),
+                Err(RecvTimeoutError::Timeout) => {
+                    if let Err(e) = py.check_signals() {
+                        self.stop();
+                        return Err(e);
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.receiver.take();
+                    if let Some(thread) = self.thread.take() {
+                        let _ = py.detach(|| thread.join());
+                    }
+                    let result = self.finished.lock().unwrap().take();
+                    let outcome = match result {
+                        Some(result) => result?,
+                        None => return Ok(None),
+                    };
+                    if self.cancel.is_cancelled() {
+                        return Err(crate::error::Error::Cancelled(format!(
+                            "grep was cancelled and stopped early ({} files searched); run it \
+                             again to get a result",
+                            self.cancel.files_searched()
+                        ))
+                        .into());
+                    }
+                    let engine = self.engine.get();
+                    let summary = grep_outcome(py, outcome, engine.id_prefix_str(), 0)?;
+                    self.outcome = Some(Py::new(py, summary)?);
+                    return Ok(None);
+                }
+            }
+        }
+    }
+
+    fn stop(&mut self) {
+        self.closed.store(true, Ordering::Relaxed);
+        if self.own_token {
+            self.cancel.cancel();
+        }
+        // A search blocked on a full channel fails its send and stops.
+        self.receiver.take();
+    }
+}
+
+#[pymethods]
+impl GrepStream {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// The next file's hits: the id number of its first hit and the list of its `GrepMatch`
+    /// (in order), waiting without the GIL.
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<(u64, Py<ResultList>)>> {
+        let Some(file) = self.next_file(py)? else {
+            return Ok(None);
+        };
+        let engine = self.engine.get();
+        let first = engine.reserve_ids(file.hits.len() as u64);
+        let hits = hit_list(py, vec![file], engine.id_prefix_str(), first)?;
+        Ok(Some((first, hits)))
+    }
+
+    /// The next file as piped `codesift grep` prints it (ripgrep's lines): each matching line
+    /// once, as `name:line:column:text` with the parts asked for (`show(path)` gives the
+    /// name, None for none), text as `GrepMatch.text` has it. A file with a match spanning
+    /// lines comes back as its hits (`(first id, list)`) for the caller to print. None at
+    /// the end. No ids are reserved for printed lines: nothing can refer to them. With
+    /// `fd`, the lines are written there (without the GIL; a closed pipe raises
+    /// `BrokenPipeError`) and True comes back instead of them.
+    #[pyo3(signature = (show, line_number, column, fd = None))]
+    fn next_lines(
+        &mut self,
+        py: Python<'_>,
+        show: &Bound<'_, PyAny>,
+        line_number: bool,
+        column: bool,
+        fd: Option<i32>,
+    ) -> PyResult<Option<Py<PyAny>>> {
+        let Some(file) = self.next_file(py)? else {
+            return Ok(None);
+        };
+        if file.hits.iter().any(|h| h.end_line != h.line) {
+            let engine = self.engine.get();
+            let first = engine.reserve_ids(file.hits.len() as u64);
+            let hits = hit_list(py, vec![file], engine.id_prefix_str(), first)?;
+            return Ok(Some((first, hits).into_pyobject(py)?.into_any().unbind()));
+        }
+        let path = file.path.clone().into_os_string().into_pyobject(py)?;
+        let name: Option<std::ffi::OsString> = show.call1((path,))?.extract()?;
+        let out = py.detach(|| rg_lines(&file, name.as_deref(), line_number || column, column));
+        drop(file);
+        let Some(fd) = fd else {
+            return Ok(Some(
+                pyo3::types::PyBytes::new(py, &out).into_any().unbind(),
+            ));
+        };
+        let mut rest: &[u8] = &out;
+        while !rest.is_empty() {
+            // SAFETY: the caller's descriptor stays open for the call (it holds the stream).
+            let target = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+            match py.detach(|| rustix::io::write(target, rest)) {
+                Ok(n) => rest = &rest[n..],
+                // A signal (Ctrl-C) while the pipe is full: let Python handle it.
+                Err(rustix::io::Errno::INTR) => py.check_signals()?,
+                Err(e) => return Err(std::io::Error::from(e).into()),
+            }
+        }
+        Ok(Some(
+            pyo3::types::PyBool::new(py, true)
+                .to_owned()
+                .into_any()
+                .unbind(),
+        ))
+    }
+
+    /// Stops the search and waits for its threads to finish (no more hits come).
+    fn close(&mut self, py: Python<'_>) {
+        self.stop();
+        if let Some(thread) = self.thread.take() {
+            let _ = py.detach(|| thread.join());
+        }
+    }
+
+    /// The search's figures once every file came out (its `matches` are empty), else None.
+    #[getter]
+    fn outcome(&self, py: Python<'_>) -> Option<Py<GrepOutcome>> {
+        self.outcome.as_ref().map(|o| o.clone_ref(py))
+    }
+}
+
+impl Drop for GrepStream {
+    fn drop(&mut self) {
+        // Not joined: the search notices within a file and ends on its own.
+        self.stop();
+    }
+}
+
+/// One file's matching lines in ripgrep's piped form (see `GrepStream::next_lines`).
+fn rg_lines(
+    file: &FileHits,
+    name: Option<&std::ffi::OsStr>,
+    line_number: bool,
+    column: bool,
+) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = Vec::with_capacity(file.hits.len() * 64);
+    let mut last = None;
+    for hit in &file.hits {
+        // Hits come in line and column order: the first on a line gives its column.
+        if last == Some(hit.line) {
+            continue;
+        }
+        last = Some(hit.line);
+        let mut parts = 0;
+        if let Some(name) = name {
+            out.extend_from_slice(name.as_bytes());
+            parts += 1;
+        }
+        if line_number {
+            if parts > 0 {
+                out.push(b':');
+            }
+            push_number(&mut out, hit.line);
+            parts += 1;
+        }
+        if column {
+            if parts > 0 {
+                out.push(b':');
+            }
+            push_number(&mut out, hit.column);
+            parts += 1;
+        }
+        if parts > 0 {
+            out.push(b':');
+        }
+        let text = file.slice(hit.text);
+        match std::str::from_utf8(text) {
+            Ok(_) => out.extend_from_slice(text),
+            Err(_) => out.extend_from_slice(String::from_utf8_lossy(text).as_bytes()),
+        }
+        out.push(b'\n');
+    }
+    out
+}
+
+/// Appends `n` in decimal (what `write!` costs most on tens of millions of lines).
+fn push_number(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_as_decimal() {
+        for n in [0u64, 7, 10, 99, 1234567, u64::MAX] {
+            let mut out = Vec::new();
+            push_number(&mut out, n);
+            assert_eq!(out, n.to_string().into_bytes(), "{n}");
+        }
+    }
+}

@@ -1,0 +1,73 @@
+"""Piped `codesift grep` prints as it goes, as rg does: each file's lines as soon as the
+search settles it, the same lines as a whole search would print, and a closed pipe stops
+the search and exits 0 without a word."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+
+def big_tree(root: Path, files: int) -> Path:
+    for i in range(files):
+        d = root / f"d{i // 100:03}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"f{i:05}.txt").write_text("alpha\nneedle one\nbeta\nneedle two\n")
+    return root
+
+
+def start(root: Path, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "codesift", "grep", *args],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def test_streamed_lines_are_rgs_lines_in_path_order(tmp_path):
+    root = big_tree(tmp_path / "t", 250)
+    proc = subprocess.run(
+        [sys.executable, "-m", "codesift", "grep", "-m", "0", "needle"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    expected = []
+    for i in range(250):
+        name = f"d{i // 100:03}/f{i:05}.txt"
+        expected += [f"{name}:2:needle one", f"{name}:4:needle two"]
+    assert proc.stdout.splitlines() == expected, proc.stdout[:500]
+    assert proc.stderr == ""
+
+
+def test_the_first_line_comes_before_the_search_ends(tmp_path):
+    # The consumer does not read on: the search must have printed its first file without
+    # waiting for the rest (which it cannot finish while the pipe is full).
+    root = big_tree(tmp_path / "t", 3000)
+    proc = start(root, "-m", "0", "needle")
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first == b"d000/f00000.txt:2:needle one\n", first
+        assert proc.poll() is None or proc.returncode == 0
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_closed_pipe_stops_the_search_and_exits_0_quietly(tmp_path):
+    root = big_tree(tmp_path / "t", 3000)
+    proc = start(root, "-m", "0", "needle")
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    assert first.startswith(b"d000/f00000.txt:"), first
+    proc.stdout.close()  # as `| head -1` does
+    code = proc.wait(timeout=60)
+    err = proc.stderr.read().decode()
+    assert code == 0, f"expected exit 0 after a closed pipe, got {code}: {err}"
+    assert err == "", f"expected nothing on stderr, got {err!r}"
