@@ -1,5 +1,6 @@
 //! The `Engine` class: a workspace's walk options, and glob/grep/rule checks run without the GIL.
 
+use crate::daemon::ask::{Asking, Via};
 use crate::error::Error;
 use crate::files::{Files, Locked};
 use crate::fs::root::Root;
@@ -37,6 +38,8 @@ pub struct Engine {
     /// Number of the next search-result id; reserved atomically, a block per search.
     next_id: AtomicU64,
     index: Arc<IndexHandle>,
+    /// How to start the index daemon when none answers (`None`: never from here).
+    daemon: Option<Vec<String>>,
 }
 
 impl Engine {
@@ -76,7 +79,7 @@ impl Engine {
     #[new]
     #[pyo3(signature = (root, *, gitignore = true, access_files = vec![".clineignore".to_string(), ".codesiftignore".to_string()],
         hidden = true, follow_symlinks = false, max_filesize = None, threads = None, id_prefix = "sr_".to_string(),
-        index = "off", watch = true, strict = false))]
+        index = "off", watch = true, strict = false, daemon = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         root: PathBuf,
@@ -90,6 +93,7 @@ impl Engine {
         index: &str,
         watch: bool,
         strict: bool,
+        daemon: Option<Vec<String>>,
     ) -> PyResult<Self> {
         let mode = Mode::parse(index).ok_or_else(|| {
             Error::InvalidArgument(format!(
@@ -131,6 +135,7 @@ impl Engine {
             id_prefix,
             next_id: AtomicU64::new(0),
             index,
+            daemon,
         })
     }
 
@@ -237,7 +242,6 @@ impl Engine {
         }
         let (options, overridden) = self.call_options(hidden, no_ignore);
         let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
-        let walker = Walker::new(self.root.clone(), options.clone()).with_cancel(cancel.clone());
         let query = GrepQuery {
             pattern: PatternOptions {
                 pattern,
@@ -258,25 +262,61 @@ impl Engine {
             types: file_types(&types, &types_not)?,
         };
         let (index, root) = (self.index.clone(), self.root.clone());
+        let daemon = self.daemon.clone();
         let outcome = py.detach(move || {
             catch_panic(|| {
+                let walker =
+                    || Walker::new(root.clone(), options.clone()).with_cancel(cancel.clone());
                 // The index holds the files of the workspace's options: a call that overrides
-                // them scans. The index a search builds on first use is never cancelled: a
-                // partial index would pass for a whole one.
-                let file = if overridden {
-                    None
+                // them scans (and asks no daemon).
+                let via = if overridden {
+                    Via::InProcess {
+                        daemon_serves: false,
+                    }
                 } else {
-                    index.for_search(|| Walker::new(root.clone(), options.clone()))
+                    let asking = Asking {
+                        handle: &index,
+                        types: &types,
+                        types_not: &types_not,
+                        spawn: daemon.as_deref(),
+                    };
+                    crate::daemon::ask::grep(walker, &query, &asking)?
                 };
-                let using = file.as_deref().map(|file| IndexUse {
-                    file,
-                    watch: index.watch_slot(),
-                });
-                let mut outcome = grep(walker, &query, using)?;
-                if file.is_some() {
-                    // Never cancelled either (its walker has no cancel token).
-                    index.maybe_rebuild(move || Walker::new(root, options));
-                }
+                let mut outcome = match via {
+                    Via::Answered(outcome) => {
+                        // One watch per tree: the daemon's. This process's own is dropped.
+                        index.watch.lock().unwrap().take();
+                        outcome
+                    }
+                    Via::InProcess { daemon_serves } => {
+                        // The index a search builds on first use is never cancelled: a
+                        // partial index would pass for a whole one. While a daemon serves the
+                        // root (building or catching up), this process builds nothing and
+                        // starts no watch of its own: the published index, if any, with a
+                        // `stat` walk (or a watch it already had).
+                        let file = if overridden {
+                            None
+                        } else if daemon_serves {
+                            index.existing()
+                        } else {
+                            index.for_search(|| Walker::new(root.clone(), options.clone()))
+                        };
+                        let slot = index.watch_slot();
+                        let watch = if daemon_serves {
+                            slot.filter(|slot| slot.lock().unwrap().is_some())
+                        } else {
+                            slot
+                        };
+                        let using = file.as_deref().map(|file| IndexUse { file, watch });
+                        let outcome = grep(walker(), &query, using)?;
+                        if file.is_some() && !daemon_serves {
+                            // Never cancelled either (its walker has no cancel token).
+                            let (root, options) = (root.clone(), options.clone());
+                            index.maybe_rebuild(move || Walker::new(root, options));
+                        }
+                        outcome
+                    }
+                };
                 check_cancelled(&cancel, "grep")?;
                 crate::page::skip_hits(&mut outcome.files, offset);
                 Ok(outcome)
