@@ -110,13 +110,19 @@ pub fn grep(walker: impl Fn() -> Walker, query: &GrepQuery, asking: &Asking<'_>)
 /// Starts the daemon detached unless this process did so recently; never waits for it (two
 /// starters racing are fine: the daemon's lock lets one serve, the other exits at once).
 pub fn start_background(argv: &[String]) {
-    static LAST: Mutex<Option<Instant>> = Mutex::new(None);
+    // Per socket directory: a process that changes XDG_RUNTIME_DIR (tests) talks to another
+    // daemon.
+    static LAST: Mutex<Option<(Option<PathBuf>, Instant)>> = Mutex::new(None);
+    let socket_dir = super::dir::socket_dir();
     {
         let mut last = LAST.lock().unwrap();
-        if last.is_some_and(|at| at.elapsed() < SPAWN_EVERY) {
+        if last
+            .as_ref()
+            .is_some_and(|(dir, at)| *dir == socket_dir && at.elapsed() < SPAWN_EVERY)
+        {
             return;
         }
-        *last = Some(Instant::now());
+        *last = Some((socket_dir, Instant::now()));
     }
     let _ = super::spawn::spawn_detached(argv);
 }
