@@ -607,6 +607,77 @@ pub fn select_watched_with(
     Ok((Ok(selection), watch))
 }
 
+/// What another process (the daemon) selected for a search, as `select_watched` chose it:
+/// the files to read in path order, the unchanged binary files passed over, and what a walk
+/// would have passed over (ignored, unreadable, by reason with examples).
+#[derive(Debug, Default)]
+pub struct Selected {
+    pub files: Vec<PathBuf>,
+    pub binary: u64,
+    pub ignored: u64,
+    pub unreadable: u64,
+    pub skipped: Vec<(Reason, u64, Vec<Example>)>,
+}
+
+/// An indexed search over `selected` (the search path must be a directory): the files are
+/// searched whole, in path order, by the scan's own searcher, with the limits of `grep`, and
+/// the summary adds what the selection passed over, so the outcome is the in-process indexed
+/// search's (and so a scan's).
+pub fn grep_selected(walker: Walker, query: &GrepQuery, selected: Selected) -> Result<GrepOutcome> {
+    if query.max_matches == Some(0) {
+        return Err(Error::InvalidArgument(
+            "max_matches must be at least 1".into(),
+        ));
+    }
+    let pattern = CompiledPattern::new(&query.pattern)?.with_mode(query.mode);
+    let target = walker.target(&query.search_path)?;
+    if !matches!(target, Target::Dir(_)) {
+        return Err(Error::InvalidArgument(
+            "a selection answers the search of a directory only".into(),
+        ));
+    }
+    let cancel = walker.cancel_token().clone();
+    let stop =
+        StopSignal::new(query.timeout.map(|t| Instant::now() + t)).with_cancel(cancel.clone());
+    let counters = Counters {
+        progress: cancel,
+        ..Counters::default()
+    };
+    let (max, count_all) = match query.max_matches {
+        Some(max) if !query.count_total => (max, false),
+        other => (other.unwrap_or(usize::MAX), query.count_total),
+    };
+    let mut files = selected
+        .files
+        .into_iter()
+        .map(|rel| ToSearch::Path(rel, None));
+    let mut outcome = search_in_batches(
+        &walker, &mut files, None, &pattern, &stop, &counters, max, count_all, None,
+    );
+    outcome.indexed = true;
+    outcome.timed_out = stop.timed_out();
+    if outcome.timed_out {
+        outcome.truncated = true;
+    }
+    let unreadable = counters.unreadable.load(Ordering::Relaxed);
+    outcome.files_searched = counters.searched.load(Ordering::Relaxed);
+    outcome.binary_files = counters.binary.load(Ordering::Relaxed) + selected.binary;
+    outcome.unreadable = unreadable + selected.unreadable;
+    outcome.ignored = selected.ignored;
+    let skipped = crate::fs::skipped::Skipped::default();
+    for (reason, count, examples) in &selected.skipped {
+        for example in examples {
+            skipped.record(*reason, &example.path, example.is_dir);
+        }
+        skipped.add(*reason, count.saturating_sub(examples.len() as u64));
+    }
+    skipped.add(Reason::Binary, outcome.binary_files);
+    skipped.add(Reason::Unreadable, unreadable);
+    outcome.skipped = skipped.report();
+    outcome.search_path = target.real().to_path_buf();
+    Ok(outcome)
+}
+
 /// Returns a watch to its slot, unless a newer one (of a newer index) took its place.
 fn put_back(slot: &Mutex<Option<Watch>>, watch: Watch) {
     let mut slot = slot.lock().unwrap();

@@ -47,6 +47,10 @@ def main() -> int:
     deadline = time.monotonic() + args.hours * 3600 if args.hours is not None else None
     work = Path(tempfile.mkdtemp(prefix="codesift-differential-"))
     os.environ.setdefault("CODESIFT_CACHE_DIR", str(work / "cache"))
+    # A daemon of this run's own (never the user's), asked only by the `daemon` kind.
+    (work / "run").mkdir(mode=0o700)
+    os.environ["XDG_RUNTIME_DIR"] = str(work / "run")
+    os.environ["CODESIFT_DAEMON"] = "never"
     run = diff_test.Run(
         out=Path(args.out).resolve(),
         kinds=kinds,
@@ -64,12 +68,20 @@ def main() -> int:
         run.seed(seed, work / "trees")
         done += 1
         print(
-            f"seed {seed}: {run.comparisons} comparisons, {sum(run.signatures.values())} "
+            f"seed {seed}: {run.comparisons} comparisons ({run.daemon_comparisons} through the "
+            f"daemon), {sum(run.signatures.values())} "
             f"differences ({len(run.signatures)} causes), {time.monotonic() - started:.0f}s",
             flush=True,
         )
         seed += 1
-    print(f"\n{done} seeds ({args.seed}..{seed - 1}), {run.comparisons} comparisons")
+    if "daemon" in kinds:
+        from codesift import daemon
+
+        daemon.stop()
+    print(
+        f"\n{done} seeds ({args.seed}..{seed - 1}), {run.comparisons} comparisons "
+        f"({run.daemon_comparisons} through the daemon)"
+    )
     for sig, count in sorted(run.signatures.items(), key=lambda kv: -kv[1]):
         where = next((d.directory for d in run.differences if d.signature == sig), "")
         print(f"  {count:5} x {sig}\n          {where}")

@@ -155,7 +155,12 @@ class SshLab:
                     "MaxSessions 50",
                     " ".join(
                         ["SetEnv", f"PATH={path_env}", f"HOME={self.home}"]
-                        + [f"{key}={value}" for key, value in (env or {}).items()]
+                        # The hosts' codesift starts no index daemon (one would outlive
+                        # the test): its sessions do not see the test's environment.
+                        + [
+                            f"{key}={value}"
+                            for key, value in {"CODESIFT_DAEMON": "never", **(env or {})}.items()
+                        ]
                     ),
                     "",
                 ]

@@ -223,6 +223,7 @@ class Engine:
         index: str = "off",
         watch: bool = True,
         strict: bool = False,
+        daemon: list[str] | None = None,
     ) -> Self: ...
     @property
     def root(self) -> str: ...

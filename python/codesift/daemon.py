@@ -12,6 +12,7 @@ scans meanwhile. See docs/daemon.md.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import time
@@ -39,15 +40,37 @@ def ping(timeout: float = 1.0) -> dict | None:
     return reply if reply is not None and reply.get("ok") else None
 
 
+def spawn_argv(idle: float = IDLE_SECONDS) -> list[str]:
+    """The command that runs the daemon: this interpreter with this very package (found
+    where it was imported from, whatever the daemon's environment says)."""
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = (
+        f"import sys; sys.path.insert(0, {package_parent!r}); from codesift.cli import main; "
+        f"sys.exit(main(['daemon', 'run', '--foreground', '--idle', {repr(float(idle))!r}]))"
+    )
+    return [sys.executable, "-c", code]
+
+
 def start_background(idle: float = IDLE_SECONDS) -> bool:
     """Starts a daemon detached from this process unless one answers; never waits for it.
     True when one was started. Two starters racing are fine: the daemon's lock lets one
     serve, the other exits at once."""
     if ping() is not None:
         return False
-    argv = [sys.executable, "-m", "codesift", "daemon", "run", "--foreground"]
-    _core.daemon_spawn([*argv, "--idle", repr(float(idle))])
+    _core.daemon_spawn(spawn_argv(idle))
     return True
+
+
+def client_argv() -> list[str] | None:
+    """How a searching workspace starts the daemon when none answers (see
+    `Workspace(index=...)`), or None when `CODESIFT_DAEMON=never` turns the daemon off."""
+    if os.environ.get("CODESIFT_DAEMON") == "never":
+        return None
+    try:
+        idle = float(os.environ.get("CODESIFT_DAEMON_IDLE", IDLE_SECONDS))
+    except ValueError:
+        idle = IDLE_SECONDS
+    return spawn_argv(idle if idle > 0 else IDLE_SECONDS)
 
 
 def select(

@@ -24,6 +24,7 @@ from .arguments import (
 )
 from .cache import HitState, ResultCache
 from .control import current_token
+from .daemon import client_argv as daemon_client_argv
 from .edits import Editor
 from .edits.history import EditHistory
 from .errors import BinaryFileError, InvalidArgumentError
@@ -119,6 +120,8 @@ class Workspace:
             index=_index_mode(index),
             watch=bool(index_watch),
             strict=bool(strict),
+            # How to start the host's index daemon when none answers (see docs/daemon.md).
+            daemon=daemon_client_argv() if _index_mode(index) != "off" else None,
         )
         self.sandbox = Sandbox(self._engine.root, given)
         self.cache = ResultCache(self._engine.id_prefix, capacity=cache_size)

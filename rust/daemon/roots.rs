@@ -156,6 +156,16 @@ impl Roots {
                 parsed.root.display()
             ))
         })?;
+        // A client holding another directory under that name (the root was replaced since
+        // it opened it) would read other files than those selected: it scans.
+        if let Some(ident) = parsed.ident {
+            if ident != ident_of(&root) {
+                return Ok(scan(
+                    "the root at this path is not the client's directory",
+                    None,
+                ));
+            }
+        }
         let entry = self.entry(root, parsed.options);
         entry.queries.fetch_add(1, Ordering::Relaxed);
         Ok(entry.select(&parsed.query, parsed.every, parsed.build))
@@ -264,8 +274,24 @@ impl RootEntry {
                         json!([reason.name(), count, examples])
                     })
                     .collect();
+                // The same with each example's kind (a directory is shown with a `/`), for
+                // clients that replay the summary field by field.
+                let skips: Vec<Value> = stats
+                    .skipped
+                    .report()
+                    .into_iter()
+                    .filter(|(_, count, _)| *count > 0)
+                    .map(|(reason, count, examples)| {
+                        let examples: Vec<Value> = examples
+                            .iter()
+                            .map(|e| json!([path_json(&e.path), e.is_dir]))
+                            .collect();
+                        json!([reason.name(), count, examples])
+                    })
+                    .collect();
                 json!({
                     "ok": true,
+                    "skips": skips,
                     "files": selection.files.iter().map(|f| path_json(f)).collect::<Vec<_>>(),
                     "binary": selection.binary,
                     "ignored": stats.ignored(),
@@ -367,6 +393,8 @@ impl RootEntry {
 
 struct SelectRequest {
     root: PathBuf,
+    /// The client's root directory (device, inode), when it says.
+    ident: Option<(u64, u64)>,
     options: WalkOptions,
     query: GrepQuery,
     every: bool,
@@ -493,8 +521,20 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
     };
     // A pattern that does not compile is the client's error, before any index work.
     crate::grep::CompiledPattern::new(&query.pattern).map_err(|e| BadRequest(e.to_string()))?;
+    let ident = match field(request, "root_id") {
+        None => None,
+        Some(v) => Some(
+            v.as_array()
+                .filter(|pair| pair.len() == 2)
+                .and_then(|pair| Some((pair[0].as_u64()?, pair[1].as_u64()?)))
+                .ok_or(BadRequest(
+                    "root_id must be [device, inode] of the root directory".into(),
+                ))?,
+        ),
+    };
     Ok(SelectRequest {
         root,
+        ident,
         options,
         query,
         every,

@@ -329,6 +329,20 @@ impl IndexHandle {
         }
     }
 
+    /// Whether an index file is published for this root and options (a `stat`; nothing is
+    /// opened): whether an `Auto` workspace has an index for the daemon to serve.
+    pub fn published(&self) -> bool {
+        self.mode != Mode::Off && self.location.as_ref().is_some_and(|l| l.index_exists())
+    }
+
+    /// The published index, opened, never built (while another process builds it).
+    pub fn existing(&self) -> Option<Arc<IndexFile>> {
+        if self.mode == Mode::Off {
+            return None;
+        }
+        self.open_current().ok().flatten()
+    }
+
     /// Builds the index (one build per root at a time, across processes) and publishes it.
     pub fn build(
         &self,

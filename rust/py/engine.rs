@@ -1,5 +1,6 @@
 //! The `Engine` class: a workspace's walk options, and glob/grep/rule checks run without the GIL.
 
+use crate::daemon::ask::{Asking, Via};
 use crate::error::Error;
 use crate::files::{Files, Locked};
 use crate::fs::root::Root;
@@ -38,6 +39,8 @@ pub struct Engine {
     /// Number of the next search-result id; reserved atomically, a block per search.
     next_id: AtomicU64,
     index: Arc<IndexHandle>,
+    /// How to start the index daemon when none answers (`None`: never from here).
+    daemon: Option<Vec<String>>,
 }
 
 /// A prepared search: run it (without the GIL) collecting, or streaming into a sink.
@@ -46,10 +49,13 @@ pub type GrepRun =
 
 impl Engine {
     /// The search `query` asks for, with this call's walk options: `grep` and `grep_iter`
-    /// run the same one, one collecting and one streaming.
+    /// run the same one, one collecting and one streaming. A collecting search of an indexed
+    /// workspace asks the host's daemon first (`crate::daemon::ask`); a streaming one, and
+    /// any search the daemon does not answer, runs in this process.
     pub fn grep_run(
         &self,
         query: GrepQuery,
+        (types, types_not): (Vec<String>, Vec<String>),
         hidden: Option<bool>,
         no_ignore: Option<bool>,
         cancel: crate::cancel::CancelToken,
@@ -58,23 +64,53 @@ impl Engine {
             return Err(Error::InvalidArgument("max_matches must be at least 1".into()).into());
         }
         let (options, overridden) = self.call_options(hidden, no_ignore);
-        let walker = Walker::new(self.root.clone(), options.clone()).with_cancel(cancel);
         let (index, root) = (self.index.clone(), self.root.clone());
+        let daemon = self.daemon.clone();
         Ok(Box::new(move |sink: Option<Sink<'_>>| {
+            let walker = || Walker::new(root.clone(), options.clone()).with_cancel(cancel.clone());
             // The index holds the files of the workspace's options: a call that overrides
-            // them scans. The index a search builds on first use is never cancelled: a
-            // partial index would pass for a whole one.
+            // them scans (and asks no daemon).
+            let via = if overridden || sink.is_some() {
+                Via::InProcess {
+                    daemon_serves: false,
+                }
+            } else {
+                let asking = Asking {
+                    handle: &index,
+                    types: &types,
+                    types_not: &types_not,
+                    spawn: daemon.as_deref(),
+                };
+                crate::daemon::ask::grep(walker, &query, &asking)?
+            };
+            let daemon_serves = match via {
+                Via::Answered(outcome) => {
+                    // One watch per tree: the daemon's. This process's own is dropped.
+                    index.watch.lock().unwrap().take();
+                    return Ok(outcome);
+                }
+                Via::InProcess { daemon_serves } => daemon_serves,
+            };
+            // The index a search builds on first use is never cancelled: a partial index
+            // would pass for a whole one. While a daemon serves the root (building or
+            // catching up), this process builds nothing and starts no watch of its own: the
+            // published index, if any, with a `stat` walk (or a watch it already had).
             let file = if overridden {
                 None
+            } else if daemon_serves {
+                index.existing()
             } else {
                 index.for_search(|| Walker::new(root.clone(), options.clone()))
             };
-            let using = file.as_deref().map(|file| IndexUse {
-                file,
-                watch: index.watch_slot(),
-            });
-            let outcome = grep_with(walker, &query, using, sink)?;
-            if file.is_some() {
+            let slot = index.watch_slot();
+            let watch = if daemon_serves {
+                slot.filter(|slot| slot.lock().unwrap().is_some())
+            } else {
+                slot
+            };
+            let using = file.as_deref().map(|file| IndexUse { file, watch });
+            let outcome = grep_with(walker(), &query, using, sink)?;
+            if file.is_some() && !daemon_serves {
                 // Never cancelled either (its walker has no cancel token).
                 index.maybe_rebuild(move || Walker::new(root, options));
             }
@@ -127,7 +163,7 @@ impl Engine {
     #[new]
     #[pyo3(signature = (root, *, gitignore = true, access_files = vec![".clineignore".to_string(), ".codesiftignore".to_string()],
         hidden = true, follow_symlinks = false, max_filesize = None, threads = None, id_prefix = "sr_".to_string(),
-        index = "off", watch = true, strict = false))]
+        index = "off", watch = true, strict = false, daemon = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         root: PathBuf,
@@ -141,6 +177,7 @@ impl Engine {
         index: &str,
         watch: bool,
         strict: bool,
+        daemon: Option<Vec<String>>,
     ) -> PyResult<Self> {
         let mode = Mode::parse(index).ok_or_else(|| {
             Error::InvalidArgument(format!(
@@ -182,6 +219,7 @@ impl Engine {
             id_prefix,
             next_id: AtomicU64::new(0),
             index,
+            daemon,
         })
     }
 
@@ -302,7 +340,7 @@ impl Engine {
             types: file_types(&types, &types_not)?,
         };
         let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
-        let run = self.grep_run(query, hidden, no_ignore, cancel.clone())?;
+        let run = self.grep_run(query, (types, types_not), hidden, no_ignore, cancel.clone())?;
         let outcome = py.detach(move || {
             catch_panic(|| {
                 let mut outcome = run(None)?;
@@ -365,9 +403,9 @@ impl Engine {
         };
         let own_token = cancel.is_none();
         let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
-        let run = slf
-            .get()
-            .grep_run(query, hidden, no_ignore, cancel.clone())?;
+        let run =
+            slf.get()
+                .grep_run(query, (types, types_not), hidden, no_ignore, cancel.clone())?;
         Ok(GrepStream::start(
             slf.clone().unbind(),
             run,

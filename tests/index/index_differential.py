@@ -8,7 +8,12 @@ The kinds of indexed workspace compared (`KINDS`):
 - `unwatched`: one long-lived `Workspace(index=True, index_watch=False)`;
 - `auto`: a fresh `Workspace(index="auto")` per query (the index the others built);
 - `process`: another Python process running the round's queries with the index;
-- `cli`: `codesift grep|glob --json-full --index` against the same command with `--no-index`.
+- `cli`: `codesift grep|glob --json-full --index` against the same command with `--no-index`;
+- `daemon`: the host's index daemon (a process of its own, started by the first client that
+  wants it) watching the tree: a fresh short-lived `Workspace(index="auto",
+  index_watch=False)` per query and, every few rounds, `codesift grep --index` ask it. Only
+  this kind's calls may use the daemon (`CODESIFT_DAEMON=never` for the others); its queries
+  are run once the daemon's watch is caught up, so that the daemon answers them.
 
 Normalised away, because they legitimately differ: `indexed` (whether the index answered),
 `files_searched` (the index opens only the candidate files), hit ids (`sr_...`, a random salt
@@ -37,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-KINDS = ("watched", "strict", "unwatched", "auto", "process", "cli")
+KINDS = ("watched", "strict", "unwatched", "auto", "process", "cli", "daemon")
 
 # ----------------------------------------------------------------------------- REPLAY start
 import base64  # noqa: E402
@@ -397,7 +402,71 @@ def answer(root, kind, query, workspaces, watch=False):
         return scan, run_query(Workspace(root, index="auto"), query)
     if kind == "process":
         return scan, run_in_process(root, [query], watch)[0]
+    if kind == "daemon":
+        return scan, daemon_answer(root, query)
     raise ValueError(f"unknown kind {kind}")
+
+
+class through_daemon:
+    """Within: this process's searches (and the CLI it runs) may ask the daemon."""
+
+    def __enter__(self):
+        self.previous = os.environ.get("CODESIFT_DAEMON")
+        os.environ["CODESIFT_DAEMON"] = "auto"
+
+    def __exit__(self, *exc):
+        os.environ["CODESIFT_DAEMON"] = "never"
+        if self.previous is not None:
+            os.environ["CODESIFT_DAEMON"] = self.previous
+
+
+def daemon_watching(root):
+    """Whether the daemon serves `root` (default walk options) with a caught-up watch."""
+    from codesift import daemon
+
+    status = daemon.status()
+    real = os.path.realpath(root)
+    return status is not None and any(
+        r["root"] == real and r["options"]["gitignore"] and r["watch"]["state"] == "caught up"
+        for r in status["roots"]
+    )
+
+
+def daemon_prime(root, limit=90.0):
+    """Until the daemon watches `root`: starts it if none serves, asks it (its first
+    question about a root starts the catch-up) and waits. True when it had to."""
+    from codesift import Workspace, daemon
+
+    if daemon_watching(root):
+        return False
+    deadline = time.monotonic() + limit
+    with through_daemon():
+        while not daemon_watching(root):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the daemon did not catch up with {root} in {limit} s")
+            if daemon.ping(1.0) is None:
+                daemon.start_background(600.0)
+            else:
+                ws = Workspace(root, index=True, index_watch=False)
+                ws.grep("codesift-differential-warm-up", max_matches=1)
+            time.sleep(0.05)
+    return True
+
+
+def daemon_answer(root, query):
+    """`query` answered by a fresh short-lived workspace asking the daemon."""
+    from codesift import Workspace
+
+    daemon_prime(root)
+    with through_daemon():
+        return run_query(Workspace(root, index="auto", index_watch=False), query)
+
+
+def daemon_cli(root, args):
+    """`codesift ... --index` asking the daemon."""
+    daemon_prime(root)
+    with through_daemon():
+        return run_cli(root, args, True)
 
 
 # ----------------------------------------------------------------------------- REPLAY end
@@ -863,7 +932,7 @@ def signature(kind: str, query: dict[str, Any], fields: list[str]) -> str:
         shape.append("path")
     # Watch, strict and stat-checking kinds fail for different reasons; the in-process
     # long-lived kinds are kept apart, the one-shot ones merged.
-    group = kind if kind in LONG_LIVED else "oneshot"
+    group = kind if kind in (*LONG_LIVED, "daemon") else "oneshot"
     return f"{group}|{'/'.join(shape)}|{','.join(fields)}"
 
 
@@ -878,6 +947,8 @@ class Run:
     reduce_budget: float = 120.0
     max_reductions: int = 20
     comparisons: int = 0
+    #: Comparisons of the daemon kind (each answered while its watch was caught up).
+    daemon_comparisons: int = 0
     differences: list[Difference] = field(default_factory=list)
     signatures: dict[str, int] = field(default_factory=dict)
     log: Callable[[str], None] = lambda _text: None
@@ -924,6 +995,9 @@ class Run:
                     answers = [run_query(Workspace(str(root), index="auto"), q) for q in queries]
                 elif kind == "process":
                     answers = run_in_process(str(root), queries, watch)
+                elif kind == "daemon":
+                    answers = [daemon_answer(str(root), q) for q in queries]
+                    self.daemon_comparisons += len(queries)
                 else:
                     continue
                 for query, scan, got in zip(queries, scans, answers, strict=True):
@@ -938,6 +1012,15 @@ class Run:
                     self.comparisons += 1
                     if scan != got:
                         self._found(seed, "cli", query, scan, got, entries, steps)
+            if "daemon" in self.kinds and round_number % self.cli_every == 0:
+                expressible = [q for q in queries if cli_arguments(q) is not None]
+                for query in expressible[-1:]:
+                    args = cli_arguments(query)
+                    scan, got = run_cli(str(root), args, False), daemon_cli(str(root), args)
+                    self.comparisons += 1
+                    self.daemon_comparisons += 1
+                    if scan != got:
+                        self._found(seed, "daemon", query, scan, got, entries, steps)
             steps.extend({"query": q} for q in queries)
         del workspaces
         shutil.rmtree(base, ignore_errors=True)

@@ -1,6 +1,6 @@
 """The index differential test, short run: a few seeded random trees, changes behind the
 back and through the API, and random queries; every indexed workspace kind (watched, strict,
-unwatched, index="auto", a second process, the CLI) must answer exactly as a scan does.
+unwatched, index="auto", a second process, the CLI, the daemon) must answer exactly as a scan does.
 The long run is scripts/index_differential.py; the machinery is index_differential.py."""
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ def test_indexed_answers_equal_the_scan_on_random_trees(tmp_path: Path) -> None:
         run.seed(seed, tmp_path / "trees")
     report = "\n\n".join(d.short() for d in run.differences)
     assert run.comparisons > 100, f"expected > 100 comparisons, ran {run.comparisons}"
+    assert run.daemon_comparisons > 20, (
+        f"expected > 20 comparisons through the daemon, ran {run.daemon_comparisons}"
+    )
     if run.signatures:
         pytest.fail(
             f"{sum(run.signatures.values())} differences in {run.comparisons} comparisons "
