@@ -20,6 +20,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sysconfig
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -210,3 +211,11 @@ class SshLab:
     def stop(self) -> None:
         for server in self.servers.values():
             server.stop()
+
+
+def codesift_bin_dir() -> str:
+    """The directory of the `codesift` console script of this Python (not a pyenv shim)."""
+    for candidate in (Path(sysconfig.get_path("scripts")) / "codesift", shutil.which("codesift")):
+        if candidate and Path(candidate).is_file():
+            return str(Path(candidate).resolve().parent)
+    pytest.fail("the codesift console script is not installed; pip install -e . first")

@@ -42,7 +42,7 @@ def _hits(result) -> list[tuple[str, str]]:
     return [(m.file, m.text) for m in result.matches]
 
 
-# -- D2: an absolute link to a directory outside the root ------------------------------------
+# -- an absolute link to a directory outside the root ------------------------------------
 
 
 @pytest.fixture
@@ -102,7 +102,7 @@ def test_d2_cli_never_lists_outside_or_prints_a_traceback(outside_link):
             assert listed == [], f"codesift {args}: expected nothing under lnk/, got {listed}"
 
 
-# -- D3: links inside the root to access-denied files ----------------------------------------
+# -- links inside the root to access-denied files ----------------------------------------
 
 
 @pytest.fixture
@@ -256,7 +256,7 @@ def test_followed_links_cli_never_prints_a_traceback(inside_links):
         assert_no_traceback(run_cli(*args, timeout=30))
 
 
-# -- D6: FIFOs where ignore files are read ----------------------------------------------------
+# -- FIFOs where ignore files are read ----------------------------------------------------
 
 FIFO_NAMES = [".gitignore", ".ignore", ".clineignore", "sub/.gitignore"]
 FIFO_OPS = {
@@ -337,7 +337,7 @@ def test_d6_cli_with_a_fifo_never_blocks_or_prints_a_traceback(tmp_path, fifo):
         assert_no_traceback(run_cli(*args, timeout=20))
 
 
-# -- D7: file names that are not UTF-8 ---------------------------------------------------------
+# -- file names that are not UTF-8 ---------------------------------------------------------
 
 RAW = b"caf\xe9.py"
 NAME = os.fsdecode(RAW)  # "caf\udce9.py"
@@ -474,7 +474,7 @@ def test_d7_cli_never_prints_a_traceback(raw_name, tmp_path):
     assert _raw_bytes(root, RAW) in (b"needle\n", b"pin\n")
 
 
-# -- D12: .git directories --------------------------------------------------------------------
+# -- .git directories --------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -548,7 +548,7 @@ def test_d12_cli_never_shows_git_content_or_a_traceback(git_dirs):
     assert (git_dirs / ".git" / "config").read_text() == "needle\n"
 
 
-# -- D16: leftover temp files ------------------------------------------------------------------
+# -- leftover temp files ------------------------------------------------------------------
 
 TEMP = ".a.txt.codesift-1a2b3c4d.tmp"
 TEMP_MARK = ".codesift-"
@@ -769,7 +769,7 @@ def test_access_ignore_cli_refuses_without_a_traceback(access_files):
     assert (access_files / ".codesiftignore").read_text() == "*.key\n"
 
 
-# -- D11: memory limits ---------------------------------------------------------------------
+# -- memory limits ---------------------------------------------------------------------
 
 GIB = 1 << 30
 
@@ -863,7 +863,7 @@ def test_d11_cli_never_prints_a_traceback(tree):
         assert proc.returncode in (0, 1, 2), f"codesift {args}: exit {proc.returncode}"
 
 
-# -- D13: OS errors become CodesiftError ----------------------------------------------------
+# -- OS errors become CodesiftError ----------------------------------------------------
 
 
 def test_d13_name_too_long_is_a_codesift_error(tree):

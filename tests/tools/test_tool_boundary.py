@@ -1,4 +1,4 @@
-"""`Toolbox.call` never raises (D8): parsing and validating the arguments, hostile shapes and
+"""`Toolbox.call` never raises: parsing and validating the arguments, hostile shapes and
 every exception type stay inside the boundary and come back as an error result that says
 what to do, never as a traceback."""
 

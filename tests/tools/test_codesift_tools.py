@@ -1,4 +1,4 @@
-"""The `codesift` profile's agent features (issue 12 §3), each through `Toolbox.call`: grep
+"""The `codesift` profile's agent features, each through `Toolbox.call`: grep
 output modes, offset paging, before/after, file types, per-call no_ignore/hidden, timeout;
 glob types and ignore flags; list_dir trees; read by start_line/end_line; edit_many and
 apply_patch tools; dry_run on every edit; and the skipped-entry hint in the text."""

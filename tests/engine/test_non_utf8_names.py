@@ -1,4 +1,4 @@
-"""File names that are not UTF-8 through the tool layer (D15): Python holds them as `str`
+"""File names that are not UTF-8 through the tool layer: Python holds them as `str`
 with `surrogateescape`; tool text shows them as `\\xNN`, `data` keeps the exact string (JSON
 escapes it as `\\udcff`), and a path argument in the `\\xNN` form names the file."""
 

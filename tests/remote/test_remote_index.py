@@ -19,15 +19,14 @@ from pathlib import Path
 
 import pytest
 from mcp_helpers import PACKAGE_PARENT
-from sshd import SshLab, closed_port
-from test_remote import codesift_bin_dir
+from sshd import SshLab, closed_port, codesift_bin_dir
 
 from codesift import Workspace
 from codesift.remote import RemoteWorkspace
 from codesift.results import GrepResult
 
 #: Files changed less than 2 s before a build are searched from disk until they are older;
-#: the tree is left alone this long so that the index trusts it (see tests/test_index.py).
+#: the tree is left alone this long so that the index trusts it (see tests/index/test_index.py).
 RACY_SECONDS = 2.1
 FILES = 40
 

@@ -1,4 +1,4 @@
-"""What agents expect from the tools (issue 12, section 3), on the Workspace: grep modes,
+"""What agents expect from the tools, on the Workspace: grep modes,
 offset paging, separate before/after context, ripgrep file types, per-call no_ignore and
 hidden, list_dir trees, read by start_line/end_line, and never a silent false negative (what
 a search passed over is counted, and said in one line when it found little)."""

@@ -14,13 +14,12 @@ import os
 import shutil
 import socket
 import subprocess
-import sysconfig
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from conftest import TreeSpec, write_tree
-from sshd import SshLab, SshServer, closed_port
+from sshd import SshLab, SshServer, closed_port, codesift_bin_dir
 
 from codesift import Workspace
 from codesift.errors import (
@@ -52,14 +51,6 @@ HOSTILE = [
     "$HOME && touch PWNED",
 ]
 NEWLINE_NAME = "dir/we:ird\nname.txt"
-
-
-def codesift_bin_dir() -> str:
-    """The directory of the `codesift` console script of this Python (not a pyenv shim)."""
-    for candidate in (Path(sysconfig.get_path("scripts")) / "codesift", shutil.which("codesift")):
-        if candidate and Path(candidate).is_file():
-            return str(Path(candidate).resolve().parent)
-    pytest.fail("the codesift console script is not installed; pip install -e . first")
 
 
 @pytest.fixture(scope="module")

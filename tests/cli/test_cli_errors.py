@@ -1,4 +1,4 @@
-"""Every CLI failure is one line on stderr and exit code 2, never a traceback (D9, D13):
+"""Every CLI failure is one line on stderr and exit code 2, never a traceback:
 values out of range, usage errors, hostile apply-hit input, bugs and engine panics alike."""
 
 from __future__ import annotations

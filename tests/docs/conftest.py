@@ -1,0 +1,1 @@
+"""Every code block of the README and docs/ run as a test."""

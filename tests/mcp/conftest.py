@@ -1,0 +1,1 @@
+"""Tests of the MCP server, driven by the official SDK's client."""
