@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import write_tree
 from daemon_helpers import daemon_env, run_daemon, serving, stop, wait_for
+from trees import write_tree
 
 from codesift import Workspace, daemon
 

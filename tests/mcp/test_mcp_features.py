@@ -21,8 +21,7 @@ from mcp import Client
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_helpers import server_env, server_params
-from sshd import SshLab
-from test_remote import codesift_bin_dir
+from sshd import SshLab, codesift_bin_dir
 
 from codesift import CancelledError, CancelToken, Workspace
 from codesift.control import CallControl, controlling

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import TreeSpec, write_tree
 from sshd import SshLab, SshServer, closed_port, codesift_bin_dir
+from trees import TreeSpec, write_tree
 
 from codesift import Workspace
 from codesift.errors import (

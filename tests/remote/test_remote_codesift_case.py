@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import write_tree
+from trees import write_tree
 
 from codesift import Workspace
 from codesift.arguments import grep_arguments

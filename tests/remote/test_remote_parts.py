@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import TreeSpec, write_tree
+from trees import TreeSpec, write_tree
 
 from codesift.arguments import grep_arguments
 from codesift.errors import SandboxError, StaleResultError
