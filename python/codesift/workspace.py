@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .arguments import (
@@ -24,11 +24,8 @@ from .arguments import (
 )
 from .cache import HitState, ResultCache
 from .control import current_token
-from .edits import Editor
-from .edits.history import EditHistory
 from .errors import BinaryFileError, InvalidArgumentError
 from .files import BINARY_SNIFF, TextFile
-from .patches import parse_patch
 from .results import (
     EditResult,
     FileLine,
@@ -44,6 +41,10 @@ from .results import (
 )
 from .sandbox import PathArg, Sandbox, path_text
 from .skipped import Skipped
+
+if TYPE_CHECKING:  # the edit machinery is imported on the first write: a search needs none of it
+    from .edits import Editor
+    from .edits.history import EditHistory
 
 DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
 MAX_LINE_CHARS = 2000
@@ -105,7 +106,7 @@ class Workspace:
         check_int("cache_size", cache_size, minimum=1)
         # A random salt per workspace: an id from another workspace (or an earlier run of
         # the same server) is unknown here instead of naming some other hit.
-        salt = "".join(secrets.choice(ID_SALT_ALPHABET) for _ in range(3))
+        salt = _random_text(3)
         given = os.path.abspath(os.path.expanduser(path_text(root, "root")))
         self._engine = _core.Engine(
             given,
@@ -122,12 +123,38 @@ class Workspace:
         )
         self.sandbox = Sandbox(self._engine.root, given)
         self.cache = ResultCache(self._engine.id_prefix, capacity=cache_size)
-        #: What codesift wrote through this Workspace, for `undo_edit` (bounded; see
-        #: `codesift.edits.history`).
-        self.history = EditHistory()
-        #: Every write goes through the editor (lock, plan, commit, shift cached hits, record
-        #: for undo); the methods below validate their arguments and call it.
-        self.editor = Editor(self._engine, self.sandbox, self.cache, self.history)
+        # `history` and `editor` are made on first use, once (under this lock): a workspace
+        # that only searches never imports the edit machinery.
+        self._edit_lock = threading.Lock()
+
+    @property
+    def history(self) -> EditHistory:
+        """What codesift wrote through this Workspace, for `undo_edit` (bounded; see
+        `codesift.edits.history`)."""
+        history = self.__dict__.get("_history")
+        if history is None:
+            with self._edit_lock:
+                history = self.__dict__.get("_history")
+                if history is None:
+                    from .edits.history import EditHistory
+
+                    history = self._history = EditHistory()
+        return history
+
+    @property
+    def editor(self) -> Editor:
+        """Every write goes through the editor (lock, plan, commit, shift cached hits, record
+        for undo); the methods below validate their arguments and call it."""
+        editor = self.__dict__.get("_editor")
+        if editor is None:
+            history = self.history
+            with self._edit_lock:
+                editor = self.__dict__.get("_editor")
+                if editor is None:
+                    from .edits import Editor
+
+                    editor = self._editor = Editor(self._engine, self.sandbox, self.cache, history)
+        return editor
 
     @property
     def _engine(self) -> _core.Engine:
@@ -137,8 +164,8 @@ class Workspace:
     def _engine(self, engine: _core.Engine) -> None:
         # The editor writes through the same engine (tests put a failing one in its place).
         self._core_engine = engine
-        if "editor" in vars(self):
-            self.editor.engine = engine
+        if "_editor" in vars(self):
+            self._editor.engine = engine
 
     @property
     def root(self) -> Path:
@@ -619,6 +646,8 @@ class Workspace:
         failure while writing rolls back what was written. With `dry_run`, nothing is
         written: the result has the diff. See the README, "Edit formats".
         """
+        from .patches import parse_patch
+
         given = None if path is None else self.sandbox.relative(path)
         parsed = parse_patch(text, format=format, path=given)
         return self.editor.apply_patch(parsed, dry_run=bool(dry_run))
@@ -650,6 +679,19 @@ class Workspace:
 
     def _lookup(self, search_result_id: str):
         return self.editor.lookup(search_result_id)
+
+
+def _random_text(length: int) -> str:
+    """`length` characters drawn uniformly from `ID_SALT_ALPHABET` with the system's CSPRNG,
+    as `secrets.choice` draws them (without importing `secrets`, which loads OpenSSL)."""
+    size = len(ID_SALT_ALPHABET)
+    # A byte at or above the last multiple of the alphabet's size would favour its first
+    # characters: such bytes are drawn again.
+    limit = 256 - 256 % size
+    chars: list[str] = []
+    while len(chars) < length:
+        chars += [ID_SALT_ALPHABET[b % size] for b in os.urandom(length) if b < limit]
+    return "".join(chars[:length])
 
 
 def _cancel_token(cancel: object) -> _core.CancelToken | None:
