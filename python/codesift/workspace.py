@@ -26,25 +26,25 @@ from .cache import HitState, ResultCache
 from .control import current_token
 from .errors import BinaryFileError, InvalidArgumentError
 from .files import BINARY_SNIFF, TextFile
-from .results import (
-    EditResult,
-    FileLine,
-    FileLines,
-    GlobResult,
-    GrepResult,
-    ListResult,
-    PatchResult,
-    ReadResult,
-    UndoResult,
-    WriteResult,
-    plural,
-)
+from .results import GlobResult, GrepResult, plural
 from .sandbox import PathArg, Sandbox, path_text
 from .skipped import Skipped
 
-if TYPE_CHECKING:  # the edit machinery is imported on the first write: a search needs none of it
+# The edit machinery and the results of reading and editing are imported on first use: a
+# search needs none of them.
+if TYPE_CHECKING:
     from .edits import Editor
     from .edits.history import EditHistory
+    from .file_results import (
+        EditResult,
+        FileLine,
+        FileLines,
+        ListResult,
+        PatchResult,
+        ReadResult,
+        UndoResult,
+        WriteResult,
+    )
 
 DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
 MAX_LINE_CHARS = 2000
@@ -366,6 +366,8 @@ class Workspace:
         `start_line`/`end_line` (1-based, inclusive) pick lines instead of `offset`/`limit`:
         `end_line` alone reads from line 1, `start_line` alone reads `limit` lines; an
         `end_line` past the end reads to the end, a `start_line` past it is an error."""
+        from .file_results import ReadResult
+
         by_lines = start_line is not None or end_line is not None
         if by_lines:
             offset, limit = _start_end(start_line, end_line, offset, limit)
@@ -419,6 +421,8 @@ class Workspace:
         characters) and the length it was cut from; with the file's line count and whether it
         ends with a newline. The path may end in `:START-END` as for `read`. Large files are
         streamed (the lines after `end` are counted, not kept)."""
+        from .file_results import FileLine, FileLines
+
         check_int("start", start, minimum=1, required=True)
         check_int("end", end, minimum=1)
         ranged, first, count = self._line_range(path, start, 1)
@@ -463,6 +467,8 @@ class Workspace:
         alone), a tree in pre-order: each directory followed by its own entries, paths
         relative to `path`; symlinks are listed as what they point to but never entered.
         `limit` caps the entries of the whole tree. `no_ignore` and `hidden` as for `glob`."""
+        from .file_results import ListResult
+
         check_int("limit", limit, minimum=1, required=True)
         check_int("depth", depth, minimum=1)
         if not isinstance(recursive, bool):
