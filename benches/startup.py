@@ -14,7 +14,8 @@ order, after a warm-up round):
   the same flags;
 - `codesift grep PATTERN` in the repository, its output read through a pipe: the console
   script's own code (`from codesift.cli import main; sys.exit(main())`) run by this
-  interpreter, so that it measures the package this interpreter imports;
+  interpreter, so that it measures the package this interpreter imports (and the same
+  with `-S`: a piped grep needs nothing from site-packages);
 - `rg -n PATTERN` in the same repository (ripgrep from PATH or beside this interpreter),
   through a pipe as well.
 
@@ -81,7 +82,11 @@ BARE, IMPORT, WORKSPACE = (
 BARE_S, IMPORT_S, WORKSPACE_S = (
     name.replace("python ", "python -S ") for name in (BARE, IMPORT, WORKSPACE)
 )
-GREP, RG = f"codesift grep {PATTERN}", f"rg -n {PATTERN}"
+GREP, GREP_S, RG = (
+    f"codesift grep {PATTERN}",
+    f"python -S codesift grep {PATTERN}",
+    f"rg -n {PATTERN}",
+)
 
 
 def commands(rg: str | None) -> dict[str, list[str]]:
@@ -94,6 +99,7 @@ def commands(rg: str | None) -> dict[str, list[str]]:
         IMPORT_S: [py, "-S", "-c", "import codesift"],
         WORKSPACE_S: [py, "-S", "-c", "from codesift import Workspace"],
         GREP: [py, "-c", CLI, "grep", PATTERN],
+        GREP_S: [py, "-S", "-c", CLI, "grep", PATTERN],
     }
     if rg is not None:
         runs[RG] = [rg, "-n", PATTERN]
@@ -210,6 +216,7 @@ def main() -> None:
         "from codesift import Workspace over python -c pass": (WORKSPACE, BARE),
         "from codesift import Workspace over python -S -c pass": (WORKSPACE_S, BARE_S),
         "codesift grep over python -c pass": (GREP, BARE),
+        "codesift grep with -S over python -S -c pass": (GREP_S, BARE_S),
     }
     for label, (what, base) in over.items():
         wall, used = median[what] - median[base], median_cpu[what] - median_cpu[base]
