@@ -159,11 +159,12 @@ def main() -> None:
 
     parent = package_parent()
     if not args.no_compile:
-        subprocess.run(
+        compiled = subprocess.run(
             [sys.executable, "-m", "compileall", "-q", str(Path(parent) / "codesift")],
-            check=True,
-            stdout=subprocess.DEVNULL,
+            capture_output=True,
         )
+        if compiled.returncode:  # e.g. a read-only install: timings then include compiling
+            print(f"note: compileall failed, bytecode may be missing: {compiled.stdout[-300:]!r}")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (parent, env.get("PYTHONPATH")) if p)
     rg = find_rg()
