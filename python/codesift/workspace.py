@@ -141,6 +141,10 @@ class Workspace:
                     history = self._history = EditHistory()
         return history
 
+    @history.setter
+    def history(self, history: EditHistory) -> None:
+        self._history = history
+
     @property
     def editor(self) -> Editor:
         """Every write goes through the editor (lock, plan, commit, shift cached hits, record
@@ -155,6 +159,10 @@ class Workspace:
 
                     editor = self._editor = Editor(self._engine, self.sandbox, self.cache, history)
         return editor
+
+    @editor.setter
+    def editor(self, editor: Editor) -> None:
+        self._editor = editor
 
     @property
     def _engine(self) -> _core.Engine:
