@@ -56,6 +56,9 @@ python3 benches/compare.py --index --quick --corpus "$stdlib/email" --out "$smok
 echo "index benchmark smoke run: ok ($(grep -c '^| ' "$smoke_out/index/index.md") table rows)"
 python3 benches/long_lines.py --rounds 1 --size 200000 --hits 200 > "$smoke_out/long_lines" \
   || { cat "$smoke_out/long_lines"; exit 1; }
+python3 benches/startup.py --rounds 2 --files 20 --importtime 1 > "$smoke_out/startup" \
+  || { cat "$smoke_out/startup"; exit 1; }
+echo "start-up benchmark smoke run: ok"
 
 
 python3 -m pytest -q "$@"

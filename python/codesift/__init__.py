@@ -5,33 +5,79 @@
 >>> ws.grep(r"def \\w+", include="*.py").summary    # doctest: +SKIP
 """
 
-from ._core import CancelToken, GlobMatch, GrepMatch, __version__
-from .errors import (
-    BinaryFileError,
-    CancelledError,
-    CodesiftError,
-    ConflictError,
-    InvalidArgumentError,
-    MatchError,
-    NotAFileError,
-    NotFoundError,
-    PatchFormatError,
-    PatternError,
-    SandboxError,
-    StaleResultError,
-)
-from .results import (
-    EditResult,
-    FileChange,
-    GlobResult,
-    GrepResult,
-    ListResult,
-    PatchResult,
-    ReadResult,
-    UndoResult,
-    WriteResult,
-)
-from .workspace import Workspace
+# The names below are loaded on first use (PEP 562): `import codesift` stays nearly free, so
+# a command or a tool pays only for the modules its calls need.
+from __future__ import annotations
+
+# `typing` itself is not imported: its import costs more than all of this module.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._core import CancelToken, GlobMatch, GrepMatch, __version__
+    from .errors import (
+        BinaryFileError,
+        CancelledError,
+        CodesiftError,
+        ConflictError,
+        InvalidArgumentError,
+        MatchError,
+        NotAFileError,
+        NotFoundError,
+        PatchFormatError,
+        PatternError,
+        SandboxError,
+        StaleResultError,
+    )
+    from .results import (
+        EditResult,
+        FileChange,
+        GlobResult,
+        GrepResult,
+        ListResult,
+        PatchResult,
+        ReadResult,
+        UndoResult,
+        WriteResult,
+    )
+    from .workspace import Workspace
+
+# Each exported name and the submodule that defines it.
+_SOURCES = {
+    **dict.fromkeys(("CancelToken", "GlobMatch", "GrepMatch", "__version__"), "_core"),
+    **dict.fromkeys(
+        (
+            "BinaryFileError",
+            "CancelledError",
+            "CodesiftError",
+            "ConflictError",
+            "InvalidArgumentError",
+            "MatchError",
+            "NotAFileError",
+            "NotFoundError",
+            "PatchFormatError",
+            "PatternError",
+            "SandboxError",
+            "StaleResultError",
+        ),
+        "errors",
+    ),
+    **dict.fromkeys(
+        (
+            "EditResult",
+            "FileChange",
+            "GlobResult",
+            "GrepResult",
+            "ListResult",
+            "PatchResult",
+            "ReadResult",
+            "UndoResult",
+            "WriteResult",
+        ),
+        "results",
+    ),
+    "Workspace": "workspace",
+}
 
 __all__ = [
     "BinaryFileError",
@@ -61,3 +107,18 @@ __all__ = [
     "WriteResult",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{source}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

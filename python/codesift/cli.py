@@ -19,18 +19,13 @@ them); `--json` writes them as `\\udcff` escapes, which `json.loads` reads back 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Any, NoReturn, TypeVar
-
-from rich.console import Console
-from rich.markup import escape
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from . import __version__
 from .arguments import (
@@ -57,6 +52,11 @@ from .extras import extra_for, missing, require
 from .results import GlobResult, GrepResult
 from .roots import RootedPath, root_of
 from .workspace import Workspace
+
+# rich is imported only where output goes to a terminal, json only for --json: a piped grep
+# starts without either (see tests/cli/test_startup_imports.py).
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_FOUND, EXIT_NOTHING, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 # Commands whose root, without --root, is found from their path (see `_locate`).
@@ -425,9 +425,13 @@ def _console(args: argparse.Namespace) -> Console | None:
     """A rich console when writing to a terminal (or `--color always`), else None."""
     if args.json or args.color == "never":
         return None
+    if args.color != "always" and not sys.stdout.isatty():
+        return None
+    from rich.console import Console
+
     if args.color == "always":
         return Console(force_terminal=True, highlight=False, soft_wrap=True)
-    return Console(highlight=False, soft_wrap=True) if sys.stdout.isatty() else None
+    return Console(highlight=False, soft_wrap=True)
 
 
 #: How long Ctrl-C waits for a cancelled engine call to wind down (it stops within
@@ -459,6 +463,8 @@ def _with_progress(console: Console | None, label: str, work: Callable[[], T]) -
                 while thread.is_alive():
                     thread.join(0.05)
             else:
+                from rich.console import Console
+
                 with Console(stderr=True).status(label):
                     while thread.is_alive():
                         thread.join(0.05)
@@ -472,6 +478,8 @@ def _with_progress(console: Console | None, label: str, work: Callable[[], T]) -
 
 
 def _print_json(data: dict[str, Any]) -> None:
+    import json
+
     print(json_escape_surrogates(json.dumps(data, ensure_ascii=False)))
 
 
@@ -493,6 +501,10 @@ def _glob(ws: Workspace, args: argparse.Namespace, console: Console | None) -> i
         for f in result.files:
             print(args.show(f.path))
     else:
+        from rich.console import Console
+        from rich.markup import escape
+        from rich.text import Text
+
         for f in result.files:
             console.print(Text(args.show(f.path), style="magenta"))
         Console(stderr=True, highlight=False).print(f"[dim]{escape(_without_hint(result))}[/dim]")
@@ -860,6 +872,10 @@ def _render_grep(
 ) -> None:
     """Hits grouped under their file: one line per matching line (`line:col`, every match on
     it in bold red, the ids of its hits at the end), context lines dim, `--` between groups."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.text import Text
+
     first = True
     for file, hits in groupby(result.matches, key=lambda m: m.file):
         group = list(hits)
@@ -914,6 +930,8 @@ def _ls(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
         if result.text:
             print(result.text)
     else:
+        from rich.text import Text
+
         for entry in result.entries:
             console.print(Text(entry, style="bold blue" if entry.endswith("/") else ""))
         if result.truncated:
@@ -931,6 +949,8 @@ def _edit(ws: Workspace, args: argparse.Namespace, console: Console | None) -> i
         print(result.summary)
         print(result.diff, end="")
     else:
+        from rich.text import Text
+
         console.print(Text(result.summary, style="bold"))
         for line in result.diff.splitlines():
             style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
@@ -979,6 +999,7 @@ def _index(ws: Workspace, args: argparse.Namespace, console: Console | None) -> 
             )
     else:
         if console is not None and console.is_terminal and not args.json:
+            from rich.console import Console
             from rich.progress import Progress
 
             with Progress(console=Console(stderr=True), transient=True) as bar:
@@ -1062,6 +1083,8 @@ def _read_hit_request() -> dict[str, Any]:
         "apply-hit reads one JSON object on stdin: {file, byte_offset, byte_length, content, "
         "new} (strings and non-negative integers), optionally unique and line"
     )
+    import json
+
     raw = sys.stdin.buffer.read(MAX_APPLY_HIT_BYTES + 1)
     if len(raw) > MAX_APPLY_HIT_BYTES:
         raise InvalidArgumentError(f"{usage}; the input is over {MAX_APPLY_HIT_BYTES} bytes")

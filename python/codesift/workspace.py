@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import _core
 from .arguments import (
@@ -25,26 +25,27 @@ from .arguments import (
 from .cache import HitState, ResultCache
 from .control import current_token
 from .daemon import client_argv as daemon_client_argv
-from .edits import Editor
-from .edits.history import EditHistory
 from .errors import BinaryFileError, InvalidArgumentError
 from .files import BINARY_SNIFF, TextFile
-from .patches import parse_patch
-from .results import (
-    EditResult,
-    FileLine,
-    FileLines,
-    GlobResult,
-    GrepResult,
-    ListResult,
-    PatchResult,
-    ReadResult,
-    UndoResult,
-    WriteResult,
-    plural,
-)
+from .results import GlobResult, GrepResult, plural
 from .sandbox import PathArg, Sandbox, path_text
 from .skipped import Skipped
+
+# The edit machinery and the results of reading and editing are imported on first use: a
+# search needs none of them.
+if TYPE_CHECKING:
+    from .edits import Editor
+    from .edits.history import EditHistory
+    from .file_results import (
+        EditResult,
+        FileLine,
+        FileLines,
+        ListResult,
+        PatchResult,
+        ReadResult,
+        UndoResult,
+        WriteResult,
+    )
 
 DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
 MAX_LINE_CHARS = 2000
@@ -106,7 +107,7 @@ class Workspace:
         check_int("cache_size", cache_size, minimum=1)
         # A random salt per workspace: an id from another workspace (or an earlier run of
         # the same server) is unknown here instead of naming some other hit.
-        salt = "".join(secrets.choice(ID_SALT_ALPHABET) for _ in range(3))
+        salt = _random_text(3)
         given = os.path.abspath(os.path.expanduser(path_text(root, "root")))
         self._engine = _core.Engine(
             given,
@@ -125,12 +126,46 @@ class Workspace:
         )
         self.sandbox = Sandbox(self._engine.root, given)
         self.cache = ResultCache(self._engine.id_prefix, capacity=cache_size)
-        #: What codesift wrote through this Workspace, for `undo_edit` (bounded; see
-        #: `codesift.edits.history`).
-        self.history = EditHistory()
-        #: Every write goes through the editor (lock, plan, commit, shift cached hits, record
-        #: for undo); the methods below validate their arguments and call it.
-        self.editor = Editor(self._engine, self.sandbox, self.cache, self.history)
+        # `history` and `editor` are made on first use, once (under this lock): a workspace
+        # that only searches never imports the edit machinery.
+        self._edit_lock = threading.Lock()
+
+    @property
+    def history(self) -> EditHistory:
+        """What codesift wrote through this Workspace, for `undo_edit` (bounded; see
+        `codesift.edits.history`)."""
+        history = self.__dict__.get("_history")
+        if history is None:
+            with self._edit_lock:
+                history = self.__dict__.get("_history")
+                if history is None:
+                    from .edits.history import EditHistory
+
+                    history = self._history = EditHistory()
+        return history
+
+    @history.setter
+    def history(self, history: EditHistory) -> None:
+        self._history = history
+
+    @property
+    def editor(self) -> Editor:
+        """Every write goes through the editor (lock, plan, commit, shift cached hits, record
+        for undo); the methods below validate their arguments and call it."""
+        editor = self.__dict__.get("_editor")
+        if editor is None:
+            history = self.history
+            with self._edit_lock:
+                editor = self.__dict__.get("_editor")
+                if editor is None:
+                    from .edits import Editor
+
+                    editor = self._editor = Editor(self._engine, self.sandbox, self.cache, history)
+        return editor
+
+    @editor.setter
+    def editor(self, editor: Editor) -> None:
+        self._editor = editor
 
     @property
     def _engine(self) -> _core.Engine:
@@ -140,8 +175,8 @@ class Workspace:
     def _engine(self, engine: _core.Engine) -> None:
         # The editor writes through the same engine (tests put a failing one in its place).
         self._core_engine = engine
-        if "editor" in vars(self):
-            self.editor.engine = engine
+        if "_editor" in vars(self):
+            self._editor.engine = engine
 
     @property
     def root(self) -> Path:
@@ -561,6 +596,8 @@ class Workspace:
         `start_line`/`end_line` (1-based, inclusive) pick lines instead of `offset`/`limit`:
         `end_line` alone reads from line 1, `start_line` alone reads `limit` lines; an
         `end_line` past the end reads to the end, a `start_line` past it is an error."""
+        from .file_results import ReadResult
+
         by_lines = start_line is not None or end_line is not None
         if by_lines:
             offset, limit = _start_end(start_line, end_line, offset, limit)
@@ -614,6 +651,8 @@ class Workspace:
         characters) and the length it was cut from; with the file's line count and whether it
         ends with a newline. The path may end in `:START-END` as for `read`. Large files are
         streamed (the lines after `end` are counted, not kept)."""
+        from .file_results import FileLine, FileLines
+
         check_int("start", start, minimum=1, required=True)
         check_int("end", end, minimum=1)
         ranged, first, count = self._line_range(path, start, 1)
@@ -658,6 +697,8 @@ class Workspace:
         alone), a tree in pre-order: each directory followed by its own entries, paths
         relative to `path`; symlinks are listed as what they point to but never entered.
         `limit` caps the entries of the whole tree. `no_ignore` and `hidden` as for `glob`."""
+        from .file_results import ListResult
+
         check_int("limit", limit, minimum=1, required=True)
         check_int("depth", depth, minimum=1)
         if not isinstance(recursive, bool):
@@ -841,6 +882,8 @@ class Workspace:
         failure while writing rolls back what was written. With `dry_run`, nothing is
         written: the result has the diff. See the README, "Edit formats".
         """
+        from .patches import parse_patch
+
         given = None if path is None else self.sandbox.relative(path)
         parsed = parse_patch(text, format=format, path=given)
         return self.editor.apply_patch(parsed, dry_run=bool(dry_run))
@@ -974,6 +1017,19 @@ class GrepIter(Iterator[_core.GrepMatch]):
         stream = getattr(self, "_stream", None)
         if stream is not None:
             stream.close()
+
+
+def _random_text(length: int) -> str:
+    """`length` characters drawn uniformly from `ID_SALT_ALPHABET` with the system's CSPRNG,
+    as `secrets.choice` draws them (without importing `secrets`, which loads OpenSSL)."""
+    size = len(ID_SALT_ALPHABET)
+    # A byte at or above the last multiple of the alphabet's size would favour its first
+    # characters: such bytes are drawn again.
+    limit = 256 - 256 % size
+    chars: list[str] = []
+    while len(chars) < length:
+        chars += [ID_SALT_ALPHABET[b % size] for b in os.urandom(length) if b < limit]
+    return "".join(chars[:length])
 
 
 def _cancel_token(cancel: object) -> _core.CancelToken | None:

@@ -1,0 +1,155 @@
+"""What starting codesift imports: `import codesift` loads its names on first use, a search
+never loads the edit machinery, and a piped `codesift grep` neither rich nor json. Checked
+with `python -X importtime` (no timings are asserted: only which modules load)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import codesift
+
+# The package's parent directory, so that `python -S` (no site, hence no .pth files, no
+# modules imported by them) finds this very package.
+PACKAGE_PARENT = str(Path(codesift.__file__).resolve().parent.parent)
+
+HEAVY_FOR_IMPORT = [
+    "inspect",
+    "dataclasses",
+    "secrets",
+    "hmac",
+    "urllib",
+    "tempfile",
+    "difflib",
+    "json",
+    "argparse",
+    "jsonschema",
+    "rich",
+    "codesift._core",
+    "codesift.workspace",
+    "codesift.edits",
+    "codesift.patches",
+    "codesift.tools",
+    "codesift.remote",
+    "codesift.mcp",
+    "codesift.serve",
+]
+EDIT_MACHINERY = ["codesift.edits", "codesift.patches", "codesift.linediff", "difflib"]
+NEVER_IN_A_SEARCH = [
+    *EDIT_MACHINERY,
+    "codesift.file_results",
+    "secrets",
+    "hmac",
+    "tempfile",
+    "jsonschema",
+    "rich",
+    "codesift.tools",
+    "codesift.remote",
+    "codesift.mcp",
+    "codesift.serve",
+]
+NEVER_IN_A_PIPED_GREP = [*NEVER_IN_A_SEARCH, "json"]
+
+
+def imported(args: list[str], *, cwd: Path | None = None, site: bool = True) -> tuple[set, str]:
+    """The modules `python -X importtime ARGS` imports (by their dotted names) beyond those
+    a bare `python -c pass` imports with the same flags (with site, an environment's .pth
+    files may import, e.g., tempfile), and what the process printed on stdout."""
+    env = {**os.environ, "PYTHONPATH": PACKAGE_PARENT, "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("PYTHONPROFILEIMPORTTIME", None)
+    flags = ["-X", "importtime"] if site else ["-S", "-X", "importtime"]
+    proc = subprocess.run(
+        [sys.executable, *flags, *args], capture_output=True, text=True, env=env, cwd=cwd
+    )
+    assert proc.returncode in (0, 1), f"exit {proc.returncode}: {proc.stderr[-2000:]}"
+    bare = subprocess.run(
+        [sys.executable, *flags, "-c", "pass"], capture_output=True, text=True, env=env
+    )
+    return _names(proc.stderr) - _names(bare.stderr), proc.stdout
+
+
+def _names(importtime: str) -> set[str]:
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in importtime.splitlines()
+        if line.startswith("import time:") and "[us]" not in line
+    }
+
+
+def loaded(modules: set[str], names: list[str]) -> list[str]:
+    """The `names` (or modules within them) found among `modules`."""
+    return sorted(m for m in modules for n in names if m == n or m.startswith(n + "."))
+
+
+def test_import_codesift_imports_no_heavy_module():
+    modules, _ = imported(["-c", "import codesift"], site=False)
+    assert "codesift" in modules, f"importtime lists no codesift: {sorted(modules)}"
+    found = loaded(modules, HEAVY_FOR_IMPORT)
+    assert found == [], f"expected none of {HEAVY_FOR_IMPORT} imported, got {found}"
+
+
+def test_lazy_names_still_import_and_list():
+    code = (
+        "import codesift\n"
+        "names = set(dir(codesift))\n"
+        "missing = [n for n in codesift.__all__ if n not in names]\n"
+        "from codesift import Workspace, GrepResult, NotFoundError, __version__\n"
+        "assert Workspace is codesift.Workspace and Workspace.__module__ == 'codesift.workspace'\n"
+        "assert issubclass(NotFoundError, codesift.CodesiftError)\n"
+        "print(missing, GrepResult.__name__, __version__ == codesift._core.__version__)\n"
+        "try:\n"
+        "    codesift.no_such_name\n"
+        "except AttributeError as exc:\n"
+        "    print(exc)\n"
+    )
+    _, out = imported(["-c", code])
+    expected = "[] GrepResult True\nmodule 'codesift' has no attribute 'no_such_name'\n"
+    assert out == expected, f"expected {expected!r}, got {out!r}"
+
+
+def test_a_workspace_search_imports_no_edit_machinery(tmp_path):
+    (tmp_path / "a.py").write_text("needle = 1\n")
+    code = (
+        "import sys\nfrom codesift import Workspace\n"
+        "print(Workspace(sys.argv[1]).grep('needle').summary)"
+    )
+    modules, out = imported(["-c", code, str(tmp_path)], site=False)
+    assert "Found 1 match" in out, f"expected one match, got {out!r}"
+    found = loaded(modules, NEVER_IN_A_SEARCH)
+    assert found == [], f"expected none of {NEVER_IN_A_SEARCH} imported, got {found}"
+
+
+def test_first_edit_loads_the_editor_on_demand(tmp_path):
+    (tmp_path / "a.py").write_text("needle = 1\n")
+    code = (
+        "import sys\nfrom codesift import Workspace\nws = Workspace(sys.argv[1])\n"
+        "hit = ws.grep('needle').matches[0]\n"
+        "print(ws.edit_result(hit.id, 'pin').summary)\n"
+        "print(ws.undo_edit('a.py').summary)"
+    )
+    modules, out = imported(["-c", code, str(tmp_path)])
+    assert (tmp_path / "a.py").read_text() == "needle = 1\n", out
+    assert "codesift.edits" in modules, f"expected the editor imported, got {sorted(modules)}"
+    assert len(out.splitlines()) == 2, f"expected an edit and an undo summary, got {out!r}"
+
+
+def test_piped_grep_imports_neither_rich_nor_edits(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\nneedle = 2\n")
+    cli = "import sys; from codesift.cli import main; sys.exit(main())"
+    modules, out = imported(["-c", cli, "grep", "needle"], cwd=tmp_path)
+    assert out == "a.py:2:needle = 2\n", f"expected rg's line, got {out!r}"
+    found = loaded(modules, NEVER_IN_A_PIPED_GREP)
+    assert found == [], f"expected none of {NEVER_IN_A_PIPED_GREP} imported, got {found}"
+
+
+def test_grep_with_colour_or_json_still_loads_what_it_needs(tmp_path):
+    """The other side of the two above: where rich or json is needed, it is loaded (so
+    the absence above is laziness, not a check that cannot see them)."""
+    (tmp_path / "a.py").write_text("needle = 2\n")
+    cli = "import sys; from codesift.cli import main; sys.exit(main())"
+    modules, out = imported(["-c", cli, "grep", "--color", "always", "needle"], cwd=tmp_path)
+    assert "rich.console" in modules and "needle" in out, f"{sorted(modules)} {out!r}"
+    modules, out = imported(["-c", cli, "grep", "--json", "needle"], cwd=tmp_path)
+    assert "json" in modules and '"matches"' in out, f"{sorted(modules)} {out!r}"
