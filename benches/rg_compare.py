@@ -111,9 +111,14 @@ def main() -> int:
         rg_s = statistics.median(times[(name, "rg")])
         ours_s = statistics.median(times[(name, "codesift-rg")])
         shown = name + " `" + " ".join(q) + "`"
-        rows.append(f"| {shown} | {rg_s:.4f} | {ours_s:.4f} | {ours_s / rg_s:.3f} | {checks[name]} |")
+        rows.append(
+            f"| {shown} | {rg_s:.4f} | {ours_s:.4f} | {ours_s / rg_s:.3f} | {checks[name]} |"
+        )
     report = "\n".join(rows)
-    print(f"corpus {corpus}, {args.rounds} interleaved rounds, medians; warm-up (index) {warm_s:.1f} s")
+    print(
+        f"corpus {corpus}, {args.rounds} interleaved rounds, medians; "
+        f"warm-up (index) {warm_s:.1f} s"
+    )
     print(report)
     print("daemon status:", status.strip()[:2000])
     if args.out:

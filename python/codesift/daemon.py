@@ -11,7 +11,6 @@ scans meanwhile. See docs/daemon.md.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -28,6 +27,8 @@ REQUEST_TIMEOUT = 5.0
 
 def request(body: dict[str, Any], timeout: float = REQUEST_TIMEOUT) -> tuple[dict | None, str]:
     """Sends one request to this user's daemon: `(reply, "")`, or `(None, why not)`."""
+    import json
+
     reply, problem = _core.daemon_request(json.dumps(body), timeout)
     if reply is None:
         return None, problem or "no reply"
@@ -172,6 +173,8 @@ def status_text(data: dict) -> str:
 
 def main(action: str, *, foreground: bool, idle: float | None, as_json: bool) -> int:
     """`codesift daemon ACTION`: exit 0 done, 1 nothing running (status, stop), 2 error."""
+    import json
+
     idle_seconds = IDLE_SECONDS if idle is None else idle
     if idle_seconds <= 0:
         print("codesift daemon: --idle must be a positive number of seconds", file=sys.stderr)

@@ -24,7 +24,6 @@ from .arguments import (
 )
 from .cache import HitState, ResultCache
 from .control import current_token
-from .daemon import client_argv as daemon_client_argv
 from .errors import BinaryFileError, InvalidArgumentError
 from .files import BINARY_SNIFF, TextFile
 from .results import GlobResult, GrepResult, plural
@@ -122,7 +121,7 @@ class Workspace:
             watch=bool(index_watch),
             strict=bool(strict),
             # How to start the host's index daemon when none answers (see docs/daemon.md).
-            daemon=daemon_client_argv() if _index_mode(index) != "off" else None,
+            daemon=_daemon_argv() if _index_mode(index) != "off" else None,
         )
         self.sandbox = Sandbox(self._engine.root, given)
         self.cache = ResultCache(self._engine.id_prefix, capacity=cache_size)
@@ -1030,6 +1029,14 @@ def _random_text(length: int) -> str:
     while len(chars) < length:
         chars += [ID_SALT_ALPHABET[b % size] for b in os.urandom(length) if b < limit]
     return "".join(chars[:length])
+
+
+def _daemon_argv() -> list[str] | None:
+    """How this process would start the index daemon (imported here: only indexed
+    workspaces need it)."""
+    from .daemon import client_argv
+
+    return client_argv()
 
 
 def _cancel_token(cancel: object) -> _core.CancelToken | None:
