@@ -534,7 +534,7 @@ pub fn select_watched(
     index: &IndexFile,
     watch: Watch,
 ) -> Result<(std::result::Result<Selection, &'static str>, Watch)> {
-    select_watched_with(walker, query, index, watch, false)
+    select_watched_with(walker, query, index, watch, false, true)
 }
 
 /// `select_watched`, and with `every`: binary files are listed (the client decides how to
@@ -546,6 +546,7 @@ pub fn select_watched_with(
     index: &IndexFile,
     watch: Watch,
     every: bool,
+    list_unnarrowed: bool,
 ) -> Result<(std::result::Result<Selection, &'static str>, Watch)> {
     let pattern = CompiledPattern::new(&query.pattern)?.with_mode(query.mode);
     let search_dir = match walker.target(&query.search_path)? {
@@ -575,8 +576,9 @@ pub fn select_watched_with(
         .ok()
         .flatten();
     let Some(found) = found.or_else(|| {
-        // Every indexed file; the others (binary, UTF-16, ...) come with the extras.
-        every.then(|| {
+        // Every indexed file; the others (binary, UTF-16, ...) come with the extras. A client
+        // that would rather walk than read every file says `list_unnarrowed: false`.
+        (every && list_unnarrowed).then(|| {
             let mut files: roaring::RoaringBitmap = (0..index.file_count() as u32).collect();
             files -= index
                 .unindexed()

@@ -168,7 +168,12 @@ impl Roots {
         }
         let entry = self.entry(root, parsed.options);
         entry.queries.fetch_add(1, Ordering::Relaxed);
-        Ok(entry.select(&parsed.query, parsed.every, parsed.build))
+        Ok(entry.select(
+            &parsed.query,
+            parsed.every,
+            parsed.list_unnarrowed,
+            parsed.build,
+        ))
     }
 
     pub fn status(&self) -> Vec<Value> {
@@ -197,7 +202,13 @@ impl RootEntry {
 
     /// `every`: the `all_files` answer (binary files listed, an unnarrowed pattern lists
     /// every file); `build`: without an index, start one (else only say `scan`).
-    fn select(self: &Arc<Self>, query: &GrepQuery, every: bool, build: bool) -> Value {
+    fn select(
+        self: &Arc<Self>,
+        query: &GrepQuery,
+        every: bool,
+        list_unnarrowed: bool,
+        build: bool,
+    ) -> Value {
         if let Some(why) = &self.no_events {
             return scan(why.clone(), None);
         }
@@ -245,16 +256,19 @@ impl RootEntry {
             );
         }
         let watch_generation = watch.generation;
-        let (selected, watch) =
-            match crate::search::select_watched_with(self.walker(), query, &index, watch, every) {
-                Ok(done) => done,
-                Err(e) => {
-                    return crate::daemon::proto::error_reply(
-                        "InvalidArgumentError",
-                        e.to_string(),
-                    );
-                }
-            };
+        let (selected, watch) = match crate::search::select_watched_with(
+            self.walker(),
+            query,
+            &index,
+            watch,
+            every,
+            list_unnarrowed,
+        ) {
+            Ok(done) => done,
+            Err(e) => {
+                return crate::daemon::proto::error_reply("InvalidArgumentError", e.to_string());
+            }
+        };
         crate::search::install_watch(slot, watch);
         let (root, options) = (self.root.clone(), self.options.clone());
         self.handle
@@ -398,6 +412,8 @@ struct SelectRequest {
     options: WalkOptions,
     query: GrepQuery,
     every: bool,
+    /// With `every`: a pattern the index does not narrow lists every file (else: `scan`).
+    list_unnarrowed: bool,
     build: bool,
 }
 
@@ -538,6 +554,7 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
         options,
         query,
         every,
+        list_unnarrowed: bool_field(walk, "list_unnarrowed", true)?,
         build,
     })
 }

@@ -189,6 +189,8 @@ fn select_request(
     multiline: bool,
     build: bool,
 ) -> Value {
+    // `force` lists every file even when the pattern narrows nothing (every answer goes
+    // through the index's path table); `auto` would rather walk in parallel then.
     let (pattern, case_insensitive) = match narrow {
         Some((p, ci)) => (p.as_str(), *ci),
         // The empty pattern narrows nothing: every file is listed.
@@ -198,7 +200,7 @@ fn select_request(
         "op": "select",
         "root": crate::daemon::roots::path_json(root),
         "path": "",
-        "walk": {"all_files": true},
+        "walk": {"all_files": true, "list_unnarrowed": build},
         "build": build,
         "pattern": {
             "pattern": pattern,
@@ -274,6 +276,10 @@ pub fn haystacks(
     mode: IndexMode,
 ) -> Result<Vec<Haystack>, String> {
     let narrow = narrowing(a, patterns);
+    if narrow.is_none() && mode != IndexMode::Force {
+        // Every file is read anyway: ripgrep's parallel walk beats a listing searched in order.
+        return Err("every file is needed: a walk is faster".into());
+    }
     let mut matchers = builder.build_matchers();
     let mut out = Vec::new();
     for (dir, matcher) in paths.iter().zip(matchers.iter_mut()) {
