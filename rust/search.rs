@@ -625,12 +625,31 @@ pub struct Selected {
 /// searched whole, in path order, by the scan's own searcher, with the limits of `grep`, and
 /// the summary adds what the selection passed over, so the outcome is the in-process indexed
 /// search's (and so a scan's).
-pub fn grep_selected(walker: Walker, query: &GrepQuery, selected: Selected) -> Result<GrepOutcome> {
+pub fn grep_selected(
+    walker: Walker,
+    query: &GrepQuery,
+    selected: Selected,
+    sink: Option<Sink<'_>>,
+) -> Result<GrepOutcome> {
     if query.max_matches == Some(0) {
         return Err(Error::InvalidArgument(
             "max_matches must be at least 1".into(),
         ));
     }
+    if sink.is_some() && query.count_total {
+        return Err(Error::InvalidArgument(
+            "count_total cannot stream: use grep for a total of every match".into(),
+        ));
+    }
+    // Streamed as `grep_with` streams: settled files go to the sink in path order.
+    let stream = sink.map(|sink| Stream {
+        sink,
+        max: query.max_matches.unwrap_or(usize::MAX),
+        emitted: AtomicUsize::new(0),
+        files: AtomicU64::new(0),
+        gone: Default::default(),
+    });
+    let stream = stream.as_ref();
     let pattern = CompiledPattern::new(&query.pattern)?.with_mode(query.mode);
     let target = walker.target(&query.search_path)?;
     if !matches!(target, Target::Dir(_)) {
@@ -654,8 +673,13 @@ pub fn grep_selected(walker: Walker, query: &GrepQuery, selected: Selected) -> R
         .into_iter()
         .map(|rel| ToSearch::Path(rel, None));
     let mut outcome = search_in_batches(
-        &walker, &mut files, None, &pattern, &stop, &counters, max, count_all, None,
+        &walker, &mut files, None, &pattern, &stop, &counters, max, count_all, stream,
     );
+    if let Some(stream) = stream {
+        if outcome.truncated {
+            outcome.total = stream.emitted.load(Ordering::Relaxed) as u64;
+        }
+    }
     outcome.indexed = true;
     outcome.timed_out = stop.timed_out();
     if outcome.timed_out {

@@ -64,7 +64,12 @@ pub struct Asking<'a> {
 /// A grep answered from the daemon's selection when the workspace wants an index (`On`, or
 /// `Auto` with one published) and a daemon answers; else `InProcess` (and the daemon is
 /// started in the background when none runs).
-pub fn grep(walker: impl Fn() -> Walker, query: &GrepQuery, asking: &Asking<'_>) -> Result<Via> {
+pub fn grep(
+    walker: impl Fn() -> Walker,
+    query: &GrepQuery,
+    asking: &Asking<'_>,
+    sink: Option<crate::search::Sink<'_>>,
+) -> Result<Via> {
     let in_process = Ok(Via::InProcess {
         daemon_serves: false,
     });
@@ -91,7 +96,7 @@ pub fn grep(walker: impl Fn() -> Walker, query: &GrepQuery, asking: &Asking<'_>)
     };
     match select(&walker_now, &real, query, asking) {
         Answer::Selected(selected) => {
-            crate::search::grep_selected(walker(), query, selected).map(Via::Answered)
+            crate::search::grep_selected(walker(), query, selected, sink).map(Via::Answered)
         }
         Answer::Scan(_) => Ok(Via::InProcess {
             daemon_serves: true,

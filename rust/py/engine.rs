@@ -49,9 +49,9 @@ pub type GrepRun =
 
 impl Engine {
     /// The search `query` asks for, with this call's walk options: `grep` and `grep_iter`
-    /// run the same one, one collecting and one streaming. A collecting search of an indexed
-    /// workspace asks the host's daemon first (`crate::daemon::ask`); a streaming one, and
-    /// any search the daemon does not answer, runs in this process.
+    /// run the same one, one collecting and one streaming. A search of an indexed workspace
+    /// asks the host's daemon first (`crate::daemon::ask`); any search the daemon does not
+    /// answer runs in this process.
     pub fn grep_run(
         &self,
         query: GrepQuery,
@@ -70,7 +70,7 @@ impl Engine {
             let walker = || Walker::new(root.clone(), options.clone()).with_cancel(cancel.clone());
             // The index holds the files of the workspace's options: a call that overrides
             // them scans (and asks no daemon).
-            let via = if overridden || sink.is_some() {
+            let via = if overridden {
                 Via::InProcess {
                     daemon_serves: false,
                 }
@@ -81,7 +81,7 @@ impl Engine {
                     types_not: &types_not,
                     spawn: daemon.as_deref(),
                 };
-                crate::daemon::ask::grep(walker, &query, &asking)?
+                crate::daemon::ask::grep(walker, &query, &asking, sink)?
             };
             let daemon_serves = match via {
                 Via::Answered(outcome) => {

@@ -156,6 +156,41 @@ def test_the_cli_with_a_warm_daemon_equals_a_scan_before_and_after_changes(
         stop(process)
 
 
+def piped(root: Path, query: tuple[list[str], list[str]], *, index: bool) -> str:
+    """`codesift grep` as a pipe reads it: the streamed lines."""
+    options, words = query
+    command = [sys.executable, "-m", "codesift", "grep", "--root", str(root)]
+    command += ["--index" if index else "--no-index", "--color", "never", *options, "--", *words]
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=daemon_env(), timeout=120, check=False
+    )
+    assert done.returncode in (0, 1), f"{command}: exit {done.returncode}\n{done.stderr}"
+    return done.stdout
+
+
+def test_a_streamed_cli_search_asks_the_daemon_too(indexed_tree: Path) -> None:
+    process = run_daemon()
+    try:
+        serving(process)
+        prime(indexed_tree)
+        change_in_another_process(indexed_tree)
+        before = root_status(indexed_tree)
+        assert before is not None
+        streamed = [q for q in QUERIES if "--count-total" not in q[0]]
+        for query in streamed:
+            scan = piped(indexed_tree, query, index=False)
+            asked = piped(indexed_tree, query, index=True)
+            assert asked == scan, f"{query}:\nscan  {scan!r}\nindex {asked!r}"
+        after = root_status(indexed_tree)
+        assert after is not None
+        asked_count = after["queries"] - before["queries"]
+        assert asked_count >= len(streamed), (
+            f"expected the daemon asked {len(streamed)} times, was {asked_count}"
+        )
+    finally:
+        stop(process)
+
+
 def test_a_daemon_killed_mid_use_costs_speed_not_results(indexed_tree: Path) -> None:
     process = run_daemon()
     scan = library(Workspace(indexed_tree), "PM_RESUME")
