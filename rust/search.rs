@@ -201,15 +201,9 @@ pub fn grep(walker: Walker, query: &GrepQuery, index: Option<IndexUse<'_>>) -> R
     grep_with(walker, query, index, None)
 }
 
-/// `grep`, or with `sink` a streaming search: the same files with the same hits in the same
-/// order go to the sink as they settle (the outcome's `files` stays empty; its `total`
-/// counts the hits sent). `count_total` cannot stream (the total comes at the end).
-pub fn grep_with(
-    walker: Walker,
-    query: &GrepQuery,
-    index: Option<IndexUse<'_>>,
-    sink: Option<Sink<'_>>,
-) -> Result<GrepOutcome> {
+/// The checks every search makes of `query`, and the stream its hits go to when `sink` is
+/// given (the searches that stream: `grep_with` and `grep_selected`).
+fn stream_for<'a>(query: &GrepQuery, sink: Option<Sink<'a>>) -> Result<Option<Stream<'a>>> {
     if query.max_matches == Some(0) {
         return Err(Error::InvalidArgument(
             "max_matches must be at least 1".into(),
@@ -220,13 +214,25 @@ pub fn grep_with(
             "count_total cannot stream: use grep for a total of every match".into(),
         ));
     }
-    let stream = sink.map(|sink| Stream {
+    Ok(sink.map(|sink| Stream {
         sink,
         max: query.max_matches.unwrap_or(usize::MAX),
         emitted: AtomicUsize::new(0),
         files: AtomicU64::new(0),
         gone: Default::default(),
-    });
+    }))
+}
+
+/// `grep`, or with `sink` a streaming search: the same files with the same hits in the same
+/// order go to the sink as they settle (the outcome's `files` stays empty; its `total`
+/// counts the hits sent). `count_total` cannot stream (the total comes at the end).
+pub fn grep_with(
+    walker: Walker,
+    query: &GrepQuery,
+    index: Option<IndexUse<'_>>,
+    sink: Option<Sink<'_>>,
+) -> Result<GrepOutcome> {
+    let stream = stream_for(query, sink)?;
     let stream = stream.as_ref();
     let pattern = CompiledPattern::new(&query.pattern)?.with_mode(query.mode);
     let target = walker.target(&query.search_path)?;
@@ -631,24 +637,8 @@ pub fn grep_selected(
     selected: Selected,
     sink: Option<Sink<'_>>,
 ) -> Result<GrepOutcome> {
-    if query.max_matches == Some(0) {
-        return Err(Error::InvalidArgument(
-            "max_matches must be at least 1".into(),
-        ));
-    }
-    if sink.is_some() && query.count_total {
-        return Err(Error::InvalidArgument(
-            "count_total cannot stream: use grep for a total of every match".into(),
-        ));
-    }
     // Streamed as `grep_with` streams: settled files go to the sink in path order.
-    let stream = sink.map(|sink| Stream {
-        sink,
-        max: query.max_matches.unwrap_or(usize::MAX),
-        emitted: AtomicUsize::new(0),
-        files: AtomicU64::new(0),
-        gone: Default::default(),
-    });
+    let stream = stream_for(query, sink)?;
     let stream = stream.as_ref();
     let pattern = CompiledPattern::new(&query.pattern)?.with_mode(query.mode);
     let target = walker.target(&query.search_path)?;
