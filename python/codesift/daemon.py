@@ -146,8 +146,10 @@ def _size(n: int | None) -> str:
 def status_text(data: dict) -> str:
     lines = [
         f"daemon pid {data['pid']} (codesift {data['version']}), up {data['uptime_seconds']} s, "
-        f"{data['queries']} queries, RSS {_size(data['rss_bytes'])}, "
-        f"indexes {_size(data['index_bytes'])}, exits after {data['idle_exit_seconds']:g} s idle",
+        f"{data['queries']} queries, RSS {_size(data['rss_bytes'])} "
+        f"({_size(data.get('rss_index_copies_bytes') or 0)} of it the indexes' in-memory "
+        f"copies), indexes {_size(data['index_bytes'])}, "
+        f"exits after {data['idle_exit_seconds']:g} s idle",
         f"socket {data['socket']}",
     ]
     if not data["roots"]:

@@ -356,6 +356,7 @@ impl RootEntry {
              rules changed meanwhile)",
         )?;
         crate::search::install_watch(slot, watch);
+        crate::index::build::release_freed_memory();
         Ok(())
     }
 

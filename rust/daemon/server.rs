@@ -272,6 +272,21 @@ fn rss_bytes() -> Option<u64> {
     Some(pages * rustix::param::page_size() as u64)
 }
 
+/// The part of the resident memory that is shared memory: the indexes' sealed in-memory
+/// copies (the daemon maps no other shared memory), shown apart so that what the daemon
+/// itself holds is visible.
+fn rss_shared_bytes() -> Option<u64> {
+    proc_status_bytes("RssShmem:")
+}
+
+/// A size field of `/proc/self/status` (given in KiB there), in bytes.
+fn proc_status_bytes(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 fn status(shared: &Shared) -> Value {
     let roots = shared.roots.status();
     let index_bytes: u64 = roots
@@ -292,6 +307,8 @@ fn status(shared: &Shared) -> Value {
         "active_connections": shared.active.load(Ordering::Relaxed),
         "refused_connections": shared.refused.load(Ordering::Relaxed),
         "rss_bytes": rss_bytes(),
+        "rss_index_copies_bytes": rss_shared_bytes(),
+        "peak_rss_bytes": proc_status_bytes("VmHWM:"),
         "index_bytes": index_bytes,
         "max_roots": super::roots::MAX_ROOTS,
         "roots": roots,

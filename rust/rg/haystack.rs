@@ -135,6 +135,9 @@ impl FileSet {
     where
         F: FnMut() -> Box<dyn FnMut(Haystack) -> bool + Send + 'v>,
     {
+        if let Some(listed) = &self.listed {
+            return parallel_listed(listed, self.threads, make);
+        }
         self.builder.build_parallel().run(|| {
             let mut visit = make();
             Box::new(move |result| match self.haystack(result) {
@@ -149,6 +152,34 @@ impl FileSet {
             })
         });
     }
+}
+
+/// The index's haystacks searched by `threads` threads, each taking the next file of the list
+/// (a shared counter: files differ wildly in size, so fixed shares would leave a thread idle).
+/// Without `--sort` ripgrep promises no order either; with it the run is sequential.
+fn parallel_listed<'v, F>(listed: &[Haystack], threads: usize, mut make: F)
+where
+    F: FnMut() -> Box<dyn FnMut(Haystack) -> bool + Send + 'v>,
+{
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let quit = AtomicBool::new(false);
+    let threads = threads.clamp(1, listed.len().max(1));
+    let visitors: Vec<_> = (0..threads).map(|_| make()).collect();
+    std::thread::scope(|scope| {
+        for mut visit in visitors {
+            let (next, quit) = (&next, &quit);
+            scope.spawn(move || {
+                while !quit.load(Ordering::Relaxed) {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(h) = listed.get(i) else { break };
+                    if !visit(h.clone()) {
+                        quit.store(true, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
 }
 
 /// The walk options of ripgrep's `walk_builder`, as plain fields.

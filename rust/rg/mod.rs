@@ -369,8 +369,6 @@ fn run(mut a: Args) -> io::Result<i32> {
             }
         }
     }
-    // The index's haystacks are searched in their (path) order, on this thread.
-    let threads = if listed.is_some() { 1 } else { threads };
     let files = FileSet {
         paths,
         implicit_path,
@@ -520,7 +518,8 @@ fn list_files(run: &Run, a: &Args) -> io::Result<bool> {
         .build(stdout(run));
     let mut matched = false;
     let mut result = Ok(());
-    if run.files.threads == 1 {
+    // The index's list is printed as it comes: no walk to spread over threads.
+    if run.files.threads == 1 || run.files.listed.is_some() {
         run.files.sequential(|h| {
             matched = true;
             if run.quit_after_match {

@@ -302,3 +302,38 @@ def test_status_shows_roots_generation_watch_and_queries(socket_dir: Path, tmp_p
         assert "watch caught up" in text.stdout and "RSS" in text.stdout, text.stdout
     finally:
         stop(process)
+
+
+def test_a_build_hands_its_working_memory_back(socket_dir: Path, tmp_path: Path) -> None:
+    # A build's posting lists and per-thread tables take several times the index's size; a
+    # daemon that kept them would hold that much for as long as it lives.
+    tree = tmp_path / "tree"
+    words = " ".join(f"w{i:05x}" for i in range(4000))
+    for d in range(40):
+        folder = tree / f"d{d:02}"
+        folder.mkdir(parents=True)
+        for f in range(25):
+            text = words.replace("w", f"{d:02}{f:02}")
+            (folder / f"f{f:02}.txt").write_text(f"{d} {f} {text}\n" * 25)
+    process = run_daemon()
+    try:
+        serving(process)
+        wait_for(
+            "the daemon answers from its index",
+            lambda: (daemon.select(str(tree), {"pattern": "010200fff"}) or {}).get("files"),
+            limit=120,
+        )
+        status = daemon.status()
+        assert status is not None
+        copies = status["rss_index_copies_bytes"]
+        own = status["rss_bytes"] - copies
+        peak = status["peak_rss_bytes"] - copies
+        print(
+            f"own RSS {own >> 20} MB, peak {peak >> 20} MB, index {status['index_bytes'] >> 20} MB"
+        )
+        assert peak > 3 * own, (
+            f"expected the daemon's own RSS after the build ({own >> 20} MB) to be well under "
+            f"the build's peak ({peak >> 20} MB)"
+        )
+    finally:
+        stop(process)
