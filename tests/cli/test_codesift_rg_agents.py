@@ -574,6 +574,7 @@ def test_edits_behind_its_back_are_answered_at_once(tmp_path: Path) -> None:
             os.rename(root / "go" / "main.go", root / "go" / "server.go")
             os.rename(root / "src" / "lib.rs", root / "src" / "lib.txt")
             (root / ".github" / "new.yml").write_text("# needle TODO hidden\n")
+            (root / "src" / "main.rs").write_bytes(b"fn main() {} // needle TODO\x00 now binary\n")
 
         def move_directory() -> None:
             os.rename(root / "sub" / "deeper", root / "relocated")
@@ -585,12 +586,15 @@ def test_edits_behind_its_back_are_answered_at_once(tmp_path: Path) -> None:
             with open(root / ".gitignore", "a") as f:
                 f.write("data/\n!data/multi.txt\n")
             (root / "sub" / ".gitignore").write_text("important.tmp\n")
+            # A new repository inside: the parent's rules stop at its boundary.
+            subprocess.run(["git", "init", "-q", str(root / "app")], check=True)
+            (root / "app" / ".gitignore").write_text("*.php\n")
 
         problems: list[str] = []
         for what, change in (
             ("files written, changed, deleted, renamed", edit_files),
             ("directories moved", move_directory),
-            (".gitignore files changed", edit_gitignore),
+            (".gitignore files changed, a repository created", edit_gitignore),
         ):
             change()
             forms = display_forms(root)
