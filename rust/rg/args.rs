@@ -593,6 +593,12 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
             "--no-encoding" => args.encoding = None,
             "-V" => args.version = Some(false),
             "--version" => args.version = Some(true),
+            // Every short flag of ripgrep 15 is served but -P (PCRE2) and -h (help): any other
+            // is ripgrep's own usage error, which needs no real rg (a pattern starting with
+            // '-' passed positionally, as agents do, lands here).
+            other if other.chars().count() == 2 && !matches!(other, "-P" | "-h") => {
+                return Err(ParseError::Usage(format!("unrecognized flag {other}")));
+            }
             other => return Err(unsupported(other)),
         }
     }

@@ -85,6 +85,17 @@ def test_unsupported_flag_is_refused_without_fallback(tree: Path) -> None:
     assert (got.returncode, got.stderr) == (2, expected), f"expected {expected!r}, got {got}"
 
 
+@pytest.mark.parametrize(
+    ("args", "flag"), [(["->name", "."], "->"), (["-y", "foo"], "-y"), (["-é"], "-é")]
+)
+def test_a_short_flag_ripgrep_does_not_have_is_its_usage_error(tree: Path, args, flag) -> None:
+    # An agent passing a pattern that starts with '-' positionally gets ripgrep's own
+    # message (ripgrep 15's parser), even with no real rg to hand over to.
+    got = rg(tree, *args, CODESIFT_RG_FALLBACK="never")
+    expected = f"rg: unrecognized flag {flag}\n"
+    assert (got.returncode, got.stdout, got.stderr) == (2, "", expected), f"got {got}"
+
+
 def test_unsupported_flag_runs_the_real_rg(tree: Path) -> None:
     real = shutil.which("rg")
     if real is None:

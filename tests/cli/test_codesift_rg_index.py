@@ -10,77 +10,15 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
-from daemon_helpers import wait_for
+from rg_helpers import BIN, Env
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = ROOT / "python" / "codesift" / "bin" / "codesift-rg"
 REAL_RG = Path("/work/venv/bin/rg")
-PYTHON_PATH = os.pathsep.join(p for p in sys.path if p)
 
 pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
-
-
-class Env:
-    """A private daemon (socket and cache directories of this test) and runs of codesift-rg."""
-
-    def __init__(self, base: Path) -> None:
-        run = base / "run"
-        run.mkdir(mode=0o700)
-        self.env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
-        self.env.update(
-            XDG_RUNTIME_DIR=str(run),
-            CODESIFT_CACHE_DIR=str(base / "cache"),
-            CODESIFT_PYTHON=sys.executable,
-            PYTHONPATH=PYTHON_PATH,
-            CODESIFT_RG_FALLBACK="never",
-            CODESIFT_RG_DEBUG="index",
-        )
-        self.daemon: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.daemon = subprocess.Popen(
-            [sys.executable, "-m", "codesift", "daemon", "run", "--foreground", "--idle", "120"],
-            env=self.env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_for("the daemon answers", lambda: self.status() is not None)
-
-    def status(self) -> dict | None:
-        out = subprocess.run(
-            [sys.executable, "-m", "codesift", "daemon", "status", "--json"],
-            env=self.env,
-            capture_output=True,
-            text=True,
-        )
-        return json.loads(out.stdout) if out.returncode == 0 else None
-
-    def stop(self) -> None:
-        subprocess.run(
-            [sys.executable, "-m", "codesift", "daemon", "stop"], env=self.env, capture_output=True
-        )
-        if self.daemon is not None:
-            try:
-                self.daemon.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.daemon.kill()
-                self.daemon.wait()
-
-    def rg(self, cwd: Path, mode: str, *args: str, binary: Path = BIN):
-        env = dict(self.env, CODESIFT_RG_INDEX=mode)
-        return subprocess.run(
-            [str(binary), *args],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=120,
-        )
 
 
 def comparable(out: bytes, args: tuple[str, ...]) -> bytes:
