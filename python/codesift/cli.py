@@ -620,7 +620,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
 
     streams = (
         not (args.json or rich_view or invert or args.count_total)
-        and mode == "content"
+        and mode in ("content", "files")
         and not args.count
     )
 
@@ -651,8 +651,16 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             type_not=args.type_not or None,
             stream=True,
             remember=False,
+            mode=mode,
         ) as hits:
             out = lines.out
+            if mode == "files":
+                # One hit per file with a match, its name printed as soon as it settles.
+                for group in hits.files():
+                    lines.name_only(t.show(group[0].file))
+                    out.flush()
+                    printed = True
+                return hits.result, printed
             if plain and hasattr(out, "buffer"):
                 # The engine formats and writes the lines (what a big answer costs most in
                 # Python), straight to stdout when it has a descriptor.

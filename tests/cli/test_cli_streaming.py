@@ -71,3 +71,33 @@ def test_a_closed_pipe_stops_the_search_and_exits_0_quietly(tmp_path):
     err = proc.stderr.read().decode()
     assert code == 0, f"expected exit 0 after a closed pipe, got {code}: {err}"
     assert err == "", f"expected nothing on stderr, got {err!r}"
+
+
+def test_files_with_matches_stream_the_same_names_in_path_order(tmp_path):
+    root = big_tree(tmp_path / "t", 250)
+    (root / "d001" / "f00150.txt").write_text("no match here\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "codesift", "grep", "-l", "needle"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    expected = [f"d{i // 100:03}/f{i:05}.txt" for i in range(250) if i != 150]
+    assert proc.stdout.splitlines() == expected, proc.stdout[:500]
+    assert proc.stderr == ""
+
+
+def test_files_with_matches_stop_quietly_when_the_pipe_closes(tmp_path):
+    root = big_tree(tmp_path / "t", 3000)
+    proc = start(root, "-l", "needle")
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    assert first == b"d000/f00000.txt\n", first
+    proc.stdout.close()
+    code = proc.wait(timeout=60)
+    err = proc.stderr.read().decode()
+    assert code == 0, f"expected exit 0 after a closed pipe, got {code}: {err}"
+    assert err == "", f"expected nothing on stderr, got {err!r}"
