@@ -1751,8 +1751,8 @@ mod tests {
 mod tree_tests {
     use super::*;
     use crate::fs::root::Root;
+    use crate::fs::rules::RuleOptions;
     use crate::fs::walk::WalkOptions;
-    use crate::rules::RuleOptions;
     use std::os::unix::ffi::OsStrExt;
 
     /// A tree with `files` (relative path, contents), directories made as needed.

@@ -11,10 +11,10 @@
 //! changed, a file system without events) is answered `scan`, never a stale selection.
 
 use crate::fs::root::Root;
+use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
 use crate::grep::{OutputMode, PatternOptions};
 use crate::index::handle::{IndexHandle, Mode};
-use crate::rules::RuleOptions;
 use crate::search::GrepQuery;
 use serde_json::{Value, json};
 use std::collections::HashMap;

@@ -17,7 +17,7 @@ use super::skipped::{Reason, Skipped};
 use super::write::is_temp_name;
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result, shown};
-use crate::rules::{Chain, RuleOptions, Rules, Verdict};
+use crate::fs::rules::{Chain, RuleOptions, Rules, Verdict};
 use crossbeam_deque::{Steal, Stealer, Worker};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
 use std::cmp::Ordering;

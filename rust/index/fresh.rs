@@ -15,9 +15,9 @@
 //! limit reached.
 
 use crate::fs::root::Links;
+use crate::fs::rules::Verdict;
 use crate::fs::skipped::{Passed, Reason};
 use crate::fs::walk::{Batch, DirHook, FileEntry, WalkState, Walker};
-use crate::rules::Verdict;
 use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
 use rustix::fs::{FileType, Mode, OFlags};
 use rustix::io::Errno;

@@ -2,8 +2,9 @@
 
 use crate::daemon::ask::{Asking, Via};
 use crate::error::Error;
-use crate::files::{Files, Locked};
+use crate::fs::files::{Files, Locked};
 use crate::fs::root::Root;
+use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::{GlobQuery, GlobSort, glob};
 use crate::grep::{OutputMode, PatternOptions};
@@ -14,7 +15,6 @@ use crate::py::stream::GrepStream;
 use crate::py::types::{
     GlobOutcome, GrepOutcome, Listing as TreeListing, glob_outcome, grep_outcome, tree_listing,
 };
-use crate::rules::RuleOptions;
 use crate::search::{GrepQuery, IndexUse, Sink, grep_with};
 use crate::types::FileTypes;
 use pyo3::prelude::*;
