@@ -292,6 +292,14 @@ impl Root {
         )?)
     }
 
+    /// Where `rel` really is (workspace-relative), following symlinks that stay inside the
+    /// root when `links` is `Inside`; what it names is not opened for reading (`O_PATH`).
+    pub fn real(&self, rel: &Path, links: Links) -> io::Result<PathBuf> {
+        Ok(self
+            .resolve(rel, links, OFlags::PATH | OFlags::CLOEXEC)?
+            .real)
+    }
+
     /// The metadata of `rel`, following symlinks that stay inside the root when `links` is
     /// `Inside`; the file is opened with `O_PATH`, so no FIFO or device is ever opened.
     pub fn stat(&self, rel: &Path, links: Links) -> io::Result<Stat> {
