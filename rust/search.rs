@@ -1002,14 +1002,7 @@ impl ToSearch {
     fn open(&self, walker: &Walker) -> std::io::Result<std::fs::File> {
         match self {
             ToSearch::Entry(entry, _) => entry.open(walker.root()),
-            ToSearch::Path(rel, _) => {
-                let found = walker.root().resolve(
-                    rel,
-                    crate::fs::root::Links::Refuse,
-                    crate::fs::root::READ_FLAGS,
-                )?;
-                crate::fs::root::regular_file(found.fd)
-            }
+            ToSearch::Path(rel, _) => walker.root().open_file(rel, crate::fs::root::Links::Refuse),
         }
     }
 }

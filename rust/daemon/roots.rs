@@ -73,12 +73,11 @@ pub struct Roots {
 pub struct BadRequest(pub String);
 
 fn ident_of(root: &Root) -> (u64, u64) {
-    rustix::fs::fstat(root.fd()).map_or((0, 0), |s| (s.st_dev, s.st_ino))
+    root.stat_self().map_or((0, 0), |s| (s.st_dev, s.st_ino))
 }
 
 fn no_events(root: &Root) -> Option<String> {
-    let fs = rustix::fs::fstatfs(root.fd()).ok()?;
-    let kind = fs.f_type as i64;
+    let kind = root.fs_type().ok()?;
     NO_EVENTS
         .iter()
         .find(|(magic, _)| *magic == kind)

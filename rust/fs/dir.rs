@@ -6,7 +6,7 @@
 //! any workspace (the index cache, the daemon's socket directory); a workspace is reached
 //! beneath its `Root` instead.
 
-use rustix::fd::{AsRawFd, OwnedFd};
+use rustix::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags, Stat};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -31,7 +31,41 @@ pub struct Dir {
     fd: OwnedFd,
 }
 
+/// A directory open elsewhere (a walk's handle, a `Dir`), lent for the length of a call.
+#[derive(Clone, Copy, Debug)]
+pub struct DirRef<'a> {
+    fd: BorrowedFd<'a>,
+}
+
+impl<'a> DirRef<'a> {
+    pub(in crate::fs) fn new(fd: BorrowedFd<'a>) -> DirRef<'a> {
+        DirRef { fd }
+    }
+
+    /// Opens the subdirectory `name`, following a symlink there (as the ignore rules reach a
+    /// repository's `.git`); a file at the name is an error.
+    pub fn open_dir_following(&self, name: impl AsRef<OsStr>) -> io::Result<Dir> {
+        let fd = rustix::fs::openat(self.fd, name.as_ref(), DIR_FLAGS, Mode::empty())?;
+        Ok(Dir { fd })
+    }
+
+    /// A path to this directory through its descriptor (`/proc/self/fd/N`), for the calls
+    /// that take a path only (inotify): immune to the directory being swapped.
+    pub fn path_through(&self) -> PathBuf {
+        PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd()))
+    }
+}
+
 impl Dir {
+    pub(in crate::fs) fn from_fd(fd: OwnedFd) -> Dir {
+        Dir { fd }
+    }
+
+    /// The directory lent for a call.
+    pub fn borrow(&self) -> DirRef<'_> {
+        DirRef::new(self.fd.as_fd())
+    }
+
     /// Opens the directory at `path`, a path the user chose: symlinks along it, and at its
     /// end, are followed.
     pub fn open_ambient(path: &Path) -> io::Result<Dir> {

@@ -5,8 +5,8 @@
 //! rules that decide what a walk sees (`rules`), and the workspace's file operations with
 //! their write policy (`files`); and, outside any workspace, an open directory whose entries
 //! are only reached through its descriptor (`dir`: the index cache, the daemon's directory);
-//! a file read whole at its known size (`read`), and descriptors handed to and from the
-//! Python caller (`handoff`).
+//! a file read whole at its known size (`read`), descriptors handed to and from the Python
+//! caller (`handoff`), and directories watched for changes through their handles (`notify`).
 //!
 //! Nothing in the engine opens a path by name from the process's point of view: every open,
 //! listing, stat, mkdir and rename is relative to a directory descriptor that was itself
@@ -16,6 +16,7 @@
 pub mod dir;
 pub mod files;
 pub mod handoff;
+pub mod notify;
 pub mod read;
 pub mod root;
 pub mod rules;
