@@ -74,10 +74,10 @@ mod tests {
     }
 
     use crate::fs::root::Root;
+    use crate::fs::rules::RuleOptions;
     use crate::fs::walk::{WalkOptions, Walker};
     use crate::glob::{GlobQuery, GlobSort, glob};
     use crate::grep::PatternOptions;
-    use crate::rules::RuleOptions;
     use crate::search::{GrepQuery, grep};
     use std::path::{Path, PathBuf};
 

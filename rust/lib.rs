@@ -1,18 +1,16 @@
-//! codesift's compiled core: the engine modules (fs: the root handle, walkers and atomic
-//! writes; rules, glob, grep, search, index, daemon, types, files) and the one Python module
-//! `codesift._core` (bindings in `py/`) that exposes them.
+//! codesift's compiled core: the engine modules (fs: the root handle, walkers, rules, file
+//! operations and atomic writes; glob, grep, search, index, daemon, types) and the one Python
+//! module `codesift._core` (bindings in `py/`) that exposes them.
 
 pub mod cancel;
 pub mod daemon;
 pub mod error;
-pub mod files;
 pub mod fs;
 pub mod glob;
 pub mod grep;
 pub mod index;
 pub mod page;
 pub mod rg;
-pub mod rules;
 pub mod search;
 pub mod types;
 

@@ -1002,14 +1002,7 @@ impl ToSearch {
     fn open(&self, walker: &Walker) -> std::io::Result<std::fs::File> {
         match self {
             ToSearch::Entry(entry, _) => entry.open(walker.root()),
-            ToSearch::Path(rel, _) => {
-                let found = walker.root().resolve(
-                    rel,
-                    crate::fs::root::Links::Refuse,
-                    crate::fs::root::READ_FLAGS,
-                )?;
-                crate::fs::root::regular_file(found.fd)
-            }
+            ToSearch::Path(rel, _) => walker.root().open_file(rel, crate::fs::root::Links::Refuse),
         }
     }
 }
@@ -1741,5 +1734,516 @@ mod tests {
         let outcome = finish(files, 3, 3, false);
         assert_eq!(counts(&outcome), vec![(2, 2), (1, 1)], "exactly the limit");
         assert!(!outcome.truncated);
+    }
+}
+
+/// The searches of whole trees built in temporary directories: the plans agree on the hits and
+/// their order, limits cut where they say, binary files are passed over, the index selects
+/// what a scan finds, and a cancelled search stops.
+#[cfg(test)]
+mod tree_tests {
+    use super::*;
+    use crate::fs::root::Root;
+    use crate::fs::rules::RuleOptions;
+    use crate::fs::walk::WalkOptions;
+    use std::os::unix::ffi::OsStrExt;
+
+    /// A tree with `files` (relative path, contents), directories made as needed.
+    fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (rel, text) in files {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+        }
+        dir
+    }
+
+    fn walker(root: &Path) -> Walker {
+        let options = WalkOptions {
+            rules: RuleOptions {
+                gitignore: true,
+                access_files: vec![],
+            },
+            hidden: false,
+            follow_symlinks: false,
+            max_filesize: None,
+            threads: 2,
+        };
+        Walker::new(Arc::new(Root::open(root).unwrap()), options)
+    }
+
+    /// The one place a query is made (its fields are the query type's; tests change them).
+    fn query(pattern: &str) -> GrepQuery {
+        GrepQuery {
+            pattern: PatternOptions {
+                pattern: pattern.into(),
+                literal: false,
+                case_sensitive: true,
+                multiline: None,
+                before: 0,
+                after: 0,
+            },
+            search_path: PathBuf::new(),
+            include: vec![],
+            exclude: vec![],
+            max_matches: None,
+            count_total: false,
+            timeout: None,
+            mode: OutputMode::Content,
+            types: None,
+        }
+    }
+
+    /// (path, line, column) of every hit, in the order the outcome has them.
+    fn hit_list(outcome: &GrepOutcome) -> Vec<(String, u64, u64)> {
+        outcome
+            .files
+            .iter()
+            .flat_map(|f| {
+                let path = f.path.to_string_lossy().into_owned();
+                f.hits.iter().map(move |h| (path.clone(), h.line, h.column))
+            })
+            .collect()
+    }
+
+    /// Everything a caller sees of an outcome but how many files were read: the hits with
+    /// their bytes, the counts and the summary of what was passed over.
+    #[allow(clippy::type_complexity)]
+    fn seen(
+        outcome: &GrepOutcome,
+    ) -> (
+        Vec<(PathBuf, Vec<(u64, u64, u64, Vec<u8>, bool)>, u64)>,
+        (u64, bool, u64, u64, u64),
+        Vec<(Reason, u64, Vec<Example>)>,
+    ) {
+        let files = outcome
+            .files
+            .iter()
+            .map(|f| {
+                let hits = f
+                    .hits
+                    .iter()
+                    .map(|h| {
+                        let content = f.slice(h.content).to_vec();
+                        (h.line, h.column, h.byte_offset, content, h.unique)
+                    })
+                    .collect();
+                (f.path.clone(), hits, f.matches)
+            })
+            .collect();
+        let counts = (
+            outcome.total,
+            outcome.truncated,
+            outcome.binary_files,
+            outcome.unreadable,
+            outcome.ignored,
+        );
+        (files, counts, outcome.skipped.clone())
+    }
+
+    fn key(path: &str, line: u64, column: u64) -> (String, u64, u64) {
+        (path.to_string(), line, column)
+    }
+
+    #[test]
+    fn a_scan_returns_hits_in_path_line_and_column_order_in_every_plan() {
+        let dir = tree(&[
+            ("b.txt", b"x hit hit\nno\nhit\n"),
+            ("a/z.txt", b"hit\n"),
+            ("a/b.txt", b"none\n\nnone hit\n"),
+            ("c/d/e.txt", b"  hit\n"),
+            ("c/d.txt", b"hit at the start\n"),
+            ("ignored.txt", b"hit\n"),
+            (".gitignore", b"ignored.txt\n"),
+            ("nothing.txt", b"nothing\n"),
+        ]);
+        let expected = vec![
+            key("a/b.txt", 3, 6),
+            key("a/z.txt", 1, 1),
+            key("b.txt", 1, 3),
+            key("b.txt", 1, 7),
+            key("b.txt", 3, 1),
+            key("c/d.txt", 1, 1),
+            key("c/d/e.txt", 1, 3),
+        ];
+        // The exhaustive parallel plan (no limit; a total), and the ordered one (a limit).
+        for (max_matches, count_total) in [(None, false), (None, true), (Some(100), false)] {
+            let mut q = query("hit");
+            q.max_matches = max_matches;
+            q.count_total = count_total;
+            let outcome = grep(walker(dir.path()), &q, None).unwrap();
+            let plan = format!("max_matches={max_matches:?} count_total={count_total}");
+            assert_eq!(hit_list(&outcome), expected, "{plan}");
+            assert_eq!(
+                (outcome.total, outcome.truncated, outcome.indexed),
+                (7, false, false),
+                "{plan}: total, truncated, indexed"
+            );
+            // Every visible file but .gitignore (hidden) is searched; the ignored one is not.
+            assert_eq!(
+                (outcome.files_searched, outcome.ignored),
+                (6, 1),
+                "{plan}: files searched, ignored"
+            );
+            let b = &outcome.files[2];
+            assert_eq!(
+                (b.path.as_path(), b.matches, b.slice(b.hits[0].text)),
+                (Path::new("b.txt"), 3, &b"x hit hit"[..]),
+                "{plan}: a file's matches and its hit's line"
+            );
+        }
+        // A streamed search sends the same files in the same order.
+        let sent = Mutex::new(Vec::new());
+        let sink = |file: FileHits| {
+            sent.lock().unwrap().push(file);
+            true
+        };
+        let outcome = grep_with(walker(dir.path()), &query("hit"), None, Some(&sink)).unwrap();
+        let streamed = GrepOutcome {
+            files: sent.into_inner().unwrap(),
+            ..GrepOutcome::default()
+        };
+        assert_eq!(hit_list(&streamed), expected, "streamed");
+        assert!(outcome.files.is_empty(), "a stream keeps no files");
+    }
+
+    #[test]
+    fn max_matches_cuts_the_last_file_to_what_the_limit_leaves() {
+        let dir = tree(&[
+            ("a.txt", b"hit\nhit\nhit\n"),
+            ("b.txt", b"hit hit\nhit\nhit\n"),
+            ("c.txt", b"hit\nhit\n"),
+        ]);
+        let mut q = query("hit");
+        q.max_matches = Some(5);
+        let outcome = grep(walker(dir.path()), &q, None).unwrap();
+        let per_file: Vec<(String, usize, u64)> = outcome
+            .files
+            .iter()
+            .map(|f| (f.path.to_string_lossy().into(), f.hits.len(), f.matches))
+            .collect();
+        assert_eq!(
+            per_file,
+            [("a.txt".into(), 3, 3), ("b.txt".into(), 2, 2)],
+            "(path, hits, matches) per file"
+        );
+        assert_eq!((outcome.total, outcome.truncated), (5, true));
+        assert_eq!(
+            hit_list(&outcome)[3..],
+            [key("b.txt", 1, 1), key("b.txt", 1, 5)],
+            "the first hits of the cut file"
+        );
+        // With a total, every match is counted, and the cut file keeps its count.
+        q.count_total = true;
+        let outcome = grep(walker(dir.path()), &q, None).unwrap();
+        let last = outcome.files.last().unwrap();
+        assert_eq!(
+            (outcome.files.len(), last.hits.len(), last.matches),
+            (2, 2, 4),
+            "(files, hits of the cut file, its matches)"
+        );
+        assert_eq!((outcome.total, outcome.truncated), (9, true));
+        // Exactly the limit is not truncated.
+        q.count_total = false;
+        q.max_matches = Some(9);
+        let outcome = grep(walker(dir.path()), &q, None).unwrap();
+        assert_eq!((outcome.total, outcome.truncated), (9, false));
+        // A limit of files in files mode.
+        q.max_matches = Some(2);
+        q.mode = OutputMode::Files;
+        let outcome = grep(walker(dir.path()), &q, None).unwrap();
+        assert_eq!(
+            hit_list(&outcome),
+            [key("a.txt", 1, 1), key("b.txt", 1, 1)],
+            "files mode: the first hit of the first two files"
+        );
+        assert_eq!((outcome.total, outcome.truncated), (2, true));
+    }
+
+    #[test]
+    fn invalid_limits_are_refused_before_searching() {
+        let dir = tree(&[("a.txt", b"hit\n")]);
+        let mut q = query("hit");
+        q.max_matches = Some(0);
+        let err = grep(walker(dir.path()), &q, None).unwrap_err().to_string();
+        assert!(err.contains("max_matches must be at least 1"), "{err}");
+        let mut q = query("hit");
+        q.count_total = true;
+        let sink = |_: FileHits| true;
+        let err = grep_with(walker(dir.path()), &q, None, Some(&sink))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("count_total cannot stream"), "{err}");
+    }
+
+    #[test]
+    fn binary_files_are_counted_and_their_hits_not_reported() {
+        let mut late_nul = b"hit early\n".to_vec();
+        late_nul.extend(std::iter::repeat_n(b'a', 200 * 1024));
+        late_nul.extend_from_slice(b"\n\0\n");
+        let dir = tree(&[
+            ("a.bin", b"hit\0hit\n"),
+            ("b.txt", b"hit\n"),
+            ("c.late", &late_nul),
+            ("d.bin", b"\0no match at all\n"),
+        ]);
+        for max_matches in [None, Some(10)] {
+            let mut q = query("hit");
+            q.max_matches = max_matches;
+            let outcome = grep(walker(dir.path()), &q, None).unwrap();
+            assert_eq!(
+                hit_list(&outcome),
+                [key("b.txt", 1, 1)],
+                "{max_matches:?}: only the text file's hit"
+            );
+            assert_eq!(
+                (outcome.binary_files, outcome.files_searched),
+                (3, 4),
+                "{max_matches:?}: (binary, searched)"
+            );
+            let binary = outcome
+                .skipped
+                .iter()
+                .find(|(reason, ..)| *reason == Reason::Binary)
+                .map(|(_, count, _)| *count);
+            assert_eq!(binary, Some(3), "{max_matches:?}: the summary");
+        }
+    }
+
+    /// Files written before this long before a build are not "racily clean": the index vouches
+    /// for them (else it reads every file from disk, as a scan).
+    const RACY: Duration = Duration::from_millis(2_100);
+
+    /// A tree to index: files that hold `needle` in different ways, many that do not, binary,
+    /// ignored and hidden files.
+    fn indexed_tree() -> tempfile::TempDir {
+        let mut files: Vec<(String, Vec<u8>)> = vec![
+            (
+                "src/a.rs".into(),
+                b"fn one_needle() {}\nlet x = needle;\n".to_vec(),
+            ),
+            ("src/b.rs".into(), b"nothing here\n".to_vec()),
+            ("src/deep/c.rs".into(), b"fn two_needle() {}\n".to_vec()),
+            (
+                "docs/readme.md".into(),
+                b"Needle two, in capitals\n".to_vec(),
+            ),
+            ("data.bin".into(), b"needle\0binary\n".to_vec()),
+            (".gitignore".into(), b"ignored/\n*.log\n".to_vec()),
+            ("ignored/x.rs".into(), b"needle\n".to_vec()),
+            ("app.log".into(), b"needle\n".to_vec()),
+            (".hidden/h.rs".into(), b"needle\n".to_vec()),
+        ];
+        for i in 0..40 {
+            files.push((
+                format!("filler/f{i:02}.txt"),
+                format!("filler line {i}\n").into_bytes(),
+            ));
+        }
+        let refs: Vec<(&str, &[u8])> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_slice()))
+            .collect();
+        tree(&refs)
+    }
+
+    fn build_index(root: &Path, out: &Path) -> IndexFile {
+        let file = std::fs::File::create(out).unwrap();
+        crate::index::build::build(&walker(root), file, 0, &|_, _| {}).unwrap();
+        IndexFile::open(out).unwrap()
+    }
+
+    /// What a selection made by the watch answers, as the daemon sends it to a client.
+    fn selected(selection: &Selection) -> Selected {
+        let stats = selection.walker.stats();
+        Selected {
+            files: selection.files.clone(),
+            binary: selection.binary,
+            ignored: stats.ignored(),
+            unreadable: stats.errors(),
+            skipped: stats.skipped.report(),
+        }
+    }
+
+    /// The patterns the index narrows, and what each must find after the tree changed.
+    const NARROWED: [(&str, usize); 4] = [
+        ("needle", 3),
+        (r"fn \w+_needle", 2),
+        ("(?i)needle two", 1),
+        ("absent_from_every_file", 0),
+    ];
+
+    #[test]
+    fn the_index_selects_the_files_a_scan_finds_hits_in() {
+        let dir = indexed_tree();
+        let store = tempfile::tempdir().unwrap();
+        std::thread::sleep(RACY);
+        let index = build_index(dir.path(), &store.path().join("index"));
+        let watch = caught_up_watch(walker(dir.path()), &index).expect("a caught-up watch");
+        // Changes since the build: a new file, a changed one, a removed one, a new binary.
+        std::fs::write(dir.path().join("src/new.rs"), b"fn new_needle() {}\n").unwrap();
+        std::fs::write(dir.path().join("src/b.rs"), b"now a needle\n").unwrap();
+        std::fs::remove_file(dir.path().join("src/deep/c.rs")).unwrap();
+        std::fs::write(dir.path().join("new.bin"), b"needle\0\n").unwrap();
+        let slot = Mutex::new(Some(watch));
+        for (pattern, files_with_hits) in NARROWED {
+            let q = query(pattern);
+            let scan = grep(walker(dir.path()), &q, None).unwrap();
+            assert!(!scan.indexed);
+            assert_eq!(scan.files.len(), files_with_hits, "{pattern}: the scan");
+            assert!(scan.ignored > 0 && scan.binary_files == 2, "{pattern}");
+            // Without a watch: a walk that stats every file.
+            let walked = IndexUse {
+                file: &index,
+                watch: None,
+            };
+            let by_walk = grep(walker(dir.path()), &q, Some(walked)).unwrap();
+            assert!(by_walk.indexed, "{pattern}: the index was used");
+            assert_eq!(seen(&by_walk), seen(&scan), "{pattern}: indexed by a walk");
+            // The selection a caught-up watch makes with no walk, searched as a client does.
+            let mut watch = slot.lock().unwrap().take().expect("the watch is back");
+            watch.drain();
+            let (selection, watch) = select_watched(walker(dir.path()), &q, &index, watch).unwrap();
+            install_watch(&slot, watch);
+            let selection = selection.expect("the watch answers");
+            let names: Vec<&[u8]> = selection
+                .files
+                .iter()
+                .map(|p| p.as_os_str().as_bytes())
+                .collect();
+            assert!(
+                !names.iter().any(|n| n.starts_with(b"filler/")),
+                "{pattern}: narrowed, not every file: {names:?}"
+            );
+            for file in &scan.files {
+                assert!(
+                    selection.files.contains(&file.path),
+                    "{pattern}: {:?} has hits but was not selected: {names:?}",
+                    file.path
+                );
+            }
+            let by_selection =
+                grep_selected(walker(dir.path()), &q, selected(&selection), None).unwrap();
+            assert!(by_selection.indexed);
+            assert_eq!(
+                seen(&by_selection),
+                seen(&scan),
+                "{pattern}: the selection's search"
+            );
+            // In process, with the watch: the same again.
+            let watched = IndexUse {
+                file: &index,
+                watch: Some(&slot),
+            };
+            let by_watch = grep(walker(dir.path()), &q, Some(watched)).unwrap();
+            assert_eq!(
+                seen(&by_watch),
+                seen(&scan),
+                "{pattern}: indexed by the watch"
+            );
+            assert!(
+                by_watch.files_searched < scan.files_searched,
+                "{pattern}: searched {} files, the scan {}",
+                by_watch.files_searched,
+                scan.files_searched
+            );
+        }
+        // A limit settles the same first hits through the index.
+        let mut q = query("needle");
+        q.max_matches = Some(2);
+        let scan = grep(walker(dir.path()), &q, None).unwrap();
+        let walked = IndexUse {
+            file: &index,
+            watch: None,
+        };
+        let by_walk = grep(walker(dir.path()), &q, Some(walked)).unwrap();
+        assert_eq!(seen(&by_walk), seen(&scan), "a limit through the index");
+        assert!(scan.truncated);
+    }
+
+    #[test]
+    fn a_pattern_the_index_cannot_narrow_is_left_to_a_scan() {
+        let dir = indexed_tree();
+        let store = tempfile::tempdir().unwrap();
+        let index = build_index(dir.path(), &store.path().join("index"));
+        let watch = caught_up_watch(walker(dir.path()), &index).expect("a caught-up watch");
+        let q = query(r"\w");
+        let scan = grep(walker(dir.path()), &q, None).unwrap();
+        let walked = IndexUse {
+            file: &index,
+            watch: None,
+        };
+        let with_index = grep(walker(dir.path()), &q, Some(walked)).unwrap();
+        assert!(!with_index.indexed, "no candidates: a scan");
+        assert_eq!(seen(&with_index), seen(&scan));
+        let (selection, watch) = select_watched(walker(dir.path()), &q, &index, watch).unwrap();
+        assert_eq!(
+            selection.err(),
+            Some("the index does not narrow this pattern")
+        );
+        // A client that applies its own rules asks for every file instead.
+        let (selection, _) =
+            select_watched_with(walker(dir.path()), &q, &index, watch, true, true).unwrap();
+        let selection = selection.expect("every file is listed");
+        let mut visible: Vec<PathBuf> = scan
+            .files
+            .iter()
+            .map(|f| f.path.clone())
+            .chain([PathBuf::from("data.bin")])
+            .collect();
+        visible.sort();
+        assert_eq!(
+            selection.files, visible,
+            "every visible file, binary included"
+        );
+    }
+
+    #[test]
+    fn a_cancelled_search_stops_searching() {
+        let files: Vec<(String, &[u8])> = (0..2_000)
+            .map(|i| (format!("d{:02}/f{i:04}.txt", i % 50), &b"hit\n"[..]))
+            .collect();
+        let refs: Vec<(&str, &[u8])> = files.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+        let dir = tree(&refs);
+        // A stream whose consumer cancels at its first file.
+        let token = CancelToken::new();
+        let received = AtomicUsize::new(0);
+        let sink = |_: FileHits| {
+            received.fetch_add(1, Ordering::Relaxed);
+            token.cancel();
+            true
+        };
+        let w = walker(dir.path()).with_cancel(token.clone());
+        let outcome = grep_with(w, &query("hit"), None, Some(&sink)).unwrap();
+        let received = received.load(Ordering::Relaxed);
+        assert!(
+            received < 1_000 && outcome.files_searched < 1_000,
+            "received {received} files and searched {} of 2000 after the cancel",
+            outcome.files_searched
+        );
+        // A selection searched after a cancel reads nothing.
+        let token = CancelToken::new();
+        token.cancel();
+        let w = walker(dir.path()).with_cancel(token);
+        let selection = Selected {
+            files: files.iter().map(|(p, _)| PathBuf::from(p)).collect(),
+            ..Selected::default()
+        };
+        let outcome = grep_selected(w, &query("hit"), selection, None).unwrap();
+        assert_eq!(
+            (outcome.files_searched, outcome.files.len()),
+            (0, 0),
+            "(searched, with hits) after a cancel"
+        );
+        // A consumer that goes away stops the stream too.
+        let received = AtomicUsize::new(0);
+        let sink = |_: FileHits| received.fetch_add(1, Ordering::Relaxed) < 2;
+        grep_with(walker(dir.path()), &query("hit"), None, Some(&sink)).unwrap();
+        assert_eq!(
+            received.load(Ordering::Relaxed),
+            3,
+            "files sent until refused"
+        );
     }
 }

@@ -144,7 +144,7 @@ pub fn select(walker: &Walker, real: &Path, query: &GrepQuery, asking: &Asking<'
         return unavailable("a path that is not UTF-8 cannot be sent");
     };
     let options = walker.options();
-    let ident = rustix::fs::fstat(root.fd()).map(|s| (s.st_dev, s.st_ino));
+    let ident = root.stat_self().map(|s| (s.st_dev, s.st_ino));
     let Ok((dev, ino)) = ident else {
         return unavailable("the root cannot be examined");
     };

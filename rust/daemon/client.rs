@@ -6,7 +6,7 @@
 
 use super::dir::{self, SOCKET_NAME};
 use super::proto::{self, MAX_REPLY};
-use rustix::fd::{AsFd, OwnedFd};
+use crate::fs::dir::Dir;
 use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
 use serde_json::Value;
 use std::io;
@@ -17,7 +17,7 @@ use std::time::Duration;
 pub fn connect() -> io::Result<UnixStream> {
     let path = dir::socket_dir()
         .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no socket directory known"))?;
-    let dir_fd = match dir::open_dir(&path, false) {
+    let socket_dir = match dir::open_dir(&path, false) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,
@@ -26,11 +26,11 @@ pub fn connect() -> io::Result<UnixStream> {
         }
         other => other?,
     };
-    connect_in(&dir_fd)
+    connect_in(&socket_dir)
 }
 
-fn connect_in(dir_fd: &OwnedFd) -> io::Result<UnixStream> {
-    match dir::check_socket(dir_fd) {
+fn connect_in(socket_dir: &Dir) -> io::Result<UnixStream> {
+    match dir::check_socket(socket_dir) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,
@@ -45,7 +45,7 @@ fn connect_in(dir_fd: &OwnedFd) -> io::Result<UnixStream> {
         SocketFlags::CLOEXEC | SocketFlags::NONBLOCK,
         None,
     )?;
-    let address = SocketAddrUnix::new(dir::through_fd(dir_fd, SOCKET_NAME))?;
+    let address = SocketAddrUnix::new(dir::through_fd(socket_dir, SOCKET_NAME))?;
     match rustix::net::connect(&socket, &address) {
         Ok(()) => {}
         // A full backlog: the daemon is not keeping up. Not waited for.
@@ -63,7 +63,7 @@ fn connect_in(dir_fd: &OwnedFd) -> io::Result<UnixStream> {
         }
         Err(e) => return Err(e.into()),
     }
-    let peer = rustix::net::sockopt::socket_peercred(socket.as_fd())?;
+    let peer = rustix::net::sockopt::socket_peercred(&socket)?;
     if peer.uid.as_raw() != dir::my_uid() {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,

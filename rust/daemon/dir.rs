@@ -5,8 +5,9 @@
 //! only ever reached through the directory's descriptor (`/proc/self/fd/N/NAME`), so swapping
 //! the directory after the check changes nothing.
 
-use rustix::fd::{AsFd, AsRawFd, OwnedFd};
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use crate::fs::dir::{self, Dir};
+use rustix::fs::FileType;
+use std::fs::File;
 use std::io;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
@@ -38,7 +39,7 @@ fn refused(what: String) -> io::Error {
 /// it (and a missing parent under the cache directory) `0700` first. A directory of another
 /// user, or one others can enter, is refused, never repaired: whatever is in it may have been
 /// planted.
-pub fn open_dir(path: &Path, create: bool) -> io::Result<OwnedFd> {
+pub fn open_dir(path: &Path, create: bool) -> io::Result<Dir> {
     if create {
         if let Some(parent) = path.parent() {
             std::fs::DirBuilder::new()
@@ -52,21 +53,23 @@ pub fn open_dir(path: &Path, create: bool) -> io::Result<OwnedFd> {
             Err(e) => return Err(e),
         }
     }
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = rustix::fs::open(path, flags, Mode::empty()).map_err(|e| match e {
-        rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR => refused(format!(
-            "{} is not a directory (a symlink or a file): remove it",
-            path.display()
-        )),
-        e => io::Error::from(e),
+    let dir = Dir::open_ambient_nofollow(path).map_err(|e| {
+        if dir::not_a_dir(&e) {
+            refused(format!(
+                "{} is not a directory (a symlink or a file): remove it",
+                path.display()
+            ))
+        } else {
+            e
+        }
     })?;
-    check_private(&fd, path)?;
-    Ok(fd)
+    check_private(&dir, path)?;
+    Ok(dir)
 }
 
 /// The checks of `open_dir` on an open directory.
-pub fn check_private(fd: &OwnedFd, path: &Path) -> io::Result<()> {
-    let stat = rustix::fs::fstat(fd)?;
+pub fn check_private(dir: &Dir, path: &Path) -> io::Result<()> {
+    let stat = dir.stat()?;
     if FileType::from_raw_mode(stat.st_mode) != FileType::Directory {
         return Err(refused(format!("{} is not a directory", path.display())));
     }
@@ -92,13 +95,13 @@ pub fn check_private(fd: &OwnedFd, path: &Path) -> io::Result<()> {
 
 /// The path of `name` inside the open directory `dir`, through its descriptor: short (a
 /// socket path must fit 108 bytes) and immune to the directory being swapped.
-pub fn through_fd(dir: &OwnedFd, name: &str) -> PathBuf {
-    PathBuf::from(format!("/proc/self/fd/{}/{name}", dir.as_raw_fd()))
+pub fn through_fd(dir: &Dir, name: &str) -> PathBuf {
+    dir.path_through(name)
 }
 
 /// The socket in `dir`: a socket of ours (not followed if it is a link), with its inode.
-pub fn check_socket(dir: &OwnedFd) -> io::Result<u64> {
-    let stat = rustix::fs::statat(dir, SOCKET_NAME, AtFlags::SYMLINK_NOFOLLOW)?;
+pub fn check_socket(dir: &Dir) -> io::Result<u64> {
+    let stat = dir.stat_entry(SOCKET_NAME)?;
     if FileType::from_raw_mode(stat.st_mode) != FileType::Socket {
         return Err(refused(format!("{SOCKET_NAME} is not a socket")));
     }
@@ -112,33 +115,20 @@ pub fn check_socket(dir: &OwnedFd) -> io::Result<u64> {
 }
 
 /// Opens (creating it `0600`) the lock file in `dir`: a regular file of ours.
-pub fn open_lock(dir: &OwnedFd) -> io::Result<OwnedFd> {
-    let flags = OFlags::RDWR
-        | OFlags::CREATE
-        | OFlags::NOFOLLOW
-        | OFlags::NONBLOCK
-        | OFlags::CLOEXEC
-        | OFlags::NOCTTY;
-    let fd = rustix::fs::openat(dir, LOCK_NAME, flags, Mode::from_raw_mode(0o600))?;
-    let stat = rustix::fs::fstat(&fd)?;
+pub fn open_lock(dir: &Dir) -> io::Result<File> {
+    let file = dir.open_or_create(LOCK_NAME, 0o600)?;
+    let stat = dir::file_stat(&file)?;
     if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile || stat.st_uid != my_uid() {
         return Err(refused(format!(
             "{LOCK_NAME} is not a regular file of yours: remove it"
         )));
     }
-    Ok(fd)
+    Ok(file)
 }
 
 /// Takes the single-instance lock without waiting: `false` when another daemon holds it.
-pub fn try_lock(lock: &OwnedFd) -> io::Result<bool> {
-    match rustix::fs::flock(
-        lock.as_fd(),
-        rustix::fs::FlockOperation::NonBlockingLockExclusive,
-    ) {
-        Ok(()) => Ok(true),
-        Err(rustix::io::Errno::WOULDBLOCK) => Ok(false),
-        Err(e) => Err(e.into()),
-    }
+pub fn try_lock(lock: &File) -> io::Result<bool> {
+    dir::try_lock(lock)
 }
 
 #[cfg(test)]

@@ -11,10 +11,10 @@
 //! changed, a file system without events) is answered `scan`, never a stale selection.
 
 use crate::fs::root::Root;
+use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
 use crate::grep::{OutputMode, PatternOptions};
 use crate::index::handle::{IndexHandle, Mode};
-use crate::rules::RuleOptions;
 use crate::search::GrepQuery;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -73,12 +73,11 @@ pub struct Roots {
 pub struct BadRequest(pub String);
 
 fn ident_of(root: &Root) -> (u64, u64) {
-    rustix::fs::fstat(root.fd()).map_or((0, 0), |s| (s.st_dev, s.st_ino))
+    root.stat_self().map_or((0, 0), |s| (s.st_dev, s.st_ino))
 }
 
 fn no_events(root: &Root) -> Option<String> {
-    let fs = rustix::fs::fstatfs(root.fd()).ok()?;
-    let kind = fs.f_type as i64;
+    let kind = root.fs_type().ok()?;
     NO_EVENTS
         .iter()
         .find(|(magic, _)| *magic == kind)

@@ -11,8 +11,8 @@
 use super::dir::{self, SOCKET_NAME};
 use super::proto::{self, FrameError, MAX_REQUEST};
 use super::roots::Roots;
+use crate::fs::dir::Dir;
 use rustix::event::{PollFd, PollFlags};
-use rustix::fd::{AsFd, OwnedFd};
 use serde_json::{Value, json};
 use std::io;
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -61,24 +61,20 @@ pub fn serve(options: ServeOptions, interrupted: &dyn Fn() -> bool) -> io::Resul
     let path = dir::socket_dir().ok_or_else(|| {
         io::Error::other("no directory for the daemon's socket: set XDG_RUNTIME_DIR or HOME")
     })?;
-    let dir_fd = dir::open_dir(&path, true)?;
-    let lock = dir::open_lock(&dir_fd)?;
+    let socket_dir = dir::open_dir(&path, true)?;
+    let lock = dir::open_lock(&socket_dir)?;
     if !dir::try_lock(&lock)? {
         return Ok(Outcome::AlreadyRunning);
     }
     // Under the lock: whatever is at the socket's name is a dead daemon's.
-    match rustix::fs::unlinkat(&dir_fd, SOCKET_NAME, rustix::fs::AtFlags::empty()) {
-        Ok(()) | Err(rustix::io::Errno::NOENT) => {}
-        Err(e) => return Err(e.into()),
+    match socket_dir.remove_file(SOCKET_NAME) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
     }
-    let listener = UnixListener::bind(dir::through_fd(&dir_fd, SOCKET_NAME))?;
-    rustix::fs::chmodat(
-        &dir_fd,
-        SOCKET_NAME,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        rustix::fs::AtFlags::empty(),
-    )?;
-    let inode = dir::check_socket(&dir_fd)?;
+    let listener = UnixListener::bind(dir::through_fd(&socket_dir, SOCKET_NAME))?;
+    socket_dir.set_entry_mode(SOCKET_NAME, 0o600)?;
+    let inode = dir::check_socket(&socket_dir)?;
     listener.set_nonblocking(true)?;
     let shared = Arc::new(Shared {
         roots: Roots::default(),
@@ -93,10 +89,10 @@ pub fn serve(options: ServeOptions, interrupted: &dyn Fn() -> bool) -> io::Resul
         idle: options.idle,
         socket: path.join(SOCKET_NAME).display().to_string(),
     });
-    let result = accept_loop(&listener, &dir_fd, inode, &shared, interrupted);
+    let result = accept_loop(&listener, &socket_dir, inode, &shared, interrupted);
     // Still under the lock: the socket at the name is ours, unless someone replaced it.
-    if dir::check_socket(&dir_fd).ok() == Some(inode) {
-        let _ = rustix::fs::unlinkat(&dir_fd, SOCKET_NAME, rustix::fs::AtFlags::empty());
+    if dir::check_socket(&socket_dir).ok() == Some(inode) {
+        let _ = socket_dir.remove_file(SOCKET_NAME);
     }
     drop(lock);
     result.map(|()| Outcome::Served)
@@ -104,7 +100,7 @@ pub fn serve(options: ServeOptions, interrupted: &dyn Fn() -> bool) -> io::Resul
 
 fn accept_loop(
     listener: &UnixListener,
-    dir_fd: &OwnedFd,
+    socket_dir: &Dir,
     inode: u64,
     shared: &Arc<Shared>,
     interrupted: &dyn Fn() -> bool,
@@ -125,7 +121,7 @@ fn accept_loop(
             return Ok(());
         }
         // Removed or replaced by hand: nobody can reach this daemon any more.
-        if dir::check_socket(dir_fd).ok() != Some(inode) {
+        if dir::check_socket(socket_dir).ok() != Some(inode) {
             return Ok(());
         }
         let mut fds = [PollFd::new(listener, PollFlags::IN)];
@@ -147,7 +143,7 @@ fn accept_loop(
 
 fn accept(stream: UnixStream, shared: &Arc<Shared>) {
     // Another user's process is closed on without a word.
-    let peer = rustix::net::sockopt::socket_peercred(stream.as_fd());
+    let peer = rustix::net::sockopt::socket_peercred(&stream);
     if peer.map(|c| c.uid.as_raw()).ok() != Some(dir::my_uid()) {
         shared.refused.fetch_add(1, Ordering::Relaxed);
         return;

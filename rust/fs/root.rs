@@ -82,8 +82,26 @@ impl Root {
         Ok(Root { fd, real })
     }
 
-    pub fn fd(&self) -> BorrowedFd<'_> {
+    pub(in crate::fs) fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
+    }
+
+    /// The metadata of the root directory itself (what is open, whatever its path is now).
+    pub fn stat_self(&self) -> io::Result<Stat> {
+        Ok(rustix::fs::fstat(&self.fd)?)
+    }
+
+    /// The type (magic number) of the file system the root is on.
+    pub fn fs_type(&self) -> io::Result<i64> {
+        #[allow(clippy::unnecessary_cast)] // `f_type`'s type differs between targets
+        Ok(rustix::fs::fstatfs(&self.fd)?.f_type as i64)
+    }
+
+    /// Opens the regular file `rel` to read it (see `open_file_at`), reached beneath the root
+    /// as `links` says.
+    pub fn open_file(&self, rel: &Path, links: Links) -> io::Result<File> {
+        let found = self.resolve(rel, links, READ_FLAGS)?;
+        regular_file(found.fd)
     }
 
     /// The root's real path, for display and for recognising absolute symlink targets.
@@ -290,6 +308,20 @@ impl Root {
             name,
             AtFlags::SYMLINK_NOFOLLOW,
         )?)
+    }
+
+    /// The directory `rel` (workspace-relative), reached beneath the root as `links` says.
+    pub fn open_dir(&self, rel: &Path, links: Links) -> io::Result<super::dir::Dir> {
+        let resolved = self.resolve(rel, links, DIR_FLAGS)?;
+        Ok(super::dir::Dir::from_fd(resolved.fd))
+    }
+
+    /// Where `rel` really is (workspace-relative), following symlinks that stay inside the
+    /// root when `links` is `Inside`; what it names is not opened for reading (`O_PATH`).
+    pub fn real(&self, rel: &Path, links: Links) -> io::Result<PathBuf> {
+        Ok(self
+            .resolve(rel, links, OFlags::PATH | OFlags::CLOEXEC)?
+            .real)
     }
 
     /// The metadata of `rel`, following symlinks that stay inside the root when `links` is

@@ -209,8 +209,8 @@ mod tests {
         options: impl FnOnce(&mut crate::fs::walk::WalkOptions),
     ) -> (Vec<String>, std::sync::Arc<crate::fs::walk::WalkStats>) {
         use crate::fs::root::{Links, Root};
+        use crate::fs::rules::RuleOptions;
         use crate::fs::walk::{WalkOptions, Walker};
-        use crate::rules::RuleOptions;
         use std::fs;
         use std::sync::Arc;
         let dir = tempfile::tempdir().unwrap();

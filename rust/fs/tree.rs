@@ -95,8 +95,8 @@ fn reversed(mut entries: Vec<Listed>) -> Vec<Listed> {
 mod tests {
     use super::*;
     use crate::fs::root::Root;
+    use crate::fs::rules::RuleOptions;
     use crate::fs::walk::WalkOptions;
-    use crate::rules::RuleOptions;
     use std::fs;
     use std::sync::Arc;
 

@@ -12,12 +12,13 @@
 //! `select()` breaks): a directory listed while the budget is spent drops its handle, and its
 //! entries are later opened from the root by their relative path, still beneath the root.
 
+use super::dir::DirRef;
 use super::root::{DIR_FLAGS, Links, Root, open_file_at, regular_file};
 use super::skipped::{Reason, Skipped};
 use super::write::is_temp_name;
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result, shown};
-use crate::rules::{Chain, RuleOptions, Rules, Verdict};
+use crate::fs::rules::{Chain, RuleOptions, Rules, Verdict};
 use crossbeam_deque::{Steal, Stealer, Worker};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
 use std::cmp::Ordering;
@@ -25,7 +26,7 @@ use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
@@ -119,7 +120,7 @@ pub enum WalkState {
 pub type DirFilter = Arc<dyn Fn(&Path) -> bool + Send + Sync>;
 
 /// Told of every directory a walk opens, before it is listed (the index's watch).
-pub type DirHook = Arc<dyn Fn(&Path, BorrowedFd<'_>) + Send + Sync>;
+pub type DirHook = Arc<dyn Fn(&Path, DirRef<'_>) + Send + Sync>;
 
 /// A directory a walk has listed: its handle (while the budget allows), its path as walked,
 /// and the rules in force for its entries.
@@ -457,7 +458,7 @@ impl Walker {
             None
         };
         if let Some(hook) = &self.dir_hook {
-            hook(&rel, fd.as_fd());
+            hook(&rel, DirRef::new(fd.as_fd()));
         }
         let Ok(listing) = list(&fd) else {
             self.stats.add_error_at(&rel, true);

@@ -18,7 +18,6 @@
 use roaring::RoaringBitmap;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 pub const MAGIC: &[u8; 8] = b"CSIFTIDX";
@@ -276,10 +275,7 @@ impl IndexFile {
     /// Opens the index at `path` (never through a symlink, never waiting on a FIFO); the
     /// caller checked who owns it, or it is a test's.
     pub fn open(path: &Path) -> io::Result<IndexFile> {
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(path)?;
+        let file = crate::fs::dir::open_file_nofollow(path)?;
         let meta = file.metadata()?;
         if !meta.is_file() {
             return Err(corrupt("is not a regular file"));

@@ -14,17 +14,16 @@
 //! repository boundary, the `info/exclude` of any repository in the tree), the per-user watch
 //! limit reached.
 
+use crate::fs::dir::DirRef;
+use crate::fs::notify::Notify;
 use crate::fs::root::Links;
+use crate::fs::rules::Verdict;
 use crate::fs::skipped::{Passed, Reason};
 use crate::fs::walk::{Batch, DirHook, FileEntry, WalkState, Walker};
-use crate::rules::Verdict;
-use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
-use rustix::fs::{FileType, Mode, OFlags};
-use rustix::io::Errno;
+use rustix::fs::FileType;
+use rustix::fs::inotify::{ReadFlags, WatchFlags};
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
-use std::mem::MaybeUninit;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -57,7 +56,7 @@ const MASK: WatchFlags = WatchFlags::MODIFY
 
 /// Changes seen since the watch started, relative to the index.
 pub struct Watch {
-    fd: OwnedFd,
+    notify: Notify,
     dirs: HashMap<i32, (PathBuf, Kind)>,
     /// Paths (files or directories) that changed: an indexed file at or below one is read
     /// from disk, and one that is a file or directory now is searched.
@@ -79,9 +78,8 @@ pub struct Watch {
 
 impl Watch {
     pub fn new(rule_names: Vec<Vec<u8>>) -> std::io::Result<Watch> {
-        let fd = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK)?;
         Ok(Watch {
-            fd,
+            notify: Notify::new()?,
             dirs: HashMap::new(),
             dirty: HashSet::new(),
             broken: false,
@@ -126,14 +124,13 @@ impl Watch {
     /// descriptor (`/proc/self/fd`), never through a path that could have been swapped.
     /// A repository's `.git` and `.git/info` in it are watched too (walks never enter
     /// `.git`): `info/exclude` holds rules.
-    pub fn add(&mut self, rel: &Path, dir: BorrowedFd<'_>) {
+    pub fn add(&mut self, rel: &Path, dir: DirRef<'_>) {
         self.add_kind(rel, dir, Kind::Tree);
         self.add_git(rel, dir);
     }
 
-    fn add_kind(&mut self, rel: &Path, dir: BorrowedFd<'_>, kind: Kind) {
-        let path = format!("/proc/self/fd/{}", dir.as_raw_fd());
-        match inotify::add_watch(&self.fd, path.as_str(), MASK) {
+    fn add_kind(&mut self, rel: &Path, dir: DirRef<'_>, kind: Kind) {
+        match self.notify.add(dir, MASK) {
             Ok(wd) => {
                 let before = self.dirs.insert(wd, (rel.to_path_buf(), kind));
                 // One directory both in the tree and a repository's (a `.git` that is a link
@@ -149,55 +146,48 @@ impl Watch {
 
     /// Watches `.git` and `.git/info` of the directory `dir` (at `rel`) when it has them,
     /// reached as the rules reach them (a `.git` link is followed).
-    fn add_git(&mut self, rel: &Path, dir: BorrowedFd<'_>) {
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        let Ok(git) = rustix::fs::openat(dir, OsStr::from_bytes(GIT), flags, Mode::empty()) else {
+    fn add_git(&mut self, rel: &Path, dir: DirRef<'_>) {
+        let Ok(git) = dir.open_dir_following(OsStr::from_bytes(GIT)) else {
             return; // none, or a file (a worktree's link): no `info/exclude` to read
         };
         let git_rel = rel.join(OsStr::from_bytes(GIT));
-        self.add_kind(&git_rel, std::os::fd::AsFd::as_fd(&git), Kind::GitDir);
-        if let Ok(info) = rustix::fs::openat(&git, "info", flags, Mode::empty()) {
-            self.add_kind(
-                &git_rel.join("info"),
-                std::os::fd::AsFd::as_fd(&info),
-                Kind::GitInfo,
-            );
+        self.add_kind(&git_rel, git.borrow(), Kind::GitDir);
+        if let Ok(info) = git.borrow().open_dir_following("info") {
+            self.add_kind(&git_rel.join("info"), info.borrow(), Kind::GitInfo);
         }
     }
 
     /// Also watches the root repository's `.git` and `.git/info` before a walk (the walk
     /// watches those of every directory it lists, the root's included).
     pub fn add_git_info(&mut self, root: &crate::fs::root::Root) {
-        if let Ok(dir) = root.resolve(Path::new(""), Links::Refuse, crate::fs::root::DIR_FLAGS) {
-            self.add_git(Path::new(""), std::os::fd::AsFd::as_fd(&dir.fd));
+        if let Ok(dir) = root.open_dir(Path::new(""), Links::Refuse) {
+            self.add_git(Path::new(""), dir.borrow());
         }
     }
 
     /// Reads every event queued so far into `dirty` (or `broken`).
     pub fn drain(&mut self) {
-        let mut buffer = [MaybeUninit::<u8>::uninit(); 64 * 1024];
-        let mut reader = inotify::Reader::new(&self.fd, &mut buffer);
-        loop {
-            let event = match reader.next() {
-                Ok(event) => event,
-                Err(Errno::AGAIN | Errno::INTR) => break,
-                Err(_) => {
-                    self.broken = true;
-                    break;
-                }
-            };
+        let Watch {
+            notify,
+            dirs,
+            dirty,
+            broken,
+            rule_names,
+            ..
+        } = self;
+        let read = notify.for_each_queued(|event| {
             let mask = event.events();
             if mask.contains(ReadFlags::QUEUE_OVERFLOW) {
-                self.broken = true;
-                continue;
+                *broken = true;
+                return;
             }
             let wd = event.wd();
             if mask.contains(ReadFlags::IGNORED) {
-                self.dirs.remove(&wd);
-                continue;
+                dirs.remove(&wd);
+                return;
             }
-            let Some((dir, kind)) = self.dirs.get(&wd) else {
-                continue;
+            let Some((dir, kind)) = dirs.get(&wd) else {
+                return;
             };
             if *kind != Kind::Tree {
                 // Git's own files change all the time; only the way to `info/exclude` counts.
@@ -210,26 +200,29 @@ impl Watch {
                     Some(name) => name.to_bytes() == wanted,
                     None => mask.intersects(ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF),
                 };
-                self.broken |= relevant;
-                continue;
+                *broken |= relevant;
+                return;
             }
             match event.file_name() {
                 Some(name) => {
                     let name = name.to_bytes();
-                    if name == GIT || self.rule_names.iter().any(|r| r.as_slice() == name) {
-                        self.broken = true;
+                    if name == GIT || rule_names.iter().any(|r| r.as_slice() == name) {
+                        *broken = true;
                     }
                     let path = dir.join(OsStr::from_bytes(name));
-                    self.dirty.insert(path);
+                    dirty.insert(path);
                 }
                 None => {
                     // The directory itself moved: later events would carry its old path.
                     if mask.intersects(ReadFlags::MOVE_SELF) {
-                        self.broken = true;
+                        *broken = true;
                     }
-                    self.dirty.insert(dir.clone());
+                    dirty.insert(dir.clone());
                 }
             }
+        });
+        if !read {
+            *broken = true;
         }
     }
 
@@ -379,16 +372,16 @@ pub fn dirty_files(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fs::dir::Dir;
     use std::fs;
-    use std::os::fd::AsFd;
 
     #[test]
     fn changes_are_seen_when_drained() {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir(dir.path().join("sub")).unwrap();
         let mut watch = Watch::new(vec![b".gitignore".to_vec()]).unwrap();
-        let sub = fs::File::open(dir.path().join("sub")).unwrap();
-        watch.add(Path::new("sub"), sub.as_fd());
+        let sub = Dir::open_ambient(&dir.path().join("sub")).unwrap();
+        watch.add(Path::new("sub"), sub.borrow());
         fs::write(dir.path().join("sub/a.txt"), "x").unwrap();
         watch.drain();
         assert!(watch.is_dirty(Path::new("sub/a.txt")));
@@ -402,8 +395,8 @@ mod tests {
     fn watching(root: &Path, dirs: &[&str]) -> Watch {
         let mut watch = Watch::new(vec![b".gitignore".to_vec()]).unwrap();
         for rel in dirs {
-            let dir = fs::File::open(root.join(rel)).unwrap();
-            watch.add(Path::new(rel), dir.as_fd());
+            let dir = Dir::open_ambient(&root.join(rel)).unwrap();
+            watch.add(Path::new(rel), dir.borrow());
         }
         watch
     }

@@ -5,9 +5,9 @@
 //! the walk that caught the watch up.
 
 use super::fresh::Watch;
+use crate::fs::rules::Verdict;
 use crate::fs::skipped::{Passed, Reason, Skipped};
 use crate::fs::walk::{DirFilter, WalkStats, Walker};
-use crate::rules::Verdict;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 

@@ -7,16 +7,16 @@
 //! the old index usable.
 //!
 //! The cache is another process's input, so nothing in it is trusted by its name: directories
-//! are opened once and everything else relative to them (`openat`), never through a symlink
-//! (`O_NOFOLLOW`) nor blocking on a FIFO (`O_NONBLOCK`), and each directory and file must be
+//! are opened once and everything else relative to them (`fs::dir::Dir`), never through a
+//! symlink nor blocking on a FIFO, and each directory and file must be
 //! ours (`fstat` on the descriptor) and private (`0700`, `0600`). A cache directory of someone
 //! else is refused; one of ours that others can enter is made private first. Names that are
 //! predictable (`build.lock`, `index-*.bin`) live only in a directory nobody else can write;
 //! temporary files get random names and are created with `O_EXCL`.
 
+use crate::fs::dir::{self, Dir};
 use crate::fs::walk::WalkOptions;
-use rustix::fd::OwnedFd;
-use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags, Stat};
+use rustix::fs::{FileType, Stat};
 use std::fs::File;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -120,9 +120,9 @@ fn my_uid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
 
-/// Checks that `fd` (the directory at `path`) is a directory of ours, and makes it private.
-fn private_dir(fd: &OwnedFd, path: &Path) -> io::Result<()> {
-    let stat = rustix::fs::fstat(fd)?;
+/// Checks that `dir` (the directory at `path`) is a directory of ours, and makes it private.
+fn private_dir(dir: &Dir, path: &Path) -> io::Result<()> {
+    let stat = dir.stat()?;
     if FileType::from_raw_mode(stat.st_mode) != FileType::Directory {
         return Err(doubt(format!("{} is not a directory", path.display())));
     }
@@ -140,14 +140,14 @@ fn private_dir(fd: &OwnedFd, path: &Path) -> io::Result<()> {
     // Ours but open to others (made by hand, or by an older version): every entry is checked
     // on its own, so making the directory private is enough from here on.
     if stat.st_mode & 0o077 != 0 {
-        rustix::fs::fchmod(fd, Mode::from_raw_mode(0o700))?;
+        dir.set_mode(0o700)?;
     }
     Ok(())
 }
 
-/// Checks that `fd` (the cache file `name`) is a regular file of ours that only we can read.
-fn private_file(fd: &OwnedFd, name: &str) -> io::Result<Stat> {
-    let stat = rustix::fs::fstat(fd)?;
+/// Checks that `file` (the cache file `name`) is a regular file of ours that only we can read.
+fn private_file(file: &File, name: &str) -> io::Result<Stat> {
+    let stat = dir::file_stat(file)?;
     let kind = FileType::from_raw_mode(stat.st_mode);
     if kind != FileType::RegularFile {
         return Err(doubt(format!("{name} is not a regular file ({kind:?})")));
@@ -168,16 +168,13 @@ fn private_file(fd: &OwnedFd, name: &str) -> io::Result<Stat> {
 }
 
 /// Opens a cache file for reading without following a symlink or blocking on a FIFO.
-fn open_nofollow(dir: &OwnedFd, name: &str) -> io::Result<OwnedFd> {
-    rustix::fs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
-        Mode::empty(),
-    )
-    .map_err(|e| match e {
-        rustix::io::Errno::LOOP => doubt(format!("{name} is a symbolic link")),
-        e => e.into(),
+fn open_nofollow(dir: &Dir, name: &str) -> io::Result<File> {
+    dir.open_read(name).map_err(|e| {
+        if dir::is_symlink(&e) {
+            doubt(format!("{name} is a symbolic link"))
+        } else {
+            e
+        }
     })
 }
 
@@ -200,8 +197,7 @@ impl Location {
 
     /// The root's cache directory, checked (`None` when it does not exist and `create` is
     /// false). Directories created along the way are `0700`.
-    fn open_dir(&self, create: bool) -> io::Result<Option<OwnedFd>> {
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    fn open_dir(&self, create: bool) -> io::Result<Option<Dir>> {
         if create {
             std::fs::DirBuilder::new()
                 .recursive(true)
@@ -209,41 +205,31 @@ impl Location {
                 .create(&self.cache)?;
         }
         // The cache path itself is the user's to choose (it may go through symlinks).
-        let cache = match rustix::fs::open(&self.cache, flags, Mode::empty()) {
-            Ok(fd) => fd,
-            Err(rustix::io::Errno::NOENT) if !create => return Ok(None),
-            Err(e) => return Err(e.into()),
+        let cache = match Dir::open_ambient(&self.cache) {
+            Ok(dir) => dir,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !create => return Ok(None),
+            Err(e) => return Err(e),
         };
         private_dir(&cache, &self.cache)?;
-        let open = || {
-            rustix::fs::openat(
-                &cache,
-                self.dir_name.as_str(),
-                flags | OFlags::NOFOLLOW,
-                Mode::empty(),
-            )
-        };
+        let open = || cache.open_dir(&self.dir_name);
         let dir = match open() {
-            Ok(fd) => fd,
-            Err(rustix::io::Errno::NOENT) if !create => return Ok(None),
-            Err(rustix::io::Errno::NOENT) => {
-                match rustix::fs::mkdirat(
-                    &cache,
-                    self.dir_name.as_str(),
-                    Mode::from_raw_mode(0o700),
-                ) {
-                    Ok(()) | Err(rustix::io::Errno::EXIST) => {}
-                    Err(e) => return Err(e.into()),
+            Ok(dir) => dir,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !create => return Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                match cache.create_dir(&self.dir_name, 0o700) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                    Err(e) => return Err(e),
                 }
                 open()?
             }
-            Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) => {
+            Err(e) if dir::not_a_dir(&e) => {
                 return Err(doubt(format!(
                     "{} is not a directory (a symlink or a file): remove it",
                     self.dir.display()
                 )));
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         };
         private_dir(&dir, &self.dir)?;
         Ok(Some(dir))
@@ -255,13 +241,13 @@ impl Location {
         let Some(dir) = self.open_dir(false)? else {
             return Ok(None);
         };
-        let fd = match open_nofollow(&dir, &self.file_name) {
-            Ok(fd) => fd,
+        let file = match open_nofollow(&dir, &self.file_name) {
+            Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         };
-        let stat = private_file(&fd, &self.file_name)?;
-        Ok(Some((File::from(fd), stat)))
+        let stat = private_file(&file, &self.file_name)?;
+        Ok(Some((file, stat)))
     }
 
     /// Whether anything (even a symlink or a FIFO) is at the index's name.
@@ -273,7 +259,7 @@ impl Location {
     pub fn lock(&self) -> io::Result<Locked<'_>> {
         let dir = self.open_dir(true)?.expect("created");
         let lock = open_lock(&dir)?;
-        rustix::fs::flock(&lock, FlockOperation::LockExclusive)?;
+        dir::lock(&lock)?;
         let locked = Locked {
             location: self,
             dir,
@@ -287,24 +273,19 @@ impl Location {
 /// Opens (creating it `0600`) the lock file. Anything else planted at its name (a symlink, a
 /// FIFO, a file of another user or open to others) is removed, never followed or waited on:
 /// a real lock is always a private regular file of ours, so no build holding one is affected.
-fn open_lock(dir: &OwnedFd) -> io::Result<OwnedFd> {
-    let flags = OFlags::RDWR
-        | OFlags::CREATE
-        | OFlags::NOFOLLOW
-        | OFlags::NONBLOCK
-        | OFlags::CLOEXEC
-        | OFlags::NOCTTY;
+fn open_lock(dir: &Dir) -> io::Result<File> {
     let mut last = None;
     for _ in 0..3 {
-        match rustix::fs::openat(dir, LOCK_NAME, flags, Mode::from_raw_mode(0o600)) {
-            Ok(fd) => match private_file(&fd, LOCK_NAME) {
-                Ok(_) => return Ok(fd),
+        match dir.open_or_create(LOCK_NAME, 0o600) {
+            Ok(file) => match private_file(&file, LOCK_NAME) {
+                Ok(_) => return Ok(file),
                 Err(e) => last = Some(e),
             },
-            Err(e) => last = Some(e.into()),
+            Err(e) => last = Some(e),
         }
-        match rustix::fs::unlinkat(dir, LOCK_NAME, AtFlags::empty()) {
-            Ok(()) | Err(rustix::io::Errno::NOENT) => {}
+        match dir.remove_file(LOCK_NAME) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => {
                 return Err(io::Error::other(format!(
                     "cannot replace what is at {LOCK_NAME} ({}): {e}",
@@ -319,8 +300,8 @@ fn open_lock(dir: &OwnedFd) -> io::Result<OwnedFd> {
 /// The build lock, held: what may be written in the cache directory while no other build runs.
 pub struct Locked<'a> {
     location: &'a Location,
-    dir: OwnedFd,
-    _lock: OwnedFd,
+    dir: Dir,
+    _lock: File,
 }
 
 /// The random name of a temporary file a build writes.
@@ -334,13 +315,14 @@ impl Locked<'_> {
     /// held every one of them is stale. An index is hundreds of MiB; they must not pile up.
     /// Only names are removed (`unlinkat` never follows a symlink).
     fn remove_stale_temps(&self) {
-        let Ok(entries) = rustix::fs::Dir::read_from(&self.dir) else {
+        let Ok(names) = self.dir.entry_names() else {
             return;
         };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_bytes();
-            if name.starts_with(TEMP_PREFIX.as_bytes()) && name.ends_with(TEMP_SUFFIX.as_bytes()) {
-                let _ = rustix::fs::unlinkat(&self.dir, entry.file_name(), AtFlags::empty());
+        for name in names {
+            let bytes = name.as_bytes();
+            if bytes.starts_with(TEMP_PREFIX.as_bytes()) && bytes.ends_with(TEMP_SUFFIX.as_bytes())
+            {
+                let _ = self.dir.remove_file(&name);
             }
         }
     }
@@ -360,43 +342,29 @@ impl Locked<'_> {
             "{TEMP_PREFIX}{:032x}{TEMP_SUFFIX}",
             u128::from_le_bytes(random)
         );
-        let fd = rustix::fs::openat(
-            &self.dir,
-            name.as_str(),
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o600),
-        )?;
-        Ok((File::from(fd), Temp { name }))
+        let file = self.dir.create_new(&name, 0o600)?;
+        Ok((file, Temp { name }))
     }
 
     /// Removes a temporary file (a build that failed).
     pub fn remove(&self, temp: &Temp) {
-        let _ = rustix::fs::unlinkat(&self.dir, temp.name.as_str(), AtFlags::empty());
+        let _ = self.dir.remove_file(&temp.name);
     }
 
     /// Publishes a finished temporary file as the index (replacing whatever was at its name:
     /// `rename` never follows a symlink there).
     pub fn publish(&self, temp: &Temp) -> io::Result<()> {
-        rustix::fs::renameat(
-            &self.dir,
-            temp.name.as_str(),
-            &self.dir,
-            self.location.file_name.as_str(),
-        )?;
-        let _ = rustix::fs::fsync(&self.dir);
+        self.dir.rename(&temp.name, &self.location.file_name)?;
+        let _ = self.dir.sync();
         Ok(())
     }
 
     /// Removes the index (the lock removed temporary files of killed builds).
     pub fn drop_index(&self) -> io::Result<bool> {
-        match rustix::fs::unlinkat(
-            &self.dir,
-            self.location.file_name.as_str(),
-            AtFlags::empty(),
-        ) {
+        match self.dir.remove_file(&self.location.file_name) {
             Ok(()) => Ok(true),
-            Err(rustix::io::Errno::NOENT) => Ok(false),
-            Err(e) => Err(e.into()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
         }
     }
 }

@@ -2,8 +2,9 @@
 
 use crate::daemon::ask::{Asking, Via};
 use crate::error::Error;
-use crate::files::{Files, Locked};
+use crate::fs::files::{Files, Locked};
 use crate::fs::root::Root;
+use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::{GlobQuery, GlobSort, glob};
 use crate::grep::{OutputMode, PatternOptions};
@@ -14,13 +15,11 @@ use crate::py::stream::GrepStream;
 use crate::py::types::{
     GlobOutcome, GrepOutcome, Listing as TreeListing, glob_outcome, grep_outcome, tree_listing,
 };
-use crate::rules::RuleOptions;
 use crate::search::{GrepQuery, IndexUse, Sink, grep_with};
 use crate::types::FileTypes;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::ffi::OsString;
-use std::os::fd::IntoRawFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -473,7 +472,7 @@ impl Engine {
                 let opened = files.open_read(&path)?;
                 let size = opened.stat.st_size as u64;
                 Ok((
-                    opened.file.into_raw_fd(),
+                    crate::fs::handoff::hand_over(opened.file),
                     opened.real.into_os_string(),
                     size,
                 ))
@@ -532,13 +531,9 @@ impl Engine {
     fn real(&self, py: Python<'_>, path: PathBuf) -> Option<OsString> {
         let root = self.root.clone();
         py.detach(move || {
-            root.resolve(
-                &path,
-                crate::fs::root::Links::Inside,
-                rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
-            )
-            .ok()
-            .map(|found| found.real.into_os_string())
+            root.real(&path, crate::fs::root::Links::Inside)
+                .ok()
+                .map(PathBuf::into_os_string)
         })
     }
 

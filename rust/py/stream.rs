@@ -171,12 +171,11 @@ impl GrepStream {
         let mut rest: &[u8] = &out;
         while !rest.is_empty() {
             // SAFETY: the caller's descriptor stays open for the call (it holds the stream).
-            let target = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-            match py.detach(|| rustix::io::write(target, rest)) {
+            match py.detach(|| unsafe { crate::fs::handoff::write_to(fd, rest) }) {
                 Ok(n) => rest = &rest[n..],
                 // A signal (Ctrl-C) while the pipe is full: let Python handle it.
-                Err(rustix::io::Errno::INTR) => py.check_signals()?,
-                Err(e) => return Err(std::io::Error::from(e).into()),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => py.check_signals()?,
+                Err(e) => return Err(e.into()),
             }
         }
         Ok(Some(

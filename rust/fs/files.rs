@@ -8,8 +8,8 @@ use crate::fs::root::{Links, READ_FLAGS, Root, regular_file, split_parent};
 
 /// Flags to resolve a path without opening what it names for reading.
 const PATH_FLAGS: rustix::fs::OFlags = rustix::fs::OFlags::PATH.union(rustix::fs::OFlags::CLOEXEC);
+use crate::fs::rules::{RuleOptions, Rules, Verdict};
 use crate::fs::write::{Fingerprint, Place, read_head};
-use crate::rules::{RuleOptions, Rules, Verdict};
 use rustix::fs::{FileType, Stat};
 use std::fs::File;
 use std::io::Read;

@@ -1,0 +1,102 @@
+//! What a search finds: the hits of a file, each pointing into one buffer of bytes per file,
+//! and how a file's search ended.
+
+use std::path::PathBuf;
+
+/// How a file's text is encoded; offsets of UTF-16 files refer to their UTF-8 transcoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextEncoding {
+    Utf8,
+    Utf8Bom,
+    Utf16Le,
+    Utf16Be,
+}
+
+impl TextEncoding {
+    /// The Python codec name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextEncoding::Utf8 => "utf-8",
+            TextEncoding::Utf8Bom => "utf-8-sig",
+            TextEncoding::Utf16Le => "utf-16-le",
+            TextEncoding::Utf16Be => "utf-16-be",
+        }
+    }
+}
+
+/// A range of bytes in the `bytes` of the `FileHits` a hit belongs to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    pub start: usize,
+    pub len: usize,
+}
+
+/// One match. Its text lives in its file's `FileHits::bytes`: one buffer per file instead of
+/// two or more allocations per hit, which on large results cost more than the scan.
+#[derive(Clone, Debug)]
+pub struct Hit {
+    pub line: u64,
+    /// 1-based, in characters.
+    pub column: u64,
+    pub end_line: u64,
+    pub byte_offset: u64,
+    /// The matched bytes exactly.
+    pub content: Span,
+    /// The whole first line of the match, without its terminator (raw bytes; decoded, with
+    /// invalid UTF-8 replaced, when shown).
+    pub text: Span,
+    /// Context lines, when any were asked for.
+    pub context: Option<Box<Context>>,
+    /// The matched bytes occur exactly once in the file.
+    pub unique: bool,
+}
+
+/// The lines around a hit, without terminators.
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    pub before: Vec<Span>,
+    pub after: Vec<Span>,
+}
+
+/// The hits of one file.
+#[derive(Debug)]
+pub struct FileHits {
+    /// Relative to the workspace root (raw bytes: names need not be UTF-8).
+    pub path: PathBuf,
+    pub hits: Vec<Hit>,
+    /// The bytes the hits' spans point into.
+    pub bytes: Vec<u8>,
+    /// What the file adds to the search's limits and total: its matches found (may exceed
+    /// `hits.len()` when hits were capped), or 1 when files are the unit (see `OutputMode`).
+    pub count: u64,
+    /// Matches found in the file: all of them in `OutputMode::Count`.
+    pub matches: u64,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub encoding: TextEncoding,
+}
+
+impl FileHits {
+    pub fn slice(&self, span: Span) -> &[u8] {
+        &self.bytes[span.start..span.start + span.len]
+    }
+}
+
+/// Appends `data` to `bytes`, returning where it went.
+pub fn store(bytes: &mut Vec<u8>, data: &[u8]) -> Span {
+    let span = Span {
+        start: bytes.len(),
+        len: data.len(),
+    };
+    bytes.extend_from_slice(data);
+    span
+}
+
+pub enum FileOutcome {
+    Matched(FileHits),
+    NoMatch,
+    Binary,
+    Unreadable,
+    /// Stopped before finishing (timeout or the search no longer needs this file).
+    Interrupted(Option<FileHits>),
+}
