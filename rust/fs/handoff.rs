@@ -10,14 +10,69 @@ pub fn hand_over(file: File) -> i32 {
     file.into_raw_fd()
 }
 
-/// Writes some of `bytes` to the caller's descriptor `fd`, returning how many were written
-/// (an interrupted write is an `Interrupted` error, for the caller to handle its signals).
+/// At most this much is written at once once the descriptor is writable: a pipe with room
+/// for one more page takes a page without blocking (a larger write to a blocking pipe waits
+/// until all of it fits).
+const WRITE_CHUNK: usize = 4096;
+
+/// Writes some of `bytes` to the caller's descriptor `fd` once it can take them, waiting at
+/// most `wait`: how many were written, or 0 when it could not take any in that time (or the
+/// wait was interrupted). The caller checks its signals between calls: a signal meant to
+/// stop it (Ctrl-C) may be delivered to another thread, and would then never interrupt a
+/// write blocked on a full pipe.
 ///
 /// # Safety
 ///
 /// `fd` must be an open descriptor for the whole call (its owner keeps it open).
-pub unsafe fn write_to(fd: i32, bytes: &[u8]) -> io::Result<usize> {
+pub unsafe fn write_to(fd: i32, bytes: &[u8], wait: std::time::Duration) -> io::Result<usize> {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
     // SAFETY: the caller promises `fd` stays open for the call.
     let target = unsafe { BorrowedFd::borrow_raw(fd) };
-    Ok(rustix::io::write(target, bytes)?)
+    let mut fds = [PollFd::new(&target, PollFlags::OUT)];
+    let timeout = Timespec {
+        tv_sec: wait.as_secs() as i64,
+        tv_nsec: wait.subsec_nanos() as i64,
+    };
+    match poll(&mut fds, Some(&timeout)) {
+        Ok(0) | Err(rustix::io::Errno::INTR) => return Ok(0),
+        Ok(_) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let chunk = &bytes[..bytes.len().min(WRITE_CHUNK)];
+    match rustix::io::write(target, chunk) {
+        Err(rustix::io::Errno::INTR) => Ok(0),
+        done => Ok(done?),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+    use std::time::Duration;
+
+    #[test]
+    fn a_full_pipe_gives_back_control_instead_of_blocking() {
+        let (mut reader, writer) = std::io::pipe().unwrap();
+        let page = vec![b'x'; WRITE_CHUNK];
+        let mut written = 0;
+        loop {
+            // SAFETY: `writer` is open for the whole test.
+            let n = unsafe { write_to(writer.as_raw_fd(), &page, Duration::from_millis(5)) };
+            match n.unwrap() {
+                0 => break,
+                n => written += n,
+            }
+            assert!(written < 64 << 20, "the pipe never filled up");
+        }
+        assert!(
+            written >= WRITE_CHUNK,
+            "expected the pipe to take some pages first"
+        );
+        let mut buf = vec![0u8; WRITE_CHUNK];
+        std::io::Read::read_exact(&mut reader, &mut buf).unwrap();
+        // SAFETY: as above.
+        let n = unsafe { write_to(writer.as_raw_fd(), &page, Duration::from_millis(5)) };
+        assert!(n.unwrap() > 0, "a pipe read from takes more again");
+    }
 }

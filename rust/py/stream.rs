@@ -171,11 +171,14 @@ impl GrepStream {
         let mut rest: &[u8] = &out;
         while !rest.is_empty() {
             // SAFETY: the caller's descriptor stays open for the call (it holds the stream).
-            match py.detach(|| unsafe { crate::fs::handoff::write_to(fd, rest) }) {
+            match py.detach(|| unsafe { crate::fs::handoff::write_to(fd, rest, SIGNAL_CHECK) }) {
                 Ok(n) => rest = &rest[n..],
-                // A signal (Ctrl-C) while the pipe is full: let Python handle it.
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => py.check_signals()?,
                 Err(e) => return Err(e.into()),
+            }
+            // The pipe may stay full (its reader paused): Ctrl-C must still stop us.
+            if let Err(e) = py.check_signals() {
+                self.stop();
+                return Err(e);
             }
         }
         Ok(Some(
