@@ -42,6 +42,22 @@ impl CancelToken {
         self.0.files_searched.load(Ordering::Relaxed)
     }
 
+    /// `Err(Cancelled)` once the token is cancelled: a `what` ("grep", "glob") that stopped
+    /// early returns no partial result.
+    pub fn check(&self, what: &str) -> crate::error::Result<()> {
+        if !self.is_cancelled() {
+            return Ok(());
+        }
+        let done = if what == "grep" {
+            format!("{} files searched", self.files_searched())
+        } else {
+            format!("{} files walked", self.files_walked())
+        };
+        Err(crate::error::Error::Cancelled(format!(
+            "{what} was cancelled and stopped early ({done}); run it again to get a result"
+        )))
+    }
+
     pub(crate) fn add_walked(&self, files: u64) {
         if files > 0 {
             self.0.files_walked.fetch_add(files, Ordering::Relaxed);

@@ -1,6 +1,7 @@
 //! codesift's compiled core: the engine modules (fs: the root handle, walkers, rules, file
-//! operations and atomic writes; glob, grep, search, index, daemon, types) and the one Python
-//! module `codesift._core` (bindings in `py/`) that exposes them.
+//! operations and atomic writes; glob, grep, search, index, daemon, types; the grep request
+//! and the workspace that runs it) and the one Python module `codesift._core` (bindings in
+//! `py/`) that exposes them.
 
 pub mod cancel;
 pub mod daemon;
@@ -9,10 +10,11 @@ pub mod fs;
 pub mod glob;
 pub mod grep;
 pub mod index;
-pub mod page;
+pub mod request;
 pub mod rg;
 pub mod search;
 pub mod types;
+pub mod workspace;
 
 #[cfg(feature = "python")]
 mod py;
@@ -24,6 +26,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py::engine::Engine>()?;
+    m.add_class::<py::request::GrepRequest>()?;
     m.add_class::<py::cancel::CancelToken>()?;
     m.add_class::<py::engine::FileLock>()?;
     m.add_class::<py::types::GlobMatch>()?;

@@ -201,14 +201,10 @@ pub fn grep(walker: Walker, query: &GrepQuery, index: Option<IndexUse<'_>>) -> R
     grep_with(walker, query, index, None)
 }
 
-/// The checks every search makes of `query`, and the stream its hits go to when `sink` is
+/// The check every search makes of `query` (the values of a caller's request are checked
+/// by `crate::request`), and the stream its hits go to when `sink` is
 /// given (the searches that stream: `grep_with` and `grep_selected`).
 fn stream_for<'a>(query: &GrepQuery, sink: Option<Sink<'a>>) -> Result<Option<Stream<'a>>> {
-    if query.max_matches == Some(0) {
-        return Err(Error::InvalidArgument(
-            "max_matches must be at least 1".into(),
-        ));
-    }
     if sink.is_some() && query.count_total {
         return Err(Error::InvalidArgument(
             "count_total cannot stream: use grep for a total of every match".into(),

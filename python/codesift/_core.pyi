@@ -9,6 +9,7 @@ from typing_extensions import Self
 __all__ = [
     "CancelToken",
     "Engine",
+    "GrepRequest",
     "FileLock",
     "GlobMatch",
     "GrepMatch",
@@ -208,6 +209,14 @@ class Listing:
     skipped: dict[str, tuple[int, list[str]]]
 
 @final
+class GrepRequest:
+    """The engine's grep request (rust/request.rs names and checks its options)."""
+
+    def __new__(cls, search_path: str | Path, **options: Any) -> Self: ...
+    @property
+    def options(self) -> dict[str, Any]: ...
+
+@final
 class Engine:
     def __new__(
         cls,
@@ -243,49 +252,9 @@ class Engine:
         no_ignore: bool | None = None,
         cancel: CancelToken | None = None,
     ) -> GlobOutcome: ...
-    def grep(
-        self,
-        search_path: str | Path,
-        pattern: str,
-        *,
-        literal: bool = False,
-        case_sensitive: bool = False,
-        multiline: bool | None = None,
-        before: int = 0,
-        after: int = 0,
-        include: list[str] = ...,
-        exclude: list[str] = ...,
-        max_matches: int | None = ...,
-        count_total: bool = False,
-        timeout: float | None = None,
-        mode: str = "content",
-        offset: int = 0,
-        types: list[str] = ...,
-        types_not: list[str] = ...,
-        hidden: bool | None = None,
-        no_ignore: bool | None = None,
-        cancel: CancelToken | None = None,
-    ) -> GrepOutcome: ...
+    def grep(self, request: GrepRequest, *, cancel: CancelToken | None = None) -> GrepOutcome: ...
     def grep_iter(
-        self,
-        search_path: str | Path,
-        pattern: str,
-        *,
-        literal: bool = False,
-        case_sensitive: bool = False,
-        multiline: bool | None = None,
-        before: int = 0,
-        after: int = 0,
-        include: list[str] = ...,
-        exclude: list[str] = ...,
-        max_matches: int | None = None,
-        timeout: float | None = None,
-        mode: str = "content",
-        types: list[str] = ...,
-        types_not: list[str] = ...,
-        hidden: bool | None = None,
-        no_ignore: bool | None = None,
-        cancel: CancelToken | None = None,
+        self, request: GrepRequest, *, cancel: CancelToken | None = None
     ) -> GrepStream: ...
     def list_dir(self, path: str | Path) -> tuple[list[tuple[str, bool]], int, str]: ...
     def list_tree(

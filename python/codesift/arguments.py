@@ -1,5 +1,6 @@
 """Argument checks shared by the local and remote workspaces: each bad value is an
-`InvalidArgumentError` saying what is allowed, and grep's options are normalised once.
+`InvalidArgumentError` saying what is allowed; grep's request is made once (`grep_request`)
+and checked by the engine.
 
 Limits (documented in the README, "Argument limits"): every integer argument is at most
 `MAX_COUNT` (2**63 - 1, what the engine's 64-bit counters hold), except line numbers and line
@@ -11,15 +12,16 @@ UTF-8) cannot be matched by the engine, whose patterns are UTF-8.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from . import _core
 from .errors import CodesiftError, InvalidArgumentError, PatternError
 
 GLOB_SORTS = ("path", "mtime", "none")
-#: `Workspace.grep` modes: every match, the files with matches, or matches per file.
-GREP_MODES = ("content", "files", "count")
 
 #: The largest integer any count or size argument may be (the engine counts in 64 bits).
 MAX_COUNT = 2**63 - 1
@@ -46,10 +48,26 @@ MAXIMA = {
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def grep_request(pattern: object, search_path: str = ".", **options: object) -> _core.GrepRequest:
+    """The one grep request of every caller (`Workspace.grep` and `grep_iter`, the remote
+    workspace, and through them the CLI and the tools), made from `Workspace.grep`'s keyword
+    arguments. Here each value only becomes what the engine takes (text, lists of globs and
+    type names, integers it can hold); the engine checks what each option allows
+    (`crate::request`), once, and refuses a name it does not know."""
+    check_text("pattern", pattern, allow_empty=True)
+    assert isinstance(pattern, str)  # for mypy: check_text raised otherwise
+    check_unicode("pattern", pattern, error=PatternError)
+    converted = {
+        _RENAMED.get(name, name): _CONVERSIONS.get(name, _as_is)(name, value)
+        for name, value in options.items()
+    }
+    return _core.GrepRequest(search_path, pattern=pattern, **converted)
+
+
 @dataclass(frozen=True)
 class GrepArgs:
-    """grep's options, checked and normalised (context split into before/after, filters as
-    lists of globs)."""
+    """grep's options as the engine normalised them (context split into before/after, filters
+    as lists of globs): what a remote host is asked."""
 
     pattern: str
     include: list[str]
@@ -63,43 +81,22 @@ class GrepArgs:
     count_total: bool
     timeout: float | None
 
+    @classmethod
+    def of(cls, request: _core.GrepRequest) -> GrepArgs:
+        options = request.options
+        names = cls.__dataclass_fields__
+        values = {name: options[name] for name in names if name not in ("before", "after")}
+        context = options["context_lines"]
+        return cls(
+            **values,
+            before=context if options["before"] is None else options["before"],
+            after=context if options["after"] is None else options["after"],
+        )
 
-def grep_arguments(
-    pattern: str,
-    *,
-    include: str | Iterable[str] | None,
-    exclude: str | Iterable[str] | None,
-    literal: bool,
-    case_sensitive: bool,
-    multiline: bool | None,
-    context_lines: int,
-    before: int | None,
-    after: int | None,
-    max_matches: int | None,
-    count_total: bool,
-    timeout: float | None,
-) -> GrepArgs:
-    check_text("pattern", pattern, allow_empty=True)
-    check_unicode("pattern", pattern, error=PatternError)
-    check_int("context_lines", context_lines, minimum=0, required=True)
-    check_int("before", before, minimum=0)
-    check_int("after", after, minimum=0)
-    check_int("max_matches", max_matches, minimum=1)
-    if timeout is not None:
-        check_seconds("timeout", timeout, maximum=MAX_TIMEOUT_SECONDS)
-    return GrepArgs(
-        pattern=pattern,
-        include=glob_list("include", include),
-        exclude=glob_list("exclude", exclude),
-        literal=bool(literal),
-        case_sensitive=bool(case_sensitive),
-        multiline=None if multiline is None else bool(multiline),
-        before=context_lines if before is None else before,
-        after=context_lines if after is None else after,
-        max_matches=max_matches,
-        count_total=bool(count_total),
-        timeout=None if timeout is None else float(timeout),
-    )
+
+def grep_arguments(pattern: str, **options: Any) -> GrepArgs:
+    """`grep_request`'s values as a `GrepArgs`."""
+    return GrepArgs.of(grep_request(pattern, **options))
 
 
 def check_glob_arguments(pattern: object, limit: object, sort: object) -> None:
@@ -275,15 +272,6 @@ def split_top_level(text: str) -> list[str]:
     return parts
 
 
-def check_grep_mode(mode: object) -> str:
-    if not isinstance(mode, str) or mode not in GREP_MODES:
-        raise InvalidArgumentError(
-            f'mode must be "content" (every match), "files" (files with matches) or "count" '
-            f"(matches per file), not {_short(mode)}"
-        )
-    return mode
-
-
 def type_list(name: str, value: str | Iterable[str] | None) -> list[str]:
     """ripgrep file type names as a list; a string may hold several, comma-separated
     (`"py,rust"`). The engine checks the names (an unknown one is an error naming close ones)."""
@@ -313,3 +301,59 @@ def check_flag(name: str, value: object) -> bool | None:
             f"{name} must be true, false or left out (the workspace's setting), not {_short(value)}"
         )
     return value
+
+
+def _as_is(name: str, value: object) -> object:
+    return value
+
+
+def _truth(name: str, value: object) -> bool | None:
+    return None if value is None and name == "multiline" else bool(value)
+
+
+def _count(name: str, value: object) -> object:
+    """An integer the engine can hold (it checks the least each option allows)."""
+    check_int(name, value, minimum=-MAX_COUNT - 1)
+    return value
+
+
+def _seconds(name: str, value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidArgumentError(
+            f"{name} must be a positive number of seconds, not {_short(value)}"
+        )
+    try:
+        return float(value)
+    except OverflowError:  # an integer past any float: past any timeout too
+        return math.inf
+
+
+def _text(name: str, value: object) -> str:
+    return value if isinstance(value, str) else _short(value)
+
+
+#: How each of `Workspace.grep`'s options becomes a value of the engine's request.
+_CONVERSIONS: dict[str, Callable[[str, Any], object]] = {
+    "include": glob_list,
+    "exclude": glob_list,
+    "type": type_list,
+    "type_not": type_list,
+    "literal": _truth,
+    "case_sensitive": _truth,
+    "multiline": _truth,
+    "count_total": _truth,
+    "stream": _truth,
+    "context_lines": _count,
+    "before": _count,
+    "after": _count,
+    "max_matches": _count,
+    "offset": _count,
+    "timeout": _seconds,
+    "mode": _text,
+    "hidden": check_flag,
+    "no_ignore": check_flag,
+}
+#: `Workspace.grep`'s option names that the engine's request spells otherwise.
+_RENAMED = {"type": "types", "type_not": "types_not"}

@@ -15,11 +15,10 @@ from .arguments import (
     MAX_COUNT,
     check_flag,
     check_glob_arguments,
-    check_grep_mode,
     check_ignore_files,
     check_int,
     check_unicode,
-    grep_arguments,
+    grep_request,
     type_list,
 )
 from .cache import HitState, ResultCache
@@ -51,6 +50,8 @@ MAX_LINE_CHARS = 2000
 READ_CHUNK = 64 * 1024
 LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 ID_SALT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+#: `Workspace.grep`'s arguments that are not options of the engine's grep request.
+_NOT_REQUEST = frozenset({"self", "path", "cancel", "remember"})
 
 
 class Workspace:
@@ -332,75 +333,46 @@ class Workspace:
         the search within milliseconds; the call then raises `CancelledError` (nothing
         partial is returned). Default: the token of the current `CallControl` (see
         `codesift.control`), if any."""
-        mode = check_grep_mode(mode)
-        check_int("offset", offset, minimum=0, maximum=MAX_COUNT, required=True)
-        if stream and (count_total or offset):
-            raise InvalidArgumentError(
-                "count_total and offset need the whole answer: drop them to stream, or call "
-                "grep without stream"
-            )
-        a = grep_arguments(
-            pattern,
-            include=include,
-            exclude=exclude,
-            literal=literal,
-            case_sensitive=case_sensitive,
-            multiline=multiline,
-            context_lines=context_lines,
-            before=before,
-            after=after,
-            max_matches=max_matches,
-            count_total=count_total,
-            timeout=timeout,
-        )
+        # Every option but these goes to the engine's request as it was given (one list of
+        # them: this signature).
+        options = {k: v for k, v in locals().items() if k not in _NOT_REQUEST}
+        request = grep_request(search_path=self.sandbox.relative(path), **options)
+        cancel = _cancel_token(cancel)
         if stream:
-            return self._grep_stream(
-                a, pattern, path, mode, timeout, type, type_not, hidden, no_ignore, cancel, remember
-            )
-        outcome = self._engine.grep(
-            self.sandbox.relative(path),
-            a.pattern,
-            literal=a.literal,
-            case_sensitive=a.case_sensitive,
-            multiline=a.multiline,
-            before=a.before,
-            after=a.after,
-            include=a.include,
-            exclude=a.exclude,
-            max_matches=a.max_matches,
-            count_total=a.count_total,
-            timeout=a.timeout,
-            mode=mode,
-            offset=offset,
-            types=type_list("type", type),
-            types_not=type_list("type_not", type_not),
-            hidden=check_flag("hidden", hidden),
-            no_ignore=check_flag("no_ignore", no_ignore),
-            cancel=_cancel_token(cancel),
-        )
-        matches = outcome.matches
-        self.cache.add_batch(outcome.first_id, matches)
+            hits = self._engine.grep_iter(request, cancel=cancel)
+            cache = self.cache if remember else None
+            return GrepIter(hits, cache, lambda o, files: self._grep_result(request, o, files))
+        outcome = self._engine.grep(request, cancel=cancel)
+        self.cache.add_batch(outcome.first_id, outcome.matches)
+        return self._grep_result(request, outcome)
+
+    def _grep_result(
+        self, request: _core.GrepRequest, outcome: _core.GrepOutcome, files: int | None = None
+    ) -> GrepResult:
+        """The result of `request`: its hits, or with `files` (the files a stream gave) the
+        figures of a stream that ended."""
+        options = request.options
         return GrepResult(
-            matches=matches,
+            matches=outcome.matches if files is None else [],
             total=outcome.total,
             truncated=outcome.truncated,
-            pattern=pattern,
+            pattern=options["pattern"],
             path=self.sandbox.display(outcome.search_path),
-            literal=a.literal,
-            include=a.include,
-            exclude=a.exclude,
-            max_matches=a.max_matches,
+            literal=options["literal"],
+            include=options["include"],
+            exclude=options["exclude"],
+            max_matches=options["max_matches"],
             files_searched=outcome.files_searched,
-            files_with_matches=outcome.files_with_matches,
+            files_with_matches=outcome.files_with_matches if files is None else files,
             binary_files=outcome.binary_files,
             unreadable=outcome.unreadable,
             ignored=outcome.ignored,
             timed_out=outcome.timed_out,
-            timeout=timeout,
+            timeout=options["timeout"],
             indexed=outcome.indexed,
-            mode=mode,
-            offset=offset,
-            counts=outcome.counts,
+            mode=options["mode"],
+            offset=options["offset"],
+            counts=outcome.counts if files is None else [],
             skipped=Skipped.from_engine(outcome.skipped),
         )
 
@@ -458,67 +430,6 @@ class Workspace:
             stream=True,
             remember=remember,
         )
-
-    def _grep_stream(
-        self,
-        a: Any,
-        pattern: str,
-        path: PathArg,
-        mode: str,
-        timeout: float | None,
-        type: str | Iterable[str] | None,
-        type_not: str | Iterable[str] | None,
-        hidden: bool | None,
-        no_ignore: bool | None,
-        cancel: _core.CancelToken | None,
-        remember: bool,
-    ) -> GrepIter:
-        stream = self._engine.grep_iter(
-            self.sandbox.relative(path),
-            a.pattern,
-            literal=a.literal,
-            case_sensitive=a.case_sensitive,
-            multiline=a.multiline,
-            before=a.before,
-            after=a.after,
-            include=a.include,
-            exclude=a.exclude,
-            max_matches=a.max_matches,
-            timeout=a.timeout,
-            mode=mode,
-            types=type_list("type", type),
-            types_not=type_list("type_not", type_not),
-            hidden=check_flag("hidden", hidden),
-            no_ignore=check_flag("no_ignore", no_ignore),
-            cancel=_cancel_token(cancel),
-        )
-
-        def summary(outcome: _core.GrepOutcome, files: int) -> GrepResult:
-            return GrepResult(
-                matches=[],
-                total=outcome.total,
-                truncated=outcome.truncated,
-                pattern=pattern,
-                path=self.sandbox.display(outcome.search_path),
-                literal=a.literal,
-                include=a.include,
-                exclude=a.exclude,
-                max_matches=a.max_matches,
-                files_searched=outcome.files_searched,
-                files_with_matches=files,
-                binary_files=outcome.binary_files,
-                unreadable=outcome.unreadable,
-                ignored=outcome.ignored,
-                timed_out=outcome.timed_out,
-                timeout=timeout,
-                indexed=outcome.indexed,
-                mode=mode,
-                offset=0,
-                counts=[],
-                skipped=Skipped.from_engine(outcome.skipped),
-            )
-
-        return GrepIter(stream, self.cache if remember else None, summary)
 
     def glob_iter(
         self,

@@ -1,29 +1,26 @@
 //! The `Engine` class: a workspace's walk options, and glob/grep/rule checks run without the GIL.
 
-use crate::daemon::ask::{Asking, Via};
 use crate::error::Error;
 use crate::fs::files::{Files, Locked};
-use crate::fs::root::Root;
 use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::{GlobQuery, GlobSort, glob};
-use crate::grep::{OutputMode, PatternOptions};
-use crate::index::handle::{IndexHandle, Mode};
 use crate::py::cancel::CancelToken;
 use crate::py::errors::catch_panic;
+use crate::py::request::GrepRequest;
 use crate::py::stream::GrepStream;
 use crate::py::types::{
     GlobOutcome, GrepOutcome, Listing as TreeListing, glob_outcome, grep_outcome, tree_listing,
 };
-use crate::search::{GrepQuery, IndexUse, Sink, grep_with};
+use crate::search::IndexUse;
 use crate::types::FileTypes;
+use crate::workspace::Workspace;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 /// A listing for Python: `(name, is_dir)` entries, entries hidden by rules, the real path.
 type Listing = (Vec<(OsString, bool)>, u64, OsString);
@@ -32,91 +29,13 @@ type Listing = (Vec<(OsString, bool)>, u64, OsString);
 /// is given is workspace-relative and resolved beneath that handle.
 #[pyclass(frozen, module = "codesift._core")]
 pub struct Engine {
-    root: Arc<Root>,
-    options: WalkOptions,
+    ws: Workspace,
     id_prefix: String,
     /// Number of the next search-result id; reserved atomically, a block per search.
     next_id: AtomicU64,
-    index: Arc<IndexHandle>,
-    /// How to start the index daemon when none answers (`None`: never from here).
-    daemon: Option<Vec<String>>,
 }
 
-/// A prepared search: run it (without the GIL) collecting, or streaming into a sink.
-pub type GrepRun =
-    Box<dyn FnOnce(Option<Sink<'_>>) -> Result<crate::search::GrepOutcome, Error> + Send>;
-
 impl Engine {
-    /// The search `query` asks for, with this call's walk options: `grep` and `grep_iter`
-    /// run the same one, one collecting and one streaming. A search of an indexed workspace
-    /// asks the host's daemon first (`crate::daemon::ask`); any search the daemon does not
-    /// answer runs in this process.
-    pub fn grep_run(
-        &self,
-        query: GrepQuery,
-        (types, types_not): (Vec<String>, Vec<String>),
-        hidden: Option<bool>,
-        no_ignore: Option<bool>,
-        cancel: crate::cancel::CancelToken,
-    ) -> PyResult<GrepRun> {
-        if query.max_matches == Some(0) {
-            return Err(Error::InvalidArgument("max_matches must be at least 1".into()).into());
-        }
-        let (options, overridden) = self.call_options(hidden, no_ignore);
-        let (index, root) = (self.index.clone(), self.root.clone());
-        let daemon = self.daemon.clone();
-        Ok(Box::new(move |sink: Option<Sink<'_>>| {
-            let walker = || Walker::new(root.clone(), options.clone()).with_cancel(cancel.clone());
-            // The index holds the files of the workspace's options: a call that overrides
-            // them scans (and asks no daemon).
-            let via = if overridden {
-                Via::InProcess {
-                    daemon_serves: false,
-                }
-            } else {
-                let asking = Asking {
-                    handle: &index,
-                    types: &types,
-                    types_not: &types_not,
-                    spawn: daemon.as_deref(),
-                };
-                crate::daemon::ask::grep(walker, &query, &asking, sink)?
-            };
-            let daemon_serves = match via {
-                Via::Answered(outcome) => {
-                    // One watch per tree: the daemon's. This process's own is dropped.
-                    index.watch.lock().unwrap().take();
-                    return Ok(outcome);
-                }
-                Via::InProcess { daemon_serves } => daemon_serves,
-            };
-            // The index a search builds on first use is never cancelled: a partial index
-            // would pass for a whole one. While a daemon serves the root (building or
-            // catching up), this process builds nothing and starts no watch of its own: the
-            // published index, if any, with a `stat` walk (or a watch it already had).
-            let file = if overridden {
-                None
-            } else if daemon_serves {
-                index.existing()
-            } else {
-                index.for_search(|| Walker::new(root.clone(), options.clone()))
-            };
-            let slot = index.watch_slot();
-            let watch = if daemon_serves {
-                slot.filter(|slot| slot.lock().unwrap().is_some())
-            } else {
-                slot
-            };
-            let using = file.as_deref().map(|file| IndexUse { file, watch });
-            let outcome = grep_with(walker(), &query, using, sink)?;
-            if file.is_some() && !daemon_serves {
-                // Never cancelled either (its walker has no cancel token).
-                index.maybe_rebuild(move || Walker::new(root, options));
-            }
-            Ok(outcome)
-        }))
-    }
-
     pub fn id_prefix_str(&self) -> &str {
         &self.id_prefix
     }
@@ -127,28 +46,11 @@ impl Engine {
     }
 
     fn files(&self) -> Files {
-        Files::new(self.root.clone(), self.options.rules.clone())
+        Files::new(self.ws.root.clone(), self.ws.options.rules.clone())
     }
 
     fn walker(&self) -> Walker {
-        Walker::new(self.root.clone(), self.options.clone())
-    }
-
-    /// The walk options of one call: the workspace's, with `hidden` and `no_ignore` (which
-    /// turns the `.gitignore`-style rules off; access-ignore files always apply) overridden
-    /// when given; and whether they differ from the workspace's (then the persistent index,
-    /// built for the workspace's options, must not answer).
-    fn call_options(&self, hidden: Option<bool>, no_ignore: Option<bool>) -> (WalkOptions, bool) {
-        let mut options = self.options.clone();
-        if let Some(hidden) = hidden {
-            options.hidden = hidden;
-        }
-        if let Some(no_ignore) = no_ignore {
-            options.rules.gitignore = !no_ignore;
-        }
-        let overridden = options.hidden != self.options.hidden
-            || options.rules.gitignore != self.options.rules.gitignore;
-        (options, overridden)
+        Walker::new(self.ws.root.clone(), self.ws.options.clone())
     }
 }
 
@@ -178,23 +80,6 @@ impl Engine {
         strict: bool,
         daemon: Option<Vec<String>>,
     ) -> PyResult<Self> {
-        let mode = Mode::parse(index).ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "index must be \"off\", \"auto\" or \"on\", not {index:?}"
-            ))
-        })?;
-        let handle = Root::open(&root).map_err(|e| {
-            let shown = root.display();
-            match e.raw_os_error() {
-                Some(libc::ENOENT) => Error::NotFound(format!(
-                    "workspace root {shown} does not exist; create it or pass an existing directory"
-                )),
-                Some(libc::ENOTDIR) => Error::InvalidArgument(format!(
-                    "workspace root {shown} is not a directory; pass a directory"
-                )),
-                _ => Error::Io(format!("cannot open the workspace root {shown}: {e}")),
-            }
-        })?;
         let options = WalkOptions {
             rules: RuleOptions {
                 gitignore,
@@ -205,27 +90,17 @@ impl Engine {
             max_filesize,
             threads: threads.unwrap_or(0),
         };
-        let index = Arc::new(IndexHandle::new(
-            handle.real_path(),
-            &options,
-            mode,
-            watch,
-            strict,
-        ));
         Ok(Engine {
-            root: Arc::new(handle),
-            options,
+            ws: Workspace::open(&root, options, index, watch, strict, daemon)?,
             id_prefix,
             next_id: AtomicU64::new(0),
-            index,
-            daemon,
         })
     }
 
     /// The root's real path (as it was when the handle was opened).
     #[getter]
     fn root(&self) -> OsString {
-        self.root.real_path().as_os_str().to_os_string()
+        self.ws.root.real_path().as_os_str().to_os_string()
     }
 
     /// Every search-result id of this engine starts with this.
@@ -255,10 +130,10 @@ impl Engine {
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GlobOutcome> {
         let sort = GlobSort::parse(sort)?;
-        let (options, overridden) = self.call_options(hidden, no_ignore);
+        let (options, overridden) = self.ws.call_options(hidden, no_ignore);
         let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
-        let walker = Walker::new(self.root.clone(), options).with_cancel(cancel.clone());
-        let links = self.options.links();
+        let walker = Walker::new(self.ws.root.clone(), options).with_cancel(cancel.clone());
+        let links = self.ws.options.links();
         let query = GlobQuery {
             pattern,
             search_path,
@@ -267,7 +142,7 @@ impl Engine {
             sort,
             types: file_types(&types, &types_not)?,
         };
-        let index = self.index.clone();
+        let index = self.ws.index.clone();
         let outcome = py.detach(move || {
             catch_panic(|| {
                 // Only a loaded index with a caught-up watch answers a glob (no build, no walk),
@@ -278,133 +153,40 @@ impl Engine {
                     watch: index.watch_slot(),
                 });
                 let outcome = glob(&walker, &query, using)?;
-                check_cancelled(&cancel, "glob")?;
+                cancel.check("glob")?;
                 Ok(outcome)
             })
         })?;
-        glob_outcome(py, outcome, self.root.clone(), links)
+        glob_outcome(py, outcome, self.ws.root.clone(), links)
     }
 
-    /// Matches of `pattern` under `search_path` (workspace-relative; file or directory).
-    /// `mode` is "content", "files" or "count" (then the unit of `max_matches`, `offset` and
-    /// the total is the file); `offset` skips that many of the first results (paging);
-    /// `types`/`types_not`, `hidden` and `no_ignore` as for `glob`.
-    #[pyo3(signature = (search_path, pattern, *, literal = false, case_sensitive = false,
-        multiline = None, before = 0, after = 0, include = Vec::new(), exclude = Vec::new(),
-        max_matches = Some(500), count_total = false, timeout = None, mode = "content",
-        offset = 0, types = Vec::new(), types_not = Vec::new(), hidden = None, no_ignore = None,
-        cancel = None))]
-    #[allow(clippy::too_many_arguments)]
+    /// The matches `request` asks for: the page of its `offset` and `max_matches`.
+    #[pyo3(signature = (request, *, cancel = None))]
     fn grep(
         &self,
         py: Python<'_>,
-        search_path: PathBuf,
-        pattern: String,
-        literal: bool,
-        case_sensitive: bool,
-        multiline: Option<bool>,
-        before: usize,
-        after: usize,
-        include: Vec<String>,
-        exclude: Vec<String>,
-        max_matches: Option<usize>,
-        count_total: bool,
-        timeout: Option<f64>,
-        mode: &str,
-        offset: usize,
-        types: Vec<String>,
-        types_not: Vec<String>,
-        hidden: Option<bool>,
-        no_ignore: Option<bool>,
+        request: &GrepRequest,
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GrepOutcome> {
-        let timeout: Option<Duration> = timeout.map(crate::grep::timeout_duration).transpose()?;
-        let query = GrepQuery {
-            pattern: PatternOptions {
-                pattern,
-                literal,
-                case_sensitive,
-                multiline,
-                before,
-                after,
-            },
-            search_path,
-            include,
-            exclude,
-            // The first `offset` results are found, then dropped.
-            max_matches: max_matches.map(|max| max.saturating_add(offset)),
-            count_total,
-            timeout,
-            mode: OutputMode::parse(mode)?,
-            types: file_types(&types, &types_not)?,
-        };
         let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
-        let run = self.grep_run(query, (types, types_not), hidden, no_ignore, cancel.clone())?;
-        let outcome = py.detach(move || {
-            catch_panic(|| {
-                let mut outcome = run(None)?;
-                check_cancelled(&cancel, "grep")?;
-                crate::page::skip_hits(&mut outcome.files, offset);
-                Ok(outcome)
-            })
-        })?;
+        let run = self.ws.grep_run(&request.request, cancel)?;
+        let outcome = py.detach(move || catch_panic(|| run(None)))?;
         let count: usize = outcome.files.iter().map(|f| f.hits.len()).sum();
-        let first_id = self.next_id.fetch_add(count as u64, Ordering::Relaxed);
+        let first_id = self.reserve_ids(count as u64);
         grep_outcome(py, outcome, &self.id_prefix, first_id)
     }
 
     /// `grep` as a stream (`GrepStream`): the same files with the same hits in the same
-    /// order, each file's hits as soon as every file before it is settled; `max_matches`
-    /// None is no limit. No `count_total` nor `offset` (they need the whole answer).
-    #[pyo3(signature = (search_path, pattern, *, literal = false, case_sensitive = false,
-        multiline = None, before = 0, after = 0, include = Vec::new(), exclude = Vec::new(),
-        max_matches = None, timeout = None, mode = "content", types = Vec::new(),
-        types_not = Vec::new(), hidden = None, no_ignore = None, cancel = None))]
-    #[allow(clippy::too_many_arguments)]
+    /// order, each file's hits as soon as every file before it is settled.
+    #[pyo3(signature = (request, *, cancel = None))]
     fn grep_iter(
         slf: &Bound<'_, Self>,
-        search_path: PathBuf,
-        pattern: String,
-        literal: bool,
-        case_sensitive: bool,
-        multiline: Option<bool>,
-        before: usize,
-        after: usize,
-        include: Vec<String>,
-        exclude: Vec<String>,
-        max_matches: Option<usize>,
-        timeout: Option<f64>,
-        mode: &str,
-        types: Vec<String>,
-        types_not: Vec<String>,
-        hidden: Option<bool>,
-        no_ignore: Option<bool>,
+        request: &GrepRequest,
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GrepStream> {
-        let timeout: Option<Duration> = timeout.map(crate::grep::timeout_duration).transpose()?;
-        let query = GrepQuery {
-            pattern: PatternOptions {
-                pattern,
-                literal,
-                case_sensitive,
-                multiline,
-                before,
-                after,
-            },
-            search_path,
-            include,
-            exclude,
-            max_matches,
-            count_total: false,
-            timeout,
-            mode: OutputMode::parse(mode)?,
-            types: file_types(&types, &types_not)?,
-        };
         let own_token = cancel.is_none();
         let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
-        let run =
-            slf.get()
-                .grep_run(query, (types, types_not), hidden, no_ignore, cancel.clone())?;
+        let run = slf.get().ws.grep_run(&request.request, cancel.clone())?;
         Ok(GrepStream::start(
             slf.clone().unbind(),
             run,
@@ -450,7 +232,10 @@ impl Engine {
         if depth == Some(0) {
             return Err(Error::InvalidArgument("depth must be at least 1".into()).into());
         }
-        let walker = Walker::new(self.root.clone(), self.call_options(hidden, no_ignore).0);
+        let walker = Walker::new(
+            self.ws.root.clone(),
+            self.ws.call_options(hidden, no_ignore).0,
+        );
         let files = self.files();
         let (tree, real, walker) = py.detach(move || {
             catch_panic(|| {
@@ -529,12 +314,7 @@ impl Engine {
 
     /// Where `path` really is (workspace-relative), or `None` when it cannot be resolved.
     fn real(&self, py: Python<'_>, path: PathBuf) -> Option<OsString> {
-        let root = self.root.clone();
-        py.detach(move || {
-            root.real(&path, crate::fs::root::Links::Inside)
-                .ok()
-                .map(PathBuf::into_os_string)
-        })
+        py.detach(|| self.ws.real(&path).map(PathBuf::into_os_string))
     }
 
     /// Builds the index of the workspace (replacing the old one); `progress(done, total)` is
@@ -549,7 +329,7 @@ impl Engine {
     ) -> PyResult<Bound<'py, PyDict>> {
         let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
         let (index, walker) = (
-            self.index.clone(),
+            self.ws.index.clone(),
             self.walker().with_cancel(cancel.clone()),
         );
         let stats = py.detach(move || {
@@ -586,40 +366,29 @@ impl Engine {
 
     /// The index's state: path, whether it exists, its size and counts, a problem if any.
     fn index_status<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let index = self.index.clone();
-        let status = py.detach(move || index.status());
+        let status = py.detach(|| self.ws.index_status());
+        let index = status.index;
         let d = PyDict::new(py);
-        d.set_item("mode", format!("{:?}", self.index.mode()).to_lowercase())?;
-        d.set_item("path", status.path.map(|p| p.into_os_string()))?;
-        d.set_item("exists", status.exists)?;
-        d.set_item("files", status.files)?;
-        d.set_item("units", status.units)?;
-        d.set_item("trigrams", status.trigrams)?;
-        d.set_item("bytes", status.bytes)?;
-        d.set_item("built_at_ns", status.build_start_ns)?;
-        d.set_item("problem", status.problem)?;
-        let watch = self.index.watch.lock().unwrap();
-        d.set_item(
-            "watching",
-            watch.as_ref().is_some_and(|w| w.caught_up && !w.broken),
-        )?;
-        d.set_item(
-            "changed_since_build",
-            watch
-                .as_ref()
-                .filter(|w| w.caught_up && !w.broken)
-                .map(|w| w.dirty.len()),
-        )?;
-        let (rebuilds, rebuilding) = self.index.rebuilds();
-        d.set_item("background_rebuilds", rebuilds)?;
-        d.set_item("rebuilding", rebuilding)?;
-        d.set_item("strict", self.index.strict())?;
+        d.set_item("mode", status.mode)?;
+        d.set_item("path", index.path.map(PathBuf::into_os_string))?;
+        d.set_item("exists", index.exists)?;
+        d.set_item("files", index.files)?;
+        d.set_item("units", index.units)?;
+        d.set_item("trigrams", index.trigrams)?;
+        d.set_item("bytes", index.bytes)?;
+        d.set_item("built_at_ns", index.build_start_ns)?;
+        d.set_item("problem", index.problem)?;
+        d.set_item("watching", status.watching)?;
+        d.set_item("changed_since_build", status.changed_since_build)?;
+        d.set_item("background_rebuilds", status.background_rebuilds)?;
+        d.set_item("rebuilding", status.rebuilding)?;
+        d.set_item("strict", status.strict)?;
         Ok(d)
     }
 
     /// Removes the index; returns whether there was one.
     fn index_drop(&self, py: Python<'_>) -> PyResult<bool> {
-        let index = self.index.clone();
+        let index = self.ws.index.clone();
         py.detach(move || {
             catch_panic(|| {
                 index
@@ -696,22 +465,6 @@ impl FileLock {
         self.release();
         false
     }
-}
-
-/// A search whose token was cancelled stopped early: its partial result is not returned.
-fn check_cancelled(cancel: &crate::cancel::CancelToken, what: &str) -> Result<(), Error> {
-    if !cancel.is_cancelled() {
-        return Ok(());
-    }
-    let (walked, searched) = (cancel.files_walked(), cancel.files_searched());
-    let done = if what == "grep" {
-        format!("{searched} files searched")
-    } else {
-        format!("{walked} files walked")
-    };
-    Err(Error::Cancelled(format!(
-        "{what} was cancelled and stopped early ({done}); run it again to get a result"
-    )))
 }
 
 fn bytes_name(name: Vec<u8>) -> OsString {

@@ -6,5 +6,6 @@ pub mod daemon;
 pub mod engine;
 pub mod errors;
 pub mod glob;
+pub mod request;
 pub mod stream;
 pub mod types;

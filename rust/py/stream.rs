@@ -4,10 +4,11 @@
 
 use crate::cancel::CancelToken;
 use crate::grep::FileHits;
-use crate::py::engine::{Engine, GrepRun};
+use crate::py::engine::Engine;
 use crate::py::errors::catch_panic;
 use crate::py::types::{GrepOutcome, ResultList, grep_outcome, hit_list};
 use crate::search::GrepOutcome as EngineGrepOutcome;
+use crate::workspace::GrepRun;
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 use pyo3::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -89,14 +90,7 @@ impl GrepStream {
                         Some(result) => result?,
                         None => return Ok(None),
                     };
-                    if self.cancel.is_cancelled() {
-                        return Err(crate::error::Error::Cancelled(format!(
-                            "grep was cancelled and stopped early ({} files searched); run it \
-                             again to get a result",
-                            self.cancel.files_searched()
-                        ))
-                        .into());
-                    }
+                    self.cancel.check("grep")?;
                     let engine = self.engine.get();
                     let summary = grep_outcome(py, outcome, engine.id_prefix_str(), 0)?;
                     self.outcome = Some(Py::new(py, summary)?);

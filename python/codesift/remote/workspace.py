@@ -205,21 +205,10 @@ class RemoteWorkspace:
         then path, line and column. `max_matches` applies per host, `max_total` to all.
         `indexed` is True when every host that answered searched through its own index (a
         host's codesift uses the index built there with `codesift index build`)."""
+        # The options of the one grep request (checked by the engine), as a host is asked.
+        options = {k: v for k, v in locals().items() if k not in ("self", "path", "max_total")}
         check_int("max_total", max_total, minimum=1)
-        a = grep_arguments(
-            pattern,
-            include=include,
-            exclude=exclude,
-            literal=literal,
-            case_sensitive=case_sensitive,
-            multiline=multiline,
-            context_lines=context_lines,
-            before=before,
-            after=after,
-            max_matches=max_matches,
-            count_total=count_total,
-            timeout=timeout,
-        )
+        a = grep_arguments(**options)
         PathPattern(a.include + a.exclude)  # a bad filter glob raises here
         query = GrepQuery(**vars(a), start=self._root.start(path))
         outcomes, failures = each_host(list(self._hosts.values()), lambda h: h.grep(query))

@@ -1,0 +1,106 @@
+//! `GrepRequest`: the engine's grep request (`crate::request`) as a frozen Python object,
+//! converted from keyword arguments and checked by the engine when it is made.
+
+use crate::error::Error;
+use crate::request::GrepRequest as Request;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::{Map, Number, Value};
+use std::path::PathBuf;
+
+#[pyclass(frozen, name = "GrepRequest", module = "codesift._core")]
+pub struct GrepRequest {
+    pub request: Request,
+}
+
+#[pymethods]
+impl GrepRequest {
+    /// `search_path` (workspace-relative) and the options of `crate::request::GrepRequest`
+    /// by name; a value the engine does not allow is an `InvalidArgumentError` here.
+    #[new]
+    #[pyo3(signature = (search_path, **options))]
+    fn new(search_path: PathBuf, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let value = match options {
+            Some(options) => to_value(options.as_any())?,
+            None => Value::Object(Map::new()),
+        };
+        let mut request: Request = serde_json::from_value(value)
+            .map_err(|e| Error::InvalidArgument(format!("grep request: {e}")))?;
+        request.search_path = search_path;
+        request.query()?;
+        Ok(GrepRequest { request })
+    }
+
+    /// Every option by name, as the engine holds it (defaults filled in).
+    #[getter]
+    fn options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let value = serde_json::to_value(&self.request)
+            .map_err(|e| Error::Io(format!("grep request: {e}")))?;
+        from_value(py, &value)
+    }
+}
+
+/// A Python value (None, bool, int, float, str, list, tuple, dict with str keys) as JSON;
+/// a float JSON has no number for is named ("inf", "nan") for the engine to refuse.
+fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    Ok(if obj.is_none() {
+        Value::Null
+    } else if let Ok(b) = obj.cast::<PyBool>() {
+        Value::Bool(b.is_true())
+    } else if obj.is_instance_of::<PyInt>() {
+        match obj.extract::<i64>() {
+            Ok(n) => Value::from(n),
+            Err(_) => Value::from(obj.extract::<u64>()?),
+        }
+    } else if let Ok(f) = obj.cast::<PyFloat>() {
+        let f = f.value();
+        Number::from_f64(f).map_or_else(|| Value::String(f.to_string()), Value::Number)
+    } else if let Ok(s) = obj.cast::<PyString>() {
+        Value::String(s.to_str()?.to_owned())
+    } else if let Ok(d) = obj.cast::<PyDict>() {
+        let mut map = Map::new();
+        for (k, v) in d.iter() {
+            map.insert(k.extract::<String>()?, to_value(&v)?);
+        }
+        Value::Object(map)
+    } else if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        Value::Array(
+            obj.try_iter()?
+                .map(|item| to_value(&item?))
+                .collect::<PyResult<_>>()?,
+        )
+    } else {
+        return Err(Error::InvalidArgument(format!(
+            "grep request: a {} is not a value of a request",
+            obj.get_type().name()?
+        ))
+        .into());
+    })
+}
+
+fn from_value<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.into_pyobject(py)?.into_any(),
+            (_, Some(u)) => u.into_pyobject(py)?.into_any(),
+            _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
+        },
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let items = items
+                .iter()
+                .map(|item| from_value(py, item))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+        Value::Object(map) => {
+            let d = PyDict::new(py);
+            for (k, v) in map {
+                d.set_item(k, from_value(py, v)?)?;
+            }
+            d.into_any()
+        }
+    })
+}

@@ -1,0 +1,294 @@
+//! The grep request every caller sends (the library's `grep` and `grep_iter`, the remote
+//! workspace, the tools): written once here, checked once here (`GrepRequest::query`), and
+//! paged here (`page`), as ripgrep's `HiArgs` is the one checked form of its flags.
+
+use crate::error::{Error, Result};
+use crate::grep::{FileHits, MAX_TIMEOUT_SECS, OutputMode, PatternOptions, timeout_duration};
+use crate::search::{GrepOutcome, GrepQuery};
+use crate::types::FileTypes;
+use serde::{Deserialize, Deserializer, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One grep request, as a caller gives it (options a caller leaves out have these defaults).
+/// Adding an option: a field here, its check in `query`, and its use in the search.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GrepRequest {
+    /// Workspace-relative, a directory or a file; given apart (a path need not be UTF-8).
+    #[serde(skip)]
+    pub search_path: PathBuf,
+    pub pattern: String,
+    pub literal: bool,
+    pub case_sensitive: bool,
+    /// `None`: on when the pattern contains a newline.
+    pub multiline: Option<bool>,
+    /// Lines of context on both sides, unless `before` or `after` says otherwise.
+    pub context_lines: i64,
+    pub before: Option<i64>,
+    pub after: Option<i64>,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    /// `None`: no limit.
+    pub max_matches: Option<i64>,
+    pub count_total: bool,
+    /// Seconds.
+    #[serde(deserialize_with = "seconds")]
+    pub timeout: Option<f64>,
+    /// "content", "files" or "count" (then `max_matches`, `offset` and totals count files).
+    pub mode: String,
+    /// Results of the deterministic order skipped (paging).
+    pub offset: i64,
+    /// ripgrep file type names a file must have (or not have).
+    pub types: Vec<String>,
+    pub types_not: Vec<String>,
+    /// Overrides of the workspace's walk options for this call (`None`: the workspace's).
+    pub hidden: Option<bool>,
+    pub no_ignore: Option<bool>,
+    /// Hits are streamed as they settle (no total of every match, no paging).
+    pub stream: bool,
+}
+
+impl Default for GrepRequest {
+    fn default() -> Self {
+        GrepRequest {
+            search_path: PathBuf::new(),
+            pattern: String::new(),
+            literal: false,
+            case_sensitive: false,
+            multiline: None,
+            context_lines: 0,
+            before: None,
+            after: None,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            max_matches: Some(500),
+            count_total: false,
+            timeout: None,
+            mode: "content".into(),
+            offset: 0,
+            types: Vec::new(),
+            types_not: Vec::new(),
+            hidden: None,
+            no_ignore: None,
+            stream: false,
+        }
+    }
+}
+
+/// A timeout in seconds, or a name of a number JSON has none for ("inf", "nan"): they are
+/// refused by `query` with the message every bad timeout gets.
+fn seconds<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<f64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Seconds {
+        Number(f64),
+        Named(String),
+    }
+    Ok(match Option::<Seconds>::deserialize(d)? {
+        None => None,
+        Some(Seconds::Number(n)) => Some(n),
+        Some(Seconds::Named(name)) => Some(name.parse().unwrap_or(f64::NAN)),
+    })
+}
+
+impl GrepRequest {
+    /// The search this request asks for, every value checked (the one place they are).
+    pub fn query(&self) -> Result<GrepQuery> {
+        let max_matches = self
+            .max_matches
+            .map(|max| at_least("max_matches", max, 1))
+            .transpose()?;
+        let offset = at_least("offset", self.offset, 0)?;
+        let context = at_least("context_lines", self.context_lines, 0)?;
+        let side = |name, value: Option<i64>| value.map_or(Ok(context), |v| at_least(name, v, 0));
+        let (before, after) = (side("before", self.before)?, side("after", self.after)?);
+        if self.stream && (self.count_total || self.offset > 0) {
+            return Err(Error::InvalidArgument(
+                "count_total and offset need the whole answer: drop them to stream, or call \
+                 grep without stream"
+                    .into(),
+            ));
+        }
+        let timeout = match self.timeout {
+            Some(t) if !(t > 0.0 && t <= MAX_TIMEOUT_SECS) => {
+                return Err(Error::InvalidArgument(format!(
+                    "timeout must be a positive number of seconds up to {MAX_TIMEOUT_SECS}, \
+                     not {t:?}; pass None to search without a time limit"
+                )));
+            }
+            Some(t) => Some(timeout_duration(t)?),
+            None => None,
+        };
+        Ok(GrepQuery {
+            pattern: PatternOptions {
+                pattern: self.pattern.clone(),
+                literal: self.literal,
+                case_sensitive: self.case_sensitive,
+                multiline: self.multiline,
+                before,
+                after,
+            },
+            search_path: self.search_path.clone(),
+            include: self.include.clone(),
+            exclude: self.exclude.clone(),
+            // The first `offset` results are found, then dropped (`page`).
+            max_matches: max_matches.map(|max| max.saturating_add(offset)),
+            count_total: self.count_total,
+            timeout,
+            mode: OutputMode::parse(&self.mode)?,
+            types: FileTypes::new(&self.types, &self.types_not)?.map(Arc::new),
+        })
+    }
+
+    /// The page this request asks for of `outcome`: its first `offset` hits dropped.
+    pub fn page(&self, outcome: &mut GrepOutcome) {
+        skip_hits(&mut outcome.files, self.offset.max(0) as usize);
+    }
+}
+
+/// `value` as a count, when it is at least `minimum`.
+fn at_least(name: &str, value: i64, minimum: i64) -> Result<usize> {
+    if value < minimum {
+        return Err(Error::InvalidArgument(format!(
+            "{name} must be at least {minimum}, not {value}"
+        )));
+    }
+    usize::try_from(value).map_err(|_| Error::InvalidArgument(format!("{name} is too large")))
+}
+
+/// Drops the first `offset` hits of `files` (in order; a file left without hits goes).
+fn skip_hits(files: &mut Vec<FileHits>, offset: usize) {
+    let mut left = offset;
+    let mut drop_files = 0;
+    for file in files.iter_mut() {
+        if left == 0 {
+            break;
+        }
+        if file.hits.len() <= left {
+            left -= file.hits.len();
+            drop_files += 1;
+        } else {
+            file.hits.drain(..left);
+            left = 0;
+        }
+    }
+    files.drain(..drop_files);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grep::{Hit, Span, TextEncoding};
+
+    fn file(name: &str, lines: &[u64]) -> FileHits {
+        let hits = lines
+            .iter()
+            .map(|&line| Hit {
+                line,
+                column: 1,
+                end_line: line,
+                byte_offset: 0,
+                content: Span::default(),
+                text: Span::default(),
+                context: None,
+                unique: false,
+            })
+            .collect();
+        FileHits {
+            path: PathBuf::from(name),
+            hits,
+            bytes: Vec::new(),
+            count: lines.len() as u64,
+            matches: lines.len() as u64,
+            size: 0,
+            mtime_ns: 0,
+            encoding: TextEncoding::Utf8,
+        }
+    }
+
+    fn flat(files: &[FileHits]) -> Vec<(String, u64)> {
+        files
+            .iter()
+            .flat_map(|f| {
+                f.hits
+                    .iter()
+                    .map(|h| (f.path.to_string_lossy().into_owned(), h.line))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn skipping_equals_slicing_the_flat_order() {
+        let all = || vec![file("a", &[1, 2, 3]), file("b", &[4]), file("c", &[5, 6])];
+        let everything = flat(&all());
+        for offset in 0..=everything.len() + 1 {
+            let mut files = all();
+            skip_hits(&mut files, offset);
+            let expected: Vec<_> = everything.iter().skip(offset).cloned().collect();
+            assert_eq!(flat(&files), expected, "offset {offset}");
+            assert!(files.iter().all(|f| !f.hits.is_empty()));
+        }
+    }
+
+    fn refused(request: GrepRequest) -> String {
+        match request.query() {
+            Err(Error::InvalidArgument(msg)) => msg,
+            other => panic!("expected InvalidArgument, got {:?}", other.map(|_| ())),
+        }
+    }
+
+    #[test]
+    fn values_are_checked_once_with_what_is_allowed() {
+        let ok = GrepRequest::default();
+        assert!(ok.query().is_ok());
+        let msg = refused(GrepRequest {
+            max_matches: Some(0),
+            ..GrepRequest::default()
+        });
+        assert!(msg.contains("max_matches must be at least 1"), "{msg}");
+        for t in [
+            0.0,
+            -1.0,
+            f64::NAN,
+            f64::INFINITY,
+            1e300,
+            MAX_TIMEOUT_SECS + 1.0,
+        ] {
+            let msg = refused(GrepRequest {
+                timeout: Some(t),
+                ..GrepRequest::default()
+            });
+            assert!(
+                msg.contains("positive number of seconds up to 86400"),
+                "{t}: {msg}"
+            );
+        }
+        let msg = refused(GrepRequest {
+            stream: true,
+            offset: 2,
+            ..GrepRequest::default()
+        });
+        assert!(msg.contains("need the whole answer"), "{msg}");
+        let msg = refused(GrepRequest {
+            mode: "lines".into(),
+            ..GrepRequest::default()
+        });
+        assert!(msg.contains("mode must be"), "{msg}");
+    }
+
+    #[test]
+    fn context_lines_fill_the_sides_not_given_and_offset_extends_the_limit() {
+        let query = GrepRequest {
+            context_lines: 2,
+            after: Some(0),
+            offset: 3,
+            max_matches: Some(5),
+            ..GrepRequest::default()
+        }
+        .query()
+        .unwrap();
+        assert_eq!((query.pattern.before, query.pattern.after), (2, 0));
+        assert_eq!(query.max_matches, Some(8));
+    }
+}

@@ -1,0 +1,196 @@
+//! A workspace as the engine holds it: the root (an open directory handle), its walk options,
+//! its index and how to start the index daemon; a grep request runs here (the daemon, the
+//! index or a scan; paged), whoever asked for it.
+
+use crate::cancel::CancelToken;
+use crate::daemon::ask::{Asking, Via};
+use crate::error::{Error, Result};
+use crate::fs::root::{Links, Root};
+use crate::fs::walk::{WalkOptions, Walker};
+use crate::index::handle::{IndexHandle, Mode};
+use crate::request::GrepRequest;
+use crate::search::{GrepOutcome, IndexUse, Sink, grep_with};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub struct Workspace {
+    pub root: Arc<Root>,
+    pub options: WalkOptions,
+    pub index: Arc<IndexHandle>,
+    /// How to start the index daemon when none answers (`None`: never from here).
+    pub daemon: Option<Vec<String>>,
+}
+
+/// A prepared search: run it collecting (`None`: the page asked for, or `Cancelled`), or
+/// streaming into a sink.
+pub type GrepRun = Box<dyn FnOnce(Option<Sink<'_>>) -> Result<GrepOutcome> + Send>;
+
+/// The state of a workspace's index, for `codesift index status`.
+#[derive(Debug, Default)]
+pub struct IndexStatus {
+    pub mode: &'static str,
+    pub index: crate::index::handle::Status,
+    /// A watch is caught up (searches need no `stat` walk).
+    pub watching: bool,
+    /// Paths the caught-up watch saw change since the build.
+    pub changed_since_build: Option<usize>,
+    pub background_rebuilds: u64,
+    pub rebuilding: bool,
+    pub strict: bool,
+}
+
+impl Workspace {
+    /// Opens the workspace at `root`; `index` is "off", "auto" or "on".
+    pub fn open(
+        root: &Path,
+        options: WalkOptions,
+        index: &str,
+        watch: bool,
+        strict: bool,
+        daemon: Option<Vec<String>>,
+    ) -> Result<Workspace> {
+        let mode = Mode::parse(index).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "index must be \"off\", \"auto\" or \"on\", not {index:?}"
+            ))
+        })?;
+        let handle = Root::open(root).map_err(|e| {
+            let shown = root.display();
+            match e.raw_os_error() {
+                Some(libc::ENOENT) => Error::NotFound(format!(
+                    "workspace root {shown} does not exist; create it or pass an existing directory"
+                )),
+                Some(libc::ENOTDIR) => Error::InvalidArgument(format!(
+                    "workspace root {shown} is not a directory; pass a directory"
+                )),
+                _ => Error::Io(format!("cannot open the workspace root {shown}: {e}")),
+            }
+        })?;
+        let index = IndexHandle::new(handle.real_path(), &options, mode, watch, strict);
+        Ok(Workspace {
+            root: Arc::new(handle),
+            options,
+            index: Arc::new(index),
+            daemon,
+        })
+    }
+
+    /// The walk options of one call: the workspace's, with `hidden` and `no_ignore` (which
+    /// turns the `.gitignore`-style rules off; access-ignore files always apply) overridden
+    /// when given; and whether they differ from the workspace's (then the persistent index,
+    /// built for the workspace's options, must not answer).
+    pub fn call_options(
+        &self,
+        hidden: Option<bool>,
+        no_ignore: Option<bool>,
+    ) -> (WalkOptions, bool) {
+        let mut options = self.options.clone();
+        if let Some(hidden) = hidden {
+            options.hidden = hidden;
+        }
+        if let Some(no_ignore) = no_ignore {
+            options.rules.gitignore = !no_ignore;
+        }
+        let overridden = options.hidden != self.options.hidden
+            || options.rules.gitignore != self.options.rules.gitignore;
+        (options, overridden)
+    }
+
+    /// The search `request` asks for, checked: `grep` and `grep_iter` run the same one, one
+    /// collecting (the page asked for) and one streaming. A search of an indexed workspace
+    /// asks the host's daemon first (`crate::daemon::ask`); any search the daemon does not
+    /// answer runs in this process.
+    pub fn grep_run(&self, request: &GrepRequest, cancel: CancelToken) -> Result<GrepRun> {
+        let query = request.query()?;
+        let request = request.clone();
+        let (options, overridden) = self.call_options(request.hidden, request.no_ignore);
+        let (index, root) = (self.index.clone(), self.root.clone());
+        let daemon = self.daemon.clone();
+        Ok(Box::new(move |sink: Option<Sink<'_>>| {
+            let collect = sink.is_none();
+            let walker = || Walker::new(root.clone(), options.clone()).with_cancel(cancel.clone());
+            // The index holds the files of the workspace's options: a call that overrides
+            // them scans (and asks no daemon).
+            let via = if overridden {
+                Via::InProcess {
+                    daemon_serves: false,
+                }
+            } else {
+                let asking = Asking {
+                    handle: &index,
+                    types: &request.types,
+                    types_not: &request.types_not,
+                    spawn: daemon.as_deref(),
+                };
+                crate::daemon::ask::grep(walker, &query, &asking, sink)?
+            };
+            let mut outcome = match via {
+                Via::Answered(outcome) => {
+                    // One watch per tree: the daemon's. This process's own is dropped.
+                    index.watch.lock().unwrap().take();
+                    outcome
+                }
+                Via::InProcess { daemon_serves } => {
+                    // The index a search builds on first use is never cancelled: a partial
+                    // index would pass for a whole one. While a daemon serves the root
+                    // (building or catching up), this process builds nothing and starts no
+                    // watch of its own: the published index, if any, with a `stat` walk (or
+                    // a watch it already had).
+                    let file = if overridden {
+                        None
+                    } else if daemon_serves {
+                        index.existing()
+                    } else {
+                        index.for_search(|| Walker::new(root.clone(), options.clone()))
+                    };
+                    let slot = index.watch_slot();
+                    let watch = if daemon_serves {
+                        slot.filter(|slot| slot.lock().unwrap().is_some())
+                    } else {
+                        slot
+                    };
+                    let using = file.as_deref().map(|file| IndexUse { file, watch });
+                    let outcome = grep_with(walker(), &query, using, sink)?;
+                    if file.is_some() && !daemon_serves {
+                        // Never cancelled either (its walker has no cancel token).
+                        index.maybe_rebuild(move || Walker::new(root, options));
+                    }
+                    outcome
+                }
+            };
+            if collect {
+                cancel.check("grep")?;
+                request.page(&mut outcome);
+            }
+            Ok(outcome)
+        }))
+    }
+
+    /// Where `path` (workspace-relative) really is, or `None` when it cannot be resolved.
+    pub fn real(&self, path: &Path) -> Option<PathBuf> {
+        let flags = rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC;
+        let found = self.root.resolve(path, Links::Inside, flags).ok()?;
+        Some(found.real)
+    }
+
+    /// The index's state, with what its watch and its background rebuilds say.
+    pub fn index_status(&self) -> IndexStatus {
+        let index = self.index.status();
+        let watch = self.index.watch.lock().unwrap();
+        let caught_up = watch.as_ref().filter(|w| w.caught_up && !w.broken);
+        let (background_rebuilds, rebuilding) = self.index.rebuilds();
+        IndexStatus {
+            mode: match self.index.mode() {
+                Mode::Off => "off",
+                Mode::Auto => "auto",
+                Mode::On => "on",
+            },
+            index,
+            watching: caught_up.is_some(),
+            changed_since_build: caught_up.map(|w| w.dirty.len()),
+            background_rebuilds,
+            rebuilding,
+            strict: self.index.strict(),
+        }
+    }
+}
