@@ -105,14 +105,23 @@ def _alive(pid: int) -> bool:
 
 @pytest.fixture
 def host(tmp_path: Path) -> Iterator[Host]:
+    # Anything but "never": the sessions ask (and start) the daemon.
+    yield from start_host(tmp_path, "auto")
+
+
+@pytest.fixture
+def opted_out_host(tmp_path: Path) -> Iterator[Host]:
+    yield from start_host(tmp_path, "never")
+
+
+def start_host(tmp_path: Path, daemon: str) -> Iterator[Host]:
     lab = SshLab(tmp_path / "lab")
     run = tmp_path / "run"
     run.mkdir(mode=0o700)
     run.chmod(0o700)
     env = {
         "PYTHONPATH": PACKAGE_PARENT,
-        # Anything but "never": the sessions ask (and start) the daemon.
-        "CODESIFT_DAEMON": "auto",
+        "CODESIFT_DAEMON": daemon,
         "XDG_RUNTIME_DIR": str(run),
         "CODESIFT_CACHE_DIR": str(tmp_path / "host-cache"),
         # A daemon this test somehow failed to stop exits on its own soon.
@@ -273,3 +282,21 @@ def test_concurrent_remote_searches_share_one_index(host, tmp_path):
         entry["index"]["path"],
         sorted(str(p) for p in host.cache.rglob("*")),
     )
+
+
+def test_sessions_with_codesift_daemon_never_start_no_daemon(opted_out_host, tmp_path):
+    host = opted_out_host
+    root = make_tree(tmp_path / "repo")
+    rws = host.remote(root)
+    try:
+        for _ in range(3):
+            found = rws.grep("rare_needle", max_matches=None)
+            assert_equals_scan(found, root)
+            assert found.indexed is False, found.to_dict()
+    finally:
+        rws.close()
+    status = host.daemon_status()
+    assert status["running"] is False, status
+    socket_dir = Path(host.env["XDG_RUNTIME_DIR"]) / "codesift"
+    assert not socket_dir.exists() or not list(socket_dir.iterdir()), list(socket_dir.iterdir())
+    assert index_files(host.cache) == [], index_files(host.cache)
