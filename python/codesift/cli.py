@@ -19,6 +19,7 @@ them); `--json` writes them as `\\udcff` escapes, which `json.loads` reads back 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import threading
@@ -704,6 +705,8 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         if args.json:
             _print_grep_json(t.ws, result, args.json_full)
             found = found or bool(result.matches)
+            if args.json_full and args.index == "auto" and not (result.indexed or t.is_file):
+                _want_daemon_index(t.ws)
         elif rich_view:
             assert console is not None
             _render_grep(console, result, t.show, _file_lines(t.ws), context=bool(before or after))
@@ -737,6 +740,38 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         if cap is not None and result.truncated:
             break  # the limit is for the whole command line
     return EXIT_FOUND if found else EXIT_NOTHING
+
+
+def _want_daemon_index(ws: Workspace) -> None:
+    """A remote search (`--json-full`: strategy "codesift" on this host) that no index
+    answered has the host's daemon index the root in the background, so that the next
+    search, from whichever session, is answered from that one index (docs/remote.md)."""
+    root = str(ws.root)
+    # The daemon keeps no watch of followed links (it is never asked then), and its requests
+    # are JSON: a root whose name is not UTF-8 cannot be sent.
+    if ws.follow_symlinks or _not_utf8(root):
+        return
+    from . import daemon
+
+    walk = {
+        "gitignore": ws.gitignore,
+        "hidden": ws.hidden,
+        "follow_symlinks": False,
+        "max_filesize": ws.max_filesize,
+        "access_files": list(ws.ignore_files),
+    }
+    # A speed-up for later searches: no problem of it may touch this search's answer (already
+    # printed) or its exit status.
+    with contextlib.suppress(CodesiftError, OSError, ValueError):
+        daemon.want_index(root, walk)
+
+
+def _not_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _descriptor(out: Any) -> int | None:

@@ -23,6 +23,10 @@ from . import _core
 IDLE_SECONDS = 900.0
 #: How long a client waits for a reply before it scans instead.
 REQUEST_TIMEOUT = 5.0
+#: How long a search waits for the daemon to take a root to index (never for the build).
+WANT_TIMEOUT = 0.5
+#: How long a detached starter waits for the daemon it started to serve.
+START_LIMIT = 15.0
 
 
 def request(body: dict[str, Any], timeout: float = REQUEST_TIMEOUT) -> tuple[dict | None, str]:
@@ -62,16 +66,64 @@ def start_background(idle: float = IDLE_SECONDS) -> bool:
     return True
 
 
-def client_argv() -> list[str] | None:
-    """How a searching workspace starts the daemon when none answers (see
-    `Workspace(index=...)`), or None when `CODESIFT_DAEMON=never` turns the daemon off."""
+def client_idle() -> float | None:
+    """How long a daemon started by a client lingers idle (`CODESIFT_DAEMON_IDLE`), or None
+    when `CODESIFT_DAEMON=never` turns the daemon off."""
     if os.environ.get("CODESIFT_DAEMON") == "never":
         return None
     try:
         idle = float(os.environ.get("CODESIFT_DAEMON_IDLE", IDLE_SECONDS))
     except ValueError:
         idle = IDLE_SECONDS
-    return spawn_argv(idle if idle > 0 else IDLE_SECONDS)
+    return idle if idle > 0 else IDLE_SECONDS
+
+
+def client_argv() -> list[str] | None:
+    """How a searching workspace starts the daemon when none answers (see
+    `Workspace(index=...)`), or None when `CODESIFT_DAEMON=never` turns the daemon off."""
+    idle = client_idle()
+    return None if idle is None else spawn_argv(idle)
+
+
+def _index_request(root: str, walk: dict[str, Any]) -> dict[str, Any]:
+    # A `select` of the empty pattern narrows nothing: the daemon answers `scan` at once,
+    # and starts building (and watching) the root when it has no index of it yet.
+    return {"op": "select", "root": root, "walk": walk, "pattern": {"pattern": ""}}
+
+
+def want_index(root: str, walk: dict[str, Any]) -> None:
+    """Has this user's daemon index `root` (searched with the walk options `walk`) in the
+    background, for the searches that follow; when none serves, a detached process starts
+    one and hands it the root. Never waits for either (at most `WANT_TIMEOUT` for a reply);
+    nothing under `CODESIFT_DAEMON=never`. For processes that live for one search (the host
+    side of a remote search): a workspace with `index="auto"` asks the daemon only about
+    roots with an index, so without this no such process would ever get one built."""
+    idle = client_idle()
+    if idle is None:
+        return
+    reply, problem = request(_index_request(root, walk), WANT_TIMEOUT)
+    # Started only when none runs (the engine's "not found"), as a `Workspace` does: a
+    # refused socket directory, or a daemon too busy to reply in time, is left alone.
+    if reply is not None or not problem.startswith("no daemon is running"):
+        return
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = (
+        f"import sys; sys.path.insert(0, {package_parent!r}); from codesift import daemon; "
+        f"daemon.start_and_index({root!r}, {walk!r}, {idle!r})"
+    )
+    _core.daemon_spawn([sys.executable, "-c", code])
+
+
+def start_and_index(root: str, walk: dict[str, Any], idle: float) -> None:
+    """In a detached process (see `want_index`): starts the daemon and hands it `root` once
+    it serves (giving up after `START_LIMIT`)."""
+    start_background(idle)
+    deadline = time.monotonic() + START_LIMIT
+    while time.monotonic() < deadline:
+        reply, _ = request(_index_request(root, walk), 1.0)
+        if reply is not None:
+            return
+        time.sleep(0.05)
 
 
 def select(
