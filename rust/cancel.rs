@@ -143,19 +143,11 @@ mod tests {
             pattern: PatternOptions {
                 pattern: "absent".into(),
                 literal: true,
-                case_sensitive: false,
-                multiline: None,
-                before: 0,
-                after: 0,
+                ..Default::default()
             },
-            search_path: PathBuf::new(),
-            include: vec![],
-            exclude: vec![],
             max_matches,
             count_total: max_matches.is_none(),
-            timeout: None,
-            mode: crate::grep::OutputMode::Content,
-            types: None,
+            ..Default::default()
         }
     }
 

@@ -13,7 +13,7 @@
 use crate::fs::root::Root;
 use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
-use crate::grep::{OutputMode, PatternOptions};
+use crate::grep::PatternOptions;
 use crate::index::handle::{IndexHandle, Mode};
 use crate::search::GrepQuery;
 use serde_json::{Value, json};
@@ -529,11 +529,8 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
         search_path,
         include: strings(request, "include", &[])?,
         exclude: strings(request, "exclude", &[])?,
-        max_matches: None,
-        count_total: false,
-        timeout: None,
-        mode: OutputMode::Content,
         types,
+        ..Default::default()
     };
     // A pattern that does not compile is the client's error, before any index work.
     crate::grep::CompiledPattern::new(&query.pattern).map_err(|e| BadRequest(e.to_string()))?;

@@ -41,7 +41,7 @@ pub(crate) fn abbreviate(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// What to look for and how.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct PatternOptions {
     pub pattern: String,
     pub literal: bool,

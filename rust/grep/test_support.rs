@@ -10,11 +10,8 @@ use super::unique::mark_unique;
 pub(super) fn opts(pattern: &str) -> PatternOptions {
     PatternOptions {
         pattern: pattern.into(),
-        literal: false,
         case_sensitive: true,
-        multiline: None,
-        before: 0,
-        after: 0,
+        ..Default::default()
     }
 }
 
