@@ -186,6 +186,21 @@ fn scan(reason: impl Into<String>, generation: Option<i64>) -> Value {
     json!({"ok": true, "scan": reason.into(), "generation": generation})
 }
 
+/// Per file, `null` or `[size, mtime_ns, ctime_ns, ino, [[offset, length, line], ...]]`:
+/// the parts of an unchanged file that can hold a match (see `search::FileSpans`).
+fn spans_json(spans: &[Option<crate::search::FileSpans>]) -> Value {
+    if spans.iter().all(Option::is_none) {
+        return Value::Null;
+    }
+    spans
+        .iter()
+        .map(|s| match s {
+            None => Value::Null,
+            Some(s) => json!([s.size, s.mtime_ns, s.ctime_ns, s.ino, s.spans]),
+        })
+        .collect()
+}
+
 /// A path for JSON: a string, or for a name that is not UTF-8 the list of its bytes.
 pub fn path_json(path: &Path) -> Value {
     match path.to_str() {
@@ -306,6 +321,7 @@ impl RootEntry {
                     "ok": true,
                     "skips": skips,
                     "files": selection.files.iter().map(|f| path_json(f)).collect::<Vec<_>>(),
+                    "spans": spans_json(&selection.spans),
                     "binary": selection.binary,
                     "ignored": stats.ignored(),
                     "unreadable": stats.errors(),
