@@ -852,39 +852,49 @@ class GrepIter(Iterator[_core.GrepMatch]):
             hit = next(self._batch, None)
             if hit is not None:
                 return hit
-            try:
-                first_id, hits = next(self._stream)
-            except StopIteration:
-                outcome = self._stream.outcome
-                if outcome is not None and self.result is None:
-                    self.result = self._summary(outcome, self._files)
-                raise
+            piece = self._next_piece()
+            if piece is None:
+                raise StopIteration
+            self._batch = iter(piece[0])
+
+    def _next_piece(self) -> tuple[Sequence[_core.GrepMatch], int, bool] | None:
+        """The stream's next item: hits of one file in line order, the matches they stand
+        for, and whether they continue the previous item's file (a file with many hits comes
+        in pieces, each of whole lines). None at the end, when `result` is set."""
+        try:
+            first_id, hits = next(self._stream)
+        except StopIteration:
+            self._finish()
+            return None
+        continued = self._stream.continued
+        if not continued:
             self._files += 1
-            if self._cache is not None:
-                self._cache.add_batch(first_id, hits)
-            self._batch = iter(hits)
+        if self._cache is not None:
+            self._cache.add_batch(first_id, hits)
+        return hits, self._stream.matches, continued
+
+    def _finish(self) -> None:
+        outcome = self._stream.outcome
+        if outcome is not None and self.result is None:
+            self.result = self._summary(outcome, self._files)
 
     def files(self) -> Iterator[list[_core.GrepMatch]]:
-        """The same hits a file at a time (each list in line order)."""
-        yield from (list(batch) for batch in self._file_batches())
-
-    def _file_batches(self) -> Iterator[Sequence[_core.GrepMatch]]:
-        rest = list(self._batch)
-        if rest:
-            yield rest
+        """The same hits a file at a time (each list in line order, the file whole)."""
+        group = list(self._batch)
         self._batch = iter(())
-        while True:
-            try:
-                first_id, hits = next(self._stream)
-            except StopIteration:
-                outcome = self._stream.outcome
-                if outcome is not None and self.result is None:
-                    self.result = self._summary(outcome, self._files)
-                return
-            self._files += 1
-            if self._cache is not None:
-                self._cache.add_batch(first_id, hits)
-            yield hits
+        for hits, _matches, continued in self._pieces():
+            if not continued and group:
+                yield group
+                group = []
+            group.extend(hits)
+        if group:
+            yield group
+
+    def _pieces(self) -> Iterator[tuple[Sequence[_core.GrepMatch], int, bool]]:
+        """What `_next_piece` gives, until the end (for the CLI, which prints a file's
+        pieces as they come)."""
+        while (piece := self._next_piece()) is not None:
+            yield piece
 
     def _printed(
         self,
@@ -899,11 +909,10 @@ class GrepIter(Iterator[_core.GrepMatch]):
         while True:
             item = self._stream.next_lines(show, line_number, column, fd)
             if item is None:
-                outcome = self._stream.outcome
-                if outcome is not None and self.result is None:
-                    self.result = self._summary(outcome, self._files)
+                self._finish()
                 return
-            self._files += 1
+            if not self._stream.continued:
+                self._files += 1
             if isinstance(item, (bytes, bool)):
                 yield item
             else:

@@ -74,6 +74,10 @@ pub struct FileHits {
     pub size: u64,
     pub mtime_ns: i64,
     pub encoding: TextEncoding,
+    /// These hits continue the file's previous `FileHits` (a stream sends a file with many
+    /// hits in pieces, each of whole lines, in order); `count` and `matches` are then the
+    /// piece's own, so that a file's pieces add up to its figures.
+    pub continued: bool,
 }
 
 impl FileHits {

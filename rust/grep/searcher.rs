@@ -330,6 +330,7 @@ impl FileSearcher {
             size,
             mtime_ns,
             encoding,
+            continued: false,
         });
         match (interrupted, hits) {
             (true, hits) => FileOutcome::Interrupted(hits),
