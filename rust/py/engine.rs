@@ -5,9 +5,9 @@ use crate::fs::files::{Files, Locked};
 use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::{GlobQuery, GlobSort, PathPattern, glob};
-use crate::py::glob::GlobStream;
 use crate::py::cancel::CancelToken;
 use crate::py::errors::catch_panic;
+use crate::py::glob::GlobStream;
 use crate::py::request::GrepRequest;
 use crate::py::stream::GrepStream;
 use crate::py::types::{

@@ -7,7 +7,9 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from itertools import groupby
@@ -16,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from codesift import Workspace, cli
+
+RG = os.environ.get("CODESIFT_TEST_RG") or shutil.which("rg") or "/work/venv/bin/rg"
 
 
 def mixed_tree(root: Path, files: int) -> Path:
@@ -172,3 +176,35 @@ def test_the_first_file_comes_at_once_and_a_closed_pipe_exits_0_quietly(tmp_path
     err = proc.stderr.read().decode()
     assert code == 0, f"expected exit 0 after a closed pipe, got {code}: {err}"
     assert err == "", f"expected nothing on stderr, got {err!r}"
+
+
+def with_a_big_file(root: Path) -> Path:
+    """A file whose hits come in several pieces (lines with two hits among them)."""
+    mixed_tree(root, 120)
+    body = "".join("needle and needle\n" if i % 3 else "needle\n" for i in range(20_000))
+    (root / "d000" / "big.txt").write_text(body)
+    return root
+
+
+@pytest.mark.parametrize("flags", [[], ["-o"], ["-c"], ["--count-matches"], ["--column"]])
+def test_a_file_in_pieces_prints_what_rg_prints(tmp_path, flags):
+    root = with_a_big_file(tmp_path / "t")
+    proc = run(root, *flags, "needle")
+    rg = subprocess.run(
+        [RG, "-n", "--no-heading", "--sort", "path", *flags, "needle"],
+        cwd=root,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert rg.returncode == 0, rg.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == rg.stdout, (len(proc.stdout), len(rg.stdout))
+
+
+@pytest.mark.parametrize(("flags", "options"), [(["--json"], {}), (["--json", "-c"], {"mode": "count"})])
+def test_a_file_in_pieces_is_one_json_document(tmp_path, flags, options):
+    root = with_a_big_file(tmp_path / "t")
+    proc = run(root, "--root", str(root), *flags, "needle")
+    expected = expected_json(root, False, **options)
+    assert without_ids(proc.stdout) == without_ids(expected), (proc.stdout[-400:], expected[-400:])
