@@ -17,6 +17,7 @@ __all__ = [
     "ResultIter",
     "GlobOutcome",
     "GrepOutcome",
+    "GlobStream",
     "GrepStream",
     "Listing",
     "GlobMatcher",
