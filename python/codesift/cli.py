@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
-import dataclasses
 from dataclasses import dataclass
 from itertools import groupby
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar

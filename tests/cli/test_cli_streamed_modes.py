@@ -202,7 +202,9 @@ def test_a_file_in_pieces_prints_what_rg_prints(tmp_path, flags):
     assert proc.stdout == rg.stdout, (len(proc.stdout), len(rg.stdout))
 
 
-@pytest.mark.parametrize(("flags", "options"), [(["--json"], {}), (["--json", "-c"], {"mode": "count"})])
+@pytest.mark.parametrize(
+    ("flags", "options"), [(["--json"], {}), (["--json", "-c"], {"mode": "count"})]
+)
 def test_a_file_in_pieces_is_one_json_document(tmp_path, flags, options):
     root = with_a_big_file(tmp_path / "t")
     proc = run(root, "--root", str(root), *flags, "needle")
