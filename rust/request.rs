@@ -204,6 +204,7 @@ mod tests {
             size: 0,
             mtime_ns: 0,
             encoding: TextEncoding::Utf8,
+            continued: false,
         }
     }
 

@@ -189,7 +189,9 @@ impl Stream<'_> {
             file.matches = remaining as u64;
         }
         self.emitted.fetch_add(file.hits.len(), Ordering::Relaxed);
-        self.files.fetch_add(1, Ordering::Relaxed);
+        if !file.continued {
+            self.files.fetch_add(1, Ordering::Relaxed);
+        }
         if (self.sink)(file) {
             true
         } else {
@@ -1152,9 +1154,29 @@ fn search_sorted(
                 }
                 _ => None,
             };
-            let outcome = match by_units {
-                Some(outcome) => outcome,
-                None => searcher.search(opened, rel, limits, stop),
+            let outcome = match (by_units, stream) {
+                (Some(outcome), _) => outcome,
+                // A file with many hits goes out in pieces once it is first in line.
+                (None, Some(stream)) => {
+                    let mut hand_out = |piece: FileHits| {
+                        let mut s = slots.lock().unwrap();
+                        while s.settled < i
+                            && cutoff.load(Ordering::Relaxed) == usize::MAX
+                            && !stop.should_stop()
+                        {
+                            s = progressed
+                                .wait_timeout(s, Duration::from_millis(20))
+                                .unwrap()
+                                .0;
+                        }
+                        if s.settled != i {
+                            return false;
+                        }
+                        stream.emit(piece)
+                    };
+                    searcher.search_pieces(opened, rel, limits, stop, Some(&mut hand_out))
+                }
+                (None, None) => searcher.search(opened, rel, limits, stop),
             };
             counters.record(&outcome);
             let hits = match outcome {
@@ -1372,7 +1394,35 @@ fn ordered(
                                 .0;
                         }
                     }
-                    let outcome = search_entry(&mut searcher, walker, &entry, limits, stop);
+                    let outcome = match stream {
+                        // A file with many hits goes out in pieces once it is first in line.
+                        Some(stream) => {
+                            let mut hand_out = |piece: FileHits| {
+                                let mut s = settle.lock().unwrap();
+                                while s.next < index
+                                    && cutoff.load(Ordering::Relaxed) == usize::MAX
+                                    && !stop.should_stop()
+                                {
+                                    s = progressed
+                                        .wait_timeout(s, Duration::from_millis(20))
+                                        .unwrap()
+                                        .0;
+                                }
+                                if s.next != index {
+                                    return false;
+                                }
+                                stream.emit(piece)
+                            };
+                            searcher.search_pieces(
+                                entry.open(walker.root()),
+                                || entry.rel.clone(),
+                                limits,
+                                stop,
+                                Some(&mut hand_out),
+                            )
+                        }
+                        None => search_entry(&mut searcher, walker, &entry, limits, stop),
+                    };
                     counters.record(&outcome);
                     let hits = match outcome {
                         FileOutcome::Matched(hits) => Some(hits),
@@ -1743,6 +1793,7 @@ mod tests {
             size: 0,
             mtime_ns: 0,
             encoding: TextEncoding::Utf8,
+            continued: false,
         }
     }
 

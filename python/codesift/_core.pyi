@@ -17,6 +17,7 @@ __all__ = [
     "ResultIter",
     "GlobOutcome",
     "GrepOutcome",
+    "GlobStream",
     "GrepStream",
     "Listing",
     "GlobMatcher",
@@ -197,7 +198,19 @@ class GrepStream:
     ) -> bytes | bool | tuple[int, ResultList[GrepMatch]] | None: ...
     def close(self) -> None: ...
     @property
+    def matches(self) -> int: ...
+    @property
+    def continued(self) -> bool: ...
+    @property
     def outcome(self) -> GrepOutcome | None: ...
+
+@final
+class GlobStream:
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> ResultList[GlobMatch]: ...
+    def close(self) -> None: ...
+    @property
+    def outcome(self) -> GlobOutcome | None: ...
 
 @final
 class Listing:
@@ -256,6 +269,19 @@ class Engine:
     def grep_iter(
         self, request: GrepRequest, *, cancel: CancelToken | None = None
     ) -> GrepStream: ...
+    def glob_iter(
+        self,
+        search_path: str | Path,
+        pattern: str,
+        *,
+        case_sensitive: bool = True,
+        limit: int = ...,
+        types: list[str] = ...,
+        types_not: list[str] = ...,
+        hidden: bool | None = None,
+        no_ignore: bool | None = None,
+        cancel: CancelToken | None = None,
+    ) -> GlobStream: ...
     def list_dir(self, path: str | Path) -> tuple[list[tuple[str, bool]], int, str]: ...
     def list_tree(
         self,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import sys
 import threading
@@ -52,7 +53,7 @@ from .escapes import install_stream_handler, json_escape_surrogates
 from .extras import extra_for, missing, require
 from .results import GlobResult, GrepResult
 from .roots import RootedPath, root_of
-from .workspace import Workspace
+from .workspace import GrepIter, Workspace
 
 # rich is imported only where output goes to a terminal, json only for --json: a piped grep
 # starts without either (see tests/cli/test_startup_imports.py).
@@ -619,11 +620,9 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             lambda: t.ws.grep(pattern, t.path, **settings),
         )
 
-    streams = (
-        not (args.json or rich_view or invert or args.count_total)
-        and mode in ("content", "files")
-        and not args.count
-    )
+    # Everything piped streams but -v (two searches subtracted) and --count-total (its
+    # total comes at the end); the terminal view waits for the whole answer.
+    streams = not (rich_view or invert or args.count_total)
 
     # Lines the engine can print as they are: no -o, no context, and a UTF-8 stdout (the
     # bytes are written as they are; another encoding escapes what it cannot hold).
@@ -655,6 +654,31 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             mode=mode,
         ) as hits:
             out = lines.out
+            if args.json:
+                return _stream_grep_json(t.ws, hits, args.json_full, out)
+            if mode == "count" or args.count:
+                # A file's count goes out once its last piece came (a file comes in pieces
+                # of whole lines: their counts add up).
+                per_line = args.only_matching or args.multiline
+                shown: str | None = None
+                total = 0
+                for group, matches, continued in hits._pieces():
+                    if not continued and shown is not None:
+                        lines.count(name(shown), total)
+                        out.flush()
+                        printed = True
+                        shown, total = None, 0
+                    if shown is None:
+                        shown = group[0].file
+                    if mode == "count":
+                        total += matches
+                    else:
+                        total += len(group) if per_line else len({m.line for m in group})
+                if shown is not None:
+                    lines.count(name(shown), total)
+                    out.flush()
+                    printed = True
+                return hits.result, printed
             if mode == "files":
                 # One hit per file with a match, its name printed as soon as it settles.
                 for group in hits.files():
@@ -681,7 +705,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                         out.flush()
                     printed = True
                 return hits.result, printed
-            for group in hits.files():
+            for group, _matches, _continued in hits._pieces():
                 records = content_records(
                     group, only_matching=args.only_matching, lines_of=lines_of
                 )
@@ -698,6 +722,8 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             found = found or printed
             if streamed is not None:
                 _grep_notes(streamed, console, args, cap, rich_view)
+                if args.json_full and args.index == "auto" and not (streamed.indexed or t.is_file):
+                    _want_daemon_index(t.ws)
                 if cap is not None and streamed.truncated:
                     break
             continue
@@ -789,6 +815,47 @@ def _print_grep_json(ws: Workspace, result: GrepResult, full: bool) -> None:
         for hit, match in zip(data["matches"], result.matches, strict=True):
             hit.update(byte_length=match.byte_length, unique=match.unique, encoding=match.encoding)
     _print_json(_json_with_root(ws, data))
+
+
+def _stream_grep_json(
+    ws: Workspace, hits: GrepIter, full: bool, out: Any
+) -> tuple[GrepResult | None, bool]:
+    """`--json`, streamed: the same document `_print_grep_json` prints, byte for byte, its
+    "matches" written as the search settles them (every other field follows them, known once
+    the search is done). The files and counts listed after the matches are kept meanwhile:
+    one name and one number per file."""
+    import json
+
+    out.write('{"matches": [')
+    files: list[str] = []
+    counts: list[int] = []
+    sep = ""
+    for group, matches, continued in hits._pieces():
+        encoded = []
+        for m in group:
+            hit = m.to_dict()
+            if full:
+                hit.update(byte_length=m.byte_length, unique=m.unique, encoding=m.encoding)
+            encoded.append(json.dumps(hit, ensure_ascii=False))
+        out.write(json_escape_surrogates(sep + ", ".join(encoded)))
+        out.flush()
+        sep = ", "
+        if continued and counts:
+            counts[-1] += matches
+        else:
+            files.append(group[0].file)
+            counts.append(matches)
+    result = hits.result
+    if result is None:  # the search stopped without its figures (it raised instead)
+        out.write("]}\n")
+        return None, bool(files)
+    data = dataclasses.replace(result, counts=counts).to_dict()
+    del data["matches"]
+    data["files"] = files
+    rest = json_escape_surrogates(json.dumps(_json_with_root(ws, data), ensure_ascii=False))
+    out.write("], " + rest[1:] + "\n")
+    out.flush()
+    return result, bool(files)
 
 
 def _print_inverted(

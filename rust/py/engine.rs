@@ -4,9 +4,10 @@ use crate::error::Error;
 use crate::fs::files::{Files, Locked};
 use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
-use crate::glob::{GlobQuery, GlobSort, glob};
+use crate::glob::{GlobQuery, GlobSort, PathPattern, glob};
 use crate::py::cancel::CancelToken;
 use crate::py::errors::catch_panic;
+use crate::py::glob::GlobStream;
 use crate::py::request::GrepRequest;
 use crate::py::stream::GrepStream;
 use crate::py::types::{
@@ -193,6 +194,47 @@ impl Engine {
             cancel,
             own_token,
         ))
+    }
+
+    /// `glob` sorted by path as a stream (`GlobStream`): the same files in the same order,
+    /// in batches as a sorted walk finds them (no index: the walk is what streams). A bad
+    /// pattern or a missing path raises here, before anything is walked.
+    #[pyo3(signature = (search_path, pattern, *, case_sensitive = true, limit = usize::MAX,
+        types = Vec::new(), types_not = Vec::new(), hidden = None, no_ignore = None, cancel = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn glob_iter(
+        &self,
+        py: Python<'_>,
+        search_path: PathBuf,
+        pattern: String,
+        case_sensitive: bool,
+        limit: usize,
+        types: Vec<String>,
+        types_not: Vec<String>,
+        hidden: Option<bool>,
+        no_ignore: Option<bool>,
+        cancel: Option<PyRef<'_, CancelToken>>,
+    ) -> PyResult<GlobStream> {
+        let (options, _) = self.ws.call_options(hidden, no_ignore);
+        let own_token = cancel.is_none();
+        let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
+        let walker = Walker::new(self.ws.root.clone(), options).with_cancel(cancel.clone());
+        let query = GlobQuery {
+            pattern,
+            search_path,
+            case_sensitive,
+            limit,
+            sort: GlobSort::Path,
+            types: file_types(&types, &types_not)?,
+        };
+        py.detach(|| {
+            catch_panic(|| {
+                PathPattern::new(&[query.pattern.as_str()], query.case_sensitive)?;
+                walker.target(&query.search_path).map(drop)
+            })
+        })?;
+        let links = self.ws.options.links();
+        Ok(GlobStream::start(walker, query, cancel, own_token, links))
     }
 
     /// The visible entries of directory `path` (workspace-relative) as `(name, is_dir)` pairs,
