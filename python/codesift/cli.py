@@ -300,6 +300,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report(json_errors, type(exc).__name__, str(exc))
         return EXIT_ERROR
     except KeyboardInterrupt:
+        # What is still buffered for stdout is dropped, as rg's is when Ctrl-C kills it: the
+        # flush at exit must not wait on a full pipe whose reader has stopped reading.
+        _silence_stdout()
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()
@@ -413,8 +416,8 @@ def _prepare_streams() -> None:
 
 
 def _silence_stdout() -> None:
-    """After a closed pipe, points stdout at /dev/null so that the flush at exit cannot fail
-    again with a traceback."""
+    """After a closed pipe or Ctrl-C, points stdout at /dev/null so that the flush at exit can
+    neither fail again with a traceback nor block on a full pipe."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
