@@ -1,7 +1,8 @@
 //! The daemon's roots: one index handle and one watch per root (keyed by its real path and
 //! the walk options, which decide which files the index holds), reused from `index::handle`
 //! and `index::fresh`; what `select` answers (the selection itself is the indexed search's,
-//! `search::select_watched`); catching a watch up (and building a missing index) in the
+//! `search::select_watched`) and what `glob` answers (the indexed glob's own outcome,
+//! `glob::glob_indexed`); catching a watch up (and building a missing index) in the
 //! background; and the per-root part of `status`.
 //!
 //! Freshness: the watch is drained after the request was read in full and before the answer
@@ -13,9 +14,13 @@
 use crate::fs::root::Root;
 use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
+use crate::glob::GlobQuery;
 use crate::grep::PatternOptions;
+use crate::index::fresh::Watch;
 use crate::index::handle::{IndexHandle, Mode};
-use crate::search::GrepQuery;
+use crate::index::format::IndexFile;
+use crate::request::GlobRequest;
+use crate::search::{GrepQuery, IndexUse};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
@@ -56,6 +61,8 @@ pub struct RootEntry {
     select_lock: Mutex<()>,
     catching_up: AtomicBool,
     queries: AtomicU64,
+    /// Of `queries`, the globs.
+    globs: AtomicU64,
     last_used: Mutex<Instant>,
     /// Why this root gets no events (a network file system), if so.
     no_events: Option<String>,
@@ -130,6 +137,7 @@ impl Roots {
             select_lock: Mutex::new(()),
             catching_up: AtomicBool::new(false),
             queries: AtomicU64::new(0),
+            globs: AtomicU64::new(0),
             last_used: Mutex::new(Instant::now()),
             problem: Mutex::new(None),
         });
@@ -149,30 +157,65 @@ impl Roots {
     /// The `select` reply to `request` (see docs/daemon.md).
     pub fn select(&self, request: &Value) -> Result<Value, BadRequest> {
         let parsed = parse_select(request)?;
-        let root = Root::open(&parsed.root).map_err(|e| {
+        let entry = match self.entry_for(&parsed.target)? {
+            Ok(entry) => entry,
+            Err(reply) => return Ok(reply),
+        };
+        Ok(entry.select(
+            &parsed.query,
+            parsed.target.every,
+            parsed.list_unnarrowed,
+            parsed.target.build,
+        ))
+    }
+
+    /// The `glob` reply to `request` (see docs/daemon.md).
+    pub fn glob(&self, request: &Value) -> Result<Value, BadRequest> {
+        let target = parse_target(request)?;
+        if target.every {
+            return Err(BadRequest(
+                "walk.all_files is for select: a glob applies the walk options it is given".into(),
+            ));
+        }
+        let glob = field(request, "glob").ok_or(BadRequest("glob is required".into()))?;
+        let mut glob: GlobRequest =
+            serde_json::from_value(glob.clone()).map_err(|e| BadRequest(format!("glob: {e}")))?;
+        if glob.hidden.is_some() || glob.no_ignore.is_some() {
+            return Err(BadRequest(
+                "glob.hidden and glob.no_ignore are not sent: the walk options go in walk".into(),
+            ));
+        }
+        glob.search_path = target.search_path.clone();
+        let query = glob.query().map_err(|e| BadRequest(e.to_string()))?;
+        let entry = match self.entry_for(&target)? {
+            Ok(entry) => entry,
+            Err(reply) => return Ok(reply),
+        };
+        entry.globs.fetch_add(1, Ordering::Relaxed);
+        Ok(entry.glob(&query, target.build))
+    }
+
+    /// The entry that answers a query about `target` (counted), or the reply when none may.
+    fn entry_for(&self, target: &Target) -> Result<Result<Arc<RootEntry>, Value>, BadRequest> {
+        let root = Root::open(&target.root).map_err(|e| {
             BadRequest(format!(
                 "cannot open the root {}: {e}",
-                parsed.root.display()
+                target.root.display()
             ))
         })?;
         // A client holding another directory under that name (the root was replaced since
         // it opened it) would read other files than those selected: it scans.
-        if let Some(ident) = parsed.ident {
+        if let Some(ident) = target.ident {
             if ident != ident_of(&root) {
-                return Ok(scan(
+                return Ok(Err(scan(
                     "the root at this path is not the client's directory",
                     None,
-                ));
+                )));
             }
         }
-        let entry = self.entry(root, parsed.options);
+        let entry = self.entry(root, target.options.clone());
         entry.queries.fetch_add(1, Ordering::Relaxed);
-        Ok(entry.select(
-            &parsed.query,
-            parsed.every,
-            parsed.list_unnarrowed,
-            parsed.build,
-        ))
+        Ok(Ok(entry))
     }
 
     pub fn status(&self) -> Vec<Value> {
@@ -194,25 +237,41 @@ pub fn path_json(path: &Path) -> Value {
     }
 }
 
+/// What a walk passed over, each example with its kind (a directory is shown with a `/`),
+/// for clients that replay the summary field by field: `[[reason, count, [[path, is_dir],
+/// ...]], ...]`, the reasons counted at least once.
+fn skips(report: &[(crate::fs::skipped::Reason, u64, Vec<crate::fs::skipped::Example>)]) -> Vec<Value> {
+    report
+        .iter()
+        .filter(|(_, count, _)| *count > 0)
+        .map(|(reason, count, examples)| {
+            let examples: Vec<Value> = examples
+                .iter()
+                .map(|e| json!([path_json(&e.path), e.is_dir]))
+                .collect();
+            json!([reason.name(), count, examples])
+        })
+        .collect()
+}
+
 impl RootEntry {
     fn walker(&self) -> Walker {
         Walker::new(self.root.clone(), self.options.clone())
     }
 
-    /// `every`: the `all_files` answer (binary files listed, an unnarrowed pattern lists
-    /// every file); `build`: without an index, start one (else only say `scan`).
-    fn select(
+    /// The answer of `answer`, given the root's index and its watch at the freshness point
+    /// (drained after the request was read in full, and trusted); `answer` returns the watch
+    /// to `slot`. Anything the watch cannot vouch for is `scan`. One query per root at a time
+    /// (the watch is taken out while it runs); a query that would wait long scans instead, so
+    /// no client stalls another. `build`: without an index, start one (else only say `scan`).
+    fn watched(
         self: &Arc<Self>,
-        query: &GrepQuery,
-        every: bool,
-        list_unnarrowed: bool,
         build: bool,
+        answer: impl FnOnce(&Arc<IndexFile>, &Mutex<Option<Watch>>, Watch) -> Value,
     ) -> Value {
         if let Some(why) = &self.no_events {
             return scan(why.clone(), None);
         }
-        // One selection per root at a time (the watch is taken out while it runs); a query
-        // that would wait long scans instead, so no client stalls another.
         let deadline = Instant::now() + SELECT_WAIT;
         let _guard = loop {
             match self.select_lock.try_lock() {
@@ -254,68 +313,114 @@ impl RootEntry {
                 generation,
             );
         }
-        let watch_generation = watch.generation;
-        let (selected, watch) = match crate::search::select_watched_with(
-            self.walker(),
-            query,
-            &index,
-            watch,
-            every,
-            list_unnarrowed,
-        ) {
-            Ok(done) => done,
-            Err(e) => {
-                return crate::daemon::proto::error_reply("InvalidArgumentError", e.to_string());
-            }
-        };
-        crate::search::install_watch(slot, watch);
+        let reply = answer(&index, slot, watch);
         let (root, options) = (self.root.clone(), self.options.clone());
         self.handle
             .maybe_rebuild(move || Walker::new(root, options));
-        match selected {
-            Err(why) => scan(why, generation),
-            Ok(selection) => {
-                let stats = selection.walker.stats();
-                let skipped: Vec<Value> = stats
-                    .skipped
-                    .report()
-                    .into_iter()
-                    .filter(|(_, count, _)| *count > 0)
-                    .map(|(reason, count, examples)| {
-                        let examples: Vec<Value> =
-                            examples.iter().map(|e| path_json(&e.path)).collect();
-                        json!([reason.name(), count, examples])
+        reply
+    }
+
+    /// `every`: the `all_files` answer (binary files listed, an unnarrowed pattern lists
+    /// every file); `build`: without an index, start one (else only say `scan`).
+    fn select(
+        self: &Arc<Self>,
+        query: &GrepQuery,
+        every: bool,
+        list_unnarrowed: bool,
+        build: bool,
+    ) -> Value {
+        self.watched(build, |index, slot, watch| {
+            let generation = Some(index.build_start_ns);
+            let watch_generation = watch.generation;
+            let (selected, watch) = match crate::search::select_watched_with(
+                self.walker(),
+                query,
+                index,
+                watch,
+                every,
+                list_unnarrowed,
+            ) {
+                Ok(done) => done,
+                Err(e) => {
+                    return crate::daemon::proto::error_reply(
+                        "InvalidArgumentError",
+                        e.to_string(),
+                    );
+                }
+            };
+            crate::search::install_watch(slot, watch);
+            match selected {
+                Err(why) => scan(why, generation),
+                Ok(selection) => {
+                    let stats = selection.walker.stats();
+                    let skipped: Vec<Value> = stats
+                        .skipped
+                        .report()
+                        .into_iter()
+                        .filter(|(_, count, _)| *count > 0)
+                        .map(|(reason, count, examples)| {
+                            let examples: Vec<Value> =
+                                examples.iter().map(|e| path_json(&e.path)).collect();
+                            json!([reason.name(), count, examples])
+                        })
+                        .collect();
+                    json!({
+                        "ok": true,
+                        "skips": skips(&stats.skipped.report()),
+                        "files": selection.files.iter().map(|f| path_json(f)).collect::<Vec<_>>(),
+                        "binary": selection.binary,
+                        "ignored": stats.ignored(),
+                        "unreadable": stats.errors(),
+                        "skipped": skipped,
+                        "generation": generation,
+                        "watch_generation": watch_generation,
+                        "trusted": true,
                     })
-                    .collect();
-                // The same with each example's kind (a directory is shown with a `/`), for
-                // clients that replay the summary field by field.
-                let skips: Vec<Value> = stats
-                    .skipped
-                    .report()
-                    .into_iter()
-                    .filter(|(_, count, _)| *count > 0)
-                    .map(|(reason, count, examples)| {
-                        let examples: Vec<Value> = examples
-                            .iter()
-                            .map(|e| json!([path_json(&e.path), e.is_dir]))
-                            .collect();
-                        json!([reason.name(), count, examples])
-                    })
-                    .collect();
-                json!({
-                    "ok": true,
-                    "skips": skips,
-                    "files": selection.files.iter().map(|f| path_json(f)).collect::<Vec<_>>(),
-                    "binary": selection.binary,
-                    "ignored": stats.ignored(),
-                    "unreadable": stats.errors(),
-                    "skipped": skipped,
-                    "generation": generation,
-                    "watch_generation": watch_generation,
-                    "trusted": true,
-                })
+                }
             }
-        }
+        })
+    }
+
+    /// The glob's outcome as the indexed glob of a workspace with this index and watch finds
+    /// it (`glob::glob_indexed`), every field; `scan` when they cannot answer it.
+    fn glob(self: &Arc<Self>, query: &GlobQuery, build: bool) -> Value {
+        self.watched(build, |index, slot, watch| {
+            let generation = Some(index.build_start_ns);
+            let watch_generation = watch.generation;
+            crate::search::install_watch(slot, watch);
+            let walker = self.walker();
+            let using = IndexUse {
+                file: index,
+                watch: Some(slot),
+            };
+            match crate::glob::glob_indexed(&walker, query, using) {
+                Err(e) => crate::daemon::proto::error_reply("InvalidArgumentError", e.to_string()),
+                Ok(None) => scan("the watch cannot answer this glob", generation),
+                Ok(Some(outcome)) => {
+                    let files: Vec<Value> = outcome
+                        .files
+                        .iter()
+                        .map(|f| match f.metadata {
+                            Some((mtime_ms, size)) => json!([path_json(&f.path), mtime_ms, size]),
+                            None => json!([path_json(&f.path), null, null]),
+                        })
+                        .collect();
+                    json!({
+                        "ok": true,
+                        "files": files,
+                        "total": outcome.total,
+                        "truncated": outcome.truncated,
+                        "ignored": outcome.ignored,
+                        "errors": outcome.errors,
+                        "search_path": path_json(&outcome.search_path),
+                        "skips": skips(&outcome.skipped),
+                        "generation": generation,
+                        "watch_generation": watch_generation,
+                        "trusted": true,
+                    })
+                }
+            }
+        })
     }
 
     /// In the background: builds the index when there is none, then catches a new watch up
@@ -399,22 +504,32 @@ impl RootEntry {
             "rebuilds": rebuilds,
             "rebuilding": rebuilding,
             "queries": self.queries.load(Ordering::Relaxed),
+            "glob_queries": self.globs.load(Ordering::Relaxed),
             "idle_seconds": self.last_used.lock().unwrap().elapsed().as_secs(),
             "problem": self.problem.lock().unwrap().clone(),
         })
     }
 }
 
-struct SelectRequest {
+/// What every query names: the root, the directory searched and the walk options.
+struct Target {
     root: PathBuf,
     /// The client's root directory (device, inode), when it says.
     ident: Option<(u64, u64)>,
+    /// The directory searched, root-relative.
+    search_path: PathBuf,
     options: WalkOptions,
-    query: GrepQuery,
+    /// `walk.all_files`: the index of every file.
     every: bool,
+    /// Without an index, start one (else only say `scan`).
+    build: bool,
+}
+
+struct SelectRequest {
+    target: Target,
+    query: GrepQuery,
     /// With `every`: a pattern the index does not narrow lists every file (else: `scan`).
     list_unnarrowed: bool,
-    build: bool,
 }
 
 fn field<'a>(object: &'a Value, name: &str) -> Option<&'a Value> {
@@ -455,7 +570,7 @@ fn string(object: &Value, name: &str) -> Result<Option<String>, BadRequest> {
     }
 }
 
-fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
+fn parse_target(request: &Value) -> Result<Target, BadRequest> {
     let root =
         PathBuf::from(string(request, "root")?.ok_or(BadRequest("root is required".into()))?);
     if !root.is_absolute() {
@@ -498,6 +613,31 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
         }
     };
     let build = bool_field(request, "build", true)?;
+    let ident = match field(request, "root_id") {
+        None => None,
+        Some(v) => Some(
+            v.as_array()
+                .filter(|pair| pair.len() == 2)
+                .and_then(|pair| Some((pair[0].as_u64()?, pair[1].as_u64()?)))
+                .ok_or(BadRequest(
+                    "root_id must be [device, inode] of the root directory".into(),
+                ))?,
+        ),
+    };
+    Ok(Target {
+        root,
+        ident,
+        search_path,
+        options,
+        every,
+        build,
+    })
+}
+
+fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
+    let target = parse_target(request)?;
+    let empty = json!({});
+    let walk = field(request, "walk").unwrap_or(&empty);
     let pattern = field(request, "pattern").ok_or(BadRequest("pattern is required".into()))?;
     let before = field(pattern, "before")
         .and_then(Value::as_u64)
@@ -526,7 +666,7 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
             before,
             after,
         },
-        search_path,
+        search_path: target.search_path.clone(),
         include: strings(request, "include", &[])?,
         exclude: strings(request, "exclude", &[])?,
         types,
@@ -534,24 +674,9 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
     };
     // A pattern that does not compile is the client's error, before any index work.
     crate::grep::CompiledPattern::new(&query.pattern).map_err(|e| BadRequest(e.to_string()))?;
-    let ident = match field(request, "root_id") {
-        None => None,
-        Some(v) => Some(
-            v.as_array()
-                .filter(|pair| pair.len() == 2)
-                .and_then(|pair| Some((pair[0].as_u64()?, pair[1].as_u64()?)))
-                .ok_or(BadRequest(
-                    "root_id must be [device, inode] of the root directory".into(),
-                ))?,
-        ),
-    };
     Ok(SelectRequest {
-        root,
-        ident,
-        options,
+        target,
         query,
-        every,
         list_unnarrowed: bool_field(walk, "list_unnarrowed", true)?,
-        build,
     })
 }
