@@ -61,8 +61,9 @@ pub struct RootEntry {
     select_lock: Mutex<()>,
     catching_up: AtomicBool,
     queries: AtomicU64,
-    /// Of `queries`, the globs.
+    /// Of `queries`, the globs, and those of them answered (not `scan`).
     globs: AtomicU64,
+    globs_answered: AtomicU64,
     last_used: Mutex<Instant>,
     /// Why this root gets no events (a network file system), if so.
     no_events: Option<String>,
@@ -138,6 +139,7 @@ impl Roots {
             catching_up: AtomicBool::new(false),
             queries: AtomicU64::new(0),
             globs: AtomicU64::new(0),
+            globs_answered: AtomicU64::new(0),
             last_used: Mutex::new(Instant::now()),
             problem: Mutex::new(None),
         });
@@ -192,7 +194,11 @@ impl Roots {
             Err(reply) => return Ok(reply),
         };
         entry.globs.fetch_add(1, Ordering::Relaxed);
-        Ok(entry.glob(&query, target.build))
+        let reply = entry.glob(&query, target.build);
+        if reply.get("files").is_some() {
+            entry.globs_answered.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(reply)
     }
 
     /// The entry that answers a query about `target` (counted), or the reply when none may.
@@ -505,6 +511,7 @@ impl RootEntry {
             "rebuilding": rebuilding,
             "queries": self.queries.load(Ordering::Relaxed),
             "glob_queries": self.globs.load(Ordering::Relaxed),
+            "glob_answers": self.globs_answered.load(Ordering::Relaxed),
             "idle_seconds": self.last_used.lock().unwrap().elapsed().as_secs(),
             "problem": self.problem.lock().unwrap().clone(),
         })
