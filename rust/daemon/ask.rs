@@ -128,9 +128,11 @@ pub fn grep(
             });
         }
     };
-    settle(select(&walker_now, &real, query, asking), asking, |selected| {
-        crate::search::grep_selected(walker(), query, selected, sink).map(Via::Answered)
-    })
+    settle(
+        select(&walker_now, &real, query, asking),
+        asking,
+        |selected| crate::search::grep_selected(walker(), query, selected, sink).map(Via::Answered),
+    )
 }
 
 /// A glob answered by the daemon (from its index and caught-up watch, as an indexed glob in
@@ -152,9 +154,11 @@ pub fn glob(
         Ok(mut message) => {
             let mut glob = match serde_json::to_value(request) {
                 Ok(Value::Object(glob)) => glob,
-                _ => return Ok(Via::InProcess {
-                    daemon_serves: false,
-                }),
+                _ => {
+                    return Ok(Via::InProcess {
+                        daemon_serves: false,
+                    });
+                }
             };
             // Walk overrides are never sent: the walk options are the workspace's, in `walk`.
             glob.remove("hidden");
@@ -367,7 +371,10 @@ fn globbed(reply: &Value, real: &Path) -> Option<GlobOutcome> {
         })
         .collect::<Option<Vec<_>>>()?;
     // Files under the directory searched, nothing leaving the root: else not used.
-    if !files.iter().all(|f| inside(&f.path) && f.path.starts_with(real)) {
+    if !files
+        .iter()
+        .all(|f| inside(&f.path) && f.path.starts_with(real))
+    {
         return None;
     }
     let search_path = path_of(&reply["search_path"])?;
@@ -377,10 +384,12 @@ fn globbed(reply: &Value, real: &Path) -> Option<GlobOutcome> {
     let mut given = skips(&reply["skips"])?;
     let skipped = Reason::ALL
         .iter()
-        .map(|&reason| match given.iter().position(|(r, _, _)| *r == reason) {
-            Some(at) => given.swap_remove(at),
-            None => (reason, 0, Vec::new()),
-        })
+        .map(
+            |&reason| match given.iter().position(|(r, _, _)| *r == reason) {
+                Some(at) => given.swap_remove(at),
+                None => (reason, 0, Vec::new()),
+            },
+        )
         .collect();
     Some(GlobOutcome {
         files,
@@ -420,8 +429,7 @@ mod tests {
             "total": 7, "truncated": true, "ignored": 3, "errors": 1, "search_path": "src",
             "skips": [["gitignored", 3, [["src/target", true]]]],
         });
-        let Answer::Selected(outcome) = parse_with(&reply, |r| globbed(r, Path::new("src")))
-        else {
+        let Answer::Selected(outcome) = parse_with(&reply, |r| globbed(r, Path::new("src"))) else {
             panic!("not an answer")
         };
         assert_eq!(outcome.files[0].path, PathBuf::from("src/a.rs"));
@@ -429,11 +437,20 @@ mod tests {
         assert_eq!(outcome.files[2].path.as_os_str().as_bytes(), b"src/\xff");
         assert_eq!(outcome.files[2].metadata, None);
         assert_eq!(
-            (outcome.total, outcome.truncated, outcome.ignored, outcome.errors),
+            (
+                outcome.total,
+                outcome.truncated,
+                outcome.ignored,
+                outcome.errors
+            ),
             (7, true, 3, 1)
         );
         assert_eq!(outcome.skipped.len(), Reason::ALL.len());
-        let gitignored = outcome.skipped.iter().find(|s| s.0 == Reason::Gitignored).unwrap();
+        let gitignored = outcome
+            .skipped
+            .iter()
+            .find(|s| s.0 == Reason::Gitignored)
+            .unwrap();
         assert_eq!((gitignored.1, gitignored.2[0].is_dir), (3, true));
         // Another directory's files, or another search path: not used.
         for (files, search_path) in [

@@ -15,11 +15,10 @@ use crate::fs::root::Root;
 use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::GlobQuery;
-use crate::grep::PatternOptions;
+use crate::index::format::IndexFile;
 use crate::index::fresh::Watch;
 use crate::index::handle::{IndexHandle, Mode};
-use crate::index::format::IndexFile;
-use crate::request::GlobRequest;
+use crate::request::{GlobRequest, GrepRequest};
 use crate::search::{GrepQuery, IndexUse};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -246,7 +245,13 @@ pub fn path_json(path: &Path) -> Value {
 /// What a walk passed over, each example with its kind (a directory is shown with a `/`),
 /// for clients that replay the summary field by field: `[[reason, count, [[path, is_dir],
 /// ...]], ...]`, the reasons counted at least once.
-fn skips(report: &[(crate::fs::skipped::Reason, u64, Vec<crate::fs::skipped::Example>)]) -> Vec<Value> {
+fn skips(
+    report: &[(
+        crate::fs::skipped::Reason,
+        u64,
+        Vec<crate::fs::skipped::Example>,
+    )],
+) -> Vec<Value> {
     report
         .iter()
         .filter(|(_, count, _)| *count > 0)
@@ -641,44 +646,44 @@ fn parse_target(request: &Value) -> Result<Target, BadRequest> {
     })
 }
 
+/// The engine's grep request a `select` carries: the fields of `pattern` (`pattern`,
+/// `literal`, `case_sensitive`, `multiline`, `before`, `after`; a null is left out) and the
+/// filters beside it (`include`, `exclude`, `types`, `types_not`). On the wire
+/// `case_sensitive` defaults to true (what `codesift-rg` leaves out), and no limit applies
+/// (a selection lists every file that may match).
+fn grep_request(request: &Value, search_path: &Path) -> Result<GrepRequest, BadRequest> {
+    let Some(Value::Object(pattern)) = field(request, "pattern") else {
+        return Err(BadRequest(
+            "pattern is required: an object with the pattern and its options".into(),
+        ));
+    };
+    if field(&Value::Object(pattern.clone()), "pattern").is_none() {
+        return Err(BadRequest("pattern.pattern is required".into()));
+    }
+    let mut flat = serde_json::Map::new();
+    flat.insert("case_sensitive".into(), Value::Bool(true));
+    flat.insert("max_matches".into(), Value::Null);
+    for (name, value) in pattern.iter().filter(|(_, v)| !v.is_null()) {
+        flat.insert(name.clone(), value.clone());
+    }
+    for name in ["include", "exclude", "types", "types_not"] {
+        if let Some(value) = field(request, name) {
+            flat.insert(name.into(), value.clone());
+        }
+    }
+    let mut grep: GrepRequest = serde_json::from_value(Value::Object(flat))
+        .map_err(|e| BadRequest(format!("pattern: {e}")))?;
+    grep.search_path = search_path.to_path_buf();
+    Ok(grep)
+}
+
 fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
     let target = parse_target(request)?;
     let empty = json!({});
     let walk = field(request, "walk").unwrap_or(&empty);
-    let pattern = field(request, "pattern").ok_or(BadRequest("pattern is required".into()))?;
-    let before = field(pattern, "before")
-        .and_then(Value::as_u64)
-        .unwrap_or(0) as usize;
-    let after = field(pattern, "after").and_then(Value::as_u64).unwrap_or(0) as usize;
-    let multiline = match field(pattern, "multiline") {
-        None => None,
-        Some(v) => Some(
-            v.as_bool()
-                .ok_or(BadRequest("multiline must be true, false or null".into()))?,
-        ),
-    };
-    let types = crate::types::FileTypes::new(
-        &strings(request, "types", &[])?,
-        &strings(request, "types_not", &[])?,
-    )
-    .map_err(|e| BadRequest(e.to_string()))?
-    .map(Arc::new);
-    let query = GrepQuery {
-        pattern: PatternOptions {
-            pattern: string(pattern, "pattern")?
-                .ok_or(BadRequest("pattern.pattern is required".into()))?,
-            literal: bool_field(pattern, "literal", false)?,
-            case_sensitive: bool_field(pattern, "case_sensitive", true)?,
-            multiline,
-            before,
-            after,
-        },
-        search_path: target.search_path.clone(),
-        include: strings(request, "include", &[])?,
-        exclude: strings(request, "exclude", &[])?,
-        types,
-        ..Default::default()
-    };
+    let query = grep_request(request, &target.search_path)?
+        .query()
+        .map_err(|e| BadRequest(e.to_string()))?;
     // A pattern that does not compile is the client's error, before any index work.
     crate::grep::CompiledPattern::new(&query.pattern).map_err(|e| BadRequest(e.to_string()))?;
     Ok(SelectRequest {
@@ -686,4 +691,78 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
         query,
         list_unnarrowed: bool_field(walk, "list_unnarrowed", true)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(request: Value) -> Result<SelectRequest, String> {
+        parse_select(&request).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn a_select_carries_the_engines_grep_request_with_the_wires_defaults() {
+        // As codesift-rg asks: no case_sensitive means case-sensitive, no limit.
+        let rg = parsed(json!({
+            "op": "select", "root": "/r", "path": "",
+            "walk": {"all_files": true, "list_unnarrowed": false}, "build": false,
+            "pattern": {"pattern": "foo", "literal": false, "multiline": false},
+        }))
+        .unwrap();
+        assert!(rg.query.pattern.case_sensitive);
+        assert_eq!(rg.query.max_matches, None);
+        assert!(rg.target.every && !rg.target.build && !rg.list_unnarrowed);
+        // As the engine's client asks (nulls are left out; filters beside the pattern).
+        let client = parsed(json!({
+            "op": "select", "root": "/r", "path": "sub",
+            "pattern": {"pattern": "x", "literal": true, "case_sensitive": false,
+                        "multiline": null, "before": 2, "after": null},
+            "include": ["*.rs"], "exclude": [], "types": ["c"], "types_not": [],
+        }))
+        .unwrap();
+        let pattern = &client.query.pattern;
+        assert!(pattern.literal && !pattern.case_sensitive);
+        assert_eq!(
+            (pattern.multiline, pattern.before, pattern.after),
+            (None, 2, 0)
+        );
+        assert_eq!(client.query.include, vec!["*.rs".to_string()]);
+        assert!(client.query.types.is_some());
+        assert_eq!(client.query.search_path, PathBuf::from("sub"));
+    }
+
+    #[test]
+    fn a_select_with_bad_fields_is_refused_with_what_is_wrong() {
+        for (request, expected) in [
+            (json!({"root": "/r"}), "pattern is required"),
+            (
+                json!({"root": "/r", "pattern": {}}),
+                "pattern.pattern is required",
+            ),
+            (
+                json!({"root": "/r", "pattern": {"pattern": "x", "colour": 1}}),
+                "unknown field",
+            ),
+            (
+                json!({"root": "/r", "pattern": {"pattern": "x", "before": -1}}),
+                "before must be at least 0",
+            ),
+            (json!({"root": "/r", "pattern": {"pattern": "("}}), "("),
+            (
+                json!({"root": "/r", "pattern": {"pattern": "x"}, "types": ["nope"]}),
+                "nope",
+            ),
+            (
+                json!({"root": "rel", "pattern": {"pattern": "x"}}),
+                "absolute",
+            ),
+        ] {
+            let message = match parsed(request.clone()) {
+                Err(message) => message,
+                Ok(_) => panic!("{request} was accepted"),
+            };
+            assert!(message.contains(expected), "{request}: {message}");
+        }
+    }
 }

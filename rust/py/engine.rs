@@ -16,8 +16,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A listing for Python: `(name, is_dir)` entries, entries hidden by rules, the real path.
 type Listing = (Vec<(OsString, bool)>, u64, OsString);

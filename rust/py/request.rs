@@ -3,10 +3,10 @@
 
 use crate::error::Error;
 use crate::request::{GlobRequest as GlobRequestOf, GrepRequest as Request};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
 use std::path::PathBuf;
 
@@ -70,7 +70,11 @@ fn request_of<T: DeserializeOwned>(what: &str, options: Option<&Bound<'_, PyDict
         .map_err(|e| Error::InvalidArgument(format!("{what} request: {e}")))?)
 }
 
-fn options_of<'py>(py: Python<'py>, what: &str, request: &impl Serialize) -> PyResult<Bound<'py, PyAny>> {
+fn options_of<'py>(
+    py: Python<'py>,
+    what: &str,
+    request: &impl Serialize,
+) -> PyResult<Bound<'py, PyAny>> {
     let value =
         serde_json::to_value(request).map_err(|e| Error::Io(format!("{what} request: {e}")))?;
     from_value(py, &value)
