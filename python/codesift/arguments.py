@@ -363,6 +363,8 @@ _CONVERSIONS: dict[str, Callable[[str, Any], object]] = {
     "hidden": check_flag,
     "no_ignore": check_flag,
 }
+
+
 def _required_count(name: str, value: object) -> object:
     check_int(name, value, minimum=-MAX_COUNT - 1, required=True)
     return value

@@ -181,7 +181,9 @@ def test_a_glob_answered_by_the_daemon_equals_a_scan_before_and_after_changes(
             # size and mtime, a name that is not UTF-8 as its bytes.
             reply = raw_glob(socket_dir, indexed_tree, "*.c")
             assert reply.get("ok") is True and "scan" not in reply, reply
-            names = [bytes(f[0]) if isinstance(f[0], list) else f[0].encode() for f in reply["files"]]
+            names = [
+                bytes(f[0]) if isinstance(f[0], list) else f[0].encode() for f in reply["files"]
+            ]
             assert NOT_UTF8 in names, f"expected {NOT_UTF8!r} among {names}"
             assert all(isinstance(f[1], int) and isinstance(f[2], int) for f in reply["files"])
     finally:
