@@ -28,6 +28,7 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py::engine::Engine>()?;
     m.add_class::<py::request::GrepRequest>()?;
+    m.add_class::<py::request::GlobRequest>()?;
     m.add_class::<py::cancel::CancelToken>()?;
     m.add_class::<py::engine::FileLock>()?;
     m.add_class::<py::types::GlobMatch>()?;

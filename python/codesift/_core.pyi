@@ -9,6 +9,7 @@ from typing_extensions import Self
 __all__ = [
     "CancelToken",
     "Engine",
+    "GlobRequest",
     "GrepRequest",
     "FileLock",
     "GlobMatch",
@@ -230,6 +231,14 @@ class GrepRequest:
     def options(self) -> dict[str, Any]: ...
 
 @final
+class GlobRequest:
+    """The engine's glob request (rust/request.rs names and checks its options)."""
+
+    def __new__(cls, search_path: str | Path, **options: Any) -> Self: ...
+    @property
+    def options(self) -> dict[str, Any]: ...
+
+@final
 class Engine:
     def __new__(
         cls,
@@ -251,36 +260,13 @@ class Engine:
     def root(self) -> str: ...
     @property
     def id_prefix(self) -> str: ...
-    def glob(
-        self,
-        search_path: str | Path,
-        pattern: str,
-        *,
-        case_sensitive: bool = True,
-        limit: int = 2000,
-        sort: str = "path",
-        types: list[str] = ...,
-        types_not: list[str] = ...,
-        hidden: bool | None = None,
-        no_ignore: bool | None = None,
-        cancel: CancelToken | None = None,
-    ) -> GlobOutcome: ...
+    def glob(self, request: GlobRequest, *, cancel: CancelToken | None = None) -> GlobOutcome: ...
     def grep(self, request: GrepRequest, *, cancel: CancelToken | None = None) -> GrepOutcome: ...
     def grep_iter(
         self, request: GrepRequest, *, cancel: CancelToken | None = None
     ) -> GrepStream: ...
     def glob_iter(
-        self,
-        search_path: str | Path,
-        pattern: str,
-        *,
-        case_sensitive: bool = True,
-        limit: int = ...,
-        types: list[str] = ...,
-        types_not: list[str] = ...,
-        hidden: bool | None = None,
-        no_ignore: bool | None = None,
-        cancel: CancelToken | None = None,
+        self, request: GlobRequest, *, cancel: CancelToken | None = None
     ) -> GlobStream: ...
     def list_dir(self, path: str | Path) -> tuple[list[tuple[str, bool]], int, str]: ...
     def list_tree(

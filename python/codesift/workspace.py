@@ -14,12 +14,11 @@ from . import _core
 from .arguments import (
     MAX_COUNT,
     check_flag,
-    check_glob_arguments,
     check_ignore_files,
     check_int,
     check_unicode,
+    glob_request,
     grep_request,
-    type_list,
 )
 from .cache import HitState, ResultCache
 from .control import current_token
@@ -210,19 +209,19 @@ class Workspace:
         `cancel`: a `CancelToken` whose `cancel()` (from another thread) stops the walk; the
         call then raises `CancelledError`. Default: the token of the current `CallControl`
         (see `codesift.control`), if any."""
-        check_glob_arguments(pattern, limit, sort)
-        outcome = self._engine.glob(
+        request = glob_request(
+            pattern,
             self.sandbox.relative(path),
-            _strip_root(pattern, self.root),
-            case_sensitive=bool(case_sensitive),
+            root=str(self.root),
             limit=limit,
             sort=sort,
-            types=type_list("type", type),
-            types_not=type_list("type_not", type_not),
-            hidden=check_flag("hidden", hidden),
-            no_ignore=check_flag("no_ignore", no_ignore),
-            cancel=_cancel_token(cancel),
+            case_sensitive=case_sensitive,
+            type=type,
+            type_not=type_not,
+            hidden=hidden,
+            no_ignore=no_ignore,
         )
+        outcome = self._engine.glob(request, cancel=_cancel_token(cancel))
         return GlobResult(
             files=outcome.files,
             total=outcome.total,
@@ -454,18 +453,19 @@ class Workspace:
         Closing the iterator (`close()`, leaving a `with` block, or dropping it) stops the
         walk. After the last file, `.result` holds the walk's figures (a `GlobResult` without
         files). A bad pattern or path raises here, before the walk."""
-        check_glob_arguments(pattern, MAX_COUNT if limit is None else limit, "path")
-        files = self._engine.glob_iter(
+        request = glob_request(
+            pattern,
             self.sandbox.relative(path),
-            _strip_root(pattern, self.root),
-            case_sensitive=bool(case_sensitive),
+            root=str(self.root),
             limit=MAX_COUNT if limit is None else limit,
-            types=type_list("type", type),
-            types_not=type_list("type_not", type_not),
-            hidden=check_flag("hidden", hidden),
-            no_ignore=check_flag("no_ignore", no_ignore),
-            cancel=_cancel_token(cancel),
+            sort="path",
+            case_sensitive=case_sensitive,
+            type=type,
+            type_not=type_not,
+            hidden=hidden,
+            no_ignore=no_ignore,
         )
+        files = self._engine.glob_iter(request, cancel=_cancel_token(cancel))
 
         def summary(outcome: _core.GlobOutcome) -> GlobResult:
             return GlobResult(
@@ -1175,12 +1175,6 @@ class _LineReader:
 def _line(raw: bytes, overflow: int) -> tuple[str, int]:
     text = raw.decode("utf-8", "replace").removesuffix("\r")
     return text, len(text) + overflow
-
-
-def _strip_root(pattern: str, root: Path) -> str:
-    """An absolute pattern inside the root, made relative to it."""
-    root_text = str(root).rstrip("/") + "/"
-    return pattern[len(root_text) :] if pattern.startswith(root_text) else pattern
 
 
 __all__ = ["Workspace"]
