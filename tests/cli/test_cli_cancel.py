@@ -19,6 +19,10 @@ def codesift(root: Path, *args: str) -> subprocess.Popen[bytes]:
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # A suite started in the background by a shell without job control runs with SIGINT
+        # ignored, and children inherit that (Python then installs no Ctrl-C handler): the
+        # command under test gets the disposition a terminal gives it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
