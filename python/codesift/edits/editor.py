@@ -295,6 +295,7 @@ class Editor:
                 "recreated",
                 file_diff(None, before_text, real, real),
                 self.history.count(real),
+                new_text=before_text,
             )
         with self.lock(rel) as lock:
             if digest(lock.data) != version.after:
@@ -309,7 +310,11 @@ class Editor:
         self.cache.invalidate_file(real, None)
         self.history.pop(real, version)
         return UndoResult(
-            real, action, file_diff(current, restored, real, real), self.history.count(real)
+            real,
+            action,
+            file_diff(current, restored, real, real),
+            self.history.count(real),
+            new_text=restored,
         )
 
     # -- many files ------------------------------------------------------------------------
@@ -416,6 +421,8 @@ class Editor:
             snippet=snippet,
             total_lines=total,
             ends_with_newline=new_text.endswith("\n"),
+            old_text=file.text,
+            new_text=new_text,
         )
 
     def _bytes_for_history(self, rel: str) -> bytes | None:
