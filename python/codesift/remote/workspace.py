@@ -25,7 +25,7 @@ from .fanout import each_host, fair_share
 from .globs import PathPattern
 from .hit_ids import HitRegistry
 from .host import STRATEGIES, RemoteHost
-from .hosts import parse_hosts, with_default_port
+from .host_specs import parse_hosts, with_default_port
 from .paths import RemoteRoot
 from .queries import GlobQuery, GrepQuery
 from .results import RemoteEditResult, RemoteGlobResult, RemoteGrepResult

@@ -9,11 +9,11 @@ from typing import Any
 from ..errors import CodesiftError, InvalidArgumentError, first_line
 from ..sandbox import PathArg
 from ..workspace import Workspace
-from .arguments import ArgumentReader, BadArguments
+from .call_arguments import ArgumentReader, BadArguments
 from .output import MAX_LINE_CHARS, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES, OutputCap
 from .registry import get_profile
-from .result import MAX_ECHO_CHARS, ToolResult, echo, error_result
 from .spec import Profile, Tool
+from .tool_result import MAX_ECHO_CHARS, ToolResult, echo, error_result
 
 LOCAL_HOSTS = frozenset({"", "local", "localhost", "127.0.0.1", "::1"})
 

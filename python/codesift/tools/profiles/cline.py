@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CodesiftError, InvalidArgumentError
 from ..lines import edited_text, full_text, read_lines, written_text
-from ..result import ToolResult
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox

@@ -29,8 +29,8 @@ from ..lines import (
     read_lines,
     read_text,
 )
-from ..result import ToolResult
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox

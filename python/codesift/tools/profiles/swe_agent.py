@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArgumentError, NotAFileError
 from ..lines import absolute, edited_text, exists, full_text
-from ..result import ToolResult
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
