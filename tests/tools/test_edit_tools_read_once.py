@@ -17,14 +17,13 @@ from codesift.tools.lines import edited_lines, edited_text, full_text, written_t
 
 LONG = "".join(f"line {k}\n" for k in range(1, 41))
 
-# What each tool's call writes: (profile, tool, arguments, files of the tree). Paths that
-# the agent sends absolute are written `{root}/...`.
-CALLS: list[tuple[str, str, dict[str, Any], dict[str, str]]] = [
+# What each tool's call writes in a tree holding `a.txt` (LONG): (profile, tool, arguments).
+# Paths that the agent sends absolute are written `{root}/...`.
+CALLS: list[tuple[str, str, dict[str, Any]]] = [
     (
         "claude-code",
         "Edit",
         {"file_path": "a.txt", "old_string": "line 20\n", "new_string": "twenty\n"},
-        {"a.txt": LONG},
     ),
     # new_string ends with more newlines than the lines it writes: the snippet Claude Code
     # shows reaches past the lines around the change.
@@ -32,7 +31,6 @@ CALLS: list[tuple[str, str, dict[str, Any], dict[str, str]]] = [
         "claude-code",
         "Edit",
         {"file_path": "a.txt", "old_string": "line 20", "new_string": "twenty" + "\n" * 9},
-        {"a.txt": LONG},
     ),
     (
         "claude-code",
@@ -43,16 +41,14 @@ CALLS: list[tuple[str, str, dict[str, Any], dict[str, str]]] = [
             "new_string": "two\n",
             "replace_all": True,
         },
-        {"a.txt": LONG},
     ),
     (
         "claude-code",
         "MultiEdit",
         {"file_path": "a.txt", "edits": [{"old_string": "line 3\n", "new_string": "three\n"}]},
-        {"a.txt": LONG},
     ),
-    ("claude-code", "Write", {"file_path": "a.txt", "content": "new\n"}, {"a.txt": LONG}),
-    ("claude-code", "Write", {"file_path": "b.txt", "content": "new\n"}, {"a.txt": LONG}),
+    ("claude-code", "Write", {"file_path": "a.txt", "content": "new\n"}),
+    ("claude-code", "Write", {"file_path": "b.txt", "content": "new\n"}),
     (
         "swe-agent",
         "str_replace_editor",
@@ -62,40 +58,34 @@ CALLS: list[tuple[str, str, dict[str, Any], dict[str, str]]] = [
             "old_str": "line 20\n",
             "new_str": "x\ny\n",
         },
-        {"a.txt": LONG},
     ),
     (
         "swe-agent",
         "str_replace_editor",
         {"command": "insert", "path": "{root}/a.txt", "insert_line": 5, "new_str": "inserted"},
-        {"a.txt": LONG},
     ),
     (
         "swe-agent",
         "str_replace_editor",
         {"command": "create", "path": "{root}/n.txt", "file_text": "fresh\n"},
-        {"a.txt": LONG},
     ),
     (
         "cline",
         "replace_in_file",
         {"path": "a.txt", "diff": "------- SEARCH\nline 7\n=======\nseven\n+++++++ REPLACE\n"},
-        {"a.txt": LONG},
     ),
-    ("cline", "write_to_file", {"path": "a.txt", "content": "all\r\nnew\n"}, {"a.txt": LONG}),
+    ("cline", "write_to_file", {"path": "a.txt", "content": "all\r\nnew\n"}),
     (
         "mcp-filesystem",
         "edit_file",
         {"path": "a.txt", "edits": [{"oldText": "line 9", "newText": "nine"}]},
-        {"a.txt": LONG},
     ),
     (
         "mcp-filesystem",
         "edit_file",
         {"path": "a.txt", "dryRun": True, "edits": [{"oldText": "line 9", "newText": "nine"}]},
-        {"a.txt": LONG},
     ),
-    ("mcp-filesystem", "write_file", {"path": "a.txt", "content": "x\n"}, {"a.txt": LONG}),
+    ("mcp-filesystem", "write_file", {"path": "a.txt", "content": "x\n"}),
     (
         "codex",
         "apply_patch",
@@ -103,78 +93,66 @@ CALLS: list[tuple[str, str, dict[str, Any], dict[str, str]]] = [
             "input": "*** Begin Patch\n*** Update File: a.txt\n@@\n-line 4\n"
             "+four\n*** Add File: n.txt\n+n\n*** End Patch"
         },
-        {"a.txt": LONG},
     ),
     (
         "gemini-cli",
         "replace",
         {"file_path": "a.txt", "instruction": "i", "old_string": "line 5", "new_string": "five"},
-        {"a.txt": LONG},
     ),
     (
         "gemini-cli",
         "replace",
         {"file_path": "n.txt", "instruction": "i", "old_string": "", "new_string": "five"},
-        {"a.txt": LONG},
     ),
-    ("gemini-cli", "write_file", {"file_path": "a.txt", "content": "x\n"}, {"a.txt": LONG}),
+    ("gemini-cli", "write_file", {"file_path": "a.txt", "content": "x\n"}),
     (
         "opencode",
         "edit",
         {"filePath": "a.txt", "oldString": "line 5", "newString": "five"},
-        {"a.txt": LONG},
     ),
     (
         "opencode",
         "multiedit",
         {"filePath": "a.txt", "edits": [{"oldString": "line 5", "newString": "five"}]},
-        {"a.txt": LONG},
     ),
-    ("opencode", "write", {"filePath": "a.txt", "content": "x\n"}, {"a.txt": LONG}),
+    ("opencode", "write", {"filePath": "a.txt", "content": "x\n"}),
     (
         "opencode",
         "apply_patch",
         {"patchText": "*** Begin Patch\n*** Update File: a.txt\n@@\n-line 4\n+four\n*** End Patch"},
-        {"a.txt": LONG},
     ),
     (
         "simple-coder",
         "replace",
         {"path": "a.txt", "old_string": "line 33", "new_string": "x"},
-        {"a.txt": LONG},
     ),
     (
         "ace",
         "filesystem-edit_search",
         {"filePath": "a.txt", "searchContent": "line 5", "replaceContent": "five"},
-        {"a.txt": LONG},
     ),
     (
         "openlink",
         "edit",
         {"path": "a.txt", "old_string": "line 5", "new_string": "five"},
-        {"a.txt": LONG},
     ),
-    ("openlink", "write_file", {"path": "a.txt", "content": "x\n"}, {"a.txt": LONG}),
+    ("openlink", "write_file", {"path": "a.txt", "content": "x\n"}),
     (
         "codesift",
         "edit",
         {"path": "a.txt", "old_string": "line 5", "new_string": "five"},
-        {"a.txt": LONG},
     ),
     (
         "codesift",
         "edit_many",
         {"path": "a.txt", "edits": [{"old_string": "line 5", "new_string": "five"}]},
-        {"a.txt": LONG},
     ),
     (
         "codesift",
         "apply_patch",
         {"patch": "*** Begin Patch\n*** Update File: a.txt\n@@\n-line 4\n+four\n*** End Patch"},
-        {"a.txt": LONG},
     ),
-    ("codesift", "write_file", {"path": "a.txt", "content": "x\n"}, {"a.txt": LONG}),
+    ("codesift", "write_file", {"path": "a.txt", "content": "x\n"}),
 ]
 
 #: Workspace methods that write (or, with dry_run, plan a write): the tool's edit.
@@ -200,28 +178,29 @@ class EngineSpy:
 
 
 def spied(workspace: Workspace) -> list[str]:
-    """The log of `workspace`: each edit as `edit:<method>`, each engine call, each
-    `Workspace.read` / `Workspace.lines` / `Workspace.grep` as `read:<method>`."""
+    """The log of `workspace`: each edit as `edit:<method>` (once it returned), each engine
+    call, each `Workspace.read` / `lines` / `grep` / `glob` / `list_dir` as `read:<method>`."""
     log: list[str] = []
     workspace._engine = EngineSpy(workspace._engine, log)
     for name in EDITS:
-        method = getattr(workspace, name)
-
-        def edit(*args: Any, _name: str = name, _method: Any = method, **kwargs: Any) -> Any:
-            result = _method(*args, **kwargs)
-            log.append(f"edit:{_name}")
-            return result
-
-        setattr(workspace, name, edit)
+        _logged(workspace, name, log, f"edit:{name}", after=True)
     for name in ("read", "lines", "grep", "glob", "list_dir"):
-        method = getattr(workspace, name)
-
-        def read(*args: Any, _name: str = name, _method: Any = method, **kwargs: Any) -> Any:
-            log.append(f"read:{_name}")
-            return _method(*args, **kwargs)
-
-        setattr(workspace, name, read)
+        _logged(workspace, name, log, f"read:{name}", after=False)
     return log
+
+
+def _logged(workspace: Workspace, name: str, log: list[str], entry: str, *, after: bool) -> None:
+    method = getattr(workspace, name)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not after:
+            log.append(entry)
+        result = method(*args, **kwargs)
+        if after:
+            log.append(entry)
+        return result
+
+    setattr(workspace, name, call)
 
 
 def _after_edit(log: list[str]) -> list[str]:
@@ -230,9 +209,9 @@ def _after_edit(log: list[str]) -> list[str]:
     return log[edits[0] + 1 :]
 
 
-def _call(root: Path, profile: str, tool: str, args: dict[str, Any], *, spy: bool) -> Any:
+def _call(root: Path, profile: str, tool: str, args: dict[str, Any]) -> Any:
     workspace = Workspace(root)
-    log = spied(workspace) if spy else []
+    log = spied(workspace)
     given = {
         k: v.replace("{root}", str(root)) if isinstance(v, str) else v for k, v in args.items()
     }
@@ -241,12 +220,12 @@ def _call(root: Path, profile: str, tool: str, args: dict[str, Any], *, spy: boo
 
 
 @pytest.mark.parametrize(
-    ("profile", "tool", "args", "files"),
+    ("profile", "tool", "args"),
     CALLS,
-    ids=[f"{p}-{t}-{k}" for k, (p, t, _, _) in enumerate(CALLS)],
+    ids=[f"{p}-{t}-{k}" for k, (p, t, _) in enumerate(CALLS)],
 )
-def test_edit_tool_reads_nothing_after_its_edit(tree, profile, tool, args, files):
-    result, log = _call(tree(files), profile, tool, args, spy=True)
+def test_edit_tool_reads_nothing_after_its_edit(tree, profile, tool, args):
+    result, log = _call(tree({"a.txt": LONG}), profile, tool, args)
     assert not result.is_error, result.text
     after = _after_edit(log)
     assert after == [], (
@@ -308,7 +287,7 @@ def test_shown_text_of_an_edit_is_what_reading_the_file_shows(tree, content, new
     for start in range(0, len(rows) + 2):
         for end in (start, start + 1, start + 3, len(rows), len(rows) + 4):
             expected = rows[start:end]
-            actual = edited_lines(result, start, end)
+            actual = edited_lines(workspace, "f.txt", result, start, end)
             assert actual == expected, f"[{start}:{end}] {expected!r} != {actual!r}"
 
 

@@ -85,15 +85,7 @@ class Editor:
 
     def lookup(self, search_result_id: str) -> tuple[Any, HitState]:
         """The cached hit of `search_result_id` and where it is now."""
-        if not isinstance(search_result_id, str) or not search_result_id:
-            raise InvalidArgumentError("search_result_id must be a non-empty string")
-        found = self.cache.lookup(search_result_id)
-        if found is None:
-            raise StaleResultError(
-                f"search_result_id {search_result_id!r} is unknown, expired or was used up by "
-                "an earlier edit; run grep again and use an id from its result"
-            )
-        match, state = found
+        match, state = self.cache.require(search_result_id)
         if match.host is not None:
             raise InvalidArgumentError(
                 f"search_result_id {search_result_id} is a hit on host {match.host}; edit it "

@@ -74,10 +74,15 @@ def full_text(workspace: Workspace, path: str) -> str:
     return text + "\n" if text and lines.ends_with_newline else text
 
 
-def edited_lines(result: EditResult, start: int, end: int) -> list[str]:
+def edited_lines(
+    workspace: Workspace, path: str, result: EditResult, start: int, end: int
+) -> list[str]:
     """`full_text(workspace, path).split("\\n")[start:end]` after the edit `result`, taken from
-    the result's text (the file is not read again)."""
-    text = _after(result.new_text, result.path)
+    the result's text: the file is not read again (only a result without its text, a remote
+    edit's, is read back)."""
+    if result.new_text is None:
+        return full_text(workspace, path).split("\n")[start:end]
+    text = result.new_text
     rows = text.split("\n")
     ends = text.endswith("\n")
     if ends:

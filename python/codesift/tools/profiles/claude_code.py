@@ -423,16 +423,16 @@ def edit(box: Toolbox, args: dict[str, Any]) -> ToolResult:
             f"replaced with '{new}'."
         )
     else:
-        text = f"The file {path} has been updated. " + _snippet(result, new)
+        text = f"The file {path} has been updated. " + _snippet(box, path, result, new)
     return box.finish("Edit", text, data)
 
 
-def _snippet(result: EditResult, new: str) -> str:
+def _snippet(box: Toolbox, path: str, result: EditResult, new: str) -> str:
     """The edited region with 4 lines around it, as Claude Code shows it after an edit (from
     the edit's result, without reading the file again)."""
     start = max(0, result.first_line - 1 - SNIPPET_CONTEXT)
     end = result.first_line - 1 + SNIPPET_CONTEXT + len(new.split("\n"))
-    lines = edited_lines(result, start, end)
+    lines = edited_lines(box.workspace, path, result, start, end)
     return "Here's the result of running `cat -n` on a snippet of the edited file:\n" + numbered(
         lines, start + 1
     )
