@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ._core import GrepMatch
+from .errors import InvalidArgumentError, StaleResultError
 
 BASE36 = 36
 
@@ -143,6 +144,19 @@ class ResultCache:
             state = self._replay(match, self._epochs[index])
         return None if state is None else (match, state)
 
+    def require(self, result_id: str) -> tuple[GrepMatch, HitState]:
+        """`lookup`, or the error that tells the agent what to do instead: an id that is not a
+        non-empty string is an `InvalidArgumentError`, an unknown, expired or used one a
+        `StaleResultError`."""
+        check_result_id(result_id)
+        found = self.lookup(result_id)
+        if found is None:
+            raise StaleResultError(
+                f"search_result_id {result_id!r} is unknown, expired or was used up by an "
+                "earlier edit; run grep again and use an id from its result"
+            )
+        return found
+
     def _replay(self, match: GrepMatch, epoch: int) -> HitState | None:
         """Where `match` (cached when `epoch` edits had been made) is after the edits of its
         file made since; None if one of them overlapped it."""
@@ -214,3 +228,9 @@ class ResultCache:
             return int(digits, BASE36)
         except ValueError:
             return None
+
+
+def check_result_id(result_id: object) -> None:
+    """A `search_result_id` argument must be a non-empty string."""
+    if not isinstance(result_id, str) or not result_id:
+        raise InvalidArgumentError("search_result_id must be a non-empty string")

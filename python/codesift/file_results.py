@@ -247,6 +247,11 @@ class EditResult:
     total_lines: int = 0
     #: Whether the file ends with a newline after the edit.
     ends_with_newline: bool = False
+    #: The whole text before and after the edit, decoded as the Editor read it under its
+    #: lock (a UTF-8 BOM left out): a tool shows any part of the file from these without
+    #: reading it again. Not in `to_dict`; None on results built elsewhere (a remote edit).
+    old_text: str | None = field(default=None, repr=False, compare=False)
+    new_text: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def summary(self) -> str:
@@ -305,6 +310,9 @@ class FileChange:
     strategy: str = "exact"
     added_lines: int = 0
     removed_lines: int = 0
+    #: The file's text after the change (None for a deletion): decoded as the Editor read
+    #: it for an update or move, the patch's content for an added file. Not in `to_dict`.
+    new_text: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def line(self) -> str:
@@ -382,6 +390,8 @@ class UndoResult:
     diff: str
     #: Earlier versions of the file still kept for further undos.
     remaining: int
+    #: The file's text after the undo (None when the undo deleted it). Not in `to_dict`.
+    new_text: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def summary(self) -> str:

@@ -65,3 +65,22 @@ class TextFile:
     def view_offset_of_index(self, index: int, text: str | None = None) -> int:
         body = self.text if text is None else text
         return len(self.view_prefix) + len(body[:index].encode("utf-8", "surrogateescape"))
+
+
+def binary_error(shown: str) -> BinaryFileError:
+    """What reading a file with a NUL byte in its first `BINARY_SNIFF` bytes raises."""
+    return BinaryFileError(
+        f"{shown} is a binary file (it contains NUL bytes); it cannot be read as text"
+    )
+
+
+def text_as_read(data: bytes, shown: str) -> str:
+    """The text of a file that holds `data`, decoded as `Workspace.read` and
+    `Workspace.lines` decode it: UTF-16 with a BOM decoded, a UTF-8 BOM left out, other bytes
+    that are not UTF-8 kept (`surrogateescape`); a NUL byte in the first `BINARY_SNIFF` bytes
+    is a `BinaryFileError`."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return TextFile(data, shown).text
+    if b"\x00" in data[:BINARY_SNIFF]:
+        raise binary_error(shown)
+    return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "surrogateescape")

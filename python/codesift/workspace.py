@@ -22,8 +22,8 @@ from .arguments import (
 )
 from .cache import HitState, ResultCache
 from .control import current_token
-from .errors import BinaryFileError, InvalidArgumentError
-from .files import BINARY_SNIFF, TextFile
+from .errors import InvalidArgumentError
+from .files import BINARY_SNIFF, TextFile, binary_error
 from .results import GlobResult, GrepResult, plural
 from .sandbox import PathArg, Sandbox, path_text
 from .skipped import Skipped
@@ -1070,12 +1070,6 @@ def _start_end(
     return start, end_line - start + 1
 
 
-def _binary(shown: str) -> Exception:
-    return BinaryFileError(
-        f"{shown} is a binary file (it contains NUL bytes); it cannot be read as text"
-    )
-
-
 def _open_lines(f: Any, shown: str) -> tuple[_LineReader | _DecodedLines, str]:
     """The lines of the open file `f` (a text file: UTF-8, or UTF-16 with a BOM) and its
     encoding's name."""
@@ -1085,7 +1079,7 @@ def _open_lines(f: Any, shown: str) -> tuple[_LineReader | _DecodedLines, str]:
         encoding = "utf-16-le" if head[0] == 0xFF else "utf-16-be"
         return _DecodedLines(text), encoding
     if b"\x00" in head:
-        raise _binary(shown)
+        raise binary_error(shown)
     encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
     return _LineReader(head, f), encoding
 

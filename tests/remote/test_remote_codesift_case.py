@@ -13,7 +13,7 @@ from trees import write_tree
 from codesift import Workspace
 from codesift.arguments import grep_arguments
 from codesift.remote.codesift_strategy import CodesiftStrategy
-from codesift.remote.hosts import HostSpec
+from codesift.remote.host_specs import HostSpec
 from codesift.remote.paths import RemoteRoot
 from codesift.remote.queries import GrepQuery
 from codesift.remote.scripts import ShellScripts

@@ -85,15 +85,7 @@ class Editor:
 
     def lookup(self, search_result_id: str) -> tuple[Any, HitState]:
         """The cached hit of `search_result_id` and where it is now."""
-        if not isinstance(search_result_id, str) or not search_result_id:
-            raise InvalidArgumentError("search_result_id must be a non-empty string")
-        found = self.cache.lookup(search_result_id)
-        if found is None:
-            raise StaleResultError(
-                f"search_result_id {search_result_id!r} is unknown, expired or was used up by "
-                "an earlier edit; run grep again and use an id from its result"
-            )
-        match, state = found
+        match, state = self.cache.require(search_result_id)
         if match.host is not None:
             raise InvalidArgumentError(
                 f"search_result_id {search_result_id} is a hit on host {match.host}; edit it "
@@ -295,6 +287,7 @@ class Editor:
                 "recreated",
                 file_diff(None, before_text, real, real),
                 self.history.count(real),
+                new_text=before_text,
             )
         with self.lock(rel) as lock:
             if digest(lock.data) != version.after:
@@ -309,7 +302,11 @@ class Editor:
         self.cache.invalidate_file(real, None)
         self.history.pop(real, version)
         return UndoResult(
-            real, action, file_diff(current, restored, real, real), self.history.count(real)
+            real,
+            action,
+            file_diff(current, restored, real, real),
+            self.history.count(real),
+            new_text=restored,
         )
 
     # -- many files ------------------------------------------------------------------------
@@ -416,6 +413,8 @@ class Editor:
             snippet=snippet,
             total_lines=total,
             ends_with_newline=new_text.endswith("\n"),
+            old_text=file.text,
+            new_text=new_text,
         )
 
     def _bytes_for_history(self, rel: str) -> bytes | None:

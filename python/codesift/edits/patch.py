@@ -171,7 +171,11 @@ def _plan(editor: Editor, op: FileOp, rel: str, lock: _core.FileLock | None) -> 
         data = content.encode("utf-8", "surrogateescape")
         write = FileWrite("add", rel, None, data)
         change = FileChange(
-            rel, "add", file_diff(None, content, rel, rel), added_lines=count_lines(content)
+            rel,
+            "add",
+            file_diff(None, content, rel, rel),
+            added_lines=count_lines(content),
+            new_text=content,
         )
         return _Planned(op, rel, write, change)
     assert lock is not None
@@ -202,11 +206,11 @@ def _plan(editor: Editor, op: FileOp, rel: str, lock: _core.FileLock | None) -> 
     if dest is not None:
         write = FileWrite("move", shown, lock.data, after, lock=lock, mode=lock.mode, new_path=dest)
         diff = file_diff(file.text, new_text, shown, dest)
-        change = FileChange(shown, "move", diff, dest, strategy, added, removed)
+        change = FileChange(shown, "move", diff, dest, strategy, added, removed, new_text)
     else:
         write = FileWrite("update", shown, lock.data, after, lock=lock, mode=lock.mode)
         diff = file_diff(file.text, new_text, shown, shown)
-        change = FileChange(shown, "update", diff, None, strategy, added, removed)
+        change = FileChange(shown, "update", diff, None, strategy, added, removed, new_text)
     return _Planned(op, rel, write, change, file=file, changes=changes)
 
 

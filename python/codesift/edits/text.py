@@ -73,6 +73,18 @@ def shown_line(number: int, raw: str) -> FileLine:
     return FileLine(number, text)
 
 
+def shown_text(text: str) -> str:
+    """The whole of a decoded text as `Workspace.lines` shows a file that holds it: each line
+    as `shown_line` makes it, joined with `\\n`, with the final newline when the text has one
+    (and shows anything)."""
+    rows = text.split("\n")
+    ends = text.endswith("\n")
+    if ends:
+        rows.pop()
+    shown = "\n".join(shown_line(n, raw).text for n, raw in enumerate(rows, start=1))
+    return shown + "\n" if shown and ends else shown
+
+
 def snippet_lines(
     text: str, first: int, last: int, context: int = SNIPPET_CONTEXT
 ) -> tuple[tuple[FileLine, ...], int]:

@@ -38,7 +38,7 @@ from .ere import to_ere
 from .errors import RemoteError
 from .globs import PathPattern, expand_braces
 from .host import STRATEGIES
-from .hosts import HostSpec, parse_hosts
+from .host_specs import HostSpec, parse_hosts
 from .results import RemoteEditResult, RemoteGlobResult, RemoteGrepResult
 from .settings import RemoteSettings
 from .ssh import CONTROL_PERSIST

@@ -16,7 +16,7 @@ from typing import Any
 from .. import errors as _errors
 from ..errors import CodesiftError
 from .errors import CodesiftVanishedError, RemoteError, stderr_tail
-from .hosts import HostSpec
+from .host_specs import HostSpec
 from .queries import GlobQuery, GrepQuery, Hit, HostGlob, HostGrep
 from .scripts import ShellScripts
 from .ssh import SshClient

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from .codesift_strategy import CodesiftStrategy
 from .errors import CodesiftVanishedError, RemoteError, stderr_tail
-from .hosts import HostSpec
+from .host_specs import HostSpec
 from .paths import RemoteRoot
 from .queries import GlobQuery, GrepQuery, HostGlob, HostGrep
 from .scripts import LAUNCHERS, PROBE, ShellScripts

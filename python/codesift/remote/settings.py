@@ -7,7 +7,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .hosts import parse_hosts
+from .host_specs import parse_hosts
 from .workspace import RemoteWorkspace
 
 

@@ -14,7 +14,7 @@ import time
 from ..errors import CodesiftError, NotFoundError, PatternError
 from .ere import python_regex, to_ere
 from .errors import RemoteError, stderr_tail
-from .hosts import HostSpec
+from .host_specs import HostSpec
 from .paths import RemoteRoot
 from .queries import GlobQuery, GrepQuery, HostGlob, HostGrep
 from .scripts import EXIT_BAD_PATTERN, EXIT_NO_PATH, EXIT_NO_ROOT, EXIT_NO_TOOL, ShellScripts

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ..control import current as current_control
 from ..errors import CancelledError
 from .errors import RemoteError
-from .hosts import HostSpec
+from .host_specs import HostSpec
 
 #: Seconds between checks of a cancelled call while a host streams.
 CANCEL_POLL = 0.05

@@ -19,13 +19,13 @@ from ..arguments import (
     glob_request,
     grep_arguments,
 )
-from ..cache import ResultCache
-from ..errors import InvalidArgumentError, StaleResultError
+from ..cache import ResultCache, check_result_id
+from ..errors import InvalidArgumentError
 from .fanout import each_host, fair_share
 from .globs import PathPattern
 from .hit_ids import HitRegistry
 from .host import STRATEGIES, RemoteHost
-from .hosts import parse_hosts, with_default_port
+from .host_specs import parse_hosts, with_default_port
 from .paths import RemoteRoot
 from .queries import GlobQuery, GrepQuery
 from .results import RemoteEditResult, RemoteGlobResult, RemoteGrepResult
@@ -253,17 +253,10 @@ class RemoteWorkspace:
         """Replaces exactly the text of a remote hit, on its host, with `Workspace.edit_result`'s
         rules (exact span, or relocated when unique; else `StaleResultError`). Only for hits
         found by strategy "codesift": linked edits need codesift on the host."""
-        if not isinstance(search_result_id, str) or not search_result_id:
-            raise InvalidArgumentError("search_result_id must be a non-empty string")
+        check_result_id(search_result_id)
         if not isinstance(new, str):
             raise InvalidArgumentError("new_string must be a string")
-        found = self.cache.lookup(search_result_id)
-        if found is None:
-            raise StaleResultError(
-                f"search_result_id {search_result_id!r} is unknown, expired or was used up by "
-                "an earlier edit; run grep again and use an id from its result"
-            )
-        match, state = found
+        match, state = self.cache.require(search_result_id)
         host, strategy = self._hit_ids.origin(search_result_id)
         if strategy != "codesift":
             raise InvalidArgumentError(

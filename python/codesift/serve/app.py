@@ -42,7 +42,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..control import CallControl, controlling
-from ..errors import CodesiftError, InvalidArgumentError
+from ..errors import CodesiftError, InvalidArgumentError, first_line
 from ..escapes import json_escape_surrogates
 from ..tools import Toolbox
 from ..workspace import Workspace
@@ -233,7 +233,7 @@ class Service:
                 made = Toolbox(self.workspace, profile=key or "codesift")
             except (CodesiftError, ValueError, KeyError, TypeError) as exc:
                 raise ApiError(
-                    400, "InvalidArgumentError", f"profile {key!r}: {_one_line(exc)}"
+                    400, "InvalidArgumentError", f"profile {key!r}: {first_line(exc)}"
                 ) from None
             self._toolboxes[key] = made
             return made
@@ -348,7 +348,7 @@ def _endpoint(handler: Endpoint) -> Callable[[Service], Callable[[Request], Awai
                 return error_response(
                     500,
                     "InternalError",
-                    f"unexpected {type(exc).__name__}: {_one_line(exc)}; please report it",
+                    f"unexpected {type(exc).__name__}: {first_line(exc)}; please report it",
                 )
 
         return route
@@ -603,15 +603,6 @@ def _schema_name(schema: dict[str, Any]) -> str | None:
     if "function" in schema:
         return schema["function"].get("name")
     return schema.get("name")
-
-
-def _one_line(exc: BaseException) -> str:
-    try:
-        text = str(exc).strip()
-    except Exception:
-        return "(no message)"
-    line = text.split("\n", 1)[0] or "(no message)"
-    return line if len(line) <= 300 else line[:297] + "..."
 
 
 class GuardMiddleware:

@@ -9,12 +9,12 @@ model sent), `output` (the output cap and spill files), `spec` (Tool, Profile), 
 
 from __future__ import annotations
 
-from .arguments import MAX_ARGUMENT_DEPTH
+from .call_arguments import MAX_ARGUMENT_DEPTH
 from .output import MAX_LINE_CHARS, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES
 from .profiles.codesift import PARAM_ALIASES, TOOL_ALIASES, TOOLS
 from .registry import PROFILES, get_profile
-from .result import ToolResult
 from .spec import Profile, Tool
+from .tool_result import ToolResult
 from .toolbox import Toolbox
 
 __all__ = [

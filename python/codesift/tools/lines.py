@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..edits.text import shown_line, shown_text
 from ..errors import CodesiftError, NotFoundError
+from ..files import text_as_read
 from ..results import EditResult, FileLine, FileLines
 from ..workspace import Workspace
 
@@ -75,22 +77,38 @@ def full_text(workspace: Workspace, path: str) -> str:
 def edited_lines(
     workspace: Workspace, path: str, result: EditResult, start: int, end: int
 ) -> list[str]:
-    """`full_text(workspace, path).split("\\n")[start:end]` after the edit `result`: taken
-    from the result's snippet when it holds those lines (the file is read again only for a
-    window it does not hold)."""
-    total, shown = result.total_lines, result.snippet
-    wanted = range(start + 1, min(end, total) + 1)
-    if not wanted or (shown and shown[0].number <= wanted[0] and wanted[-1] <= shown[-1].number):
-        rows = [line.text for line in shown if line.number in wanted]
-        first_text = shown[0].text if shown and shown[0].number == 1 else None
-    else:
-        lines = workspace.lines(path, wanted[0], wanted[-1])
-        total = lines.total
-        rows = lines.texts
-        first_text = rows[0] if rows and wanted[0] == 1 else None
-    # `full_text` adds the final newline (an empty last element here) to a non-empty text;
-    # an empty text splits into one empty element.
-    nonempty = total > 1 or (total == 1 and first_text != "")
-    if (total == 0 or (result.ends_with_newline and nonempty)) and start <= total < end:
-        rows.append("")
-    return rows
+    """`full_text(workspace, path).split("\\n")[start:end]` after the edit `result`, taken from
+    the result's text: the file is not read again (only a result without its text, a remote
+    edit's, is read back)."""
+    if result.new_text is None:
+        return full_text(workspace, path).split("\n")[start:end]
+    text = result.new_text
+    rows = text.split("\n")
+    ends = text.endswith("\n")
+    if ends:
+        rows.pop()
+    total = len(rows)
+    shown = [shown_line(n, rows[n - 1]).text for n in range(start + 1, min(end, total) + 1)]
+    # `full_text` adds the final newline (an empty last element here) to a text that shows
+    # something; an empty text splits into one empty element.
+    nonempty = total > 1 or (total == 1 and rows[0] not in ("", "\r"))
+    if (total == 0 or (ends and nonempty)) and start <= total < end:
+        shown.append("")
+    return shown
+
+
+def written_text(content: str, shown: str) -> str:
+    """`full_text` of a file just written with `content` (a write's, or a patch's added
+    file's), without reading it: decoded as a read decodes it, lines as `read` shows them."""
+    return shown_text(text_as_read(content.encode("utf-8", "surrogateescape"), shown))
+
+
+def edited_text(text: str | None, shown: str) -> str:
+    """`full_text` of a file after an edit, from the edit result's `new_text`."""
+    return shown_text(_after(text, shown))
+
+
+def _after(text: str | None, shown: str) -> str:
+    if text is None:
+        raise ValueError(f"the edit result of {shown} holds no text (a remote edit's)")
+    return text

@@ -12,8 +12,8 @@ from ..escapes import escape_surrogates
 from ..results import plural
 from ..sandbox import PathArg
 from ..workspace import Workspace
-from .result import ToolResult
 from .spill import SpillDir, SpillError
+from .tool_result import ToolResult
 
 MAX_OUTPUT_LINES = 2000
 MAX_OUTPUT_BYTES = 50 * 1024

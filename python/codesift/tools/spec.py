@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .result import ToolResult
+    from .tool_result import ToolResult
     from .toolbox import Toolbox
 
 Handler = Callable[["Toolbox", dict[str, Any]], "ToolResult"]

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import CodesiftError, InvalidArgumentError
+from ..errors import CodesiftError, InvalidArgumentError, first_line
 from ..sandbox import PathArg
 from ..workspace import Workspace
-from .arguments import ArgumentReader, BadArguments
+from .call_arguments import ArgumentReader, BadArguments
 from .output import MAX_LINE_CHARS, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES, OutputCap
 from .registry import get_profile
-from .result import ToolResult, echo, error_result, first_line
 from .spec import Profile, Tool
+from .tool_result import MAX_ECHO_CHARS, ToolResult, echo, error_result
 
 LOCAL_HOSTS = frozenset({"", "local", "localhost", "127.0.0.1", "::1"})
 
@@ -154,7 +154,8 @@ class Toolbox:
         except BaseException as exc:
             return self.error(
                 f"{resolved or 'tool call'} failed unexpectedly ({type(exc).__name__}: "
-                f"{first_line(exc)}); try different arguments, and please report it",
+                f"{first_line(exc, MAX_ECHO_CHARS)}); try different arguments, and please "
+                "report it",
                 "InternalError",
             )
 

@@ -15,8 +15,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArgumentError
-from ..result import ToolResult
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox

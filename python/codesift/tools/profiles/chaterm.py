@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...results import GlobResult, GrepResult, plural
 from ...workspace import Workspace
-from ..arguments import BadArguments
-from ..result import ToolResult, echo
+from ..call_arguments import BadArguments
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult, echo
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox

@@ -17,8 +17,8 @@ from ...errors import InvalidArgumentError
 from ...results import EditResult
 from ..filetypes import type_globs
 from ..lines import absolute, edited_lines, exists, read_lines
-from ..result import ToolResult
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox

@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CodesiftError, InvalidArgumentError
-from ..lines import full_text, read_lines
-from ..result import ToolResult
+from ..lines import edited_text, full_text, read_lines, written_text
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
@@ -165,12 +165,18 @@ def read_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 
 def replace_in_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     path = args["path"]
-    original = full_text(box.workspace, path)
     try:
         result = box.workspace.apply_patch(args["diff"], format="search_replace", path=path)
     except CodesiftError as exc:
+        # Nothing was written (a patch applies all or nothing): the file is as it was.
+        original = full_text(box.workspace, path)
         return box.error(f"{exc}\n\n{_diff_error(result_path(box, path), original)}", "MatchError")
-    return _saved(box, result.files[0].path)
+    change = result.files[0]
+    if change.action == "add":
+        content = written_text(change.new_text or "", change.path)
+    else:
+        content = edited_text(change.new_text, change.path)
+    return _saved(box, change.path, content)
 
 
 def write_to_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
@@ -178,16 +184,16 @@ def write_to_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     if not path:
         raise InvalidArgumentError("Missing value for required parameter 'path'.")
     result = box.workspace.write(path, args["content"])
-    return _saved(box, result.path)
+    return _saved(box, result.path, written_text(args["content"], result.path))
 
 
 def result_path(box: Toolbox, path: str) -> str:
     return box.workspace.sandbox.relative(path)
 
 
-def _saved(box: Toolbox, rel: str) -> ToolResult:
+def _saved(box: Toolbox, rel: str, content: str) -> ToolResult:
+    """Cline's answer to a saved file: `content` is the file as a read would show it now."""
     rel = rel.removeprefix("./")
-    content = full_text(box.workspace, rel)
     text = (
         f"The content was successfully saved to {rel}.\n\n"
         "Here is the full, updated content of the file that was saved:\n\n"

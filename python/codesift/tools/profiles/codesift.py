@@ -14,9 +14,9 @@ from ...arguments import MAX_TIMEOUT_SECONDS
 from ...errors import InvalidArgumentError
 from ...output_schemas import output_schema
 from ...results import GrepResult, plural
-from ..arguments import BadArguments
-from ..result import ToolResult, echo
+from ..call_arguments import BadArguments
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult, echo
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from ...errors import InvalidArgumentError
 from ...patches import parse_patch
 from ..lines import Line, absolute, read_lines
-from ..result import ToolResult
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox

@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...results import plural
-from ..arguments import BadArguments
+from ..call_arguments import BadArguments
 from ..matching import LineHit, matching_lines
-from ..result import ToolResult, echo
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult, echo
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox

@@ -20,9 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import CodesiftError, InvalidArgumentError, NotAFileError
 from ..diffs import two_files_patch
-from ..lines import absolute, child_sizes, exists, full_text, read_lines, read_text
-from ..result import ToolResult
+from ..lines import (
+    absolute,
+    child_sizes,
+    edited_text,
+    exists,
+    full_text,
+    read_lines,
+    read_text,
+)
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
@@ -74,14 +82,21 @@ def edit_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     path = args["path"]
     shown = absolute(box.workspace, box.workspace.sandbox.relative(path))
     dry_run = bool(args.get("dryRun", False))
-    before = _content(box, path).replace("\r\n", "\n")
-    result = box.workspace.edit_many(path, list(args["edits"]), sequential=True, dry_run=dry_run)
+    try:
+        result = box.workspace.edit_many(
+            path, list(args["edits"]), sequential=True, dry_run=dry_run
+        )
+    except CodesiftError:
+        # The server reads the file before it edits it: a file that cannot be read fails as
+        # reading it does (nothing was written).
+        _content(box, path)
+        raise
     if dry_run:
         diff = _reheaded(result.diff, shown)
     else:
-        diff = two_files_patch(
-            shown, shown, before, _content(box, path).replace("\r\n", "\n"), "original", "modified"
-        )
+        before = edited_text(result.old_text, result.path).replace("\r\n", "\n")
+        after = edited_text(result.new_text, result.path).replace("\r\n", "\n")
+        diff = two_files_patch(shown, shown, before, after, "original", "modified")
     fence = 3
     while "`" * fence in diff:
         fence += 1

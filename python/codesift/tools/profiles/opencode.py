@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from ..._core import GlobMatcher
 from ...errors import InvalidArgumentError, NotAFileError
 from ..lines import absolute, read_lines
-from ..result import ToolResult
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox

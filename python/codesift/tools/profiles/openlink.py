@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...results import plural
 from ..matching import matching_lines
-from ..result import ToolResult, echo
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult, echo
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox

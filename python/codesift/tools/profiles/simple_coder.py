@@ -24,11 +24,11 @@ from ...errors import (
     PatternError,
     SandboxError,
 )
-from ..arguments import BadArguments
+from ..call_arguments import BadArguments
 from ..lines import read_lines
 from ..matching import matching_lines, shorten
-from ..result import ToolResult, echo
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult, echo
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox

@@ -15,9 +15,9 @@ import posixpath
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArgumentError, NotAFileError
-from ..lines import absolute, exists, full_text
-from ..result import ToolResult
+from ..lines import absolute, edited_text, exists, full_text
 from ..spec import Profile, Tool
+from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
@@ -172,7 +172,7 @@ def _str_replace(box: Toolbox, path: str, args: dict[str, Any]) -> ToolResult:
             f"No replacement was performed, old_str `{old}` is the same as new_str `{new}`."
         )
     result = box.workspace.edit(path, old, new, fuzzy=False)
-    after = _file_text(box, path)
+    after = edited_text(result.new_text, result.path)
     replaced_at = text.split(old)[0].count("\n")
     start = max(1, replaced_at - SNIPPET_LINES)
     end = min(replaced_at + SNIPPET_LINES + new.count("\n"), len(after.splitlines()))
@@ -224,7 +224,7 @@ def _undo_edit(box: Toolbox, path: str, args: dict[str, Any]) -> ToolResult:
         if type(exc).__name__ == "NotFoundError":
             raise InvalidArgumentError(f"No edit history found for {path}.") from None
         raise
-    restored = _file_text(box, path) if result.action != "deleted" else ""
+    restored = edited_text(result.new_text, result.path) if result.action != "deleted" else ""
     message = f"Last edit to {path} undone successfully. {make_output(restored, path)}"
     return box.finish("str_replace_editor", message, result.to_dict())
 

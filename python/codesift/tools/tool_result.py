@@ -46,11 +46,3 @@ def echo(value: object) -> str:
         return cut(repr(value))
     except Exception:
         return f"a {type(value).__name__}"
-
-
-def first_line(exc: BaseException) -> str:
-    try:
-        text = str(exc)
-    except Exception:
-        return "(no message)"
-    return cut(text.strip().split("\n", 1)[0] or "(no message)")

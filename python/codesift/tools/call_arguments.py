@@ -16,8 +16,8 @@ import jsonschema
 from ..arguments import check_writable_text
 from ..errors import InvalidArgumentError
 from ..escapes import unescape_path
-from .result import cut, echo
 from .spec import Profile, Tool
+from .tool_result import cut, echo
 
 #: Arguments nested deeper than this are refused before parsing or validation goes further
 #: (the deepest real argument, a list of edits in the arguments object, is 3 levels deep).
