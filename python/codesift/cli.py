@@ -635,9 +635,8 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         first line goes out at once, memory does not grow with the hits)."""
         lines_of = _file_lines(t.ws)
         printed = False
-        with t.ws.grep(
-            spec.pattern,
-            t.path,
+        out = lines.out
+        options: dict[str, Any] = dict(
             include=include,
             exclude=exclude,
             literal=spec.literal,
@@ -650,11 +649,16 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             timeout=args.timeout,
             type=args.type or None,
             type_not=args.type_not or None,
-            stream=True,
-            remember=False,
             mode=mode,
-        ) as hits:
-            out = lines.out
+        )
+        # The engine prints the lines itself; then its search keeps one hit per line (no
+        # record per match: what a dense answer costs most).
+        printing = plain and mode == "content" and hasattr(out, "buffer")
+        if printing:
+            searching = t.ws._grep_lines(spec.pattern, t.path, **options)
+        else:
+            searching = t.ws.grep(spec.pattern, t.path, stream=True, remember=False, **options)
+        with searching as hits:
             if mode == "files":
                 # One hit per file with a match, its name printed as soon as it settles.
                 for group in hits.files():
@@ -662,7 +666,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                     out.flush()
                     printed = True
                 return hits.result, printed
-            if plain and hasattr(out, "buffer"):
+            if printing:
                 # The engine formats and writes the lines (what a big answer costs most in
                 # Python), straight to stdout when it has a descriptor.
                 fd = _descriptor(out)

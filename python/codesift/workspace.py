@@ -346,6 +346,21 @@ class Workspace:
         self.cache.add_batch(outcome.first_id, outcome.matches)
         return self._grep_result(request, outcome)
 
+    def _grep_lines(self, pattern: str, path: PathArg = ".", **options: Any) -> GrepIter:
+        """For the CLI's piped lines (`GrepIter._printed`): `grep(pattern, path, stream=True,
+        remember=False, **options)` whose search keeps one hit per matching line, its first
+        match, when no `max_matches` is given (the lines printed are the same; the search
+        builds no record per match; files and totals still count every match)."""
+        request = grep_request(
+            search_path=self.sandbox.relative(path),
+            pattern=pattern,
+            stream=True,
+            lines=True,
+            **options,
+        )
+        hits = self._engine.grep_iter(request, cancel=_cancel_token(None))
+        return GrepIter(hits, None, lambda o, files: self._grep_result(request, o, files))
+
     def _grep_result(
         self, request: _core.GrepRequest, outcome: _core.GrepOutcome, files: int | None = None
     ) -> GrepResult:

@@ -215,9 +215,11 @@ impl<'a> HitSink<'a> {
         let spans = std::mem::take(&mut self.spans);
         let mut keep_going = true;
         for &(start, end) in &spans {
+            let mut later_on_line = true;
             let current_end = match line_end {
                 Some(known) if start < known => known,
                 _ => {
+                    later_on_line = false;
                     // The first hit, or one on a later line: count the newlines up to it from
                     // the last one known.
                     let mut from = range.start;
@@ -242,6 +244,10 @@ impl<'a> HitSink<'a> {
                     keep_going = false;
                     break;
                 }
+                continue;
+            }
+            if later_on_line && self.pattern.lines {
+                // Counted; the line's first match stands for it.
                 continue;
             }
             while wants_context && next_line < line {
