@@ -356,4 +356,4 @@ _CONVERSIONS: dict[str, Callable[[str, Any], object]] = {
     "no_ignore": check_flag,
 }
 #: `Workspace.grep`'s option names that the engine's request spells otherwise.
-_RENAMED = {"type": "types", "type_not": "types_not"}
+_RENAMED = {"type": "types", "type_not": "types_not", "_lines": "lines"}

@@ -636,7 +636,12 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         lines_of = _file_lines(t.ws)
         printed = False
         out = lines.out
-        options: dict[str, Any] = dict(
+        # The engine prints the lines itself; then its search keeps one hit per line (no
+        # record per match: what a dense answer costs most).
+        printing = plain and mode == "content" and hasattr(out, "buffer")
+        with t.ws.grep(
+            spec.pattern,
+            t.path,
             include=include,
             exclude=exclude,
             literal=spec.literal,
@@ -649,16 +654,11 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             timeout=args.timeout,
             type=args.type or None,
             type_not=args.type_not or None,
+            stream=True,
+            remember=False,
             mode=mode,
-        )
-        # The engine prints the lines itself; then its search keeps one hit per line (no
-        # record per match: what a dense answer costs most).
-        printing = plain and mode == "content" and hasattr(out, "buffer")
-        if printing:
-            searching = t.ws._grep_lines(spec.pattern, t.path, **options)
-        else:
-            searching = t.ws.grep(spec.pattern, t.path, stream=True, remember=False, **options)
-        with searching as hits:
+            _lines=printing,
+        ) as hits:
             if mode == "files":
                 # One hit per file with a match, its name printed as soon as it settles.
                 for group in hits.files():

@@ -289,6 +289,7 @@ class Workspace:
         cancel: _core.CancelToken | None = None,
         stream: Literal[True],
         remember: bool = True,
+        _lines: bool = False,
     ) -> GrepIter: ...
     def grep(
         self,
@@ -315,6 +316,7 @@ class Workspace:
         cancel: _core.CancelToken | None = None,
         stream: bool = False,
         remember: bool = True,
+        _lines: bool = False,
     ) -> GrepResult | GrepIter:
         """Every match of `pattern` under `path`, one hit per match, ordered by path, line
         and column; each hit's `id` can be passed to `edit_result`.
@@ -334,7 +336,9 @@ class Workspace:
         partial is returned). Default: the token of the current `CallControl` (see
         `codesift.control`), if any."""
         # Every option but these goes to the engine's request as it was given (one list of
-        # them: this signature).
+        # them: this signature). `_lines`, for the CLI's piped lines (`GrepIter._printed`):
+        # without `max_matches`, the search keeps one hit per matching line, its first match
+        # (the same lines printed, no record per match; totals still count every match).
         options = {k: v for k, v in locals().items() if k not in _NOT_REQUEST}
         request = grep_request(search_path=self.sandbox.relative(path), **options)
         cancel = _cancel_token(cancel)
@@ -345,21 +349,6 @@ class Workspace:
         outcome = self._engine.grep(request, cancel=cancel)
         self.cache.add_batch(outcome.first_id, outcome.matches)
         return self._grep_result(request, outcome)
-
-    def _grep_lines(self, pattern: str, path: PathArg = ".", **options: Any) -> GrepIter:
-        """For the CLI's piped lines (`GrepIter._printed`): `grep(pattern, path, stream=True,
-        remember=False, **options)` whose search keeps one hit per matching line, its first
-        match, when no `max_matches` is given (the lines printed are the same; the search
-        builds no record per match; files and totals still count every match)."""
-        request = grep_request(
-            search_path=self.sandbox.relative(path),
-            pattern=pattern,
-            stream=True,
-            lines=True,
-            **options,
-        )
-        hits = self._engine.grep_iter(request, cancel=_cancel_token(None))
-        return GrepIter(hits, None, lambda o, files: self._grep_result(request, o, files))
 
     def _grep_result(
         self, request: _core.GrepRequest, outcome: _core.GrepOutcome, files: int | None = None
