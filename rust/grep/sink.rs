@@ -20,7 +20,7 @@ pub(super) struct Taken {
 
 impl From<HitSink<'_>> for Taken {
     fn from(sink: HitSink<'_>) -> Taken {
-        // Small results are copied out at their exact size (the buffer is reused); a buffer
+        // Small results are copied out at their exact size (the buffers are reused); a buffer
         // past the size kept between files is handed over whole instead of copied.
         let hits = (sink.count > 0).then(|| {
             let bytes = if sink.bytes.capacity() > KEEP_BUFFER {
@@ -28,7 +28,12 @@ impl From<HitSink<'_>> for Taken {
             } else {
                 sink.bytes.to_vec()
             };
-            (sink.hits.drain(..).collect(), bytes)
+            let hits = if sink.hits.capacity() * std::mem::size_of::<Hit>() > KEEP_BUFFER {
+                std::mem::take(sink.hits)
+            } else {
+                sink.hits.drain(..).collect()
+            };
+            (hits, bytes)
         });
         Taken {
             hits,
