@@ -337,8 +337,9 @@ class Workspace:
         `codesift.control`), if any."""
         # Every option but these goes to the engine's request as it was given (one list of
         # them: this signature). `_lines`, for the CLI's piped lines (`GrepIter._printed`):
-        # without `max_matches`, the search keeps one hit per matching line, its first match
-        # (the same lines printed, no record per match; totals still count every match).
+        # without `max_matches` and `timeout`, the search keeps one hit per matching line, its
+        # first match (the same lines printed, no record per match; the total is exact only
+        # when small, see `CompiledPattern::with_lines`).
         options = {k: v for k, v in locals().items() if k not in _NOT_REQUEST}
         request = grep_request(search_path=self.sandbox.relative(path), **options)
         cancel = _cancel_token(cancel)

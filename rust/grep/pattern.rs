@@ -111,10 +111,11 @@ pub struct CompiledPattern {
 
 impl CompiledPattern {
     /// With `lines`, a content search without context or multiline matching keeps one hit
-    /// per matching line: its first match (line, column, offset, the line's text; the
-    /// matched bytes left empty) and no uniqueness, while every match is still counted.
-    /// Those are the lines rg prints, without a hit record per match. Other searches are
-    /// unchanged: their hits may span lines or need context.
+    /// per matching line: its first match, with no uniqueness. Those are the lines rg
+    /// prints, without a hit record per match. A file counts every match on its first
+    /// matching lines, one per line after them (see `EXACT_LINES` in the sink): a total
+    /// exact when small, a lower bound otherwise. Other searches are unchanged: their hits
+    /// may span lines or need context.
     pub fn with_lines(mut self, lines: bool) -> CompiledPattern {
         self.lines = lines
             && self.mode == OutputMode::Content

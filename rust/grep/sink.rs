@@ -193,16 +193,31 @@ impl<'a> HitSink<'a> {
         } else {
             &buffer[..range.end]
         };
-        let _ = self
-            .pattern
-            .matcher
-            .find_iter_at(haystack, range.start, |m| {
-                if m.start() >= range.end {
-                    return false;
+        if self.pattern.lines && self.hits.len() >= EXACT_LINES {
+            // Each line's first match only: no match crosses a line end, so the search for the
+            // next line's first match starts at that line.
+            let mut at = range.start;
+            while at < range.end {
+                match self.pattern.matcher.find_at(haystack, at) {
+                    Ok(Some(m)) if m.start() < range.end => {
+                        spans.push((m.start(), m.end()));
+                        at = find_line_end(buffer, m.start(), range.end);
+                    }
+                    _ => break,
                 }
-                spans.push((m.start(), m.end()));
-                true
-            });
+            }
+        } else {
+            let _ = self
+                .pattern
+                .matcher
+                .find_iter_at(haystack, range.start, |m| {
+                    if m.start() >= range.end {
+                        return false;
+                    }
+                    spans.push((m.start(), m.end()));
+                    true
+                });
+        }
         // Lines of this block not yet recorded for context: next line number and its start.
         let mut next_line = first_line;
         let mut next_pos = range.start;
@@ -319,6 +334,12 @@ impl<'a> HitSink<'a> {
         keep_going
     }
 }
+
+/// With `CompiledPattern::lines`, a file's first lines with matches count every match on
+/// them; later ones count one each (their other matches are not even looked for). A result
+/// below this many matches per file is counted exactly: whether it "found little" (a hint
+/// about what was skipped, under 5) is told right.
+const EXACT_LINES: usize = 16;
 
 /// End of the line holding `buffer[start]` (after its `\n`), or `limit`.
 fn find_line_end(buffer: &[u8], start: usize, limit: usize) -> usize {
