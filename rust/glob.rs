@@ -293,7 +293,7 @@ impl GlobSort {
             "mtime" => Ok(GlobSort::Mtime),
             "none" => Ok(GlobSort::None),
             other => Err(Error::InvalidArgument(format!(
-                "sort must be \"path\", \"mtime\" or \"none\", not {other:?}"
+                "sort must be one of \"path\", \"mtime\", \"none\", not {other:?}"
             ))),
         }
     }
@@ -353,6 +353,27 @@ pub fn glob(
     query: &GlobQuery,
     index: Option<IndexUse<'_>>,
 ) -> Result<GlobOutcome> {
+    Ok(glob_or_not(walker, query, index, true)?.expect("a glob that may walk always answers"))
+}
+
+/// `glob` answered from the index and its caught-up watch alone: `None` when they cannot
+/// answer (the watch is not caught up or not trusted, the search path is a file), where
+/// `glob` would walk. The index daemon answers with this (a walk there would only be the
+/// client's own walk, done in another process).
+pub fn glob_indexed(
+    walker: &Walker,
+    query: &GlobQuery,
+    index: IndexUse<'_>,
+) -> Result<Option<GlobOutcome>> {
+    glob_or_not(walker, query, Some(index), false)
+}
+
+fn glob_or_not(
+    walker: &Walker,
+    query: &GlobQuery,
+    index: Option<IndexUse<'_>>,
+    may_walk: bool,
+) -> Result<Option<GlobOutcome>> {
     let pattern = PathPattern::new(&[query.pattern.as_str()], query.case_sensitive)?;
     let wanted = Wanted {
         pattern: &pattern,
@@ -363,7 +384,13 @@ pub fn glob(
     let found: Mutex<Vec<GlobFile>> = Mutex::new(Vec::new());
     let root = walker.root().clone();
     let search = target.real().to_path_buf();
+    let from_the_index = matches!(target, Target::Dir(_))
+        && index.is_some_and(|i| from_index(walker, i, &wanted, &search, &found));
+    if !from_the_index && !may_walk {
+        return Ok(None);
+    }
     match target {
+        _ if from_the_index => {}
         Target::File(entry) => {
             if wanted.matches(&entry.rel, entry.rel.parent().unwrap_or(Path::new(""))) {
                 found.lock().unwrap().push(GlobFile {
@@ -372,8 +399,6 @@ pub fn glob(
                 });
             }
         }
-        Target::Dir(_)
-            if index.is_some_and(|i| from_index(walker, i, &wanted, &search, &found)) => {}
         Target::Dir(start) => {
             let mut starts = Vec::new();
             for rel in pattern.walk_starts(&search) {
@@ -425,7 +450,7 @@ pub fn glob(
         }),
         GlobSort::None => found.truncate(limit),
     }
-    Ok(GlobOutcome {
+    Ok(Some(GlobOutcome {
         files: found,
         total,
         truncated: total > limit,
@@ -433,7 +458,7 @@ pub fn glob(
         errors: walker.stats().errors(),
         search_path: search,
         skipped: walker.stats().skipped.report(),
-    })
+    }))
 }
 
 /// Fills `found` from the index when its watch is caught up (see `glob`); false otherwise.

@@ -1,5 +1,5 @@
 //! codesift's compiled core: the engine modules (fs: the root handle, walkers, rules, file
-//! operations and atomic writes; glob, grep, search, index, daemon, types; the grep request
+//! operations and atomic writes; glob (and its stream), grep, search, index, daemon, types; the grep request
 //! and the workspace that runs it) and the one Python module `codesift._core` (bindings in
 //! `py/`) that exposes them.
 
@@ -8,6 +8,7 @@ pub mod daemon;
 pub mod error;
 pub mod fs;
 pub mod glob;
+pub mod glob_stream;
 pub mod grep;
 pub mod index;
 pub mod request;
@@ -27,6 +28,7 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py::engine::Engine>()?;
     m.add_class::<py::request::GrepRequest>()?;
+    m.add_class::<py::request::GlobRequest>()?;
     m.add_class::<py::cancel::CancelToken>()?;
     m.add_class::<py::engine::FileLock>()?;
     m.add_class::<py::types::GlobMatch>()?;
@@ -36,6 +38,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py::types::GlobOutcome>()?;
     m.add_class::<py::types::GrepOutcome>()?;
     m.add_class::<py::stream::GrepStream>()?;
+    m.add_class::<py::glob::GlobStream>()?;
     m.add_class::<py::types::Listing>()?;
     m.add_function(wrap_pyfunction!(py::glob::file_types, m)?)?;
     m.add_class::<py::glob::GlobMatcher>()?;

@@ -1,8 +1,10 @@
-//! The grep request every caller sends (the library's `grep` and `grep_iter`, the remote
-//! workspace, the tools): written once here, checked once here (`GrepRequest::query`), and
-//! paged here (`page`), as ripgrep's `HiArgs` is the one checked form of its flags.
+//! The grep and glob requests every caller sends (the library's `grep`, `grep_iter` and
+//! `glob`, the remote workspace, the tools): written once here, checked once here
+//! (`GrepRequest::query`, `GlobRequest::query`), and paged here (`page`), as ripgrep's
+//! `HiArgs` is the one checked form of its flags.
 
 use crate::error::{Error, Result};
+use crate::glob::{GlobQuery, GlobSort};
 use crate::grep::{FileHits, MAX_TIMEOUT_SECS, OutputMode, PatternOptions, timeout_duration};
 use crate::search::{GrepOutcome, GrepQuery};
 use crate::types::FileTypes;
@@ -152,6 +154,59 @@ impl GrepRequest {
     }
 }
 
+/// One glob request, as a caller gives it (options a caller leaves out have these defaults).
+/// The index daemon is sent the same (`daemon::ask::glob`), without the walk overrides.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GlobRequest {
+    /// Workspace-relative, a directory or a file; given apart (a path need not be UTF-8).
+    #[serde(skip)]
+    pub search_path: PathBuf,
+    pub pattern: String,
+    pub case_sensitive: bool,
+    /// Most files returned (`total` counts them all).
+    pub limit: i64,
+    /// "path", "mtime" (newest first) or "none".
+    pub sort: String,
+    /// ripgrep file type names a file must have (or not have).
+    pub types: Vec<String>,
+    pub types_not: Vec<String>,
+    /// Overrides of the workspace's walk options for this call (`None`: the workspace's).
+    pub hidden: Option<bool>,
+    pub no_ignore: Option<bool>,
+}
+
+impl Default for GlobRequest {
+    fn default() -> Self {
+        GlobRequest {
+            search_path: PathBuf::new(),
+            pattern: String::new(),
+            case_sensitive: true,
+            limit: 2000,
+            sort: "path".into(),
+            types: Vec::new(),
+            types_not: Vec::new(),
+            hidden: None,
+            no_ignore: None,
+        }
+    }
+}
+
+impl GlobRequest {
+    /// The glob this request asks for, every value checked (the glob itself is compiled by
+    /// the search, which reports a bad one).
+    pub fn query(&self) -> Result<GlobQuery> {
+        Ok(GlobQuery {
+            pattern: self.pattern.clone(),
+            search_path: self.search_path.clone(),
+            case_sensitive: self.case_sensitive,
+            limit: at_least("limit", self.limit, 0)?,
+            sort: GlobSort::parse(&self.sort)?,
+            types: FileTypes::new(&self.types, &self.types_not)?.map(Arc::new),
+        })
+    }
+}
+
 /// `value` as a count, when it is at least `minimum`.
 fn at_least(name: &str, value: i64, minimum: i64) -> Result<usize> {
     if value < minimum {
@@ -209,6 +264,7 @@ mod tests {
             size: 0,
             mtime_ns: 0,
             encoding: TextEncoding::Utf8,
+            continued: false,
         }
     }
 
@@ -280,6 +336,42 @@ mod tests {
             ..GrepRequest::default()
         });
         assert!(msg.contains("mode must be"), "{msg}");
+    }
+
+    #[test]
+    fn a_glob_request_is_checked_with_what_is_allowed() {
+        let query = GlobRequest::default().query().unwrap();
+        assert_eq!((query.limit, query.sort), (2000, GlobSort::Path));
+        assert!(query.case_sensitive);
+        for (request, expected) in [
+            (
+                GlobRequest {
+                    limit: -1,
+                    ..GlobRequest::default()
+                },
+                "limit must be at least 0, not -1",
+            ),
+            (
+                GlobRequest {
+                    sort: "size".into(),
+                    ..GlobRequest::default()
+                },
+                "sort must be one of",
+            ),
+            (
+                GlobRequest {
+                    types: vec!["no-such-type".into()],
+                    ..GlobRequest::default()
+                },
+                "no-such-type",
+            ),
+        ] {
+            let msg = match request.query() {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("expected {expected:?} to be refused"),
+            };
+            assert!(msg.contains(expected), "expected {expected:?} in {msg:?}");
+        }
     }
 
     #[test]

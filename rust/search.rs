@@ -200,7 +200,9 @@ impl Stream<'_> {
             file.matches = remaining as u64;
         }
         self.emitted.fetch_add(file.hits.len(), Ordering::Relaxed);
-        self.files.fetch_add(1, Ordering::Relaxed);
+        if !file.continued {
+            self.files.fetch_add(1, Ordering::Relaxed);
+        }
         if (self.sink)(file) {
             true
         } else {
@@ -538,8 +540,49 @@ fn merge_by_path<'a>(
 /// counts them), with what a walk would have passed over recorded in `walker`'s stats.
 pub struct Selection {
     pub files: Vec<PathBuf>,
+    /// For a client that lists every file (`every`): per file, the parts of an unchanged file
+    /// that can hold a match, when they are less than the whole file.
+    pub spans: Vec<Option<FileSpans>>,
     pub binary: u64,
     pub walker: Walker,
+}
+
+/// The parts of an indexed file that can hold a match (its candidate units, adjacent ones
+/// joined), with the file as the index recorded it: a reader checks that the file it opened
+/// is still that one before reading only these parts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileSpans {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub ctime_ns: i64,
+    pub ino: u64,
+    /// `(offset, length, number of the first line)`, in file order; every span starts at a
+    /// line start and ends at a line end (or the end of the file).
+    pub spans: Vec<(u64, u64, u64)>,
+}
+
+/// The candidate units of the unchanged indexed file `i` as spans, or `None` when they
+/// cover the whole file.
+fn file_spans(index: &IndexFile, i: u32, units: &roaring::RoaringBitmap) -> Option<FileSpans> {
+    let record = index.file(i as usize);
+    let mut spans: Vec<(u64, u64, u64)> = Vec::new();
+    for unit in units.range(record.first_unit..record.first_unit + record.units) {
+        let (offset, len, line) = index.unit_span(&record, unit);
+        match spans.last_mut() {
+            Some(last) if last.0 + last.1 == offset => last.1 += len,
+            _ => spans.push((offset, len, line)),
+        }
+    }
+    if spans.iter().map(|s| s.1).sum::<u64>() >= record.size {
+        return None;
+    }
+    Some(FileSpans {
+        size: record.size,
+        mtime_ns: record.mtime_ns,
+        ctime_ns: record.ctime_ns,
+        ino: record.ino,
+        spans,
+    })
 }
 
 /// The selection of the watched branch of an indexed search (`indexed`), for a process that
@@ -615,14 +658,21 @@ pub fn select_watched_with(
     let (extras, walker, watch) =
         watched_extras(walker, &search_dir, index, &filter, &counters, watch, every);
     select::replay_skips(&watch, &scopes, walker.dir_filter(), walker.stats());
-    let files = merge_by_path(
+    let (mut files, mut spans) = (Vec::new(), Vec::new());
+    for file in merge_by_path(
         extras,
         candidate_paths(index, &found.files, &search_dir, &filter, &watch, reach),
-    )
-    .map(|file| file.rel().to_path_buf())
-    .collect();
+    ) {
+        let known = match (&file, &found.units) {
+            (ToSearch::Path(_, Some(i)), Some(units)) if every => file_spans(index, *i, units),
+            _ => None,
+        };
+        files.push(file.rel().to_path_buf());
+        spans.push(known);
+    }
     let selection = Selection {
         files,
+        spans,
         binary: counters.binary.load(Ordering::Relaxed),
         walker,
     };
@@ -1121,9 +1171,29 @@ fn search_sorted(
                 }
                 _ => None,
             };
-            let outcome = match by_units {
-                Some(outcome) => outcome,
-                None => searcher.search(opened, rel, limits, stop),
+            let outcome = match (by_units, stream) {
+                (Some(outcome), _) => outcome,
+                // A file with many hits goes out in pieces once it is first in line.
+                (None, Some(stream)) => {
+                    let mut hand_out = |piece: FileHits| {
+                        let mut s = slots.lock().unwrap();
+                        while s.settled < i
+                            && cutoff.load(Ordering::Relaxed) == usize::MAX
+                            && !stop.should_stop()
+                        {
+                            s = progressed
+                                .wait_timeout(s, Duration::from_millis(20))
+                                .unwrap()
+                                .0;
+                        }
+                        if s.settled != i {
+                            return false;
+                        }
+                        stream.emit(piece)
+                    };
+                    searcher.search_pieces(opened, rel, limits, stop, Some(&mut hand_out))
+                }
+                (None, None) => searcher.search(opened, rel, limits, stop),
             };
             counters.record(&outcome);
             let hits = match outcome {
@@ -1341,7 +1411,35 @@ fn ordered(
                                 .0;
                         }
                     }
-                    let outcome = search_entry(&mut searcher, walker, &entry, limits, stop);
+                    let outcome = match stream {
+                        // A file with many hits goes out in pieces once it is first in line.
+                        Some(stream) => {
+                            let mut hand_out = |piece: FileHits| {
+                                let mut s = settle.lock().unwrap();
+                                while s.next < index
+                                    && cutoff.load(Ordering::Relaxed) == usize::MAX
+                                    && !stop.should_stop()
+                                {
+                                    s = progressed
+                                        .wait_timeout(s, Duration::from_millis(20))
+                                        .unwrap()
+                                        .0;
+                                }
+                                if s.next != index {
+                                    return false;
+                                }
+                                stream.emit(piece)
+                            };
+                            searcher.search_pieces(
+                                entry.open(walker.root()),
+                                || entry.rel.clone(),
+                                limits,
+                                stop,
+                                Some(&mut hand_out),
+                            )
+                        }
+                        None => search_entry(&mut searcher, walker, &entry, limits, stop),
+                    };
                     counters.record(&outcome);
                     let hits = match outcome {
                         FileOutcome::Matched(hits) => Some(hits),
@@ -1712,6 +1810,7 @@ mod tests {
             size: 0,
             mtime_ns: 0,
             encoding: TextEncoding::Utf8,
+            continued: false,
         }
     }
 

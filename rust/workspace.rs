@@ -1,14 +1,15 @@
 //! A workspace as the engine holds it: the root (an open directory handle), its walk options,
-//! its index and how to start the index daemon; a grep request runs here (the daemon, the
-//! index or a scan; paged), whoever asked for it.
+//! its index and how to start the index daemon; a grep or glob request runs here (the daemon,
+//! the index or a scan; a grep paged), whoever asked for it.
 
 use crate::cancel::CancelToken;
 use crate::daemon::ask::{Asking, Via};
 use crate::error::{Error, Result};
 use crate::fs::root::{Links, Root};
 use crate::fs::walk::{WalkOptions, Walker};
+use crate::glob::GlobOutcome;
 use crate::index::handle::{IndexHandle, Mode};
-use crate::request::GrepRequest;
+use crate::request::{GlobRequest, GrepRequest};
 use crate::search::{GrepOutcome, IndexUse, Sink, grep_with};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -164,6 +165,43 @@ impl Workspace {
             }
             Ok(outcome)
         }))
+    }
+
+    /// The files `request` asks for. A glob of an indexed workspace asks the host's daemon
+    /// first, as a grep does (`grep_run`); else it is answered from this process's loaded
+    /// index when its watch is caught up (no build, no `stat` walk), else by a walk.
+    pub fn glob(&self, request: &GlobRequest, cancel: CancelToken) -> Result<GlobOutcome> {
+        let query = request.query()?;
+        let (options, overridden) = self.call_options(request.hidden, request.no_ignore);
+        let walker = Walker::new(self.root.clone(), options).with_cancel(cancel.clone());
+        let index = &self.index;
+        if !overridden {
+            let asking = Asking {
+                handle: index,
+                types: &request.types,
+                types_not: &request.types_not,
+                spawn: self.daemon.as_deref(),
+            };
+            // The pattern is compiled here first: a bad one is this call's error to report,
+            // not a daemon's.
+            crate::glob::PathPattern::new(&[query.pattern.as_str()], query.case_sensitive)?;
+            if let Via::Answered(outcome) = crate::daemon::ask::glob(&walker, request, &asking)? {
+                // One watch per tree: the daemon's. This process's own is dropped.
+                index.watch.lock().unwrap().take();
+                cancel.check("glob")?;
+                return Ok(outcome);
+            }
+        }
+        // Only a loaded index with a caught-up watch answers (no build, no walk), and only
+        // for the options it was built with.
+        let file = if overridden { None } else { index.loaded() };
+        let using = file.as_deref().map(|file| IndexUse {
+            file,
+            watch: index.watch_slot(),
+        });
+        let outcome = crate::glob::glob(&walker, &query, using)?;
+        cancel.check("glob")?;
+        Ok(outcome)
     }
 
     /// Where `path` (workspace-relative) really is, or `None` when it cannot be resolved.

@@ -9,6 +9,7 @@ from typing_extensions import Self
 __all__ = [
     "CancelToken",
     "Engine",
+    "GlobRequest",
     "GrepRequest",
     "FileLock",
     "GlobMatch",
@@ -17,6 +18,7 @@ __all__ = [
     "ResultIter",
     "GlobOutcome",
     "GrepOutcome",
+    "GlobStream",
     "GrepStream",
     "Listing",
     "GlobMatcher",
@@ -197,7 +199,19 @@ class GrepStream:
     ) -> bytes | bool | tuple[int, ResultList[GrepMatch]] | None: ...
     def close(self) -> None: ...
     @property
+    def matches(self) -> int: ...
+    @property
+    def continued(self) -> bool: ...
+    @property
     def outcome(self) -> GrepOutcome | None: ...
+
+@final
+class GlobStream:
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> ResultList[GlobMatch]: ...
+    def close(self) -> None: ...
+    @property
+    def outcome(self) -> GlobOutcome | None: ...
 
 @final
 class Listing:
@@ -211,6 +225,14 @@ class Listing:
 @final
 class GrepRequest:
     """The engine's grep request (rust/request.rs names and checks its options)."""
+
+    def __new__(cls, search_path: str | Path, **options: Any) -> Self: ...
+    @property
+    def options(self) -> dict[str, Any]: ...
+
+@final
+class GlobRequest:
+    """The engine's glob request (rust/request.rs names and checks its options)."""
 
     def __new__(cls, search_path: str | Path, **options: Any) -> Self: ...
     @property
@@ -238,24 +260,14 @@ class Engine:
     def root(self) -> str: ...
     @property
     def id_prefix(self) -> str: ...
-    def glob(
-        self,
-        search_path: str | Path,
-        pattern: str,
-        *,
-        case_sensitive: bool = True,
-        limit: int = 2000,
-        sort: str = "path",
-        types: list[str] = ...,
-        types_not: list[str] = ...,
-        hidden: bool | None = None,
-        no_ignore: bool | None = None,
-        cancel: CancelToken | None = None,
-    ) -> GlobOutcome: ...
+    def glob(self, request: GlobRequest, *, cancel: CancelToken | None = None) -> GlobOutcome: ...
     def grep(self, request: GrepRequest, *, cancel: CancelToken | None = None) -> GrepOutcome: ...
     def grep_iter(
         self, request: GrepRequest, *, cancel: CancelToken | None = None
     ) -> GrepStream: ...
+    def glob_iter(
+        self, request: GlobRequest, *, cancel: CancelToken | None = None
+    ) -> GlobStream: ...
     def list_dir(self, path: str | Path) -> tuple[list[tuple[str, bool]], int, str]: ...
     def list_tree(
         self,

@@ -1,6 +1,6 @@
 """Argument checks shared by the local and remote workspaces: each bad value is an
-`InvalidArgumentError` saying what is allowed; grep's request is made once (`grep_request`)
-and checked by the engine.
+`InvalidArgumentError` saying what is allowed; grep's and glob's requests are made once
+(`grep_request`, `glob_request`) and checked by the engine.
 
 Limits (documented in the README, "Argument limits"): every integer argument is at most
 `MAX_COUNT` (2**63 - 1, what the engine's 64-bit counters hold), except line numbers and line
@@ -20,8 +20,6 @@ from typing import Any
 
 from . import _core
 from .errors import CodesiftError, InvalidArgumentError, PatternError
-
-GLOB_SORTS = ("path", "mtime", "none")
 
 #: The largest integer any count or size argument may be (the engine counts in 64 bits).
 MAX_COUNT = 2**63 - 1
@@ -99,16 +97,26 @@ def grep_arguments(pattern: str, **options: Any) -> GrepArgs:
     return GrepArgs.of(grep_request(pattern, **options))
 
 
-def check_glob_arguments(pattern: object, limit: object, sort: object) -> None:
+def glob_request(
+    pattern: object, search_path: str = ".", *, root: str | None = None, **options: object
+) -> _core.GlobRequest:
+    """The one glob request of every caller (`Workspace.glob` and `glob_iter`, the remote
+    workspace), made from `Workspace.glob`'s keyword arguments as `grep_request` makes grep's:
+    the pattern is checked here (text, no lone surrogate, braces not nested too deep; with
+    `root`, an absolute pattern inside it is made relative to it), each option becomes what
+    the engine takes, and the engine checks what each allows (`crate::request`)."""
     check_text("pattern", pattern)
-    if isinstance(pattern, str):  # always, after check_text
-        check_unicode("pattern", pattern)
-        check_glob_nesting("pattern", pattern)
-    check_int("limit", limit, minimum=0, required=True)
-    if not isinstance(sort, str) or sort not in GLOB_SORTS:
-        raise InvalidArgumentError(
-            f'sort must be one of "path", "mtime", "none", not {_short(sort)}'
-        )
+    assert isinstance(pattern, str)  # for mypy: check_text raised otherwise
+    check_unicode("pattern", pattern)
+    check_glob_nesting("pattern", pattern)
+    if root is not None:
+        prefix = root.rstrip("/") + "/"
+        pattern = pattern.removeprefix(prefix)
+    converted = {
+        _RENAMED.get(name, name): _GLOB_CONVERSIONS.get(name, _as_is)(name, value)
+        for name, value in options.items()
+    }
+    return _core.GlobRequest(search_path, pattern=pattern, **converted)
 
 
 def check_text(name: str, value: object, *, allow_empty: bool = False) -> None:
@@ -355,5 +363,22 @@ _CONVERSIONS: dict[str, Callable[[str, Any], object]] = {
     "hidden": check_flag,
     "no_ignore": check_flag,
 }
-#: `Workspace.grep`'s option names that the engine's request spells otherwise.
+
+
+def _required_count(name: str, value: object) -> object:
+    check_int(name, value, minimum=-MAX_COUNT - 1, required=True)
+    return value
+
+
+#: How each of `Workspace.glob`'s options becomes a value of the engine's request.
+_GLOB_CONVERSIONS: dict[str, Callable[[str, Any], object]] = {
+    "type": type_list,
+    "type_not": type_list,
+    "case_sensitive": _truth,
+    "limit": _required_count,
+    "sort": _text,
+    "hidden": check_flag,
+    "no_ignore": check_flag,
+}
+#: `Workspace.grep`'s and `glob`'s option names that the engine's requests spell otherwise.
 _RENAMED = {"type": "types", "type_not": "types_not", "_lines": "lines"}

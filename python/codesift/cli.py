@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import sys
 import threading
@@ -52,7 +53,7 @@ from .escapes import install_stream_handler, json_escape_surrogates
 from .extras import extra_for, missing, require
 from .results import GlobResult, GrepResult
 from .roots import RootedPath, root_of
-from .workspace import Workspace
+from .workspace import GrepIter, Workspace
 
 # rich is imported only where output goes to a terminal, json only for --json: a piped grep
 # starts without either (see tests/cli/test_startup_imports.py).
@@ -299,6 +300,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report(json_errors, type(exc).__name__, str(exc))
         return EXIT_ERROR
     except KeyboardInterrupt:
+        # What is still buffered for stdout is dropped, as rg's is when Ctrl-C kills it: the
+        # flush at exit must not wait on a full pipe whose reader has stopped reading.
+        _silence_stdout()
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()
@@ -412,8 +416,8 @@ def _prepare_streams() -> None:
 
 
 def _silence_stdout() -> None:
-    """After a closed pipe, points stdout at /dev/null so that the flush at exit cannot fail
-    again with a traceback."""
+    """After a closed pipe or Ctrl-C, points stdout at /dev/null so that the flush at exit can
+    neither fail again with a traceback nor block on a full pipe."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -619,11 +623,9 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             lambda: t.ws.grep(pattern, t.path, **settings),
         )
 
-    streams = (
-        not (args.json or rich_view or invert or args.count_total)
-        and mode in ("content", "files")
-        and not args.count
-    )
+    # Everything piped streams but -v (two searches subtracted) and --count-total (its
+    # total comes at the end); the terminal view waits for the whole answer.
+    streams = not (rich_view or invert or args.count_total)
 
     # Lines the engine can print as they are: no -o, no context, and a UTF-8 stdout (the
     # bytes are written as they are; another encoding escapes what it cannot hold).
@@ -638,7 +640,9 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         out = lines.out
         # The engine prints the lines itself; then its search keeps one hit per line (no
         # record per match: what a dense answer costs most).
-        printing = plain and mode == "content" and hasattr(out, "buffer")
+        printing = (
+            plain and mode == "content" and not (args.json or args.count) and hasattr(out, "buffer")
+        )
         with t.ws.grep(
             spec.pattern,
             t.path,
@@ -659,6 +663,31 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             mode=mode,
             _lines=printing,
         ) as hits:
+            if args.json:
+                return _stream_grep_json(t.ws, hits, args.json_full, out)
+            if mode == "count" or args.count:
+                # A file's count goes out once its last piece came (a file comes in pieces
+                # of whole lines: their counts add up).
+                per_line = args.only_matching or args.multiline
+                shown: str | None = None
+                total = 0
+                for group, matches, continued in hits._pieces():
+                    if not continued and shown is not None:
+                        lines.count(name(shown), total)
+                        out.flush()
+                        printed = True
+                        shown, total = None, 0
+                    if shown is None:
+                        shown = group[0].file
+                    if mode == "count":
+                        total += matches
+                    else:
+                        total += len(group) if per_line else len({m.line for m in group})
+                if shown is not None:
+                    lines.count(name(shown), total)
+                    out.flush()
+                    printed = True
+                return hits.result, printed
             if mode == "files":
                 # One hit per file with a match, its name printed as soon as it settles.
                 for group in hits.files():
@@ -685,7 +714,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                         out.flush()
                     printed = True
                 return hits.result, printed
-            for group in hits.files():
+            for group, _matches, _continued in hits._pieces():
                 records = content_records(
                     group, only_matching=args.only_matching, lines_of=lines_of
                 )
@@ -702,6 +731,8 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             found = found or printed
             if streamed is not None:
                 _grep_notes(streamed, console, args, cap, rich_view)
+                if args.json_full and args.index == "auto" and not (streamed.indexed or t.is_file):
+                    _want_daemon_index(t.ws)
                 if cap is not None and streamed.truncated:
                     break
             continue
@@ -793,6 +824,47 @@ def _print_grep_json(ws: Workspace, result: GrepResult, full: bool) -> None:
         for hit, match in zip(data["matches"], result.matches, strict=True):
             hit.update(byte_length=match.byte_length, unique=match.unique, encoding=match.encoding)
     _print_json(_json_with_root(ws, data))
+
+
+def _stream_grep_json(
+    ws: Workspace, hits: GrepIter, full: bool, out: Any
+) -> tuple[GrepResult | None, bool]:
+    """`--json`, streamed: the same document `_print_grep_json` prints, byte for byte, its
+    "matches" written as the search settles them (every other field follows them, known once
+    the search is done). The files and counts listed after the matches are kept meanwhile:
+    one name and one number per file."""
+    import json
+
+    out.write('{"matches": [')
+    files: list[str] = []
+    counts: list[int] = []
+    sep = ""
+    for group, matches, continued in hits._pieces():
+        encoded = []
+        for m in group:
+            hit = m.to_dict()
+            if full:
+                hit.update(byte_length=m.byte_length, unique=m.unique, encoding=m.encoding)
+            encoded.append(json.dumps(hit, ensure_ascii=False))
+        out.write(json_escape_surrogates(sep + ", ".join(encoded)))
+        out.flush()
+        sep = ", "
+        if continued and counts:
+            counts[-1] += matches
+        else:
+            files.append(group[0].file)
+            counts.append(matches)
+    result = hits.result
+    if result is None:  # the search stopped without its figures (it raised instead)
+        out.write("]}\n")
+        return None, bool(files)
+    data = dataclasses.replace(result, counts=counts).to_dict()
+    del data["matches"]
+    data["files"] = files
+    rest = json_escape_surrogates(json.dumps(_json_with_root(ws, data), ensure_ascii=False))
+    out.write("], " + rest[1:] + "\n")
+    out.flush()
+    return result, bool(files)
 
 
 def _print_inverted(

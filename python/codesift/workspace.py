@@ -14,12 +14,11 @@ from . import _core
 from .arguments import (
     MAX_COUNT,
     check_flag,
-    check_glob_arguments,
     check_ignore_files,
     check_int,
     check_unicode,
+    glob_request,
     grep_request,
-    type_list,
 )
 from .cache import HitState, ResultCache
 from .control import current_token
@@ -210,19 +209,19 @@ class Workspace:
         `cancel`: a `CancelToken` whose `cancel()` (from another thread) stops the walk; the
         call then raises `CancelledError`. Default: the token of the current `CallControl`
         (see `codesift.control`), if any."""
-        check_glob_arguments(pattern, limit, sort)
-        outcome = self._engine.glob(
+        request = glob_request(
+            pattern,
             self.sandbox.relative(path),
-            _strip_root(pattern, self.root),
-            case_sensitive=bool(case_sensitive),
+            root=str(self.root),
             limit=limit,
             sort=sort,
-            types=type_list("type", type),
-            types_not=type_list("type_not", type_not),
-            hidden=check_flag("hidden", hidden),
-            no_ignore=check_flag("no_ignore", no_ignore),
-            cancel=_cancel_token(cancel),
+            case_sensitive=case_sensitive,
+            type=type,
+            type_not=type_not,
+            hidden=hidden,
+            no_ignore=no_ignore,
         )
+        outcome = self._engine.glob(request, cancel=_cancel_token(cancel))
         return GlobResult(
             files=outcome.files,
             total=outcome.total,
@@ -448,22 +447,46 @@ class Workspace:
         no_ignore: bool | None = None,
         hidden: bool | None = None,
         cancel: _core.CancelToken | None = None,
-    ) -> Iterator[_core.GlobMatch]:
-        """The files `glob` returns (path order), one at a time; `limit` None is no limit.
-        The walk runs whole before the first file comes out (see docs/library.md)."""
-        result = self.glob(
+    ) -> GlobIter:
+        """The files `glob` returns sorted by path, in that order, yielded as a sorted walk
+        reaches them: the first comes at once and memory stays bounded whatever the number of
+        files (the walk pauses while the consumer does not ask for more). `limit` None is no
+        limit; with one, the walk stops at the first file past it (`result.truncated`, and
+        `result.total` counts the files given). Only path order streams: an mtime order needs
+        every file's time before the first (use `glob`).
+
+        Closing the iterator (`close()`, leaving a `with` block, or dropping it) stops the
+        walk. After the last file, `.result` holds the walk's figures (a `GlobResult` without
+        files). A bad pattern or path raises here, before the walk."""
+        request = glob_request(
             pattern,
-            path,
+            self.sandbox.relative(path),
+            root=str(self.root),
             limit=MAX_COUNT if limit is None else limit,
             sort="path",
             case_sensitive=case_sensitive,
             type=type,
             type_not=type_not,
-            no_ignore=no_ignore,
             hidden=hidden,
-            cancel=cancel,
+            no_ignore=no_ignore,
         )
-        return iter(result.files)
+        files = self._engine.glob_iter(request, cancel=_cancel_token(cancel))
+
+        def summary(outcome: _core.GlobOutcome) -> GlobResult:
+            return GlobResult(
+                files=[],
+                total=outcome.total,
+                truncated=outcome.truncated,
+                ignored=outcome.ignored,
+                pattern=pattern,
+                path=self.sandbox.display(outcome.search_path),
+                sort="path",
+                limit=MAX_COUNT if limit is None else limit,
+                unreadable=outcome.errors,
+                skipped=Skipped.from_engine(outcome.skipped),
+            )
+
+        return GlobIter(files, summary)
 
     @staticmethod
     def file_types() -> dict[str, list[str]]:
@@ -857,39 +880,49 @@ class GrepIter(Iterator[_core.GrepMatch]):
             hit = next(self._batch, None)
             if hit is not None:
                 return hit
-            try:
-                first_id, hits = next(self._stream)
-            except StopIteration:
-                outcome = self._stream.outcome
-                if outcome is not None and self.result is None:
-                    self.result = self._summary(outcome, self._files)
-                raise
+            piece = self._next_piece()
+            if piece is None:
+                raise StopIteration
+            self._batch = iter(piece[0])
+
+    def _next_piece(self) -> tuple[Sequence[_core.GrepMatch], int, bool] | None:
+        """The stream's next item: hits of one file in line order, the matches they stand
+        for, and whether they continue the previous item's file (a file with many hits comes
+        in pieces, each of whole lines). None at the end, when `result` is set."""
+        try:
+            first_id, hits = next(self._stream)
+        except StopIteration:
+            self._finish()
+            return None
+        continued = self._stream.continued
+        if not continued:
             self._files += 1
-            if self._cache is not None:
-                self._cache.add_batch(first_id, hits)
-            self._batch = iter(hits)
+        if self._cache is not None:
+            self._cache.add_batch(first_id, hits)
+        return hits, self._stream.matches, continued
+
+    def _finish(self) -> None:
+        outcome = self._stream.outcome
+        if outcome is not None and self.result is None:
+            self.result = self._summary(outcome, self._files)
 
     def files(self) -> Iterator[list[_core.GrepMatch]]:
-        """The same hits a file at a time (each list in line order)."""
-        yield from (list(batch) for batch in self._file_batches())
-
-    def _file_batches(self) -> Iterator[Sequence[_core.GrepMatch]]:
-        rest = list(self._batch)
-        if rest:
-            yield rest
+        """The same hits a file at a time (each list in line order, the file whole)."""
+        group = list(self._batch)
         self._batch = iter(())
-        while True:
-            try:
-                first_id, hits = next(self._stream)
-            except StopIteration:
-                outcome = self._stream.outcome
-                if outcome is not None and self.result is None:
-                    self.result = self._summary(outcome, self._files)
-                return
-            self._files += 1
-            if self._cache is not None:
-                self._cache.add_batch(first_id, hits)
-            yield hits
+        for hits, _matches, continued in self._pieces():
+            if not continued and group:
+                yield group
+                group = []
+            group.extend(hits)
+        if group:
+            yield group
+
+    def _pieces(self) -> Iterator[tuple[Sequence[_core.GrepMatch], int, bool]]:
+        """What `_next_piece` gives, until the end (for the CLI, which prints a file's
+        pieces as they come)."""
+        while (piece := self._next_piece()) is not None:
+            yield piece
 
     def _printed(
         self,
@@ -904,11 +937,10 @@ class GrepIter(Iterator[_core.GrepMatch]):
         while True:
             item = self._stream.next_lines(show, line_number, column, fd)
             if item is None:
-                outcome = self._stream.outcome
-                if outcome is not None and self.result is None:
-                    self.result = self._summary(outcome, self._files)
+                self._finish()
                 return
-            self._files += 1
+            if not self._stream.continued:
+                self._files += 1
             if isinstance(item, (bytes, bool)):
                 yield item
             else:
@@ -923,6 +955,51 @@ class GrepIter(Iterator[_core.GrepMatch]):
         self._stream.close()
 
     def __enter__(self) -> GrepIter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        stream = getattr(self, "_stream", None)
+        if stream is not None:
+            stream.close()
+
+
+class GlobIter(Iterator[_core.GlobMatch]):
+    """The files of `Workspace.glob_iter`, one at a time (a context manager: leaving the
+    block stops the walk)."""
+
+    def __init__(
+        self, stream: _core.GlobStream, summary: Callable[[_core.GlobOutcome], GlobResult]
+    ) -> None:
+        self._stream = stream
+        self._summary = summary
+        self._batch: Iterator[_core.GlobMatch] = iter(())
+        self.result: GlobResult | None = None
+
+    def __iter__(self) -> GlobIter:
+        return self
+
+    def __next__(self) -> _core.GlobMatch:
+        while True:
+            found = next(self._batch, None)
+            if found is not None:
+                return found
+            try:
+                self._batch = iter(next(self._stream))
+            except StopIteration:
+                outcome = self._stream.outcome
+                if outcome is not None and self.result is None:
+                    self.result = self._summary(outcome)
+                raise
+
+    def close(self) -> None:
+        """Stops the walk (waiting for its thread); no more files come."""
+        self._batch = iter(())
+        self._stream.close()
+
+    def __enter__(self) -> GlobIter:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -1103,12 +1180,6 @@ class _LineReader:
 def _line(raw: bytes, overflow: int) -> tuple[str, int]:
     text = raw.decode("utf-8", "replace").removesuffix("\r")
     return text, len(text) + overflow
-
-
-def _strip_root(pattern: str, root: Path) -> str:
-    """An absolute pattern inside the root, made relative to it."""
-    root_text = str(root).rstrip("/") + "/"
-    return pattern[len(root_text) :] if pattern.startswith(root_text) else pattern
 
 
 __all__ = ["Workspace"]

@@ -1,16 +1,19 @@
 //! A searching process asking the daemon which files to read: whether to ask at all
 //! (`CODESIFT_DAEMON`, the index mode, the walk options), the `select` request for a grep, the
-//! reply turned into a `search::Selected` that the scan's own searcher reads, and starting the
-//! daemon in the background when none answers (never waited for). Every problem means the
-//! caller searches in-process: a dead daemon costs speed, never correctness.
+//! reply turned into a `search::Selected` that the scan's own searcher reads; the `glob`
+//! request, whose reply is the glob's whole outcome; and starting the daemon in the
+//! background when none answers (never waited for). Every problem means the caller searches
+//! in-process: a dead daemon costs speed, never correctness.
 
 use super::client;
 use crate::error::Result;
 use crate::fs::skipped::{Example, Reason};
 use crate::fs::walk::{Target, Walker};
+use crate::glob::{GlobFile, GlobOutcome};
 use crate::index::handle::{IndexHandle, Mode};
+use crate::request::GlobRequest;
 use crate::search::{GrepOutcome, GrepQuery, Selected};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::ffi::OsString;
 use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -32,19 +35,20 @@ pub fn enabled() -> bool {
 }
 
 /// What the daemon said about one search.
-pub enum Answer {
-    /// The files to read and what a walk would have passed over.
-    Selected(Selected),
+pub enum Answer<T = Selected> {
+    /// For a grep: the files to read and what a walk would have passed over; for a glob, its
+    /// outcome.
+    Selected(T),
     /// It serves, but this search must be answered otherwise (why).
     Scan(String),
     /// No daemon answered (none runs, a refused socket, a timeout, a reply not understood).
     Unavailable(io::Error),
 }
 
-/// How a grep was answered.
-pub enum Via {
-    /// From the daemon's selection.
-    Answered(GrepOutcome),
+/// How a grep (`GrepOutcome`) or a glob (`GlobOutcome`) was answered.
+pub enum Via<T> {
+    /// From the daemon's selection (a grep) or the daemon's answer (a glob).
+    Answered(T),
     /// In this process; `daemon_serves`: a daemon answered (it is building or catching up, or
     /// cannot narrow this search), so this process should neither build an index nor keep a
     /// watch of its own for it.
@@ -61,43 +65,35 @@ pub struct Asking<'a> {
     pub spawn: Option<&'a [String]>,
 }
 
-/// A grep answered from the daemon's selection when the workspace wants an index (`On`, or
-/// `Auto` with one published) and a daemon answers; else `InProcess` (and the daemon is
-/// started in the background when none runs).
-pub fn grep(
-    walker: impl Fn() -> Walker,
-    query: &GrepQuery,
-    asking: &Asking<'_>,
-    sink: Option<crate::search::Sink<'_>>,
-) -> Result<Via> {
-    let in_process = Ok(Via::InProcess {
-        daemon_serves: false,
-    });
-    let handle = asking.handle;
+/// The directory (root-relative, as the walk resolves it) to ask the daemon about when a
+/// search of `search_path` should ask it: the workspace wants an index (`On`, or `Auto` with
+/// one published), the daemon is allowed, and the daemon keeps a watch for these options.
+fn asked_about(walker: &Walker, handle: &IndexHandle, search_path: &Path) -> Option<PathBuf> {
     let wanted = match handle.mode() {
         Mode::Off => false,
         Mode::On => true,
         Mode::Auto => handle.published(),
     };
     // Strict workspaces trust no watch; followed links have none in the daemon either.
-    let walker_now = walker();
-    if !wanted
-        || !enabled()
-        || handle.strict()
-        || walker_now.options().follow_symlinks
-        || query.max_matches == Some(0)
-    {
-        return in_process;
+    if !wanted || !enabled() || handle.strict() || walker.options().follow_symlinks {
+        return None;
     }
     // A single file is searched directly; errors are the in-process search's to report.
-    let real = match walker_now.target(&query.search_path) {
-        Ok(Target::Dir(start)) => start.rel().to_path_buf(),
-        _ => return in_process,
-    };
-    match select(&walker_now, &real, query, asking) {
-        Answer::Selected(selected) => {
-            crate::search::grep_selected(walker(), query, selected, sink).map(Via::Answered)
-        }
+    match walker.target(search_path) {
+        Ok(Target::Dir(start)) => Some(start.rel().to_path_buf()),
+        _ => None,
+    }
+}
+
+/// What a search does after `answer`: the daemon's answer used by `answered`, else in this
+/// process (and the daemon started in the background when none runs).
+fn settle<A, T>(
+    answer: Answer<A>,
+    asking: &Asking<'_>,
+    answered: impl FnOnce(A) -> Result<Via<T>>,
+) -> Result<Via<T>> {
+    match answer {
+        Answer::Selected(found) => answered(found),
         Answer::Scan(_) => Ok(Via::InProcess {
             daemon_serves: true,
         }),
@@ -107,9 +103,74 @@ pub fn grep(
                     start_background(argv);
                 }
             }
-            in_process
+            Ok(Via::InProcess {
+                daemon_serves: false,
+            })
         }
     }
+}
+
+/// A grep answered from the daemon's selection when the workspace wants an index (`On`, or
+/// `Auto` with one published) and a daemon answers; else `InProcess` (and the daemon is
+/// started in the background when none runs).
+pub fn grep(
+    walker: impl Fn() -> Walker,
+    query: &GrepQuery,
+    asking: &Asking<'_>,
+    sink: Option<crate::search::Sink<'_>>,
+) -> Result<Via<GrepOutcome>> {
+    let walker_now = walker();
+    let real = match asked_about(&walker_now, asking.handle, &query.search_path) {
+        Some(real) if query.max_matches != Some(0) => real,
+        _ => {
+            return Ok(Via::InProcess {
+                daemon_serves: false,
+            });
+        }
+    };
+    settle(
+        select(&walker_now, &real, query, asking),
+        asking,
+        |selected| crate::search::grep_selected(walker(), query, selected, sink).map(Via::Answered),
+    )
+}
+
+/// A glob answered by the daemon (from its index and caught-up watch, as an indexed glob in
+/// this process would be) under the same conditions as a grep (`grep`); else `InProcess`.
+/// `request` is the glob's request without its walk overrides (the caller asks only when
+/// there are none).
+pub fn glob(
+    walker: &Walker,
+    request: &GlobRequest,
+    asking: &Asking<'_>,
+) -> Result<Via<GlobOutcome>> {
+    let Some(real) = asked_about(walker, asking.handle, &request.search_path) else {
+        return Ok(Via::InProcess {
+            daemon_serves: false,
+        });
+    };
+    let answer = match header("glob", walker, &real) {
+        Err(e) => Answer::Unavailable(e),
+        Ok(mut message) => {
+            let mut glob = match serde_json::to_value(request) {
+                Ok(Value::Object(glob)) => glob,
+                _ => {
+                    return Ok(Via::InProcess {
+                        daemon_serves: false,
+                    });
+                }
+            };
+            // Walk overrides are never sent: the walk options are the workspace's, in `walk`.
+            glob.remove("hidden");
+            glob.remove("no_ignore");
+            message.insert("glob".into(), Value::Object(glob));
+            match client::request(&Value::Object(message), SELECT_TIMEOUT) {
+                Ok(reply) => parse_with(&reply, |reply| globbed(reply, &real)),
+                Err(e) => Answer::Unavailable(e),
+            }
+        }
+    };
+    settle(answer, asking, |outcome| Ok(Via::Answered(outcome)))
 }
 
 /// Starts the daemon detached unless this process did so recently; never waits for it (two
@@ -136,21 +197,21 @@ fn text(path: &Path) -> Option<&str> {
     path.to_str()
 }
 
-/// The daemon's selection for `query` (searching the directory `real`, root-relative).
-pub fn select(walker: &Walker, real: &Path, query: &GrepQuery, asking: &Asking<'_>) -> Answer {
-    let unavailable = |why: &str| Answer::Unavailable(io::Error::other(why.to_string()));
+/// The part of a request that names the root, the directory searched (`real`, root-relative)
+/// and the walk options; or why it cannot be sent.
+fn header(op: &str, walker: &Walker, real: &Path) -> io::Result<Map<String, Value>> {
+    let unavailable = |why: &str| io::Error::other(why.to_string());
     let root = walker.root();
     let (Some(root_text), Some(path_text)) = (text(root.real_path()), text(real)) else {
-        return unavailable("a path that is not UTF-8 cannot be sent");
+        return Err(unavailable("a path that is not UTF-8 cannot be sent"));
     };
     let options = walker.options();
     let ident = root.stat_self().map(|s| (s.st_dev, s.st_ino));
     let Ok((dev, ino)) = ident else {
-        return unavailable("the root cannot be examined");
+        return Err(unavailable("the root cannot be examined"));
     };
-    let pattern = &query.pattern;
-    let request = json!({
-        "op": "select",
+    let header = json!({
+        "op": op,
         "root": root_text,
         "root_id": [dev, ino],
         "path": path_text,
@@ -161,6 +222,21 @@ pub fn select(walker: &Walker, real: &Path, query: &GrepQuery, asking: &Asking<'
             "max_filesize": options.max_filesize,
             "access_files": options.rules.access_files,
         },
+    });
+    match header {
+        Value::Object(map) => Ok(map),
+        _ => unreachable!("a JSON object"),
+    }
+}
+
+/// The daemon's selection for `query` (searching the directory `real`, root-relative).
+pub fn select(walker: &Walker, real: &Path, query: &GrepQuery, asking: &Asking<'_>) -> Answer {
+    let mut request = match header("select", walker, real) {
+        Ok(request) => request,
+        Err(e) => return Answer::Unavailable(e),
+    };
+    let pattern = &query.pattern;
+    let more = json!({
         "pattern": {
             "pattern": pattern.pattern,
             "literal": pattern.literal,
@@ -174,7 +250,10 @@ pub fn select(walker: &Walker, real: &Path, query: &GrepQuery, asking: &Asking<'
         "types": asking.types,
         "types_not": asking.types_not,
     });
-    match client::request(&request, SELECT_TIMEOUT) {
+    if let Value::Object(more) = more {
+        request.extend(more);
+    }
+    match client::request(&Value::Object(request), SELECT_TIMEOUT) {
         Ok(reply) => parse(&reply),
         Err(e) => Answer::Unavailable(e),
     }
@@ -183,15 +262,20 @@ pub fn select(walker: &Walker, real: &Path, query: &GrepQuery, asking: &Asking<'
 /// A `select` reply as an answer; anything not understood is `Scan` (the daemon serves, but
 /// not this search).
 fn parse(reply: &Value) -> Answer {
+    parse_with(reply, selected)
+}
+
+/// A reply as an answer, its content read by `read`; anything not understood is `Scan`.
+fn parse_with<T>(reply: &Value, read: impl FnOnce(&Value) -> Option<T>) -> Answer<T> {
     if let Some(why) = reply.get("scan").and_then(Value::as_str) {
         return Answer::Scan(why.to_string());
     }
     if reply.get("ok") != Some(&Value::Bool(true)) {
         return Answer::Scan(format!("the daemon refused the search: {}", reply["error"]));
     }
-    match selected(reply) {
-        Some(selected) => Answer::Selected(selected),
-        None => Answer::Scan("a selection this client does not understand".into()),
+    match read(reply) {
+        Some(found) => Answer::Selected(found),
+        None => Answer::Scan("an answer this client does not understand".into()),
     }
 }
 
@@ -213,6 +297,14 @@ fn reason_named(name: &str) -> Option<Reason> {
     Reason::ALL.iter().copied().find(|r| r.name() == name)
 }
 
+/// A root-relative path that stays inside the root.
+fn inside(path: &Path) -> bool {
+    path.is_relative()
+        && path
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+}
+
 fn selected(reply: &Value) -> Option<Selected> {
     let files: Vec<PathBuf> = reply["files"]
         .as_array()?
@@ -221,18 +313,26 @@ fn selected(reply: &Value) -> Option<Selected> {
         .collect::<Option<_>>()?;
     // Root-relative paths in path order, nothing leaving the root: a reply breaking that is
     // not used.
-    let sane = files.iter().all(|p| {
-        p.is_relative()
-            && p.components()
-                .all(|c| matches!(c, std::path::Component::Normal(_)))
-    }) && files
-        .windows(2)
-        .all(|w| w[0].as_os_str().as_bytes() < w[1].as_os_str().as_bytes());
+    let sane = files.iter().all(|p| inside(p))
+        && files
+            .windows(2)
+            .all(|w| w[0].as_os_str().as_bytes() < w[1].as_os_str().as_bytes());
     if !sane {
         return None;
     }
+    Some(Selected {
+        files,
+        binary: reply["binary"].as_u64()?,
+        ignored: reply["ignored"].as_u64()?,
+        unreadable: reply["unreadable"].as_u64()?,
+        skipped: skips(&reply["skips"])?,
+    })
+}
+
+/// `[[reason, count, [[path, is_dir], ...]], ...]`: what a walk passed over.
+fn skips(value: &Value) -> Option<Vec<(Reason, u64, Vec<Example>)>> {
     let mut skipped = Vec::new();
-    for entry in reply["skips"].as_array()? {
+    for entry in value.as_array()? {
         let entry = entry.as_array()?;
         let (reason, count, examples) = (
             reason_named(entry.first()?.as_str()?)?,
@@ -251,11 +351,53 @@ fn selected(reply: &Value) -> Option<Selected> {
             .collect::<Option<Vec<_>>>()?;
         skipped.push((reason, count, examples));
     }
-    Some(Selected {
+    Some(skipped)
+}
+
+/// A `glob` reply as the glob's outcome, field by field (the search of `real`): files as
+/// `[path, mtime_ms, size]`, every reason of the summary (a missing one counted 0).
+fn globbed(reply: &Value, real: &Path) -> Option<GlobOutcome> {
+    let files = reply["files"]
+        .as_array()?
+        .iter()
+        .map(|file| {
+            let file = file.as_array()?;
+            let path = path_of(file.first()?)?;
+            let metadata = match (file.get(1)?, file.get(2)?) {
+                (Value::Null, Value::Null) => None,
+                (mtime, size) => Some((mtime.as_i64()?, size.as_u64()?)),
+            };
+            Some(GlobFile { path, metadata })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    // Files under the directory searched, nothing leaving the root: else not used.
+    if !files
+        .iter()
+        .all(|f| inside(&f.path) && f.path.starts_with(real))
+    {
+        return None;
+    }
+    let search_path = path_of(&reply["search_path"])?;
+    if search_path != real {
+        return None;
+    }
+    let mut given = skips(&reply["skips"])?;
+    let skipped = Reason::ALL
+        .iter()
+        .map(
+            |&reason| match given.iter().position(|(r, _, _)| *r == reason) {
+                Some(at) => given.swap_remove(at),
+                None => (reason, 0, Vec::new()),
+            },
+        )
+        .collect();
+    Some(GlobOutcome {
         files,
-        binary: reply["binary"].as_u64()?,
+        total: usize::try_from(reply["total"].as_u64()?).ok()?,
+        truncated: reply["truncated"].as_bool()?,
         ignored: reply["ignored"].as_u64()?,
-        unreadable: reply["unreadable"].as_u64()?,
+        errors: reply["errors"].as_u64()?,
+        search_path,
         skipped,
     })
 }
@@ -278,6 +420,50 @@ mod tests {
         assert_eq!((s.binary, s.ignored, s.unreadable), (2, 3, 1));
         assert_eq!(s.skipped[0].0, Reason::Gitignored);
         assert!(s.skipped[0].2[0].is_dir);
+    }
+
+    #[test]
+    fn a_glob_reply_is_read_field_by_field() {
+        let reply = json!({
+            "ok": true, "files": [["src/a.rs", 1700, 12], ["src/c\u{e9}", 5, 0], [[115, 114, 99, 47, 255], null, null]],
+            "total": 7, "truncated": true, "ignored": 3, "errors": 1, "search_path": "src",
+            "skips": [["gitignored", 3, [["src/target", true]]]],
+        });
+        let Answer::Selected(outcome) = parse_with(&reply, |r| globbed(r, Path::new("src"))) else {
+            panic!("not an answer")
+        };
+        assert_eq!(outcome.files[0].path, PathBuf::from("src/a.rs"));
+        assert_eq!(outcome.files[0].metadata, Some((1700, 12)));
+        assert_eq!(outcome.files[2].path.as_os_str().as_bytes(), b"src/\xff");
+        assert_eq!(outcome.files[2].metadata, None);
+        assert_eq!(
+            (
+                outcome.total,
+                outcome.truncated,
+                outcome.ignored,
+                outcome.errors
+            ),
+            (7, true, 3, 1)
+        );
+        assert_eq!(outcome.skipped.len(), Reason::ALL.len());
+        let gitignored = outcome
+            .skipped
+            .iter()
+            .find(|s| s.0 == Reason::Gitignored)
+            .unwrap();
+        assert_eq!((gitignored.1, gitignored.2[0].is_dir), (3, true));
+        // Another directory's files, or another search path: not used.
+        for (files, search_path) in [
+            (json!([["docs/a.md", 1, 1]]), "src"),
+            (json!([["src/../../x", 1, 1]]), "src"),
+            (json!([["src/a.rs", 1, 1]]), "docs"),
+        ] {
+            let mut bad = reply.clone();
+            bad["files"] = files;
+            bad["search_path"] = json!(search_path);
+            let answer = parse_with(&bad, |r| globbed(r, Path::new("src")));
+            assert!(matches!(answer, Answer::Scan(_)), "{bad}");
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The daemon's roots: one index handle and one watch per root (keyed by its real path and
 //! the walk options, which decide which files the index holds), reused from `index::handle`
 //! and `index::fresh`; what `select` answers (the selection itself is the indexed search's,
-//! `search::select_watched`); catching a watch up (and building a missing index) in the
+//! `search::select_watched`) and what `glob` answers (the indexed glob's own outcome,
+//! `glob::glob_indexed`); catching a watch up (and building a missing index) in the
 //! background; and the per-root part of `status`.
 //!
 //! Freshness: the watch is drained after the request was read in full and before the answer
@@ -13,9 +14,12 @@
 use crate::fs::root::Root;
 use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
-use crate::grep::PatternOptions;
+use crate::glob::GlobQuery;
+use crate::index::format::IndexFile;
+use crate::index::fresh::Watch;
 use crate::index::handle::{IndexHandle, Mode};
-use crate::search::GrepQuery;
+use crate::request::{GlobRequest, GrepRequest};
+use crate::search::{GrepQuery, IndexUse};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
@@ -56,6 +60,9 @@ pub struct RootEntry {
     select_lock: Mutex<()>,
     catching_up: AtomicBool,
     queries: AtomicU64,
+    /// Of `queries`, the globs, and those of them answered (not `scan`).
+    globs: AtomicU64,
+    globs_answered: AtomicU64,
     last_used: Mutex<Instant>,
     /// Why this root gets no events (a network file system), if so.
     no_events: Option<String>,
@@ -130,6 +137,8 @@ impl Roots {
             select_lock: Mutex::new(()),
             catching_up: AtomicBool::new(false),
             queries: AtomicU64::new(0),
+            globs: AtomicU64::new(0),
+            globs_answered: AtomicU64::new(0),
             last_used: Mutex::new(Instant::now()),
             problem: Mutex::new(None),
         });
@@ -149,30 +158,69 @@ impl Roots {
     /// The `select` reply to `request` (see docs/daemon.md).
     pub fn select(&self, request: &Value) -> Result<Value, BadRequest> {
         let parsed = parse_select(request)?;
-        let root = Root::open(&parsed.root).map_err(|e| {
+        let entry = match self.entry_for(&parsed.target)? {
+            Ok(entry) => entry,
+            Err(reply) => return Ok(reply),
+        };
+        Ok(entry.select(
+            &parsed.query,
+            parsed.target.every,
+            parsed.list_unnarrowed,
+            parsed.target.build,
+        ))
+    }
+
+    /// The `glob` reply to `request` (see docs/daemon.md).
+    pub fn glob(&self, request: &Value) -> Result<Value, BadRequest> {
+        let target = parse_target(request)?;
+        if target.every {
+            return Err(BadRequest(
+                "walk.all_files is for select: a glob applies the walk options it is given".into(),
+            ));
+        }
+        let glob = field(request, "glob").ok_or(BadRequest("glob is required".into()))?;
+        let mut glob: GlobRequest =
+            serde_json::from_value(glob.clone()).map_err(|e| BadRequest(format!("glob: {e}")))?;
+        if glob.hidden.is_some() || glob.no_ignore.is_some() {
+            return Err(BadRequest(
+                "glob.hidden and glob.no_ignore are not sent: the walk options go in walk".into(),
+            ));
+        }
+        glob.search_path = target.search_path.clone();
+        let query = glob.query().map_err(|e| BadRequest(e.to_string()))?;
+        let entry = match self.entry_for(&target)? {
+            Ok(entry) => entry,
+            Err(reply) => return Ok(reply),
+        };
+        entry.globs.fetch_add(1, Ordering::Relaxed);
+        let reply = entry.glob(&query, target.build);
+        if reply.get("files").is_some() {
+            entry.globs_answered.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(reply)
+    }
+
+    /// The entry that answers a query about `target` (counted), or the reply when none may.
+    fn entry_for(&self, target: &Target) -> Result<Result<Arc<RootEntry>, Value>, BadRequest> {
+        let root = Root::open(&target.root).map_err(|e| {
             BadRequest(format!(
                 "cannot open the root {}: {e}",
-                parsed.root.display()
+                target.root.display()
             ))
         })?;
         // A client holding another directory under that name (the root was replaced since
         // it opened it) would read other files than those selected: it scans.
-        if let Some(ident) = parsed.ident {
+        if let Some(ident) = target.ident {
             if ident != ident_of(&root) {
-                return Ok(scan(
+                return Ok(Err(scan(
                     "the root at this path is not the client's directory",
                     None,
-                ));
+                )));
             }
         }
-        let entry = self.entry(root, parsed.options);
+        let entry = self.entry(root, target.options.clone());
         entry.queries.fetch_add(1, Ordering::Relaxed);
-        Ok(entry.select(
-            &parsed.query,
-            parsed.every,
-            parsed.list_unnarrowed,
-            parsed.build,
-        ))
+        Ok(Ok(entry))
     }
 
     pub fn status(&self) -> Vec<Value> {
@@ -186,6 +234,21 @@ fn scan(reason: impl Into<String>, generation: Option<i64>) -> Value {
     json!({"ok": true, "scan": reason.into(), "generation": generation})
 }
 
+/// Per file, `null` or `[size, mtime_ns, ctime_ns, ino, [[offset, length, line], ...]]`:
+/// the parts of an unchanged file that can hold a match (see `search::FileSpans`).
+fn spans_json(spans: &[Option<crate::search::FileSpans>]) -> Value {
+    if spans.iter().all(Option::is_none) {
+        return Value::Null;
+    }
+    spans
+        .iter()
+        .map(|s| match s {
+            None => Value::Null,
+            Some(s) => json!([s.size, s.mtime_ns, s.ctime_ns, s.ino, s.spans]),
+        })
+        .collect()
+}
+
 /// A path for JSON: a string, or for a name that is not UTF-8 the list of its bytes.
 pub fn path_json(path: &Path) -> Value {
     match path.to_str() {
@@ -194,25 +257,47 @@ pub fn path_json(path: &Path) -> Value {
     }
 }
 
+/// What a walk passed over, each example with its kind (a directory is shown with a `/`),
+/// for clients that replay the summary field by field: `[[reason, count, [[path, is_dir],
+/// ...]], ...]`, the reasons counted at least once.
+fn skips(
+    report: &[(
+        crate::fs::skipped::Reason,
+        u64,
+        Vec<crate::fs::skipped::Example>,
+    )],
+) -> Vec<Value> {
+    report
+        .iter()
+        .filter(|(_, count, _)| *count > 0)
+        .map(|(reason, count, examples)| {
+            let examples: Vec<Value> = examples
+                .iter()
+                .map(|e| json!([path_json(&e.path), e.is_dir]))
+                .collect();
+            json!([reason.name(), count, examples])
+        })
+        .collect()
+}
+
 impl RootEntry {
     fn walker(&self) -> Walker {
         Walker::new(self.root.clone(), self.options.clone())
     }
 
-    /// `every`: the `all_files` answer (binary files listed, an unnarrowed pattern lists
-    /// every file); `build`: without an index, start one (else only say `scan`).
-    fn select(
+    /// The answer of `answer`, given the root's index and its watch at the freshness point
+    /// (drained after the request was read in full, and trusted); `answer` returns the watch
+    /// to `slot`. Anything the watch cannot vouch for is `scan`. One query per root at a time
+    /// (the watch is taken out while it runs); a query that would wait long scans instead, so
+    /// no client stalls another. `build`: without an index, start one (else only say `scan`).
+    fn watched(
         self: &Arc<Self>,
-        query: &GrepQuery,
-        every: bool,
-        list_unnarrowed: bool,
         build: bool,
+        answer: impl FnOnce(&Arc<IndexFile>, &Mutex<Option<Watch>>, Watch) -> Value,
     ) -> Value {
         if let Some(why) = &self.no_events {
             return scan(why.clone(), None);
         }
-        // One selection per root at a time (the watch is taken out while it runs); a query
-        // that would wait long scans instead, so no client stalls another.
         let deadline = Instant::now() + SELECT_WAIT;
         let _guard = loop {
             match self.select_lock.try_lock() {
@@ -254,68 +339,115 @@ impl RootEntry {
                 generation,
             );
         }
-        let watch_generation = watch.generation;
-        let (selected, watch) = match crate::search::select_watched_with(
-            self.walker(),
-            query,
-            &index,
-            watch,
-            every,
-            list_unnarrowed,
-        ) {
-            Ok(done) => done,
-            Err(e) => {
-                return crate::daemon::proto::error_reply("InvalidArgumentError", e.to_string());
-            }
-        };
-        crate::search::install_watch(slot, watch);
+        let reply = answer(&index, slot, watch);
         let (root, options) = (self.root.clone(), self.options.clone());
         self.handle
             .maybe_rebuild(move || Walker::new(root, options));
-        match selected {
-            Err(why) => scan(why, generation),
-            Ok(selection) => {
-                let stats = selection.walker.stats();
-                let skipped: Vec<Value> = stats
-                    .skipped
-                    .report()
-                    .into_iter()
-                    .filter(|(_, count, _)| *count > 0)
-                    .map(|(reason, count, examples)| {
-                        let examples: Vec<Value> =
-                            examples.iter().map(|e| path_json(&e.path)).collect();
-                        json!([reason.name(), count, examples])
+        reply
+    }
+
+    /// `every`: the `all_files` answer (binary files listed, an unnarrowed pattern lists
+    /// every file); `build`: without an index, start one (else only say `scan`).
+    fn select(
+        self: &Arc<Self>,
+        query: &GrepQuery,
+        every: bool,
+        list_unnarrowed: bool,
+        build: bool,
+    ) -> Value {
+        self.watched(build, |index, slot, watch| {
+            let generation = Some(index.build_start_ns);
+            let watch_generation = watch.generation;
+            let (selected, watch) = match crate::search::select_watched_with(
+                self.walker(),
+                query,
+                index,
+                watch,
+                every,
+                list_unnarrowed,
+            ) {
+                Ok(done) => done,
+                Err(e) => {
+                    return crate::daemon::proto::error_reply(
+                        "InvalidArgumentError",
+                        e.to_string(),
+                    );
+                }
+            };
+            crate::search::install_watch(slot, watch);
+            match selected {
+                Err(why) => scan(why, generation),
+                Ok(selection) => {
+                    let stats = selection.walker.stats();
+                    let skipped: Vec<Value> = stats
+                        .skipped
+                        .report()
+                        .into_iter()
+                        .filter(|(_, count, _)| *count > 0)
+                        .map(|(reason, count, examples)| {
+                            let examples: Vec<Value> =
+                                examples.iter().map(|e| path_json(&e.path)).collect();
+                            json!([reason.name(), count, examples])
+                        })
+                        .collect();
+                    json!({
+                        "ok": true,
+                        "skips": skips(&stats.skipped.report()),
+                        "files": selection.files.iter().map(|f| path_json(f)).collect::<Vec<_>>(),
+                        "spans": spans_json(&selection.spans),
+                        "binary": selection.binary,
+                        "ignored": stats.ignored(),
+                        "unreadable": stats.errors(),
+                        "skipped": skipped,
+                        "generation": generation,
+                        "watch_generation": watch_generation,
+                        "trusted": true,
                     })
-                    .collect();
-                // The same with each example's kind (a directory is shown with a `/`), for
-                // clients that replay the summary field by field.
-                let skips: Vec<Value> = stats
-                    .skipped
-                    .report()
-                    .into_iter()
-                    .filter(|(_, count, _)| *count > 0)
-                    .map(|(reason, count, examples)| {
-                        let examples: Vec<Value> = examples
-                            .iter()
-                            .map(|e| json!([path_json(&e.path), e.is_dir]))
-                            .collect();
-                        json!([reason.name(), count, examples])
-                    })
-                    .collect();
-                json!({
-                    "ok": true,
-                    "skips": skips,
-                    "files": selection.files.iter().map(|f| path_json(f)).collect::<Vec<_>>(),
-                    "binary": selection.binary,
-                    "ignored": stats.ignored(),
-                    "unreadable": stats.errors(),
-                    "skipped": skipped,
-                    "generation": generation,
-                    "watch_generation": watch_generation,
-                    "trusted": true,
-                })
+                }
             }
-        }
+        })
+    }
+
+    /// The glob's outcome as the indexed glob of a workspace with this index and watch finds
+    /// it (`glob::glob_indexed`), every field; `scan` when they cannot answer it.
+    fn glob(self: &Arc<Self>, query: &GlobQuery, build: bool) -> Value {
+        self.watched(build, |index, slot, watch| {
+            let generation = Some(index.build_start_ns);
+            let watch_generation = watch.generation;
+            crate::search::install_watch(slot, watch);
+            let walker = self.walker();
+            let using = IndexUse {
+                file: index,
+                watch: Some(slot),
+            };
+            match crate::glob::glob_indexed(&walker, query, using) {
+                Err(e) => crate::daemon::proto::error_reply("InvalidArgumentError", e.to_string()),
+                Ok(None) => scan("the watch cannot answer this glob", generation),
+                Ok(Some(outcome)) => {
+                    let files: Vec<Value> = outcome
+                        .files
+                        .iter()
+                        .map(|f| match f.metadata {
+                            Some((mtime_ms, size)) => json!([path_json(&f.path), mtime_ms, size]),
+                            None => json!([path_json(&f.path), null, null]),
+                        })
+                        .collect();
+                    json!({
+                        "ok": true,
+                        "files": files,
+                        "total": outcome.total,
+                        "truncated": outcome.truncated,
+                        "ignored": outcome.ignored,
+                        "errors": outcome.errors,
+                        "search_path": path_json(&outcome.search_path),
+                        "skips": skips(&outcome.skipped),
+                        "generation": generation,
+                        "watch_generation": watch_generation,
+                        "trusted": true,
+                    })
+                }
+            }
+        })
     }
 
     /// In the background: builds the index when there is none, then catches a new watch up
@@ -399,22 +531,33 @@ impl RootEntry {
             "rebuilds": rebuilds,
             "rebuilding": rebuilding,
             "queries": self.queries.load(Ordering::Relaxed),
+            "glob_queries": self.globs.load(Ordering::Relaxed),
+            "glob_answers": self.globs_answered.load(Ordering::Relaxed),
             "idle_seconds": self.last_used.lock().unwrap().elapsed().as_secs(),
             "problem": self.problem.lock().unwrap().clone(),
         })
     }
 }
 
-struct SelectRequest {
+/// What every query names: the root, the directory searched and the walk options.
+struct Target {
     root: PathBuf,
     /// The client's root directory (device, inode), when it says.
     ident: Option<(u64, u64)>,
+    /// The directory searched, root-relative.
+    search_path: PathBuf,
     options: WalkOptions,
-    query: GrepQuery,
+    /// `walk.all_files`: the index of every file.
     every: bool,
+    /// Without an index, start one (else only say `scan`).
+    build: bool,
+}
+
+struct SelectRequest {
+    target: Target,
+    query: GrepQuery,
     /// With `every`: a pattern the index does not narrow lists every file (else: `scan`).
     list_unnarrowed: bool,
-    build: bool,
 }
 
 fn field<'a>(object: &'a Value, name: &str) -> Option<&'a Value> {
@@ -455,7 +598,7 @@ fn string(object: &Value, name: &str) -> Result<Option<String>, BadRequest> {
     }
 }
 
-fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
+fn parse_target(request: &Value) -> Result<Target, BadRequest> {
     let root =
         PathBuf::from(string(request, "root")?.ok_or(BadRequest("root is required".into()))?);
     if !root.is_absolute() {
@@ -498,42 +641,6 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
         }
     };
     let build = bool_field(request, "build", true)?;
-    let pattern = field(request, "pattern").ok_or(BadRequest("pattern is required".into()))?;
-    let before = field(pattern, "before")
-        .and_then(Value::as_u64)
-        .unwrap_or(0) as usize;
-    let after = field(pattern, "after").and_then(Value::as_u64).unwrap_or(0) as usize;
-    let multiline = match field(pattern, "multiline") {
-        None => None,
-        Some(v) => Some(
-            v.as_bool()
-                .ok_or(BadRequest("multiline must be true, false or null".into()))?,
-        ),
-    };
-    let types = crate::types::FileTypes::new(
-        &strings(request, "types", &[])?,
-        &strings(request, "types_not", &[])?,
-    )
-    .map_err(|e| BadRequest(e.to_string()))?
-    .map(Arc::new);
-    let query = GrepQuery {
-        pattern: PatternOptions {
-            pattern: string(pattern, "pattern")?
-                .ok_or(BadRequest("pattern.pattern is required".into()))?,
-            literal: bool_field(pattern, "literal", false)?,
-            case_sensitive: bool_field(pattern, "case_sensitive", true)?,
-            multiline,
-            before,
-            after,
-        },
-        search_path,
-        include: strings(request, "include", &[])?,
-        exclude: strings(request, "exclude", &[])?,
-        types,
-        ..Default::default()
-    };
-    // A pattern that does not compile is the client's error, before any index work.
-    crate::grep::CompiledPattern::new(&query.pattern).map_err(|e| BadRequest(e.to_string()))?;
     let ident = match field(request, "root_id") {
         None => None,
         Some(v) => Some(
@@ -545,13 +652,133 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
                 ))?,
         ),
     };
-    Ok(SelectRequest {
+    Ok(Target {
         root,
         ident,
+        search_path,
         options,
-        query,
         every,
-        list_unnarrowed: bool_field(walk, "list_unnarrowed", true)?,
         build,
     })
+}
+
+/// The engine's grep request a `select` carries: the fields of `pattern` (`pattern`,
+/// `literal`, `case_sensitive`, `multiline`, `before`, `after`; a null is left out) and the
+/// filters beside it (`include`, `exclude`, `types`, `types_not`). On the wire
+/// `case_sensitive` defaults to true (what `codesift-rg` leaves out), and no limit applies
+/// (a selection lists every file that may match).
+fn grep_request(request: &Value, search_path: &Path) -> Result<GrepRequest, BadRequest> {
+    let Some(Value::Object(pattern)) = field(request, "pattern") else {
+        return Err(BadRequest(
+            "pattern is required: an object with the pattern and its options".into(),
+        ));
+    };
+    if field(&Value::Object(pattern.clone()), "pattern").is_none() {
+        return Err(BadRequest("pattern.pattern is required".into()));
+    }
+    let mut flat = serde_json::Map::new();
+    flat.insert("case_sensitive".into(), Value::Bool(true));
+    flat.insert("max_matches".into(), Value::Null);
+    for (name, value) in pattern.iter().filter(|(_, v)| !v.is_null()) {
+        flat.insert(name.clone(), value.clone());
+    }
+    for name in ["include", "exclude", "types", "types_not"] {
+        if let Some(value) = field(request, name) {
+            flat.insert(name.into(), value.clone());
+        }
+    }
+    let mut grep: GrepRequest = serde_json::from_value(Value::Object(flat))
+        .map_err(|e| BadRequest(format!("pattern: {e}")))?;
+    grep.search_path = search_path.to_path_buf();
+    Ok(grep)
+}
+
+fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
+    let target = parse_target(request)?;
+    let empty = json!({});
+    let walk = field(request, "walk").unwrap_or(&empty);
+    let query = grep_request(request, &target.search_path)?
+        .query()
+        .map_err(|e| BadRequest(e.to_string()))?;
+    // A pattern that does not compile is the client's error, before any index work.
+    crate::grep::CompiledPattern::new(&query.pattern).map_err(|e| BadRequest(e.to_string()))?;
+    Ok(SelectRequest {
+        target,
+        query,
+        list_unnarrowed: bool_field(walk, "list_unnarrowed", true)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(request: Value) -> Result<SelectRequest, String> {
+        parse_select(&request).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn a_select_carries_the_engines_grep_request_with_the_wires_defaults() {
+        // As codesift-rg asks: no case_sensitive means case-sensitive, no limit.
+        let rg = parsed(json!({
+            "op": "select", "root": "/r", "path": "",
+            "walk": {"all_files": true, "list_unnarrowed": false}, "build": false,
+            "pattern": {"pattern": "foo", "literal": false, "multiline": false},
+        }))
+        .unwrap();
+        assert!(rg.query.pattern.case_sensitive);
+        assert_eq!(rg.query.max_matches, None);
+        assert!(rg.target.every && !rg.target.build && !rg.list_unnarrowed);
+        // As the engine's client asks (nulls are left out; filters beside the pattern).
+        let client = parsed(json!({
+            "op": "select", "root": "/r", "path": "sub",
+            "pattern": {"pattern": "x", "literal": true, "case_sensitive": false,
+                        "multiline": null, "before": 2, "after": null},
+            "include": ["*.rs"], "exclude": [], "types": ["c"], "types_not": [],
+        }))
+        .unwrap();
+        let pattern = &client.query.pattern;
+        assert!(pattern.literal && !pattern.case_sensitive);
+        assert_eq!(
+            (pattern.multiline, pattern.before, pattern.after),
+            (None, 2, 0)
+        );
+        assert_eq!(client.query.include, vec!["*.rs".to_string()]);
+        assert!(client.query.types.is_some());
+        assert_eq!(client.query.search_path, PathBuf::from("sub"));
+    }
+
+    #[test]
+    fn a_select_with_bad_fields_is_refused_with_what_is_wrong() {
+        for (request, expected) in [
+            (json!({"root": "/r"}), "pattern is required"),
+            (
+                json!({"root": "/r", "pattern": {}}),
+                "pattern.pattern is required",
+            ),
+            (
+                json!({"root": "/r", "pattern": {"pattern": "x", "colour": 1}}),
+                "unknown field",
+            ),
+            (
+                json!({"root": "/r", "pattern": {"pattern": "x", "before": -1}}),
+                "before must be at least 0",
+            ),
+            (json!({"root": "/r", "pattern": {"pattern": "("}}), "("),
+            (
+                json!({"root": "/r", "pattern": {"pattern": "x"}, "types": ["nope"]}),
+                "nope",
+            ),
+            (
+                json!({"root": "rel", "pattern": {"pattern": "x"}}),
+                "absolute",
+            ),
+        ] {
+            let message = match parsed(request.clone()) {
+                Err(message) => message,
+                Ok(_) => panic!("{request} was accepted"),
+            };
+            assert!(message.contains(expected), "{request}: {message}");
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! The daemon's server: the single-instance lock, the socket, one thread per connection
 //! (bounded in number, each with read and write time limits, so a silent, slow or dead client
-//! holds only its own thread), the ops (`ping`, `status`, `stop`, `select`), and the idle
+//! holds only its own thread), the ops (`ping`, `status`, `stop`, `select`, `glob`), and the idle
 //! exit.
 //!
 //! Start-up order matters: the lock (`flock` on a file beside the socket) is taken before a
@@ -247,6 +247,10 @@ fn dispatch(request: &Value, shared: &Shared) -> Value {
             shared.stop.store(true, Ordering::Release);
             json!({"ok": true, "stopping": true, "pid": std::process::id()})
         }
+        "glob" => match shared.roots.glob(request) {
+            Ok(reply) => reply,
+            Err(bad) => proto::error_reply("InvalidArgumentError", bad.0),
+        },
         "select" => match shared.roots.select(request) {
             Ok(reply) => reply,
             Err(bad) => proto::error_reply("InvalidArgumentError", bad.0),
@@ -254,7 +258,7 @@ fn dispatch(request: &Value, shared: &Shared) -> Value {
         other => proto::error_reply(
             "InvalidArgumentError",
             format!(
-                "unknown op {:?}: use ping, status, stop or select",
+                "unknown op {:?}: use ping, status, stop, select or glob",
                 other.chars().take(40).collect::<String>()
             ),
         ),

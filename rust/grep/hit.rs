@@ -74,6 +74,10 @@ pub struct FileHits {
     pub size: u64,
     pub mtime_ns: i64,
     pub encoding: TextEncoding,
+    /// These hits continue the file's previous `FileHits` (a stream sends a file with many
+    /// hits in pieces, each of whole lines, in order). Each piece's `matches` are its own
+    /// (a file's pieces add up); the last piece's `count` is the whole file's, the others' 0.
+    pub continued: bool,
 }
 
 impl FileHits {

@@ -6,9 +6,10 @@ use super::hit::{FileHits, FileOutcome, Hit, TextEncoding};
 use super::pattern::{CompiledPattern, OutputMode};
 use super::sink::{HitSink, Taken};
 use super::stop::{FileLimits, StopSignal};
-use super::unique::{mark_unique, mark_unique_by};
+use super::unique::{mark_unique_by, mark_unique_within, unique_budget};
 use crate::fs::read::read_known_size;
 use grep_searcher::Searcher;
+use std::cell::{Cell, RefCell};
 use std::fs::File;
 use std::io::Read;
 use std::path::PathBuf;
@@ -72,6 +73,25 @@ impl FileSearcher {
         limits: FileLimits,
         stop: &StopSignal,
     ) -> FileOutcome {
+        self.search_pieces(file, rel, limits, stop, None)
+    }
+
+    /// `search`, handing a file with many hits out in pieces as it goes: each piece is
+    /// `PIECE_HITS` hits of whole lines, in order, given to `pieces` (false stops the search);
+    /// the outcome holds the rest (`FileHits::continued` after a piece), so that a file's
+    /// hits are never all held at once. Only a file read whole and searched line by line
+    /// without context comes in pieces (a file streamed from disk may turn out binary past
+    /// its first hits; context and multiline hits share lines across a piece's end).
+    /// Uniqueness is proven against the whole text for each piece, within one budget for
+    /// the file.
+    pub fn search_pieces(
+        &mut self,
+        file: std::io::Result<File>,
+        rel: impl FnOnce() -> PathBuf,
+        limits: FileLimits,
+        stop: &StopSignal,
+        pieces: Option<&mut dyn FnMut(FileHits) -> bool>,
+    ) -> FileOutcome {
         let Ok(file) = file else {
             return FileOutcome::Unreadable;
         };
@@ -88,6 +108,16 @@ impl FileSearcher {
             use std::os::unix::fs::MetadataExt;
             meta.mtime() * 1_000_000_000 + meta.mtime_nsec()
         };
+        // The file's name, asked for once (by its first piece, or at the end).
+        let path: RefCell<Option<PathBuf>> = RefCell::new(None);
+        let rel = Cell::new(Some(rel));
+        let name = || {
+            path.borrow_mut()
+                .get_or_insert_with(|| rel.take().map(|rel| rel()).unwrap_or_default())
+                .clone()
+        };
+        let budget = Cell::new(0);
+        let mut hand_out;
         let mut sink = HitSink::new(
             &self.pattern,
             limits,
@@ -128,6 +158,36 @@ impl FileSearcher {
                 _ => (&self.buffer[..], 0),
             };
             sink.base = base;
+            budget.set(unique_budget(text.len()));
+            let budget = &budget;
+            let name = &name;
+            let mut handed = 0u64;
+            hand_out = pieces.map(|pieces| {
+                move |hits: &mut Vec<Hit>, bytes: &mut Vec<u8>| {
+                    let (mut hits, bytes) = (std::mem::take(hits), std::mem::take(bytes));
+                    if mode == OutputMode::Content {
+                        let mut left = budget.get();
+                        mark_unique_within(&mut hits, &bytes, text, &mut left);
+                        budget.set(left);
+                    }
+                    let n = hits.len() as u64;
+                    handed += 1;
+                    pieces(FileHits {
+                        path: name(),
+                        hits,
+                        bytes,
+                        count: 0,
+                        matches: n,
+                        size,
+                        mtime_ns,
+                        encoding,
+                        continued: handed > 1,
+                    })
+                }
+            });
+            if let Some(hook) = hand_out.as_mut() {
+                sink.piece = Some(hook);
+            }
             // The searcher checks the first `BINARY_SNIFF_LEN` bytes; the rest is checked
             // first, so that a late NUL makes the file binary whatever the pattern finds
             // (nothing, or hits before it in a search that stops early), and is not searched.
@@ -143,7 +203,8 @@ impl FileSearcher {
             }
             // Files and counts show no text to edit by id: not worth a pass over the file.
             if !sink.binary && mode == OutputMode::Content && !self.pattern.lines {
-                mark_unique(sink.hits, sink.bytes, text);
+                let mut left = budget.get();
+                mark_unique_within(sink.hits, sink.bytes, text, &mut left);
             }
         } else {
             searched = self
@@ -167,7 +228,7 @@ impl FileSearcher {
         if unchecked {
             taken.hits = None;
         }
-        self.finish(taken, searched, rel, size, mtime_ns, encoding)
+        self.finish(taken, searched, name, size, mtime_ns, encoding)
     }
 
     /// Searches only the given parts of `file` (whole lines, in file order, holding every
@@ -295,6 +356,8 @@ impl FileSearcher {
         let Taken {
             hits,
             count,
+            flushed,
+            pieces,
             binary,
             interrupted,
         } = taken;
@@ -324,12 +387,13 @@ impl FileSearcher {
             } else {
                 1
             },
-            matches: count,
+            matches: count - flushed,
             hits,
             bytes,
             size,
             mtime_ns,
             encoding,
+            continued: pieces > 0,
         });
         match (interrupted, hits) {
             (true, hits) => FileOutcome::Interrupted(hits),

@@ -13,7 +13,11 @@ use std::collections::VecDeque;
 /// What a file's search found, taken out of its sink.
 pub(super) struct Taken {
     pub(super) hits: Option<(Vec<Hit>, Vec<u8>)>,
+    /// Matches found in the file (those of the pieces handed out too).
     pub(super) count: u64,
+    /// Matches in the pieces handed out before these hits, and how many pieces.
+    pub(super) flushed: u64,
+    pub(super) pieces: u64,
     pub(super) binary: bool,
     pub(super) interrupted: bool,
 }
@@ -22,7 +26,7 @@ impl From<HitSink<'_>> for Taken {
     fn from(sink: HitSink<'_>) -> Taken {
         // Small results are copied out at their exact size (the buffers are reused); a buffer
         // past the size kept between files is handed over whole instead of copied.
-        let hits = (sink.count > 0).then(|| {
+        let hits = (sink.count > sink.flushed).then(|| {
             let bytes = if sink.bytes.capacity() > KEEP_BUFFER {
                 std::mem::take(sink.bytes)
             } else {
@@ -38,6 +42,8 @@ impl From<HitSink<'_>> for Taken {
         Taken {
             hits,
             count: sink.count,
+            flushed: sink.flushed,
+            pieces: sink.pieces,
             binary: sink.binary,
             interrupted: sink.interrupted,
         }
@@ -79,7 +85,19 @@ pub(super) struct HitSink<'a> {
     /// Hits still collecting after-context lines.
     pending: Vec<usize>,
     spans: Vec<(usize, usize)>,
+    /// Takes the hits gathered so far (whole lines) as a piece of the file, when there are
+    /// `PIECE_HITS` of them and the next hit starts a line; false stops the search.
+    pub(super) piece: Option<&'a mut PieceHook<'a>>,
+    /// Matches in the pieces handed out, and how many pieces.
+    flushed: u64,
+    pieces: u64,
 }
+
+/// Receives a piece of a file's hits and the bytes they point into (both to be taken).
+pub(super) type PieceHook<'a> = dyn FnMut(&mut Vec<Hit>, &mut Vec<u8>) -> bool + 'a;
+
+/// Hits in a piece of a file (see `HitSink::piece`): what a stream holds of one file.
+pub const PIECE_HITS: usize = 8192;
 
 impl<'a> HitSink<'a> {
     pub(super) fn new(
@@ -107,6 +125,9 @@ impl<'a> HitSink<'a> {
             recent: VecDeque::new(),
             pending: Vec::new(),
             spans: Vec::new(),
+            piece: None,
+            flushed: 0,
+            pieces: 0,
         }
     }
 
@@ -193,7 +214,7 @@ impl<'a> HitSink<'a> {
         } else {
             &buffer[..range.end]
         };
-        if self.pattern.lines && self.hits.len() >= EXACT_LINES {
+        if self.pattern.lines && (self.pieces > 0 || self.hits.len() >= EXACT_LINES) {
             // Each line's first match only: no match crosses a line end, so the search for the
             // next line's first match starts at that line.
             let mut at = range.start;
@@ -258,7 +279,8 @@ impl<'a> HitSink<'a> {
                 }
             };
             self.count += 1;
-            if self.finishing || self.hits.len() >= self.limits.max_hits {
+            let kept = self.flushed as usize + self.hits.len();
+            if self.finishing || kept >= self.limits.max_hits {
                 self.finishing = true;
                 if !self.limits.count_all && self.pending.is_empty() {
                     keep_going = false;
@@ -282,6 +304,32 @@ impl<'a> HitSink<'a> {
             let end_line = line + memchr_iter(b'\n', &buffer[start..last_byte]).count() as u64;
             let line_offset = self.base + block_offset + (line_start - range.start) as u64;
             let line_text = without_terminator(&buffer[line_start..current_end]);
+            // A piece ends before a new line: no line is split between two (context and
+            // multiline searches, whose hits share lines, keep the file whole).
+            if self.hits.len() >= PIECE_HITS
+                && !wants_context
+                && !self.pattern.multiline
+                && self
+                    .last_line
+                    .as_ref()
+                    .is_some_and(|l| l.offset != line_offset)
+                && let Some(piece) = self.piece.as_mut()
+            {
+                let n = self.hits.len() as u64;
+                if !piece(self.hits, self.bytes) {
+                    // The piece was not taken: the rest of the file must not go out after it.
+                    self.hits.clear();
+                    self.count = self.flushed;
+                    self.interrupted = true;
+                    keep_going = false;
+                    break;
+                }
+                self.hits.clear();
+                self.bytes.clear();
+                self.last_line = None;
+                self.flushed += n;
+                self.pieces += 1;
+            }
             let shared = self.hit_line(line_text, line_offset, line);
             let text = shared.text;
             let context = shared.before.as_ref().map(|before| {

@@ -4,12 +4,32 @@
 use super::hit::Hit;
 
 /// Marks each hit whose matched bytes occur exactly once in `text`.
+#[cfg(test)]
 pub(super) fn mark_unique(hits: &mut [Hit], bytes: &[u8], text: &[u8]) {
-    mark_unique_by(hits, bytes, text.len(), &mut |needle| {
+    let mut budget = unique_budget(text.len());
+    mark_unique_within(hits, bytes, text, &mut budget);
+}
+
+/// The bytes the checks of one file may scan: its text once, and `UNIQUE_SCAN_BUDGET` more.
+pub(super) fn unique_budget(text_len: usize) -> usize {
+    text_len.saturating_add(UNIQUE_SCAN_BUDGET)
+}
+
+/// `mark_unique` spending `budget` (left for the next hits of the same file: a file whose
+/// hits are checked piece by piece spends one budget in all).
+pub(super) fn mark_unique_within(hits: &mut [Hit], bytes: &[u8], text: &[u8], budget: &mut usize) {
+    mark_unique_spending(hits, bytes, text.len(), budget, &mut |needle| {
         let mut found = memchr::memmem::find_iter(text, needle);
         (found.next(), found.next())
     });
 }
+
+/// The checks together scan the text once plus at most this many bytes. A hit whose bytes
+/// occur once among the hits needs a scan of the whole text to prove them unique, and a
+/// file with thousands of distinct hits (minified code) would otherwise cost its size per
+/// hit. Hits past the budget count as not unique (a linked edit of such a hit that no
+/// longer matches at its span fails as stale instead of being relocated).
+const UNIQUE_SCAN_BUDGET: usize = 4 * 1024 * 1024;
 
 /// Where the first two (non-overlapping) occurrences of a string start in a text.
 type FirstTwo<'a> = dyn FnMut(&[u8]) -> (Option<usize>, Option<usize>) + 'a;
@@ -22,17 +42,22 @@ pub(super) fn mark_unique_by(
     text_len: usize,
     first_two: &mut FirstTwo<'_>,
 ) {
-    /// The checks together scan the text once plus at most this many bytes. A hit whose bytes
-    /// occur once among the hits needs a scan of the whole text to prove them unique, and a
-    /// file with thousands of distinct hits (minified code) would otherwise cost its size per
-    /// hit. Hits past the budget count as not unique (a linked edit of such a hit that no
-    /// longer matches at its span fails as stale instead of being relocated).
-    const UNIQUE_SCAN_BUDGET: usize = 4 * 1024 * 1024;
+    let mut budget = unique_budget(text_len);
+    mark_unique_spending(hits, bytes, text_len, &mut budget, first_two);
+}
+
+/// `mark_unique_by` spending `budget`.
+fn mark_unique_spending(
+    hits: &mut [Hit],
+    bytes: &[u8],
+    text_len: usize,
+    budget: &mut usize,
+    first_two: &mut FirstTwo<'_>,
+) {
     let content = |hit: &Hit| &bytes[hit.content.start..hit.content.start + hit.content.len];
-    let mut budget = text_len.saturating_add(UNIQUE_SCAN_BUDGET);
     // Whether `needle` occurs once in the text; `None` when the budget is spent.
     let mut once_in_text = |needle: &[u8]| {
-        if needle.is_empty() || budget == 0 {
+        if needle.is_empty() || *budget == 0 {
             return None;
         }
         // What a scan of the text for the first two would read.
@@ -41,7 +66,7 @@ pub(super) fn mark_unique_by(
             (Some(_), Some(second)) => (false, second + needle.len()),
             (None, _) => (false, text_len),
         };
-        budget = budget.saturating_sub(scanned);
+        *budget = budget.saturating_sub(scanned);
         Some(once)
     };
     match hits {

@@ -4,23 +4,22 @@ use crate::error::Error;
 use crate::fs::files::{Files, Locked};
 use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
-use crate::glob::{GlobQuery, GlobSort, glob};
+use crate::glob::{GlobSort, PathPattern};
 use crate::py::cancel::CancelToken;
 use crate::py::errors::catch_panic;
-use crate::py::request::GrepRequest;
+use crate::py::glob::GlobStream;
+use crate::py::request::{GlobRequest, GrepRequest};
 use crate::py::stream::GrepStream;
 use crate::py::types::{
     GlobOutcome, GrepOutcome, Listing as TreeListing, glob_outcome, grep_outcome, tree_listing,
 };
-use crate::search::IndexUse;
-use crate::types::FileTypes;
 use crate::workspace::Workspace;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 /// A listing for Python: `(name, is_dir)` entries, entries hidden by rules, the real path.
 type Listing = (Vec<(OsString, bool)>, u64, OsString);
@@ -52,11 +51,6 @@ impl Engine {
     fn walker(&self) -> Walker {
         Walker::new(self.ws.root.clone(), self.ws.options.clone())
     }
-}
-
-/// The file-type selection of a call, shared by the threads that check it.
-fn file_types(select: &[String], negate: &[String]) -> PyResult<Option<Arc<FileTypes>>> {
-    Ok(FileTypes::new(select, negate)?.map(Arc::new))
 }
 
 #[pymethods]
@@ -109,54 +103,17 @@ impl Engine {
         &self.id_prefix
     }
 
-    /// Files under `search_path` (workspace-relative) matching `pattern`; `types` and
-    /// `types_not` select ripgrep file types, `hidden` and `no_ignore` override the
-    /// workspace's walk options for this call.
-    #[pyo3(signature = (search_path, pattern, *, case_sensitive = true, limit = 2000, sort = "path",
-        types = Vec::new(), types_not = Vec::new(), hidden = None, no_ignore = None, cancel = None))]
-    #[allow(clippy::too_many_arguments)]
+    /// The files `request` asks for (`GlobRequest`).
+    #[pyo3(signature = (request, *, cancel = None))]
     fn glob(
         &self,
         py: Python<'_>,
-        search_path: PathBuf,
-        pattern: String,
-        case_sensitive: bool,
-        limit: usize,
-        sort: &str,
-        types: Vec<String>,
-        types_not: Vec<String>,
-        hidden: Option<bool>,
-        no_ignore: Option<bool>,
+        request: &GlobRequest,
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GlobOutcome> {
-        let sort = GlobSort::parse(sort)?;
-        let (options, overridden) = self.ws.call_options(hidden, no_ignore);
         let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
-        let walker = Walker::new(self.ws.root.clone(), options).with_cancel(cancel.clone());
         let links = self.ws.options.links();
-        let query = GlobQuery {
-            pattern,
-            search_path,
-            case_sensitive,
-            limit,
-            sort,
-            types: file_types(&types, &types_not)?,
-        };
-        let index = self.ws.index.clone();
-        let outcome = py.detach(move || {
-            catch_panic(|| {
-                // Only a loaded index with a caught-up watch answers a glob (no build, no walk),
-                // and only for the options it was built with.
-                let file = if overridden { None } else { index.loaded() };
-                let using = file.as_deref().map(|file| IndexUse {
-                    file,
-                    watch: index.watch_slot(),
-                });
-                let outcome = glob(&walker, &query, using)?;
-                cancel.check("glob")?;
-                Ok(outcome)
-            })
-        })?;
+        let outcome = py.detach(|| catch_panic(|| self.ws.glob(&request.request, cancel)))?;
         glob_outcome(py, outcome, self.ws.root.clone(), links)
     }
 
@@ -193,6 +150,34 @@ impl Engine {
             cancel,
             own_token,
         ))
+    }
+
+    /// `glob` sorted by path as a stream (`GlobStream`): the same files in the same order,
+    /// in batches as a sorted walk finds them (no index: the walk is what streams). A bad
+    /// pattern or a missing path raises here, before anything is walked.
+    #[pyo3(signature = (request, *, cancel = None))]
+    fn glob_iter(
+        &self,
+        py: Python<'_>,
+        request: &GlobRequest,
+        cancel: Option<PyRef<'_, CancelToken>>,
+    ) -> PyResult<GlobStream> {
+        let request = &request.request;
+        let mut query = request.query()?;
+        // Only path order streams (an mtime order needs every file's time first).
+        query.sort = GlobSort::Path;
+        let (options, _) = self.ws.call_options(request.hidden, request.no_ignore);
+        let own_token = cancel.is_none();
+        let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
+        let walker = Walker::new(self.ws.root.clone(), options).with_cancel(cancel.clone());
+        py.detach(|| {
+            catch_panic(|| {
+                PathPattern::new(&[query.pattern.as_str()], query.case_sensitive)?;
+                walker.target(&query.search_path).map(drop)
+            })
+        })?;
+        let links = self.ws.options.links();
+        Ok(GlobStream::start(walker, query, cancel, own_token, links))
     }
 
     /// The visible entries of directory `path` (workspace-relative) as `(name, is_dir)` pairs,

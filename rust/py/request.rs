@@ -1,10 +1,12 @@
-//! `GrepRequest`: the engine's grep request (`crate::request`) as a frozen Python object,
-//! converted from keyword arguments and checked by the engine when it is made.
+//! `GrepRequest` and `GlobRequest`: the engine's requests (`crate::request`) as frozen
+//! Python objects, converted from keyword arguments and checked by the engine when made.
 
 use crate::error::Error;
-use crate::request::GrepRequest as Request;
+use crate::request::{GlobRequest as GlobRequestOf, GrepRequest as Request};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
 use std::path::PathBuf;
 
@@ -20,12 +22,7 @@ impl GrepRequest {
     #[new]
     #[pyo3(signature = (search_path, **options))]
     fn new(search_path: PathBuf, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let value = match options {
-            Some(options) => to_value(options.as_any())?,
-            None => Value::Object(Map::new()),
-        };
-        let mut request: Request = serde_json::from_value(value)
-            .map_err(|e| Error::InvalidArgument(format!("grep request: {e}")))?;
+        let mut request: Request = request_of("grep", options)?;
         request.search_path = search_path;
         request.query()?;
         Ok(GrepRequest { request })
@@ -34,15 +31,58 @@ impl GrepRequest {
     /// Every option by name, as the engine holds it (defaults filled in).
     #[getter]
     fn options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let value = serde_json::to_value(&self.request)
-            .map_err(|e| Error::Io(format!("grep request: {e}")))?;
-        from_value(py, &value)
+        options_of(py, "grep", &self.request)
     }
+}
+
+#[pyclass(frozen, name = "GlobRequest", module = "codesift._core")]
+pub struct GlobRequest {
+    pub request: GlobRequestOf,
+}
+
+#[pymethods]
+impl GlobRequest {
+    /// `search_path` (workspace-relative) and the options of `crate::request::GlobRequest`
+    /// by name; a value the engine does not allow is an `InvalidArgumentError` here.
+    #[new]
+    #[pyo3(signature = (search_path, **options))]
+    fn new(search_path: PathBuf, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let mut request: GlobRequestOf = request_of("glob", options)?;
+        request.search_path = search_path;
+        request.query()?;
+        Ok(GlobRequest { request })
+    }
+
+    /// Every option by name, as the engine holds it (defaults filled in).
+    #[getter]
+    fn options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        options_of(py, "glob", &self.request)
+    }
+}
+
+/// A request of the engine's made from keyword arguments (`what`: its name in messages).
+fn request_of<T: DeserializeOwned>(what: &str, options: Option<&Bound<'_, PyDict>>) -> PyResult<T> {
+    let value = match options {
+        Some(options) => to_value(what, options.as_any())?,
+        None => Value::Object(Map::new()),
+    };
+    Ok(serde_json::from_value(value)
+        .map_err(|e| Error::InvalidArgument(format!("{what} request: {e}")))?)
+}
+
+fn options_of<'py>(
+    py: Python<'py>,
+    what: &str,
+    request: &impl Serialize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let value =
+        serde_json::to_value(request).map_err(|e| Error::Io(format!("{what} request: {e}")))?;
+    from_value(py, &value)
 }
 
 /// A Python value (None, bool, int, float, str, list, tuple, dict with str keys) as JSON;
 /// a float JSON has no number for is named ("inf", "nan") for the engine to refuse.
-fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+fn to_value(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     Ok(if obj.is_none() {
         Value::Null
     } else if let Ok(b) = obj.cast::<PyBool>() {
@@ -60,18 +100,18 @@ fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     } else if let Ok(d) = obj.cast::<PyDict>() {
         let mut map = Map::new();
         for (k, v) in d.iter() {
-            map.insert(k.extract::<String>()?, to_value(&v)?);
+            map.insert(k.extract::<String>()?, to_value(what, &v)?);
         }
         Value::Object(map)
     } else if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         Value::Array(
             obj.try_iter()?
-                .map(|item| to_value(&item?))
+                .map(|item| to_value(what, &item?))
                 .collect::<PyResult<_>>()?,
         )
     } else {
         return Err(Error::InvalidArgument(format!(
-            "grep request: a {} is not a value of a request",
+            "{what} request: a {} is not a value of a request",
             obj.get_type().name()?
         ))
         .into());

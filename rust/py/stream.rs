@@ -36,6 +36,8 @@ pub struct GrepStream {
     own_token: bool,
     closed: Arc<AtomicBool>,
     outcome: Option<Py<GrepOutcome>>,
+    /// The matches of the last item given, and whether it continued the file before it.
+    last: (u64, bool),
 }
 
 impl GrepStream {
@@ -62,6 +64,7 @@ impl GrepStream {
             own_token,
             closed,
             outcome: None,
+            last: (0, false),
         }
     }
 
@@ -73,7 +76,10 @@ impl GrepStream {
         };
         loop {
             match py.detach(|| receiver.recv_timeout(SIGNAL_CHECK)) {
-                Ok(file) => return Ok(Some(file)),
+                Ok(file) => {
+                    self.last = (file.matches, file.continued);
+                    return Ok(Some(file));
+                }
                 Err(RecvTimeoutError::Timeout) => {
                     if let Err(e) = py.check_signals() {
                         self.stop();
@@ -189,6 +195,21 @@ impl GrepStream {
         if let Some(thread) = self.thread.take() {
             let _ = py.detach(|| thread.join());
         }
+    }
+
+    /// The matches found in the file of the last item given (with `continued`, in that
+    /// piece only: a file's pieces add up): in count mode, every match of the file.
+    #[getter]
+    fn matches(&self) -> u64 {
+        self.last.0
+    }
+
+    /// Whether the last item given continues the file of the item before it: a file with
+    /// many hits comes in pieces (each of whole lines, in order) so that it is never held
+    /// whole.
+    #[getter]
+    fn continued(&self) -> bool {
+        self.last.1
     }
 
     /// The search's figures once every file came out (its `matches` are empty), else None.

@@ -16,6 +16,9 @@ pub struct Haystack {
     pub is_stdin: bool,
     /// Named on the command line (binary files are then searched, not skipped).
     pub explicit: bool,
+    /// From the index: only these parts of the file can hold a match (read only them when
+    /// the file is still the one the index recorded).
+    pub spans: Option<crate::search::FileSpans>,
 }
 
 /// The settled walk options.
@@ -65,6 +68,7 @@ impl FileSet {
             path,
             is_stdin,
             explicit,
+            spans: None,
         })
     }
 

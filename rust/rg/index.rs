@@ -27,6 +27,7 @@ use super::args::{Args, CaseMode, Mode, SearchMode};
 use super::haystack::Haystack;
 use super::messages;
 use crate::daemon::client;
+use crate::search::FileSpans;
 
 /// A scan that visits at least this many files asks the daemon to index its tree (auto).
 /// Below it a scan is fast enough (tens of milliseconds) that an index and a watch per tree
@@ -127,21 +128,68 @@ fn narrowing(a: &Args, patterns: &[String]) -> Option<(String, bool)> {
     Some((pattern, case_insensitive))
 }
 
-/// The files of a select reply, root-relative.
-fn reply_files(reply: &Value) -> Option<Vec<PathBuf>> {
+/// Whether a file may be read in the parts the index says can hold a match: only when
+/// nothing printed depends on the bytes outside them (context lines, byte offsets) and the
+/// lines matched are the file's (no multiline match across parts).
+fn span_reads(a: &Args) -> bool {
+    let context = match a.context {
+        super::args::Context::Passthru => true,
+        super::args::Context::Limited { .. } => {
+            let (before, after) = a.context.get();
+            before > 0 || after > 0
+        }
+    };
+    !(context || a.byte_offset || a.multiline || a.invert_match || a.stats)
+        && matches!(a.mode, Mode::Search(m) if m != SearchMode::Json)
+}
+
+/// The files of a select reply, root-relative, each with the parts that can hold a match
+/// when the daemon sent them.
+fn reply_files(reply: &Value) -> Option<Vec<(PathBuf, Option<FileSpans>)>> {
     let files = reply.get("files")?.as_array()?;
+    let spans = reply.get("spans").and_then(Value::as_array);
     files
         .iter()
-        .map(|f| match f {
-            Value::String(s) => Some(PathBuf::from(s)),
-            Value::Array(bytes) => {
-                let bytes: Option<Vec<u8>> =
-                    bytes.iter().map(|b| b.as_u64().map(|b| b as u8)).collect();
-                Some(PathBuf::from(std::ffi::OsStr::from_bytes(&bytes?)))
-            }
-            _ => None,
+        .enumerate()
+        .map(|(i, f)| {
+            let path = match f {
+                Value::String(s) => PathBuf::from(s),
+                Value::Array(bytes) => {
+                    let bytes: Option<Vec<u8>> =
+                        bytes.iter().map(|b| b.as_u64().map(|b| b as u8)).collect();
+                    PathBuf::from(std::ffi::OsStr::from_bytes(&bytes?))
+                }
+                _ => return None,
+            };
+            let spans = spans.and_then(|s| s.get(i)).and_then(file_spans);
+            Some((path, spans))
         })
         .collect()
+}
+
+/// `[size, mtime_ns, ctime_ns, ino, [[offset, length, line], ...]]` (`None`: read it all).
+fn file_spans(value: &Value) -> Option<FileSpans> {
+    let fields = value.as_array()?;
+    let spans = fields
+        .get(4)?
+        .as_array()?
+        .iter()
+        .map(|s| {
+            let s = s.as_array()?;
+            Some((
+                s.first()?.as_u64()?,
+                s.get(1)?.as_u64()?,
+                s.get(2)?.as_u64()?,
+            ))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(FileSpans {
+        size: fields.first()?.as_u64()?,
+        mtime_ns: fields.get(1)?.as_i64()?,
+        ctime_ns: fields.get(2)?.as_i64()?,
+        ino: fields.get(3)?.as_u64()?,
+        spans,
+    })
 }
 
 /// The Python that hosts the daemon: `CODESIFT_PYTHON`, else `python3` on PATH.
@@ -213,8 +261,8 @@ fn select_request(
     })
 }
 
-/// The daemon's files for `root`, or why not.
-fn ask(request: &Value, mode: IndexMode) -> Result<Vec<PathBuf>, String> {
+/// The daemon's files for `root` (with the parts that can hold a match), or why not.
+fn ask(request: &Value, mode: IndexMode) -> Result<Vec<(PathBuf, Option<FileSpans>)>, String> {
     let deadline = Instant::now() + FORCE_DEADLINE;
     // A daemon that has not come up by then will not (no Python, a refused directory).
     let connect_deadline = Instant::now() + FORCE_START;
@@ -290,10 +338,11 @@ pub fn haystacks(
         let real = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let request = select_request(&real, &narrow, a.multiline, mode);
         let files = ask(&request, mode)?;
+        let by_spans = span_reads(a);
         let mut kept = Vec::new();
         let mut dirs: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
         dirs.insert(PathBuf::new());
-        for rel in files {
+        for (rel, spans) in files {
             let mut parent = rel.parent();
             while let Some(p) = parent {
                 if !dirs.insert(p.to_path_buf()) {
@@ -302,7 +351,7 @@ pub fn haystacks(
                 parent = p.parent();
             }
             if keep(matcher, &rel, false) {
-                kept.push(rel);
+                kept.push((rel, spans.filter(|_| by_spans)));
             }
         }
         // The index never holds `.git`, but a walk showing hidden entries (or whitelisted by
@@ -314,13 +363,13 @@ pub fn haystacks(
                 list_git(matcher, dir, &git, &mut kept);
             }
         }
-        kept.sort();
-        kept.dedup();
+        kept.sort_by(|a, b| a.0.cmp(&b.0));
+        kept.dedup_by(|a, b| a.0 == b.0);
         if kept.is_empty() && narrow.is_some() && implicit_path {
             // "No files were searched" depends on the unnarrowed set: only a scan knows it.
             return Err("no candidates in the implicit path".into());
         }
-        out.extend(kept.into_iter().map(|rel| {
+        out.extend(kept.into_iter().map(|(rel, spans)| {
             let path = dir.join(&rel);
             let path = match path.strip_prefix("./") {
                 Ok(p) if implicit_path => p.to_path_buf(),
@@ -330,10 +379,15 @@ pub fn haystacks(
                 path,
                 is_stdin: false,
                 explicit: false,
+                spans,
             }
         }));
     }
-    debug(&format!("{} files from the index", out.len()));
+    let in_parts = out.iter().filter(|h| h.spans.is_some()).count();
+    debug(&format!(
+        "{} files from the index ({in_parts} read in parts)",
+        out.len()
+    ));
     Ok(out)
 }
 
@@ -350,14 +404,14 @@ fn list_git(
     matcher: &mut ignore::IncrementalIgnore,
     dir: &Path,
     git: &Path,
-    out: &mut Vec<PathBuf>,
+    out: &mut Vec<(PathBuf, Option<FileSpans>)>,
 ) {
     let Ok(md) = std::fs::symlink_metadata(dir.join(git)) else {
         return;
     };
     if md.is_file() {
         if keep(matcher, git, false) {
-            out.push(git.to_path_buf());
+            out.push((git.to_path_buf(), None));
         }
         return;
     }
@@ -377,7 +431,7 @@ fn list_git(
                     stack.push(child);
                 }
             } else if ft.is_file() && keep(matcher, &child, false) {
-                out.push(child);
+                out.push((child, None));
             }
         }
     }

@@ -10,6 +10,7 @@ use grep_searcher::{BinaryDetection, Searcher};
 use termcolor::WriteColor;
 
 use super::haystack::Haystack;
+use crate::search::FileSpans;
 
 pub enum Printer<W> {
     Standard(Standard<W>),
@@ -71,8 +72,65 @@ impl<W: WriteColor> Worker<W> {
             let result = result?;
             closed?;
             Ok(result)
+        } else if let Some(spans) = &h.spans {
+            self.search_spans(h, spans)
         } else {
             self.search_path(h)
+        }
+    }
+
+    /// Searches only the parts of the file the index says can hold a match, each preceded
+    /// by as many empty lines as the file has before it (no bytes read for them), so that
+    /// the printer numbers the lines as in the whole file; `span_reads` allows this only
+    /// where nothing printed depends on the rest of the file. A file that is not the one the
+    /// index recorded any more (or cannot be read in parts) is searched whole.
+    fn search_spans(&mut self, h: &Haystack, spans: &FileSpans) -> io::Result<SearchResult> {
+        use std::os::unix::fs::{FileExt, MetadataExt};
+        let file = std::fs::File::open(&h.path)?;
+        let md = file.metadata()?;
+        let same = md.is_file()
+            && md.size() == spans.size
+            && md.ino() == spans.ino
+            && md.mtime() * 1_000_000_000 + md.mtime_nsec() == spans.mtime_ns
+            && md.ctime() * 1_000_000_000 + md.ctime_nsec() == spans.ctime_ns;
+        if !same {
+            return self.search_path(h);
+        }
+        let mut text = Vec::new();
+        let mut line = 1u64;
+        for &(offset, len, first_line) in &spans.spans {
+            if first_line > line {
+                text.resize(text.len() + (first_line - line) as usize, b'\n');
+                line = first_line;
+            }
+            let start = text.len();
+            text.resize(start + len as usize, 0);
+            if file.read_exact_at(&mut text[start..], offset).is_err() {
+                return self.search_path(h);
+            }
+            line += memchr::memchr_iter(b'\n', &text[start..]).count() as u64;
+        }
+        let (m, s) = (&self.matcher, &mut self.searcher);
+        let path = h.path.as_path();
+        match &mut self.printer {
+            Printer::Standard(p) => {
+                let mut sink = p.sink_with_path(m, path);
+                s.search_slice(m, &text, &mut sink)?;
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: sink.stats().cloned(),
+                })
+            }
+            Printer::Summary(p) => {
+                let mut sink = p.sink_with_path(m, path);
+                s.search_slice(m, &text, &mut sink)?;
+                Ok(SearchResult {
+                    has_match: sink.has_match(),
+                    stats: sink.stats().cloned(),
+                })
+            }
+            // `span_reads` never lets JSON (byte offsets) read in parts.
+            Printer::Json(_) => self.search_path(h),
         }
     }
 

@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -244,3 +245,81 @@ def test_a_daemon_killed_mid_query_costs_a_scan_not_an_answer(tmp_path: Path) ->
     assert len(results) == 40 and not wrong, f"{len(wrong)} wrong answers: {wrong[:1]!r}"
     after = env.rg(tree, "auto", *args)
     assert after.stdout == expected and b"scan" in after.stderr, after.stderr
+
+
+SPAN_FLAGS: list[tuple[str, ...]] = [
+    (),
+    ("-n",),
+    ("-n", "--column", "-o"),
+    ("-c",),
+    ("--count-matches",),
+    ("-l",),
+    ("-m", "2", "-n"),
+    ("--vimgrep",),
+    ("-n", "-C", "2"),
+    ("-n", "-B", "1"),
+    ("-b",),
+    ("--json",),
+    ("-n", "-i"),
+]
+
+
+@pytest.fixture(scope="module")
+def big_files(tmp_path_factory: pytest.TempPathFactory):
+    # Files of many 16 KiB units where only a few units hold the needle: the index sends the
+    # parts that can match and codesift-rg reads only those, numbering lines as in the file.
+    base = tmp_path_factory.mktemp("rgspans")
+    env = Env(base)
+    env.start()
+    tree = base / "tree"
+    tree.mkdir()
+    for f in range(6):
+        lines = [f"filler {f} line {i} with words and more words\n" for i in range(6000)]
+        for at in (5, 1500 + 7 * f, 1501 + 7 * f, 4200, 5999):
+            lines[at] = f"line {at} has the spanneedle twice: SpanNeedle\n"
+        text = "".join(lines)
+        (tree / f"big{f}.txt").write_text(text if f % 2 else text.rstrip("\n"))
+    (tree / "crlf.txt").write_bytes(
+        b"".join(
+            b"crlf spanneedle\r\n" if i in (10, 3000) else b"crlf filler %d\r\n" % i
+            for i in range(9000)
+        )
+    )
+    # Files written within moments of the build are read whole (their change time cannot
+    # tell a later write apart): let the clock move past that margin first.
+    time.sleep(2.1)
+    yield env, tree
+    env.stop()
+
+
+@pytest.mark.parametrize("flags", SPAN_FLAGS, ids=lambda f: " ".join(f) or "defaults")
+def test_files_read_in_parts_print_the_scans_bytes(big_files, flags) -> None:
+    env, tree = big_files
+    args = ("--sort", "path", *flags, "spanneedle")
+    scan = env.rg(tree, "never", *args)
+    forced = env.rg(tree, "force", *args)
+    assert (forced.returncode, comparable(forced.stdout, args)) == (
+        scan.returncode,
+        comparable(scan.stdout, args),
+    ), f"rg {args}\nscan: {scan.stdout[:300]!r}\nforce: {forced.stdout[:300]!r}"
+    parts = not any(f in flags for f in ("-C", "-B", "-b", "--json"))
+    read_in_parts = b"(0 read in parts)" not in forced.stderr
+    assert b"files from the index" in forced.stderr, forced.stderr
+    assert read_in_parts == parts, (
+        f"expected {'some' if parts else 'no'} files read in parts: {forced.stderr!r}"
+    )
+
+
+def test_a_file_changed_after_the_answer_is_read_whole(big_files) -> None:
+    env, tree = big_files
+    args = ("--sort", "path", "-n", "spanneedle")
+    env.rg(tree, "force", *args)
+    # Same size, other bytes, other mtime: the daemon's answer may predate the change; the
+    # reader sees a file that is not the recorded one and reads it all.
+    target = tree / "big3.txt"
+    text = target.read_text().replace("filler 3 line 10 ", "spanneedle at 10 ", 1)
+    target.write_text(text)
+    scan = env.rg(tree, "never", *args)
+    forced = env.rg(tree, "force", *args)
+    assert forced.stdout == scan.stdout, (scan.stdout[:400], forced.stdout[:400])
+    assert b"big3.txt:11:spanneedle at 10" in forced.stdout, forced.stdout[:400]

@@ -13,7 +13,8 @@ The kinds of indexed workspace compared (`KINDS`):
   wants it) watching the tree: a fresh short-lived `Workspace(index="auto",
   index_watch=False)` per query and, every few rounds, `codesift grep --index` ask it. Only
   this kind's calls may use the daemon (`CODESIFT_DAEMON=never` for the others); its queries
-  are run once the daemon's watch is caught up, so that the daemon answers them.
+  are run once the daemon's watch is caught up, so that the daemon answers them (globs
+  included: `Run.daemon_glob_answers` counts those the daemon answered itself).
 
 Normalised away, because they legitimately differ: `indexed` (whether the index answered),
 `files_searched` (the index opens only the candidate files), hit ids (`sr_...`, a random salt
@@ -472,6 +473,23 @@ def daemon_cli(root, args):
 # ----------------------------------------------------------------------------- REPLAY end
 
 REPLAY_SOURCE = ""  # filled below from this module's own text
+
+
+def daemon_glob_counts(root: str) -> tuple[int, int]:
+    """(globs asked, globs answered) of the daemon about `root` (default walk options)."""
+    from codesift import daemon
+
+    status = daemon.status()
+    real = os.path.realpath(root)
+    rows = [
+        r
+        for r in (status or {}).get("roots", [])
+        if r["root"] == real and r["options"]["gitignore"]
+    ]
+    return (
+        sum(r.get("glob_queries", 0) for r in rows),
+        sum(r.get("glob_answers", 0) for r in rows),
+    )
 
 
 def _replay_source() -> str:
@@ -949,6 +967,9 @@ class Run:
     comparisons: int = 0
     #: Comparisons of the daemon kind (each answered while its watch was caught up).
     daemon_comparisons: int = 0
+    #: Globs of the daemon kind the daemon was asked, and answered itself (not `scan`).
+    daemon_glob_queries: int = 0
+    daemon_glob_answers: int = 0
     differences: list[Difference] = field(default_factory=list)
     signatures: dict[str, int] = field(default_factory=dict)
     log: Callable[[str], None] = lambda _text: None
@@ -996,8 +1017,12 @@ class Run:
                 elif kind == "process":
                     answers = run_in_process(str(root), queries, watch)
                 elif kind == "daemon":
+                    asked, answered = daemon_glob_counts(str(root))
                     answers = [daemon_answer(str(root), q) for q in queries]
                     self.daemon_comparisons += len(queries)
+                    asked_now, answered_now = daemon_glob_counts(str(root))
+                    self.daemon_glob_queries += asked_now - asked
+                    self.daemon_glob_answers += answered_now - answered
                 else:
                     continue
                 for query, scan, got in zip(queries, scans, answers, strict=True):

@@ -36,6 +36,10 @@ def test_indexed_answers_equal_the_scan_on_random_trees(tmp_path: Path) -> None:
     assert run.daemon_comparisons > 20, (
         f"expected > 20 comparisons through the daemon, ran {run.daemon_comparisons}"
     )
+    assert run.daemon_glob_answers > 0, (
+        f"expected globs answered by the daemon; it was asked {run.daemon_glob_queries} "
+        f"and answered {run.daemon_glob_answers}"
+    )
     if run.signatures:
         pytest.fail(
             f"{sum(run.signatures.values())} differences in {run.comparisons} comparisons "

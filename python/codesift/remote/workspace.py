@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 from .._core import GlobMatch
 from ..arguments import (
     MAX_TIMEOUT_SECONDS,
-    check_glob_arguments,
     check_int,
     check_seconds,
     check_text,
+    glob_request,
     grep_arguments,
 )
 from ..cache import ResultCache
@@ -158,7 +158,7 @@ class RemoteWorkspace:
     ) -> RemoteGlobResult:
         """Files matching `pattern` under `path` on every host: `limit` per host, and at most
         `max_total` in all (shared fairly between hosts)."""
-        check_glob_arguments(pattern, limit, sort)
+        glob_request(pattern, limit=limit, sort=sort)  # checked as a local glob is
         check_int("max_total", max_total, minimum=0)
         start = self._root.start(path)
         pattern_rel = self._root.relative_pattern(pattern)
