@@ -49,6 +49,9 @@ pub struct GrepRequest {
     pub no_ignore: Option<bool>,
     /// Hits are streamed as they settle (no total of every match, no paging).
     pub stream: bool,
+    /// Printed lines are all the caller wants (the CLI's piped grep): one hit per matching
+    /// line instead of one per match (see `GrepQuery::lines`).
+    pub lines: bool,
 }
 
 impl Default for GrepRequest {
@@ -74,6 +77,7 @@ impl Default for GrepRequest {
             hidden: None,
             no_ignore: None,
             stream: false,
+            lines: false,
         }
     }
 }
@@ -140,6 +144,7 @@ impl GrepRequest {
             timeout,
             mode: OutputMode::parse(&self.mode)?,
             types: FileTypes::new(&self.types, &self.types_not)?.map(Arc::new),
+            lines: self.lines,
         })
     }
 

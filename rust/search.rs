@@ -50,6 +50,17 @@ pub struct GrepQuery {
     pub mode: OutputMode,
     /// ripgrep file types a file must have (or not have).
     pub types: Option<Arc<FileTypes>>,
+    /// One hit per matching line, not per match, where that changes no line printed (see
+    /// `CompiledPattern::with_lines`): what printing rg's lines needs, without a hit record
+    /// per match. Only without `max_matches` (a cut counts matches) and `timeout` (whose
+    /// report says how many were found).
+    pub lines: bool,
+}
+
+impl GrepQuery {
+    fn one_hit_per_line(&self) -> bool {
+        self.lines && self.max_matches.is_none() && self.timeout.is_none()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -235,7 +246,9 @@ pub fn grep_with(
 ) -> Result<GrepOutcome> {
     let stream = stream_for(query, sink)?;
     let stream = stream.as_ref();
-    let pattern = CompiledPattern::new(&query.pattern)?.with_mode(query.mode);
+    let pattern = CompiledPattern::new(&query.pattern)?
+        .with_mode(query.mode)
+        .with_lines(query.one_hit_per_line());
     let target = walker.target(&query.search_path)?;
     let search_path = target.real().to_path_buf();
     let search_dir = match &target {
@@ -596,7 +609,9 @@ pub fn select_watched_with(
     every: bool,
     list_unnarrowed: bool,
 ) -> Result<(std::result::Result<Selection, &'static str>, Watch)> {
-    let pattern = CompiledPattern::new(&query.pattern)?.with_mode(query.mode);
+    let pattern = CompiledPattern::new(&query.pattern)?
+        .with_mode(query.mode)
+        .with_lines(query.one_hit_per_line());
     let search_dir = match walker.target(&query.search_path)? {
         Target::Dir(start) => start.rel().to_path_buf(),
         Target::File(_) => return Ok((Err("a single file is searched directly"), watch)),
@@ -689,7 +704,9 @@ pub fn grep_selected(
     // Streamed as `grep_with` streams: settled files go to the sink in path order.
     let stream = stream_for(query, sink)?;
     let stream = stream.as_ref();
-    let pattern = CompiledPattern::new(&query.pattern)?.with_mode(query.mode);
+    let pattern = CompiledPattern::new(&query.pattern)?
+        .with_mode(query.mode)
+        .with_lines(query.one_hit_per_line());
     let target = walker.target(&query.search_path)?;
     if !matches!(target, Target::Dir(_)) {
         return Err(Error::InvalidArgument(

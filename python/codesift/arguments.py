@@ -381,4 +381,4 @@ _GLOB_CONVERSIONS: dict[str, Callable[[str, Any], object]] = {
     "no_ignore": check_flag,
 }
 #: `Workspace.grep`'s and `glob`'s option names that the engine's requests spell otherwise.
-_RENAMED = {"type": "types", "type_not": "types_not"}
+_RENAMED = {"type": "types", "type_not": "types_not", "_lines": "lines"}

@@ -637,6 +637,12 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         first line goes out at once, memory does not grow with the hits)."""
         lines_of = _file_lines(t.ws)
         printed = False
+        out = lines.out
+        # The engine prints the lines itself; then its search keeps one hit per line (no
+        # record per match: what a dense answer costs most).
+        printing = (
+            plain and mode == "content" and not (args.json or args.count) and hasattr(out, "buffer")
+        )
         with t.ws.grep(
             spec.pattern,
             t.path,
@@ -655,8 +661,8 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             stream=True,
             remember=False,
             mode=mode,
+            _lines=printing,
         ) as hits:
-            out = lines.out
             if args.json:
                 return _stream_grep_json(t.ws, hits, args.json_full, out)
             if mode == "count" or args.count:
@@ -689,7 +695,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                     out.flush()
                     printed = True
                 return hits.result, printed
-            if plain and hasattr(out, "buffer"):
+            if printing:
                 # The engine formats and writes the lines (what a big answer costs most in
                 # Python), straight to stdout when it has a descriptor.
                 fd = _descriptor(out)

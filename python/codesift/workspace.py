@@ -288,6 +288,7 @@ class Workspace:
         cancel: _core.CancelToken | None = None,
         stream: Literal[True],
         remember: bool = True,
+        _lines: bool = False,
     ) -> GrepIter: ...
     def grep(
         self,
@@ -314,6 +315,7 @@ class Workspace:
         cancel: _core.CancelToken | None = None,
         stream: bool = False,
         remember: bool = True,
+        _lines: bool = False,
     ) -> GrepResult | GrepIter:
         """Every match of `pattern` under `path`, one hit per match, ordered by path, line
         and column; each hit's `id` can be passed to `edit_result`.
@@ -333,7 +335,10 @@ class Workspace:
         partial is returned). Default: the token of the current `CallControl` (see
         `codesift.control`), if any."""
         # Every option but these goes to the engine's request as it was given (one list of
-        # them: this signature).
+        # them: this signature). `_lines`, for the CLI's piped lines (`GrepIter._printed`):
+        # without `max_matches` and `timeout`, the search keeps one hit per matching line, its
+        # first match (the same lines printed, no record per match; the total is exact only
+        # when small, see `CompiledPattern::with_lines`).
         options = {k: v for k, v in locals().items() if k not in _NOT_REQUEST}
         request = grep_request(search_path=self.sandbox.relative(path), **options)
         cancel = _cancel_token(cancel)

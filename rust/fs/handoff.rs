@@ -38,11 +38,31 @@ pub unsafe fn write_to(fd: i32, bytes: &[u8], wait: std::time::Duration) -> io::
         Ok(_) => {}
         Err(e) => return Err(e.into()),
     }
-    let chunk = &bytes[..bytes.len().min(WRITE_CHUNK)];
+    let chunk = &bytes[..bytes.len().min(room(target))];
     match rustix::io::write(target, chunk) {
         Err(rustix::io::Errno::INTR) => Ok(0),
         done => Ok(done?),
     }
+}
+
+/// How much a descriptor that poll found writable takes without blocking: a page (what one
+/// free pipe buffer holds), or for a pipe the pages surely free (each unread byte may hold
+/// a buffer of its own), so that a caught-up reader gets a file's lines in one write
+/// instead of a wake-up per page. A regular file never blocks for long: all of it.
+fn room(fd: BorrowedFd<'_>) -> usize {
+    let Ok(capacity) = rustix::pipe::fcntl_getpipe_size(fd) else {
+        return match rustix::fs::fstat(fd) {
+            Ok(stat) if rustix::fs::FileType::from_raw_mode(stat.st_mode).is_file() => usize::MAX,
+            _ => WRITE_CHUNK,
+        };
+    };
+    let Ok(unread) = rustix::io::ioctl_fionread(fd) else {
+        return WRITE_CHUNK;
+    };
+    let page = rustix::param::page_size();
+    let buffers = capacity / page;
+    let free = buffers.saturating_sub((unread as usize).min(buffers));
+    (free * page).max(WRITE_CHUNK)
 }
 
 #[cfg(test)]
@@ -74,5 +94,21 @@ mod tests {
         // SAFETY: as above.
         let n = unsafe { write_to(writer.as_raw_fd(), &page, Duration::from_millis(5)) };
         assert!(n.unwrap() > 0, "a pipe read from takes more again");
+    }
+
+    #[test]
+    fn an_empty_pipe_takes_more_than_a_page_at_once_and_a_file_takes_all() {
+        let (mut reader, writer) = std::io::pipe().unwrap();
+        let lines = vec![b'x'; 8 * WRITE_CHUNK];
+        // SAFETY: `writer` is open for the whole test.
+        let n = unsafe { write_to(writer.as_raw_fd(), &lines, Duration::from_millis(5)) };
+        assert_eq!(n.unwrap(), lines.len(), "one write into an empty pipe");
+        let mut buf = vec![0u8; lines.len()];
+        std::io::Read::read_exact(&mut reader, &mut buf).unwrap();
+        let file = tempfile::tempfile().unwrap();
+        let big = vec![b'y'; 1 << 20];
+        // SAFETY: `file` is open for the whole test.
+        let n = unsafe { write_to(file.as_raw_fd(), &big, Duration::from_millis(5)) };
+        assert_eq!(n.unwrap(), big.len(), "a file takes all at once");
     }
 }

@@ -105,9 +105,26 @@ pub struct CompiledPattern {
     pub before: usize,
     pub after: usize,
     pub mode: OutputMode,
+    /// One hit per matching line (see `with_lines`).
+    pub lines: bool,
 }
 
 impl CompiledPattern {
+    /// With `lines`, a content search without context or multiline matching keeps one hit
+    /// per matching line: its first match, with no uniqueness. Those are the lines rg
+    /// prints, without a hit record per match. A file counts every match on its first
+    /// matching lines, one per line after them (see `EXACT_LINES` in the sink): a total
+    /// exact when small, a lower bound otherwise. Other searches are unchanged: their hits
+    /// may span lines or need context.
+    pub fn with_lines(mut self, lines: bool) -> CompiledPattern {
+        self.lines = lines
+            && self.mode == OutputMode::Content
+            && !self.multiline
+            && self.before == 0
+            && self.after == 0;
+        self
+    }
+
     /// The pattern reporting files or counts instead of every match (no context lines then).
     pub fn with_mode(mut self, mode: OutputMode) -> CompiledPattern {
         self.mode = mode;
@@ -163,6 +180,7 @@ impl CompiledPattern {
             before: options.before,
             after: options.after,
             mode: OutputMode::Content,
+            lines: false,
         })
     }
 

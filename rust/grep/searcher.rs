@@ -202,7 +202,7 @@ impl FileSearcher {
                     .search_slice(&self.pattern.matcher, text, &mut sink);
             }
             // Files and counts show no text to edit by id: not worth a pass over the file.
-            if !sink.binary && mode == OutputMode::Content {
+            if !sink.binary && mode == OutputMode::Content && !self.pattern.lines {
                 let mut left = budget.get();
                 mark_unique_within(sink.hits, sink.bytes, text, &mut left);
             }
@@ -297,7 +297,7 @@ impl FileSearcher {
             }
         }
         // Files and counts show no text to edit by id: no uniqueness to prove.
-        if searched.is_ok() && !sink.binary && mode == OutputMode::Content {
+        if searched.is_ok() && !sink.binary && mode == OutputMode::Content && !self.pattern.lines {
             let buffer = &mut self.buffer;
             // The whole file, read once when a text's other places cannot be narrowed (or the
             // file is small enough that reading it beats asking the index).

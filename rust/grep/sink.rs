@@ -24,7 +24,7 @@ pub(super) struct Taken {
 
 impl From<HitSink<'_>> for Taken {
     fn from(sink: HitSink<'_>) -> Taken {
-        // Small results are copied out at their exact size (the buffer is reused); a buffer
+        // Small results are copied out at their exact size (the buffers are reused); a buffer
         // past the size kept between files is handed over whole instead of copied.
         let hits = (sink.count > sink.flushed).then(|| {
             let bytes = if sink.bytes.capacity() > KEEP_BUFFER {
@@ -32,7 +32,12 @@ impl From<HitSink<'_>> for Taken {
             } else {
                 sink.bytes.to_vec()
             };
-            (sink.hits.drain(..).collect(), bytes)
+            let hits = if sink.hits.capacity() * std::mem::size_of::<Hit>() > KEEP_BUFFER {
+                std::mem::take(sink.hits)
+            } else {
+                sink.hits.drain(..).collect()
+            };
+            (hits, bytes)
         });
         Taken {
             hits,
@@ -209,16 +214,31 @@ impl<'a> HitSink<'a> {
         } else {
             &buffer[..range.end]
         };
-        let _ = self
-            .pattern
-            .matcher
-            .find_iter_at(haystack, range.start, |m| {
-                if m.start() >= range.end {
-                    return false;
+        if self.pattern.lines && (self.pieces > 0 || self.hits.len() >= EXACT_LINES) {
+            // Each line's first match only: no match crosses a line end, so the search for the
+            // next line's first match starts at that line.
+            let mut at = range.start;
+            while at < range.end {
+                match self.pattern.matcher.find_at(haystack, at) {
+                    Ok(Some(m)) if m.start() < range.end => {
+                        spans.push((m.start(), m.end()));
+                        at = find_line_end(buffer, m.start(), range.end);
+                    }
+                    _ => break,
                 }
-                spans.push((m.start(), m.end()));
-                true
-            });
+            }
+        } else {
+            let _ = self
+                .pattern
+                .matcher
+                .find_iter_at(haystack, range.start, |m| {
+                    if m.start() >= range.end {
+                        return false;
+                    }
+                    spans.push((m.start(), m.end()));
+                    true
+                });
+        }
         // Lines of this block not yet recorded for context: next line number and its start.
         let mut next_line = first_line;
         let mut next_pos = range.start;
@@ -236,9 +256,11 @@ impl<'a> HitSink<'a> {
         let spans = std::mem::take(&mut self.spans);
         let mut keep_going = true;
         for &(start, end) in &spans {
+            let mut later_on_line = true;
             let current_end = match line_end {
                 Some(known) if start < known => known,
                 _ => {
+                    later_on_line = false;
                     // The first hit, or one on a later line: count the newlines up to it from
                     // the last one known.
                     let mut from = range.start;
@@ -264,6 +286,10 @@ impl<'a> HitSink<'a> {
                     keep_going = false;
                     break;
                 }
+                continue;
+            }
+            if later_on_line && self.pattern.lines {
+                // Counted; the line's first match stands for it.
                 continue;
             }
             while wants_context && next_line < line {
@@ -356,6 +382,12 @@ impl<'a> HitSink<'a> {
         keep_going
     }
 }
+
+/// With `CompiledPattern::lines`, a file's first lines with matches count every match on
+/// them; later ones count one each (their other matches are not even looked for). A result
+/// below this many matches per file is counted exactly: whether it "found little" (a hint
+/// about what was skipped, under 5) is told right.
+const EXACT_LINES: usize = 16;
 
 /// End of the line holding `buffer[start]` (after its `\n`), or `limit`.
 fn find_line_end(buffer: &[u8], start: usize, limit: usize) -> usize {

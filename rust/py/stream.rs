@@ -235,6 +235,9 @@ fn rg_lines(
 ) -> Vec<u8> {
     use std::os::unix::ffi::OsStrExt;
     let mut out = Vec::with_capacity(file.hits.len() * 64);
+    // Checked once for the file: a line of valid bytes cut at character boundaries is valid.
+    let valid = std::str::from_utf8(&file.bytes).is_ok();
+    let boundary = |at: usize| file.bytes.get(at).is_none_or(|&b| (b as i8) >= -0x40);
     let mut last = None;
     for hit in &file.hits {
         // Hits come in line and column order: the first on a line gives its column.
@@ -265,9 +268,11 @@ fn rg_lines(
             out.push(b':');
         }
         let text = file.slice(hit.text);
-        match std::str::from_utf8(text) {
-            Ok(_) => out.extend_from_slice(text),
-            Err(_) => out.extend_from_slice(String::from_utf8_lossy(text).as_bytes()),
+        let whole = valid && boundary(hit.text.start) && boundary(hit.text.start + hit.text.len);
+        if whole || std::str::from_utf8(text).is_ok() {
+            out.extend_from_slice(text);
+        } else {
+            out.extend_from_slice(String::from_utf8_lossy(text).as_bytes());
         }
         out.push(b'\n');
     }
