@@ -231,3 +231,20 @@ def test_unsupported_combinations_and_missing_pattern_are_clear(small):
     assert "Traceback" not in inverted_json.stderr
     nothing = codesift_grep(small)
     assert nothing.returncode == 2 and "required: pattern" in nothing.stderr, nothing
+
+
+def test_dense_lines_equal_rgs_and_json_keeps_every_match(tree):
+    # Piped lines are printed from one hit per matching line (the search skips the rest of a
+    # line's matches past a file's first lines): the lines, columns and stderr must stay the
+    # whole search's.
+    dense = "".join(f"e{i} ee eee {'e' * (i % 7)} x\n" for i in range(300))
+    root = tree({"a/dense.txt": dense, "b/few.txt": "one e\nnone\ntwo e e\n", "c/no.txt": "x\n"})
+    for args in (["-n", "e"], ["-n", "--column", "e"], ["-n", "-i", "E+"], ["-n", "e", "b"]):
+        expected = rg(root, *args)
+        got = codesift_grep(root, *args)
+        assert got.stdout == expected.stdout, (args, expected.stdout[:300], got.stdout[:300])
+        assert got.stderr == "", (args, got.stderr)
+    # The JSON answer (whole hit records) finds every match the lean lines stand for.
+    full = json.loads(codesift_grep(root, "--json", "-m", "0", "e", "b").stdout)
+    expected = [(1, 3), (1, 5), (2, 4), (3, 5), (3, 7)]
+    assert [(m["line"], m["column"]) for m in full["matches"]] == expected, full
