@@ -760,6 +760,26 @@ pub fn grep_selected(
     Ok(outcome)
 }
 
+/// Waits while `waiting(state)` holds and the search is neither cut short (`cutoff` set) nor
+/// stopped, waking every 20 ms to see a stop that nobody signals; returns the state locked
+/// (a piece handed out under it goes out before any later file's).
+fn wait_while<'a, T>(
+    lock: &'a Mutex<T>,
+    progressed: &Condvar,
+    cutoff: &AtomicUsize,
+    stop: &StopSignal,
+    mut waiting: impl FnMut(&T) -> bool,
+) -> std::sync::MutexGuard<'a, T> {
+    let mut state = lock.lock().unwrap();
+    while waiting(&state) && cutoff.load(Ordering::Relaxed) == usize::MAX && !stop.should_stop() {
+        state = progressed
+            .wait_timeout(state, Duration::from_millis(20))
+            .unwrap()
+            .0;
+    }
+    state
+}
+
 /// Returns a watch to its slot, unless a newer one (of a newer index) took its place.
 fn put_back(slot: &Mutex<Option<Watch>>, watch: Watch) {
     let mut slot = slot.lock().unwrap();
@@ -1127,17 +1147,9 @@ fn search_sorted(
                 break;
             }
             if stream.is_some() {
-                let mut s = slots.lock().unwrap();
-                while (i >= s.settled + STREAM_WINDOW
-                    || (i > s.settled && s.held > STREAM_HELD_HITS))
-                    && cutoff.load(Ordering::Relaxed) == usize::MAX
-                    && !stop.should_stop()
-                {
-                    s = progressed
-                        .wait_timeout(s, Duration::from_millis(20))
-                        .unwrap()
-                        .0;
-                }
+                drop(wait_while(&slots, &progressed, &cutoff, stop, |s| {
+                    i >= s.settled + STREAM_WINDOW || (i > s.settled && s.held > STREAM_HELD_HITS)
+                }));
             }
             let file = &files[i];
             let rel = || file.rel().to_path_buf();
@@ -1176,20 +1188,8 @@ fn search_sorted(
                 // A file with many hits goes out in pieces once it is first in line.
                 (None, Some(stream)) => {
                     let mut hand_out = |piece: FileHits| {
-                        let mut s = slots.lock().unwrap();
-                        while s.settled < i
-                            && cutoff.load(Ordering::Relaxed) == usize::MAX
-                            && !stop.should_stop()
-                        {
-                            s = progressed
-                                .wait_timeout(s, Duration::from_millis(20))
-                                .unwrap()
-                                .0;
-                        }
-                        if s.settled != i {
-                            return false;
-                        }
-                        stream.emit(piece)
+                        let s = wait_while(&slots, &progressed, &cutoff, stop, |s| s.settled < i);
+                        s.settled == i && stream.emit(piece)
                     };
                     searcher.search_pieces(opened, rel, limits, stop, Some(&mut hand_out))
                 }
@@ -1399,36 +1399,19 @@ fn ordered(
                     }
                     if stream.is_some() {
                         // The file being waited for is always inside the window: no deadlock.
-                        let mut s = settle.lock().unwrap();
-                        while (index >= s.next + STREAM_WINDOW
-                            || (index > s.next && s.held > STREAM_HELD_HITS))
-                            && cutoff.load(Ordering::Relaxed) == usize::MAX
-                            && !stop.should_stop()
-                        {
-                            s = progressed
-                                .wait_timeout(s, Duration::from_millis(20))
-                                .unwrap()
-                                .0;
-                        }
+                        drop(wait_while(settle, progressed, cutoff, stop, |s| {
+                            index >= s.next + STREAM_WINDOW
+                                || (index > s.next && s.held > STREAM_HELD_HITS)
+                        }));
                     }
                     let outcome = match stream {
                         // A file with many hits goes out in pieces once it is first in line.
                         Some(stream) => {
                             let mut hand_out = |piece: FileHits| {
-                                let mut s = settle.lock().unwrap();
-                                while s.next < index
-                                    && cutoff.load(Ordering::Relaxed) == usize::MAX
-                                    && !stop.should_stop()
-                                {
-                                    s = progressed
-                                        .wait_timeout(s, Duration::from_millis(20))
-                                        .unwrap()
-                                        .0;
-                                }
-                                if s.next != index {
-                                    return false;
-                                }
-                                stream.emit(piece)
+                                let s = wait_while(settle, progressed, cutoff, stop, |s| {
+                                    s.next < index
+                                });
+                                s.next == index && stream.emit(piece)
                             };
                             searcher.search_pieces(
                                 entry.open(walker.root()),

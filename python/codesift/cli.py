@@ -835,10 +835,11 @@ def _stream_grep_json(
     one name and one number per file."""
     import json
 
-    out.write('{"matches": [')
+    # Opened with the first settled hits (or at the end): a search that fails at its start
+    # (a bad path, a path inside .git) prints its one error document, not half of this one.
+    sep = '{"matches": ['
     files: list[str] = []
     counts: list[int] = []
-    sep = ""
     for group, matches, continued in hits._pieces():
         encoded = []
         for m in group:
@@ -855,14 +856,15 @@ def _stream_grep_json(
             files.append(group[0].file)
             counts.append(matches)
     result = hits.result
+    opening = sep if not files else ""
     if result is None:  # the search stopped without its figures (it raised instead)
-        out.write("]}\n")
+        out.write(opening + "]}\n")
         return None, bool(files)
     data = dataclasses.replace(result, counts=counts).to_dict()
     del data["matches"]
     data["files"] = files
     rest = json_escape_surrogates(json.dumps(_json_with_root(ws, data), ensure_ascii=False))
-    out.write("], " + rest[1:] + "\n")
+    out.write(opening + "], " + rest[1:] + "\n")
     out.flush()
     return result, bool(files)
 

@@ -8,7 +8,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, Self, TypeVar, overload
 
 from . import _core
 from .arguments import (
@@ -855,7 +855,38 @@ class Workspace:
         return self.editor.lookup(search_result_id)
 
 
-class GrepIter(Iterator[_core.GrepMatch]):
+class _Closable(Protocol):
+    def close(self) -> None: ...
+
+
+_StreamT = TypeVar("_StreamT", bound=_Closable)
+
+
+class _Streamed(Generic[_StreamT]):
+    """What a streamed answer (`GrepIter`, `GlobIter`) does with its engine stream: closing
+    it (or leaving its `with` block, or dropping it) stops the engine's threads."""
+
+    _stream: _StreamT
+    _batch: Iterator[Any]
+
+    def close(self) -> None:
+        """Stops the search or walk (waiting for its threads); nothing more comes."""
+        self._batch = iter(())
+        self._stream.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        stream = getattr(self, "_stream", None)
+        if stream is not None:
+            stream.close()
+
+
+class GrepIter(_Streamed[_core.GrepStream], Iterator[_core.GrepMatch]):
     """The hits of `Workspace.grep_iter`, one at a time (a context manager: leaving the
     block stops the search)."""
 
@@ -949,24 +980,8 @@ class GrepIter(Iterator[_core.GrepMatch]):
                     self._cache.add_batch(first_id, hits)
                 yield hits
 
-    def close(self) -> None:
-        """Stops the search (waiting for its threads); no more hits come."""
-        self._batch = iter(())
-        self._stream.close()
 
-    def __enter__(self) -> GrepIter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        stream = getattr(self, "_stream", None)
-        if stream is not None:
-            stream.close()
-
-
-class GlobIter(Iterator[_core.GlobMatch]):
+class GlobIter(_Streamed[_core.GlobStream], Iterator[_core.GlobMatch]):
     """The files of `Workspace.glob_iter`, one at a time (a context manager: leaving the
     block stops the walk)."""
 
@@ -993,22 +1008,6 @@ class GlobIter(Iterator[_core.GlobMatch]):
                 if outcome is not None and self.result is None:
                     self.result = self._summary(outcome)
                 raise
-
-    def close(self) -> None:
-        """Stops the walk (waiting for its thread); no more files come."""
-        self._batch = iter(())
-        self._stream.close()
-
-    def __enter__(self) -> GlobIter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        stream = getattr(self, "_stream", None)
-        if stream is not None:
-            stream.close()
 
 
 def _random_text(length: int) -> str:

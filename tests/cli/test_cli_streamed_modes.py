@@ -210,3 +210,19 @@ def test_a_file_in_pieces_is_one_json_document(tmp_path, flags, options):
     proc = run(root, "--root", str(root), *flags, "needle")
     expected = expected_json(root, False, **options)
     assert without_ids(proc.stdout) == without_ids(expected), (proc.stdout[-400:], expected[-400:])
+
+
+@pytest.mark.parametrize("flag", ["--json", "--json-full"])
+def test_a_json_search_that_fails_at_its_start_prints_one_error_document(tmp_path, flag):
+    root = mixed_tree(tmp_path / "t", 3)
+    (root / "sub" / ".git").mkdir(parents=True)
+    (root / "sub" / ".git" / "config").write_text("needle\n")
+    done = run(root, flag, "needle", "sub/.git")
+    print(done.stdout, done.stderr)
+    assert done.returncode == 2, done.returncode
+    if flag == "--json-full":  # errors as a JSON document on stdout, and nothing else
+        document = json.loads(done.stdout)
+        assert document["error"]["type"] == "SandboxError", document
+    else:  # one line on stderr, nothing half-written on stdout
+        assert done.stdout == b"", done.stdout
+        assert b"inside .git" in done.stderr, done.stderr
