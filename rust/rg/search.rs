@@ -96,6 +96,9 @@ impl<W: WriteColor> Worker<W> {
         if !same {
             return self.search_path(h);
         }
+        if !spans_fit(spans) {
+            return self.search_path(h);
+        }
         let mut text = Vec::new();
         let mut line = 1u64;
         for &(offset, len, first_line) in &spans.spans {
@@ -221,5 +224,57 @@ impl<W: WriteColor> Worker<W> {
                 })
             }
         }
+    }
+}
+
+/// Whether `spans` (sent by another process) describe parts of the file they came with: in
+/// order, within its size, their line numbers growing no faster than the bytes skipped
+/// before each (a line takes at least one byte), so that no read and no padding goes wild.
+fn spans_fit(spans: &FileSpans) -> bool {
+    // The line that starts at byte `line_at`, and where the last part read ends.
+    let (mut line, mut line_at, mut read_to) = (1u64, 0u64, 0u64);
+    for &(offset, len, first_line) in &spans.spans {
+        let fits = offset >= read_to
+            && offset.checked_add(len).is_some_and(|end| end <= spans.size)
+            && first_line >= line
+            && first_line - line <= offset - line_at;
+        if !fits {
+            return false;
+        }
+        (line, line_at, read_to) = (first_line, offset, offset + len);
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spans(size: u64, parts: &[(u64, u64, u64)]) -> FileSpans {
+        FileSpans {
+            size,
+            mtime_ns: 0,
+            ctime_ns: 0,
+            ino: 0,
+            spans: parts.to_vec(),
+        }
+    }
+
+    #[test]
+    fn only_spans_in_order_within_the_file_are_read() {
+        assert!(spans_fit(&spans(
+            100,
+            &[(0, 10, 1), (40, 20, 9), (90, 10, 30)]
+        )));
+        assert!(spans_fit(&spans(100, &[])));
+        // Past the end, overlapping, out of order, overflowing.
+        assert!(!spans_fit(&spans(100, &[(95, 10, 1)])));
+        assert!(!spans_fit(&spans(100, &[(0, 20, 1), (10, 5, 3)])));
+        assert!(!spans_fit(&spans(100, &[(50, 5, 9), (10, 5, 3)])));
+        assert!(!spans_fit(&spans(100, &[(u64::MAX, 2, 1)])));
+        // More lines skipped than bytes (padding that would not fit the file), or going back.
+        assert!(!spans_fit(&spans(100, &[(10, 5, 1_000_000_000)])));
+        assert!(!spans_fit(&spans(200, &[(0, 100, 1), (110, 10, 120)])));
+        assert!(!spans_fit(&spans(100, &[(10, 5, 5), (20, 5, 4)])));
     }
 }
