@@ -85,12 +85,23 @@ pub fn request(request: &Value, timeout: Duration) -> io::Result<Value> {
 }
 
 pub fn exchange(stream: &mut UnixStream, request: &Value, timeout: Duration) -> io::Result<Value> {
+    exchange_up_to(stream, request, timeout, proto::MAX_REQUEST)
+}
+
+/// `exchange` for a request of up to `max_request` bytes (the daemon takes one request over
+/// its usual limit at a time, up to `proto::MAX_LARGE_REQUEST`).
+pub fn exchange_up_to(
+    stream: &mut UnixStream,
+    request: &Value,
+    timeout: Duration,
+    max_request: usize,
+) -> io::Result<Value> {
     let timeout = Some(timeout.max(Duration::from_millis(1)));
     stream.set_read_timeout(timeout)?;
     stream.set_write_timeout(timeout)?;
     let body = serde_json::to_vec(request).map_err(io::Error::other)?;
     // A request over the daemon's limit is refused here, not sent.
-    if body.len() > proto::MAX_REQUEST {
+    if body.len() > max_request {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "the request is over the daemon's size limit",

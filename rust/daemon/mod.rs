@@ -1,13 +1,15 @@
 //! The per-user index daemon: one process that keeps, for every root its clients search, one
 //! index and one inotify watch, and answers which files a search must read. `dir` finds and
 //! checks the private socket directory, `proto` frames requests, `server` accepts and serves
-//! them, `roots` holds the per-root state and answers `select`, `client` asks it, `ask` turns
-//! a search into a `select` and its reply into files to search, and `spawn` starts the daemon
-//! in the background without anyone waiting for it. See docs/daemon.md.
+//! them, `roots` holds the per-root state and answers `select` (and `files` from the lists
+//! `listings` keeps), `client` asks it, `ask` turns a search into a `select` and its reply
+//! into files to search, and `spawn` starts the daemon in the background without anyone
+//! waiting for it. See docs/daemon.md.
 
 pub mod ask;
 pub mod client;
 pub mod dir;
+pub mod listings;
 pub mod proto;
 pub mod roots;
 pub mod server;

@@ -6,6 +6,10 @@ use std::io::{self, Read, Write};
 
 /// The largest request the daemon reads (a pattern and a few globs fit easily).
 pub const MAX_REQUEST: usize = 1 << 20;
+/// The largest request read when it is the only large one in flight: a `files` store
+/// carrying a whole tree's list (the Linux tree's is ~3 MB). One at a time, so that many
+/// clients cannot make the daemon hold many of them at once.
+pub const MAX_LARGE_REQUEST: usize = 64 << 20;
 /// The largest reply a client reads (a selection of every file of a large tree fits).
 pub const MAX_REPLY: usize = 256 << 20;
 
@@ -31,6 +35,14 @@ impl std::fmt::Display for FrameError {
 
 /// Reads one message of at most `max` bytes.
 pub fn read_frame(reader: &mut impl Read, max: usize) -> Result<Vec<u8>, FrameError> {
+    read_frame_with(reader, |len| len <= max)
+}
+
+/// Reads one message whose announced length `accept` takes (before any of it is read).
+pub fn read_frame_with(
+    reader: &mut impl Read,
+    accept: impl FnOnce(usize) -> bool,
+) -> Result<Vec<u8>, FrameError> {
     let mut header = [0u8; 4];
     let mut got = 0;
     while got < header.len() {
@@ -43,7 +55,7 @@ pub fn read_frame(reader: &mut impl Read, max: usize) -> Result<Vec<u8>, FrameEr
         }
     }
     let len = u32::from_be_bytes(header) as usize;
-    if len > max {
+    if !accept(len) {
         return Err(FrameError::TooLarge(len));
     }
     let mut body = vec![0u8; len];

@@ -11,6 +11,7 @@
 //! queue by then. Anything the watch cannot vouch for (not caught up, overflowed, a rule file
 //! changed, a file system without events) is answered `scan`, never a stale selection.
 
+use super::listings::{Listings, MAX_KEY};
 use crate::fs::root::Root;
 use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
@@ -64,6 +65,10 @@ pub struct RootEntry {
     globs: AtomicU64,
     globs_answered: AtomicU64,
     last_used: Mutex<Instant>,
+    /// `codesift-rg --files` lists kept for this root (`daemon::listings`), and how many
+    /// lookups found one.
+    listings: Mutex<Listings>,
+    listing_hits: AtomicU64,
     /// Why this root gets no events (a network file system), if so.
     no_events: Option<String>,
     problem: Mutex<Option<String>>,
@@ -140,6 +145,8 @@ impl Roots {
             globs: AtomicU64::new(0),
             globs_answered: AtomicU64::new(0),
             last_used: Mutex::new(Instant::now()),
+            listings: Mutex::new(Listings::default()),
+            listing_hits: AtomicU64::new(0),
             problem: Mutex::new(None),
         });
         map.insert(key, entry.clone());
@@ -198,6 +205,67 @@ impl Roots {
             entry.globs_answered.fetch_add(1, Ordering::Relaxed);
         }
         Ok(reply)
+    }
+
+    /// The `files` reply to `request` (see docs/daemon.md): the list kept under the client's
+    /// key when the tree has not changed since it was taken, else `miss` with the token the
+    /// client stores its own walk's list under (`store`).
+    pub fn files(&self, request: &Value) -> Result<Value, BadRequest> {
+        let target = parse_target(request)?;
+        if !target.every {
+            return Err(BadRequest(
+                "files lists are kept for walk.all_files roots (codesift-rg)".into(),
+            ));
+        }
+        let key = string(request, "key")?.ok_or(BadRequest("key is required".into()))?;
+        if key.len() > MAX_KEY {
+            return Err(BadRequest(format!(
+                "key is over the limit of {MAX_KEY} bytes"
+            )));
+        }
+        let store = match field(request, "store") {
+            None => None,
+            Some(store) => Some((
+                string(store, "token")?.ok_or(BadRequest("store.token is required".into()))?,
+                string(store, "files")?.ok_or(BadRequest("store.files is required".into()))?,
+            )),
+        };
+        // A directory inside a root served already is answered by that root's watch (the
+        // token covers its whole tree); `.git` is not watched.
+        let covering = self.covering(&target);
+        let entry = match covering {
+            Some(entry) => entry,
+            None => match self.entry_for(&target)? {
+                Ok(entry) => entry,
+                Err(reply) => return Ok(reply),
+            },
+        };
+        Ok(entry.files(&key, store, target.build))
+    }
+
+    /// The entry with `target`'s options whose root holds `target.root` (the innermost),
+    /// when one is served and the directory is not in a `.git`.
+    fn covering(&self, target: &Target) -> Option<Arc<RootEntry>> {
+        let options = crate::index::store::options_hash(&target.options);
+        let map = self.map.lock().unwrap();
+        let entry = map
+            .iter()
+            .filter(|((path, hash), _)| *hash == options && target.root.starts_with(path))
+            .max_by_key(|((path, _), _)| path.as_os_str().len())
+            .map(|(_, entry)| entry.clone())?;
+        drop(map);
+        let inside = target.root.strip_prefix(entry.root.real_path()).ok()?;
+        if inside.components().any(|c| c.as_os_str() == ".git") {
+            return None;
+        }
+        // A root removed and made anew under its path is not the tree the watch follows.
+        let now = Root::open(entry.root.real_path()).ok()?;
+        if ident_of(&now) != entry.ident {
+            return None;
+        }
+        entry.queries.fetch_add(1, Ordering::Relaxed);
+        *entry.last_used.lock().unwrap() = Instant::now();
+        Some(entry)
     }
 
     /// The entry that answers a query about `target` (counted), or the reply when none may.
@@ -450,6 +518,30 @@ impl RootEntry {
         })
     }
 
+    /// A kept list of files, or `miss` with the token to store one under (`store`: keep the
+    /// client's list, taken since the miss that gave `token`).
+    fn files(self: &Arc<Self>, key: &str, store: Option<(String, String)>, build: bool) -> Value {
+        self.watched(build, |index, slot, watch| {
+            let generation = Some(index.build_start_ns);
+            let token = watch.listing_token();
+            crate::search::install_watch(slot, watch);
+            let mut listings = self.listings.lock().unwrap();
+            match store {
+                Some((walked_at, files)) => {
+                    let stored = listings.store(key, &walked_at, &token, &files);
+                    json!({"ok": true, "stored": stored, "generation": generation})
+                }
+                None => match listings.lookup(key, &token) {
+                    Some(files) => {
+                        self.listing_hits.fetch_add(1, Ordering::Relaxed);
+                        json!({"ok": true, "files": &*files, "generation": generation})
+                    }
+                    None => json!({"ok": true, "miss": token, "generation": generation}),
+                },
+            }
+        })
+    }
+
     /// In the background: builds the index when there is none, then catches a new watch up
     /// against it (a walk of the whole tree). One at a time per root.
     fn catch_up(self: &Arc<Self>) {
@@ -533,6 +625,9 @@ impl RootEntry {
             "queries": self.queries.load(Ordering::Relaxed),
             "glob_queries": self.globs.load(Ordering::Relaxed),
             "glob_answers": self.globs_answered.load(Ordering::Relaxed),
+            "files_lists": self.listings.lock().unwrap().count(),
+            "files_lists_bytes": self.listings.lock().unwrap().bytes(),
+            "files_list_hits": self.listing_hits.load(Ordering::Relaxed),
             "idle_seconds": self.last_used.lock().unwrap().elapsed().as_secs(),
             "problem": self.problem.lock().unwrap().clone(),
         })

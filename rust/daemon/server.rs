@@ -48,6 +48,8 @@ struct Shared {
     queries: AtomicU64,
     connections: AtomicU64,
     refused: AtomicU64,
+    /// A large request (a `files` store) is being read or served.
+    large_request: AtomicBool,
     last_activity: Mutex<Instant>,
     started: SystemTime,
     started_at: Instant,
@@ -83,6 +85,7 @@ pub fn serve(options: ServeOptions, interrupted: &dyn Fn() -> bool) -> io::Resul
         queries: AtomicU64::new(0),
         connections: AtomicU64::new(0),
         refused: AtomicU64::new(0),
+        large_request: AtomicBool::new(false),
         last_activity: Mutex::new(Instant::now()),
         started: SystemTime::now(),
         started_at: Instant::now(),
@@ -195,7 +198,17 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
         return;
     }
     loop {
-        let body = match proto::read_frame(&mut stream, MAX_REQUEST) {
+        let mut large = None;
+        let read = proto::read_frame_with(&mut stream, |len| {
+            if len <= MAX_REQUEST {
+                return true;
+            }
+            large = (len <= proto::MAX_LARGE_REQUEST)
+                .then(|| LargeRequest::take(&shared.large_request))
+                .flatten();
+            large.is_some()
+        });
+        let body = match read {
             Ok(body) => body,
             Err(FrameError::TooLarge(n)) => {
                 let reply = proto::error_reply(
@@ -230,9 +243,26 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
                 format!("the request is not JSON: {e}"),
             ),
         };
+        drop(body);
+        drop(large);
         if send(&stream, &reply).is_err() {
             return;
         }
+    }
+}
+
+/// The one large request in flight (released when dropped).
+struct LargeRequest<'a>(&'a AtomicBool);
+
+impl<'a> LargeRequest<'a> {
+    fn take(flag: &'a AtomicBool) -> Option<LargeRequest<'a>> {
+        (!flag.swap(true, Ordering::AcqRel)).then_some(LargeRequest(flag))
+    }
+}
+
+impl Drop for LargeRequest<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
     }
 }
 
@@ -255,10 +285,14 @@ fn dispatch(request: &Value, shared: &Shared) -> Value {
             Ok(reply) => reply,
             Err(bad) => proto::error_reply("InvalidArgumentError", bad.0),
         },
+        "files" => match shared.roots.files(request) {
+            Ok(reply) => reply,
+            Err(bad) => proto::error_reply("InvalidArgumentError", bad.0),
+        },
         other => proto::error_reply(
             "InvalidArgumentError",
             format!(
-                "unknown op {:?}: use ping, status, stop, select or glob",
+                "unknown op {:?}: use ping, status, stop, select, glob or files",
                 other.chars().take(40).collect::<String>()
             ),
         ),

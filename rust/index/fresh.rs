@@ -32,6 +32,13 @@ use std::sync::{Arc, Mutex};
 /// its `info/exclude` holds rules.
 const GIT: &[u8] = b".git";
 
+/// Tells watches apart for [`Watch::listing_token`].
+static NEXT_WATCH_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// A rule file ripgrep reads that codesift's own walk does not (its changes do not break the
+/// watch, but they do change what ripgrep lists).
+const RG_IGNORE: &[u8] = b".rgignore";
+
 /// What a watched directory is to the watch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -70,6 +77,13 @@ pub struct Watch {
     pub generation: i64,
     /// Names whose change makes every path's visibility uncertain (rule files).
     rule_names: Vec<Vec<u8>>,
+    /// This watch among all the process has made (a watch replaced is another history).
+    pub id: u64,
+    /// Events since the watch started that may change which files a listing shows: any
+    /// entry created, removed, moved or with new attributes, and any write to a rule file
+    /// (`.rgignore` included: ripgrep reads it, codesift's walk does not). A write to a
+    /// file's contents does not count: a cached list of files stays true across edits.
+    pub listing_changes: u64,
     /// What the walk that caught the watch up passed over (gitignored, hidden, ...), sorted
     /// by path bytes: what is not dirty is still passed over, and is reported as a scan
     /// would report it.
@@ -86,8 +100,17 @@ impl Watch {
             caught_up: false,
             generation: 0,
             rule_names,
+            id: NEXT_WATCH_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            listing_changes: 0,
             skips: Vec::new(),
         })
+    }
+
+    /// Names the tree's listing as this watch last saw it: equal tokens (read after
+    /// `drain`) mean no entry was created, removed, moved or re-permitted and no rule file
+    /// written in between, so a list of files taken between them is still the list.
+    pub fn listing_token(&self) -> String {
+        format!("{}:{}", self.id, self.listing_changes)
     }
 
     /// Whether the watch vouches for the tree: caught up by a full walk, and nothing missed
@@ -173,6 +196,7 @@ impl Watch {
             dirty,
             broken,
             rule_names,
+            listing_changes,
             ..
         } = self;
         let read = notify.for_each_queued(|event| {
@@ -202,6 +226,13 @@ impl Watch {
                 };
                 *broken |= relevant;
                 return;
+            }
+            let contents_only = (mask - ReadFlags::ISDIR)
+                .difference(ReadFlags::MODIFY | ReadFlags::CLOSE_WRITE)
+                .is_empty();
+            let rule_file = event.file_name().is_some_and(|n| n.to_bytes() == RG_IGNORE);
+            if !contents_only || rule_file {
+                *listing_changes += 1;
             }
             match event.file_name() {
                 Some(name) => {
@@ -374,6 +405,40 @@ mod tests {
     use super::*;
     use crate::fs::dir::Dir;
     use std::fs;
+
+    #[test]
+    fn the_listing_token_moves_with_entries_and_rule_files_not_with_contents() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.txt"), "x").unwrap();
+        let mut watch = Watch::new(vec![b".gitignore".to_vec()]).unwrap();
+        let root = Dir::open_ambient(dir.path()).unwrap();
+        watch.add(Path::new(""), root.borrow());
+        let start = watch.listing_token();
+        fs::write(dir.path().join("a.txt"), "new contents").unwrap();
+        watch.drain();
+        assert_eq!(watch.listing_token(), start, "a write to a file's contents");
+        fs::write(dir.path().join("b.txt"), "x").unwrap();
+        watch.drain();
+        let created = watch.listing_token();
+        assert_ne!(created, start, "a file created");
+        fs::write(dir.path().join(".rgignore"), "*.txt\n").unwrap();
+        watch.drain();
+        let ruled = watch.listing_token();
+        assert_ne!(ruled, created, ".rgignore written");
+        fs::write(dir.path().join(".rgignore"), "*.md\n").unwrap();
+        watch.drain();
+        assert_ne!(watch.listing_token(), ruled, ".rgignore rewritten in place");
+        let before = watch.listing_token();
+        fs::rename(dir.path().join("b.txt"), dir.path().join("c.txt")).unwrap();
+        watch.drain();
+        assert_ne!(watch.listing_token(), before, "a rename");
+        let other = Watch::new(Vec::new()).unwrap();
+        assert_ne!(
+            other.listing_token().split(':').next(),
+            watch.listing_token().split(':').next(),
+            "another watch has another history"
+        );
+    }
 
     #[test]
     fn changes_are_seen_when_drained() {

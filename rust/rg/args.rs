@@ -179,12 +179,16 @@ pub struct Args {
     /// `-V` (false) or `--version` (true): print the version and nothing else, as ripgrep
     /// does whatever else is given.
     pub version: Option<bool>,
+    /// The whole command line parsed (configuration file arguments first): what names a
+    /// `--files` list kept by the daemon.
+    pub command_line: Vec<OsString>,
 }
 
 impl Default for Args {
     fn default() -> Args {
         Args {
             mode: Mode::Search(SearchMode::Standard),
+            command_line: vec![],
             positional: vec![],
             patterns: vec![],
             binary: BinaryMode::Auto,

@@ -263,6 +263,13 @@ fn select_request(
 
 /// The daemon's files for `root` (with the parts that can hold a match), or why not.
 fn ask(request: &Value, mode: IndexMode) -> Result<Vec<(PathBuf, Option<FileSpans>)>, String> {
+    let reply = ask_reply(request, mode)?;
+    reply_files(&reply).ok_or_else(|| "a malformed reply".to_string())
+}
+
+/// The daemon's reply to `request` when it answers it (not `scan`, no error), or why not;
+/// `force` starts the daemon and waits (bounded) for an index being built.
+fn ask_reply(request: &Value, mode: IndexMode) -> Result<Value, String> {
     let deadline = Instant::now() + FORCE_DEADLINE;
     // A daemon that has not come up by then will not (no Python, a refused directory).
     let connect_deadline = Instant::now() + FORCE_START;
@@ -311,7 +318,7 @@ fn ask(request: &Value, mode: IndexMode) -> Result<Vec<(PathBuf, Option<FileSpan
             // The walk would report those entries: only a scan prints the same messages.
             return Err("the tree has unreadable entries".into());
         }
-        return reply_files(&reply).ok_or_else(|| "a malformed reply".to_string());
+        return Ok(reply);
     }
 }
 
@@ -463,4 +470,198 @@ pub fn after_scan(paths: &[PathBuf], files: usize) {
 /// Reports a scan chosen instead of the index (tests).
 pub fn scanned(why: &str) {
     debug(&format!("scan: {why}"));
+}
+
+/// A `--files` run the daemon may answer from a list it keeps (`daemon::listings`).
+pub struct FilesListing {
+    request: Value,
+    /// Set on a miss: the token the walk's list is stored under.
+    token: Option<String>,
+}
+
+/// What the daemon said about this `--files` run.
+pub enum Listed {
+    /// The list kept for this command line, still the tree's: print it.
+    Kept(Vec<Haystack>),
+    /// None kept: list as usual and offer the list (`store_listing`).
+    Miss(FilesListing),
+}
+
+/// Why a `--files` run cannot use a kept list (`None`: it may).
+fn listing_refusal(a: &Args, paths: &[PathBuf]) -> Option<&'static str> {
+    if paths.len() != 1 {
+        return Some("several paths");
+    }
+    if a.max_filesize.is_some() {
+        return Some("--max-filesize (a write can change a file's size)");
+    }
+    if a.sort
+        .is_some_and(|s| s.kind != super::args::SortKind::Path)
+    {
+        return Some("--sort by time (a write changes the times)");
+    }
+    None
+}
+
+/// The state of one file the rules are read from (absent, or its identity and times).
+fn fingerprint(path: &Path) -> Value {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(path) {
+        Ok(m) => json!([
+            path_json_lossless(path),
+            m.dev(),
+            m.ino(),
+            m.size(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+            m.mode()
+        ]),
+        Err(e) => json!([path_json_lossless(path), e.raw_os_error()]),
+    }
+}
+
+fn path_json_lossless(path: &Path) -> Value {
+    crate::daemon::roots::path_json(path)
+}
+
+/// What names a kept list: the command line, the working directory, the environment the
+/// rules are found through, and every rule file outside the searched tree (parents'
+/// ignore files and repository markers, the global git excludes, `--ignore-file`s) as it
+/// is now. Inside the tree the daemon's watch answers for changes; outside, this does.
+fn listing_key(a: &Args, cwd: &Path, dir: &Path, real: &Path) -> String {
+    let mut rule_files = Vec::new();
+    let mut ancestors: Vec<PathBuf> = real.ancestors().skip(1).map(Path::to_path_buf).collect();
+    ancestors.extend(cwd.join(dir).ancestors().skip(1).map(Path::to_path_buf));
+    ancestors.sort();
+    ancestors.dedup();
+    for ancestor in &ancestors {
+        for name in [
+            ".gitignore",
+            ".ignore",
+            ".rgignore",
+            ".git",
+            ".jj",
+            ".git/info/exclude",
+        ] {
+            rule_files.push(fingerprint(&ancestor.join(name)));
+        }
+    }
+    let excludes = ignore::gitignore::gitconfig_excludes_path();
+    if let Some(path) = &excludes {
+        rule_files.push(fingerprint(path));
+    }
+    for path in &a.ignore_file {
+        rule_files.push(fingerprint(&cwd.join(path)));
+    }
+    let env: Vec<Value> = [
+        "HOME",
+        "XDG_CONFIG_HOME",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+    ]
+    .iter()
+    .map(|name| match std::env::var_os(name) {
+        Some(v) => path_json_lossless(Path::new(&v)),
+        None => Value::Null,
+    })
+    .collect();
+    json!({
+        "argv": a.command_line.iter().map(|s| path_json_lossless(Path::new(s))).collect::<Vec<_>>(),
+        "cwd": path_json_lossless(cwd),
+        "env": env,
+        "rule_files": rule_files,
+    })
+    .to_string()
+}
+
+/// Asks the daemon for the list of files it keeps for this `--files` run; `Err` with the
+/// reason to list as usual without offering the list.
+pub fn files_listing(
+    a: &Args,
+    cwd: &Path,
+    paths: &[PathBuf],
+    mode: IndexMode,
+) -> Result<Listed, String> {
+    if let Some(why) = refusal(a, paths).or_else(|| listing_refusal(a, paths)) {
+        return Err(why.into());
+    }
+    let dir = &paths[0];
+    let real = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let request = json!({
+        "op": "files",
+        "root": crate::daemon::roots::path_json(&real),
+        "walk": {"all_files": true},
+        "build": mode == IndexMode::Force,
+        "key": listing_key(a, cwd, dir, &real),
+    });
+    let reply = ask_reply(&request, mode)?;
+    if let Some(token) = reply.get("miss").and_then(Value::as_str) {
+        debug("files: no list kept: listed and offered");
+        return Ok(Listed::Miss(FilesListing {
+            token: Some(token.to_string()),
+            request,
+        }));
+    }
+    let files = reply
+        .get("files")
+        .and_then(Value::as_str)
+        .ok_or("a malformed reply")?;
+    let haystacks: Vec<Haystack> = files
+        .split('\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| Haystack {
+            path: PathBuf::from(line),
+            is_stdin: false,
+            explicit: false,
+            spans: None,
+        })
+        .collect();
+    // The list printed before was of the same command line: its paths already carry the
+    // form it prints (the implicit `./` stripped).
+    debug(&format!(
+        "files: {} from the daemon's list",
+        haystacks.len()
+    ));
+    Ok(Listed::Kept(haystacks))
+}
+
+/// Offers the daemon the list a run printed (its paths, in the order printed) to keep
+/// under the token of the miss: kept only if nothing changed in the tree since then.
+/// `clean`: the run reported no message and printed every file (not stopped early).
+pub fn store_listing(listing: &FilesListing, printed: &[PathBuf], clean: bool) {
+    let Some(token) = &listing.token else { return };
+    if !clean {
+        debug("files: the list is not offered: the run reported a message or stopped early");
+        return;
+    }
+    let mut files = String::new();
+    for path in printed {
+        // A name with a newline cannot be told apart in the list; `.git` is not watched.
+        let text = path.to_str().filter(|t| !t.contains('\n'));
+        let Some(text) = text.filter(|_| !path.components().any(|c| c.as_os_str() == ".git"))
+        else {
+            debug("files: the list is not offered: a name not UTF-8, with a newline, or in .git");
+            return;
+        };
+        files.push_str(text);
+        files.push('\n');
+    }
+    let mut request = listing.request.clone();
+    request["store"] = json!({"token": token, "files": files});
+    let Ok(mut stream) = client::connect() else {
+        return;
+    };
+    let reply = client::exchange_up_to(
+        &mut stream,
+        &request,
+        Duration::from_secs(2),
+        crate::daemon::proto::MAX_LARGE_REQUEST,
+    );
+    let stored = reply
+        .ok()
+        .and_then(|r| r.get("stored").and_then(Value::as_bool))
+        .unwrap_or(false);
+    debug(&format!("files: list offered, kept: {stored}"));
 }

@@ -2,11 +2,13 @@
 //! `--no-ignore-messages`) and whether one was an error (exit status 2).
 
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 static MESSAGES: AtomicBool = AtomicBool::new(true);
 static IGNORE_MESSAGES: AtomicBool = AtomicBool::new(true);
 static ERRORED: AtomicBool = AtomicBool::new(false);
+/// Messages reported, shown or not (a listing that met one is not kept for later runs).
+static REPORTED: AtomicUsize = AtomicUsize::new(0);
 
 pub fn configure(messages: bool, ignore_messages: bool) {
     MESSAGES.store(messages, Ordering::Relaxed);
@@ -29,6 +31,7 @@ pub fn eprint(msg: &str) {
 }
 
 pub fn message(msg: &str) {
+    REPORTED.fetch_add(1, Ordering::Relaxed);
     if MESSAGES.load(Ordering::Relaxed) {
         eprint(msg);
     }
@@ -40,9 +43,15 @@ pub fn err(msg: &str) {
 }
 
 pub fn ignore(msg: &str) {
+    REPORTED.fetch_add(1, Ordering::Relaxed);
     if MESSAGES.load(Ordering::Relaxed) && IGNORE_MESSAGES.load(Ordering::Relaxed) {
         eprint(msg);
     }
+}
+
+/// How many messages were reported so far (shown or not).
+pub fn reported() -> usize {
+    REPORTED.load(Ordering::Relaxed)
 }
 
 pub fn errored() -> bool {

@@ -51,8 +51,11 @@ pub fn main() -> i32 {
         config_warnings = warnings;
     }
     full.extend(argv.iter().cloned());
-    let parsed = match args::parse(full) {
-        Ok(parsed) => parsed,
+    let parsed = match args::parse(full.clone()) {
+        Ok(parsed) => args::Args {
+            command_line: full,
+            ..parsed
+        },
         Err(ParseError::Unsupported(flag)) => return hand_over(&argv, &flag, None),
         Err(ParseError::Usage(msg)) => return hand_over(&argv, "this command line", Some(msg)),
     };
@@ -355,7 +358,17 @@ fn run(mut a: Args) -> io::Result<i32> {
     let mut count_scan = false;
     let searches =
         !is_search || ((a.invert_match || !patterns.is_empty()) && a.max_count != Some(0));
-    if index_mode != index::IndexMode::Never && searches {
+    // `--files`: a list the daemon kept for this very command line, while the tree has not
+    // changed; else the list printed is offered to it for next time.
+    let mut offered = None;
+    if index_mode != index::IndexMode::Never && a.mode == Mode::Files {
+        match index::files_listing(&a, &cwd, &paths, index_mode) {
+            Ok(index::Listed::Kept(kept)) => listed = Some(kept),
+            Ok(index::Listed::Miss(listing)) => offered = Some(listing),
+            Err(why) => index::scanned(&format!("files: {why}")),
+        }
+    }
+    if index_mode != index::IndexMode::Never && searches && listed.is_none() {
         match index::refusal(&a, &paths) {
             Some(why) => index::scanned(why),
             None => {
@@ -393,8 +406,17 @@ fn run(mut a: Args) -> io::Result<i32> {
         stats,
         mmap,
     };
+    let reported_before = messages::reported();
     let matched = match run.mode {
-        Mode::Files => list_files(&run, &a)?,
+        Mode::Files => {
+            let printed = offered.as_ref().map(|_| Mutex::new(Vec::new()));
+            let matched = list_files(&run, &a, printed.as_ref())?;
+            if let (Some(listing), Some(printed)) = (&offered, printed) {
+                let clean = !run.quit_after_match && messages::reported() == reported_before;
+                index::store_listing(listing, &printed.into_inner().unwrap(), clean);
+            }
+            matched
+        }
         Mode::Search(_) if !matches_possible(&run) => false,
         Mode::Search(mode) => {
             let make = |wtr| -> io::Result<Worker<_>> {
@@ -511,7 +533,8 @@ fn stdout(run: &Run) -> grep_cli::StandardStream {
     }
 }
 
-fn list_files(run: &Run, a: &Args) -> io::Result<bool> {
+/// Prints the files; `printed` (when given) receives each path printed, in order.
+fn list_files(run: &Run, a: &Args, printed: Option<&Mutex<Vec<PathBuf>>>) -> io::Result<bool> {
     let mut printer = grep_printer::PathPrinterBuilder::new()
         .separator(a.path_separator)
         .terminator(run.path_terminator.unwrap_or(b'\n'))
@@ -528,6 +551,9 @@ fn list_files(run: &Run, a: &Args) -> io::Result<bool> {
             if let Err(e) = printer.write(&h.path) {
                 result = Err(e);
                 return false;
+            }
+            if let Some(printed) = printed {
+                printed.lock().unwrap().push(h.path);
             }
             true
         });
@@ -546,6 +572,9 @@ fn list_files(run: &Run, a: &Args) -> io::Result<bool> {
                 if let Err(e) = p.write(&h.path) {
                     *failed.lock().unwrap() = Some(e);
                     return false;
+                }
+                if let Some(printed) = printed {
+                    printed.lock().unwrap().push(h.path);
                 }
                 true
             })

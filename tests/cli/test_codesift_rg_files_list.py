@@ -1,0 +1,224 @@
+"""`codesift-rg --files` answered from a list the daemon keeps: the list printed by a run
+(its own walk, as ripgrep's) is offered to the daemon, which serves it to the same command
+line until the tree changes in a way that can change the listing. Every answer equals a
+scan and the real ripgrep, before and after every kind of change, inside the tree and
+outside it (a parent directory's ignore file, the global git excludes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rg_helpers import BIN, Env, real_rgs
+
+pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+
+KEPT = b"from the daemon's list"
+OFFERED = b"list offered, kept: true"
+
+ARGVS = [
+    ("--files",),
+    ("--files", "-g", "*.c"),
+    ("--files", "--hidden", "-g", "!.git"),
+    ("--files", "-uu", "-g", "!.git/"),
+    ("--files", "-t", "py"),
+    ("--files", "--sort", "path"),
+    ("--files", "src"),
+]
+# Lists of files inside `.git` are never kept (the watch does not follow git's own files).
+UNKEPT = [("--files", "-uu"), ("--files", "--hidden")]
+
+
+def make_tree(base: Path) -> Path:
+    """A repository inside a parent directory with its own `.gitignore` (read by ripgrep
+    as a parent's rules)."""
+    parent = base / "parent"
+    tree = parent / "tree"
+    (tree / "src" / "sub").mkdir(parents=True)
+    (tree / "build").mkdir()
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    (parent / ".gitignore").write_text("")
+    files = {
+        ".gitignore": "build/\n*.log\n",
+        ".rgignore": "rg_only.txt\n",
+        "a.c": "int a;\n",
+        "tool.py": "print(1)\n",
+        "rg_only.txt": "x\n",
+        "x.log": "x\n",
+        ".hidden.c": "x\n",
+        "build/out.c": "x\n",
+        "src/b.c": "x\n",
+        "src/sub/c.py": "x\n",
+        "src/parent_ignored.txt": "x\n",
+    }
+    for name, text in files.items():
+        (tree / name).write_text(text)
+    return tree
+
+
+def lines(out: bytes) -> list[bytes]:
+    return sorted(out.splitlines())
+
+
+@pytest.fixture
+def env(tmp_path: Path):
+    config = tmp_path / "config"
+    (config / "git").mkdir(parents=True)
+    (config / "git" / "ignore").write_text("")
+    env = Env(tmp_path)
+    # The global git excludes are found through XDG_CONFIG_HOME: this test's own.
+    env.env.update(XDG_CONFIG_HOME=str(config), HOME=str(tmp_path))
+    env.env.pop("GIT_CONFIG_GLOBAL", None)
+    env.start()
+    yield env
+    env.stop()
+
+
+def reference(env: Env, tree: Path, args: tuple[str, ...]) -> subprocess.CompletedProcess:
+    """The real ripgrep's answer (15 first), else codesift-rg's own scan."""
+    reals = real_rgs()
+    if reals:
+        return env.rg(tree, "never", *args, binary=reals[0][0])
+    return env.rg(tree, "never", *args)
+
+
+def check(env: Env, tree: Path, args: tuple[str, ...], what: str) -> bytes:
+    """Runs `args` with the daemon (auto) and checks it against the reference; returns the
+    debug lines (stderr)."""
+    auto = env.rg(tree, "auto", *args)
+    ref = reference(env, tree, args)
+    sort = "--sort" in args
+    got = auto.stdout if sort else lines(auto.stdout)
+    want = ref.stdout if sort else lines(ref.stdout)
+    assert (auto.returncode, got) == (ref.returncode, want), (
+        f"{what}: rg {' '.join(args)}\nexpected {ref.returncode} {want!r}\n"
+        f"actual   {auto.returncode} {got!r}\n{auto.stderr.decode()}"
+    )
+    return auto.stderr
+
+
+def test_a_kept_list_is_served_and_equals_ripgrep_after_every_change(env, tmp_path: Path) -> None:
+    tree = make_tree(tmp_path)
+    # The index of the tree (a force run builds it and waits).
+    env.rg(tree, "force", "--files")
+    for args in ARGVS:
+        first = check(env, tree, args, "first run")
+        assert OFFERED in first or KEPT in first, f"rg {args}: {first.decode()}"
+        second = check(env, tree, args, "second run")
+        assert KEPT in second, f"rg {args}: the kept list was not used\n{second.decode()}"
+    for args in UNKEPT:
+        check(env, tree, args, "first run")
+        second = check(env, tree, args, "second run")
+        assert KEPT not in second, f"rg {args}: a list with .git in it was kept"
+
+    changes = [
+        ("a file created", lambda: (tree / "new.c").write_text("x\n")),
+        ("a file removed", lambda: (tree / "a.c").unlink()),
+        ("a file renamed", lambda: os.rename(tree / "tool.py", tree / "src" / "tool2.py")),
+        ("a directory with files moved in", lambda: move_in(tmp_path, tree)),
+        (".gitignore changed", lambda: (tree / ".gitignore").write_text("*.log\n")),
+        (".rgignore rewritten in place", lambda: rewrite(tree / ".rgignore", "*.py\n")),
+        ("a nested .ignore created", lambda: (tree / "src" / ".ignore").write_text("*.c\n")),
+        (
+            "the parent directory's .gitignore changed",
+            lambda: rewrite(tmp_path / "parent" / ".gitignore", "parent_ignored.txt\n"),
+        ),
+        (
+            "the global git excludes changed",
+            lambda: rewrite(tmp_path / "config" / "git" / "ignore", "*.c\n"),
+        ),
+        ("a directory made unreadable", lambda: (tree / "src" / "sub").chmod(0o000)),
+    ]
+    for what, change in changes:
+        change()
+        for args in ARGVS + UNKEPT:
+            check(env, tree, args, what)
+            check(env, tree, args, f"{what}, again")
+    (tree / "src" / "sub").chmod(0o755)
+
+
+def move_in(tmp_path: Path, tree: Path) -> None:
+    outside = tmp_path / "outside" / "moved"
+    outside.mkdir(parents=True)
+    (outside / "m.c").write_text("x\n")
+    (outside / "m.py").write_text("x\n")
+    os.rename(outside, tree / "moved")
+
+
+def rewrite(path: Path, text: str) -> None:
+    """Writes into the existing file (no new inode: only its contents and times change)."""
+    with open(path, "r+") as f:
+        f.truncate(0)
+        f.write(text)
+
+
+def test_a_write_to_a_files_contents_keeps_the_list(env, tmp_path: Path) -> None:
+    tree = make_tree(tmp_path)
+    env.rg(tree, "force", "--files")
+    args = ("--files", "-g", "*.c")
+    check(env, tree, args, "first run")
+    rewrite(tree / "a.c", "int a = 2;\n")
+    after = check(env, tree, args, "after a write to a.c's contents")
+    assert KEPT in after, after.decode()
+
+
+def daemon_request(env: Env, body: dict) -> dict:
+    """One request to the test's daemon, through the package's own client."""
+    code = (
+        "import json, sys\n"
+        "from codesift import daemon\n"
+        "reply, err = daemon.request(json.loads(sys.argv[1]))\n"
+        "print(json.dumps(reply if reply is not None else {'client_error': err}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(body)],
+        env=env.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_a_list_walked_while_the_tree_changed_is_not_kept(env, tmp_path: Path) -> None:
+    tree = make_tree(tmp_path)
+    env.rg(tree, "force", "--files")
+    request = {
+        "op": "files",
+        "root": str(tree.resolve()),
+        "walk": {"all_files": True},
+        "build": False,
+        "key": "a test's command line",
+    }
+    miss = daemon_request(env, request)
+    assert "miss" in miss, miss
+    (tree / "created_during_the_walk.c").write_text("x\n")
+    stored = daemon_request(env, {**request, "store": {"token": miss["miss"], "files": "a.c\n"}})
+    assert stored.get("stored") is False, f"expected stored false, got {stored}"
+    assert "miss" in daemon_request(env, request)
+    # A store at the token the tree is at is kept and served as given.
+    token = daemon_request(env, request)["miss"]
+    stored = daemon_request(env, {**request, "store": {"token": token, "files": "a.c\n"}})
+    assert stored.get("stored") is True, stored
+    assert daemon_request(env, request).get("files") == "a.c\n"
+
+
+def test_bad_files_requests_get_an_error_saying_what_is_wrong(env, tmp_path: Path) -> None:
+    tree = make_tree(tmp_path)
+    base = {"op": "files", "root": str(tree.resolve()), "walk": {"all_files": True}}
+    cases = [
+        ({**base}, "key is required"),
+        ({**base, "key": "k" * ((64 << 10) + 1)}, "key is over the limit"),
+        ({**base, "key": "k", "store": {"files": "a"}}, "store.token is required"),
+        ({**base, "key": "k", "walk": {}}, "walk.all_files"),
+    ]
+    for body, message in cases:
+        reply = daemon_request(env, body)
+        error = reply.get("error", {})
+        assert message in error.get("message", ""), f"expected {message!r}, got {reply}"
+    assert env.status() is not None, "the daemon still serves"
