@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Sequence
-from typing import NamedTuple
+import time
+from collections.abc import Hashable, Sequence
+from typing import Any, NamedTuple
 
 from ._core import GrepMatch
 from .errors import InvalidArgumentError, StaleResultError
@@ -234,3 +235,88 @@ def check_result_id(result_id: object) -> None:
     """A `search_result_id` argument must be a non-empty string."""
     if not isinstance(result_id, str) or not result_id:
         raise InvalidArgumentError("search_result_id must be a non-empty string")
+
+
+class LiveSearch:
+    """One search kept running between the pages asked of it: its stream (paused by the
+    engine while nobody pulls) and the hits it has yielded so far, with each one's count
+    (its file's matches in the count mode, else 1). Memory: the hits pages have consumed."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.hits: list[GrepMatch] = []
+        self.counts: list[int] = []
+        self.done = False
+        self.lock = threading.Lock()
+        self.used = time.monotonic()
+
+    def pull(self, wanted: int) -> None:
+        """Reads the stream on until `wanted` hits are held or it ends."""
+        while not self.done and len(self.hits) < wanted:
+            piece = self.stream._next_piece()
+            if piece is None:
+                self.done = True
+                break
+            hits, matches, _continued = piece
+            self.hits.extend(hits)
+            self.counts.extend([matches] if len(hits) == 1 else [1] * len(hits))
+
+    def close(self) -> None:
+        self.stream.close()
+
+
+class LiveSearches:
+    """The searches paged through (`Workspace.grep_page`), by the search's options: at most
+    `capacity`, each for `ttl` seconds after its last page. One evicted or expired is closed
+    (its engine threads stop); its next page runs the search again."""
+
+    def __init__(self, capacity: int = 8, ttl: float = 600.0) -> None:
+        self.capacity = capacity
+        self.ttl = ttl
+        self._live: dict[Hashable, LiveSearch] = {}
+        self._lock = threading.Lock()
+
+    def _expire(self) -> list[LiveSearch]:
+        now = time.monotonic()
+        gone = [k for k, v in self._live.items() if now - v.used > self.ttl]
+        return [self._live.pop(k) for k in gone]
+
+    def get(self, key: Hashable) -> LiveSearch | None:
+        with self._lock:
+            closing = self._expire()
+            live = self._live.pop(key, None)
+            if live is not None:
+                self._live[key] = live  # the most recently used last
+                live.used = time.monotonic()
+        for old in closing:
+            old.close()
+        return live
+
+    def put(self, key: Hashable, live: LiveSearch) -> None:
+        with self._lock:
+            closing = self._expire()
+            replaced = self._live.pop(key, None)
+            if replaced is not None:
+                closing.append(replaced)
+            self._live[key] = live
+            while len(self._live) > self.capacity:
+                closing.append(self._live.pop(next(iter(self._live))))
+        for old in closing:
+            old.close()
+
+    def drop(self, key: Hashable, live: LiveSearch) -> None:
+        """Forgets `live` (ended, or failed) and closes it."""
+        with self._lock:
+            if self._live.get(key) is live:
+                del self._live[key]
+        live.close()
+
+    def close(self) -> None:
+        with self._lock:
+            closing = list(self._live.values())
+            self._live.clear()
+        for old in closing:
+            old.close()
+
+    def __len__(self) -> int:
+        return len(self._live)

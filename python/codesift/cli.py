@@ -24,7 +24,7 @@ import dataclasses
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -623,9 +623,11 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             lambda: t.ws.grep(pattern, t.path, **settings),
         )
 
-    # Everything piped streams but -v (two searches subtracted) and --count-total (its
-    # total comes at the end); the terminal view waits for the whole answer.
-    streams = not (rich_view or invert or args.count_total)
+    # Everything piped streams; the terminal view waits for the whole answer.
+    streams = not rich_view
+    # --count-total with a cap: the stream runs to the end uncapped, the cap applies to what
+    # is printed (`_Capped`), the rest is only counted. Without a cap every total is exact.
+    counting = args.count_total and cap is not None
 
     # Lines the engine can print as they are: no -o, no context, and a UTF-8 stdout (the
     # bytes are written as they are; another encoding escapes what it cannot hold).
@@ -641,8 +643,13 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         # The engine prints the lines itself; then its search keeps one hit per line (no
         # record per match: what a dense answer costs most).
         printing = (
-            plain and mode == "content" and not (args.json or args.count) and hasattr(out, "buffer")
+            plain
+            and mode == "content"
+            and not (args.json or args.count or counting)
+            and hasattr(out, "buffer")
         )
+        if invert:
+            return stream_inverted(t, name)
         with t.ws.grep(
             spec.pattern,
             t.path,
@@ -654,7 +661,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             context_lines=args.context,
             before=args.before_context,
             after=args.after_context,
-            max_matches=cap,
+            max_matches=None if counting else cap,
             timeout=args.timeout,
             type=args.type or None,
             type_not=args.type_not or None,
@@ -662,7 +669,8 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             remember=False,
             mode=mode,
             _lines=printing,
-        ) as hits:
+        ) as stream_hits:
+            hits: GrepIter | _Capped = _Capped(stream_hits, cap) if counting else stream_hits
             if args.json:
                 return _stream_grep_json(t.ws, hits, args.json_full, out)
             if mode == "count" or args.count:
@@ -691,6 +699,8 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             if mode == "files":
                 # One hit per file with a match, its name printed as soon as it settles.
                 for group in hits.files():
+                    if not group:
+                        continue
                     lines.name_only(t.show(group[0].file))
                     out.flush()
                     printed = True
@@ -715,6 +725,8 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                     printed = True
                 return hits.result, printed
             for group, _matches, _continued in hits._pieces():
+                if not group:
+                    continue
                 records = content_records(
                     group, only_matching=args.only_matching, lines_of=lines_of
                 )
@@ -723,9 +735,74 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                 printed = True
             return hits.result, printed
 
+    # -v's cap counts printed lines over the whole command line.
+    budget = [args.max_count or None]
+
+    def stream_inverted(t: _Target, name: Callable[[str], str | None]) -> tuple[None, bool]:
+        """`-v`, streamed: the engine lists every line of the searched files (one "^" query,
+        with the same filters, binary and ignore rules) beside the search itself, both in
+        path order, and each file's lines that no match touches are printed once both have
+        settled that file. The scan stays the engine's: this only subtracts one from the
+        other, a file at a time. The search is never capped (a cut search would let lines
+        it did not reach pass for non-matching ones): the cap counts printed lines."""
+        common: dict[str, Any] = {
+            "include": include,
+            "exclude": exclude,
+            "context_lines": 0,
+            "max_matches": None,
+            "timeout": args.timeout,
+            "type": args.type or None,
+            "type_not": args.type_not or None,
+            "stream": True,
+            "remember": False,
+        }
+        printed = False
+        out = lines.out
+        with (
+            t.ws.grep(EVERY_LINE, t.path, literal=False, case_sensitive=True, **common) as every,
+            t.ws.grep(
+                spec.pattern,
+                t.path,
+                literal=spec.literal,
+                case_sensitive=spec.case_sensitive,
+                multiline=True if args.multiline else None,
+                **common,
+            ) as matched,
+        ):
+            touching = matched.files()
+            head = next(touching, None)
+            for group in every.files():
+                file = group[0].file
+                # Both come in path order; a file only the search reports (an empty file a
+                # pattern matches) has no line to print.
+                while head is not None and head[0].file != file and head[0].file < file:
+                    head = next(touching, None)
+                touched: Sequence[Any] = ()
+                if head is not None and head[0].file == file:
+                    touched, head = head, next(touching, None)
+                records = inverted_records(group, touched, before=before, after=after)
+                if budget[0] is not None:
+                    records = _within_budget(records, budget[0])
+                    budget[0] -= sum(1 for r in records if r[1] == ":")
+                selected = sum(1 for r in records if r[1] == ":")
+                if selected:
+                    if args.files_with_matches:
+                        lines.name_only(t.show(file))
+                    elif args.count:
+                        lines.count(name(file), selected)
+                    else:
+                        lines.file(name(file), records)
+                    out.flush()
+                    printed = True
+                if budget[0] is not None and budget[0] <= 0:
+                    break
+        return None, printed
+
     found = False
     for t in targets:
         name: Callable[[str], str | None] = t.show if show_names else (lambda _f: None)
+        if invert and budget[0] is not None and budget[0] <= 0:
+            break
         if streams:
             streamed, printed = stream(t, name)
             found = found or printed
@@ -746,8 +823,6 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             assert console is not None
             _render_grep(console, result, t.show, _file_lines(t.ws), context=bool(before or after))
             found = found or bool(result.matches)
-        elif invert:
-            found = _print_inverted(args, t, result, search, lines, name, before, after) or found
         elif mode == "files":
             for m in result.matches:
                 lines.name_only(t.show(m.file))
@@ -827,7 +902,7 @@ def _print_grep_json(ws: Workspace, result: GrepResult, full: bool) -> None:
 
 
 def _stream_grep_json(
-    ws: Workspace, hits: GrepIter, full: bool, out: Any
+    ws: Workspace, hits: GrepIter | _Capped, full: bool, out: Any
 ) -> tuple[GrepResult | None, bool]:
     """`--json`, streamed: the same document `_print_grep_json` prints, byte for byte, its
     "matches" written as the search settles them (every other field follows them, known once
@@ -847,9 +922,10 @@ def _stream_grep_json(
             if full:
                 hit.update(byte_length=m.byte_length, unique=m.unique, encoding=m.encoding)
             encoded.append(json.dumps(hit, ensure_ascii=False))
-        out.write(json_escape_surrogates(sep + ", ".join(encoded)))
-        out.flush()
-        sep = ", "
+        if encoded:  # a piece past the cap only adds to its file's count
+            out.write(json_escape_surrogates(sep + ", ".join(encoded)))
+            out.flush()
+            sep = ", "
         if continued and counts:
             counts[-1] += matches
         else:
@@ -869,57 +945,58 @@ def _stream_grep_json(
     return result, bool(files)
 
 
-def _print_inverted(
-    args: argparse.Namespace,
-    t: _Target,
-    matched: GrepResult,
-    search: Callable[..., GrepResult],
-    lines: Lines,
-    name: Callable[[str], str | None],
-    before: int,
-    after: int,
-) -> bool:
-    """`-v`: the engine lists every line of the searched files (one "^" query, with the same
-    filters, binary and ignore rules), and the lines that no match touches are printed. The
-    scan stays the engine's: this only subtracts one answer from the other."""
-    every = search(
-        t,
-        EVERY_LINE,
-        literal=False,
-        case_sensitive=True,
-        multiline=None,
-        context_lines=0,
-        before=None,
-        after=None,
-        max_matches=None,
-        count_total=False,
-        mode="content",
-    )
-    by_file: dict[str, list[Any]] = {}
-    for m in matched.matches:
-        by_file.setdefault(m.file, []).append(m)
-    budget = args.max_count or None
-    found = False
-    for file, hits in groupby(every.matches, key=lambda m: m.file):
-        records: list[Record] = inverted_records(
-            list(hits), by_file.get(file, ()), before=before, after=after
-        )
-        if budget is not None:
-            records = _within_budget(records, budget)
-            budget -= sum(1 for r in records if r[1] == ":")
-        selected = sum(1 for r in records if r[1] == ":")
-        if not selected:
-            continue
-        found = True
-        if args.files_with_matches:
-            lines.name_only(t.show(file))
-        elif args.count:
-            lines.count(name(file), selected)
-        else:
-            lines.file(name(file), records)
-        if budget is not None and budget <= 0:
-            break
-    return found
+class _Capped:
+    """A stream's pieces cut to its first `cap` hits, the rest only counted: what
+    `--count-total` prints under a cap (the hits, each file's whole count, and the total of
+    every match), streamed. In the files and count modes a hit is a file, as `cap` is."""
+
+    def __init__(self, hits: GrepIter, cap: int) -> None:
+        self._hits = hits
+        self._cap = cap
+        self.result: GrepResult | None = None
+
+    def _pieces(self) -> Iterator[tuple[Sequence[Any], int, bool]]:
+        kept = total = 0
+        counts: list[int] = []
+        cut_open = False  # the last file kept still comes (its count stays whole)
+        for group, matches, continued in self._hits._pieces():
+            total += len(group)
+            room = self._cap - kept
+            if room > 0:
+                part = group if len(group) <= room else list(group)[:room]
+                kept += len(part)
+                if continued and counts:
+                    counts[-1] += matches
+                else:
+                    counts.append(matches)
+                cut_open = True
+                yield part, matches, continued
+            elif continued and cut_open:
+                counts[-1] += matches
+                yield [], matches, True
+            else:
+                cut_open = False
+        found = self._hits.result
+        if found is not None:
+            self.result = dataclasses.replace(
+                found,
+                total=total,
+                truncated=found.truncated or total > self._cap,
+                max_matches=self._cap,
+                files_with_matches=len(counts),
+                counts=counts,
+            )
+
+    def files(self) -> Iterator[list[Any]]:
+        """The kept hits a file at a time."""
+        group: list[Any] = []
+        for hits, _matches, continued in self._pieces():
+            if not continued and group:
+                yield group
+                group = []
+            group.extend(hits)
+        if group:
+            yield group
 
 
 def _within_budget(records: list[Record], budget: int) -> list[Record]:

@@ -3,6 +3,7 @@ edits go through `codesift.edits.Editor`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import threading
@@ -20,7 +21,7 @@ from .arguments import (
     glob_request,
     grep_request,
 )
-from .cache import HitState, ResultCache
+from .cache import HitState, LiveSearch, LiveSearches, ResultCache
 from .control import current_token
 from .errors import InvalidArgumentError
 from .files import BINARY_SNIFF, TextFile, binary_error
@@ -125,6 +126,8 @@ class Workspace:
         )
         self.sandbox = Sandbox(self._engine.root, given)
         self.cache = ResultCache(self._engine.id_prefix, capacity=cache_size)
+        #: The searches `grep_page` keeps running between pages.
+        self.live = LiveSearches()
         # `history` and `editor` are made on first use, once (under this lock): a workspace
         # that only searches never imports the edit machinery.
         self._edit_lock = threading.Lock()
@@ -433,6 +436,80 @@ class Workspace:
             cancel=cancel,
             stream=True,
             remember=remember,
+        )
+
+    def grep_page(
+        self,
+        pattern: str,
+        path: PathArg = ".",
+        *,
+        offset: int = 0,
+        max_matches: int = 500,
+        **options: Any,
+    ) -> GrepResult:
+        """`grep(pattern, path, offset=offset, max_matches=max_matches, **options)` for a
+        caller that pages (the tools, over MCP and HTTP): the first page (`offset` 0) starts
+        a stream that is kept (`self.live`), and a later page of the same search (the same
+        pattern, path and options) reads it on from where the pages before stopped instead
+        of searching again, so every page is of one search, at one moment. The hits are
+        those of `grep`, page by page; `total` counts the hits found so far until the last
+        page (then all of them). A page whose search is no longer kept (evicted, expired
+        after `self.live.ttl` seconds, or never started) runs `grep` with `offset` (a new
+        search). `timeout` (which counts from a search's start) and `count_total` always
+        run `grep`."""
+        if options.get("timeout") is not None or options.get("count_total"):
+            return self.grep(pattern, path, offset=offset, max_matches=max_matches, **options)
+        check_int("offset", offset, minimum=0)
+        check_int("max_matches", max_matches, minimum=1)
+        key = (pattern, str(path), repr(sorted(options.items())))
+        live = self.live.get(key) if offset else None
+        if live is None or offset > len(live.hits):
+            if offset:
+                return self.grep(pattern, path, offset=offset, max_matches=max_matches, **options)
+            stream = self.grep(pattern, path, max_matches=None, stream=True, **options)
+            live = LiveSearch(stream)
+            self.live.put(key, live)
+        end = offset + max_matches
+        with live.lock:
+            try:
+                live.pull(end + 1)  # one more proves that results follow the page
+            except BaseException:
+                self.live.drop(key, live)
+                raise
+            page = live.hits[offset:end]
+            counts = live.counts[offset:end]
+            truncated = len(live.hits) > end
+            found = live.stream.result if live.done else None
+            held = len(live.hits)
+        if live.done and not truncated:
+            self.live.drop(key, live)
+        per_file: dict[str, int] = {}
+        for hit, count in zip(page, counts, strict=True):
+            per_file[hit.file] = per_file.get(hit.file, 0) + count
+        if found is None:  # the figures of a search not ended yet: its options
+            given = grep_request(pattern, **options)
+            settings = given.options
+            found = GrepResult(
+                matches=[],
+                total=0,
+                truncated=True,
+                pattern=settings["pattern"],
+                path=self.sandbox.display(self.sandbox.relative(path)),
+                literal=settings["literal"],
+                include=settings["include"],
+                exclude=settings["exclude"],
+                max_matches=max_matches,
+                mode=settings["mode"],
+            )
+        return dataclasses.replace(
+            found,
+            matches=page,
+            total=end if truncated else held,
+            truncated=truncated,
+            max_matches=max_matches,
+            offset=offset,
+            files_with_matches=len(per_file),
+            counts=list(per_file.values()),
         )
 
     def glob_iter(

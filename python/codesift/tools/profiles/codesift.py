@@ -431,7 +431,11 @@ def grep_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
         )
     else:
         _refuse_local_only(args)
-    result = target.grep(args.pop("pattern"), args.pop("path", "."), **options)
+    if target is box.workspace:
+        # Pages of one search read on one kept stream (`Workspace.grep_page`).
+        result = box.workspace.grep_page(args.pop("pattern"), args.pop("path", "."), **options)
+    else:
+        result = target.grep(args.pop("pattern"), args.pop("path", "."), **options)
     text, windowed = grep_text(box, result)
     return box.finish("grep_search", text, result.to_dict(), truncated=windowed)
 
