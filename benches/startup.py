@@ -1,7 +1,7 @@
 """Start-up cost: `import codesift` and a whole `codesift grep` process, beside a bare
 interpreter and ripgrep, interleaved.
 
-    python benches/startup.py [--rounds N] [--files N] [--importtime N] [--no-compile]
+    python benches/startup.py [--rounds N] [--files N] [--importtime N] [--no-compile] [--rg RG]
 
 Generates a small repository (`--files` Python files, 200 by default, in a few directories,
 a `git init` if git is installed) and times, as fresh processes each round (in a shuffled
@@ -16,8 +16,12 @@ order, after a warm-up round):
   script's own code (`from codesift.cli import main; sys.exit(main())`) run by this
   interpreter, so that it measures the package this interpreter imports (and the same
   with `-S`: a piped grep needs nothing from site-packages);
-- `rg -n PATTERN` in the same repository (ripgrep from PATH or beside this interpreter),
-  through a pipe as well.
+- `codesift grep PATTERN` through the console script pip wrote beside this interpreter
+  (`bin/codesift`, when there is one): what a user who installed codesift runs, its launcher's
+  own imports included;
+- `rg -n PATTERN` in the same repository (`--rg`, else ripgrep beside this interpreter, else
+  from PATH: a PATH `rg` may be a version manager's shell-script shim, which would time the
+  shell), through a pipe as well.
 
 Every run imports the codesift this interpreter finds (its parent directory is put on
 PYTHONPATH, so `-S` finds it too). Its bytecode is compiled first (`compileall`) unless
@@ -71,7 +75,13 @@ def package_parent() -> str:
 
 def find_rg() -> str | None:
     beside = Path(sys.executable).parent / "rg"
-    return shutil.which("rg") or (str(beside) if beside.exists() else None)
+    return str(beside) if beside.exists() else shutil.which("rg")
+
+
+def find_script() -> str | None:
+    """The `codesift` console script installed with this interpreter, if any."""
+    script = Path(sys.executable).parent / "codesift"
+    return str(script) if script.exists() else None
 
 
 BARE, IMPORT, WORKSPACE = (
@@ -82,14 +92,15 @@ BARE, IMPORT, WORKSPACE = (
 BARE_S, IMPORT_S, WORKSPACE_S = (
     name.replace("python ", "python -S ") for name in (BARE, IMPORT, WORKSPACE)
 )
-GREP, GREP_S, RG = (
+GREP, GREP_S, SCRIPT, RG = (
     f"codesift grep {PATTERN}",
     f"python -S codesift grep {PATTERN}",
+    f"bin/codesift grep {PATTERN}",
     f"rg -n {PATTERN}",
 )
 
 
-def commands(rg: str | None) -> dict[str, list[str]]:
+def commands(rg: str | None, script: str | None) -> dict[str, list[str]]:
     py = sys.executable
     runs = {
         BARE: [py, "-c", "pass"],
@@ -101,6 +112,8 @@ def commands(rg: str | None) -> dict[str, list[str]]:
         GREP: [py, "-c", CLI, "grep", PATTERN],
         GREP_S: [py, "-S", "-c", CLI, "grep", PATTERN],
     }
+    if script is not None:
+        runs[SCRIPT] = [script, "grep", PATTERN]
     if rg is not None:
         runs[RG] = [rg, "-n", PATTERN]
     return runs
@@ -155,6 +168,7 @@ def main() -> None:
         "--importtime", type=int, default=0, metavar="N", help="also list import costs (N runs)"
     )
     parser.add_argument("--no-compile", action="store_true", help="do not compile bytecode")
+    parser.add_argument("--rg", default=None, help="the ripgrep executable to time")
     args = parser.parse_args()
 
     parent = package_parent()
@@ -167,8 +181,9 @@ def main() -> None:
             print(f"note: compileall failed, bytecode may be missing: {compiled.stdout[-300:]!r}")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (parent, env.get("PYTHONPATH")) if p)
-    rg = find_rg()
-    runs = commands(rg)
+    rg = args.rg or find_rg()
+    script = find_script()
+    runs = commands(rg, script)
     times: dict[str, list[float]] = {name: [] for name in runs}
     cpu: dict[str, list[float]] = {name: [] for name in runs}
     with tempfile.TemporaryDirectory(prefix="codesift-startup-") as tmp:
@@ -202,6 +217,10 @@ def main() -> None:
     )
     if rg is None:
         print("rg not found: ripgrep left out")
+    else:
+        print(f"rg: {rg}")
+    if script is None:
+        print("no console script beside the interpreter: bin/codesift left out")
     print()
     print("| command | median ms | min ms | median CPU ms |")
     print("|---|---|---|---|")
@@ -222,9 +241,13 @@ def main() -> None:
     for label, (what, base) in over.items():
         wall, used = median[what] - median[base], median_cpu[what] - median_cpu[base]
         print(f"{label + ':':55} {wall:+6.1f} ms {used:+6.1f} ms")
+    if script is not None:
+        wall, used = median[SCRIPT] - median[BARE], median_cpu[SCRIPT] - median_cpu[BARE]
+        print(f"{'bin/codesift grep over python -c pass:':55} {wall:+6.1f} ms {used:+6.1f} ms")
     if rg is not None:
-        wall, used = median[GREP] / median[RG], median_cpu[GREP] / median_cpu[RG]
-        print(f"{'codesift grep / rg:':55} {wall:7.1f}x {used:7.1f}x")
+        for what in (GREP, SCRIPT) if script is not None else (GREP,):
+            wall, used = median[what] / median[RG], median_cpu[what] / median_cpu[RG]
+            print(f"{what.split(' grep')[0] + ' grep / rg:':55} {wall:7.1f}x {used:7.1f}x")
     for label, rows in profiles.items():
         print(f"\n-X importtime of {label} (min of {args.importtime}; self ms, cumulative ms):")
         print("\n".join(rows))

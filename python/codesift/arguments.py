@@ -15,8 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .errors import CodesiftError, InvalidArgumentError, PatternError
@@ -45,6 +44,12 @@ MAXIMA = {
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
+# What a remote host is asked (`GrepArgs`, `grep_arguments`) lives in `codesift.grep_args`,
+# loaded on first use: a local search does not define its dataclass.
+_GREP_ARGS = frozenset(("GrepArgs", "grep_arguments"))
+if TYPE_CHECKING:  # re-exported for type checkers
+    from .grep_args import GrepArgs, grep_arguments  # noqa: F401
+
 
 def grep_request(pattern: object, search_path: str = ".", **options: object) -> _core.GrepRequest:
     """The one grep request of every caller (`Workspace.grep` and `grep_iter`, the remote
@@ -60,41 +65,6 @@ def grep_request(pattern: object, search_path: str = ".", **options: object) -> 
         for name, value in options.items()
     }
     return _core.GrepRequest(search_path, pattern=pattern, **converted)
-
-
-@dataclass(frozen=True)
-class GrepArgs:
-    """grep's options as the engine normalised them (context split into before/after, filters
-    as lists of globs): what a remote host is asked."""
-
-    pattern: str
-    include: list[str]
-    exclude: list[str]
-    literal: bool
-    case_sensitive: bool
-    multiline: bool | None
-    before: int
-    after: int
-    max_matches: int | None
-    count_total: bool
-    timeout: float | None
-
-    @classmethod
-    def of(cls, request: _core.GrepRequest) -> GrepArgs:
-        options = request.options
-        names = cls.__dataclass_fields__
-        values = {name: options[name] for name in names if name not in ("before", "after")}
-        context = options["context_lines"]
-        return cls(
-            **values,
-            before=context if options["before"] is None else options["before"],
-            after=context if options["after"] is None else options["after"],
-        )
-
-
-def grep_arguments(pattern: str, **options: Any) -> GrepArgs:
-    """`grep_request`'s values as a `GrepArgs`."""
-    return GrepArgs.of(grep_request(pattern, **options))
 
 
 def glob_request(
@@ -382,3 +352,15 @@ _GLOB_CONVERSIONS: dict[str, Callable[[str, Any], object]] = {
 }
 #: `Workspace.grep`'s and `glob`'s option names that the engine's requests spell otherwise.
 _RENAMED = {"type": "types", "type_not": "types_not", "_lines": "lines"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _GREP_ARGS:
+        from . import grep_args
+
+        return getattr(grep_args, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_GREP_ARGS})

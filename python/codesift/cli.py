@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from itertools import groupby
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -517,15 +515,14 @@ def _glob(ws: Workspace, args: argparse.Namespace, console: Console | None) -> i
     return EXIT_FOUND if result.total else EXIT_NOTHING
 
 
-@dataclass(frozen=True)
 class _Target:
     """One PATH of a grep command line: the workspace it lies in, the path relative to that
     workspace's root, how its results are shown, and whether it names a file."""
 
-    ws: Workspace
-    path: str
-    show: Callable[[str], str]
-    is_file: bool
+    __slots__ = ("ws", "path", "show", "is_file")
+
+    def __init__(self, ws: Workspace, path: str, show: Callable[[str], str], is_file: bool):
+        self.ws, self.path, self.show, self.is_file = ws, path, show, is_file
 
 
 def _grep_targets(args: argparse.Namespace, paths: list[str]) -> list[_Target]:
@@ -936,6 +933,8 @@ def _stream_grep_json(
     if result is None:  # the search stopped without its figures (it raised instead)
         out.write(opening + "]}\n")
         return None, bool(files)
+    import dataclasses
+
     data = dataclasses.replace(result, counts=counts).to_dict()
     del data["matches"]
     data["files"] = files
@@ -978,6 +977,8 @@ class _Capped:
                 cut_open = False
         found = self._hits.result
         if found is not None:
+            import dataclasses
+
             self.result = dataclasses.replace(
                 found,
                 total=total,

@@ -12,7 +12,6 @@ import argparse
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TextIO
 
 from .errors import InvalidArgumentError
@@ -21,11 +20,11 @@ from .errors import InvalidArgumentError
 _RUST_META = frozenset("\\.+*?()|[]{}^$#&-~")
 # An escape (`\pL`, `\p{Lu}`, `\x{41}`, `\S`, `\b{start}`), a group name (`(?P<Name>`,
 # `(?<Name>`) or an inline flag group (`(?i)`, `(?-U:`): none of them is a literal letter.
-_NOT_LITERAL = re.compile(
+# Compiled on first use (re caches it): only a smart-case search needs it.
+_NOT_LITERAL = (
     r"\\(?:[pPxuU]\{[^}]*\}|[pP].|x[0-9A-Fa-f]{2}|[bB]\{[^}]*\}|.)"
     r"|\(\?P?<[^>]*>|\(\?[a-zA-Z-]*[:)]"
-    r"|\[\[:\^?[a-z]+:\]\]|\[:\^?[a-z]+:\]",
-    re.DOTALL,
+    r"|\[\[:\^?[a-z]+:\]\]|\[:\^?[a-z]+:\]"
 )
 #: Matches once per line: the "every line" query behind `-v`.
 EVERY_LINE = "^"
@@ -39,17 +38,35 @@ def rust_escape(text: str) -> str:
 def has_uppercase_literal(pattern: str, *, literal: bool) -> bool:
     """Whether smart case (`-S`) makes a search case-sensitive: the pattern holds an
     uppercase letter that it matches literally (not in `\\S`, `\\p{Lu}`, `(?P<Name>...)`)."""
-    text = pattern if literal else _NOT_LITERAL.sub("", pattern)
+    text = pattern if literal else re.sub(_NOT_LITERAL, "", pattern, flags=re.DOTALL)
     return any(c.isupper() for c in text)
 
 
-@dataclass(frozen=True)
 class GrepPattern:
     """What the engine is asked for: a pattern, whether it is a fixed string, and case."""
 
-    pattern: str
-    literal: bool
-    case_sensitive: bool
+    # Not a dataclass: `codesift grep` starts without importing `dataclasses` for it.
+    __slots__ = ("pattern", "literal", "case_sensitive")
+
+    def __init__(self, pattern: str, literal: bool, case_sensitive: bool) -> None:
+        self.pattern, self.literal, self.case_sensitive = pattern, literal, case_sensitive
+
+    def __repr__(self) -> str:
+        return (
+            f"GrepPattern(pattern={self.pattern!r}, literal={self.literal!r}, "
+            f"case_sensitive={self.case_sensitive!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GrepPattern):
+            return NotImplemented
+        return (self.pattern, self.literal, self.case_sensitive) == (
+            other.pattern,
+            other.literal,
+            other.case_sensitive,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def grep_pattern(

@@ -12,7 +12,6 @@ scans meanwhile. See docs/daemon.md.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
 from typing import Any
@@ -151,6 +150,7 @@ def select(
 def run_foreground(idle: float = IDLE_SECONDS) -> int:
     """Serves in this process until stopped, idle or signalled (SIGTERM, SIGINT): 0, or 1
     when another daemon of this user already serves."""
+    import signal  # here: a search that only asks the daemon never handles signals
 
     def terminate(signum: int, frame: object) -> None:
         raise SystemExit(0)

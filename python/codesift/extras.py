@@ -4,8 +4,6 @@ server needs `codesift[mcp]`, the web server `codesift[serve]`. A missing one is
 
 from __future__ import annotations
 
-import importlib.util
-
 from .errors import CodesiftError
 
 # The top-level modules each extra installs (and that its features import).
@@ -48,6 +46,8 @@ def require(extra: str, feature: str | None = None) -> None:
 
 
 def _importable(module: str) -> bool:
+    import importlib.util  # here: only the servers' commands look their extras up
+
     try:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):  # a module blocked in sys.modules, or a broken one

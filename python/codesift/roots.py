@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from dataclasses import dataclass
 
 from .errors import NotFoundError
 from .sandbox import path_text
@@ -17,7 +16,6 @@ from .sandbox import path_text
 LINE_RANGE = re.compile(r"^(?P<path>.+?)(?P<range>:\d+(?:-\d+)?)$")
 
 
-@dataclass(frozen=True)
 class RootedPath:
     """A command-line path resolved against the root it implies.
 
@@ -25,11 +23,18 @@ class RootedPath:
     the root itself, with a `read` line range kept); `given` is the path as the user wrote it
     (None when no path was given: the current directory)."""
 
-    root: str
-    path: str
-    given: str | None
-    is_file: bool = False
-    cwd: str = ""
+    # A plain class, not a dataclass: every command makes one, and defining a dataclass
+    # (and importing `dataclasses`, with `inspect`) is a cost that start-up pays.
+    __slots__ = ("root", "path", "given", "is_file", "cwd")
+
+    def __init__(
+        self, root: str, path: str, given: str | None, is_file: bool = False, cwd: str = ""
+    ) -> None:
+        self.root, self.path, self.given, self.is_file, self.cwd = root, path, given, is_file, cwd
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"RootedPath({fields})"
 
     def show(self, result_path: str) -> str:
         """A root-relative result path as `rg` prints it: below the given path as it was

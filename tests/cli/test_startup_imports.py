@@ -153,3 +153,60 @@ def test_grep_with_colour_or_json_still_loads_what_it_needs(tmp_path):
     assert "rich.console" in modules and "needle" in out, f"{sorted(modules)} {out!r}"
     modules, out = imported(["-c", cli, "grep", "--json", "needle"], cwd=tmp_path)
     assert "json" in modules and '"matches"' in out, f"{sorted(modules)} {out!r}"
+
+
+# The dataclasses a piped grep defines: the results it returns (public, dataclasses by
+# contract) and their parts. Its private records (the pattern, the resolved PATH, the
+# targets) are plain classes, what a remote host is asked is defined only for remote search.
+GREP_DATACLASSES = [
+    "codesift.control.Progress",
+    "codesift.results.GlobResult",
+    "codesift.results.GrepResult",
+    "codesift.skipped.SkipCount",
+    "codesift.skipped.Skipped",
+]
+# Modules a piped grep does not need but a command elsewhere does (the daemon's signal
+# handler, the servers' lookup of their extras, remote search's arguments): seen only
+# without site, whose .pth files may import them.
+NEVER_IN_A_PIPED_GREP_WITHOUT_SITE = ["signal", "importlib.util", "codesift.grep_args"]
+
+
+def test_piped_grep_defines_only_the_result_dataclasses(tmp_path):
+    (tmp_path / "a.py").write_text("needle = 2\n")
+    cli = (
+        "import sys\nfrom codesift.cli import main\ncode = main()\n"
+        "from dataclasses import is_dataclass\n"
+        "found = sorted(f'{m}.{n}' for m, mod in list(sys.modules.items()) "
+        "if m.startswith('codesift') for n, v in vars(mod).items() "
+        "if isinstance(v, type) and is_dataclass(v) and v.__module__ == m)\n"
+        "print(found)\nsys.exit(code)"
+    )
+    modules, out = imported(["-c", cli, "grep", "needle"], cwd=tmp_path, site=False)
+    expected = f"a.py:1:needle = 2\n{GREP_DATACLASSES}\n"
+    assert out == expected, f"expected {expected!r}, got {out!r}"
+    found = loaded(modules, NEVER_IN_A_PIPED_GREP_WITHOUT_SITE)
+    assert found == [], f"expected none of {NEVER_IN_A_PIPED_GREP_WITHOUT_SITE}, got {found}"
+
+
+def test_what_was_moved_out_of_the_grep_path_still_answers():
+    """The names loaded on first use still import from where they did."""
+    code = (
+        "from codesift.arguments import GrepArgs, grep_arguments\n"
+        "from codesift.extras import require\n"
+        "from codesift.cli_grep import grep_pattern\n"
+        "from codesift.roots import root_of\n"
+        "require('mcp')\n"
+        "a = grep_arguments('x', context_lines=2)\n"
+        "print(type(a) is GrepArgs, a.before, a.after)\n"
+        "print(grep_pattern(['Foo'], fixed=False, word=False, line=False, case='smart'))\n"
+        "print(grep_pattern([r'\\pL'], fixed=False, word=False, line=False, case='smart'))\n"
+        "print(root_of('.').path)\n"
+    )
+    _, out = imported(["-c", code])
+    expected = (
+        "True 2 2\n"
+        "GrepPattern(pattern='Foo', literal=False, case_sensitive=True)\n"
+        "GrepPattern(pattern='\\\\pL', literal=False, case_sensitive=False)\n"
+        ".\n"
+    )
+    assert out == expected, f"expected {expected!r}, got {out!r}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..arguments import GrepArgs
+from ..grep_args import GrepArgs
 
 
 @dataclass(frozen=True)

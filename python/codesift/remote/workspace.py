@@ -17,10 +17,10 @@ from ..arguments import (
     check_seconds,
     check_text,
     glob_request,
-    grep_arguments,
 )
 from ..cache import ResultCache, check_result_id
 from ..errors import InvalidArgumentError
+from ..grep_args import grep_arguments
 from .fanout import each_host, fair_share
 from .globs import PathPattern
 from .hit_ids import HitRegistry
