@@ -111,12 +111,21 @@ def test_json_streams_the_same_document(tmp_path, flags, options):
     expected = expected_json(root, "--json-full" in flags, **options)
     got = json.loads(proc.stdout)
     want = json.loads(expected)
+    stdout = proc.stdout
+    if "max_matches" in options:
+        # Under a cap, how many files the threads had read when the stop reached them is
+        # the engine's count of work done, not part of the answer: it varies run to run.
+        assert got["files_searched"] >= got["files_with_matches"], got
+        for document in (got, want):
+            document.pop("files_searched")
+        stdout = re.sub(rb'"files_searched": \d+', b'"files_searched": 0', stdout)
+        expected = re.sub(rb'"files_searched": \d+', b'"files_searched": 0', expected)
     for key in want:
         if key == "matches":
             got[key] = [{**m, "id": ""} for m in got[key]]
             want[key] = [{**m, "id": ""} for m in want[key]]
         assert got[key] == want[key], (key, got[key], want[key])
-    assert without_ids(proc.stdout) == without_ids(expected), (proc.stdout[-400:], expected[-400:])
+    assert without_ids(stdout) == without_ids(expected), (stdout[-400:], expected[-400:])
 
 
 def test_json_of_nothing_found_is_the_same_document(tmp_path):
