@@ -283,7 +283,8 @@ impl Engine {
 
     /// Where `path` really is (workspace-relative), or `None` when it cannot be resolved.
     fn real(&self, py: Python<'_>, path: PathBuf) -> Option<OsString> {
-        py.detach(|| self.ws.real(&path).map(PathBuf::into_os_string))
+        let files = self.files();
+        py.detach(move || files.real(&path).map(PathBuf::into_os_string))
     }
 
     /// Builds the index of the workspace (replacing the old one); `progress(done, total)` is
