@@ -947,16 +947,7 @@ mod tests {
                 .unwrap();
             assert_eq!(meta.ino(), expected.ino);
         }
-        let pattern = CompiledPattern::new(&opts("needle")).unwrap();
-        let outcome = FileSearcher::new(&pattern).search_ranges(
-            &file,
-            || "f.txt".into(),
-            limits,
-            &stop,
-            expected,
-            &ranges,
-            &mut |_| None,
-        );
+        let outcome = by_units(OutputMode::Content);
         assert!(outcome.is_none(), "a part with a NUL byte: searched whole");
     }
 }
