@@ -69,9 +69,9 @@ impl GrepQuery {
             .with_lines(self.one_hit_per_line()))
     }
 
-    /// The hits the files searched may give in all, and whether every match is still to be
-    /// counted past them: a total of every match stops at no limit (its hits are cut at the
-    /// end), else the search stops at `max_matches`.
+    /// The hits a search keeps in all (`max_matches`, else no limit), and whether it goes on
+    /// counting every match past them (`count_total`: then the limit cuts the hits kept, not
+    /// the search).
     fn hit_limit(&self) -> (usize, bool) {
         match self.max_matches {
             Some(max) if !self.count_total => (max, false),

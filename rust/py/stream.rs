@@ -1,6 +1,7 @@
-//! `GrepStream`: a search running on its own thread whose files with hits come to Python as
-//! they settle, in the order `grep` returns them, through a bounded channel (a slow
-//! consumer pauses the search); closing or dropping it stops the search.
+//! `GrepStream`: a search running on its own thread (a `crate::stream::Stream`) whose files
+//! with hits come to Python as they settle, in the order `grep` returns them, through a
+//! bounded channel (a slow consumer pauses the search); closing or dropping it stops the
+//! search. `next_item` is how every stream's `__next__` waits: without the GIL, Ctrl-C heard.
 
 use crate::cancel::CancelToken;
 use crate::grep::FileHits;
