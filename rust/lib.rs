@@ -1,5 +1,6 @@
 //! codesift's compiled core: the engine modules (fs: the root handle, walkers, rules, file
-//! operations and atomic writes; glob (and its stream), grep, search, index, daemon, types; the grep request
+//! operations and atomic writes; glob (and its stream), grep, search, index, daemon, types; the stream that
+//! `grep_iter` and `glob_iter` share; the grep request
 //! and the workspace that runs it) and the one Python module `codesift._core` (bindings in
 //! `py/`) that exposes them.
 
@@ -14,6 +15,7 @@ pub mod index;
 pub mod request;
 pub mod rg;
 pub mod search;
+pub mod stream;
 pub mod types;
 pub mod workspace;
 

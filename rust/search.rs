@@ -61,6 +61,36 @@ impl GrepQuery {
     fn one_hit_per_line(&self) -> bool {
         self.lines && self.max_matches.is_none() && self.timeout.is_none()
     }
+
+    /// The pattern as every search of this query compiles it.
+    fn compiled(&self) -> Result<CompiledPattern> {
+        Ok(CompiledPattern::new(&self.pattern)?
+            .with_mode(self.mode)
+            .with_lines(self.one_hit_per_line()))
+    }
+
+    /// The hits a search keeps in all (`max_matches`, else no limit), and whether it goes on
+    /// counting every match past them (`count_total`: then the limit cuts the hits kept, not
+    /// the search).
+    fn hit_limit(&self) -> (usize, bool) {
+        match self.max_matches {
+            Some(max) if !self.count_total => (max, false),
+            other => (other.unwrap_or(usize::MAX), self.count_total),
+        }
+    }
+
+    /// The stop signal of a search by `walker` (its timeout from now, the walker's token
+    /// cancelling it) and the counters reporting to that token.
+    fn stop_and_counters(&self, walker: &Walker) -> (StopSignal, Counters) {
+        let cancel = walker.cancel_token().clone();
+        let stop =
+            StopSignal::new(self.timeout.map(|t| Instant::now() + t)).with_cancel(cancel.clone());
+        let counters = Counters {
+            progress: cancel,
+            ..Counters::default()
+        };
+        (stop, counters)
+    }
 }
 
 #[derive(Debug, Default)]
@@ -92,6 +122,31 @@ struct Counters {
 }
 
 impl Counters {
+    /// Fills in what every search's outcome says alike: the hits a streamed search sent are
+    /// its total when cut (as `finish` counts a cut one), a timeout cuts it, and the files
+    /// counted (the caller adds what it passed over before searching).
+    fn settle(
+        &self,
+        outcome: &mut GrepOutcome,
+        stream: Option<&Stream<'_>>,
+        stop: &StopSignal,
+        indexed: bool,
+    ) {
+        if let Some(stream) = stream {
+            if outcome.truncated {
+                outcome.total = stream.emitted.load(Ordering::Relaxed) as u64;
+            }
+        }
+        outcome.indexed = indexed;
+        outcome.timed_out = stop.timed_out();
+        if outcome.timed_out {
+            outcome.truncated = true;
+        }
+        outcome.files_searched = self.searched.load(Ordering::Relaxed);
+        outcome.binary_files = self.binary.load(Ordering::Relaxed);
+        outcome.unreadable = self.unreadable.load(Ordering::Relaxed);
+    }
+
     fn record(&self, outcome: &FileOutcome) {
         self.searched.fetch_add(1, Ordering::Relaxed);
         self.progress.add_searched();
@@ -246,9 +301,7 @@ pub fn grep_with(
 ) -> Result<GrepOutcome> {
     let stream = stream_for(query, sink)?;
     let stream = stream.as_ref();
-    let pattern = CompiledPattern::new(&query.pattern)?
-        .with_mode(query.mode)
-        .with_lines(query.one_hit_per_line());
+    let pattern = query.compiled()?;
     let target = walker.target(&query.search_path)?;
     let search_path = target.real().to_path_buf();
     let search_dir = match &target {
@@ -260,13 +313,7 @@ pub fn grep_with(
         Some(dir_filter) => walker.with_dir_filter(dir_filter),
         None => walker,
     };
-    let cancel = walker.cancel_token().clone();
-    let stop =
-        StopSignal::new(query.timeout.map(|t| Instant::now() + t)).with_cancel(cancel.clone());
-    let counters = Counters {
-        progress: cancel,
-        ..Counters::default()
-    };
+    let (stop, counters) = query.stop_and_counters(&walker);
     let candidates = match (index, &target) {
         (Some(index), Target::Dir(_)) => {
             let plan = crate::index::plan::plan(&pattern.regex, pattern.case_insensitive);
@@ -313,20 +360,8 @@ pub fn grep_with(
             walker,
         ),
     };
-    if let Some(stream) = stream {
-        // The hits sent are the result (a cut one counts what it returned, as `finish` does).
-        if outcome.truncated {
-            outcome.total = stream.emitted.load(Ordering::Relaxed) as u64;
-        }
-    }
-    outcome.indexed = used_index;
-    outcome.timed_out = stop.timed_out();
-    if outcome.timed_out {
-        outcome.truncated = true;
-    }
-    outcome.files_searched = counters.searched.load(Ordering::Relaxed);
-    outcome.binary_files = counters.binary.load(Ordering::Relaxed);
-    outcome.unreadable = counters.unreadable.load(Ordering::Relaxed) + walker.stats().errors();
+    counters.settle(&mut outcome, stream, &stop, used_index);
+    outcome.unreadable += walker.stats().errors();
     outcome.ignored = walker.stats().ignored();
     let skipped = &walker.stats().skipped;
     skipped.add(Reason::Binary, outcome.binary_files);
@@ -396,10 +431,7 @@ fn indexed(
     if let Some(w) = taken.as_mut() {
         w.drain();
     }
-    let (max, count_all) = match query.max_matches {
-        Some(max) if !query.count_total => (max, false),
-        other => (other.unwrap_or(usize::MAX), query.count_total),
-    };
+    let (max, count_all) = query.hit_limit();
     let units = found.units.as_ref().map(|units| (index, units));
     let search = |walker: &Walker, files: &mut dyn Iterator<Item = ToSearch>| {
         search_in_batches(
@@ -609,9 +641,7 @@ pub fn select_watched_with(
     every: bool,
     list_unnarrowed: bool,
 ) -> Result<(std::result::Result<Selection, &'static str>, Watch)> {
-    let pattern = CompiledPattern::new(&query.pattern)?
-        .with_mode(query.mode)
-        .with_lines(query.one_hit_per_line());
+    let pattern = query.compiled()?;
     let search_dir = match walker.target(&query.search_path)? {
         Target::Dir(start) => start.rel().to_path_buf(),
         Target::File(_) => return Ok((Err("a single file is searched directly"), watch)),
@@ -704,26 +734,15 @@ pub fn grep_selected(
     // Streamed as `grep_with` streams: settled files go to the sink in path order.
     let stream = stream_for(query, sink)?;
     let stream = stream.as_ref();
-    let pattern = CompiledPattern::new(&query.pattern)?
-        .with_mode(query.mode)
-        .with_lines(query.one_hit_per_line());
+    let pattern = query.compiled()?;
     let target = walker.target(&query.search_path)?;
     if !matches!(target, Target::Dir(_)) {
         return Err(Error::InvalidArgument(
             "a selection answers the search of a directory only".into(),
         ));
     }
-    let cancel = walker.cancel_token().clone();
-    let stop =
-        StopSignal::new(query.timeout.map(|t| Instant::now() + t)).with_cancel(cancel.clone());
-    let counters = Counters {
-        progress: cancel,
-        ..Counters::default()
-    };
-    let (max, count_all) = match query.max_matches {
-        Some(max) if !query.count_total => (max, false),
-        other => (other.unwrap_or(usize::MAX), query.count_total),
-    };
+    let (stop, counters) = query.stop_and_counters(&walker);
+    let (max, count_all) = query.hit_limit();
     let mut files = selected
         .files
         .into_iter()
@@ -731,20 +750,10 @@ pub fn grep_selected(
     let mut outcome = search_in_batches(
         &walker, &mut files, None, &pattern, &stop, &counters, max, count_all, stream,
     );
-    if let Some(stream) = stream {
-        if outcome.truncated {
-            outcome.total = stream.emitted.load(Ordering::Relaxed) as u64;
-        }
-    }
-    outcome.indexed = true;
-    outcome.timed_out = stop.timed_out();
-    if outcome.timed_out {
-        outcome.truncated = true;
-    }
-    let unreadable = counters.unreadable.load(Ordering::Relaxed);
-    outcome.files_searched = counters.searched.load(Ordering::Relaxed);
-    outcome.binary_files = counters.binary.load(Ordering::Relaxed) + selected.binary;
-    outcome.unreadable = unreadable + selected.unreadable;
+    counters.settle(&mut outcome, stream, &stop, true);
+    let unreadable = outcome.unreadable;
+    outcome.binary_files += selected.binary;
+    outcome.unreadable += selected.unreadable;
     outcome.ignored = selected.ignored;
     let skipped = crate::fs::skipped::Skipped::default();
     for (reason, count, examples) in &selected.skipped {
@@ -1803,6 +1812,69 @@ mod tests {
             .iter()
             .map(|f| (f.hits.len(), f.matches))
             .collect()
+    }
+
+    #[test]
+    fn a_limit_stops_the_search_unless_every_match_is_counted() {
+        for (max_matches, count_total, expected) in [
+            (None, false, (usize::MAX, false)),
+            (Some(5), false, (5, false)),
+            (Some(5), true, (5, true)),
+            (None, true, (usize::MAX, true)),
+        ] {
+            let query = GrepQuery {
+                max_matches,
+                count_total,
+                ..GrepQuery::default()
+            };
+            let got = query.hit_limit();
+            assert_eq!(got, expected, "{max_matches:?}, count_total {count_total}");
+        }
+    }
+
+    #[test]
+    fn a_settled_outcome_counts_the_hits_streamed_when_cut_and_a_timeout_cuts_it() {
+        let counters = Counters::default();
+        for outcome in [
+            FileOutcome::Binary,
+            FileOutcome::Unreadable,
+            FileOutcome::NoMatch,
+        ] {
+            counters.record(&outcome);
+        }
+        let sink = |_: FileHits| true;
+        let stream = stream_for(&GrepQuery::default(), Some(&sink))
+            .unwrap()
+            .unwrap();
+        stream.emit(file("a", 4, 4));
+        let running = StopSignal::new(None);
+        let mut cut = GrepOutcome {
+            total: 9,
+            truncated: true,
+            ..GrepOutcome::default()
+        };
+        counters.settle(&mut cut, Some(&stream), &running, true);
+        let figures = |o: &GrepOutcome| {
+            (
+                o.total,
+                o.truncated,
+                o.timed_out,
+                o.indexed,
+                o.files_searched,
+                o.binary_files,
+                o.unreadable,
+            )
+        };
+        assert_eq!(figures(&cut), (4, true, false, true, 3, 1, 1));
+        // Past its deadline: timed out, so cut; a whole outcome keeps its own total.
+        let late = StopSignal::new(Some(Instant::now()));
+        assert!(late.should_stop());
+        let mut whole = GrepOutcome {
+            total: 9,
+            ..GrepOutcome::default()
+        };
+        counters.settle(&mut whole, Some(&stream), &late, false);
+        assert_eq!(figures(&whole), (9, true, true, false, 3, 1, 1));
     }
 
     /// However far past the limit a plan searched the file cut by it (a scan caps each file

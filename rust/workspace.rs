@@ -5,13 +5,13 @@
 use crate::cancel::CancelToken;
 use crate::daemon::ask::{Asking, Via};
 use crate::error::{Error, Result};
-use crate::fs::root::{Links, Root};
+use crate::fs::root::Root;
 use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::GlobOutcome;
 use crate::index::handle::{IndexHandle, Mode};
 use crate::request::{GlobRequest, GrepRequest};
 use crate::search::{GrepOutcome, IndexUse, Sink, grep_with};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 pub struct Workspace {
@@ -202,13 +202,6 @@ impl Workspace {
         let outcome = crate::glob::glob(&walker, &query, using)?;
         cancel.check("glob")?;
         Ok(outcome)
-    }
-
-    /// Where `path` (workspace-relative) really is, or `None` when it cannot be resolved.
-    pub fn real(&self, path: &Path) -> Option<PathBuf> {
-        let flags = rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC;
-        let found = self.root.resolve(path, Links::Inside, flags).ok()?;
-        Some(found.real)
     }
 
     /// The index's state, with what its watch and its background rebuilds say.

@@ -5,9 +5,6 @@
 
 use crate::error::{Error, Result, shown};
 use crate::fs::root::{Links, READ_FLAGS, Root, regular_file, split_parent};
-
-/// Flags to resolve a path without opening what it names for reading.
-const PATH_FLAGS: rustix::fs::OFlags = rustix::fs::OFlags::PATH.union(rustix::fs::OFlags::CLOEXEC);
 use crate::fs::rules::{RuleOptions, Rules, Verdict};
 use crate::fs::write::{Fingerprint, Place, read_head};
 use rustix::fs::{FileType, Stat};
@@ -15,6 +12,9 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// Flags to resolve a path without opening what it names for reading.
+const PATH_FLAGS: rustix::fs::OFlags = rustix::fs::OFlags::PATH.union(rustix::fs::OFlags::CLOEXEC);
 
 /// The longest file name Linux file systems take, in bytes.
 const NAME_MAX: usize = 255;
@@ -111,6 +111,14 @@ impl Files {
         Ok(())
     }
 
+    /// Where `rel` really is, or `None` when it cannot be resolved beneath the root (a
+    /// symlink counts when it leads inside). No rule is asked: saying where a path leads
+    /// reads nothing of it.
+    pub fn real(&self, rel: &Path) -> Option<PathBuf> {
+        let found = self.root.resolve(rel, Links::Inside, PATH_FLAGS).ok()?;
+        Some(found.real)
+    }
+
     /// Opens the regular file `rel` to read it.
     pub fn open_read(&self, rel: &Path) -> Result<Opened> {
         let io = |e: &std::io::Error| Error::io(rel, "read", e);
@@ -130,11 +138,7 @@ impl Files {
         let io = |e: &std::io::Error| Error::io(rel, "list", e);
         let resolved = self
             .root
-            .resolve(
-                rel,
-                Links::Inside,
-                rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
-            )
+            .resolve(rel, Links::Inside, PATH_FLAGS)
             .map_err(|e| io(&e))?;
         let stat = rustix::fs::fstat(&resolved.fd).map_err(|e| io(&e.into()))?;
         if FileType::from_raw_mode(stat.st_mode) != FileType::Directory {
@@ -377,6 +381,22 @@ mod tests {
                 access_files: vec![".clineignore".into()],
             },
         )
+    }
+
+    #[test]
+    fn real_follows_links_inside_the_root_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        fs::write(dir.path().join("sub/a.txt"), "x").unwrap();
+        std::os::unix::fs::symlink("sub/a.txt", dir.path().join("link")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+        let f = files(dir.path());
+        let real = |rel: &str| f.real(Path::new(rel));
+        assert_eq!(real("sub/a.txt"), Some(PathBuf::from("sub/a.txt")));
+        assert_eq!(real("link"), Some(PathBuf::from("sub/a.txt")));
+        assert_eq!(real("missing"), None, "a missing path");
+        assert_eq!(real("out"), None, "a link leading outside the root");
     }
 
     #[test]

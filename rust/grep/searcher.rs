@@ -452,38 +452,30 @@ mod tests {
     use memchr::memchr_iter;
 
     fn search(text: &[u8], options: PatternOptions) -> FileOutcome {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.txt");
-        std::fs::write(&path, text).unwrap();
-        let pattern = CompiledPattern::new(&options).unwrap();
-        let mut searcher = FileSearcher::new(&pattern);
-        let stop = StopSignal::new(None);
-        searcher.search(
-            File::open(&path),
-            || "f.txt".into(),
-            FileLimits {
-                max_hits: 100,
-                count_all: false,
-            },
-            &stop,
-        )
+        search_mode(text, options, OutputMode::Content)
     }
 
     fn search_mode(text: &[u8], options: PatternOptions, mode: OutputMode) -> FileOutcome {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.txt");
-        std::fs::write(&path, text).unwrap();
-        let pattern = CompiledPattern::new(&options).unwrap().with_mode(mode);
-        let mut searcher = FileSearcher::new(&pattern);
-        searcher.search(
-            File::open(&path),
-            || "f.txt".into(),
-            FileLimits {
-                max_hits: 100,
-                count_all: false,
-            },
-            &StopSignal::new(None),
-        )
+        search_with_mode(text, options, mode, 100, 0)
+    }
+
+    /// At most `max_hits` hits, every match not counted past them.
+    fn limits(max_hits: usize) -> FileLimits {
+        FileLimits {
+            max_hits,
+            count_all: false,
+        }
+    }
+
+    /// The file at `path` as it is now, as an index would have seen it.
+    fn expected_of(path: &std::path::Path) -> Expected {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path).unwrap();
+        Expected {
+            size: meta.len(),
+            mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+            ino: meta.ino(),
+        }
     }
 
     #[test]
@@ -654,15 +646,7 @@ mod tests {
             }
             out
         };
-        let meta = std::fs::metadata(&path).unwrap();
-        let expected = {
-            use std::os::unix::fs::MetadataExt;
-            Expected {
-                size: meta.len(),
-                mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
-                ino: meta.ino(),
-            }
-        };
+        let expected = expected_of(&path);
         let stop = StopSignal::new(None);
         for (pattern, max_hits) in [
             ("needle (one|two)", 100),
@@ -682,10 +666,7 @@ mod tests {
                     "{pattern}: few units"
                 );
             }
-            let limits = FileLimits {
-                max_hits,
-                count_all: false,
-            };
+            let limits = limits(max_hits);
             let mut searcher = FileSearcher::new(&compiled);
             let whole = searcher.search(File::open(&path), || "big.txt".into(), limits, &stop);
             let mut occurrences = |needle: &[u8]| {
@@ -732,10 +713,7 @@ mod tests {
             size: expected.size + 1,
             ..expected
         };
-        let limits = FileLimits {
-            max_hits: 10,
-            count_all: false,
-        };
+        let limits = limits(10);
         assert!(
             searcher
                 .search_ranges(
@@ -759,10 +737,7 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         let pattern = CompiledPattern::new(&opts("needle one")).unwrap();
         let stop = StopSignal::new(None);
-        let limits = FileLimits {
-            max_hits: 1,
-            count_all: false,
-        };
+        let limits = limits(1);
         let outcome = FileSearcher::new(&pattern).search(
             File::open(&path),
             || "big.txt".into(),
@@ -902,10 +877,7 @@ mod tests {
         searcher.search(
             File::open(&path),
             || "f.txt".into(),
-            FileLimits {
-                max_hits,
-                count_all: false,
-            },
+            limits(max_hits),
             &StopSignal::new(None),
         )
     }
@@ -916,15 +888,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.txt");
         std::fs::write(&path, &text).unwrap();
-        let meta = std::fs::metadata(&path).unwrap();
-        let expected = {
-            use std::os::unix::fs::MetadataExt;
-            Expected {
-                size: meta.len(),
-                mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
-                ino: meta.ino(),
-            }
-        };
+        let expected = expected_of(&path);
         let last_line = memchr_iter(b'\n', &text).count() as u64;
         let last_start = text.len() - "needle last\n".len();
         let ranges = [
@@ -939,10 +903,7 @@ mod tests {
                 first_line: last_line,
             },
         ];
-        let limits = FileLimits {
-            max_hits: 100,
-            count_all: false,
-        };
+        let limits = limits(100);
         let stop = StopSignal::new(None);
         let by_units = |mode: OutputMode| {
             let pattern = CompiledPattern::new(&opts("needle"))
@@ -986,16 +947,7 @@ mod tests {
                 .unwrap();
             assert_eq!(meta.ino(), expected.ino);
         }
-        let pattern = CompiledPattern::new(&opts("needle")).unwrap();
-        let outcome = FileSearcher::new(&pattern).search_ranges(
-            &file,
-            || "f.txt".into(),
-            limits,
-            &stop,
-            expected,
-            &ranges,
-            &mut |_| None,
-        );
+        let outcome = by_units(OutputMode::Content);
         assert!(outcome.is_none(), "a part with a NUL byte: searched whole");
     }
 }

@@ -693,20 +693,11 @@ mod tests {
     #[test]
     fn posting_counts_are_read_from_the_headers() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("index");
-        let (files, units, _) = sample();
         // Dense and sparse lists spanning several containers.
         let big = RoaringBitmap::from_iter((0..200_000u32).filter(|u| u % 3 == 0));
         let sparse = RoaringBitmap::from_iter([1u32, 70_000, 140_000]);
         let postings = vec![(0x010203, big.clone()), (0x040506, sparse.clone())];
-        let contents = Contents {
-            options_hash: 1,
-            build_start_ns: 1,
-            files: &files,
-            units: &units,
-            postings: &postings,
-        };
-        write(File::create(&path).unwrap(), &contents).unwrap();
+        let (path, _) = written_with(dir.path(), &postings);
         let index = IndexFile::open(&path).unwrap();
         assert_eq!(index.posting_count(0x010203), big.len());
         assert_eq!(index.posting_count(0x040506), sparse.len());
@@ -715,17 +706,7 @@ mod tests {
     #[test]
     fn damaged_files_are_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("index");
-        let (files, units, postings) = sample();
-        let contents = Contents {
-            options_hash: 1,
-            build_start_ns: 1,
-            files: &files,
-            units: &units,
-            postings: &postings,
-        };
-        write(File::create(&path).unwrap(), &contents).unwrap();
-        let good = std::fs::read(&path).unwrap();
+        let (path, good) = written(dir.path());
         let mut cases: Vec<Vec<u8>> = vec![
             good[..good.len() - 3].to_vec(),
             Vec::new(),
@@ -752,15 +733,24 @@ mod tests {
         }
     }
 
+    /// The sample index written to `dir/index`, and its bytes.
     fn written(dir: &Path) -> (std::path::PathBuf, Vec<u8>) {
+        written_with(dir, &sample().2)
+    }
+
+    /// `written` with other posting lists.
+    fn written_with(
+        dir: &Path,
+        postings: &[(u32, RoaringBitmap)],
+    ) -> (std::path::PathBuf, Vec<u8>) {
         let path = dir.join("index");
-        let (files, units, postings) = sample();
+        let (files, units, _) = sample();
         let contents = Contents {
             options_hash: 1,
             build_start_ns: 1,
             files: &files,
             units: &units,
-            postings: &postings,
+            postings,
         };
         write(File::create(&path).unwrap(), &contents).unwrap();
         let bytes = std::fs::read(&path).unwrap();

@@ -611,35 +611,53 @@ fn cross(a: &[Vec<u8>], b: &[Vec<u8>]) -> Set {
 
 /// `a AND b`, flattened but otherwise left for [`Query::simplify`].
 fn and(a: Query, b: Query) -> Query {
-    match (a, b) {
-        (Query::All, q) | (q, Query::All) => q,
-        (Query::Nothing, _) | (_, Query::Nothing) => Query::Nothing,
-        (Query::And(mut v), Query::And(w)) => {
-            v.extend(w);
-            Query::And(v)
-        }
-        (Query::And(mut v), q) | (q, Query::And(mut v)) => {
-            v.push(q);
-            Query::And(v)
-        }
-        (a, b) => Query::And(vec![a, b]),
-    }
+    combine(a, b, true)
 }
 
 /// `a OR b`, flattened but otherwise left for [`Query::simplify`].
 fn or(a: Query, b: Query) -> Query {
-    match (a, b) {
-        (Query::Nothing, q) | (q, Query::Nothing) => q,
-        (Query::All, _) | (_, Query::All) => Query::All,
-        (Query::Or(mut v), Query::Or(w)) => {
+    combine(a, b, false)
+}
+
+/// `and` (`is_and`) or `or`: the unit of the node (`All` for an AND) gives the other
+/// query, its zero gives the zero, and a node of the same kind takes the other in.
+fn combine(a: Query, b: Query, is_and: bool) -> Query {
+    let (unit, zero) = unit_and_zero(is_and);
+    if a == unit {
+        return b;
+    }
+    if b == unit {
+        return a;
+    }
+    if a == zero || b == zero {
+        return zero;
+    }
+    // The children of `q` when it is a node of this kind, else `q` itself.
+    let same_kind = |q: Query| match q {
+        Query::And(children) if is_and => Ok(children),
+        Query::Or(children) if !is_and => Ok(children),
+        q => Err(q),
+    };
+    match (same_kind(a), same_kind(b)) {
+        (Ok(mut v), Ok(w)) => {
             v.extend(w);
-            Query::Or(v)
+            node(is_and, v)
         }
-        (Query::Or(mut v), q) | (q, Query::Or(mut v)) => {
+        (Ok(mut v), Err(q)) | (Err(q), Ok(mut v)) => {
             v.push(q);
-            Query::Or(v)
+            node(is_and, v)
         }
-        (a, b) => Query::Or(vec![a, b]),
+        (Err(a), Err(b)) => node(is_and, vec![a, b]),
+    }
+}
+
+/// The query an AND (`is_and`) or an OR of no children is, and the one that decides it
+/// whatever its other children.
+fn unit_and_zero(is_and: bool) -> (Query, Query) {
+    if is_and {
+        (Query::All, Query::Nothing)
+    } else {
+        (Query::Nothing, Query::All)
     }
 }
 
@@ -678,11 +696,7 @@ fn node(is_and: bool, children: Vec<Query>) -> Query {
 
 /// `Query::simplify` for an AND (`is_and`) or an OR of `children`.
 fn simplify_node(children: Vec<Query>, is_and: bool) -> Query {
-    let (unit, zero) = if is_and {
-        (Query::All, Query::Nothing)
-    } else {
-        (Query::Nothing, Query::All)
-    };
+    let (unit, zero) = unit_and_zero(is_and);
     let mut atoms: Vec<u32> = Vec::new();
     // The compound children: ORs under an AND, ANDs under an OR.
     let mut subs: Vec<Query> = Vec::new();
@@ -1945,6 +1959,44 @@ mod tests {
                 &regex[..40],
                 atoms.len()
             );
+        }
+    }
+
+    #[test]
+    fn and_and_or_absorb_their_unit_and_zero_and_take_in_nodes_of_their_kind() {
+        let (a, b, c, d) = (t("abc"), t("bcd"), t("cde"), t("def"));
+        let (all, nothing) = (Query::All, Query::Nothing);
+        let cases = [
+            (and(all.clone(), a.clone()), a.clone()),
+            (and(a.clone(), all.clone()), a.clone()),
+            (and(all.clone(), nothing.clone()), nothing.clone()),
+            (and(a.clone(), nothing.clone()), nothing.clone()),
+            (or(nothing.clone(), a.clone()), a.clone()),
+            (or(a.clone(), all.clone()), all.clone()),
+            (
+                and(a.clone(), b.clone()),
+                Query::And(vec![a.clone(), b.clone()]),
+            ),
+            (
+                and(
+                    Query::And(vec![a.clone(), b.clone()]),
+                    Query::And(vec![c.clone()]),
+                ),
+                Query::And(vec![a.clone(), b.clone(), c.clone()]),
+            ),
+            // The other query goes last, whichever side the node was on.
+            (
+                or(c.clone(), Query::Or(vec![a.clone(), b.clone()])),
+                Query::Or(vec![a.clone(), b.clone(), c.clone()]),
+            ),
+            // A node of the other kind is one child.
+            (
+                or(Query::And(vec![a.clone(), b.clone()]), d.clone()),
+                Query::Or(vec![Query::And(vec![a.clone(), b.clone()]), d.clone()]),
+            ),
+        ];
+        for (i, (got, expected)) in cases.into_iter().enumerate() {
+            assert_eq!(got, expected, "case {i}");
         }
     }
 

@@ -11,6 +11,17 @@ pub struct CancelToken {
     pub token: cancel::CancelToken,
 }
 
+impl CancelToken {
+    /// The engine's token for a call given `cancel=token` (or none: then a fresh one that
+    /// only the call itself may cancel), and whether it is the call's own.
+    pub fn engine_token(cancel: Option<PyRef<'_, CancelToken>>) -> (cancel::CancelToken, bool) {
+        match cancel {
+            Some(token) => (token.token.clone(), false),
+            None => (cancel::CancelToken::new(), true),
+        }
+    }
+}
+
 #[pymethods]
 impl CancelToken {
     #[new]

@@ -6,7 +6,7 @@ use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::{GlobSort, PathPattern};
 use crate::py::cancel::CancelToken;
-use crate::py::errors::catch_panic;
+use crate::py::errors::detached;
 use crate::py::glob::GlobStream;
 use crate::py::request::{GlobRequest, GrepRequest};
 use crate::py::stream::GrepStream;
@@ -111,9 +111,9 @@ impl Engine {
         request: &GlobRequest,
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GlobOutcome> {
-        let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
+        let (cancel, _) = CancelToken::engine_token(cancel);
         let links = self.ws.options.links();
-        let outcome = py.detach(|| catch_panic(|| self.ws.glob(&request.request, cancel)))?;
+        let outcome = detached(py, || self.ws.glob(&request.request, cancel))?;
         glob_outcome(py, outcome, self.ws.root.clone(), links)
     }
 
@@ -125,9 +125,9 @@ impl Engine {
         request: &GrepRequest,
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GrepOutcome> {
-        let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
+        let (cancel, _) = CancelToken::engine_token(cancel);
         let run = self.ws.grep_run(&request.request, cancel)?;
-        let outcome = py.detach(move || catch_panic(|| run(None)))?;
+        let outcome = detached(py, move || run(None))?;
         let count: usize = outcome.files.iter().map(|f| f.hits.len()).sum();
         let first_id = self.reserve_ids(count as u64);
         grep_outcome(py, outcome, &self.id_prefix, first_id)
@@ -141,8 +141,7 @@ impl Engine {
         request: &GrepRequest,
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GrepStream> {
-        let own_token = cancel.is_none();
-        let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
+        let (cancel, own_token) = CancelToken::engine_token(cancel);
         let run = slf.get().ws.grep_run(&request.request, cancel.clone())?;
         Ok(GrepStream::start(
             slf.clone().unbind(),
@@ -167,14 +166,11 @@ impl Engine {
         // Only path order streams (an mtime order needs every file's time first).
         query.sort = GlobSort::Path;
         let (options, _) = self.ws.call_options(request.hidden, request.no_ignore);
-        let own_token = cancel.is_none();
-        let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
+        let (cancel, own_token) = CancelToken::engine_token(cancel);
         let walker = Walker::new(self.ws.root.clone(), options).with_cancel(cancel.clone());
-        py.detach(|| {
-            catch_panic(|| {
-                PathPattern::new(&[query.pattern.as_str()], query.case_sensitive)?;
-                walker.target(&query.search_path).map(drop)
-            })
+        detached(py, || {
+            PathPattern::new(&[query.pattern.as_str()], query.case_sensitive)?;
+            walker.target(&query.search_path).map(drop)
         })?;
         let links = self.ws.options.links();
         Ok(GlobStream::start(walker, query, cancel, own_token, links))
@@ -185,18 +181,16 @@ impl Engine {
     fn list_dir(&self, py: Python<'_>, path: PathBuf) -> PyResult<Listing> {
         let walker = self.walker();
         let files = self.files();
-        py.detach(move || {
-            catch_panic(|| {
-                let real = files.list_target(&path)?;
-                let entries = walker
-                    .list_dir(&real)
-                    .map_err(|e| Error::io(&path, "list", &e))?;
-                let entries = entries
-                    .into_iter()
-                    .map(|(name, is_dir)| (bytes_name(name), is_dir))
-                    .collect();
-                Ok((entries, walker.stats().ignored(), real.into_os_string()))
-            })
+        detached(py, move || {
+            let real = files.list_target(&path)?;
+            let entries = walker
+                .list_dir(&real)
+                .map_err(|e| Error::io(&path, "list", &e))?;
+            let entries = entries
+                .into_iter()
+                .map(|(name, is_dir)| (bytes_name(name), is_dir))
+                .collect();
+            Ok((entries, walker.stats().ignored(), real.into_os_string()))
         })
     }
 
@@ -222,13 +216,11 @@ impl Engine {
             self.ws.call_options(hidden, no_ignore).0,
         );
         let files = self.files();
-        let (tree, real, walker) = py.detach(move || {
-            catch_panic(|| {
-                let real = files.list_target(&path)?;
-                let tree = crate::fs::tree::tree(&walker, &real, depth, limit)
-                    .map_err(|e| Error::io(&path, "list", &e))?;
-                Ok((tree, real, walker))
-            })
+        let (tree, real, walker) = detached(py, move || {
+            let real = files.list_target(&path)?;
+            let tree = crate::fs::tree::tree(&walker, &real, depth, limit)
+                .map_err(|e| Error::io(&path, "list", &e))?;
+            Ok((tree, real, walker))
         })?;
         tree_listing(py, tree, &walker, real)
     }
@@ -237,16 +229,14 @@ impl Engine {
     /// owns (and must close), where the file really is, and its size.
     fn open_read(&self, py: Python<'_>, path: PathBuf) -> PyResult<(i32, OsString, u64)> {
         let files = self.files();
-        py.detach(move || {
-            catch_panic(|| {
-                let opened = files.open_read(&path)?;
-                let size = opened.stat.st_size as u64;
-                Ok((
-                    crate::fs::handoff::hand_over(opened.file),
-                    opened.real.into_os_string(),
-                    size,
-                ))
-            })
+        detached(py, move || {
+            let opened = files.open_read(&path)?;
+            let size = opened.stat.st_size as u64;
+            Ok((
+                crate::fs::handoff::hand_over(opened.file),
+                opened.real.into_os_string(),
+                size,
+            ))
         })
     }
 
@@ -254,10 +244,8 @@ impl Engine {
     /// it; files over `max_bytes` or binary are refused first.
     fn lock(&self, py: Python<'_>, path: PathBuf, max_bytes: u64) -> PyResult<FileLock> {
         let files = self.files();
-        let locked = py.detach(move || catch_panic(|| files.lock(&path, max_bytes)))?;
-        Ok(FileLock {
-            locked: Mutex::new(Some(locked)),
-        })
+        let locked = detached(py, move || files.lock(&path, max_bytes))?;
+        Ok(FileLock::new(locked))
     }
 
     /// Creates the new file `path` with `data` (and the permission bits of `mode`), creating
@@ -272,34 +260,31 @@ impl Engine {
         mode: Option<u32>,
     ) -> PyResult<FileLock> {
         let files = self.files();
-        let locked = py.detach(move || catch_panic(|| files.create(&path, &data, mode)))?;
-        Ok(FileLock {
-            locked: Mutex::new(Some(locked)),
-        })
+        let locked = detached(py, move || files.create(&path, &data, mode))?;
+        Ok(FileLock::new(locked))
     }
 
     /// Checks, creating nothing, that `create(path, ...)` would be allowed (write policy,
     /// no symlink leading outside, no existing name); returns where the file would be.
     fn check_create(&self, py: Python<'_>, path: PathBuf) -> PyResult<OsString> {
         let files = self.files();
-        py.detach(move || catch_panic(|| Ok(files.check_create(&path)?.into_os_string())))
+        detached(py, move || Ok(files.check_create(&path)?.into_os_string()))
     }
 
     /// Creates or replaces `path` with `data` atomically, creating parent directories.
     /// Returns where the file really is and whether it was created.
     fn write(&self, py: Python<'_>, path: PathBuf, data: Vec<u8>) -> PyResult<(OsString, bool)> {
         let files = self.files();
-        py.detach(move || {
-            catch_panic(|| {
-                let (real, created) = files.write(&path, &data)?;
-                Ok((real.into_os_string(), created))
-            })
+        detached(py, move || {
+            let (real, created) = files.write(&path, &data)?;
+            Ok((real.into_os_string(), created))
         })
     }
 
     /// Where `path` really is (workspace-relative), or `None` when it cannot be resolved.
     fn real(&self, py: Python<'_>, path: PathBuf) -> Option<OsString> {
-        py.detach(|| self.ws.real(&path).map(PathBuf::into_os_string))
+        let files = self.files();
+        py.detach(move || files.real(&path).map(PathBuf::into_os_string))
     }
 
     /// Builds the index of the workspace (replacing the old one); `progress(done, total)` is
@@ -312,31 +297,29 @@ impl Engine {
         progress: Option<Py<PyAny>>,
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let cancel = cancel.map(|c| c.token.clone()).unwrap_or_default();
+        let (cancel, _) = CancelToken::engine_token(cancel);
         let (index, walker) = (
             self.ws.index.clone(),
             self.walker().with_cancel(cancel.clone()),
         );
-        let stats = py.detach(move || {
-            catch_panic(|| {
-                let report = |done: usize, total: usize| {
-                    if let Some(callback) = &progress {
-                        Python::attach(|py| {
-                            let _ = callback.call1(py, (done, total));
-                        });
-                    }
-                };
-                index.build(&walker, &report).map_err(|e| {
-                    if cancel.is_cancelled() {
-                        Error::Cancelled(
-                            "the index build was cancelled; the previous index (if any) is \
-                             unchanged; run it again to build one"
-                                .into(),
-                        )
-                    } else {
-                        Error::Io(format!("cannot build the index: {e}"))
-                    }
-                })
+        let stats = detached(py, move || {
+            let report = |done: usize, total: usize| {
+                if let Some(callback) = &progress {
+                    Python::attach(|py| {
+                        let _ = callback.call1(py, (done, total));
+                    });
+                }
+            };
+            index.build(&walker, &report).map_err(|e| {
+                if cancel.is_cancelled() {
+                    Error::Cancelled(
+                        "the index build was cancelled; the previous index (if any) is \
+                         unchanged; run it again to build one"
+                            .into(),
+                    )
+                } else {
+                    Error::Io(format!("cannot build the index: {e}"))
+                }
             })
         })?;
         let d = PyDict::new(py);
@@ -374,12 +357,10 @@ impl Engine {
     /// Removes the index; returns whether there was one.
     fn index_drop(&self, py: Python<'_>) -> PyResult<bool> {
         let index = self.ws.index.clone();
-        py.detach(move || {
-            catch_panic(|| {
-                index
-                    .drop_index()
-                    .map_err(|e| Error::Io(format!("cannot remove the index: {e}")))
-            })
+        detached(py, move || {
+            index
+                .drop_index()
+                .map_err(|e| Error::Io(format!("cannot remove the index: {e}")))
         })
     }
 
@@ -397,6 +378,12 @@ pub struct FileLock {
 }
 
 impl FileLock {
+    fn new(locked: Locked) -> FileLock {
+        FileLock {
+            locked: Mutex::new(Some(locked)),
+        }
+    }
+
     fn with<T>(&self, f: impl FnOnce(&mut Locked) -> PyResult<T>) -> PyResult<T> {
         let mut guard = self.locked.lock().unwrap();
         match guard.as_mut() {
@@ -428,12 +415,12 @@ impl FileLock {
     /// Replaces the file with `data` (atomically, mode kept), unless it changed on disk. The
     /// lock moves to the new file: `replace` may be called again (to roll back).
     fn replace(&self, py: Python<'_>, data: Vec<u8>) -> PyResult<()> {
-        self.with(|locked| py.detach(|| catch_panic(|| locked.replace(&data))))
+        self.with(|locked| detached(py, || locked.replace(&data)))
     }
 
     /// Deletes the file, unless it changed on disk since it was read (or last replaced).
     fn remove(&self, py: Python<'_>) -> PyResult<()> {
-        self.with(|locked| py.detach(|| catch_panic(|| locked.remove())))
+        self.with(|locked| detached(py, || locked.remove()))
     }
 
     /// Releases the lock.

@@ -108,6 +108,15 @@ pub fn catch_panic<T>(f: impl FnOnce() -> Result<T, Error>) -> PyResult<T> {
     }
 }
 
+/// Runs the engine's `f` without the GIL (other Python threads run meanwhile), its error or
+/// panic coming back as the Python exception `catch_panic` gives.
+pub fn detached<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce() -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    py.detach(|| catch_panic(f))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("CodesiftError", py.get_type::<CodesiftError>())?;

@@ -8,14 +8,12 @@ use crate::fs::walk::Walker;
 use crate::glob::{GlobFile, GlobOutcome as EngineGlobOutcome, GlobQuery, PathPattern, normalize};
 use crate::glob_stream::glob_sorted;
 use crate::py::errors::catch_panic;
+use crate::py::stream::next_item;
 use crate::py::types::{GlobOutcome, ResultList, glob_outcome};
-use crossbeam_channel::{Receiver, RecvTimeoutError};
+use crate::stream::Stream;
 use pyo3::prelude::*;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-use std::time::Duration;
+use std::sync::Arc;
 
 /// Glob patterns with codesift's rules (see `Workspace.glob`); a path matches when any does.
 #[pyclass(frozen, module = "codesift._core")]
@@ -57,25 +55,14 @@ pub fn file_types() -> Vec<(String, Vec<String>)> {
 /// pauses the walk); closing or dropping it stops the walk.
 #[pyclass(module = "codesift._core")]
 pub struct GlobStream {
-    receiver: Option<Receiver<Vec<GlobFile>>>,
-    finished: GlobFinished,
-    thread: Option<JoinHandle<()>>,
-    cancel: crate::cancel::CancelToken,
-    /// The token is the stream's own (no caller's): closing may cancel it.
-    own_token: bool,
-    closed: Arc<AtomicBool>,
+    stream: Stream<Vec<GlobFile>, PyResult<EngineGlobOutcome>>,
     root: Arc<Root>,
     links: Links,
     outcome: Option<Py<GlobOutcome>>,
 }
 
-type GlobFinished = Arc<Mutex<Option<PyResult<EngineGlobOutcome>>>>;
-
 /// Batches held between the walk and the consumer.
 const CHANNEL_BATCHES: usize = 4;
-
-/// How often a waiting `__next__` lets Python handle signals (Ctrl-C).
-const SIGNAL_CHECK: Duration = Duration::from_millis(20);
 
 impl GlobStream {
     pub fn start(
@@ -85,44 +72,21 @@ impl GlobStream {
         own_token: bool,
         links: Links,
     ) -> Self {
-        let (sender, receiver) = crossbeam_channel::bounded::<Vec<GlobFile>>(CHANNEL_BATCHES);
-        let finished: GlobFinished = Arc::new(Mutex::new(None));
-        let closed = Arc::new(AtomicBool::new(false));
         let root = walker.root().clone();
-        let thread = {
-            let (finished, closed, cancel) = (finished.clone(), closed.clone(), cancel.clone());
-            std::thread::spawn(move || {
-                let sink = |batch: Vec<GlobFile>| {
-                    !closed.load(Ordering::Relaxed) && sender.send(batch).is_ok()
-                };
-                let result = catch_panic(|| {
-                    let outcome = glob_sorted(&walker, &query, &sink)?;
-                    cancel.check("glob")?;
-                    Ok(outcome)
-                });
-                *finished.lock().unwrap() = Some(result);
-                // `sender` drops here: the consumer sees the end after the result is stored.
+        let token = cancel.clone();
+        let stream = Stream::start(CHANNEL_BATCHES, cancel, own_token, move |handout| {
+            catch_panic(|| {
+                let outcome = glob_sorted(&walker, &query, handout)?;
+                token.check("glob")?;
+                Ok(outcome)
             })
-        };
+        });
         GlobStream {
-            receiver: Some(receiver),
-            finished,
-            thread: Some(thread),
-            cancel,
-            own_token,
-            closed,
+            stream,
             root,
             links,
             outcome: None,
         }
-    }
-
-    fn stop(&mut self) {
-        self.closed.store(true, Ordering::Relaxed);
-        if self.own_token {
-            self.cancel.cancel();
-        }
-        self.receiver.take();
     }
 }
 
@@ -135,56 +99,31 @@ impl GlobStream {
     /// The next files (a list of `GlobMatch`, in path order), waiting without the GIL; at the
     /// end the walk's figures are kept for `outcome`.
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<ResultList>>> {
-        let Some(receiver) = self.receiver.as_ref() else {
+        let (root, links, slot) = (&self.root, self.links, &mut self.outcome);
+        let files = next_item(py, &mut self.stream, |result| {
+            *slot = Some(Py::new(
+                py,
+                glob_outcome(py, result?, root.clone(), links)?,
+            )?);
+            Ok(())
+        })?;
+        let Some(files) = files else {
             return Ok(None);
         };
-        loop {
-            match py.detach(|| receiver.recv_timeout(SIGNAL_CHECK)) {
-                Ok(files) => {
-                    let outcome = glob_outcome(py, listed(files), self.root.clone(), self.links)?;
-                    return Ok(Some(outcome.files));
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    if let Err(e) = py.check_signals() {
-                        self.stop();
-                        return Err(e);
-                    }
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    self.receiver.take();
-                    if let Some(thread) = self.thread.take() {
-                        let _ = py.detach(|| thread.join());
-                    }
-                    let Some(result) = self.finished.lock().unwrap().take() else {
-                        return Ok(None);
-                    };
-                    let outcome = glob_outcome(py, result?, self.root.clone(), self.links)?;
-                    self.outcome = Some(Py::new(py, outcome)?);
-                    return Ok(None);
-                }
-            }
-        }
+        Ok(Some(
+            glob_outcome(py, listed(files), root.clone(), links)?.files,
+        ))
     }
 
     /// Stops the walk and waits for its thread to finish (no more files come).
     fn close(&mut self, py: Python<'_>) {
-        self.stop();
-        if let Some(thread) = self.thread.take() {
-            let _ = py.detach(|| thread.join());
-        }
+        py.detach(|| self.stream.close());
     }
 
     /// The walk's figures once every file came out (its `files` are empty), else None.
     #[getter]
     fn outcome(&self, py: Python<'_>) -> Option<Py<GlobOutcome>> {
         self.outcome.as_ref().map(|o| o.clone_ref(py))
-    }
-}
-
-impl Drop for GlobStream {
-    fn drop(&mut self) {
-        // Not joined: the walk notices at its next file and ends on its own.
-        self.stop();
     }
 }
 

@@ -1,6 +1,7 @@
-//! `GrepStream`: a search running on its own thread whose files with hits come to Python as
-//! they settle, in the order `grep` returns them, through a bounded channel (a slow
-//! consumer pauses the search); closing or dropping it stops the search.
+//! `GrepStream`: a search running on its own thread (a `crate::stream::Stream`) whose files
+//! with hits come to Python as they settle, in the order `grep` returns them, through a
+//! bounded channel (a slow consumer pauses the search); closing or dropping it stops the
+//! search. `next_item` is how every stream's `__next__` waits: without the GIL, Ctrl-C heard.
 
 use crate::cancel::CancelToken;
 use crate::grep::FileHits;
@@ -8,12 +9,9 @@ use crate::py::engine::Engine;
 use crate::py::errors::catch_panic;
 use crate::py::types::{GrepOutcome, ResultList, grep_outcome, hit_list};
 use crate::search::GrepOutcome as EngineGrepOutcome;
+use crate::stream::{Next, Stream};
 use crate::workspace::GrepRun;
-use crossbeam_channel::{Receiver, RecvTimeoutError};
 use pyo3::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// Files held between the search and the consumer: with the workers' window, all the hits
@@ -21,20 +19,41 @@ use std::time::Duration;
 const CHANNEL_FILES: usize = 4;
 
 /// How often a waiting `__next__` lets Python handle signals (Ctrl-C).
-const SIGNAL_CHECK: Duration = Duration::from_millis(20);
+pub const SIGNAL_CHECK: Duration = Duration::from_millis(20);
 
-type Finished = Arc<Mutex<Option<PyResult<EngineGrepOutcome>>>>;
+/// The stream's next item, waiting without the GIL and letting Python handle signals
+/// (Ctrl-C) meanwhile: a signal's exception stops the stream. At the end `end` is given the
+/// work's result (there is none after a stop) and `None` comes back.
+pub fn next_item<T: Send, R: Send>(
+    py: Python<'_>,
+    stream: &mut Stream<T, R>,
+    end: impl FnOnce(R) -> PyResult<()>,
+) -> PyResult<Option<T>> {
+    loop {
+        match py.detach(|| stream.next(SIGNAL_CHECK)) {
+            Next::Item(item) => return Ok(Some(item)),
+            Next::Waiting => {
+                if let Err(e) = py.check_signals() {
+                    stream.stop();
+                    return Err(e);
+                }
+            }
+            Next::End(result) => {
+                if let Some(result) = result {
+                    end(result)?;
+                }
+                return Ok(None);
+            }
+        }
+    }
+}
 
 #[pyclass(module = "codesift._core")]
 pub struct GrepStream {
     engine: Py<Engine>,
-    receiver: Option<Receiver<FileHits>>,
-    finished: Finished,
-    thread: Option<JoinHandle<()>>,
+    stream: Stream<FileHits, PyResult<EngineGrepOutcome>>,
+    /// Checked once the search ended: a cancelled one gives no figures.
     cancel: CancelToken,
-    /// The token is the stream's own (no caller's): closing may cancel it.
-    own_token: bool,
-    closed: Arc<AtomicBool>,
     outcome: Option<Py<GrepOutcome>>,
     /// The matches of the last item given, and whether it continued the file before it.
     last: (u64, bool),
@@ -42,27 +61,13 @@ pub struct GrepStream {
 
 impl GrepStream {
     pub fn start(engine: Py<Engine>, run: GrepRun, cancel: CancelToken, own_token: bool) -> Self {
-        let (sender, receiver) = crossbeam_channel::bounded::<FileHits>(CHANNEL_FILES);
-        let finished: Finished = Arc::new(Mutex::new(None));
-        let closed = Arc::new(AtomicBool::new(false));
-        let thread = {
-            let (finished, closed) = (finished.clone(), closed.clone());
-            std::thread::spawn(move || {
-                let sink =
-                    |file: FileHits| !closed.load(Ordering::Relaxed) && sender.send(file).is_ok();
-                let result = catch_panic(|| run(Some(&sink)));
-                *finished.lock().unwrap() = Some(result);
-                // `sender` drops here: the consumer sees the end after the result is stored.
-            })
-        };
+        let stream = Stream::start(CHANNEL_FILES, cancel.clone(), own_token, |handout| {
+            catch_panic(|| run(Some(handout)))
+        });
         GrepStream {
             engine,
-            receiver: Some(receiver),
-            finished,
-            thread: Some(thread),
+            stream,
             cancel,
-            own_token,
-            closed,
             outcome: None,
             last: (0, false),
         }
@@ -71,48 +76,18 @@ impl GrepStream {
     /// The next file with hits, waiting without the GIL (and handling signals meanwhile);
     /// None at the end, when the search's figures are kept for `outcome`.
     fn next_file(&mut self, py: Python<'_>) -> PyResult<Option<FileHits>> {
-        let Some(receiver) = self.receiver.as_ref() else {
-            return Ok(None);
-        };
-        loop {
-            match py.detach(|| receiver.recv_timeout(SIGNAL_CHECK)) {
-                Ok(file) => {
-                    self.last = (file.matches, file.continued);
-                    return Ok(Some(file));
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    if let Err(e) = py.check_signals() {
-                        self.stop();
-                        return Err(e);
-                    }
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    self.receiver.take();
-                    if let Some(thread) = self.thread.take() {
-                        let _ = py.detach(|| thread.join());
-                    }
-                    let result = self.finished.lock().unwrap().take();
-                    let outcome = match result {
-                        Some(result) => result?,
-                        None => return Ok(None),
-                    };
-                    self.cancel.check("grep")?;
-                    let engine = self.engine.get();
-                    let summary = grep_outcome(py, outcome, engine.id_prefix_str(), 0)?;
-                    self.outcome = Some(Py::new(py, summary)?);
-                    return Ok(None);
-                }
-            }
+        let (engine, cancel, slot) = (&self.engine, &self.cancel, &mut self.outcome);
+        let file = next_item(py, &mut self.stream, |result| {
+            let outcome = result?;
+            cancel.check("grep")?;
+            let summary = grep_outcome(py, outcome, engine.get().id_prefix_str(), 0)?;
+            *slot = Some(Py::new(py, summary)?);
+            Ok(())
+        })?;
+        if let Some(file) = &file {
+            self.last = (file.matches, file.continued);
         }
-    }
-
-    fn stop(&mut self) {
-        self.closed.store(true, Ordering::Relaxed);
-        if self.own_token {
-            self.cancel.cancel();
-        }
-        // A search blocked on a full channel fails its send and stops.
-        self.receiver.take();
+        Ok(file)
     }
 }
 
@@ -177,7 +152,7 @@ impl GrepStream {
             }
             // The pipe may stay full (its reader paused): Ctrl-C must still stop us.
             if let Err(e) = py.check_signals() {
-                self.stop();
+                self.stream.stop();
                 return Err(e);
             }
         }
@@ -191,10 +166,7 @@ impl GrepStream {
 
     /// Stops the search and waits for its threads to finish (no more hits come).
     fn close(&mut self, py: Python<'_>) {
-        self.stop();
-        if let Some(thread) = self.thread.take() {
-            let _ = py.detach(|| thread.join());
-        }
+        py.detach(|| self.stream.close());
     }
 
     /// The matches found in the file of the last item given (with `continued`, in that
@@ -216,13 +188,6 @@ impl GrepStream {
     #[getter]
     fn outcome(&self, py: Python<'_>) -> Option<Py<GrepOutcome>> {
         self.outcome.as_ref().map(|o| o.clone_ref(py))
-    }
-}
-
-impl Drop for GrepStream {
-    fn drop(&mut self) {
-        // Not joined: the search notices within a file and ends on its own.
-        self.stop();
     }
 }
 

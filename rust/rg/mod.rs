@@ -419,36 +419,20 @@ fn run(mut a: Args) -> io::Result<i32> {
         }
         Mode::Search(_) if !matches_possible(&run) => false,
         Mode::Search(mode) => {
-            let make = |wtr| -> io::Result<Worker<_>> {
-                make_worker(
-                    &run,
-                    &a,
-                    mode,
-                    &colors,
-                    line_number,
-                    column,
-                    heading,
-                    with_filename,
-                    wtr,
-                )
+            let spec = WorkerSpec {
+                run: &run,
+                a: &a,
+                mode,
+                colors: &colors,
+                line_number,
+                column,
+                heading,
+                with_filename,
             };
             if run.files.threads == 1 {
-                search_sequential(&run, mode, make)?
+                search_sequential(&run, mode, |wtr| make_worker(spec, wtr))?
             } else {
-                search_parallel(
-                    &run,
-                    mode,
-                    &make_worker_fn(
-                        &run,
-                        &a,
-                        mode,
-                        &colors,
-                        line_number,
-                        column,
-                        heading,
-                        with_filename,
-                    ),
-                )?
+                search_parallel(&run, mode, &|wtr| make_worker(spec, wtr))?
             }
         }
         Mode::Types => unreachable!("handled above"),
@@ -656,18 +640,31 @@ fn suggest(msg: String) -> String {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn make_worker<W: WriteColor>(
-    run: &Run,
-    a: &Args,
+/// What a search's workers are made of: each thread makes its own, writing to its own
+/// output (the terminal, or a buffer per thread).
+#[derive(Clone, Copy)]
+struct WorkerSpec<'a> {
+    run: &'a Run,
+    a: &'a Args,
     mode: SearchMode,
-    colors: &ColorSpecs,
+    colors: &'a ColorSpecs,
     line_number: bool,
     column: bool,
     heading: bool,
     with_filename: bool,
-    wtr: W,
-) -> io::Result<Worker<W>> {
+}
+
+fn make_worker<W: WriteColor>(spec: WorkerSpec<'_>, wtr: W) -> io::Result<Worker<W>> {
+    let WorkerSpec {
+        run,
+        a,
+        mode,
+        colors,
+        line_number,
+        column,
+        heading,
+        with_filename,
+    } = spec;
     let matcher = build_matcher(a, &run.patterns)?;
     let line_term = if a.crlf {
         grep_matcher::LineTerminator::crlf()
@@ -802,35 +799,6 @@ fn make_worker<W: WriteColor>(
     })
 }
 
-type WorkerFn<'a> =
-    Box<dyn Fn(termcolor::Buffer) -> io::Result<Worker<termcolor::Buffer>> + Sync + 'a>;
-
-#[allow(clippy::too_many_arguments)]
-fn make_worker_fn<'a>(
-    run: &'a Run,
-    a: &'a Args,
-    mode: SearchMode,
-    colors: &'a ColorSpecs,
-    line_number: bool,
-    column: bool,
-    heading: bool,
-    with_filename: bool,
-) -> WorkerFn<'a> {
-    Box::new(move |wtr| {
-        make_worker(
-            run,
-            a,
-            mode,
-            colors,
-            line_number,
-            column,
-            heading,
-            with_filename,
-            wtr,
-        )
-    })
-}
-
 fn no_files_searched() {
     messages::err(
         "No files were searched, which means ripgrep probably applied a filter you didn't \
@@ -878,7 +846,11 @@ fn search_sequential(
     Ok(matched)
 }
 
-fn search_parallel(run: &Run, mode: SearchMode, make: &WorkerFn<'_>) -> io::Result<bool> {
+/// A search by `run.files.threads` threads, each with a worker `make` gives it.
+type MakeWorker<'a> =
+    dyn Fn(termcolor::Buffer) -> io::Result<Worker<termcolor::Buffer>> + Sync + 'a;
+
+fn search_parallel(run: &Run, mode: SearchMode, make: &MakeWorker<'_>) -> io::Result<bool> {
     let started = std::time::Instant::now();
     let mut bufwtr = termcolor::BufferWriter::stdout(run.color);
     bufwtr.separator(run.file_separator.clone());
