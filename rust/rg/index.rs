@@ -495,11 +495,8 @@ fn listing_refusal(a: &Args, paths: &[PathBuf]) -> Option<&'static str> {
     if a.max_filesize.is_some() {
         return Some("--max-filesize (a write can change a file's size)");
     }
-    if a.sort
-        .is_some_and(|s| s.kind != super::args::SortKind::Path)
-    {
-        return Some("--sort by time (a write changes the times)");
-    }
+    // `--sort modified`/`created` read each file's times when printing (`FileSet::sequential`):
+    // a kept list is sorted by the times of now, as a walk would be.
     None
 }
 

@@ -27,6 +27,7 @@ ARGVS = [
     ("--files", "-uu", "-g", "!.git/"),
     ("--files", "-t", "py"),
     ("--files", "--sort", "path"),
+    ("--files", "--sortr=modified"),
     ("--files", "src"),
 ]
 # Lists of files inside `.git` are never kept (the watch does not follow git's own files).
