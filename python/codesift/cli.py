@@ -48,12 +48,13 @@ from .cli_grep import (
     patterns_and_paths,
 )
 from .control import CallControl, controlling
-from .errors import CodesiftError, InvalidArgumentError
+from .errors import CodesiftError, InvalidArgumentError, first_line
 from .escapes import install_stream_handler, json_escape_surrogates
 from .extras import extra_for, missing, require
 from .results import GlobResult, GrepResult
 from .roots import RootedPath, root_of
-from .workspace import GrepIter, Workspace
+from .streams import GrepIter
+from .workspace import Workspace
 
 # rich is imported only where output goes to a terminal, json only for --json: a piped grep
 # starts without either (see tests/cli/test_startup_imports.py).
@@ -346,7 +347,7 @@ def _report_unexpected(as_json: bool, exc: BaseException) -> None:
     _report(
         as_json,
         "InternalError",
-        f"unexpected {type(exc).__name__}: {_first_line(exc)}; please report it",
+        f"unexpected {type(exc).__name__}: {first_line(exc)}; please report it",
     )
 
 
@@ -391,15 +392,6 @@ def _report(as_json: bool, kind: str, message: str) -> None:
             print(f"codesift: {' '.join(message.split())}", file=sys.stderr)
     except (OSError, ValueError):  # stdout/stderr closed: nothing more can be said
         pass
-
-
-def _first_line(exc: BaseException) -> str:
-    try:
-        text = str(exc).strip()
-    except Exception:
-        return "(no message)"
-    line = text.split("\n", 1)[0] or "(no message)"
-    return line if len(line) <= 300 else line[:297] + "..."
 
 
 def _prepare_streams() -> None:
