@@ -57,13 +57,15 @@ class GrepMatching(TypedDict, total=False):
     exclude: str | Iterable[str] | None
     #: The pattern is text, not a regex (False).
     literal: bool
-    case_sensitive: bool  # (False)
+    #: Upper and lower case differ (False).
+    case_sensitive: bool
     #: A match may span lines (None: when the pattern holds a newline).
     multiline: bool | None
     #: Lines of context on both sides of a hit (0), unless `before` or `after` says otherwise.
     context_lines: int
-    before: int | None  # (None: context_lines)
-    after: int | None  # (None: context_lines)
+    #: Lines of context before, and after, a hit (None: `context_lines`).
+    before: int | None
+    after: int | None
     #: The most hits returned (500; `grep_iter`: None, no limit).
     max_matches: int | None
     #: Seconds the search may take; past it the hits found so far, `timed_out` (None).
@@ -100,9 +102,11 @@ class GrepOptions(GrepStreamOptions, total=False):
 
 
 class GlobFilters(TypedDict, total=False):
-    """Which files a glob keeps, besides its pattern (defaults as for `GrepMatching`)."""
+    """Which files a glob keeps, besides its pattern (as for `GrepMatching`, the engine's
+    defaults; `type` to `hidden` as for `GrepStreamOptions`)."""
 
-    case_sensitive: bool  # (True)
+    #: Upper and lower case differ (True).
+    case_sensitive: bool
     type: str | Iterable[str] | None
     type_not: str | Iterable[str] | None
     no_ignore: bool | None
