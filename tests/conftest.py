@@ -62,8 +62,9 @@ def stop_daemons(limit: float = 15.0) -> None:
     stop), and waits until none holds its lock."""
     import fcntl
     import os
-    import signal
     import time
+
+    from daemon_helpers import end_process
 
     from codesift import _core, daemon
 
@@ -76,12 +77,7 @@ def stop_daemons(limit: float = 15.0) -> None:
         running = daemon.ping(0.5)
         if running is not None:
             daemon.request({"op": "stop"}, 1.0)
-            pid = int(running["pid"])
-            stopped = time.monotonic() + 5
-            while time.monotonic() < stopped and _alive(pid):
-                time.sleep(0.02)
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)
+            end_process(int(running["pid"]), within=5)
         try:
             fd = os.open(lock, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
@@ -93,18 +89,3 @@ def stop_daemons(limit: float = 15.0) -> None:
             time.sleep(0.05)
         finally:
             os.close(fd)
-
-
-def _alive(pid: int) -> bool:
-    import os
-
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie of ours (a test's child) is gone for this purpose.
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -112,3 +113,26 @@ def ask(sock: socket.socket, request: dict | bytes) -> dict | None:
     body = request if isinstance(request, bytes) else json.dumps(request).encode()
     sock.sendall(frame(body))
     return read_reply(sock)
+
+
+def end_process(pid: int, within: float) -> None:
+    """Waits up to `within` seconds for process `pid` to end (a daemon asked to stop), then
+    kills it (SIGKILL)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline and alive(pid):
+        time.sleep(0.02)
+    if alive(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (a test's child not reaped yet) is gone for this purpose.
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from . import _core
 from .errors import CodesiftError, InvalidArgumentError, PatternError
@@ -49,6 +49,90 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _GREP_ARGS = frozenset(("GrepArgs", "grep_arguments"))
 if TYPE_CHECKING:  # re-exported for type checkers
     from .grep_args import GrepArgs, grep_arguments  # noqa: F401
+
+
+class GrepMatching(TypedDict, total=False):
+    """What a grep matches and how many hits it returns, locally or on a remote host. Each
+    option is written once, here; one left out has the engine's default (`crate::request`),
+    given after each."""
+
+    #: Globs a file must match, a list or one string of comma-separated globs (none).
+    include: str | Iterable[str] | None
+    #: Globs a file must not match (none).
+    exclude: str | Iterable[str] | None
+    #: The pattern is text, not a regex (False).
+    literal: bool
+    #: Upper and lower case differ (False).
+    case_sensitive: bool
+    #: A match may span lines (None: when the pattern holds a newline).
+    multiline: bool | None
+    #: Lines of context on both sides of a hit (0), unless `before` or `after` says otherwise.
+    context_lines: int
+    #: Lines of context before, and after, a hit (None: `context_lines`).
+    before: int | None
+    after: int | None
+    #: The most hits returned (500; `grep_iter`: None, no limit).
+    max_matches: int | None
+    #: Seconds the search may take; past it the hits found so far, `timed_out` (None).
+    timeout: float | None
+
+
+class RemoteGrepOptions(GrepMatching, total=False):
+    """`RemoteWorkspace.grep`'s options."""
+
+    #: Count every match even past `max_matches` (False).
+    count_total: bool
+
+
+class GrepStreamOptions(GrepMatching, total=False):
+    """`Workspace.grep_iter`'s options."""
+
+    #: "content" (a hit a match), "files" (a hit a file) or "count" (and a count a file).
+    mode: str
+    #: ripgrep file types a file must be (or must not be) of, e.g. "py,rust" (none).
+    type: str | Iterable[str] | None
+    type_not: str | Iterable[str] | None
+    #: Overrides of the workspace's `gitignore` and `hidden` for this call (None: its own).
+    no_ignore: bool | None
+    hidden: bool | None
+
+
+class GrepOptions(GrepStreamOptions, total=False):
+    """`Workspace.grep`'s options."""
+
+    #: Count every match even past `max_matches` (False).
+    count_total: bool
+    #: Results of the deterministic order skipped, for paging (0).
+    offset: int
+
+
+class GlobFilters(TypedDict, total=False):
+    """Which files a glob keeps, besides its pattern (as for `GrepMatching`, the engine's
+    defaults; `type` to `hidden` as for `GrepStreamOptions`)."""
+
+    #: Upper and lower case differ (True).
+    case_sensitive: bool
+    type: str | Iterable[str] | None
+    type_not: str | Iterable[str] | None
+    no_ignore: bool | None
+    hidden: bool | None
+
+
+class GlobOptions(GlobFilters, total=False):
+    """`Workspace.glob`'s options."""
+
+    #: The most files returned (2000); `total` counts them all.
+    limit: int
+    #: "path", "mtime" (newest first) or "none" ("path").
+    sort: str
+
+
+def check_names(call: str, options: Mapping[str, object], allowed: Any) -> None:
+    """Refuses a keyword argument `call` does not take (`allowed`: a TypedDict of its
+    options), as Python refuses one a signature does not name."""
+    for name in options:
+        if name not in allowed.__optional_keys__:
+            raise TypeError(f"{call}() got an unexpected keyword argument {name!r}")
 
 
 def grep_request(pattern: object, search_path: str = ".", **options: object) -> _core.GrepRequest:

@@ -46,12 +46,13 @@ from .cli_grep import (
     patterns_and_paths,
 )
 from .control import CallControl, controlling
-from .errors import CodesiftError, InvalidArgumentError
+from .errors import CodesiftError, InvalidArgumentError, first_line
 from .escapes import install_stream_handler, json_escape_surrogates
 from .extras import extra_for, missing, require
 from .results import GlobResult, GrepResult
 from .roots import RootedPath, root_of
-from .workspace import GrepIter, Workspace
+from .streams import GrepIter
+from .workspace import Workspace
 
 # rich is imported only where output goes to a terminal, json only for --json: a piped grep
 # starts without either (see tests/cli/test_startup_imports.py).
@@ -344,7 +345,7 @@ def _report_unexpected(as_json: bool, exc: BaseException) -> None:
     _report(
         as_json,
         "InternalError",
-        f"unexpected {type(exc).__name__}: {_first_line(exc)}; please report it",
+        f"unexpected {type(exc).__name__}: {first_line(exc)}; please report it",
     )
 
 
@@ -389,15 +390,6 @@ def _report(as_json: bool, kind: str, message: str) -> None:
             print(f"codesift: {' '.join(message.split())}", file=sys.stderr)
     except (OSError, ValueError):  # stdout/stderr closed: nothing more can be said
         pass
-
-
-def _first_line(exc: BaseException) -> str:
-    try:
-        text = str(exc).strip()
-    except Exception:
-        return "(no message)"
-    line = text.split("\n", 1)[0] or "(no message)"
-    return line if len(line) <= 300 else line[:297] + "..."
 
 
 def _prepare_streams() -> None:
@@ -667,7 +659,9 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             mode=mode,
             _lines=printing,
         ) as stream_hits:
-            hits: GrepIter | _Capped = _Capped(stream_hits, cap) if counting else stream_hits
+            hits: GrepIter | _Capped = (
+                _Capped(stream_hits, cap) if counting and cap is not None else stream_hits
+            )
             if args.json:
                 return _stream_grep_json(t.ws, hits, args.json_full, out)
             if mode == "count" or args.count:
@@ -707,7 +701,8 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                 # Python), straight to stdout when it has a descriptor.
                 fd = _descriptor(out)
                 out.flush()
-                for item in hits._printed(name, lines.line_number, lines.column, fd):
+                # Printing is never counting: `hits` is the engine's stream itself.
+                for item in stream_hits._printed(name, lines.line_number, lines.column, fd):
                     if isinstance(item, bool):
                         pass
                     elif isinstance(item, bytes):

@@ -137,25 +137,16 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
     )
     r.add_argument("-c", "--count", action="store_true", help="print the matching lines per file")
     r.add_argument("--count-matches", action="store_true", help="print the matches per file")
-    r.add_argument(
-        "-n",
-        "--line-number",
-        dest="line_number",
-        action="store_const",
-        const=True,
-        help="print line numbers (the default)",
+    _switch(
+        r, ("-n", "--line-number"), ("-N", "--no-line-number"), "print line numbers (the default)"
     )
-    r.add_argument("-N", "--no-line-number", dest="line_number", action="store_const", const=False)
     r.add_argument("--column", action="store_true", help="print the column of the first match")
-    r.add_argument(
-        "-H",
-        "--with-filename",
-        dest="with_filename",
-        action="store_const",
-        const=True,
-        help="print the path (default unless the only PATH is a file)",
+    _switch(
+        r,
+        ("-H", "--with-filename"),
+        ("-I", "--no-filename"),
+        "print the path (default unless the only PATH is a file)",
     )
-    r.add_argument("-I", "--no-filename", dest="with_filename", action="store_const", const=False)
     r.add_argument(
         "--no-heading", action="store_true", help="on a terminal too, print one line per match"
     )
@@ -193,6 +184,16 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
     r.add_argument("--count-total", action="store_true", help="count all matches")
     r.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
     r.set_defaults(case="sensitive", line_number=True, with_filename=None)
+
+
+def _switch(
+    r: argparse.ArgumentParser, on: tuple[str, str], off: tuple[str, str], help: str
+) -> None:
+    """A pair of options that set one value True or False (None when neither is given): the
+    value's name is `on`'s long option's."""
+    dest = on[1].removeprefix("--").replace("-", "_")
+    r.add_argument(*on, dest=dest, action="store_const", const=True, help=help)
+    r.add_argument(*off, dest=dest, action="store_const", const=False)
 
 
 def patterns_and_paths(args: argparse.Namespace) -> tuple[list[str], list[str]]:

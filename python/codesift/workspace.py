@@ -7,16 +7,21 @@ import dataclasses
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, Self, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import _core
 from .arguments import (
     MAX_COUNT,
+    GlobFilters,
+    GlobOptions,
+    GrepOptions,
+    GrepStreamOptions,
     check_flag,
     check_ignore_files,
     check_int,
+    check_names,
     check_unicode,
     glob_request,
     grep_request,
@@ -24,14 +29,16 @@ from .arguments import (
 from .cache import HitState, LiveSearch, LiveSearches, ResultCache
 from .control import current_token
 from .errors import InvalidArgumentError
-from .files import BINARY_SNIFF, TextFile, binary_error
 from .results import GlobResult, GrepResult, plural
 from .sandbox import PathArg, Sandbox, path_text
 from .skipped import Skipped
+from .streams import GlobIter, GrepIter
 
 # The edit machinery and the results of reading and editing are imported on first use: a
 # search needs none of them.
 if TYPE_CHECKING:
+    from typing import Unpack
+
     from .edits import Editor
     from .edits.history import EditHistory
     from .file_results import (
@@ -46,12 +53,8 @@ if TYPE_CHECKING:
     )
 
 DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
-MAX_LINE_CHARS = 2000
-READ_CHUNK = 64 * 1024
 LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 ID_SALT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
-#: `Workspace.grep`'s arguments that are not options of the engine's grep request.
-_NOT_REQUEST = frozenset({"self", "path", "cancel", "remember"})
 
 
 class Workspace:
@@ -194,16 +197,11 @@ class Workspace:
         pattern: str,
         path: PathArg = ".",
         *,
-        limit: int = 2000,
-        sort: str = "path",
-        case_sensitive: bool = True,
-        type: str | Iterable[str] | None = None,
-        type_not: str | Iterable[str] | None = None,
-        no_ignore: bool | None = None,
-        hidden: bool | None = None,
         cancel: _core.CancelToken | None = None,
+        **options: Unpack[GlobOptions],
     ) -> GlobResult:
-        """Files matching `pattern` under `path`, files only (see README for the rules).
+        """Files matching `pattern` under `path`, files only (see README for the rules; the
+        options and their defaults: `codesift.arguments.GlobOptions`).
 
         `type`/`type_not` keep files of (or not of) ripgrep file types (`py`, `rust`, ...);
         `no_ignore` and `hidden` override the workspace's options for this call (a call that
@@ -212,28 +210,58 @@ class Workspace:
         `cancel`: a `CancelToken` whose `cancel()` (from another thread) stops the walk; the
         call then raises `CancelledError`. Default: the token of the current `CallControl`
         (see `codesift.control`), if any."""
-        request = glob_request(
-            pattern,
-            self.sandbox.relative(path),
-            root=str(self.root),
-            limit=limit,
-            sort=sort,
-            case_sensitive=case_sensitive,
-            type=type,
-            type_not=type_not,
-            hidden=hidden,
-            no_ignore=no_ignore,
-        )
+        check_names("Workspace.glob", options, GlobOptions)
+        request = self._glob_request(pattern, path, options)
         outcome = self._engine.glob(request, cancel=_cancel_token(cancel))
+        return self._glob_result(pattern, request, outcome, outcome.files)
+
+    def glob_iter(
+        self,
+        pattern: str,
+        path: PathArg = ".",
+        *,
+        limit: int | None = None,
+        cancel: _core.CancelToken | None = None,
+        **options: Unpack[GlobFilters],
+    ) -> GlobIter:
+        """The files `glob` returns sorted by path, in that order, yielded as a sorted walk
+        reaches them: the first comes at once and memory stays bounded whatever the number of
+        files (the walk pauses while the consumer does not ask for more). `limit` None is no
+        limit; with one, the walk stops at the first file past it (`result.truncated`, and
+        `result.total` counts the files given). Only path order streams: an mtime order needs
+        every file's time before the first (use `glob`).
+
+        Closing the iterator (`close()`, leaving a `with` block, or dropping it) stops the
+        walk. After the last file, `.result` holds the walk's figures (a `GlobResult` without
+        files). A bad pattern or path raises here, before the walk."""
+        check_names("Workspace.glob_iter", options, GlobFilters)
+        whole = {**options, "limit": MAX_COUNT if limit is None else limit, "sort": "path"}
+        request = self._glob_request(pattern, path, whole)
+        files = self._engine.glob_iter(request, cancel=_cancel_token(cancel))
+        return GlobIter(files, lambda outcome: self._glob_result(pattern, request, outcome, []))
+
+    def _glob_request(
+        self, pattern: str, path: PathArg, options: Mapping[str, object]
+    ) -> _core.GlobRequest:
+        return glob_request(pattern, self.sandbox.relative(path), root=str(self.root), **options)
+
+    def _glob_result(
+        self,
+        pattern: str,
+        request: _core.GlobRequest,
+        outcome: _core.GlobOutcome,
+        files: Sequence[_core.GlobMatch],
+    ) -> GlobResult:
+        """The result of `request`: `files`, and the figures of its walk."""
         return GlobResult(
-            files=outcome.files,
+            files=files,
             total=outcome.total,
             truncated=outcome.truncated,
             ignored=outcome.ignored,
             pattern=pattern,
             path=self.sandbox.display(outcome.search_path),
-            sort=sort,
-            limit=limit,
+            sort=request.options["sort"],
+            limit=request.options["limit"],
             unreadable=outcome.errors,
             skipped=Skipped.from_engine(outcome.skipped),
         )
@@ -244,26 +272,10 @@ class Workspace:
         pattern: str,
         path: PathArg = ".",
         *,
-        include: str | Iterable[str] | None = None,
-        exclude: str | Iterable[str] | None = None,
-        literal: bool = False,
-        case_sensitive: bool = False,
-        multiline: bool | None = None,
-        context_lines: int = 0,
-        before: int | None = None,
-        after: int | None = None,
-        max_matches: int | None = 500,
-        count_total: bool = False,
-        timeout: float | None = None,
-        mode: str = "content",
-        offset: int = 0,
-        type: str | Iterable[str] | None = None,
-        type_not: str | Iterable[str] | None = None,
-        no_ignore: bool | None = None,
-        hidden: bool | None = None,
         cancel: _core.CancelToken | None = None,
         stream: Literal[False] = False,
         remember: bool = True,
+        **options: Unpack[GrepOptions],
     ) -> GrepResult: ...
     @overload
     def grep(
@@ -271,57 +283,26 @@ class Workspace:
         pattern: str,
         path: PathArg = ".",
         *,
-        include: str | Iterable[str] | None = None,
-        exclude: str | Iterable[str] | None = None,
-        literal: bool = False,
-        case_sensitive: bool = False,
-        multiline: bool | None = None,
-        context_lines: int = 0,
-        before: int | None = None,
-        after: int | None = None,
-        max_matches: int | None = 500,
-        count_total: bool = False,
-        timeout: float | None = None,
-        mode: str = "content",
-        offset: int = 0,
-        type: str | Iterable[str] | None = None,
-        type_not: str | Iterable[str] | None = None,
-        no_ignore: bool | None = None,
-        hidden: bool | None = None,
         cancel: _core.CancelToken | None = None,
         stream: Literal[True],
         remember: bool = True,
         _lines: bool = False,
+        **options: Unpack[GrepOptions],
     ) -> GrepIter: ...
     def grep(
         self,
         pattern: str,
         path: PathArg = ".",
         *,
-        include: str | Iterable[str] | None = None,
-        exclude: str | Iterable[str] | None = None,
-        literal: bool = False,
-        case_sensitive: bool = False,
-        multiline: bool | None = None,
-        context_lines: int = 0,
-        before: int | None = None,
-        after: int | None = None,
-        max_matches: int | None = 500,
-        count_total: bool = False,
-        timeout: float | None = None,
-        mode: str = "content",
-        offset: int = 0,
-        type: str | Iterable[str] | None = None,
-        type_not: str | Iterable[str] | None = None,
-        no_ignore: bool | None = None,
-        hidden: bool | None = None,
         cancel: _core.CancelToken | None = None,
         stream: bool = False,
         remember: bool = True,
         _lines: bool = False,
+        **options: Unpack[GrepOptions],
     ) -> GrepResult | GrepIter:
         """Every match of `pattern` under `path`, one hit per match, ordered by path, line
-        and column; each hit's `id` can be passed to `edit_result`.
+        and column; each hit's `id` can be passed to `edit_result`. The options and their
+        defaults: `codesift.arguments.GrepOptions`.
 
         `stream=True` returns the same hits as an iterator (see `grep_iter`, which is this
         with `max_matches` None by default); then `count_total` and `offset` are refused.
@@ -337,13 +318,14 @@ class Workspace:
         the search within milliseconds; the call then raises `CancelledError` (nothing
         partial is returned). Default: the token of the current `CallControl` (see
         `codesift.control`), if any."""
-        # Every option but these goes to the engine's request as it was given (one list of
-        # them: this signature). `_lines`, for the CLI's piped lines (`GrepIter._printed`):
-        # without `max_matches` and `timeout`, the search keeps one hit per matching line, its
-        # first match (the same lines printed, no record per match; the total is exact only
-        # when small, see `CompiledPattern::with_lines`).
-        options = {k: v for k, v in locals().items() if k not in _NOT_REQUEST}
-        request = grep_request(search_path=self.sandbox.relative(path), **options)
+        check_names("Workspace.grep", options, GrepOptions)
+        # `_lines`, for the CLI's piped lines (`GrepIter._printed`): without `max_matches` and
+        # `timeout`, the search keeps one hit per matching line, its first match (the same
+        # lines printed, no record per match; the total is exact only when small, see
+        # `CompiledPattern::with_lines`).
+        request = grep_request(
+            pattern, self.sandbox.relative(path), stream=stream, _lines=_lines, **options
+        )
         cancel = _cancel_token(cancel)
         if stream:
             hits = self._engine.grep_iter(request, cancel=cancel)
@@ -352,6 +334,29 @@ class Workspace:
         outcome = self._engine.grep(request, cancel=cancel)
         self.cache.add_batch(outcome.first_id, outcome.matches)
         return self._grep_result(request, outcome)
+
+    def grep_iter(
+        self,
+        pattern: str,
+        path: PathArg = ".",
+        *,
+        cancel: _core.CancelToken | None = None,
+        remember: bool = True,
+        **options: Unpack[GrepStreamOptions],
+    ) -> GrepIter:
+        """The hits `grep` returns, in the same order, yielded as they are found: a file's
+        hits come out once every file before it in path order is searched. Memory stays
+        bounded by the search threads' buffers whatever the number of hits (the search
+        pauses while the consumer does not ask for more); `max_matches` None (the default
+        here) is no limit.
+
+        Closing the iterator (`close()`, leaving a `with` block, or dropping it) stops the
+        search. After the last hit, `.result` holds the search's figures (a `GrepResult`
+        without matches). `remember=False`: the hits' ids are not kept for `edit_result`.
+        No `count_total` nor `offset`: they need the whole answer (use `grep`)."""
+        check_names("Workspace.grep_iter", options, GrepStreamOptions)
+        options.setdefault("max_matches", None)
+        return self.grep(pattern, path, cancel=cancel, stream=True, remember=remember, **options)
 
     def _grep_result(
         self, request: _core.GrepRequest, outcome: _core.GrepOutcome, files: int | None = None
@@ -381,61 +386,6 @@ class Workspace:
             offset=options["offset"],
             counts=outcome.counts if files is None else [],
             skipped=Skipped.from_engine(outcome.skipped),
-        )
-
-    def grep_iter(
-        self,
-        pattern: str,
-        path: PathArg = ".",
-        *,
-        include: str | Iterable[str] | None = None,
-        exclude: str | Iterable[str] | None = None,
-        literal: bool = False,
-        case_sensitive: bool = False,
-        multiline: bool | None = None,
-        context_lines: int = 0,
-        before: int | None = None,
-        after: int | None = None,
-        max_matches: int | None = None,
-        timeout: float | None = None,
-        mode: str = "content",
-        type: str | Iterable[str] | None = None,
-        type_not: str | Iterable[str] | None = None,
-        no_ignore: bool | None = None,
-        hidden: bool | None = None,
-        cancel: _core.CancelToken | None = None,
-        remember: bool = True,
-    ) -> GrepIter:
-        """The hits `grep` returns, in the same order, yielded as they are found: a file's
-        hits come out once every file before it in path order is searched. Memory stays
-        bounded by the search threads' buffers whatever the number of hits (the search
-        pauses while the consumer does not ask for more); `max_matches` None is no limit.
-
-        Closing the iterator (`close()`, leaving a `with` block, or dropping it) stops the
-        search. After the last hit, `.result` holds the search's figures (a `GrepResult`
-        without matches). `remember=False`: the hits' ids are not kept for `edit_result`.
-        No `count_total` nor `offset`: they need the whole answer (use `grep`)."""
-        return self.grep(
-            pattern,
-            path,
-            include=include,
-            exclude=exclude,
-            literal=literal,
-            case_sensitive=case_sensitive,
-            multiline=multiline,
-            context_lines=context_lines,
-            before=before,
-            after=after,
-            max_matches=max_matches,
-            timeout=timeout,
-            mode=mode,
-            type=type,
-            type_not=type_not,
-            no_ignore=no_ignore,
-            hidden=hidden,
-            cancel=cancel,
-            stream=True,
-            remember=remember,
         )
 
     def grep_page(
@@ -512,59 +462,6 @@ class Workspace:
             counts=list(per_file.values()),
         )
 
-    def glob_iter(
-        self,
-        pattern: str,
-        path: PathArg = ".",
-        *,
-        limit: int | None = None,
-        case_sensitive: bool = True,
-        type: str | Iterable[str] | None = None,
-        type_not: str | Iterable[str] | None = None,
-        no_ignore: bool | None = None,
-        hidden: bool | None = None,
-        cancel: _core.CancelToken | None = None,
-    ) -> GlobIter:
-        """The files `glob` returns sorted by path, in that order, yielded as a sorted walk
-        reaches them: the first comes at once and memory stays bounded whatever the number of
-        files (the walk pauses while the consumer does not ask for more). `limit` None is no
-        limit; with one, the walk stops at the first file past it (`result.truncated`, and
-        `result.total` counts the files given). Only path order streams: an mtime order needs
-        every file's time before the first (use `glob`).
-
-        Closing the iterator (`close()`, leaving a `with` block, or dropping it) stops the
-        walk. After the last file, `.result` holds the walk's figures (a `GlobResult` without
-        files). A bad pattern or path raises here, before the walk."""
-        request = glob_request(
-            pattern,
-            self.sandbox.relative(path),
-            root=str(self.root),
-            limit=MAX_COUNT if limit is None else limit,
-            sort="path",
-            case_sensitive=case_sensitive,
-            type=type,
-            type_not=type_not,
-            hidden=hidden,
-            no_ignore=no_ignore,
-        )
-        files = self._engine.glob_iter(request, cancel=_cancel_token(cancel))
-
-        def summary(outcome: _core.GlobOutcome) -> GlobResult:
-            return GlobResult(
-                files=[],
-                total=outcome.total,
-                truncated=outcome.truncated,
-                ignored=outcome.ignored,
-                pattern=pattern,
-                path=self.sandbox.display(outcome.search_path),
-                sort="path",
-                limit=MAX_COUNT if limit is None else limit,
-                unreadable=outcome.errors,
-                skipped=Skipped.from_engine(outcome.skipped),
-            )
-
-        return GlobIter(files, summary)
-
     @staticmethod
     def file_types() -> dict[str, list[str]]:
         """The file types `type=` accepts, with their globs (ripgrep's `--type-list`)."""
@@ -611,7 +508,8 @@ class Workspace:
         `start_line`/`end_line` (1-based, inclusive) pick lines instead of `offset`/`limit`:
         `end_line` alone reads from line 1, `start_line` alone reads `limit` lines; an
         `end_line` past the end reads to the end, a `start_line` past it is an error."""
-        from .file_results import ReadResult
+        from .file_results import MAX_LINE_CHARS, ReadResult
+        from .line_reader import TextLines
 
         by_lines = start_line is not None or end_line is not None
         if by_lines:
@@ -625,23 +523,18 @@ class Workspace:
         check_int("limit", limit, minimum=1, required=True)
         fd, shown, _ = self._engine.open_read(self.sandbox.relative(path))
         with os.fdopen(fd, "rb") as f:
-            reader, encoding = _open_lines(f, shown)
-            lines = iter(reader)
+            text = TextLines(f, shown)
             numbered: list[str] = []
-            long_lines, seen = 0, 0
-            for line, length in lines:
-                seen += 1
-                if seen < offset:
-                    continue
-                if seen == 1 and encoding == "utf-8-sig":
-                    line = line.removeprefix("\ufeff")
+            long_lines = 0
+            for number, line, length in text.numbered(offset):
                 if length > MAX_LINE_CHARS:
                     long_lines += 1
-                    line = line[:MAX_LINE_CHARS] + f"... [line truncated: {length} characters]"
-                numbered.append(f"{seen:6}\t{line}")
+                    line += f"... [line truncated: {length} characters]"
+                numbered.append(f"{number:6}\t{line}")
                 if len(numbered) == limit:
                     break
-            more = len(numbered) == limit and reader.has_more()
+            more = len(numbered) == limit and text.has_more()
+        seen = text.seen
         last = offset + len(numbered) - 1
         total = None if more else seen
         if by_lines and not numbered and seen:
@@ -657,7 +550,7 @@ class Workspace:
             truncated=more,
             total_lines=total,
             long_lines=long_lines,
-            encoding=encoding,
+            encoding=text.encoding,
         )
 
     def lines(self, path: PathArg, start: int = 1, end: int | None = None) -> FileLines:
@@ -666,7 +559,8 @@ class Workspace:
         characters) and the length it was cut from; with the file's line count and whether it
         ends with a newline. The path may end in `:START-END` as for `read`. Large files are
         streamed (the lines after `end` are counted, not kept)."""
-        from .file_results import FileLine, FileLines
+        from .file_results import MAX_LINE_CHARS, FileLine, FileLines
+        from .line_reader import TextLines
 
         check_int("start", start, minimum=1, required=True)
         check_int("end", end, minimum=1)
@@ -675,24 +569,15 @@ class Workspace:
             # A `path:START-END` suffix picks the lines, as for `read`.
             path, start, end = ranged, first, first + count - 1
         fd, shown, _ = self._engine.open_read(self.sandbox.relative(path))
-        kept: list[FileLine] = []
         with os.fdopen(fd, "rb") as f:
-            reader, encoding = _open_lines(f, shown)
-            seen = 0
-            for line, length in reader:
-                seen += 1
-                if seen < start:
-                    continue
-                if seen == 1 and encoding == "utf-8-sig":
-                    line = line.removeprefix("\ufeff")
-                if length > MAX_LINE_CHARS:
-                    kept.append(FileLine(seen, line[:MAX_LINE_CHARS], length))
-                else:
-                    kept.append(FileLine(seen, line))
-                if seen == end:
+            text = TextLines(f, shown)
+            kept: list[FileLine] = []
+            for number, line, length in text.numbered(start):
+                kept.append(FileLine(number, line, length if length > MAX_LINE_CHARS else None))
+                if number == end:
                     break
-            seen += reader.count_rest()
-            ends_with_newline = reader.ends_with_newline
+            seen = text.count_rest()
+            ends_with_newline = text.ends_with_newline
         return FileLines(shown, tuple(kept), seen, ends_with_newline, start)
 
     def list_dir(
@@ -932,161 +817,6 @@ class Workspace:
         return self.editor.lookup(search_result_id)
 
 
-class _Closable(Protocol):
-    def close(self) -> None: ...
-
-
-_StreamT = TypeVar("_StreamT", bound=_Closable)
-
-
-class _Streamed(Generic[_StreamT]):
-    """What a streamed answer (`GrepIter`, `GlobIter`) does with its engine stream: closing
-    it (or leaving its `with` block, or dropping it) stops the engine's threads."""
-
-    _stream: _StreamT
-    _batch: Iterator[Any]
-
-    def close(self) -> None:
-        """Stops the search or walk (waiting for its threads); nothing more comes."""
-        self._batch = iter(())
-        self._stream.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        stream = getattr(self, "_stream", None)
-        if stream is not None:
-            stream.close()
-
-
-class GrepIter(_Streamed[_core.GrepStream], Iterator[_core.GrepMatch]):
-    """The hits of `Workspace.grep_iter`, one at a time (a context manager: leaving the
-    block stops the search)."""
-
-    def __init__(
-        self,
-        stream: _core.GrepStream,
-        cache: ResultCache | None,
-        summary: Callable[[_core.GrepOutcome, int], GrepResult],
-    ) -> None:
-        self._stream = stream
-        self._cache = cache
-        self._summary = summary
-        self._batch: Iterator[_core.GrepMatch] = iter(())
-        self._files = 0
-        self.result: GrepResult | None = None
-
-    def __iter__(self) -> GrepIter:
-        return self
-
-    def __next__(self) -> _core.GrepMatch:
-        while True:
-            hit = next(self._batch, None)
-            if hit is not None:
-                return hit
-            piece = self._next_piece()
-            if piece is None:
-                raise StopIteration
-            self._batch = iter(piece[0])
-
-    def _next_piece(self) -> tuple[Sequence[_core.GrepMatch], int, bool] | None:
-        """The stream's next item: hits of one file in line order, the matches they stand
-        for, and whether they continue the previous item's file (a file with many hits comes
-        in pieces, each of whole lines). None at the end, when `result` is set."""
-        try:
-            first_id, hits = next(self._stream)
-        except StopIteration:
-            self._finish()
-            return None
-        continued = self._stream.continued
-        if not continued:
-            self._files += 1
-        if self._cache is not None:
-            self._cache.add_batch(first_id, hits)
-        return hits, self._stream.matches, continued
-
-    def _finish(self) -> None:
-        outcome = self._stream.outcome
-        if outcome is not None and self.result is None:
-            self.result = self._summary(outcome, self._files)
-
-    def files(self) -> Iterator[list[_core.GrepMatch]]:
-        """The same hits a file at a time (each list in line order, the file whole)."""
-        group = list(self._batch)
-        self._batch = iter(())
-        for hits, _matches, continued in self._pieces():
-            if not continued and group:
-                yield group
-                group = []
-            group.extend(hits)
-        if group:
-            yield group
-
-    def _pieces(self) -> Iterator[tuple[Sequence[_core.GrepMatch], int, bool]]:
-        """What `_next_piece` gives, until the end (for the CLI, which prints a file's
-        pieces as they come)."""
-        while (piece := self._next_piece()) is not None:
-            yield piece
-
-    def _printed(
-        self,
-        show: Callable[[str], str | None],
-        line_number: bool,
-        column: bool,
-        fd: int | None = None,
-    ) -> Iterator[bytes | bool | Sequence[_core.GrepMatch]]:
-        """For the CLI: each file's lines as piped `codesift grep` prints them, formatted by
-        the engine (see `GrepStream.next_lines`; with `fd`, written there and True comes
-        instead); a file with a match spanning lines comes as its hits instead."""
-        while True:
-            item = self._stream.next_lines(show, line_number, column, fd)
-            if item is None:
-                self._finish()
-                return
-            if not self._stream.continued:
-                self._files += 1
-            if isinstance(item, (bytes, bool)):
-                yield item
-            else:
-                first_id, hits = item
-                if self._cache is not None:
-                    self._cache.add_batch(first_id, hits)
-                yield hits
-
-
-class GlobIter(_Streamed[_core.GlobStream], Iterator[_core.GlobMatch]):
-    """The files of `Workspace.glob_iter`, one at a time (a context manager: leaving the
-    block stops the walk)."""
-
-    def __init__(
-        self, stream: _core.GlobStream, summary: Callable[[_core.GlobOutcome], GlobResult]
-    ) -> None:
-        self._stream = stream
-        self._summary = summary
-        self._batch: Iterator[_core.GlobMatch] = iter(())
-        self.result: GlobResult | None = None
-
-    def __iter__(self) -> GlobIter:
-        return self
-
-    def __next__(self) -> _core.GlobMatch:
-        while True:
-            found = next(self._batch, None)
-            if found is not None:
-                return found
-            try:
-                self._batch = iter(next(self._stream))
-            except StopIteration:
-                outcome = self._stream.outcome
-                if outcome is not None and self.result is None:
-                    self.result = self._summary(outcome)
-                raise
-
-
 def _random_text(length: int) -> str:
     """`length` characters drawn uniformly from `ID_SALT_ALPHABET` with the system's CSPRNG,
     as `secrets.choice` draws them (without importing `secrets`, which loads OpenSSL)."""
@@ -1149,107 +879,6 @@ def _start_end(
             f"pass end_line >= start_line (end_line={start} reads one line)"
         )
     return start, end_line - start + 1
-
-
-def _open_lines(f: Any, shown: str) -> tuple[_LineReader | _DecodedLines, str]:
-    """The lines of the open file `f` (a text file: UTF-8, or UTF-16 with a BOM) and its
-    encoding's name."""
-    head = f.read(BINARY_SNIFF)
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = TextFile(head + f.read(), shown).text
-        encoding = "utf-16-le" if head[0] == 0xFF else "utf-16-be"
-        return _DecodedLines(text), encoding
-    if b"\x00" in head:
-        raise binary_error(shown)
-    encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
-    return _LineReader(head, f), encoding
-
-
-class _DecodedLines:
-    """Lines of a decoded (UTF-16) text as `(text without terminator, length)`, with the
-    interface of `_LineReader`."""
-
-    def __init__(self, text: str) -> None:
-        self.ends_with_newline = text.endswith("\n")
-        text = text.replace("\r\n", "\n")
-        split = text.split("\n")
-        if text.endswith("\n"):
-            split.pop()
-        self._lines = split
-        self._taken = 0
-
-    def __iter__(self) -> Iterator[tuple[str, int]]:
-        for line in self._lines[self._taken :]:
-            self._taken += 1
-            yield line, len(line)
-
-    def has_more(self) -> bool:
-        return self._taken < len(self._lines)
-
-    def count_rest(self) -> int:
-        rest = len(self._lines) - self._taken
-        self._taken = len(self._lines)
-        return rest
-
-
-class _LineReader:
-    """Lines of a UTF-8 file as `(text without terminator, length in characters)`, read in
-    chunks: a line longer than the display limit is not kept whole in memory, and whether
-    more lines follow is known without reading them."""
-
-    def __init__(self, head: bytes, f: Any) -> None:
-        self._pending = bytearray(head)
-        self._file = f
-        self._eof = False
-        #: Whether the last byte read so far is a newline.
-        self.ends_with_newline = head.endswith(b"\n")
-
-    def _fill(self) -> bool:
-        chunk = b"" if self._eof else self._file.read(READ_CHUNK)
-        if not chunk:
-            self._eof = True
-            return False
-        self._pending += chunk
-        self.ends_with_newline = chunk.endswith(b"\n")
-        return True
-
-    def count_rest(self) -> int:
-        """The lines not read yet, counted (not decoded) to the end of the file."""
-        count = 0
-        while True:
-            count += self._pending.count(b"\n")
-            tail = bool(self._pending) and not self._pending.endswith(b"\n")
-            self._pending.clear()
-            if not self._fill():
-                return count + tail
-
-    def has_more(self) -> bool:
-        return bool(self._pending) or self._fill()
-
-    def __iter__(self) -> Iterator[tuple[str, int]]:
-        keep = MAX_LINE_CHARS * 4 + 4  # enough bytes for MAX_LINE_CHARS characters
-        overflow = 0  # bytes of the current line dropped beyond the kept prefix
-        while True:
-            nl = self._pending.find(b"\n")
-            if nl >= 0:
-                raw = bytes(self._pending[:nl])
-                del self._pending[: nl + 1]
-                yield _line(raw, overflow)
-                overflow = 0
-            elif not self._fill():
-                if self._pending or overflow:
-                    raw = bytes(self._pending)
-                    self._pending.clear()
-                    yield _line(raw, overflow)
-                return
-            elif len(self._pending) > keep and self._pending.find(b"\n") < 0:
-                overflow += len(self._pending) - keep
-                del self._pending[keep:]
-
-
-def _line(raw: bytes, overflow: int) -> tuple[str, int]:
-    text = raw.decode("utf-8", "replace").removesuffix("\r")
-    return text, len(text) + overflow
 
 
 __all__ = ["Workspace"]

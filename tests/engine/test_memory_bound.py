@@ -3,23 +3,11 @@ memory barely moves when the number of hits grows tenfold."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-CHILD = r"""
-import json, sys
-from codesift import Workspace
+import memory_helpers
 
-def peak_kib():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    raise SystemExit("no VmHWM")
-
+SEARCH = r"""
 hits = 0
 stream = Workspace(sys.argv[1]).grep_iter("e", remember=False)
 for group in stream.files():
@@ -40,17 +28,7 @@ def make_tree(root: Path, files: int) -> None:
 
 
 def peak(root: Path) -> dict:
-    env = dict(os.environ)
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(root)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return memory_helpers.peak(SEARCH, root)
 
 
 def test_peak_memory_does_not_grow_with_the_hits(tmp_path):

@@ -4,24 +4,13 @@ of the whole search."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
+import memory_helpers
+
 from codesift import Workspace
 
-CHILD = r"""
-import json, sys
-from codesift import Workspace
-
-def peak_kib():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    raise SystemExit("no VmHWM")
-
+SEARCH = r"""
 hits = 0
 with Workspace(sys.argv[1]).grep_iter("e", remember=False) as stream:
     for m in stream:
@@ -39,15 +28,7 @@ def one_file(root: Path, lines: int) -> Path:
 
 
 def peak(root: Path) -> dict:
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(root)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return memory_helpers.peak(SEARCH, root)
 
 
 def test_peak_memory_does_not_grow_with_one_files_hits(tmp_path):

@@ -13,6 +13,7 @@ import anyio
 import pytest
 from mcp import Client
 from mcp_helpers import server_env, server_params
+from tool_helpers import CODESIFT_TOOLS
 
 
 def run(coro_fn):
@@ -27,16 +28,7 @@ def test_mcp_server_over_stdio(tree, tmp_path):
         async with Client(params) as client:
             tools = await client.list_tools()
             by_name = {t.name: t for t in tools.tools}
-            assert set(by_name) == {
-                "grep_search",
-                "edit",
-                "edit_many",
-                "apply_patch",
-                "glob_search",
-                "read_file",
-                "list_dir",
-                "write_file",
-            }
+            assert set(by_name) == set(CODESIFT_TOOLS)
             assert by_name["grep_search"].output_schema["type"] == "object"
             assert "search_result_id" in by_name["edit"].description
 

@@ -8,14 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from remote_helpers import grep_query
 from trees import write_tree
 
 from codesift import Workspace
-from codesift.arguments import grep_arguments
 from codesift.remote.codesift_strategy import CodesiftStrategy
 from codesift.remote.host_specs import HostSpec
 from codesift.remote.paths import RemoteRoot
-from codesift.remote.queries import GrepQuery
 from codesift.remote.scripts import ShellScripts
 
 
@@ -28,24 +27,6 @@ class LocalShell:
         )
 
 
-def query(pattern: str, *, case_sensitive: bool) -> GrepQuery:
-    args = grep_arguments(
-        pattern,
-        include=None,
-        exclude=None,
-        literal=False,
-        case_sensitive=case_sensitive,
-        multiline=None,
-        context_lines=0,
-        before=None,
-        after=None,
-        max_matches=500,
-        count_total=False,
-        timeout=None,
-    )
-    return GrepQuery(**vars(args), start=".")
-
-
 def test_codesift_strategy_keeps_the_librarys_case_insensitive_default(tmp_path: Path) -> None:
     write_tree(tmp_path, {"a.py": "HELLO = 1\nhello()\n"})
     strategy = CodesiftStrategy(
@@ -55,8 +36,8 @@ def test_codesift_strategy_keeps_the_librarys_case_insensitive_default(tmp_path:
         [sys.executable, "-m", "codesift"],
     )
     local = [(m.file, m.line) for m in Workspace(tmp_path).grep("hello").matches]
-    folded = strategy.grep(query("hello", case_sensitive=False))
+    folded = strategy.grep(grep_query("hello", case_sensitive=False))
     got = [(h.file, h.line) for h in folded.hits]
     assert got == local == [("a.py", 1), ("a.py", 2)], f"expected {local}, got {got}"
-    exact = strategy.grep(query("hello", case_sensitive=True))
+    exact = strategy.grep(grep_query("hello", case_sensitive=True))
     assert [(h.file, h.line) for h in exact.hits] == [("a.py", 2)], exact.hits

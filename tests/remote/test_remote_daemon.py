@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -25,17 +24,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from daemon_helpers import end_process
 from mcp_helpers import PACKAGE_PARENT
+from remote_helpers import FILES, make_tree, rows
 from sshd import SshLab, codesift_bin_dir
 
 from codesift import Workspace
 from codesift.remote import RemoteWorkspace
 from codesift.results import GrepResult
 
-#: Files changed less than 2 s before a build are searched from disk until they are older;
-#: the tree is left alone this long so that the index trusts it (see tests/index/test_index.py).
-RACY_SECONDS = 2.1
-FILES = 40
 #: How long the daemon may take to start, build the index and catch its watch up.
 INDEXED_WITHIN = 60.0
 
@@ -84,23 +81,7 @@ def stop_daemon(env: dict[str, str]) -> None:
     pid = json.loads(status.stdout or "{}").get("pid") if status.returncode == 0 else None
     subprocess.run([*command, "stop"], env=local, capture_output=True, timeout=30)
     if pid:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and _alive(int(pid)):
-            time.sleep(0.05)
-        if _alive(int(pid)):
-            os.kill(int(pid), signal.SIGKILL)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie is gone for our purpose (its parent, not this test, reaps it).
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][:1] != "Z"
-    except OSError:
-        return False
+        end_process(int(pid), within=10)
 
 
 @pytest.fixture
@@ -135,25 +116,6 @@ def start_host(tmp_path: Path, daemon: str) -> Iterator[Host]:
             stop_daemon(env)
         finally:
             lab.stop()
-
-
-def make_tree(root: Path) -> Path:
-    for i in range(FILES):
-        body = f"def handler_{i}(request):\n    return respond(request, {i * 7})\n"
-        if i in (3, 17):
-            body += "# the rare_needle lives here\n"
-        path = root / f"pkg{i % 4}" / f"mod{i:02d}.py"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body)
-    time.sleep(RACY_SECONDS)
-    return root
-
-
-def rows(result: GrepResult) -> list[tuple[str, int, int, int, int, str, str, bool]]:
-    return [
-        (m.file, m.line, m.column, m.byte_offset, m.byte_length, m.content, m.text, m.unique)
-        for m in result.matches
-    ]
 
 
 def assert_equals_scan(found: GrepResult, root: Path, pattern: str = "rare_needle") -> GrepResult:

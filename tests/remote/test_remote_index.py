@@ -13,22 +13,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from mcp_helpers import PACKAGE_PARENT
+from remote_helpers import FILES, make_tree, rows
 from sshd import SshLab, closed_port, codesift_bin_dir
 
 from codesift import Workspace
 from codesift.remote import RemoteWorkspace
-from codesift.results import GrepResult
-
-#: Files changed less than 2 s before a build are searched from disk until they are older;
-#: the tree is left alone this long so that the index trusts it (see tests/index/test_index.py).
-RACY_SECONDS = 2.1
-FILES = 40
 
 
 def host_cache(lab: SshLab) -> Path:
@@ -64,15 +58,7 @@ def on_host(lab: SshLab, *command: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def indexed_root(lab: SshLab, tmp_path: Path) -> Iterator[Path]:
     """A tree with an index built on host "ix" (dropped afterwards)."""
-    root = tmp_path / "repo"
-    for i in range(FILES):
-        body = f"def handler_{i}(request):\n    return respond(request, {i * 7})\n"
-        if i in (3, 17):
-            body += "# the rare_needle lives here\n"
-        path = root / f"pkg{i % 4}" / f"mod{i:02d}.py"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body)
-    time.sleep(RACY_SECONDS)
+    root = make_tree(tmp_path / "repo")
     on_host(lab, "index", "build", "--root", str(root), "--json")
     try:
         yield root
@@ -93,13 +79,6 @@ def remote(lab: SshLab) -> Iterator[Callable[[str, Path], RemoteWorkspace]]:
     yield make
     for rws in made:
         rws.close()
-
-
-def rows(result: GrepResult) -> list[tuple[str, int, int, int, int, str, str, bool]]:
-    return [
-        (m.file, m.line, m.column, m.byte_offset, m.byte_length, m.content, m.text, m.unique)
-        for m in result.matches
-    ]
 
 
 def test_the_host_index_answers_and_matches_a_local_scan(lab, indexed_root, remote):

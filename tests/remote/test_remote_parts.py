@@ -10,14 +10,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from remote_helpers import grep_query
 from trees import TreeSpec, write_tree
 
-from codesift.arguments import grep_arguments
 from codesift.errors import SandboxError, StaleResultError
 from codesift.remote.fanout import fair_share
 from codesift.remote.hit_ids import HitRegistry
 from codesift.remote.paths import RemoteRoot
-from codesift.remote.queries import GlobQuery, GrepQuery, Hit
+from codesift.remote.queries import GlobQuery, Hit
 from codesift.remote.scripts import EXIT_NO_PATH, ShellScripts
 from codesift.remote.shell_output import GrepReader, parse_find_output
 
@@ -36,25 +36,6 @@ TREE: TreeSpec = {
 def run_here(script: str) -> subprocess.CompletedProcess[bytes]:
     """Runs a script as a host does (fed to `sh -s` on stdin)."""
     return subprocess.run(["sh", "-s"], input=script.encode(), capture_output=True, check=False)
-
-
-def grep_query(pattern: str, start: str = ".", **options: object) -> GrepQuery:
-    defaults: dict[str, object] = dict(
-        include=None,
-        exclude=None,
-        literal=False,
-        case_sensitive=False,
-        multiline=None,
-        context_lines=0,
-        before=None,
-        after=None,
-        max_matches=500,
-        count_total=False,
-        timeout=None,
-    )
-    defaults.update(options)
-    args = grep_arguments(pattern, **defaults)  # type: ignore[arg-type]
-    return GrepQuery(**vars(args), start=start)
 
 
 def test_paths_stay_in_the_root() -> None:

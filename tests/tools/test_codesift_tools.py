@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tool_helpers import CODESIFT_TOOLS
 
 from codesift import Workspace
 from codesift.remote import RemoteSettings
@@ -528,16 +529,7 @@ def test_apply_patch_unified_diff_and_search_replace_blocks(module):
 
 def test_new_tools_have_short_descriptions_with_the_flow_first(module):
     box = Toolbox(Workspace(module))
-    assert box.names == [
-        "grep_search",
-        "edit",
-        "edit_many",
-        "apply_patch",
-        "glob_search",
-        "read_file",
-        "list_dir",
-        "write_file",
-    ]
+    assert box.names == CODESIFT_TOOLS
     for name in box.names:
         assert len(box.description(name)) < 450, name
     assert box.description("grep_search").startswith("Search file contents")

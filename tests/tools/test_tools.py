@@ -6,6 +6,7 @@ import json
 
 import jsonschema
 import pytest
+from tool_helpers import CODESIFT_TOOLS
 
 from codesift import Workspace
 from codesift.tools import TOOLS, Toolbox
@@ -23,20 +24,10 @@ def toolbox(tree):
 
 
 def test_tools_and_schema_formats(toolbox):
-    names = [
-        "grep_search",
-        "edit",
-        "edit_many",
-        "apply_patch",
-        "glob_search",
-        "read_file",
-        "list_dir",
-        "write_file",
-    ]
-    assert toolbox.names == names
+    assert toolbox.names == CODESIFT_TOOLS
     for fmt in ("json", "openai", "anthropic"):
         schemas = toolbox.schemas(fmt)
-        assert len(schemas) == len(names)
+        assert len(schemas) == len(CODESIFT_TOOLS)
         for schema in schemas:
             body = (
                 schema["function"]["parameters"]

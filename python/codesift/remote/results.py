@@ -2,61 +2,63 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..results import EditResult, GlobResult, GrepResult, plural
 
 
-def _on_hosts(summary: str, head: str, hosts: Sequence[str], errors: dict[str, str]) -> str:
-    """`summary` (which starts with `head`, up to the searched path) with " on h1, h2" after
-    the path, and the failed hosts at the end."""
-    if hosts:
-        on = f" on {', '.join(hosts)}"
-        if summary.startswith(head):
-            summary = head + on + summary[len(head) :]
-        else:
-            summary += on
-    if errors:
-        summary += f" [{plural(len(errors), 'host')} failed: {', '.join(errors)}]"
-    return summary
+class _OverHosts:
+    """What a search over hosts adds to the local result it extends: the hosts, named in its
+    summary (after the searched path, which ends `_head`) with the failed ones at the end,
+    and listed in its dict."""
 
+    hosts: tuple[str, ...]
+    errors: dict[str, str]
 
-@dataclass(frozen=True)
-class RemoteGlobResult(GlobResult):
-    """A `GlobResult` over hosts; each file carries its `host`."""
-
-    hosts: tuple[str, ...] = ()
+    def _head(self) -> str:
+        raise NotImplementedError
 
     @property
     def summary(self) -> str:
-        head = f'Found {plural(self.total, "file")} matching "{self.pattern}" in {self.path}'
-        return _on_hosts(super().summary, head, self.hosts, self.errors)
+        summary: str = super().summary  # type: ignore[misc]
+        head = self._head()
+        if self.hosts:
+            on = f" on {', '.join(self.hosts)}"
+            if summary.startswith(head):
+                summary = head + on + summary[len(head) :]
+            else:
+                summary += on
+        if self.errors:
+            summary += f" [{plural(len(self.errors), 'host')} failed: {', '.join(self.errors)}]"
+        return summary
 
     def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
+        data: dict[str, Any] = super().to_dict()  # type: ignore[misc]
         data["hosts"] = list(self.hosts)
         return data
 
 
 @dataclass(frozen=True)
-class RemoteGrepResult(GrepResult):
+class RemoteGlobResult(_OverHosts, GlobResult):
+    """A `GlobResult` over hosts; each file carries its `host`."""
+
+    hosts: tuple[str, ...] = ()
+
+    def _head(self) -> str:
+        return f'Found {plural(self.total, "file")} matching "{self.pattern}" in {self.path}'
+
+
+@dataclass(frozen=True)
+class RemoteGrepResult(_OverHosts, GrepResult):
     """A `GrepResult` over hosts; each match carries its `host`. `indexed`: every host that
     answered searched through its own index (False when none answered)."""
 
     hosts: tuple[str, ...] = ()
 
-    @property
-    def summary(self) -> str:
+    def _head(self) -> str:
         shown = f'"{self.pattern}"' if self.literal else f"/{self.pattern}/"
-        head = f"Found {plural(self.total, 'match', 'matches')} for {shown} in {self.path}"
-        return _on_hosts(super().summary, head, self.hosts, self.errors)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        data["hosts"] = list(self.hosts)
-        return data
+        return f"Found {plural(self.total, 'match', 'matches')} for {shown} in {self.path}"
 
 
 @dataclass(frozen=True)

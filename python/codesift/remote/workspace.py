@@ -8,12 +8,15 @@ import os
 import posixpath
 import shlex
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .._core import GlobMatch
 from ..arguments import (
     MAX_TIMEOUT_SECONDS,
+    RemoteGrepOptions,
     check_int,
+    check_names,
     check_seconds,
     check_text,
     glob_request,
@@ -31,6 +34,9 @@ from .queries import GlobQuery, GrepQuery
 from .results import RemoteEditResult, RemoteGlobResult, RemoteGrepResult
 from .scripts import ShellScripts
 from .ssh import CONTROL_PERSIST, SshClient
+
+if TYPE_CHECKING:
+    from typing import Unpack
 
 
 class RemoteWorkspace:
@@ -188,27 +194,18 @@ class RemoteWorkspace:
         pattern: str,
         path: str = ".",
         *,
-        include: str | Iterable[str] | None = None,
-        exclude: str | Iterable[str] | None = None,
-        literal: bool = False,
-        case_sensitive: bool = False,
-        multiline: bool | None = None,
-        context_lines: int = 0,
-        before: int | None = None,
-        after: int | None = None,
-        max_matches: int | None = 500,
-        count_total: bool = False,
-        timeout: float | None = None,
         max_total: int | None = None,
+        **options: Unpack[RemoteGrepOptions],
     ) -> RemoteGrepResult:
         """Every match of `pattern` under `path` on every host, ordered by host (as given),
-        then path, line and column. `max_matches` applies per host, `max_total` to all.
-        `indexed` is True when every host that answered searched through its own index (a
-        host's codesift uses the index built there with `codesift index build`)."""
-        # The options of the one grep request (checked by the engine), as a host is asked.
-        options = {k: v for k, v in locals().items() if k not in ("self", "path", "max_total")}
+        then path, line and column (the options and their defaults:
+        `codesift.arguments.RemoteGrepOptions`). `max_matches` applies per host, `max_total`
+        to all. `indexed` is True when every host that answered searched through its own
+        index (a host's codesift uses the index built there with `codesift index build`)."""
+        check_names("RemoteWorkspace.grep", options, RemoteGrepOptions)
         check_int("max_total", max_total, minimum=1)
-        a = grep_arguments(**options)
+        # The options of the one grep request (checked by the engine), as a host is asked.
+        a = grep_arguments(pattern, **options)
         PathPattern(a.include + a.exclude)  # a bad filter glob raises here
         query = GrepQuery(**vars(a), start=self._root.start(path))
         outcomes, failures = each_host(list(self._hosts.values()), lambda h: h.grep(query))
@@ -224,10 +221,10 @@ class RemoteWorkspace:
             truncated=cut or any(o.truncated for o in outcomes.values()),
             pattern=pattern,
             path=self._root.display(query.start),
-            literal=bool(literal),
+            literal=a.literal,
             include=a.include,
             exclude=a.exclude,
-            max_matches=max_matches,
+            max_matches=a.max_matches,
             files_searched=sum(o.files_searched for o in outcomes.values()),
             files_with_matches=sum(o.files_with_matches for o in outcomes.values()),
             binary_files=sum(o.binary_files for o in outcomes.values()),

@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 import webbrowser
-from typing import TextIO
+from typing import Any, TextIO
 
 import uvicorn
 
@@ -152,20 +152,9 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(
-    workspace: Workspace,
-    *,
-    host: str = DEFAULT_HOST,
-    port: int = DEFAULT_PORT,
-    token: str | None = None,
-    read_only: bool = False,
-    profile: str | None = None,
-    open_browser: bool = False,
-) -> None:
-    """`codesift serve`: serves until Ctrl-C."""
-    Server(workspace, host=host, port=port, token=token, read_only=read_only, profile=profile).run(
-        open_browser=open_browser
-    )
+def serve(workspace: Workspace, *, open_browser: bool = False, **options: Any) -> None:
+    """`codesift serve`: a `Server` (`options`: its own) serving until Ctrl-C."""
+    Server(workspace, **options).run(open_browser=open_browser)
 
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "Server", "is_loopback", "serve"]

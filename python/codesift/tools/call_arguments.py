@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,25 @@ MAX_EXPLAINED_ERRORS = 5
 
 class BadArguments(Exception):
     """Arguments that do not fit the tool; the message says what to send instead."""
+
+
+def renamed(
+    args: Mapping[Any, Any],
+    name_of: Callable[[Any, Any], tuple[Any, Any]],
+    disagree: str = "{key} and another name for {target!r} disagree; give one",
+) -> dict[Any, Any]:
+    """What a profile's `rename` does: `args` without explicit nulls (a null means "not
+    given"), each `key: value` as `name_of(key, value)` gives it; two names for one parameter
+    must agree (else `BadArguments`, `disagree` formatted with the key echoed and the name)."""
+    out: dict[Any, Any] = {}
+    for key, value in args.items():
+        if value is None:
+            continue
+        target, value = name_of(key, value)
+        if target in out and out[target] != value:
+            raise BadArguments(disagree.format(key=echo(key), target=target))
+        out[target] = value
+    return out
 
 
 class ArgumentReader:

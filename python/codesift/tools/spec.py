@@ -55,6 +55,38 @@ class Tool:
         return {"type": "object", "required": list(self.output_required)}
 
 
+def tools_of(
+    specs: Mapping[str, Mapping[str, Any]],
+    handlers: Mapping[str, Handler],
+    output_required: Mapping[str, tuple[str, ...]],
+    *,
+    read_only: Callable[[str], bool],
+    examples: Mapping[str, str] | None = None,
+    output: Callable[[str], Mapping[str, Any] | None] = lambda name: None,
+    path_parameters: tuple[str, ...] = (),
+    text_parameters: tuple[str, ...] = (),
+) -> tuple[Tool, ...]:
+    """A profile's tools, in the order of `specs`: each name's spec (its `description`,
+    JSON Schema `properties` and `required`) with its handler, output fields, example and
+    output schema by the same name."""
+    return tuple(
+        Tool(
+            name=name,
+            description=spec["description"],
+            properties=spec["properties"],
+            required=tuple(spec["required"]),
+            handler=handlers[name],
+            output_required=output_required[name],
+            path_parameters=path_parameters,
+            text_parameters=text_parameters,
+            read_only=read_only(name),
+            example=(examples or {}).get(name, ""),
+            output=output(name),
+        )
+        for name, spec in specs.items()
+    )
+
+
 @dataclass(frozen=True)
 class Profile:
     """One agent's tool set.

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...results import GlobResult, GrepResult, plural
 from ...workspace import Workspace
-from ..call_arguments import BadArguments
+from ..call_arguments import renamed
 from ..spec import Profile, Tool
-from ..tool_result import ToolResult, echo
+from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
@@ -71,15 +71,11 @@ PARAM_ALIASES = {"host": "ip", "maxMatches": "max_matches", "contextLines": "con
 
 
 def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in args.items():
-        if value is None:
-            continue
-        target = PARAM_ALIASES.get(key, key) if PARAM_ALIASES.get(key) in tool.properties else key
-        if target in out and out[target] != value:
-            raise BadArguments(f"{echo(key)} and another name for {target!r} disagree; give one")
-        out[target] = value
-    return out
+    def name_of(key: Any, value: Any) -> tuple[Any, Any]:
+        alias = PARAM_ALIASES.get(key)
+        return (alias if alias in tool.properties else key), value
+
+    return renamed(args, name_of)
 
 
 # -- handlers ------------------------------------------------------------------------------

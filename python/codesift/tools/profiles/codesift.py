@@ -14,9 +14,9 @@ from ...arguments import MAX_TIMEOUT_SECONDS
 from ...errors import InvalidArgumentError
 from ...output_schemas import output_schema
 from ...results import GrepResult, plural
-from ..call_arguments import BadArguments
-from ..spec import Profile, Tool
-from ..tool_result import ToolResult, echo
+from ..call_arguments import renamed
+from ..spec import Profile, Tool, tools_of
+from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
@@ -360,21 +360,14 @@ TOOL_PARAM_ALIASES = {
 
 def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[str, Any]:
     """Other agents' parameter names as codesift's; two names for one parameter must agree."""
-    out: dict[str, Any] = {}
     extra = TOOL_PARAM_ALIASES.get(tool.name, {})
-    for key, value in args.items():
-        if value is None:
-            continue  # an explicit null means "not given"
+
+    def name_of(key: Any, value: Any) -> tuple[Any, Any]:
         if key in NEGATED_ALIASES and NEGATED_ALIASES[key] in tool.properties:
-            target, value = (
-                NEGATED_ALIASES[key],
-                (not value if isinstance(value, bool) else value),
-            )
-        else:
-            target = extra.get(key) or PARAM_ALIASES.get(key, key)
-        if target in out and out[target] != value:
-            raise BadArguments(f"{echo(key)} and another name for {target!r} disagree; give one")
-        out[target] = value
+            return NEGATED_ALIASES[key], (not value if isinstance(value, bool) else value)
+        return extra.get(key) or PARAM_ALIASES.get(key, key), value
+
+    out = renamed(args, name_of)
     if tool.name == "edit_many" and isinstance(out.get("edits"), list):
         out["edits"] = [_renamed_edit(item) for item in out["edits"]]
     return out
@@ -385,15 +378,11 @@ def _renamed_edit(item: Any) -> Any:
     codesift's; anything but an object is left for the schema to refuse."""
     if not isinstance(item, Mapping):
         return item
-    out: dict[Any, Any] = {}
-    for key, value in item.items():
-        if value is None:
-            continue
-        target = PARAM_ALIASES.get(key, key) if isinstance(key, str) else key
-        if target in out and out[target] != value:
-            raise BadArguments(f"an edit's {echo(key)} and another name for {target!r} disagree")
-        out[target] = value
-    return out
+    return renamed(
+        item,
+        lambda key, value: (PARAM_ALIASES.get(key, key) if isinstance(key, str) else key, value),
+        "an edit's {key} and another name for {target!r} disagree",
+    )
 
 
 # -- handlers ------------------------------------------------------------------------------
@@ -683,21 +672,15 @@ PROFILE = Profile(
     name="codesift",
     summary="codesift's own tools (search, then edit by search_result_id), with other "
     "agents' names as aliases",
-    tools=tuple(
-        Tool(
-            name=name,
-            description=spec["description"],
-            properties=spec["properties"],
-            required=tuple(spec["required"]),
-            handler=_HANDLERS[name],
-            output_required=OUTPUT_REQUIRED[name],
-            path_parameters=("path",),
-            text_parameters=("content", "new_string", "patch"),
-            read_only=name in _READ_ONLY,
-            example=_EXAMPLES.get(name, ""),
-            output=output_schema(name),
-        )
-        for name, spec in TOOLS.items()
+    tools=tools_of(
+        TOOLS,
+        _HANDLERS,
+        OUTPUT_REQUIRED,
+        read_only=_READ_ONLY.__contains__,
+        examples=_EXAMPLES,
+        output=output_schema,
+        path_parameters=("path",),
+        text_parameters=("content", "new_string", "patch"),
     ),
     instructions=(
         "Search with grep_search, then change a hit with edit {search_result_id, new_string}: "

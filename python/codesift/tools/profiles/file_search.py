@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...results import plural
-from ..call_arguments import BadArguments
+from ..call_arguments import renamed
 from ..matching import LineHit, matching_lines
 from ..spec import Profile, Tool
-from ..tool_result import ToolResult, echo
+from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
@@ -49,17 +49,12 @@ PARAM_ALIASES = {
 
 
 def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in args.items():
-        if value is None:
-            continue
-        target = PARAM_ALIASES.get(key, key)
+    def name_of(key: Any, value: Any) -> tuple[Any, Any]:
         if key in ("case_sensitive", "caseSensitive") and isinstance(value, bool):
-            target, value = "ignore_case", not value
-        if target in out and out[target] != value:
-            raise BadArguments(f"{echo(key)} and another name for {target!r} disagree; give one")
-        out[target] = value
-    return out
+            return "ignore_case", not value
+        return PARAM_ALIASES.get(key, key), value
+
+    return renamed(args, name_of)
 
 
 def file_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...results import plural
 from ..matching import matching_lines
-from ..spec import Profile, Tool
+from ..spec import Profile, tools_of
 from ..tool_result import ToolResult, echo
 
 if TYPE_CHECKING:
@@ -228,19 +228,13 @@ PROFILE = Profile(
     name="openlink",
     summary="OpenLink: glob, grep, edit, read_file, write_file, list_dir (opencode-style "
     "texts), and invalid for unknown tools",
-    tools=tuple(
-        Tool(
-            name=name,
-            description=spec["description"],
-            properties=spec["properties"],
-            required=tuple(spec["required"]),
-            handler=_HANDLERS[name],
-            output_required=OUTPUT_REQUIRED[name],
-            path_parameters=("path",),
-            text_parameters=("content", "new_string"),
-            read_only=name in _READ_ONLY,
-        )
-        for name, spec in TOOLS.items()
+    tools=tools_of(
+        TOOLS,
+        _HANDLERS,
+        OUTPUT_REQUIRED,
+        read_only=_READ_ONLY.__contains__,
+        path_parameters=("path",),
+        text_parameters=("content", "new_string"),
     ),
     instructions=(
         "Find files with glob and contents with grep, read with read_file, change with edit "

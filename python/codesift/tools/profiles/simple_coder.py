@@ -24,11 +24,11 @@ from ...errors import (
     PatternError,
     SandboxError,
 )
-from ..call_arguments import BadArguments
+from ..call_arguments import renamed
 from ..lines import read_lines
 from ..matching import matching_lines, shorten
-from ..spec import Profile, Tool
-from ..tool_result import ToolResult, echo
+from ..spec import Profile, Tool, tools_of
+from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
@@ -143,21 +143,15 @@ TOOL_ALIASES = {
 
 
 def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in args.items():
-        if value is None:
-            continue
+    def name_of(key: Any, value: Any) -> tuple[Any, Any]:
         target = PARAM_ALIASES.get(key, key)
         if key in ("isRegex", "is_regex", "regex") and tool.name == "search":
             target = "mode"
             if isinstance(value, bool):
                 value = "regex" if value else "contains"
-        if target not in tool.properties:
-            target = key
-        if target in out and out[target] != value:
-            raise BadArguments(f"{echo(key)} and another name for {target!r} disagree; give one")
-        out[target] = value
-    return out
+        return (target if target in tool.properties else key), value
+
+    return renamed(args, name_of)
 
 
 # -- handlers ------------------------------------------------------------------------------
@@ -364,20 +358,14 @@ PROFILE = Profile(
     name="simple-coder",
     summary="simple-coder: read_file (file:START-END), list_dir (dir or glob), search "
     "(contains|regex), replace (exact, unique)",
-    tools=tuple(
-        Tool(
-            name=name,
-            description=spec["description"],
-            properties=spec["properties"],
-            required=tuple(spec["required"]),
-            handler=_HANDLERS[name],
-            output_required=OUTPUT_REQUIRED[name],
-            path_parameters=("path",),
-            text_parameters=("new_string",),
-            read_only=name != "replace",
-            example=_EXAMPLES.get(name, ""),
-        )
-        for name, spec in TOOLS.items()
+    tools=tools_of(
+        TOOLS,
+        _HANDLERS,
+        OUTPUT_REQUIRED,
+        read_only=lambda name: name != "replace",
+        examples=_EXAMPLES,
+        path_parameters=("path",),
+        text_parameters=("new_string",),
     ),
     instructions=(
         "Find code with search (text, or mode=regex), list files with list_dir (a directory "

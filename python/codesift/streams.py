@@ -1,0 +1,167 @@
+"""The streamed answers of `Workspace.grep_iter` and `Workspace.glob_iter`: iterators over
+the engine's streams that stop its threads when closed, and hold the search's figures
+(`result`) once the last item came."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Generic, Protocol, Self, TypeVar
+
+from . import _core
+from .cache import ResultCache
+from .results import GlobResult, GrepResult
+
+
+class _Closable(Protocol):
+    def close(self) -> None: ...
+
+
+_StreamT = TypeVar("_StreamT", bound=_Closable)
+
+
+class _Streamed(Generic[_StreamT]):
+    """What a streamed answer (`GrepIter`, `GlobIter`) does with its engine stream: closing
+    it (or leaving its `with` block, or dropping it) stops the engine's threads."""
+
+    _stream: _StreamT
+    _batch: Iterator[Any]
+
+    def close(self) -> None:
+        """Stops the search or walk (waiting for its threads); nothing more comes."""
+        self._batch = iter(())
+        self._stream.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        stream = getattr(self, "_stream", None)
+        if stream is not None:
+            stream.close()
+
+
+class GrepIter(_Streamed[_core.GrepStream], Iterator[_core.GrepMatch]):
+    """The hits of `Workspace.grep_iter`, one at a time (a context manager: leaving the
+    block stops the search)."""
+
+    def __init__(
+        self,
+        stream: _core.GrepStream,
+        cache: ResultCache | None,
+        summary: Callable[[_core.GrepOutcome, int], GrepResult],
+    ) -> None:
+        self._stream = stream
+        self._cache = cache
+        self._summary = summary
+        self._batch: Iterator[_core.GrepMatch] = iter(())
+        self._files = 0
+        self.result: GrepResult | None = None
+
+    def __iter__(self) -> GrepIter:
+        return self
+
+    def __next__(self) -> _core.GrepMatch:
+        while True:
+            hit = next(self._batch, None)
+            if hit is not None:
+                return hit
+            piece = self._next_piece()
+            if piece is None:
+                raise StopIteration
+            self._batch = iter(piece[0])
+
+    def _next_piece(self) -> tuple[Sequence[_core.GrepMatch], int, bool] | None:
+        """The stream's next item: hits of one file in line order, the matches they stand
+        for, and whether they continue the previous item's file (a file with many hits comes
+        in pieces, each of whole lines). None at the end, when `result` is set."""
+        try:
+            first_id, hits = next(self._stream)
+        except StopIteration:
+            self._finish()
+            return None
+        continued = self._stream.continued
+        if not continued:
+            self._files += 1
+        if self._cache is not None:
+            self._cache.add_batch(first_id, hits)
+        return hits, self._stream.matches, continued
+
+    def _finish(self) -> None:
+        outcome = self._stream.outcome
+        if outcome is not None and self.result is None:
+            self.result = self._summary(outcome, self._files)
+
+    def files(self) -> Iterator[list[_core.GrepMatch]]:
+        """The same hits a file at a time (each list in line order, the file whole)."""
+        group = list(self._batch)
+        self._batch = iter(())
+        for hits, _matches, continued in self._pieces():
+            if not continued and group:
+                yield group
+                group = []
+            group.extend(hits)
+        if group:
+            yield group
+
+    def _pieces(self) -> Iterator[tuple[Sequence[_core.GrepMatch], int, bool]]:
+        """What `_next_piece` gives, until the end (for the CLI, which prints a file's
+        pieces as they come)."""
+        while (piece := self._next_piece()) is not None:
+            yield piece
+
+    def _printed(
+        self,
+        show: Callable[[str], str | None],
+        line_number: bool,
+        column: bool,
+        fd: int | None = None,
+    ) -> Iterator[bytes | bool | Sequence[_core.GrepMatch]]:
+        """For the CLI: each file's lines as piped `codesift grep` prints them, formatted by
+        the engine (see `GrepStream.next_lines`; with `fd`, written there and True comes
+        instead); a file with a match spanning lines comes as its hits instead."""
+        while True:
+            item = self._stream.next_lines(show, line_number, column, fd)
+            if item is None:
+                self._finish()
+                return
+            if not self._stream.continued:
+                self._files += 1
+            if isinstance(item, (bytes, bool)):
+                yield item
+            else:
+                first_id, hits = item
+                if self._cache is not None:
+                    self._cache.add_batch(first_id, hits)
+                yield hits
+
+
+class GlobIter(_Streamed[_core.GlobStream], Iterator[_core.GlobMatch]):
+    """The files of `Workspace.glob_iter`, one at a time (a context manager: leaving the
+    block stops the walk)."""
+
+    def __init__(
+        self, stream: _core.GlobStream, summary: Callable[[_core.GlobOutcome], GlobResult]
+    ) -> None:
+        self._stream = stream
+        self._summary = summary
+        self._batch: Iterator[_core.GlobMatch] = iter(())
+        self.result: GlobResult | None = None
+
+    def __iter__(self) -> GlobIter:
+        return self
+
+    def __next__(self) -> _core.GlobMatch:
+        while True:
+            found = next(self._batch, None)
+            if found is not None:
+                return found
+            try:
+                self._batch = iter(next(self._stream))
+            except StopIteration:
+                outcome = self._stream.outcome
+                if outcome is not None and self.result is None:
+                    self.result = self._summary(outcome)
+                raise

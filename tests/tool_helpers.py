@@ -1,0 +1,13 @@
+"""What the tool tests of several areas (tools, mcp) expect alike."""
+
+#: The codesift profile's tools, in the order it lists them.
+CODESIFT_TOOLS = [
+    "grep_search",
+    "edit",
+    "edit_many",
+    "apply_patch",
+    "glob_search",
+    "read_file",
+    "list_dir",
+    "write_file",
+]
