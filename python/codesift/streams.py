@@ -5,7 +5,10 @@ the engine's streams that stop its threads when closed, and hold the search's fi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Generic, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+if TYPE_CHECKING:  # `typing.Self` is Python 3.11's; annotations are not evaluated at run time
+    from typing_extensions import Self
 
 from . import _core
 from .cache import ResultCache
