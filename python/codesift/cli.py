@@ -985,14 +985,9 @@ class _Capped:
 
     def files(self) -> Iterator[list[Any]]:
         """The kept hits a file at a time."""
-        group: list[Any] = []
-        for hits, _matches, continued in self._pieces():
-            if not continued and group:
-                yield group
-                group = []
-            group.extend(hits)
-        if group:
-            yield group
+        from .streams import by_file
+
+        return by_file(self._pieces())
 
 
 def _within_budget(records: list[Record], budget: int) -> list[Record]:

@@ -20,6 +20,7 @@ class _Closable(Protocol):
 
 
 _StreamT = TypeVar("_StreamT", bound=_Closable)
+T = TypeVar("T")
 
 
 class _Streamed(Generic[_StreamT]):
@@ -99,15 +100,9 @@ class GrepIter(_Streamed[_core.GrepStream], Iterator[_core.GrepMatch]):
 
     def files(self) -> Iterator[list[_core.GrepMatch]]:
         """The same hits a file at a time (each list in line order, the file whole)."""
-        group = list(self._batch)
+        first = list(self._batch)
         self._batch = iter(())
-        for hits, _matches, continued in self._pieces():
-            if not continued and group:
-                yield group
-                group = []
-            group.extend(hits)
-        if group:
-            yield group
+        return by_file(self._pieces(), first)
 
     def _pieces(self) -> Iterator[tuple[Sequence[_core.GrepMatch], int, bool]]:
         """What `_next_piece` gives, until the end (for the CLI, which prints a file's
@@ -168,3 +163,18 @@ class GlobIter(_Streamed[_core.GlobStream], Iterator[_core.GlobMatch]):
                 if outcome is not None and self.result is None:
                     self.result = self._summary(outcome)
                 raise
+
+
+def by_file(
+    pieces: Iterator[tuple[Sequence[T], int, bool]], first: list[T] | None = None
+) -> Iterator[list[T]]:
+    """Hits in pieces (`(hits, matches, continued)`, a piece continuing its file's last one
+    when `continued`) joined a file at a time; `first`: hits of the first file already read."""
+    group: list[T] = list(first or [])
+    for hits, _matches, continued in pieces:
+        if not continued and group:
+            yield group
+            group = []
+        group.extend(hits)
+    if group:
+        yield group
