@@ -523,6 +523,21 @@ impl RootEntry {
     fn files(self: &Arc<Self>, key: &str, store: Option<(String, String)>, build: bool) -> Value {
         self.watched(build, |index, slot, watch| {
             let generation = Some(index.build_start_ns);
+            // The token vouches only for directories the watch follows: a directory created
+            // or moved in since the last walk is walked and watched first (else a file made
+            // inside it later would move no token).
+            let (_, _, mut watch) = crate::index::fresh::dirty_files(
+                self.walker(),
+                watch,
+                &[PathBuf::new()],
+                &|_| false,
+            );
+            watch.drain();
+            if !watch.trusted() {
+                crate::search::install_watch(slot, watch);
+                self.catch_up();
+                return scan("the watch may have missed changes: catching up", generation);
+            }
             let token = watch.listing_token();
             crate::search::install_watch(slot, watch);
             let mut listings = self.listings.lock().unwrap();

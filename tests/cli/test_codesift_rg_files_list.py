@@ -223,3 +223,23 @@ def test_bad_files_requests_get_an_error_saying_what_is_wrong(env, tmp_path: Pat
         error = reply.get("error", {})
         assert message in error.get("message", ""), f"expected {message!r}, got {reply}"
     assert env.status() is not None, "the daemon still serves"
+
+
+def test_a_file_made_in_a_new_directory_after_its_list_was_kept_is_listed(
+    env, tmp_path: Path
+) -> None:
+    tree = make_tree(tmp_path)
+    env.rg(tree, "force", "--files")
+    args = ("--files", "-g", "*.c")
+    (tree / "made_later").mkdir()
+    check(env, tree, args, "a new directory, empty")
+    kept = check(env, tree, args, "again, kept")
+    assert KEPT in kept, kept.decode()
+    # The directory is new since the index was built: no search has walked it yet.
+    (tree / "made_later" / "inside.c").write_text("x\n")
+    after = check(env, tree, args, "a file made inside the new directory")
+    assert KEPT not in after, after.decode()
+    (tree / "made_later" / "deeper").mkdir()
+    check(env, tree, args, "a directory inside it")
+    (tree / "made_later" / "deeper" / "d.c").write_text("x\n")
+    check(env, tree, args, "a file inside that")
