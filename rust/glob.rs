@@ -7,7 +7,7 @@
 use crate::error::{Error, Result};
 use crate::fs::skipped::{Example, Reason};
 use crate::fs::walk::{Batch, Target, WalkState, Walker, rel_bytes};
-use crate::search::IndexUse;
+use crate::index::watched::IndexUse;
 use crate::types::FileTypes;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use std::path::{Path, PathBuf};
@@ -500,7 +500,7 @@ fn from_index(
             .collect()
     };
     if !crate::index::select::answers(&watch, walker, &scopes) {
-        crate::search::install_watch(slot, watch);
+        crate::index::watched::install_watch(slot, watch);
         return false;
     }
     let mut files = Vec::new();
@@ -579,7 +579,7 @@ fn from_index(
             metadata: Some(metadata),
         });
     }
-    crate::search::install_watch(slot, watch);
+    crate::index::watched::install_watch(slot, watch);
     if !in_order {
         files.sort_unstable_by(|a, b| rel_bytes(&a.path).cmp(rel_bytes(&b.path)));
         files.dedup_by(|a, b| rel_bytes(&a.path) == rel_bytes(&b.path));

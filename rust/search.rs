@@ -15,17 +15,18 @@
 use crate::cancel::CancelToken;
 use crate::error::{Error, Result};
 use crate::fs::skipped::{Example, Reason};
-use crate::fs::walk::{Batch, DirFilter, DirHook, DirWork, FileEntry, Target, WalkState, Walker};
+use crate::fs::walk::{DirFilter, DirWork, FileEntry, Target, WalkState, Walker};
 use crate::glob::PathPattern;
 use crate::grep::{
     CompiledPattern, Expected, FileHits, FileLimits, FileOutcome, FileSearcher, LineRange,
     OutputMode, PatternOptions, StopSignal,
 };
-use crate::index::build::stat_ns;
-use crate::index::format::{BINARY, FileRecord, INDEXED, IndexFile, UTF8_BOM};
+use crate::index::files::{self, ToSearch};
+use crate::index::format::{FileRecord, IndexFile};
 use crate::index::fresh::Watch;
 use crate::index::query::Candidates;
-use crate::index::select;
+use crate::index::select::{self, Selected, Selection};
+use crate::index::watched::IndexUse;
 use crate::types::FileTypes;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
@@ -208,14 +209,6 @@ impl FileFilter {
     }
 }
 
-/// Searches `query.search_path` with the walker's options.
-/// An index for a search to use, and its watch when it keeps one.
-#[derive(Clone, Copy)]
-pub struct IndexUse<'a> {
-    pub file: &'a IndexFile,
-    pub watch: Option<&'a Mutex<Option<Watch>>>,
-}
-
 /// Receives a streaming search's files with hits, in path order, as they settle; `false`
 /// stops the search (the consumer went away).
 pub type Sink<'a> = &'a (dyn Fn(FileHits) -> bool + Sync);
@@ -267,6 +260,7 @@ impl Stream<'_> {
     }
 }
 
+/// Searches `query.search_path` with the walker's options.
 /// With `index`, candidates come from it (see `indexed`); results are those of a scan.
 pub fn grep(walker: Walker, query: &GrepQuery, index: Option<IndexUse<'_>>) -> Result<GrepOutcome> {
     grep_with(walker, query, index, None)
@@ -390,20 +384,8 @@ fn search_entry(
     )
 }
 
-/// Changes to a file within this long before a build started may not show in its timestamps
-/// (coarse file-system clocks): such files are searched from disk, as git treats "racily
-/// clean" entries.
-const RACY_MARGIN_NS: i64 = 2_000_000_000;
-
-/// The indexed search. A file is searched when the index has no postings for it (new,
-/// unindexed), when it changed since the build, or when it is a candidate; every other file
-/// is an unchanged indexed file without a candidate unit, which holds no match (an unchanged
-/// binary file is counted as binary unread, as the scan would skip it). The files are then
+/// The indexed search: the files the index selects (`index::files::search_indexed`) are
 /// searched in path order by the scan's own searcher, so the hits are exactly the scan's.
-///
-/// What changed is learnt from the watch when it is caught up (no walk at all), otherwise by
-/// walking the tree and `stat`ing every file; a walk of the whole tree, unpruned, catches the
-/// watch up (it watches every directory before listing it).
 #[allow(clippy::too_many_arguments)]
 fn indexed(
     walker: Walker,
@@ -418,19 +400,6 @@ fn indexed(
     watch: Option<&Mutex<Option<Watch>>>,
     stream: Option<&Stream<'_>>,
 ) -> (GrepOutcome, Walker) {
-    let candidates = &found.files;
-    // A watch caught up against a newer index than this search's (swapped in meanwhile by a
-    // rebuild) does not vouch for this one's files: it is left to the searches that use it.
-    let mut taken = watch.and_then(|slot| {
-        let mut slot = slot.lock().unwrap();
-        match slot.as_ref() {
-            Some(w) if w.generation > index.build_start_ns => None,
-            _ => slot.take(),
-        }
-    });
-    if let Some(w) = taken.as_mut() {
-        w.drain();
-    }
     let (max, count_all) = query.hit_limit();
     let units = found.units.as_ref().map(|units| (index, units));
     let search = |walker: &Walker, files: &mut dyn Iterator<Item = ToSearch>| {
@@ -438,61 +407,16 @@ fn indexed(
             walker, files, units, pattern, stop, counters, max, count_all, stream,
         )
     };
-    let search_dir = start.rel().to_path_buf();
-    let scopes = [search_dir.clone()];
-    let (outcome, walker, taken) = match taken {
-        Some(w) if select::answers(&w, &walker, &scopes) => {
-            let reach = select::Reach::new(&search_dir, walker.dir_filter());
-            let (extras, walker, w) =
-                watched_extras(walker, &search_dir, index, filter, counters, w, false);
-            select::replay_skips(&w, &scopes, walker.dir_filter(), walker.stats());
-            let outcome = {
-                let mut files = merge_by_path(
-                    extras,
-                    candidate_paths(index, candidates, &search_dir, filter, &w, reach),
-                );
-                search(&walker, &mut files)
-            };
-            (outcome, walker, Some(w))
-        }
-        Some(w) if w.trusted() => {
-            // Where the watch has not been (inside an ignored directory): walked without it.
-            let (files, walker, _) = from_walk(
-                walker, start, index, candidates, filter, counters, None, false,
-            );
-            let mut files = files
-                .into_iter()
-                .map(|(entry, known)| ToSearch::Entry(entry, known));
-            (search(&walker, &mut files), walker, Some(w))
-        }
-        stale => {
-            // A broken watch starts over; a walk of the whole tree catches a new one up.
-            let whole = search_dir.as_os_str().is_empty() && !walker.has_dir_filter();
-            let fresh = match stale {
-                Some(w) if !w.broken => Some(w),
-                _ if watch.is_some() && whole => {
-                    Watch::new(rule_names(&walker)).ok().map(|mut w| {
-                        w.add_git_info(walker.root());
-                        w.generation = index.build_start_ns;
-                        w
-                    })
-                }
-                _ => None,
-            };
-            let (files, walker, watch) = from_walk(
-                walker, start, index, candidates, filter, counters, fresh, whole,
-            );
-            let mut files = files
-                .into_iter()
-                .map(|(entry, known)| ToSearch::Entry(entry, known));
-            let outcome = search(&walker, &mut files);
-            (outcome, walker, watch)
-        }
-    };
-    if let (Some(slot), Some(w)) = (watch, taken) {
-        put_back(slot, w);
-    }
-    (outcome, walker)
+    files::search_indexed(
+        walker,
+        start,
+        index,
+        &found.files,
+        &|rel| filter.accepts(rel),
+        &|| counters.record(&FileOutcome::Binary),
+        watch,
+        search,
+    )
 }
 
 /// Searches `files` (in path order) as `search_sorted` does. For the first N hits they are
@@ -542,85 +466,11 @@ fn search_in_batches(
     finish(hits, max, found, false)
 }
 
-/// Two path-ordered sequences of files as one (a path in both is taken once).
-fn merge_by_path<'a>(
-    first: Vec<ToSearch>,
-    second: impl Iterator<Item = ToSearch> + 'a,
-) -> impl Iterator<Item = ToSearch> + 'a {
-    let mut first = first.into_iter().peekable();
-    let mut second = second.peekable();
-    std::iter::from_fn(move || {
-        let order = match (first.peek(), second.peek()) {
-            (None, None) => return None,
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (Some(a), Some(b)) => a.rel().as_os_str().cmp(b.rel().as_os_str()),
-        };
-        match order {
-            std::cmp::Ordering::Less => first.next(),
-            std::cmp::Ordering::Greater => second.next(),
-            std::cmp::Ordering::Equal => {
-                second.next();
-                first.next()
-            }
-        }
-    })
-}
-
-/// What an indexed search of `query` reads, chosen by a caught-up watch without any walk: the
-/// files (in path order, at file level) and the unchanged binary files it passes over (a scan
-/// counts them), with what a walk would have passed over recorded in `walker`'s stats.
-pub struct Selection {
-    pub files: Vec<PathBuf>,
-    /// For a client that lists every file (`every`): per file, the parts of an unchanged file
-    /// that can hold a match, when they are less than the whole file.
-    pub spans: Vec<Option<FileSpans>>,
-    pub binary: u64,
-    pub walker: Walker,
-}
-
-/// The parts of an indexed file that can hold a match (its candidate units, adjacent ones
-/// joined), with the file as the index recorded it: a reader checks that the file it opened
-/// is still that one before reading only these parts.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FileSpans {
-    pub size: u64,
-    pub mtime_ns: i64,
-    pub ctime_ns: i64,
-    pub ino: u64,
-    /// `(offset, length, number of the first line)`, in file order; every span starts at a
-    /// line start and ends at a line end (or the end of the file).
-    pub spans: Vec<(u64, u64, u64)>,
-}
-
-/// The candidate units of the unchanged indexed file `i` as spans, or `None` when they
-/// cover the whole file.
-fn file_spans(index: &IndexFile, i: u32, units: &roaring::RoaringBitmap) -> Option<FileSpans> {
-    let record = index.file(i as usize);
-    let mut spans: Vec<(u64, u64, u64)> = Vec::new();
-    for unit in units.range(record.first_unit..record.first_unit + record.units) {
-        let (offset, len, line) = index.unit_span(&record, unit);
-        match spans.last_mut() {
-            Some(last) if last.0 + last.1 == offset => last.1 += len,
-            _ => spans.push((offset, len, line)),
-        }
-    }
-    if spans.iter().map(|s| s.1).sum::<u64>() >= record.size {
-        return None;
-    }
-    Some(FileSpans {
-        size: record.size,
-        mtime_ns: record.mtime_ns,
-        ctime_ns: record.ctime_ns,
-        ino: record.ino,
-        spans,
-    })
-}
-
-/// The selection of the watched branch of an indexed search (`indexed`), for a process that
-/// answers other processes' searches (the daemon). The caller has drained `watch` after the
-/// query arrived; `Err(reason)` when the index and the watch cannot answer (the search
-/// scans). The watch comes back (with the dirty directories now watched too).
+/// The selection of the watched branch of an indexed search (`index::select::select_watched`)
+/// for `query`, for a process that answers other processes' searches (the daemon). The
+/// caller has drained `watch` after the query arrived; `Err(reason)` when the index and the
+/// watch cannot answer (the search scans). The watch comes back (with the dirty directories
+/// now watched too).
 pub fn select_watched(
     walker: Walker,
     query: &GrepQuery,
@@ -646,79 +496,21 @@ pub fn select_watched_with(
         Target::Dir(start) => start.rel().to_path_buf(),
         Target::File(_) => return Ok((Err("a single file is searched directly"), watch)),
     };
-    if watch.generation > index.build_start_ns {
-        return Ok((Err("the watch belongs to a newer index"), watch));
-    }
-    let filter = Arc::new(FileFilter::new(query, search_dir.clone())?);
-    let walker = match filter.dir_filter() {
-        Some(dir_filter) => walker.with_dir_filter(dir_filter),
-        None => walker,
+    let filter = || {
+        let filter = Arc::new(FileFilter::new(query, search_dir.clone())?);
+        let dir_filter = filter.dir_filter();
+        Ok((move |rel: &Path| filter.accepts(rel), dir_filter))
     };
-    let scopes = [search_dir.clone()];
-    if !select::answers(&watch, &walker, &scopes) {
-        let why = if watch.trusted() {
-            "the search path is where a walk does not go (ignored or hidden)"
-        } else {
-            "the watch is not caught up"
-        };
-        return Ok((Err(why), watch));
-    }
-    let plan = crate::index::plan::plan(&pattern.regex, pattern.case_insensitive);
-    let unit_reads = !pattern.multiline && pattern.before == 0 && pattern.after == 0;
-    let found = crate::index::query::candidates(index, &plan, pattern.multiline, unit_reads)
-        .ok()
-        .flatten();
-    let Some(found) = found.or_else(|| {
-        // Every indexed file; the others (binary, UTF-16, ...) come with the extras. A client
-        // that would rather walk than read every file says `list_unnarrowed: false`.
-        (every && list_unnarrowed).then(|| {
-            let mut files: roaring::RoaringBitmap = (0..index.file_count() as u32).collect();
-            files -= index
-                .unindexed()
-                .iter()
-                .copied()
-                .collect::<roaring::RoaringBitmap>();
-            crate::index::query::Candidates { files, units: None }
-        })
-    }) else {
-        return Ok((Err("the index does not narrow this pattern"), watch));
-    };
-    let counters = Counters::default();
-    let reach = select::Reach::new(&search_dir, walker.dir_filter());
-    let (extras, walker, watch) =
-        watched_extras(walker, &search_dir, index, &filter, &counters, watch, every);
-    select::replay_skips(&watch, &scopes, walker.dir_filter(), walker.stats());
-    let (mut files, mut spans) = (Vec::new(), Vec::new());
-    for file in merge_by_path(
-        extras,
-        candidate_paths(index, &found.files, &search_dir, &filter, &watch, reach),
-    ) {
-        let known = match (&file, &found.units) {
-            (ToSearch::Path(_, Some(i)), Some(units)) if every => file_spans(index, *i, units),
-            _ => None,
-        };
-        files.push(file.rel().to_path_buf());
-        spans.push(known);
-    }
-    let selection = Selection {
-        files,
-        spans,
-        binary: counters.binary.load(Ordering::Relaxed),
+    select::select_watched(
         walker,
-    };
-    Ok((Ok(selection), watch))
-}
-
-/// What another process (the daemon) selected for a search, as `select_watched` chose it:
-/// the files to read in path order, the unchanged binary files passed over, and what a walk
-/// would have passed over (ignored, unreadable, by reason with examples).
-#[derive(Debug, Default)]
-pub struct Selected {
-    pub files: Vec<PathBuf>,
-    pub binary: u64,
-    pub ignored: u64,
-    pub unreadable: u64,
-    pub skipped: Vec<(Reason, u64, Vec<Example>)>,
+        &search_dir,
+        &pattern,
+        index,
+        watch,
+        every,
+        list_unnarrowed,
+        filter,
+    )
 }
 
 /// An indexed search over `selected` (the search path must be a directory): the files are
@@ -787,319 +579,6 @@ fn wait_while<'a, T>(
             .0;
     }
     state
-}
-
-/// Returns a watch to its slot, unless a newer one (of a newer index) took its place.
-fn put_back(slot: &Mutex<Option<Watch>>, watch: Watch) {
-    let mut slot = slot.lock().unwrap();
-    if slot
-        .as_ref()
-        .is_none_or(|w| w.generation <= watch.generation)
-    {
-        *slot = Some(watch);
-    }
-}
-
-/// A new watch caught up against `index` by a walk of the whole tree that `stat`s every file
-/// (what differs from the index is dirty), for a rebuilt index to start with; `None` when a
-/// watch cannot be kept (too many directories for inotify, a change of rules meanwhile).
-pub fn caught_up_watch(walker: Walker, index: &IndexFile) -> Option<Watch> {
-    let mut watch = Watch::new(rule_names(&walker)).ok()?;
-    watch.add_git_info(walker.root());
-    watch.generation = index.build_start_ns;
-    let start = walker
-        .start(Path::new(""), crate::fs::root::Links::Refuse)
-        .ok()?;
-    let nothing = roaring::RoaringBitmap::new();
-    let everything = FileFilter {
-        include: None,
-        exclude: None,
-        types: None,
-        search_dir: PathBuf::new(),
-    };
-    let (_, _, watch) = from_walk(
-        walker,
-        start,
-        index,
-        &nothing,
-        &everything,
-        &Counters::default(),
-        Some(watch),
-        true,
-    );
-    watch.filter(|w| w.trusted())
-}
-
-/// Returns `watch` to its slot for the searches to use (a newer one in the slot stays).
-pub fn install_watch(slot: &Mutex<Option<Watch>>, watch: Watch) {
-    put_back(slot, watch);
-}
-
-/// The names whose change makes the watch give up (rule files decide what is visible).
-fn rule_names(walker: &Walker) -> Vec<Vec<u8>> {
-    let mut names: Vec<Vec<u8>> = vec![b".gitignore".to_vec(), b".ignore".to_vec()];
-    names.extend(
-        walker
-            .options()
-            .rules
-            .access_files
-            .iter()
-            .map(|n| n.as_bytes().to_vec()),
-    );
-    names
-}
-
-/// How the index decides one file it knows, given its state now: `None` to skip it, else
-/// whether only its candidate units need a search (`Some(Some(i))`) or the whole file.
-fn known_file(
-    index: &IndexFile,
-    i: usize,
-    changed: bool,
-    candidates: &roaring::RoaringBitmap,
-    counters: &Counters,
-) -> Option<Option<u32>> {
-    let known = index.file(i);
-    if changed {
-        return Some(None);
-    }
-    if known.flags & BINARY != 0 {
-        counters.record(&FileOutcome::Binary);
-        return None;
-    }
-    if known.flags & INDEXED == 0 {
-        return Some(None);
-    }
-    if !candidates.contains(i as u32) {
-        return None;
-    }
-    let by_units = known.units > 1 && known.flags & UTF8_BOM == 0;
-    Some(by_units.then_some(i as u32))
-}
-
-/// Whether `stat` shows the file as the build saw it (and not touched around the build).
-fn unchanged(index: &IndexFile, i: usize, stat: &rustix::fs::Stat) -> bool {
-    let known = index.file(i);
-    let racy_after = index.build_start_ns.saturating_sub(RACY_MARGIN_NS);
-    let mtime = stat_ns(stat.st_mtime, stat.st_mtime_nsec as i64);
-    let ctime = stat_ns(stat.st_ctime, stat.st_ctime_nsec as i64);
-    known.size == stat.st_size as u64
-        && known.mtime_ns == mtime
-        && known.ctime_ns == ctime
-        && known.ino == stat.st_ino
-        && mtime < racy_after
-        && ctime < racy_after
-}
-
-/// A file a walk chose to search, with its id in the index when only its candidate units
-/// need a search.
-type Chosen = (FileEntry, Option<u32>);
-
-/// The files to search found by walking under `start` and `stat`ing every file. With a
-/// watch, every directory walked is watched first, and every file that differs from the
-/// index (or that the index has and the walk did not find) is recorded as dirty; a walk of the
-/// `whole` tree leaves the watch caught up.
-#[allow(clippy::too_many_arguments)]
-fn from_walk(
-    walker: Walker,
-    start: DirWork,
-    index: &IndexFile,
-    candidates: &roaring::RoaringBitmap,
-    filter: &FileFilter,
-    counters: &Counters,
-    watch: Option<Watch>,
-    whole: bool,
-) -> (Vec<Chosen>, Walker, Option<Watch>) {
-    use std::os::unix::ffi::OsStrExt;
-    let watch = watch.map(|w| Arc::new(Mutex::new(w)));
-    let hook: Option<DirHook> = watch
-        .clone()
-        .map(|w| -> DirHook { Arc::new(move |rel: &Path, fd| w.lock().unwrap().add(rel, fd)) });
-    let walker = walker.with_dir_hook(hook);
-    let catching_up = whole && watch.is_some();
-    if catching_up {
-        walker.stats().skipped.start_log();
-    }
-    let chosen: Mutex<Vec<Chosen>> = Mutex::new(Vec::new());
-    let dirty: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-    let seen: Mutex<roaring::RoaringBitmap> = Mutex::new(roaring::RoaringBitmap::new());
-    let root = walker.root().clone();
-    walker.visit_parallel(vec![start], || {
-        let (mut batch, mut dirty, root) = (Batch::new(&chosen), Batch::new(&dirty), &root);
-        let mut flush_seen = Flush(roaring::RoaringBitmap::new(), &seen);
-        Box::new(move |entry| {
-            let found = index.find(entry.rel.as_os_str().as_bytes());
-            let changed = match (found, entry.stat(root)) {
-                (Some(i), Ok(stat)) => {
-                    flush_seen.0.insert(i as u32);
-                    !unchanged(index, i, &stat)
-                }
-                _ => true,
-            };
-            if changed {
-                dirty.push(entry.rel.clone());
-            }
-            if filter.accepts(&entry.rel) {
-                let search = match found {
-                    Some(i) => known_file(index, i, changed, candidates, counters),
-                    None => Some(None),
-                };
-                if let Some(known) = search {
-                    batch.push((entry.clone(), known));
-                }
-            }
-            WalkState::Continue
-        })
-    });
-    let walker = walker.with_dir_hook(None);
-    let skips = if catching_up {
-        walker.stats().skipped.take_log()
-    } else {
-        Vec::new()
-    };
-    // A cancelled walk did not see (nor watch) the whole tree.
-    let whole = whole && !walker.cancel_token().is_cancelled();
-    let watch = watch.map(|w| {
-        let mut w = Arc::try_unwrap(w)
-            .map_err(|_| ())
-            .expect("the walk is over")
-            .into_inner()
-            .unwrap();
-        w.dirty.extend(dirty.into_inner().unwrap());
-        if whole && !w.broken {
-            let seen = seen.into_inner().unwrap();
-            for i in 0..index.file_count() {
-                if !seen.contains(i as u32) {
-                    w.dirty
-                        .insert(PathBuf::from(std::ffi::OsStr::from_bytes(index.path(i))));
-                }
-            }
-            w.catch_up(skips);
-        }
-        w
-    });
-    let mut files = chosen.into_inner().unwrap();
-    files.sort_unstable_by(|a, b| a.0.rel.as_os_str().cmp(b.0.rel.as_os_str()));
-    (files, walker, watch)
-}
-
-/// A walker thread's set of seen files, merged into the shared one when the thread is done.
-struct Flush<'a>(roaring::RoaringBitmap, &'a Mutex<roaring::RoaringBitmap>);
-
-impl Drop for Flush<'_> {
-    fn drop(&mut self) {
-        *self.1.lock().unwrap() |= std::mem::take(&mut self.0);
-    }
-}
-
-/// The files to search under `search_dir` when the watch is caught up (no walk), besides the
-/// candidates (`candidate_paths`): the files without postings and the dirty paths (a file
-/// searched if the walk would show it, a directory walked whole and watched), in path order.
-/// Indexed files not under a dirty path are unchanged since the watch caught up (and
-/// differed from the index then only if dirty).
-fn watched_extras(
-    walker: Walker,
-    search_dir: &Path,
-    index: &IndexFile,
-    filter: &FileFilter,
-    counters: &Counters,
-    watch: Watch,
-    binary: bool,
-) -> (Vec<ToSearch>, Walker, Watch) {
-    use std::os::unix::ffi::OsStrExt;
-    let nothing = roaring::RoaringBitmap::new();
-    let mut files: Vec<ToSearch> = Vec::new();
-    let mut reach = select::Reach::new(search_dir, walker.dir_filter());
-    for &i in index.unindexed() {
-        let rel = Path::new(std::ffi::OsStr::from_bytes(index.path(i as usize)));
-        if !rel.starts_with(search_dir)
-            || !filter.accepts(rel)
-            || watch.is_dirty(rel)
-            || !reach.reaches(rel)
-        {
-            continue;
-        }
-        if binary {
-            files.push(ToSearch::Path(rel.to_path_buf(), None));
-        } else if let Some(known) = known_file(index, i as usize, false, &nothing, counters) {
-            files.push(ToSearch::Path(rel.to_path_buf(), known));
-        }
-    }
-    let (changed, walker, watch) =
-        crate::index::fresh::dirty_files(walker, watch, &[search_dir.to_path_buf()], &|rel| {
-            filter.accepts(rel)
-        });
-    files.extend(
-        changed
-            .into_iter()
-            .map(|entry| ToSearch::Entry(entry, None)),
-    );
-    files.sort_unstable_by(|a, b| a.rel().as_os_str().cmp(b.rel().as_os_str()));
-    files.dedup_by(|a, b| a.rel() == b.rel());
-    (files, walker, watch)
-}
-
-/// The candidate files under `search_dir` that are unchanged since the watch caught up, in
-/// path order, looked up in the index as they are asked for.
-fn candidate_paths<'a>(
-    index: &'a IndexFile,
-    candidates: &'a roaring::RoaringBitmap,
-    search_dir: &'a Path,
-    filter: &'a FileFilter,
-    watch: &'a Watch,
-    mut reach: select::Reach,
-) -> impl Iterator<Item = ToSearch> + 'a {
-    use std::os::unix::ffi::OsStrExt;
-    // Paths are sorted by bytes: the files under the search directory are one range.
-    let mut prefix = search_dir.as_os_str().as_bytes().to_vec();
-    if !prefix.is_empty() {
-        prefix.push(b'/');
-    }
-    let first = index.lower_bound(&prefix) as u32;
-    let counters = Counters::default(); // candidates are indexed, never binary: nothing to count
-    candidates
-        .range(first..)
-        .map_while(move |i| {
-            let rel = Path::new(std::ffi::OsStr::from_bytes(index.path(i as usize)));
-            rel.starts_with(search_dir).then_some((i, rel))
-        })
-        .filter_map(move |(i, rel)| {
-            if !filter.accepts(rel) || watch.is_dirty(rel) || !reach.reaches(rel) {
-                return None;
-            }
-            known_file(index, i as usize, false, candidates, &counters)
-                .map(|known| ToSearch::Path(rel.to_path_buf(), known))
-        })
-}
-
-/// A file for an indexed search: found by a walk, or known by its path from the index (opened
-/// from the root only when its turn comes, so a search that stops early opens no more); with
-/// its id in the index when it is unchanged since the build and only its candidate units need
-/// a search.
-enum ToSearch {
-    Entry(FileEntry, Option<u32>),
-    Path(PathBuf, Option<u32>),
-}
-
-impl ToSearch {
-    fn rel(&self) -> &Path {
-        match self {
-            ToSearch::Entry(entry, _) => &entry.rel,
-            ToSearch::Path(rel, _) => rel,
-        }
-    }
-
-    fn by_units(&self) -> Option<u32> {
-        match self {
-            ToSearch::Entry(_, known) | ToSearch::Path(_, known) => *known,
-        }
-    }
-
-    fn open(&self, walker: &Walker) -> std::io::Result<std::fs::File> {
-        match self {
-            ToSearch::Entry(entry, _) => entry.open(walker.root()),
-            ToSearch::Path(rel, _) => walker.root().open_file(rel, crate::fs::root::Links::Refuse),
-        }
-    }
 }
 
 /// Files of a sorted search: each one's outcome once searched (`Some(None)`: no hits), and
@@ -1916,6 +1395,7 @@ mod tree_tests {
     use crate::fs::root::Root;
     use crate::fs::rules::RuleOptions;
     use crate::fs::walk::WalkOptions;
+    use crate::index::watched::{caught_up_watch, install_watch};
     use std::os::unix::ffi::OsStrExt;
 
     /// A tree with `files` (relative path, contents), directories made as needed.

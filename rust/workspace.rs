@@ -9,8 +9,9 @@ use crate::fs::root::Root;
 use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::GlobOutcome;
 use crate::index::handle::{IndexHandle, Mode};
+use crate::index::watched::IndexUse;
 use crate::request::{GlobRequest, GrepRequest};
-use crate::search::{GrepOutcome, IndexUse, Sink, grep_with};
+use crate::search::{GrepOutcome, Sink, grep_with};
 use std::path::Path;
 use std::sync::Arc;
 

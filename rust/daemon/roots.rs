@@ -19,8 +19,9 @@ use crate::glob::GlobQuery;
 use crate::index::format::IndexFile;
 use crate::index::fresh::Watch;
 use crate::index::handle::{IndexHandle, Mode};
+use crate::index::watched::IndexUse;
 use crate::request::{GlobRequest, GrepRequest};
-use crate::search::{GrepQuery, IndexUse};
+use crate::search::GrepQuery;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
@@ -304,7 +305,7 @@ fn scan(reason: impl Into<String>, generation: Option<i64>) -> Value {
 
 /// Per file, `null` or `[size, mtime_ns, ctime_ns, ino, [[offset, length, line], ...]]`:
 /// the parts of an unchanged file that can hold a match (see `search::FileSpans`).
-fn spans_json(spans: &[Option<crate::search::FileSpans>]) -> Value {
+fn spans_json(spans: &[Option<crate::index::select::FileSpans>]) -> Value {
     if spans.iter().all(Option::is_none) {
         return Value::Null;
     }
@@ -442,7 +443,7 @@ impl RootEntry {
                     );
                 }
             };
-            crate::search::install_watch(slot, watch);
+            crate::index::watched::install_watch(slot, watch);
             match selected {
                 Err(why) => scan(why, generation),
                 Ok(selection) => {
@@ -482,7 +483,7 @@ impl RootEntry {
         self.watched(build, |index, slot, watch| {
             let generation = Some(index.build_start_ns);
             let watch_generation = watch.generation;
-            crate::search::install_watch(slot, watch);
+            crate::index::watched::install_watch(slot, watch);
             let walker = self.walker();
             let using = IndexUse {
                 file: index,
@@ -539,7 +540,7 @@ impl RootEntry {
                 return scan("the watch may have missed changes: catching up", generation);
             }
             let token = watch.listing_token();
-            crate::search::install_watch(slot, watch);
+            crate::index::watched::install_watch(slot, watch);
             let mut listings = self.listings.lock().unwrap();
             match store {
                 Some((walked_at, files)) => {
@@ -589,11 +590,11 @@ impl RootEntry {
             }
         };
         let slot = self.handle.watch_slot().ok_or("no watch")?;
-        let watch = crate::search::caught_up_watch(self.walker(), &index).ok_or(
+        let watch = crate::index::watched::caught_up_watch(self.walker(), &index).ok_or(
             "the watch could not be caught up (too many directories for inotify, or the \
              rules changed meanwhile)",
         )?;
-        crate::search::install_watch(slot, watch);
+        crate::index::watched::install_watch(slot, watch);
         crate::index::build::release_freed_memory();
         Ok(())
     }

@@ -181,8 +181,8 @@ impl IndexHandle {
                 let walker = walker();
                 if me.publish_new_build(&walker).is_ok() {
                     if let Ok(Some(index)) = me.open_current() {
-                        if let Some(watch) = crate::search::caught_up_watch(walker, &index) {
-                            crate::search::install_watch(&me.watch, watch);
+                        if let Some(watch) = super::watched::caught_up_watch(walker, &index) {
+                            super::watched::install_watch(&me.watch, watch);
                         }
                     }
                     me.rebuilds.fetch_add(1, Ordering::Relaxed);

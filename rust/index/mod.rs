@@ -1,9 +1,11 @@
 //! The persistent trigram index: query planning (`plan`), the file format (`format`), the
-//! build (`build`), where indexes live (`store`), candidate selection (`query`) and what a
-//! search answered by the watch selects and reports (`select`). Searches
-//! verify every candidate with the scan's own matcher, so results are those of a scan.
+//! build (`build`), where indexes live (`store`), candidate selection (`query`), the files an
+//! indexed search reads (`files`), the watch as searches share it (`watched`) and what a
+//! search answered by the watch selects and reports (`select`). Searches verify every
+//! candidate with the scan's own matcher, so results are those of a scan.
 
 pub mod build;
+pub mod files;
 pub mod format;
 pub mod fresh;
 pub mod handle;
@@ -11,3 +13,4 @@ pub mod plan;
 pub mod query;
 pub mod select;
 pub mod store;
+pub mod watched;

@@ -2,14 +2,18 @@
 //! equals a scan of the same scope: whether the watch may answer at all, which directories a
 //! scan's walk would enter (exclude globs prune whole directories), and what the walk would
 //! have passed over (gitignored, hidden, links, files too large, unreadable), replayed from
-//! the walk that caught the watch up.
+//! the walk that caught the watch up; and the selection such a search makes for another
+//! process to read (`select_watched`).
 
+use super::files::{ToSearch, candidate_paths, merge_by_path, watched_extras};
+use super::format::IndexFile;
 use super::fresh::Watch;
 use crate::fs::rules::Verdict;
-use crate::fs::skipped::{Passed, Reason, Skipped};
+use crate::fs::skipped::{Example, Passed, Reason, Skipped};
 use crate::fs::walk::{DirFilter, WalkStats, Walker};
+use crate::grep::CompiledPattern;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Whether the watch may answer for walks of `scopes`: it vouches for the tree, and every
 /// scope is where a walk of the whole tree goes. An explicit path inside an ignored or hidden
@@ -112,6 +116,163 @@ fn add_skipped(into: &Skipped, from: &Skipped) {
         }
         into.add(reason, count.saturating_sub(examples.len() as u64));
     }
+}
+
+/// What an indexed search of `query` reads, chosen by a caught-up watch without any walk: the
+/// files (in path order, at file level) and the unchanged binary files it passes over (a scan
+/// counts them), with what a walk would have passed over recorded in `walker`'s stats.
+pub struct Selection {
+    pub files: Vec<PathBuf>,
+    /// For a client that lists every file (`every`): per file, the parts of an unchanged file
+    /// that can hold a match, when they are less than the whole file.
+    pub spans: Vec<Option<FileSpans>>,
+    pub binary: u64,
+    pub walker: Walker,
+}
+
+/// The parts of an indexed file that can hold a match (its candidate units, adjacent ones
+/// joined), with the file as the index recorded it: a reader checks that the file it opened
+/// is still that one before reading only these parts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileSpans {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub ctime_ns: i64,
+    pub ino: u64,
+    /// `(offset, length, number of the first line)`, in file order; every span starts at a
+    /// line start and ends at a line end (or the end of the file).
+    pub spans: Vec<(u64, u64, u64)>,
+}
+
+/// The candidate units of the unchanged indexed file `i` as spans, or `None` when they
+/// cover the whole file.
+fn file_spans(index: &IndexFile, i: u32, units: &roaring::RoaringBitmap) -> Option<FileSpans> {
+    let record = index.file(i as usize);
+    let mut spans: Vec<(u64, u64, u64)> = Vec::new();
+    for unit in units.range(record.first_unit..record.first_unit + record.units) {
+        let (offset, len, line) = index.unit_span(&record, unit);
+        match spans.last_mut() {
+            Some(last) if last.0 + last.1 == offset => last.1 += len,
+            _ => spans.push((offset, len, line)),
+        }
+    }
+    if spans.iter().map(|s| s.1).sum::<u64>() >= record.size {
+        return None;
+    }
+    Some(FileSpans {
+        size: record.size,
+        mtime_ns: record.mtime_ns,
+        ctime_ns: record.ctime_ns,
+        ino: record.ino,
+        spans,
+    })
+}
+
+/// The selection of the watched branch of an indexed search (`files::search_indexed`), for a
+/// process that answers other processes' searches (the daemon): the search of `pattern`
+/// under `search_dir`. `filter` makes the search's file filter and the directory filter its
+/// walk applies (once the watch is known to be of this index). The caller has drained `watch`
+/// after the query arrived; `Err(reason)` when the index and the watch cannot answer (the
+/// search scans). The watch comes back (with the dirty directories now watched too).
+///
+/// With `every`: binary files are listed (the client decides how to read them) and a pattern
+/// the index does not narrow lists every file (with `list_unnarrowed`), so a client that
+/// applies its own rules (`codesift-rg`) gets the path table without a walk.
+#[allow(clippy::too_many_arguments)]
+pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
+    walker: Walker,
+    search_dir: &Path,
+    pattern: &CompiledPattern,
+    index: &IndexFile,
+    watch: Watch,
+    every: bool,
+    list_unnarrowed: bool,
+    filter: impl FnOnce() -> crate::error::Result<(F, Option<DirFilter>)>,
+) -> crate::error::Result<(Result<Selection, &'static str>, Watch)> {
+    if watch.generation > index.build_start_ns {
+        return Ok((Err("the watch belongs to a newer index"), watch));
+    }
+    let (accepts, dir_filter) = filter()?;
+    let walker = match dir_filter {
+        Some(dir_filter) => walker.with_dir_filter(dir_filter),
+        None => walker,
+    };
+    let search_dir = search_dir.to_path_buf();
+    let scopes = [search_dir.clone()];
+    if !answers(&watch, &walker, &scopes) {
+        let why = if watch.trusted() {
+            "the search path is where a walk does not go (ignored or hidden)"
+        } else {
+            "the watch is not caught up"
+        };
+        return Ok((Err(why), watch));
+    }
+    let plan = super::plan::plan(&pattern.regex, pattern.case_insensitive);
+    let unit_reads = !pattern.multiline && pattern.before == 0 && pattern.after == 0;
+    let found = super::query::candidates(index, &plan, pattern.multiline, unit_reads)
+        .ok()
+        .flatten();
+    let Some(found) = found.or_else(|| {
+        // Every indexed file; the others (binary, UTF-16, ...) come with the extras. A client
+        // that would rather walk than read every file says `list_unnarrowed: false`.
+        (every && list_unnarrowed).then(|| {
+            let mut files: roaring::RoaringBitmap = (0..index.file_count() as u32).collect();
+            files -= index
+                .unindexed()
+                .iter()
+                .copied()
+                .collect::<roaring::RoaringBitmap>();
+            super::query::Candidates { files, units: None }
+        })
+    }) else {
+        return Ok((Err("the index does not narrow this pattern"), watch));
+    };
+    let binary = AtomicU64::new(0);
+    let count_binary = || {
+        binary.fetch_add(1, Ordering::Relaxed);
+    };
+    let reach = Reach::new(&search_dir, walker.dir_filter());
+    let (extras, walker, watch) = watched_extras(
+        walker,
+        &search_dir,
+        index,
+        &accepts,
+        &count_binary,
+        watch,
+        every,
+    );
+    replay_skips(&watch, &scopes, walker.dir_filter(), walker.stats());
+    let (mut files, mut spans) = (Vec::new(), Vec::new());
+    for file in merge_by_path(
+        extras,
+        candidate_paths(index, &found.files, &search_dir, &accepts, &watch, reach),
+    ) {
+        let known = match (&file, &found.units) {
+            (ToSearch::Path(_, Some(i)), Some(units)) if every => file_spans(index, *i, units),
+            _ => None,
+        };
+        files.push(file.rel().to_path_buf());
+        spans.push(known);
+    }
+    let selection = Selection {
+        files,
+        spans,
+        binary: binary.load(Ordering::Relaxed),
+        walker,
+    };
+    Ok((Ok(selection), watch))
+}
+
+/// What another process (the daemon) selected for a search, as `select_watched` chose it:
+/// the files to read in path order, the unchanged binary files passed over, and what a walk
+/// would have passed over (ignored, unreadable, by reason with examples).
+#[derive(Debug, Default)]
+pub struct Selected {
+    pub files: Vec<PathBuf>,
+    pub binary: u64,
+    pub ignored: u64,
+    pub unreadable: u64,
+    pub skipped: Vec<(Reason, u64, Vec<Example>)>,
 }
 
 #[cfg(test)]

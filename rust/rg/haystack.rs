@@ -18,7 +18,7 @@ pub struct Haystack {
     pub explicit: bool,
     /// From the index: only these parts of the file can hold a match (read only them when
     /// the file is still the one the index recorded).
-    pub spans: Option<crate::search::FileSpans>,
+    pub spans: Option<crate::index::select::FileSpans>,
 }
 
 /// The settled walk options.

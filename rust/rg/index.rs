@@ -27,7 +27,7 @@ use super::args::{Args, CaseMode, Mode, SearchMode};
 use super::haystack::Haystack;
 use super::messages;
 use crate::daemon::client;
-use crate::search::FileSpans;
+use crate::index::select::FileSpans;
 
 /// A scan that visits at least this many files asks the daemon to index its tree (auto).
 /// Below it a scan is fast enough (tens of milliseconds) that an index and a watch per tree

@@ -10,7 +10,7 @@ use grep_searcher::{BinaryDetection, Searcher};
 use termcolor::WriteColor;
 
 use super::haystack::Haystack;
-use crate::search::FileSpans;
+use crate::index::select::FileSpans;
 
 pub enum Printer<W> {
     Standard(Standard<W>),
