@@ -535,7 +535,7 @@ impl RootEntry {
             );
             watch.drain();
             if !watch.trusted() {
-                crate::search::install_watch(slot, watch);
+                crate::index::watched::install_watch(slot, watch);
                 self.catch_up();
                 return scan("the watch may have missed changes: catching up", generation);
             }
