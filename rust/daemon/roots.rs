@@ -527,12 +527,10 @@ impl RootEntry {
             // The token vouches only for directories the watch follows: a directory created
             // or moved in since the last walk is walked and watched first (else a file made
             // inside it later would move no token).
-            let (_, _, mut watch) = crate::index::fresh::dirty_files(
-                self.walker(),
-                watch,
-                &[PathBuf::new()],
-                &|_| false,
-            );
+            let (_, _, mut watch) =
+                crate::index::fresh::dirty_files(self.walker(), watch, &[PathBuf::new()], &|_| {
+                    false
+                });
             watch.drain();
             if !watch.trusted() {
                 crate::index::watched::install_watch(slot, watch);
