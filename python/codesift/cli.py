@@ -84,9 +84,44 @@ GREP_DESCRIPTION = (
 )
 
 
+def _terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns`, as argparse's help asks it, without importing
+    `shutil` (which imports bz2, lzma and more: a start-up cost of every command)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    try:
+        lines = int(os.environ["LINES"])
+    except (KeyError, ValueError):
+        lines = 0
+    if columns <= 0 or lines <= 0:
+        try:
+            size = os.get_terminal_size(sys.__stdout__.fileno())  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            size = os.terminal_size((80, 24))
+        if columns <= 0:
+            columns = size.columns or 80
+    return columns
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, the terminal's width found as argparse finds it, without
+    `shutil` (argparse makes a formatter for every argument added, only to check it)."""
+
+    def __init__(self, prog: str, *args: Any, **kwargs: Any) -> None:
+        if not args and kwargs.get("width") is None:
+            kwargs["width"] = _terminal_columns() - 2  # what argparse takes off
+        super().__init__(prog, *args, **kwargs)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with a usage error reported in one line (exit 2) rather than the usage
     block and the error."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -95,6 +130,13 @@ class _Parser(argparse.ArgumentParser):
 def _common_parser() -> _Parser:
     """The options every command takes."""
     common = _Parser(add_help=False)
+    _add_common_arguments(common)
+    return common
+
+
+def _add_common_arguments(common: argparse.ArgumentParser) -> None:
+    """Adds the options every command takes (to a command's parser: what `_common_parser`,
+    given as its parent, would add, in the same order)."""
     common.add_argument(
         "--root",
         default=None,
@@ -124,13 +166,15 @@ def _common_parser() -> _Parser:
     # For remote search (codesift.remote): JSON with every field of a hit (byte_length, unique,
     # encoding) and errors as JSON on stdout ({"error": {"type", "message"}}, exit 2).
     common.add_argument("--json-full", action="store_true", help=argparse.SUPPRESS)
-    return common
 
 
 def grep_parser() -> argparse.ArgumentParser:
     """`codesift grep` on its own, parsed with options anywhere among the arguments (as rg
     takes them: `codesift grep PATTERN -s src`)."""
-    parser = _Parser(prog="codesift grep", parents=[_common_parser()], description=GREP_DESCRIPTION)
+    # The common options added here rather than from a parent parser: one parser fewer to
+    # make (each asks gettext for its headings) at every grep's start.
+    parser = _Parser(prog="codesift grep", description=GREP_DESCRIPTION)
+    _add_common_arguments(parser)
     add_grep_arguments(parser)
     parser.add_argument("--version", action="version", version=f"codesift {__version__}")
     return parser
