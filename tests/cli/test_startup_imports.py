@@ -158,7 +158,7 @@ def test_grep_with_colour_or_json_still_loads_what_it_needs(tmp_path):
 # Modules a piped grep does not need but a command elsewhere does (the daemon's signal
 # handler, the servers' lookup of their extras, remote search's arguments), and what only a
 # result object needs: the results' dataclasses (`dataclasses` imports `inspect`, with `ast`,
-# `dis` and `tokenize`), `pathlib` (a workspace's `root` as a Path). A piped grep prints
+# `dis` and `tokenize`), `pathlib` (a workspace's `root` as a Path), `shutil`. A piped grep prints
 # the engine's lines and reads the engine's figures as they are. Seen only without site,
 # whose .pth files may import them.
 NEVER_IN_A_PIPED_GREP_WITHOUT_SITE = [
@@ -176,6 +176,10 @@ NEVER_IN_A_PIPED_GREP_WITHOUT_SITE = [
     "codesift.results",
     "codesift.skipped",
     "codesift.control",
+    # argparse asks shutil for the terminal's width, and shutil imports these
+    "shutil",
+    "bz2",
+    "lzma",
 ]
 
 
