@@ -25,7 +25,6 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from itertools import groupby
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from . import __version__
 from .arguments import (
@@ -45,19 +44,27 @@ from .cli_grep import (
     inverted_records,
     patterns_and_paths,
 )
-from .control import CallControl, controlling
 from .errors import CodesiftError, InvalidArgumentError, first_line
 from .escapes import install_stream_handler, json_escape_surrogates
 from .extras import extra_for, missing, require
-from .results import GlobResult, GrepResult
 from .roots import RootedPath, root_of
+from .skip_hints import few, skip_hint
 from .streams import GrepIter
 from .workspace import Workspace
 
 # rich is imported only where output goes to a terminal, json only for --json: a piped grep
-# starts without either (see tests/cli/test_startup_imports.py).
+# starts without either, and without the results' dataclasses (it reads the engine's figures
+# as they are), `typing` or `pathlib` (see tests/cli/test_startup_imports.py).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, NoReturn, TypeVar
+
     from rich.console import Console
+
+    from . import _core
+    from .results import GlobResult, GrepResult
+
+    T = TypeVar("T")
 
 EXIT_FOUND, EXIT_NOTHING, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 # Commands whose root, without --root, is found from their path (see `_locate`).
@@ -68,7 +75,6 @@ MAX_APPLY_HIT_BYTES = 256 * 1024 * 1024
 PROGRESS_AFTER_SECONDS = float(os.environ.get("CODESIFT_PROGRESS_AFTER", "0.3"))
 #: What a terminal shows at most unless -m says otherwise (a pipe gets every match).
 TERMINAL_CAP = 500
-T = TypeVar("T")
 GREP_DESCRIPTION = (
     "Search file contents with ripgrep's habits: options anywhere, several PATHs, rg's "
     "flags and meanings, case-sensitive unless -i or -S. Piped, it prints what "
@@ -78,9 +84,44 @@ GREP_DESCRIPTION = (
 )
 
 
+def _terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns`, as argparse's help asks it, without importing
+    `shutil` (which imports bz2, lzma and more: a start-up cost of every command)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    try:
+        lines = int(os.environ["LINES"])
+    except (KeyError, ValueError):
+        lines = 0
+    if columns <= 0 or lines <= 0:
+        try:
+            size = os.get_terminal_size(sys.__stdout__.fileno())  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            size = os.terminal_size((80, 24))
+        if columns <= 0:
+            columns = size.columns or 80
+    return columns
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, the terminal's width found as argparse finds it, without
+    `shutil` (argparse makes a formatter for every argument added, only to check it)."""
+
+    def __init__(self, prog: str, *args: Any, **kwargs: Any) -> None:
+        if not args and kwargs.get("width") is None:
+            kwargs["width"] = _terminal_columns() - 2  # what argparse takes off
+        super().__init__(prog, *args, **kwargs)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with a usage error reported in one line (exit 2) rather than the usage
     block and the error."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -89,6 +130,13 @@ class _Parser(argparse.ArgumentParser):
 def _common_parser() -> _Parser:
     """The options every command takes."""
     common = _Parser(add_help=False)
+    _add_common_arguments(common)
+    return common
+
+
+def _add_common_arguments(common: argparse.ArgumentParser) -> None:
+    """Adds the options every command takes (to a command's parser: what `_common_parser`,
+    given as its parent, would add, in the same order)."""
     common.add_argument(
         "--root",
         default=None,
@@ -118,13 +166,15 @@ def _common_parser() -> _Parser:
     # For remote search (codesift.remote): JSON with every field of a hit (byte_length, unique,
     # encoding) and errors as JSON on stdout ({"error": {"type", "message"}}, exit 2).
     common.add_argument("--json-full", action="store_true", help=argparse.SUPPRESS)
-    return common
 
 
 def grep_parser() -> argparse.ArgumentParser:
     """`codesift grep` on its own, parsed with options anywhere among the arguments (as rg
     takes them: `codesift grep PATTERN -s src`)."""
-    parser = _Parser(prog="codesift grep", parents=[_common_parser()], description=GREP_DESCRIPTION)
+    # The common options added here rather than from a parent parser: one parser fewer to
+    # make (each asks gettext for its headings) at every grep's start.
+    parser = _Parser(prog="codesift grep", description=GREP_DESCRIPTION)
+    _add_common_arguments(parser)
     add_grep_arguments(parser)
     parser.add_argument("--version", action="version", version=f"codesift {__version__}")
     return parser
@@ -439,6 +489,8 @@ def _with_progress(console: Console | None, label: str, work: Callable[[], T]) -
     engine's walk, search or build at once instead of waiting for the call to return (the
     main thread waits and handles the signal; KeyboardInterrupt then ends the command with
     exit 130). On a terminal, shows a spinner if it takes more than a moment."""
+    from .control import CallControl, controlling
+
     outcome: dict[str, Any] = {}
     control = CallControl()
 
@@ -623,9 +675,12 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
     plain = not (args.only_matching or before or after) and encoding == "utf8"
 
-    def stream(t: _Target, name: Callable[[str], str | None]) -> tuple[GrepResult | None, bool]:
+    def stream(
+        t: _Target, name: Callable[[str], str | None]
+    ) -> tuple[GrepIter | GrepResult | None, bool]:
         """Prints each file's lines as soon as the engine settles it (rg's piped habit: the
-        first line goes out at once, memory does not grow with the hits)."""
+        first line goes out at once, memory does not grow with the hits). Returns what the
+        notes are made of (see `_ended`) and whether anything was printed."""
         lines_of = _file_lines(t.ws)
         printed = False
         out = lines.out
@@ -686,7 +741,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                     lines.count(name(shown), total)
                     out.flush()
                     printed = True
-                return hits.result, printed
+                return _ended(hits), printed
             if mode == "files":
                 # One hit per file with a match, its name printed as soon as it settles.
                 for group in hits.files():
@@ -695,7 +750,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                     lines.name_only(t.show(group[0].file))
                     out.flush()
                     printed = True
-                return hits.result, printed
+                return _ended(hits), printed
             if printing:
                 # The engine formats and writes the lines (what a big answer costs most in
                 # Python), straight to stdout when it has a descriptor.
@@ -715,7 +770,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                         lines.file(name(group[0].file), records)
                         out.flush()
                     printed = True
-                return hits.result, printed
+                return _ended(hits), printed
             for group, _matches, _continued in hits._pieces():
                 if not group:
                     continue
@@ -725,7 +780,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                 lines.file(name(group[0].file), records)
                 out.flush()
                 printed = True
-            return hits.result, printed
+            return _ended(hits), printed
 
     # -v's cap counts printed lines over the whole command line.
     budget = [args.max_count or None]
@@ -798,6 +853,14 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         if streams:
             streamed, printed = stream(t, name)
             found = found or printed
+            if isinstance(streamed, GrepIter):
+                outcome = streamed._outcome
+                if outcome is not None and not outcome.truncated:
+                    # Nothing was cut: the only note is the hint, said from the engine's
+                    # figures (no result is built).
+                    _print_outcome_hint(outcome)
+                    continue
+                streamed = streamed.result
             if streamed is not None:
                 _grep_notes(streamed, console, args, cap, rich_view)
                 if args.json_full and args.index == "auto" and not (streamed.indexed or t.is_file):
@@ -842,6 +905,13 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         if cap is not None and result.truncated:
             break  # the limit is for the whole command line
     return EXIT_FOUND if found else EXIT_NOTHING
+
+
+def _ended(hits: GrepIter | _Capped) -> GrepIter | GrepResult | None:
+    """What an ended stream leaves for the notes: the engine's stream itself, whose figures
+    are read as they are (its `result`, dataclasses and all, is made only if needed), or a
+    capped stream's result."""
+    return hits if isinstance(hits, GrepIter) else hits.result
 
 
 def _want_daemon_index(ws: Workspace) -> None:
@@ -1047,8 +1117,24 @@ def _print_hint(result: GlobResult | GrepResult) -> None:
     """When the search found little and entries were passed over, one line on stderr
     saying what and how to include them (never a silent false negative)."""
     if result.hint:
-        hint = result.skipped.hint(no_ignore="--no-ignore", hidden=None, path='PATH "{path}"')
+        hint = result.skipped.hint(**HINT_OPTIONS)
         print(f"codesift: {hint}", file=sys.stderr)
+
+
+#: How the hint on stderr spells the ways to include what was passed over.
+HINT_OPTIONS: dict[str, str | None] = {
+    "no_ignore": "--no-ignore",
+    "hidden": None,
+    "path": 'PATH "{path}"',
+}
+
+
+def _print_outcome_hint(outcome: _core.GrepOutcome) -> None:
+    """`_print_hint` of the result a stream's `outcome` makes, from the engine's figures."""
+    if few(outcome.total, outcome.truncated):
+        hint = skip_hint(outcome.skipped, **HINT_OPTIONS)
+        if hint:
+            print(f"codesift: {hint}", file=sys.stderr)
 
 
 def _render_grep(

@@ -16,15 +16,11 @@ so concurrent calls each see their own.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 from ._core import CancelToken
+from .current_call import controlling, current, current_token
 from .results import plural
-
-_current: ContextVar[CallControl | None] = ContextVar("codesift_call_control", default=None)
 
 
 @dataclass(frozen=True)
@@ -86,26 +82,6 @@ class CallControl:
         elif walked:
             parts.append(f"{plural(walked, 'file')} walked")
         return Progress(done, total, ", ".join(parts) or "starting")
-
-
-def current() -> CallControl | None:
-    """The control of the call running in this thread or task, if any."""
-    return _current.get()
-
-
-def current_token() -> CancelToken | None:
-    control = _current.get()
-    return control.token if control is not None else None
-
-
-@contextmanager
-def controlling(control: CallControl) -> Iterator[CallControl]:
-    """Makes `control` current for the code inside the `with` block."""
-    reset = _current.set(control)
-    try:
-        yield control
-    finally:
-        _current.reset(reset)
 
 
 __all__ = ["CallControl", "Progress", "controlling", "current", "current_token"]

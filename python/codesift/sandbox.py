@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import os
 import posixpath
-from pathlib import Path
 
 from .errors import InvalidArgumentError, SandboxError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PathArg = str | os.PathLike[str]
 
@@ -24,12 +27,23 @@ class Sandbox:
     """
 
     def __init__(self, root: str, given: PathArg | None = None) -> None:
-        self.root = Path(root)
+        self._root_text = root
+        self._root_path: Path | None = None
         self._roots = [os.fsencode(root)]
         if given is not None:
             spelled = os.fsencode(os.path.abspath(os.fspath(given)))
             if spelled not in self._roots:
                 self._roots.append(spelled)
+
+    @property
+    def root(self) -> Path:
+        """The root's real path. Made on first use: a search, which needs only its text,
+        starts without importing `pathlib`."""
+        if self._root_path is None:
+            from pathlib import Path
+
+            self._root_path = Path(self._root_text)
+        return self._root_path
 
     def relative(self, path: PathArg = ".") -> str:
         """The workspace-relative POSIX form of `path` ("." for the root): relative to the

@@ -20,10 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-#: A result with fewer hits (matches, files or entries) than this "found little": its hint
-#: is shown. Five: a search for something that exists usually finds more, and a reader scans
-#: five hits at a glance without missing a one-line note after them.
-FEW_HITS = 5
+from .skip_hints import FEW_HITS, few, skip_hint
 
 
 @dataclass(frozen=True)
@@ -81,63 +78,12 @@ class Skipped:
         """One line saying what was passed over and how to include it, or None when nothing
         was. `no_ignore`, `hidden` and `path` are how the caller's tool spells those options
         (`path` with a `{path}` placeholder); None leaves that suggestion out."""
-        parts: list[str] = []
-
-        def ways(*options: str | None) -> str:
-            given = [o for o in options if o]
-            return f" — pass {' or '.join(given)}" if given else ""
-
-        def at(skip: SkipCount) -> str | None:
-            # A directory is the likelier place of what was missed; one file of many is not
-            # worth a search of its own.
-            dirs = [e for e in skip.examples if e.endswith("/")]
-            every = list(skip.examples) if skip.count <= len(skip.examples) else []
-            candidates = dirs or every
-            first = candidates[0] if candidates else None
-            return path.format(path=first.rstrip("/")) if path and first else None
-
-        g = self.gitignored
-        if g.count:
-            parts.append(
-                f"{_noun(g.count, 'gitignored path')} hidden{_shown(g)}" + ways(no_ignore, at(g))
-            )
-        h = self.hidden
-        if h.count:
-            parts.append(
-                f"{_noun(h.count, 'hidden path')} skipped{_shown(h)}" + ways(hidden, at(h))
-            )
-        s = self.symlink
-        if s.count:
-            parts.append(f"{_noun(s.count, 'symlink')} not followed{_shown(s)}" + ways(at(s)))
-        t = self.too_large
-        if t.count:
-            parts.append(f"{_noun(t.count, 'file')} over max_filesize skipped{_shown(t)}")
-        b = self.binary
-        if b.count:
-            parts.append(f"{_noun(b.count, 'binary file')} not searched{_shown(b)}")
-        u = self.unreadable
-        if u.count:
-            parts.append(f"{_noun(u.count, 'unreadable path')} skipped{_shown(u)}")
-        return f"({'; '.join(parts)})" if parts else None
+        counts = {f.name: getattr(self, f.name) for f in fields(self)}
+        raw = {name: (c.count, c.examples) for name, c in counts.items()}
+        return skip_hint(raw, no_ignore=no_ignore, hidden=hidden, path=path)
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name).to_dict() for f in fields(self)}
-
-
-def _noun(count: int, singular: str) -> str:
-    return f"{count} {singular}" if count == 1 else f"{count} {singular}s"
-
-
-def _shown(skip: SkipCount) -> str:
-    if not skip.examples:
-        return ""
-    more = ", ..." if skip.count > len(skip.examples) else ""
-    return ": " + ", ".join(skip.examples) + more
-
-
-def few(found: int, truncated: bool) -> bool:
-    """Whether a result "found little": its skipped entries deserve a hint."""
-    return not truncated and found < FEW_HITS
 
 
 __all__ = ["FEW_HITS", "SkipCount", "Skipped", "few"]

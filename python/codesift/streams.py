@@ -5,29 +5,29 @@ the engine's streams that stop its threads when closed, and hold the search's fi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
-
-if TYPE_CHECKING:  # `typing.Self` is Python 3.11's; annotations are not evaluated at run time
-    from typing_extensions import Self
 
 from . import _core
-from .cache import ResultCache
-from .results import GlobResult, GrepResult
+
+# Nothing of `typing` (nor the results' dataclasses) at run time: a piped `codesift grep`
+# streams through here, and those imports would be most of its start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    # `typing.Self` is Python 3.11's; annotations are not evaluated at run time
+    from typing_extensions import Self
+
+    from .cache import ResultCache
+    from .results import GlobResult, GrepResult
+
+    T = TypeVar("T")
 
 
-class _Closable(Protocol):
-    def close(self) -> None: ...
-
-
-_StreamT = TypeVar("_StreamT", bound=_Closable)
-T = TypeVar("T")
-
-
-class _Streamed(Generic[_StreamT]):
+class _Streamed:
     """What a streamed answer (`GrepIter`, `GlobIter`) does with its engine stream: closing
     it (or leaving its `with` block, or dropping it) stops the engine's threads."""
 
-    _stream: _StreamT
+    _stream: _core.GrepStream | _core.GlobStream
     _batch: Iterator[Any]
 
     def close(self) -> None:
@@ -47,9 +47,11 @@ class _Streamed(Generic[_StreamT]):
             stream.close()
 
 
-class GrepIter(_Streamed[_core.GrepStream], Iterator[_core.GrepMatch]):
+class GrepIter(_Streamed, Iterator[_core.GrepMatch]):
     """The hits of `Workspace.grep_iter`, one at a time (a context manager: leaving the
     block stops the search)."""
+
+    _stream: _core.GrepStream
 
     def __init__(
         self,
@@ -62,7 +64,18 @@ class GrepIter(_Streamed[_core.GrepStream], Iterator[_core.GrepMatch]):
         self._summary = summary
         self._batch: Iterator[_core.GrepMatch] = iter(())
         self._files = 0
-        self.result: GrepResult | None = None
+        # The engine's figures once the stream ended; `result` is made of them when first
+        # asked for (the CLI's piped grep reads them as they are).
+        self._outcome: _core.GrepOutcome | None = None
+        self._result: GrepResult | None = None
+
+    @property
+    def result(self) -> GrepResult | None:
+        """The search's figures (a `GrepResult` without matches) once the last hit came,
+        else None."""
+        if self._result is None and self._outcome is not None:
+            self._result = self._summary(self._outcome, self._files)
+        return self._result
 
     def __iter__(self) -> GrepIter:
         return self
@@ -94,9 +107,8 @@ class GrepIter(_Streamed[_core.GrepStream], Iterator[_core.GrepMatch]):
         return hits, self._stream.matches, continued
 
     def _finish(self) -> None:
-        outcome = self._stream.outcome
-        if outcome is not None and self.result is None:
-            self.result = self._summary(outcome, self._files)
+        if self._outcome is None:
+            self._outcome = self._stream.outcome
 
     def files(self) -> Iterator[list[_core.GrepMatch]]:
         """The same hits a file at a time (each list in line order, the file whole)."""
@@ -136,9 +148,11 @@ class GrepIter(_Streamed[_core.GrepStream], Iterator[_core.GrepMatch]):
                 yield hits
 
 
-class GlobIter(_Streamed[_core.GlobStream], Iterator[_core.GlobMatch]):
+class GlobIter(_Streamed, Iterator[_core.GlobMatch]):
     """The files of `Workspace.glob_iter`, one at a time (a context manager: leaving the
     block stops the walk)."""
+
+    _stream: _core.GlobStream
 
     def __init__(
         self, stream: _core.GlobStream, summary: Callable[[_core.GlobOutcome], GlobResult]

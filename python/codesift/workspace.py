@@ -3,13 +3,10 @@ edits go through `codesift.edits.Editor`)."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import _core
 from .arguments import (
@@ -27,17 +24,19 @@ from .arguments import (
     grep_request,
 )
 from .cache import HitState, LiveSearch, LiveSearches, ResultCache
-from .control import current_token
+from .current_call import current_token
 from .errors import InvalidArgumentError
-from .results import GlobResult, GrepResult, plural
 from .sandbox import PathArg, Sandbox, path_text
-from .skipped import Skipped
 from .streams import GlobIter, GrepIter
 
 # The edit machinery and the results of reading and editing are imported on first use: a
-# search needs none of them.
+# search needs none of them. Nor does a streamed search need the results of glob and grep
+# (dataclasses, whose import brings `inspect`), `pathlib` or `typing`: a piped `codesift
+# grep` reads the engine's figures as they are.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Unpack
+    from pathlib import Path
+    from typing import Any, Literal, Unpack, overload
 
     from .edits import Editor
     from .edits.history import EditHistory
@@ -51,6 +50,7 @@ if TYPE_CHECKING:
         UndoResult,
         WriteResult,
     )
+    from .results import GlobResult, GrepResult
 
 DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
 LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
@@ -253,6 +253,9 @@ class Workspace:
         files: Sequence[_core.GlobMatch],
     ) -> GlobResult:
         """The result of `request`: `files`, and the figures of its walk."""
+        from .results import GlobResult
+        from .skipped import Skipped
+
         return GlobResult(
             files=files,
             total=outcome.total,
@@ -266,29 +269,32 @@ class Workspace:
             skipped=Skipped.from_engine(outcome.skipped),
         )
 
-    @overload
-    def grep(
-        self,
-        pattern: str,
-        path: PathArg = ".",
-        *,
-        cancel: _core.CancelToken | None = None,
-        stream: Literal[False] = False,
-        remember: bool = True,
-        **options: Unpack[GrepOptions],
-    ) -> GrepResult: ...
-    @overload
-    def grep(
-        self,
-        pattern: str,
-        path: PathArg = ".",
-        *,
-        cancel: _core.CancelToken | None = None,
-        stream: Literal[True],
-        remember: bool = True,
-        _lines: bool = False,
-        **options: Unpack[GrepOptions],
-    ) -> GrepIter: ...
+    if TYPE_CHECKING:  # the overloads are for type checkers alone (`typing` costs start-up)
+
+        @overload
+        def grep(
+            self,
+            pattern: str,
+            path: PathArg = ".",
+            *,
+            cancel: _core.CancelToken | None = None,
+            stream: Literal[False] = False,
+            remember: bool = True,
+            **options: Unpack[GrepOptions],
+        ) -> GrepResult: ...
+        @overload
+        def grep(
+            self,
+            pattern: str,
+            path: PathArg = ".",
+            *,
+            cancel: _core.CancelToken | None = None,
+            stream: Literal[True],
+            remember: bool = True,
+            _lines: bool = False,
+            **options: Unpack[GrepOptions],
+        ) -> GrepIter: ...
+
     def grep(
         self,
         pattern: str,
@@ -363,6 +369,9 @@ class Workspace:
     ) -> GrepResult:
         """The result of `request`: its hits, or with `files` (the files a stream gave) the
         figures of a stream that ended."""
+        from .results import GrepResult
+        from .skipped import Skipped
+
         options = request.options
         return GrepResult(
             matches=outcome.matches if files is None else [],
@@ -436,6 +445,10 @@ class Workspace:
         per_file: dict[str, int] = {}
         for hit, count in zip(page, counts, strict=True):
             per_file[hit.file] = per_file.get(hit.file, 0) + count
+        import dataclasses
+
+        from .results import GrepResult
+
         if found is None:  # the figures of a search not ended yet: its options
             given = grep_request(pattern, **options)
             settings = given.options
@@ -510,6 +523,7 @@ class Workspace:
         `end_line` past the end reads to the end, a `start_line` past it is an error."""
         from .file_results import MAX_LINE_CHARS, ReadResult
         from .line_reader import TextLines
+        from .results import plural
 
         by_lines = start_line is not None or end_line is not None
         if by_lines:
@@ -598,6 +612,7 @@ class Workspace:
         relative to `path`; symlinks are listed as what they point to but never entered.
         `limit` caps the entries of the whole tree. `no_ignore` and `hidden` as for `glob`."""
         from .file_results import ListResult
+        from .skipped import Skipped
 
         check_int("limit", limit, minimum=1, required=True)
         check_int("depth", depth, minimum=1)

@@ -155,37 +155,87 @@ def test_grep_with_colour_or_json_still_loads_what_it_needs(tmp_path):
     assert "json" in modules and '"matches"' in out, f"{sorted(modules)} {out!r}"
 
 
-# The dataclasses a piped grep defines: the results it returns (public, dataclasses by
-# contract) and their parts. Its private records (the pattern, the resolved PATH, the
-# targets) are plain classes, what a remote host is asked is defined only for remote search.
-GREP_DATACLASSES = [
-    "codesift.control.Progress",
-    "codesift.results.GlobResult",
-    "codesift.results.GrepResult",
-    "codesift.skipped.SkipCount",
-    "codesift.skipped.Skipped",
-]
 # Modules a piped grep does not need but a command elsewhere does (the daemon's signal
-# handler, the servers' lookup of their extras, remote search's arguments): seen only
-# without site, whose .pth files may import them.
-NEVER_IN_A_PIPED_GREP_WITHOUT_SITE = ["signal", "importlib.util", "codesift.grep_args"]
+# handler, the servers' lookup of their extras, remote search's arguments), and what only a
+# result object needs: the results' dataclasses (`dataclasses` imports `inspect`, with `ast`,
+# `dis` and `tokenize`), `pathlib` (a workspace's `root` as a Path), `shutil`. A piped grep prints
+# the engine's lines and reads the engine's figures as they are. Seen only without site,
+# whose .pth files may import them.
+NEVER_IN_A_PIPED_GREP_WITHOUT_SITE = [
+    "signal",
+    "importlib.util",
+    "codesift.grep_args",
+    "dataclasses",
+    "inspect",
+    "ast",
+    "dis",
+    "tokenize",
+    "pathlib",
+    "urllib",
+    "ipaddress",
+    "codesift.results",
+    "codesift.skipped",
+    "codesift.control",
+    # argparse asks shutil for the terminal's width, and shutil imports these
+    "shutil",
+    "bz2",
+    "lzma",
+]
 
 
-def test_piped_grep_defines_only_the_result_dataclasses(tmp_path):
+def test_piped_grep_defines_no_dataclass(tmp_path):
     (tmp_path / "a.py").write_text("needle = 2\n")
     cli = (
         "import sys\nfrom codesift.cli import main\ncode = main()\n"
-        "from dataclasses import is_dataclass\n"
-        "found = sorted(f'{m}.{n}' for m, mod in list(sys.modules.items()) "
-        "if m.startswith('codesift') for n, v in vars(mod).items() "
-        "if isinstance(v, type) and is_dataclass(v) and v.__module__ == m)\n"
-        "print(found)\nsys.exit(code)"
+        "print(sorted(m for m in ('dataclasses', 'pathlib') if m in sys.modules))\n"
+        "sys.exit(code)"
     )
     modules, out = imported(["-c", cli, "grep", "needle"], cwd=tmp_path, site=False)
-    expected = f"a.py:1:needle = 2\n{GREP_DATACLASSES}\n"
+    expected = "a.py:1:needle = 2\n[]\n"
     assert out == expected, f"expected {expected!r}, got {out!r}"
     found = loaded(modules, NEVER_IN_A_PIPED_GREP_WITHOUT_SITE)
     assert found == [], f"expected none of {NEVER_IN_A_PIPED_GREP_WITHOUT_SITE}, got {found}"
+
+
+def test_piped_grep_with_notes_still_builds_its_result(tmp_path):
+    """The other side of the test above: a piped grep whose notes need the result (a cap
+    that cut it: the summary on stderr) builds it, and one that found little says what the
+    ignore rules hid, from the engine's figures, exactly as the result would."""
+    for i in range(3):
+        (tmp_path / f"a{i}.py").write_text("needle = 1\nneedle = 2\n")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("build/\n")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "b.py").write_text("needle = 3\n")
+    cli = "import sys; from codesift.cli import main; sys.exit(main())"
+    env = {**os.environ, "PYTHONPATH": PACKAGE_PARENT}
+    capped = subprocess.run(
+        [sys.executable, "-S", "-c", cli, "grep", "-m", "2", "needle"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert capped.returncode == 0, capped.stderr
+    assert capped.stdout == "a0.py:1:needle = 1\na0.py:2:needle = 2\n", capped.stdout
+    assert "[TRUNCATED: reached limit 2" in capped.stderr, capped.stderr
+    whole = subprocess.run(
+        [sys.executable, "-S", "-c", cli, "grep", "needle"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    note = 'codesift: (1 gitignored path hidden: build/ — pass --no-ignore or PATH "build")\n'
+    assert whole.returncode == 0 and whole.stderr == "", whole.stderr  # 6 hits: not "little"
+    few = subprocess.run(
+        [sys.executable, "-S", "-c", cli, "grep", "needle = 1"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert few.returncode == 0 and few.stderr == note, f"expected {note!r}, got {few.stderr!r}"
 
 
 def test_what_was_moved_out_of_the_grep_path_still_answers():
