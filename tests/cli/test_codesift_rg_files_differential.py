@@ -1,0 +1,126 @@
+"""A random differential of `codesift-rg --files` with a warm daemon against ripgrep: random
+trees, random changes between runs (files and directories made, removed, renamed and moved,
+ignore files written anywhere, the parent directory's `.gitignore` and the global git
+excludes changed, contents rewritten) and random command lines. The daemon's kept lists are
+served along the way; every answer must equal ripgrep's (codesift-rg's own scan when no real
+ripgrep is installed)."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from rg_helpers import BIN, Env, real_rgs
+
+pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+
+NAMES = ["a", "b", "c.c", "d.py", ".h", "e.log", "f.txt"]
+DIRS = ["", "x", "x/y", "z", ".hid", "x/y/w"]
+ARGVS = [
+    ["--files"],
+    ["--files", "-g", "*.c"],
+    ["--files", "--hidden", "-g", "!.git"],
+    ["--files", "-t", "py"],
+    ["--files", "--sort", "path"],
+    ["--files", "x"],
+    ["--files", "-g", "!x/**"],
+    ["--files", "--no-ignore-vcs"],
+]
+RULES = ["*.log", "*.c", "y/", "f.txt", "!c.c", "a", "*.py"]
+
+
+class Tree:
+    def __init__(self, base: Path, seed: int) -> None:
+        self.base = base
+        self.root = base / "parent" / "tree"
+        self.root.mkdir(parents=True)
+        subprocess.run(["git", "init", "-q", str(self.root)], check=True)
+        self.rnd = random.Random(seed)
+        self.log: list[str] = []
+
+    def path(self) -> Path:
+        return self.root / self.rnd.choice(DIRS) / self.rnd.choice(NAMES)
+
+    def change(self) -> None:
+        rnd, root, p = self.rnd, self.root, self.path()
+        kind = rnd.randrange(9)
+        self.log.append(f"{kind} {p.relative_to(root)}")
+        try:
+            if kind == 0:
+                p.parent.mkdir(parents=True, exist_ok=True)
+                p.write_text("x\n")
+            elif kind == 1 and p.is_file():
+                p.unlink()
+            elif kind == 2 and p.is_file():
+                q = self.path()
+                q.parent.mkdir(parents=True, exist_ok=True)
+                os.rename(p, q)
+            elif kind == 3:
+                d = root / rnd.choice(DIRS)
+                d.mkdir(parents=True, exist_ok=True)
+                name = rnd.choice([".gitignore", ".rgignore", ".ignore"])
+                (d / name).write_text("\n".join(rnd.sample(RULES, 2)) + "\n")
+            elif kind == 4:
+                d = root / rnd.choice(DIRS)
+                if d != root and d.is_dir() and rnd.random() < 0.3:
+                    shutil.rmtree(d)
+            elif kind == 5 and p.is_file():
+                p.write_text("changed\n" * rnd.randrange(3))
+            elif kind == 6:
+                parent_rules = self.base / "parent" / ".gitignore"
+                parent_rules.write_text(rnd.choice(["", "*.txt\n", "z/\n"]))
+            elif kind == 7:
+                ignore = self.base / "config" / "git" / "ignore"
+                ignore.write_text(rnd.choice(["", "*.py\n", "b\n"]))
+            elif kind == 8:
+                d = root / rnd.choice(DIRS)
+                q = root / rnd.choice(["moved", "x/moved", "z2"])
+                if d != root and d.is_dir() and not q.exists() and not q.is_relative_to(d):
+                    os.rename(d, q)
+        except OSError:
+            pass
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_files_with_kept_lists_equal_ripgrep_under_random_changes(tmp_path: Path, seed) -> None:
+    (tmp_path / "config" / "git").mkdir(parents=True)
+    (tmp_path / "config" / "git" / "ignore").write_text("")
+    env = Env(tmp_path)
+    env.env.update(XDG_CONFIG_HOME=str(tmp_path / "config"), HOME=str(tmp_path))
+    env.env.pop("GIT_CONFIG_GLOBAL", None)
+    reals = real_rgs()
+    tree = Tree(tmp_path, seed)
+    env.start()
+    kept = 0
+    differences = []
+    try:
+        env.rg(tree.root, "force", "--files")
+        for run in range(60):
+            # Often no change between runs: the kept lists are served, then must be dropped.
+            for _ in range(tree.rnd.choice([0, 0, 0, 1, 2])):
+                tree.change()
+            argv = tree.rnd.choice(ARGVS)
+            if argv[-1] == "x" and not (tree.root / "x").is_dir():
+                continue
+            ours = env.rg(tree.root, "auto", *argv)
+            if reals:
+                reference = env.rg(tree.root, "never", *argv, binary=reals[0][0])
+            else:
+                reference = env.rg(tree.root, "never", *argv)
+            kept += b"from the daemon's list" in ours.stderr
+            got = (ours.returncode, sorted(ours.stdout.splitlines()))
+            want = (reference.returncode, sorted(reference.stdout.splitlines()))
+            if got != want:
+                differences.append(
+                    f"run {run} rg {' '.join(argv)} after {tree.log[-4:]}:\n"
+                    f"  expected {want}\n  actual   {got}\n  {ours.stderr.decode()[-200:]}"
+                )
+    finally:
+        env.stop()
+    print(f"seed {seed}: {kept} answers from kept lists")
+    assert not differences, "\n".join(differences)
+    assert kept > 0, "no run was answered from a kept list: the differential tested nothing"
