@@ -484,8 +484,9 @@ pub struct FilesListing {
 
 /// What the daemon said about this `--files` run.
 pub enum Listed {
-    /// The list kept for this command line, still the tree's: print it.
-    Kept(Vec<Haystack>),
+    /// The list kept for this command line, still the tree's (its paths as printed, each
+    /// ending in a newline): print it.
+    Kept(String),
     /// None kept: list as usual and offer the list (`store_listing`).
     Miss(FilesListing),
 }
@@ -608,8 +609,19 @@ pub fn files_listing(
         .get("files")
         .and_then(Value::as_str)
         .ok_or("a malformed reply")?;
-    let haystacks: Vec<Haystack> = files
-        .split('\n')
+    // The list printed before was of the same command line: its paths already carry the
+    // form it prints (the implicit `./` stripped), one a line.
+    debug(&format!(
+        "files: {} from the daemon's list",
+        files.bytes().filter(|b| *b == b'\n').count()
+    ));
+    Ok(Listed::Kept(files.to_string()))
+}
+
+/// The haystacks of a kept list (for a run that prints them otherwise than as they are
+/// kept: in color, with another terminator or separator, or sorted anew).
+pub fn kept_haystacks(list: &str) -> Vec<Haystack> {
+    list.split('\n')
         .filter(|line| !line.is_empty())
         .map(|line| Haystack {
             path: PathBuf::from(line),
@@ -617,14 +629,7 @@ pub fn files_listing(
             explicit: false,
             spans: None,
         })
-        .collect();
-    // The list printed before was of the same command line: its paths already carry the
-    // form it prints (the implicit `./` stripped).
-    debug(&format!(
-        "files: {} from the daemon's list",
-        haystacks.len()
-    ));
-    Ok(Listed::Kept(haystacks))
+        .collect()
 }
 
 /// Offers the daemon the list a run printed (its paths, in the order printed) to keep

@@ -361,14 +361,29 @@ fn run(mut a: Args) -> io::Result<i32> {
     // `--files`: a list the daemon kept for this very command line, while the tree has not
     // changed; else the list printed is offered to it for next time.
     let mut offered = None;
+    let mut kept_as_printed = None;
     if index_mode != index::IndexMode::Never && a.mode == Mode::Files {
         match index::files_listing(&a, &cwd, &paths, index_mode) {
-            Ok(index::Listed::Kept(kept)) => listed = Some(kept),
+            Ok(index::Listed::Kept(kept)) => {
+                // Printed as kept (one write) when the printer would print the same bytes.
+                let as_kept = color == termcolor::ColorChoice::Never
+                    && a.path_separator.is_none()
+                    && !a.null
+                    && !a.quiet
+                    && a.sort
+                        .is_none_or(|s| s.kind == args::SortKind::Path && !s.reverse);
+                if as_kept {
+                    kept_as_printed = Some(kept);
+                } else {
+                    listed = Some(index::kept_haystacks(&kept));
+                }
+            }
             Ok(index::Listed::Miss(listing)) => offered = Some(listing),
             Err(why) => index::scanned(&format!("files: {why}")),
         }
     }
-    if index_mode != index::IndexMode::Never && searches && listed.is_none() {
+    let answered = listed.is_some() || kept_as_printed.is_some();
+    if index_mode != index::IndexMode::Never && searches && !answered {
         match index::refusal(&a, &paths) {
             Some(why) => index::scanned(why),
             None => {
@@ -408,6 +423,13 @@ fn run(mut a: Args) -> io::Result<i32> {
     };
     let reported_before = messages::reported();
     let matched = match run.mode {
+        Mode::Files if kept_as_printed.is_some() => {
+            let kept = kept_as_printed.unwrap_or_default();
+            let mut out = io::stdout().lock();
+            out.write_all(kept.as_bytes())?;
+            out.flush()?;
+            !kept.is_empty()
+        }
         Mode::Files => {
             let printed = offered.as_ref().map(|_| Mutex::new(Vec::new()));
             let matched = list_files(&run, &a, printed.as_ref())?;
