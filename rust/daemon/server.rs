@@ -178,16 +178,7 @@ fn accept(stream: UnixStream, shared: &Arc<Shared>) {
 /// Sends one reply, never raising SIGPIPE on a client that went away.
 fn send(stream: &UnixStream, reply: &Value) -> io::Result<()> {
     let body = serde_json::to_vec(reply).map_err(io::Error::other)?;
-    let mut bytes: &[u8] = &proto::frame(&body)?;
-    while !bytes.is_empty() {
-        match rustix::net::send(stream, bytes, rustix::net::SendFlags::NOSIGNAL) {
-            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-            Ok(n) => bytes = &bytes[n..],
-            Err(rustix::io::Errno::INTR) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(())
+    send_frame(stream, &body)
 }
 
 fn connection(mut stream: UnixStream, shared: &Shared) {
@@ -231,13 +222,18 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
         };
         *shared.last_activity.lock().unwrap() = Instant::now();
         shared.queries.fetch_add(1, Ordering::Relaxed);
+        let mut wants_raw = false;
         let reply = match serde_json::from_slice::<Value>(&body) {
-            Ok(request) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                dispatch(&request, shared)
-            }))
-            .unwrap_or_else(|_| {
-                proto::error_reply("InternalError", "the daemon failed on this request; scan")
-            }),
+            Ok(request) => {
+                wants_raw = request.get("op").and_then(Value::as_str) == Some("files")
+                    && request.get("raw").and_then(Value::as_bool) == Some(true);
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    dispatch(&request, shared)
+                }))
+                .unwrap_or_else(|_| {
+                    proto::error_reply("InternalError", "the daemon failed on this request; scan")
+                })
+            }
             Err(e) => proto::error_reply(
                 "InvalidArgumentError",
                 format!("the request is not JSON: {e}"),
@@ -245,10 +241,48 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
         };
         drop(body);
         drop(large);
+        let (reply, raw) = raw_files(reply, wants_raw);
         if send(&stream, &reply).is_err() {
             return;
         }
+        if let Some(raw) = raw {
+            if send_frame(&stream, raw.as_bytes()).is_err() {
+                return;
+            }
+        }
     }
+}
+
+/// A `files` reply asked for `raw`: its list goes out as a frame of its own after the JSON
+/// (`files_frame`: its length), so that neither side escapes a whole tree's paths.
+fn raw_files(mut reply: Value, wants_raw: bool) -> (Value, Option<String>) {
+    if !wants_raw {
+        return (reply, None);
+    }
+    match reply.get_mut("files").map(Value::take) {
+        Some(Value::String(files)) => {
+            reply["files_frame"] = Value::from(files.len());
+            if let Some(object) = reply.as_object_mut() {
+                object.remove("files");
+            }
+            (reply, Some(files))
+        }
+        _ => (reply, None),
+    }
+}
+
+/// Sends one frame of bytes, never raising SIGPIPE on a client that went away.
+fn send_frame(stream: &UnixStream, body: &[u8]) -> io::Result<()> {
+    let mut bytes: &[u8] = &proto::frame(body)?;
+    while !bytes.is_empty() {
+        match rustix::net::send(stream, bytes, rustix::net::SendFlags::NOSIGNAL) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => bytes = &bytes[n..],
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
 }
 
 /// The one large request in flight (released when dropped).
@@ -347,4 +381,23 @@ fn status(shared: &Shared) -> Value {
         "max_roots": super::roots::MAX_ROOTS,
         "roots": roots,
     })
+}
+
+#[cfg(test)]
+mod raw_tests {
+    use super::*;
+
+    #[test]
+    fn a_files_list_asked_raw_goes_in_a_frame_of_its_own() {
+        let reply = json!({"ok": true, "files": "a.c\nb.c\n", "generation": 7});
+        let (json_part, raw) = raw_files(reply.clone(), true);
+        assert_eq!(raw.as_deref(), Some("a.c\nb.c\n"));
+        assert_eq!(
+            json_part,
+            json!({"ok": true, "files_frame": 8, "generation": 7})
+        );
+        assert_eq!(raw_files(reply.clone(), false), (reply, None));
+        let miss = json!({"ok": true, "miss": "1:0"});
+        assert_eq!(raw_files(miss.clone(), true), (miss, None));
+    }
 }

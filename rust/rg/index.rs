@@ -318,6 +318,19 @@ fn ask_reply(request: &Value, mode: IndexMode) -> Result<Value, String> {
             // The walk would report those entries: only a scan prints the same messages.
             return Err("the tree has unreadable entries".into());
         }
+        if let Some(len) = reply.get("files_frame").and_then(Value::as_u64) {
+            // The list follows as its own frame of bytes (no JSON escaping either way).
+            let raw =
+                crate::daemon::proto::read_frame(&mut stream, crate::daemon::proto::MAX_REPLY)
+                    .map_err(|e| format!("the daemon's list was cut short: {e}"))?;
+            if raw.len() as u64 != len {
+                return Err("the daemon's list is not the length it announced".into());
+            }
+            let text = String::from_utf8(raw).map_err(|_| "the daemon's list is not UTF-8")?;
+            let mut reply = reply;
+            reply["files"] = Value::String(text);
+            return Ok(reply);
+        }
         return Ok(reply);
     }
 }
@@ -596,6 +609,7 @@ pub fn files_listing(
         "walk": {"all_files": true},
         "build": mode == IndexMode::Force,
         "key": listing_key(a, cwd, dir, &real),
+        "raw": true,
     });
     let reply = ask_reply(&request, mode)?;
     if let Some(token) = reply.get("miss").and_then(Value::as_str) {
