@@ -66,6 +66,12 @@ def main() -> int:
     parser.add_argument("--rg", default=shutil.which("rg") or "rg")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--quick", action="store_true", help="two queries (a smoke run)")
+    parser.add_argument(
+        "--cli",
+        default=None,
+        help="the codesift console script to time (as a user installs it: a fresh venv's "
+        "bin/codesift); default: this interpreter's `-m codesift`",
+    )
     args = parser.parse_args()
     ours = codesift_rg()
     private = Path(tempfile.mkdtemp(prefix="rg-compare-"))
@@ -82,7 +88,8 @@ def main() -> int:
     start = time.perf_counter()
     run([ours, "-c", "x", "--", "."], corpus, {**env, "CODESIFT_RG_INDEX": "force"})
     warm_s = time.perf_counter() - start
-    cli = [sys.executable, "-m", "codesift", "grep", "--index", "--no-ignore"]
+    launcher = [args.cli] if args.cli else [sys.executable, "-m", "codesift"]
+    cli = [*launcher, "grep", "--index", "--no-ignore"]
     if not args.quick:
         # The one-shot CLI asks the same daemon; its index (the CLI's own rules) is built on
         # its first call, in the background: wait until the daemon holds a second caught-up
