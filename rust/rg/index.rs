@@ -359,10 +359,13 @@ pub fn haystacks(
         let request = select_request(&real, &narrow, a.multiline, mode);
         let files = ask(&request, mode)?;
         let by_spans = span_reads(a);
-        let mut kept = Vec::new();
+        // The index never holds `.git`, but a walk showing hidden entries (or whitelisted by
+        // a glob) goes into it: its files are listed below, under the same rules, from the
+        // directories of the files listed.
+        let may_enter_git = a.hidden || !a.globs.is_empty() || !a.iglobs.is_empty();
         let mut dirs: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
         dirs.insert(PathBuf::new());
-        for (rel, spans) in files {
+        for (rel, _) in files.iter().filter(|_| may_enter_git) {
             let mut parent = rel.parent();
             while let Some(p) = parent {
                 if !dirs.insert(p.to_path_buf()) {
@@ -370,13 +373,11 @@ pub fn haystacks(
                 }
                 parent = p.parent();
             }
-            if keep(matcher, &rel, false) {
-                kept.push((rel, spans.filter(|_| by_spans)));
-            }
         }
-        // The index never holds `.git`, but a walk showing hidden entries (or whitelisted by
-        // a glob) goes into it: its files are listed here, under the same rules.
-        let may_enter_git = a.hidden || !a.globs.is_empty() || !a.iglobs.is_empty();
+        let mut kept = kept_by_rules(builder, index_of(paths, dir), files, a.threads);
+        if !by_spans {
+            kept.iter_mut().for_each(|(_, spans)| *spans = None);
+        }
         for d in dirs.iter().filter(|_| may_enter_git) {
             let git = d.join(".git");
             if std::fs::symlink_metadata(dir.join(&git)).is_ok() {
@@ -409,6 +410,86 @@ pub fn haystacks(
         out.len()
     ));
     Ok(out)
+}
+
+/// One thread's share: each file's position and whether the rules keep it, and the
+/// messages about ignore files it met.
+type ShardDecisions = (Vec<(usize, bool)>, Vec<String>);
+
+/// Which of `paths` is `dir` (the matcher of the same index applies to it).
+fn index_of(paths: &[PathBuf], dir: &Path) -> usize {
+    paths.iter().position(|p| p == dir).unwrap_or(0)
+}
+
+/// The files the rules keep, in the order given. Loading a directory's rules reads its ignore
+/// files (several system calls each): the files are shared out by their directory among
+/// threads, each with its own matchers, so that a directory's rules are read by one thread.
+/// A message about an ignore file (one that does not parse) is printed once, as a walk does.
+fn kept_by_rules(
+    builder: &ignore::WalkBuilder,
+    which: usize,
+    files: Vec<(PathBuf, Option<FileSpans>)>,
+    threads: Option<usize>,
+) -> Vec<(PathBuf, Option<FileSpans>)> {
+    use std::hash::{Hash, Hasher};
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, 12)
+        .min(files.len() / 256 + 1);
+    let shard = |rel: &Path| {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        rel.parent().hash(&mut hasher);
+        (hasher.finish() % threads as u64) as usize
+    };
+    let keeps: Vec<bool> = {
+        let files = &files;
+        let results: Vec<ShardDecisions> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|me| {
+                    scope.spawn(move || {
+                        let mut matchers = builder.build_matchers();
+                        let mut decided = Vec::new();
+                        let mut errors = Vec::new();
+                        if let Some(matcher) = matchers.get_mut(which) {
+                            for (i, (rel, _)) in files.iter().enumerate() {
+                                if shard(rel) != me {
+                                    continue;
+                                }
+                                let (m, err) = matcher.matched_with_errors(rel, false);
+                                if let Some(err) = err {
+                                    errors.push(err.to_string());
+                                }
+                                decided.push((i, !m.is_ignore()));
+                            }
+                        }
+                        (decided, errors)
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        let mut keeps = vec![false; files.len()];
+        let mut printed = std::collections::HashSet::new();
+        for (decided, errors) in results {
+            for (i, keep) in decided {
+                keeps[i] = keep;
+            }
+            for err in errors {
+                if printed.insert(err.clone()) {
+                    messages::ignore(&err);
+                }
+            }
+        }
+        keeps
+    };
+    files
+        .into_iter()
+        .zip(keeps)
+        .filter_map(|(file, keep)| keep.then_some(file))
+        .collect()
 }
 
 fn keep(matcher: &mut ignore::IncrementalIgnore, rel: &Path, is_dir: bool) -> bool {
@@ -683,4 +764,47 @@ pub fn store_listing(listing: &FilesListing, printed: &[PathBuf], clean: bool) {
         .and_then(|r| r.get("stored").and_then(Value::as_bool))
         .unwrap_or(false);
     debug(&format!("files: list offered, kept: {stored}"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_shared_out_among_threads_keep_what_one_matcher_keeps() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mut files = Vec::new();
+        for d in 0..400 {
+            let sub = root.join(format!("d{d}"));
+            std::fs::create_dir_all(sub.join("deep")).unwrap();
+            if d % 3 == 0 {
+                std::fs::write(sub.join(".ignore"), "*.log\ndeep/\n").unwrap();
+            }
+            for name in ["a.c", "b.log", "deep/c.c", ".hidden.c"] {
+                std::fs::write(sub.join(name), "x").unwrap();
+                files.push((PathBuf::from(format!("d{d}/{name}")), None));
+            }
+        }
+        std::fs::write(root.join(".rgignore"), "d1?/a.c\n").unwrap();
+        let mut builder = ignore::WalkBuilder::new(root);
+        builder.add_custom_ignore_filename(".rgignore");
+        let mut one = builder.build_matchers();
+        let expected: Vec<PathBuf> = files
+            .iter()
+            .filter(|(rel, _)| !one[0].matched_with_errors(rel, false).0.is_ignore())
+            .map(|(rel, _)| rel.clone())
+            .collect();
+        assert!(
+            expected.len() > 40 && expected.len() < files.len(),
+            "{expected:?}"
+        );
+        for threads in [1, 2, 5] {
+            let kept: Vec<PathBuf> = kept_by_rules(&builder, 0, files.clone(), Some(threads))
+                .into_iter()
+                .map(|(rel, _)| rel)
+                .collect();
+            assert_eq!(kept, expected, "{threads} threads");
+        }
+    }
 }
