@@ -25,7 +25,7 @@ use crate::search::GrepQuery;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -247,6 +247,15 @@ impl Roots {
     /// The entry with `target`'s options whose root holds `target.root` (the innermost),
     /// when one is served and the directory is not in a `.git`.
     fn covering(&self, target: &Target) -> Option<Arc<RootEntry>> {
+        // Only a plain path names a directory below by its components (`root/../other`
+        // starts with `root` and is not in it).
+        let plain = target
+            .root
+            .components()
+            .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+        if !plain {
+            return None;
+        }
         let options = crate::index::store::options_hash(&target.options);
         let map = self.map.lock().unwrap();
         let entry = map

@@ -243,3 +243,25 @@ def test_a_file_made_in_a_new_directory_after_its_list_was_kept_is_listed(
     check(env, tree, args, "a directory inside it")
     (tree / "made_later" / "deeper" / "d.c").write_text("x\n")
     check(env, tree, args, "a file inside that")
+
+
+def test_a_path_that_leaves_a_served_root_is_not_answered_from_its_lists(
+    env, tmp_path: Path
+) -> None:
+    tree = make_tree(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    env.rg(tree, "force", "--files")
+    request = {
+        "op": "files",
+        "root": str(tree.resolve()),
+        "walk": {"all_files": True},
+        "build": False,
+        "key": "one command line",
+    }
+    token = daemon_request(env, request)["miss"]
+    stored = daemon_request(env, {**request, "store": {"token": token, "files": "a.c\n"}})
+    assert stored.get("stored") is True, stored
+    # Starts with the served root's path, names another directory.
+    outside = {**request, "root": str(tree.resolve()) + "/../../elsewhere"}
+    reply = daemon_request(env, outside)
+    assert "files" not in reply, f"expected no list for {outside['root']}, got {reply}"
