@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import codesift_grep
 
 from codesift import Workspace
 
@@ -27,17 +28,6 @@ TREE = {
     "lib/deep/e.md": "# Title\nno match here\n",
     "top.txt": "FOO\nFoo\nfoo\n",
 }
-
-
-def codesift_grep(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "codesift", "grep", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-        cwd=cwd,
-    )
 
 
 def rg(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

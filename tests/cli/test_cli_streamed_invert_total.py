@@ -8,12 +8,12 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import codesift_grep as run
 
 from codesift import Workspace, cli, workspace
 
@@ -30,17 +30,6 @@ def tree_of(root: Path, files: int) -> Path:
         (d / f"f{i:05}.txt").write_text(body)
     (root / "big.txt").write_text("needle needle\nplain\n" * 6000)
     return root
-
-
-def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "codesift", "grep", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 class Recorder(io.StringIO):

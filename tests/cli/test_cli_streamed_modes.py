@@ -16,6 +16,7 @@ from itertools import groupby
 from pathlib import Path
 
 import pytest
+from cli_helpers import codesift_grep_bytes as run
 
 from codesift import Workspace, cli
 
@@ -37,16 +38,6 @@ def mixed_tree(root: Path, files: int) -> Path:
         (d / f"f{i:05}.txt").write_text(body)
     (root / "d000" / "été.txt").write_text("needle é needle\n")
     return root
-
-
-def run(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "codesift", "grep", *args],
-        cwd=root,
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def whole(root: Path, **options: object):
