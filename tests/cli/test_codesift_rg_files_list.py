@@ -186,16 +186,21 @@ def daemon_request(env: Env, body: dict) -> dict:
     return json.loads(out.stdout)
 
 
-def test_a_list_walked_while_the_tree_changed_is_not_kept(env, tmp_path: Path) -> None:
-    tree = make_tree(tmp_path)
-    env.rg(tree, "force", "--files")
-    request = {
+def files_request(tree: Path, key: str) -> dict:
+    """A `files` lookup of `tree` under `key` (add `store` to offer a list)."""
+    return {
         "op": "files",
         "root": str(tree.resolve()),
         "walk": {"all_files": True},
         "build": False,
-        "key": "a test's command line",
+        "key": key,
     }
+
+
+def test_a_list_walked_while_the_tree_changed_is_not_kept(env, tmp_path: Path) -> None:
+    tree = make_tree(tmp_path)
+    env.rg(tree, "force", "--files")
+    request = files_request(tree, "a test's command line")
     miss = daemon_request(env, request)
     assert "miss" in miss, miss
     (tree / "created_during_the_walk.c").write_text("x\n")
@@ -251,13 +256,7 @@ def test_a_path_that_leaves_a_served_root_is_not_answered_from_its_lists(
     tree = make_tree(tmp_path)
     (tmp_path / "elsewhere").mkdir()
     env.rg(tree, "force", "--files")
-    request = {
-        "op": "files",
-        "root": str(tree.resolve()),
-        "walk": {"all_files": True},
-        "build": False,
-        "key": "one command line",
-    }
+    request = files_request(tree, "one command line")
     token = daemon_request(env, request)["miss"]
     stored = daemon_request(env, {**request, "store": {"token": token, "files": "a.c\n"}})
     assert stored.get("stored") is True, stored
