@@ -288,18 +288,35 @@ def ensure_git_copy(corpus: Path) -> Path | None:
     return copy
 
 
+def ready_to_run(corpus: Path, out: Path) -> bool:
+    """Whether the corpus and rg are there (saying what to do when not); makes the out folder."""
+    if not corpus.is_dir():
+        print(f"no corpus at {corpus}; run ../shared/bench/get_corpus.sh", file=sys.stderr)
+        return False
+    if shutil.which("rg") is None:
+        print("rg missing: bash benches/setup.sh", file=sys.stderr)
+        return False
+    out.mkdir(parents=True, exist_ok=True)
+    return True
+
+
+def rg_case_flags(q: Query) -> list[str]:
+    """rg's flags for a query's literal and case (shared with index_compare.py)."""
+    return (["-F"] if q.literal else []) + (["-i"] if q.ignore_case else ["-s"])
+
+
+def rg_output(corpus: Path, *args: str) -> str:
+    """What rg prints over the corpus with the benches' flags (not timed)."""
+    return subprocess.run(
+        ["rg", *RG_FLAGS, *args], cwd=corpus, capture_output=True, text=True, check=False
+    ).stdout
+
+
 def rg_match_count(q: Query, corpus: Path) -> int:
     """Matches (not lines) by rg, for checking the tools that count matches (not timed)."""
-    flags = (["-F"] if q.literal else []) + (["-i"] if q.ignore_case else ["-s"])
-    flags += ["-U"] if q.multiline else []
-    out = subprocess.run(
-        ["rg", *RG_FLAGS, "--count-matches", "--no-filename", *flags, "-e", q.pattern, "."],
-        cwd=corpus,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return sum(int(n) for n in out.stdout.split())
+    flags = rg_case_flags(q) + (["-U"] if q.multiline else [])
+    out = rg_output(corpus, "--count-matches", "--no-filename", *flags, "-e", q.pattern, ".")
+    return sum(int(n) for n in out.split())
 
 
 def measure(
@@ -560,13 +577,8 @@ def main(argv: list[str] | None = None) -> int:
         "--tools", help="comma-separated tools to run (default: all), e.g. 'codesift,rg'"
     )
     args = parser.parse_args(argv)
-    if not args.corpus.is_dir():
-        print(f"no corpus at {args.corpus}; run ../shared/bench/get_corpus.sh", file=sys.stderr)
+    if not ready_to_run(args.corpus, args.out):
         return 2
-    if shutil.which("rg") is None:
-        print("rg missing: bash benches/setup.sh", file=sys.stderr)
-        return 2
-    args.out.mkdir(parents=True, exist_ok=True)
     chosen = set(args.queries.split(",")) if args.queries else None
     queries = [
         q

@@ -49,7 +49,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from compare import RG_FLAGS, _corpus_size, run_interleaved  # noqa: E402  (benches/ is not a package)
+from compare import (  # noqa: E402  (benches/ is not a package)
+    RG_FLAGS,
+    _corpus_size,
+    ready_to_run,
+    rg_case_flags,
+    rg_output,
+    run_interleaved,
+)
 
 DEFAULT_CORPUS = Path(os.environ.get("CODESIFT_BENCH_CORPUS", "/work/corpus/linux"))
 QUICK_CORPUS = Path(sysconfig.get_paths()["stdlib"]) / "email"
@@ -398,7 +405,7 @@ def idle_penalty() -> tuple[float, float]:
 
 
 def rg_command(q: Query, pattern: str | None = None) -> list[str]:
-    flags = (["-F"] if q.literal else []) + (["-i"] if q.ignore_case else ["-s"])
+    flags = rg_case_flags(q)
     return ["rg", *RG_FLAGS, "-n", "--no-heading", *flags, "-e", pattern or q.pattern, "."]
 
 
@@ -687,15 +694,15 @@ def edit_scenario(corpus: Path, subdir: str, rounds: int) -> dict:
 
 
 def rg_match_count(q: Query, corpus: Path) -> int:
-    flags = (["-F"] if q.literal else []) + (["-i"] if q.ignore_case else ["-s"])
-    out = subprocess.run(
-        ["rg", *RG_FLAGS, "--count-matches", "--no-filename", *flags, "-e", q.pattern, "."],
-        cwd=corpus,
-        capture_output=True,
-        text=True,
-        check=False,
+    out = rg_output(
+        corpus, "--count-matches", "--no-filename", *rg_case_flags(q), "-e", q.pattern, "."
     )
-    return sum(int(n) for n in out.stdout.split())
+    return sum(int(n) for n in out.split())
+
+
+def rg_hit_files(q: Query, corpus: Path) -> list[str]:
+    """The files rg finds a hit in, relative to the corpus."""
+    return rg_output(corpus, "-l", *rg_case_flags(q), "-e", q.pattern, ".").splitlines()
 
 
 def corpus_bytes(corpus: Path) -> int:
@@ -713,27 +720,13 @@ def corpus_bytes(corpus: Path) -> int:
 
 def hit_files(q: Query, corpus: Path) -> tuple[int, int]:
     """Files with a hit (rg -l) and their total size."""
-    out = subprocess.run(
-        [*rg_command(q)[:-3], "-l", "-e", q.pattern, "."],
-        cwd=corpus,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    files = out.stdout.splitlines()
+    files = rg_hit_files(q, corpus)
     return len(files), sum(os.path.getsize(corpus / f) for f in files)
 
 
 def csearch_difference(q: Query, corpus: Path) -> str:
     """Which files rg searches and csearch does not (or the other way), for a count note."""
-    rg = subprocess.run(
-        [*rg_command(q)[:-3], "-l", "-e", q.pattern, "."],
-        cwd=corpus,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    rg_files = {str((corpus / line).resolve()) for line in rg.stdout.splitlines()}
+    rg_files = {str((corpus / line).resolve()) for line in rg_hit_files(q, corpus)}
     cs = subprocess.run(
         ["csearch", "-l", *(["-i"] if q.ignore_case else []), csearch_regex(q)],
         capture_output=True,
@@ -1220,13 +1213,8 @@ def main(argv: list[str] | None = None) -> int:
     args.build_rounds = args.build_rounds or (1 if args.quick else 2)
     if args.edit_subdir is None:
         args.edit_subdir = "." if args.quick else "sound"
-    if not args.corpus.is_dir():
-        print(f"no corpus at {args.corpus}; run ../shared/bench/get_corpus.sh", file=sys.stderr)
+    if not ready_to_run(args.corpus, args.out):
         return 2
-    if shutil.which("rg") is None:
-        print("rg missing: bash benches/setup.sh", file=sys.stderr)
-        return 2
-    args.out.mkdir(parents=True, exist_ok=True)
     notes = []
     codesearch = not args.no_codesearch and bool(shutil.which("cindex") and shutil.which("csearch"))
     if not codesearch:

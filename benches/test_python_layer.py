@@ -3,6 +3,7 @@ Python objects, an edit's latency, and the sandbox's path checks."""
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import pytest
@@ -44,36 +45,29 @@ def source_file(tmp_path):
     return tmp_path
 
 
-def test_edit_latency_exact(benchmark, source_file):
-    ws = Workspace(source_file)
-    flip = iter(range(10**6))
+def flipping_edit(ws: Workspace, first: str, second: str):
+    """An edit of big.py that swaps `first` for `second` on one call and back on the next, so
+    every round changes the file."""
+    calls = itertools.count()
 
     def run():
-        n = next(flip)
-        old, new = (
-            ("compute(1000)", "compute(-1000)")
-            if n % 2 == 0
-            else ("compute(-1000)", "compute(1000)")
-        )
+        old, new = (first, second) if next(calls) % 2 == 0 else (second, first)
         return ws.edit("big.py", old, new)
 
+    return run
+
+
+def test_edit_latency_exact(benchmark, source_file):
+    run = flipping_edit(Workspace(source_file), "compute(1000)", "compute(-1000)")
     assert benchmark.pedantic(run, rounds=ROUNDS * 4, warmup_rounds=1).replacements == 1
 
 
 def test_edit_latency_fuzzy(benchmark, source_file):
-    ws = Workspace(source_file)
-    flip = iter(range(10**6))
-
-    def run():
-        n = next(flip)
-        old, new = (
-            "value_1000 = compute(1000)\nvalue_1001 = compute(1001)",
-            "value_1000 = compute(1000)\nvalue_1001 = compute(0)",
-        )
-        if n % 2:
-            old, new = new, old
-        return ws.edit("big.py", old, new)
-
+    run = flipping_edit(
+        Workspace(source_file),
+        "value_1000 = compute(1000)\nvalue_1001 = compute(1001)",
+        "value_1000 = compute(1000)\nvalue_1001 = compute(0)",
+    )
     assert benchmark.pedantic(run, rounds=ROUNDS * 4, warmup_rounds=1).strategy == "trimmed_lines"
 
 
