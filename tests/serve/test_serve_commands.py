@@ -30,6 +30,10 @@ def search(pattern: str, **extra: Any) -> dict[str, Any]:
     return {"pattern": pattern, "literal": True, "case_sensitive": False, **extra}
 
 
+def edit(path: str, old: str, new: str) -> dict[str, Any]:
+    return {"path": path, "old_string": old, "new_string": new}
+
+
 CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     # (prompt, tool choice, expected tool, expected arguments)
     # Read
@@ -121,44 +125,19 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
         "Replace 'old name' with 'new name' in src/a.py",
         "auto",
         "edit",
-        {"path": "src/a.py", "old_string": "old name", "new_string": "new name"},
+        edit("src/a.py", "old name", "new name"),
     ),
-    (
-        "replace foo with bar in README.md",
-        "auto",
-        "edit",
-        {"path": "README.md", "old_string": "foo", "new_string": "bar"},
-    ),
+    ("replace foo with bar in README.md", "auto", "edit", edit("README.md", "foo", "bar")),
     (
         "Replace 'it\\'s' with \"it is\" in 'my dir/x.txt'",
         "auto",
         "edit",
-        {"path": "my dir/x.txt", "old_string": "it's", "new_string": "it is"},
+        edit("my dir/x.txt", "it's", "it is"),
     ),
-    (
-        "Replace 'with' with 'in' in f.txt",
-        "auto",
-        "edit",
-        {"path": "f.txt", "old_string": "with", "new_string": "in"},
-    ),
-    (
-        "Replace 'x' with '' in f.txt",
-        "auto",
-        "edit",
-        {"path": "f.txt", "old_string": "x", "new_string": ""},
-    ),
-    (
-        "Replace 'a\nb' with 'a\n  b' in f.txt",
-        "auto",
-        "edit",
-        {"path": "f.txt", "old_string": "a\nb", "new_string": "a\n  b"},
-    ),
-    (
-        "'a' with 'b' in f.txt",
-        "replace",
-        "edit",
-        {"path": "f.txt", "old_string": "a", "new_string": "b"},
-    ),
+    ("Replace 'with' with 'in' in f.txt", "auto", "edit", edit("f.txt", "with", "in")),
+    ("Replace 'x' with '' in f.txt", "auto", "edit", edit("f.txt", "x", "")),
+    ("Replace 'a\nb' with 'a\n  b' in f.txt", "auto", "edit", edit("f.txt", "a\nb", "a\n  b")),
+    ("'a' with 'b' in f.txt", "replace", "edit", edit("f.txt", "a", "b")),
 ]
 
 
