@@ -11,3 +11,8 @@ CODESIFT_TOOLS = [
     "list_dir",
     "write_file",
 ]
+
+
+def edit_args(path: str, old: str, new: str) -> dict[str, str]:
+    """The arguments of an edit by exact string (`path`, `old_string`, `new_string`)."""
+    return {"path": path, "old_string": old, "new_string": new}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tool_helpers import edit_args
 
 from codesift.errors import InvalidArgumentError
 from codesift.serve.commands import ACCEPTED_FORMS, CommandError, plan
@@ -28,10 +29,6 @@ def kind_of(path: str) -> str | None:
 
 def search(pattern: str, **extra: Any) -> dict[str, Any]:
     return {"pattern": pattern, "literal": True, "case_sensitive": False, **extra}
-
-
-def edit(path: str, old: str, new: str) -> dict[str, Any]:
-    return {"path": path, "old_string": old, "new_string": new}
 
 
 CASES: list[tuple[str, str, str, dict[str, Any]]] = [
@@ -125,19 +122,19 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
         "Replace 'old name' with 'new name' in src/a.py",
         "auto",
         "edit",
-        edit("src/a.py", "old name", "new name"),
+        edit_args("src/a.py", "old name", "new name"),
     ),
-    ("replace foo with bar in README.md", "auto", "edit", edit("README.md", "foo", "bar")),
+    ("replace foo with bar in README.md", "auto", "edit", edit_args("README.md", "foo", "bar")),
     (
         "Replace 'it\\'s' with \"it is\" in 'my dir/x.txt'",
         "auto",
         "edit",
-        edit("my dir/x.txt", "it's", "it is"),
+        edit_args("my dir/x.txt", "it's", "it is"),
     ),
-    ("Replace 'with' with 'in' in f.txt", "auto", "edit", edit("f.txt", "with", "in")),
-    ("Replace 'x' with '' in f.txt", "auto", "edit", edit("f.txt", "x", "")),
-    ("Replace 'a\nb' with 'a\n  b' in f.txt", "auto", "edit", edit("f.txt", "a\nb", "a\n  b")),
-    ("'a' with 'b' in f.txt", "replace", "edit", edit("f.txt", "a", "b")),
+    ("Replace 'with' with 'in' in f.txt", "auto", "edit", edit_args("f.txt", "with", "in")),
+    ("Replace 'x' with '' in f.txt", "auto", "edit", edit_args("f.txt", "x", "")),
+    ("Replace 'a\nb' with 'a\n  b' in f.txt", "auto", "edit", edit_args("f.txt", "a\nb", "a\n  b")),
+    ("'a' with 'b' in f.txt", "replace", "edit", edit_args("f.txt", "a", "b")),
 ]
 
 

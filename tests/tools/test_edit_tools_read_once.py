@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tool_helpers import edit_args
 
 from codesift import Workspace
 from codesift.errors import BinaryFileError
@@ -124,7 +125,7 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     (
         "simple-coder",
         "replace",
-        {"path": "a.txt", "old_string": "line 33", "new_string": "x"},
+        edit_args("a.txt", "line 33", "x"),
     ),
     (
         "ace",
@@ -134,13 +135,13 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     (
         "openlink",
         "edit",
-        {"path": "a.txt", "old_string": "line 5", "new_string": "five"},
+        edit_args("a.txt", "line 5", "five"),
     ),
     ("openlink", "write_file", {"path": "a.txt", "content": "x\n"}),
     (
         "codesift",
         "edit",
-        {"path": "a.txt", "old_string": "line 5", "new_string": "five"},
+        edit_args("a.txt", "line 5", "five"),
     ),
     (
         "codesift",

@@ -15,6 +15,7 @@ import anyio
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from tool_helpers import edit_args
 
 import codesift
 from codesift import GlobMatch, GrepMatch, Workspace
@@ -441,9 +442,7 @@ def test_simple_coder_replace(tree):
         {"a.txt": "alpha beta\nbeta gamma\n", "dup.txt": "x = 1\nx = 1\n", "s.txt": "aaa\n"}
     )
     toolbox = box(root, "simple-coder")
-    result = ok(
-        toolbox.call("replace", {"path": "a.txt", "old_string": "alpha", "new_string": "ALPHA"})
-    )
+    result = ok(toolbox.call("replace", edit_args("a.txt", "alpha", "ALPHA")))
     assert result.text == "Replaced 'alpha' with 'ALPHA' in a.txt"
     assert result.data == {
         "path": "a.txt",
@@ -463,7 +462,7 @@ def test_simple_coder_replace(tree):
         "Replaced 'beta gamma\n' with 'a much longer replacement text...' in a.txt"
     )
     # Occurrences are counted without overlap, as a left-to-right scan finds them.
-    ok(toolbox.call("replace", {"path": "s.txt", "old_string": "aa", "new_string": "X"}))
+    ok(toolbox.call("replace", edit_args("s.txt", "aa", "X")))
     assert (root / "s.txt").read_text() == "Xa\n"
 
 
@@ -472,27 +471,27 @@ def test_simple_coder_replace_failures_change_nothing(tree):
     toolbox = box(root, "simple-coder")
     cases = [
         (
-            {"path": "a.txt", "old_string": "x = 1", "new_string": "x = 2"},
+            edit_args("a.txt", "x = 1", "x = 2"),
             "Error: Old string 'x = 1' appears 2 times (must be unique for safety)",
             "MatchError",
         ),
         (
-            {"path": "a.txt", "old_string": "nothing", "new_string": "x"},
+            edit_args("a.txt", "nothing", "x"),
             "Error: Old string 'nothing' not found in file",
             "MatchError",
         ),
         (
-            {"path": "a.txt", "old_string": "y", "new_string": "y"},
+            edit_args("a.txt", "y", "y"),
             "Error: Old string and new string are identical - no replacement needed",
             "InvalidArgumentError",
         ),
         (
-            {"path": "gone.txt", "old_string": "a", "new_string": "b"},
+            edit_args("gone.txt", "a", "b"),
             "Error: File not found: gone.txt",
             "NotFoundError",
         ),
         (
-            {"path": "dir", "old_string": "a", "new_string": "b"},
+            edit_args("dir", "a", "b"),
             "Error: Path is not a regular file: dir",
             "NotAFileError",
         ),
@@ -500,7 +499,7 @@ def test_simple_coder_replace_failures_change_nothing(tree):
     for args, text, kind in cases:
         assert failed(toolbox.call("replace", args), kind).text == text
     outside = failed(
-        toolbox.call("replace", {"path": "/etc/passwd", "old_string": "a", "new_string": "b"}),
+        toolbox.call("replace", edit_args("/etc/passwd", "a", "b")),
         "SandboxError",
     )
     assert outside.text.startswith("Error: Security violation - ")
@@ -508,9 +507,7 @@ def test_simple_coder_replace_failures_change_nothing(tree):
     # An exact replace: a line-ending variant is not the string.
     crlf = tree({"w.txt": b"one\r\ntwo\r\n"})
     miss = failed(
-        box(crlf, "simple-coder").call(
-            "replace", {"path": "w.txt", "old_string": "one\ntwo", "new_string": "1\n2"}
-        ),
+        box(crlf, "simple-coder").call("replace", edit_args("w.txt", "one\ntwo", "1\n2")),
         "MatchError",
     )
     assert miss.text == "Error: Old string 'one\ntwo' not found in file"
@@ -643,14 +640,10 @@ def test_openlink_edit_strategies(tree):
         }
     )
     toolbox = box(root, "openlink")
-    exact = ok(
-        toolbox.call("edit", {"path": "exact.py", "old_string": "b = 2", "new_string": "b = 3"})
-    )
+    exact = ok(toolbox.call("edit", edit_args("exact.py", "b = 2", "b = 3")))
     assert exact.text.startswith("Edited exact.py: 1 replacement at line 2\n--- a/exact.py")
     assert exact.data["strategy"] == "exact"
-    crlf = ok(
-        toolbox.call("edit", {"path": "crlf.py", "old_string": "one\ntwo", "new_string": "1\n2"})
-    )
+    crlf = ok(toolbox.call("edit", edit_args("crlf.py", "one\ntwo", "1\n2")))
     assert crlf.data["strategy"] == "line_endings"
     assert (root / "crlf.py").read_bytes() == b"1\r\n2\r\n"
     trimmed = ok(
@@ -665,9 +658,7 @@ def test_openlink_edit_strategies(tree):
     )
     assert trimmed.data["strategy"] == "trimmed_lines"
     assert (root / "indent.py").read_text() == "def f():\n    if x:\n        return 2\n"
-    several = failed(
-        toolbox.call("edit", {"path": "all.py", "old_string": "x", "new_string": "y"}), "MatchError"
-    )
+    several = failed(toolbox.call("edit", edit_args("all.py", "x", "y")), "MatchError")
     assert "2" in several.text
     ok(
         toolbox.call(
