@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -120,6 +121,15 @@ def test_chaterm_glob_search_limit_and_sort(chaterm_tree):
     assert "sort" in bad.text
 
 
+def assert_whole_answer(result: Any, text: str, *matches: tuple[str, int, str]) -> None:
+    """A search answer's text, its matches as (file, line, text), and that none were cut."""
+    assert result.text == text, f"expected {text!r}, got {result.text!r}"
+    expected = [{"file": file, "line": line, "text": hit} for file, line, hit in matches]
+    assert result.data["matches"] == expected, f"expected {expected}, got {result.data['matches']}"
+    whole = (result.data["total"], result.data["truncated"])
+    assert whole == (len(matches), False), f"expected ({len(matches)}, False), got {whole}"
+
+
 def test_chaterm_grep_search(chaterm_tree):
     toolbox = box(chaterm_tree, "chaterm")
     result = ok(
@@ -127,22 +137,20 @@ def test_chaterm_grep_search(chaterm_tree):
             "grep_search", {"pattern": r"getUser\s*\(", "path": "./src", "include": "*.ts"}
         )
     )
-    assert result.text == (
+    assert_whole_answer(
+        result,
         'Found 4 matches for /getUser\\s*\\(/ in ./src (filter: "*.ts")\n'
         "\n"
         "src/app.ts:1:export function getUser (id) {\n"
         "src/app.ts:2:  return db.getUser(id)\n"
         "src/app.ts:4:// GETUSER( is the old name\n"
         "\n"
-        "src/lib/user.ts:1:const u = getUser(1)"
+        "src/lib/user.ts:1:const u = getUser(1)",
+        ("src/app.ts", 1, "export function getUser (id) {"),
+        ("src/app.ts", 2, "  return db.getUser(id)"),
+        ("src/app.ts", 4, "// GETUSER( is the old name"),
+        ("src/lib/user.ts", 1, "const u = getUser(1)"),
     )
-    assert result.data["matches"] == [
-        {"file": "src/app.ts", "line": 1, "text": "export function getUser (id) {"},
-        {"file": "src/app.ts", "line": 2, "text": "  return db.getUser(id)"},
-        {"file": "src/app.ts", "line": 4, "text": "// GETUSER( is the old name"},
-        {"file": "src/lib/user.ts", "line": 1, "text": "const u = getUser(1)"},
-    ]
-    assert (result.data["total"], result.data["truncated"]) == (4, False)
 
 
 def test_chaterm_grep_search_case_context_and_limit(chaterm_tree):
@@ -536,19 +544,17 @@ def todo_tree(tree):
 def test_file_search_markdown_list(todo_tree):
     toolbox = box(todo_tree, "file-search")
     result = ok(toolbox.call("file_search", {"query": "TODO"}))
-    assert result.text == (
+    assert_whole_answer(
+        result,
         'Found 3 matches for "TODO":\n'
         "\n"
         "- `README.md:12`: // TODO: Add setup instructions\n"
         "- `src/app.js:1`: let todoList = [];\n"
-        "- `src/app.py:3`: # todo: tidy up"
+        "- `src/app.py:3`: # todo: tidy up",
+        ("README.md", 12, "// TODO: Add setup instructions"),
+        ("src/app.js", 1, "let todoList = [];"),
+        ("src/app.py", 3, "    # todo: tidy up   "),
     )
-    assert result.data["matches"] == [
-        {"file": "README.md", "line": 12, "text": "// TODO: Add setup instructions"},
-        {"file": "src/app.js", "line": 1, "text": "let todoList = [];"},
-        {"file": "src/app.py", "line": 3, "text": "    # todo: tidy up   "},
-    ]
-    assert (result.data["total"], result.data["truncated"]) == (3, False)
 
 
 def test_file_search_options(todo_tree):
