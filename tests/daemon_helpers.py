@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from codesift import daemon
+from codesift import Workspace, daemon
 
 PYTHON_PATH = os.pathsep.join(p for p in sys.path if p)
 
@@ -136,3 +136,62 @@ def alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def root_status(root: Path, **options: Any) -> dict[str, Any] | None:
+    """The daemon's status of `root` (by its real path), of the entry whose walk options hold
+    `options` (e.g. gitignore=True) when given; None with no daemon or no such root."""
+    status = daemon.status()
+    if status is None:
+        return None
+    real = os.path.realpath(root)
+    return next(
+        (
+            r
+            for r in status["roots"]
+            if r["root"] == real and all(r["options"][k] == v for k, v in options.items())
+        ),
+        None,
+    )
+
+
+def caught_up(root: Path, **options: Any) -> bool:
+    found = root_status(root, **options)
+    return found is not None and found["watch"]["state"] == "caught up"
+
+
+def prime(root: Path, **options: Any) -> None:
+    """Asks the daemon about `root` until its watch is caught up (its first question starts
+    the catch-up; the searches meanwhile scan)."""
+
+    def check() -> bool:
+        if caught_up(root, **options):
+            return True
+        Workspace(root, index=True, index_watch=False).grep("warm-up", max_matches=1)
+        return False
+
+    wait_for("the daemon watches the root", check, limit=60)
+
+
+_CHANGE = """
+import json, os, sys
+root, appended, new, writes = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+with open(os.path.join(root, "src/util.c"), "a") as f:
+    f.write(appended)
+os.rename(os.path.join(root, "src/main.c"), os.path.join(root, "src/moved.c"))
+os.remove(os.path.join(root, "src/deep/x.h"))
+os.makedirs(os.path.join(root, "fresh/sub"))
+with open(os.path.join(root, "fresh/sub/new.c"), "w") as f:
+    f.write(new)
+for rel, text in writes.items():
+    with open(os.path.join(root, rel), "w") as f:
+        f.write(text)
+"""
+
+
+def change_in_another_process(root: Path, appended: str, new: str, writes: dict[str, str]) -> None:
+    """From another process: appends `appended` to src/util.c, renames src/main.c to
+    src/moved.c, deletes src/deep/x.h, makes fresh/sub/new.c holding `new`, then writes each
+    of `writes` (path: text)."""
+    script = [sys.executable, "-c", _CHANGE, str(root), appended, new, json.dumps(writes)]
+    subprocess.run(script, check=True, timeout=60)

@@ -7,16 +7,17 @@ waiting for it, and later searches are served by it."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import daemon_helpers as helpers
 import pytest
-from daemon_helpers import daemon_env, run_daemon, serving, stop, wait_for
+from daemon_helpers import daemon_env, prime, root_status, run_daemon, serving, wait_for
 from trees import write_tree
 
 from codesift import Workspace, daemon
@@ -52,16 +53,21 @@ QUERIES: list[tuple[list[str], list[str]]] = [
 ]
 
 
-def cli(root: Path, query: tuple[list[str], list[str]], *, index: bool) -> dict[str, Any]:
-    """`codesift grep --json-full` (options before `--`, then the pattern and path)."""
+def grep(root: Path, query: tuple[list[str], list[str]], *extra: str, index: bool) -> str:
+    """`codesift grep`'s output (options before `--`, then the pattern and path)."""
     options, words = query
-    command = [sys.executable, "-m", "codesift", "grep", "--json-full", "--root", str(root)]
+    command = [sys.executable, "-m", "codesift", "grep", *extra, "--root", str(root)]
     command += ["--index" if index else "--no-index", "--color", "never", *options, "--", *words]
     done = subprocess.run(
         command, capture_output=True, text=True, env=daemon_env(), timeout=120, check=False
     )
     assert done.returncode in (0, 1), f"{command}: exit {done.returncode}\n{done.stderr}"
-    data = json.loads(done.stdout)
+    return done.stdout
+
+
+def cli(root: Path, query: tuple[list[str], list[str]], *, index: bool) -> dict[str, Any]:
+    """`codesift grep --json-full`, less what differs between the index and a scan."""
+    data = json.loads(grep(root, query, "--json-full", index=index))
     for key in DROPPED:
         data.pop(key, None)
     for hit in data.get("matches", []):
@@ -78,32 +84,6 @@ def library(ws: Workspace, pattern: str) -> dict[str, Any]:
     return data
 
 
-def root_status(root: Path) -> dict[str, Any] | None:
-    status = daemon.status()
-    real = os.path.realpath(root)
-    if status is None:
-        return None
-    return next((r for r in status["roots"] if r["root"] == real), None)
-
-
-def caught_up(root: Path) -> bool:
-    found = root_status(root)
-    return found is not None and found["watch"]["state"] == "caught up"
-
-
-def prime(root: Path) -> None:
-    """Asks the daemon about `root` until its watch is caught up (its first question starts
-    the catch-up; the searches meanwhile scan)."""
-
-    def check() -> bool:
-        if caught_up(root):
-            return True
-        Workspace(root, index=True, index_watch=False).grep("warm-up", max_matches=1)
-        return False
-
-    wait_for("the daemon watches the root", check, limit=60)
-
-
 @pytest.fixture
 def indexed_tree(tmp_path: Path) -> Path:
     root = write_tree(tmp_path / "ws", TREE)
@@ -113,82 +93,53 @@ def indexed_tree(tmp_path: Path) -> Path:
 
 def change_in_another_process(root: Path) -> None:
     """Writes, appends, renames, deletes and makes a new directory, from another process."""
-    script = """
-import os, sys
-root = sys.argv[1]
-with open(os.path.join(root, "src/util.c"), "a") as f:
-    f.write("PM_RESUME appended\\n")
-os.rename(os.path.join(root, "src/main.c"), os.path.join(root, "src/moved.c"))
-os.remove(os.path.join(root, "src/deep/x.h"))
-os.makedirs(os.path.join(root, "fresh/sub"))
-with open(os.path.join(root, "fresh/sub/new.c"), "w") as f:
-    f.write("PM_RESUME new\\n")
-with open(os.path.join(root, "docs/a.md"), "w") as f:
-    f.write("PM_RESUME rewritten\\n")
-"""
-    subprocess.run([sys.executable, "-c", script, str(root)], check=True, timeout=60)
+    changes = {"docs/a.md": "PM_RESUME rewritten\n"}
+    helpers.change_in_another_process(root, "PM_RESUME appended\n", "PM_RESUME new\n", changes)
 
 
 def test_the_cli_with_a_warm_daemon_equals_a_scan_before_and_after_changes(
-    indexed_tree: Path,
+    served: subprocess.Popen[bytes], indexed_tree: Path
 ) -> None:
-    process = run_daemon()
-    try:
-        serving(process)
-        prime(indexed_tree)
-        for phase in ("before", "after"):
-            if phase == "after":
-                change_in_another_process(indexed_tree)
-            before = root_status(indexed_tree)
-            assert before is not None
-            for query in QUERIES:
-                scan = cli(indexed_tree, query, index=False)
-                asked = cli(indexed_tree, query, index=True)
-                assert asked == scan, f"{phase} {query}:\nscan  {scan}\nindex {asked}"
-            after = root_status(indexed_tree)
-            assert after is not None
-            asked_count = after["queries"] - before["queries"]
-            assert asked_count >= len(QUERIES), (
-                f"{phase}: expected the daemon asked {len(QUERIES)} times, was {asked_count}"
-            )
-            assert after["watch"]["state"] == "caught up", after["watch"]
-    finally:
-        stop(process)
+    prime(indexed_tree)
+    for phase in ("before", "after"):
+        if phase == "after":
+            change_in_another_process(indexed_tree)
+        after = assert_asked_equals_scan(indexed_tree, QUERIES, cli, phase)
+        assert after["watch"]["state"] == "caught up", after["watch"]
 
 
 def piped(root: Path, query: tuple[list[str], list[str]], *, index: bool) -> str:
     """`codesift grep` as a pipe reads it: the streamed lines."""
-    options, words = query
-    command = [sys.executable, "-m", "codesift", "grep", "--root", str(root)]
-    command += ["--index" if index else "--no-index", "--color", "never", *options, "--", *words]
-    done = subprocess.run(
-        command, capture_output=True, text=True, env=daemon_env(), timeout=120, check=False
+    return grep(root, query, index=index)
+
+
+def assert_asked_equals_scan(
+    root: Path, queries: list[Any], run: Callable[..., Any], phase: str
+) -> dict[str, Any]:
+    """Each query run with the index (the daemon asked) equals it run as a scan, and the
+    daemon was asked each time; returns the root's status after."""
+    before = root_status(root)
+    assert before is not None
+    for query in queries:
+        scan = run(root, query, index=False)
+        asked = run(root, query, index=True)
+        assert asked == scan, f"{phase} {query}:\nscan  {scan!r}\nindex {asked!r}"
+    after = root_status(root)
+    assert after is not None
+    asked_count = after["queries"] - before["queries"]
+    assert asked_count >= len(queries), (
+        f"{phase}: expected the daemon asked {len(queries)} times, was {asked_count}"
     )
-    assert done.returncode in (0, 1), f"{command}: exit {done.returncode}\n{done.stderr}"
-    return done.stdout
+    return after
 
 
-def test_a_streamed_cli_search_asks_the_daemon_too(indexed_tree: Path) -> None:
-    process = run_daemon()
-    try:
-        serving(process)
-        prime(indexed_tree)
-        change_in_another_process(indexed_tree)
-        before = root_status(indexed_tree)
-        assert before is not None
-        streamed = [q for q in QUERIES if "--count-total" not in q[0]]
-        for query in streamed:
-            scan = piped(indexed_tree, query, index=False)
-            asked = piped(indexed_tree, query, index=True)
-            assert asked == scan, f"{query}:\nscan  {scan!r}\nindex {asked!r}"
-        after = root_status(indexed_tree)
-        assert after is not None
-        asked_count = after["queries"] - before["queries"]
-        assert asked_count >= len(streamed), (
-            f"expected the daemon asked {len(streamed)} times, was {asked_count}"
-        )
-    finally:
-        stop(process)
+def test_a_streamed_cli_search_asks_the_daemon_too(
+    served: subprocess.Popen[bytes], indexed_tree: Path
+) -> None:
+    prime(indexed_tree)
+    change_in_another_process(indexed_tree)
+    streamed = [q for q in QUERIES if "--count-total" not in q[0]]
+    assert_asked_equals_scan(indexed_tree, streamed, piped, "streamed")
 
 
 def test_a_daemon_killed_mid_use_costs_speed_not_results(indexed_tree: Path) -> None:

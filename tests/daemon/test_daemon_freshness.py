@@ -11,8 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from daemon_helpers import daemon_env, run_daemon, serving, stop, use_runtime_dir, wait_for
+from daemon_helpers import daemon_env, wait_for
 
 from codesift import Workspace, daemon
 
@@ -33,15 +32,6 @@ os.remove(root / "gone.txt")
 (root / "f7.txt").write_text("rewritten: zebra7\\n")
 print(json.dumps(daemon.select(str(root), {"pattern": sys.argv[2]})))
 """
-
-
-@pytest.fixture
-def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    use_runtime_dir(monkeypatch, tmp_path / "run")
-    process = run_daemon()
-    serving(process)
-    yield process
-    stop(process)
 
 
 def make_tree(root: Path) -> Path:

@@ -13,11 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import daemon_helpers as helpers
 import pytest
-from daemon_helpers import ask, connect, run_daemon, serving, stop, use_runtime_dir, wait_for
+from daemon_helpers import ask, connect
 from trees import write_tree
 
-from codesift import Workspace, daemon
+from codesift import Workspace
 
 NOT_UTF8 = b"src/caf\xe9.c"
 
@@ -60,26 +61,11 @@ def shown(ws: Workspace, pattern: str, path: str, options: dict[str, Any]) -> di
 
 
 def root_status(root: Path) -> dict[str, Any] | None:
-    status = daemon.status()
-    real = os.path.realpath(root)
-    if status is None:
-        return None
-    return next(
-        (r for r in status["roots"] if r["root"] == real and r["options"]["gitignore"]), None
-    )
+    return helpers.root_status(root, gitignore=True)
 
 
 def prime(root: Path) -> None:
-    """Asks the daemon about `root` until its watch is caught up."""
-
-    def check() -> bool:
-        found = root_status(root)
-        if found is not None and found["watch"]["state"] == "caught up":
-            return True
-        Workspace(root, index=True, index_watch=False).grep("warm-up", max_matches=1)
-        return False
-
-    wait_for("the daemon watches the root", check, limit=60)
+    helpers.prime(root, gitignore=True)
 
 
 def raw_glob(socket_dir: Path, root: Path, pattern: str) -> dict[str, Any]:
@@ -103,30 +89,21 @@ def raw_glob(socket_dir: Path, root: Path, pattern: str) -> dict[str, Any]:
 
 
 def change_in_another_process(root: Path, gitignore: bool) -> None:
+    """From another process: a rule file change (and a file it does not hide), or files
+    written, appended, renamed, deleted and a new directory."""
+    if not gitignore:
+        changes = {"fresh/top.h": "new\n"}
+        helpers.change_in_another_process(root, "appended, a new size\n", "new\n", changes)
+        return
     script = """
 import os, sys
-root, gitignore = sys.argv[1], sys.argv[2] == "1"
-if gitignore:
-    with open(os.path.join(root, ".gitignore"), "a") as f:
-        f.write("docs/\\n")
-    with open(os.path.join(root, "src/late.c"), "w") as f:
-        f.write("late\\n")
-else:
-    with open(os.path.join(root, "src/util.c"), "a") as f:
-        f.write("appended, a new size\\n")
-    os.rename(os.path.join(root, "src/main.c"), os.path.join(root, "src/moved.c"))
-    os.remove(os.path.join(root, "src/deep/x.h"))
-    os.makedirs(os.path.join(root, "fresh/sub"))
-    with open(os.path.join(root, "fresh/sub/new.c"), "w") as f:
-        f.write("new\\n")
-    with open(os.path.join(root, "fresh/top.h"), "w") as f:
-        f.write("new\\n")
+root = sys.argv[1]
+with open(os.path.join(root, ".gitignore"), "a") as f:
+    f.write("docs/\\n")
+with open(os.path.join(root, "src/late.c"), "w") as f:
+    f.write("late\\n")
 """
-    subprocess.run(
-        [sys.executable, "-c", script, str(root), "1" if gitignore else "0"],
-        check=True,
-        timeout=60,
-    )
+    subprocess.run([sys.executable, "-c", script, str(root)], check=True, timeout=60)
 
 
 @pytest.fixture
@@ -138,108 +115,88 @@ def indexed_tree(tmp_path: Path) -> Path:
 
 
 def test_a_glob_answered_by_the_daemon_equals_a_scan_before_and_after_changes(
-    indexed_tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    served: subprocess.Popen[bytes], indexed_tree: Path, socket_dir: Path
 ) -> None:
-    socket_dir = use_runtime_dir(monkeypatch, tmp_path / "run")
-    process = run_daemon()
-    try:
-        serving(process)
-        # A long-lived workspace (as `codesift mcp` and `serve` hold one) whose greps the
-        # daemon answers: its globs are asked there too.
-        long_lived = Workspace(indexed_tree, index=True)
-        prime(indexed_tree)
-        long_lived.grep("warm-up", max_matches=1)
-        for phase in ("before", "changed", "gitignore changed"):
-            if phase != "before":
-                change_in_another_process(indexed_tree, gitignore=phase == "gitignore changed")
-                # A rule file changed: the watch catches up again (meanwhile globs scan).
-                Workspace(indexed_tree, index="auto", index_watch=False).glob("*")
-                prime(indexed_tree)
-            before = root_status(indexed_tree)
-            assert before is not None
-            for pattern, path, options in GLOBS:
-                scan = shown(Workspace(indexed_tree), pattern, path, options)
-                for name, ws in (
-                    ("short-lived", Workspace(indexed_tree, index="auto", index_watch=False)),
-                    ("long-lived", long_lived),
-                ):
-                    asked = shown(ws, pattern, path, options)
-                    assert asked == scan, (
-                        f"{phase}, {name}, glob({pattern!r}, {path!r}, {options}):\n"
-                        f"scan   {scan}\ndaemon {asked}"
-                    )
-            after = root_status(indexed_tree)
-            assert after is not None
-            globs = after["glob_queries"] - before["glob_queries"]
-            answered = after["glob_answers"] - before["glob_answers"]
-            assert globs == answered == 2 * len(GLOBS), (
-                f"{phase}: expected the daemon asked and answering {2 * len(GLOBS)} globs, "
-                f"was asked {globs}, answered {answered}"
-            )
-            assert after["watch"]["state"] == "caught up", after["watch"]
-            # The daemon answered them itself (no `scan`): on the wire, every file with its
-            # size and mtime, a name that is not UTF-8 as its bytes.
-            reply = raw_glob(socket_dir, indexed_tree, "*.c")
-            assert reply.get("ok") is True and "scan" not in reply, reply
-            names = [
-                bytes(f[0]) if isinstance(f[0], list) else f[0].encode() for f in reply["files"]
-            ]
-            assert NOT_UTF8 in names, f"expected {NOT_UTF8!r} among {names}"
-            assert all(isinstance(f[1], int) and isinstance(f[2], int) for f in reply["files"])
-    finally:
-        stop(process)
+    # A long-lived workspace (as `codesift mcp` and `serve` hold one) whose greps the
+    # daemon answers: its globs are asked there too.
+    long_lived = Workspace(indexed_tree, index=True)
+    prime(indexed_tree)
+    long_lived.grep("warm-up", max_matches=1)
+    for phase in ("before", "changed", "gitignore changed"):
+        if phase != "before":
+            change_in_another_process(indexed_tree, gitignore=phase == "gitignore changed")
+            # A rule file changed: the watch catches up again (meanwhile globs scan).
+            Workspace(indexed_tree, index="auto", index_watch=False).glob("*")
+            prime(indexed_tree)
+        before = root_status(indexed_tree)
+        assert before is not None
+        for pattern, path, options in GLOBS:
+            scan = shown(Workspace(indexed_tree), pattern, path, options)
+            for name, ws in (
+                ("short-lived", Workspace(indexed_tree, index="auto", index_watch=False)),
+                ("long-lived", long_lived),
+            ):
+                asked = shown(ws, pattern, path, options)
+                assert asked == scan, (
+                    f"{phase}, {name}, glob({pattern!r}, {path!r}, {options}):\n"
+                    f"scan   {scan}\ndaemon {asked}"
+                )
+        after = root_status(indexed_tree)
+        assert after is not None
+        globs = after["glob_queries"] - before["glob_queries"]
+        answered = after["glob_answers"] - before["glob_answers"]
+        assert globs == answered == 2 * len(GLOBS), (
+            f"{phase}: expected the daemon asked and answering {2 * len(GLOBS)} globs, "
+            f"was asked {globs}, answered {answered}"
+        )
+        assert after["watch"]["state"] == "caught up", after["watch"]
+        # The daemon answered them itself (no `scan`): on the wire, every file with its
+        # size and mtime, a name that is not UTF-8 as its bytes.
+        reply = raw_glob(socket_dir, indexed_tree, "*.c")
+        assert reply.get("ok") is True and "scan" not in reply, reply
+        names = [bytes(f[0]) if isinstance(f[0], list) else f[0].encode() for f in reply["files"]]
+        assert NOT_UTF8 in names, f"expected {NOT_UTF8!r} among {names}"
+        assert all(isinstance(f[1], int) and isinstance(f[2], int) for f in reply["files"])
 
 
 def test_a_glob_the_daemon_is_not_asked_about_walks(
-    indexed_tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    served: subprocess.Popen[bytes], indexed_tree: Path
 ) -> None:
     """Overridden walk options, a search of one file, `strict`, and `index=False` are not
     asked; each still equals a scan."""
-    use_runtime_dir(monkeypatch, tmp_path / "run")
-    process = run_daemon()
-    try:
-        serving(process)
-        prime(indexed_tree)
-        before = root_status(indexed_tree)
-        assert before is not None
-        cases = [
-            (Workspace(indexed_tree, index=True), "*", ".", {"hidden": False}),
-            (Workspace(indexed_tree, index=True), "*", ".", {"no_ignore": True}),
-            (Workspace(indexed_tree, index=True), "*.c", "src/util.c", {}),
-            (Workspace(indexed_tree, index=True, strict=True), "*", ".", {}),
-            (Workspace(indexed_tree, index=False), "*", ".", {}),
-        ]
-        for ws, pattern, path, options in cases:
-            scan = shown(Workspace(indexed_tree), pattern, path, options)
-            assert shown(ws, pattern, path, options) == scan, (pattern, path, options)
-        after = root_status(indexed_tree)
-        assert after is not None
-        assert after["glob_queries"] == before["glob_queries"], (before, after)
-    finally:
-        stop(process)
+    prime(indexed_tree)
+    before = root_status(indexed_tree)
+    assert before is not None
+    cases = [
+        (Workspace(indexed_tree, index=True), "*", ".", {"hidden": False}),
+        (Workspace(indexed_tree, index=True), "*", ".", {"no_ignore": True}),
+        (Workspace(indexed_tree, index=True), "*.c", "src/util.c", {}),
+        (Workspace(indexed_tree, index=True, strict=True), "*", ".", {}),
+        (Workspace(indexed_tree, index=False), "*", ".", {}),
+    ]
+    for ws, pattern, path, options in cases:
+        scan = shown(Workspace(indexed_tree), pattern, path, options)
+        assert shown(ws, pattern, path, options) == scan, (pattern, path, options)
+    after = root_status(indexed_tree)
+    assert after is not None
+    assert after["glob_queries"] == before["glob_queries"], (before, after)
 
 
 def test_a_bad_glob_request_is_an_error_reply(
-    indexed_tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    served: subprocess.Popen[bytes], indexed_tree: Path, socket_dir: Path
 ) -> None:
-    socket_dir = use_runtime_dir(monkeypatch, tmp_path / "run")
-    process = run_daemon()
+    root = os.path.realpath(indexed_tree)
+    sock = connect(socket_dir)
     try:
-        serving(process)
-        root = os.path.realpath(indexed_tree)
-        sock = connect(socket_dir)
-        try:
-            for glob, expected in [
-                ({"pattern": "*", "limit": -1}, "limit must be at least 0"),
-                ({"pattern": "*", "sort": "size"}, "sort must be one of"),
-                ({"pattern": "*", "hidden": False}, "walk options go in walk"),
-                ({"pattern": "*", "colour": True}, "unknown field"),
-            ]:
-                reply = ask(sock, {"op": "glob", "root": root, "path": "", "glob": glob})
-                assert reply is not None and "error" in reply, reply
-                message = reply["error"]["message"]
-                assert expected in message, f"expected {expected!r} in {message!r}"
-        finally:
-            sock.close()
+        for glob, expected in [
+            ({"pattern": "*", "limit": -1}, "limit must be at least 0"),
+            ({"pattern": "*", "sort": "size"}, "sort must be one of"),
+            ({"pattern": "*", "hidden": False}, "walk options go in walk"),
+            ({"pattern": "*", "colour": True}, "unknown field"),
+        ]:
+            reply = ask(sock, {"op": "glob", "root": root, "path": "", "glob": glob})
+            assert reply is not None and "error" in reply, reply
+            message = reply["error"]["message"]
+            assert expected in message, f"expected {expected!r} in {message!r}"
     finally:
-        stop(process)
+        sock.close()

@@ -23,7 +23,6 @@ from daemon_helpers import (
     run_daemon,
     serving,
     stop,
-    use_runtime_dir,
     wait_for,
 )
 
@@ -32,11 +31,6 @@ from codesift import daemon
 NOBODY = 65534
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
-
-
-@pytest.fixture
-def socket_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return use_runtime_dir(monkeypatch, tmp_path / "run")
 
 
 def test_eight_daemons_started_at_once_leave_one_serving(socket_dir: Path) -> None:
@@ -188,38 +182,33 @@ def test_another_uid_cannot_connect() -> None:
 
 
 def test_bad_requests_get_errors_while_other_clients_are_served(
-    socket_dir: Path, tmp_path: Path
+    served: subprocess.Popen[bytes], socket_dir: Path, tmp_path: Path
 ) -> None:
-    process = run_daemon()
-    try:
-        serving(process)
-        stalled = connect(socket_dir)
-        stalled.sendall(b"\x00\x00")  # half a header, then silence
-        with connect(socket_dir) as sock:
-            reply = ask(sock, b"not json {")
-            assert reply["error"]["type"] == "InvalidArgumentError", reply
-            assert "not JSON" in reply["error"]["message"], reply
-            assert ask(sock, {"op": "ping"})["ok"], "the connection goes on after an error"
-            reply = ask(sock, {"op": "launch"})
-            assert "unknown op" in reply["error"]["message"], reply
-            reply = ask(sock, b"[1, 2]")
-            assert "unknown op" in reply["error"]["message"], reply
-            reply = ask(sock, {"op": "select", "root": "relative", "pattern": {"pattern": "x"}})
-            assert "absolute" in reply["error"]["message"], reply
-            bad = {"op": "select", "root": str(tmp_path), "pattern": {"pattern": "("}}
-            reply = ask(sock, bad)
-            assert reply["error"]["type"] == "InvalidArgumentError", reply
-        with connect(socket_dir) as sock:
-            sock.sendall(b"\x7f\xff\xff\xff" + b"x" * 1000)
-            reply = read_reply(sock)
-            assert "over the limit" in reply["error"]["message"], reply
-            assert read_reply(sock) is None, "an oversized request ends its connection"
-        with connect(socket_dir) as sock:
-            assert ask(sock, {"op": "ping"})["ok"], "served while another client stalls"
-        stalled.close()
-        assert daemon.ping() is not None
-    finally:
-        stop(process)
+    stalled = connect(socket_dir)
+    stalled.sendall(b"\x00\x00")  # half a header, then silence
+    with connect(socket_dir) as sock:
+        reply = ask(sock, b"not json {")
+        assert reply["error"]["type"] == "InvalidArgumentError", reply
+        assert "not JSON" in reply["error"]["message"], reply
+        assert ask(sock, {"op": "ping"})["ok"], "the connection goes on after an error"
+        reply = ask(sock, {"op": "launch"})
+        assert "unknown op" in reply["error"]["message"], reply
+        reply = ask(sock, b"[1, 2]")
+        assert "unknown op" in reply["error"]["message"], reply
+        reply = ask(sock, {"op": "select", "root": "relative", "pattern": {"pattern": "x"}})
+        assert "absolute" in reply["error"]["message"], reply
+        bad = {"op": "select", "root": str(tmp_path), "pattern": {"pattern": "("}}
+        reply = ask(sock, bad)
+        assert reply["error"]["type"] == "InvalidArgumentError", reply
+    with connect(socket_dir) as sock:
+        sock.sendall(b"\x7f\xff\xff\xff" + b"x" * 1000)
+        reply = read_reply(sock)
+        assert "over the limit" in reply["error"]["message"], reply
+        assert read_reply(sock) is None, "an oversized request ends its connection"
+    with connect(socket_dir) as sock:
+        assert ask(sock, {"op": "ping"})["ok"], "served while another client stalls"
+    stalled.close()
+    assert daemon.ping() is not None
 
 
 def test_a_client_or_the_daemon_killed_mid_request_leaves_nothing_stuck(
@@ -268,7 +257,9 @@ def test_the_daemon_exits_when_idle(socket_dir: Path) -> None:
     assert daemon.ping() is None
 
 
-def test_status_shows_roots_generation_watch_and_queries(socket_dir: Path, tmp_path: Path) -> None:
+def test_status_shows_roots_generation_watch_and_queries(
+    served: subprocess.Popen[bytes], tmp_path: Path
+) -> None:
     real = tmp_path / "tree"
     real.mkdir()
     for i in range(40):
@@ -276,35 +267,32 @@ def test_status_shows_roots_generation_watch_and_queries(socket_dir: Path, tmp_p
     (real / "needle.txt").write_text("a rare needle here\n")
     link = tmp_path / "link"
     link.symlink_to(real)
-    process = run_daemon()
-    try:
-        serving(process)
-        pattern = {"pattern": "rare needle"}
-        wait_for(
-            "the daemon answers from its index",
-            lambda: (daemon.select(str(link), pattern) or {}).get("files"),
-        )
-        status = daemon.status()
-        assert status is not None and status["pid"] == process.pid, status
-        (root,) = status["roots"]
-        assert root["root"] == str(real.resolve()), "roots are keyed by their real path"
-        assert root["index"]["generation"] and root["index"]["files"] == 41, root
-        assert root["watch"]["state"] == "caught up", root
-        assert root["queries"] >= 2 and status["queries"] >= root["queries"], status
-        assert status["rss_bytes"] > 0 and status["index_bytes"] == root["index"]["bytes"]
-        text = subprocess.run(
-            [sys.executable, "-m", "codesift", "daemon", "status"],
-            env=daemon_env(),
-            capture_output=True,
-            text=True,
-        )
-        assert text.returncode == 0 and str(real.resolve()) in text.stdout, text
-        assert "watch caught up" in text.stdout and "RSS" in text.stdout, text.stdout
-    finally:
-        stop(process)
+    pattern = {"pattern": "rare needle"}
+    wait_for(
+        "the daemon answers from its index",
+        lambda: (daemon.select(str(link), pattern) or {}).get("files"),
+    )
+    status = daemon.status()
+    assert status is not None and status["pid"] == served.pid, status
+    (root,) = status["roots"]
+    assert root["root"] == str(real.resolve()), "roots are keyed by their real path"
+    assert root["index"]["generation"] and root["index"]["files"] == 41, root
+    assert root["watch"]["state"] == "caught up", root
+    assert root["queries"] >= 2 and status["queries"] >= root["queries"], status
+    assert status["rss_bytes"] > 0 and status["index_bytes"] == root["index"]["bytes"]
+    text = subprocess.run(
+        [sys.executable, "-m", "codesift", "daemon", "status"],
+        env=daemon_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert text.returncode == 0 and str(real.resolve()) in text.stdout, text
+    assert "watch caught up" in text.stdout and "RSS" in text.stdout, text.stdout
 
 
-def test_a_build_hands_its_working_memory_back(socket_dir: Path, tmp_path: Path) -> None:
+def test_a_build_hands_its_working_memory_back(
+    served: subprocess.Popen[bytes], tmp_path: Path
+) -> None:
     # A build's posting lists and per-thread tables take several times the index's size; a
     # daemon that kept them would hold that much for as long as it lives.
     tree = tmp_path / "tree"
@@ -315,25 +303,18 @@ def test_a_build_hands_its_working_memory_back(socket_dir: Path, tmp_path: Path)
         for f in range(25):
             text = words.replace("w", f"{d:02}{f:02}")
             (folder / f"f{f:02}.txt").write_text(f"{d} {f} {text}\n" * 25)
-    process = run_daemon()
-    try:
-        serving(process)
-        wait_for(
-            "the daemon answers from its index",
-            lambda: (daemon.select(str(tree), {"pattern": "010200fff"}) or {}).get("files"),
-            limit=120,
-        )
-        status = daemon.status()
-        assert status is not None
-        copies = status["rss_index_copies_bytes"]
-        own = status["rss_bytes"] - copies
-        peak = status["peak_rss_bytes"] - copies
-        print(
-            f"own RSS {own >> 20} MB, peak {peak >> 20} MB, index {status['index_bytes'] >> 20} MB"
-        )
-        assert peak > 3 * own, (
-            f"expected the daemon's own RSS after the build ({own >> 20} MB) to be well under "
-            f"the build's peak ({peak >> 20} MB)"
-        )
-    finally:
-        stop(process)
+    wait_for(
+        "the daemon answers from its index",
+        lambda: (daemon.select(str(tree), {"pattern": "010200fff"}) or {}).get("files"),
+        limit=120,
+    )
+    status = daemon.status()
+    assert status is not None
+    copies = status["rss_index_copies_bytes"]
+    own = status["rss_bytes"] - copies
+    peak = status["peak_rss_bytes"] - copies
+    print(f"own RSS {own >> 20} MB, peak {peak >> 20} MB, index {status['index_bytes'] >> 20} MB")
+    assert peak > 3 * own, (
+        f"expected the daemon's own RSS after the build ({own >> 20} MB) to be well under "
+        f"the build's peak ({peak >> 20} MB)"
+    )

@@ -493,23 +493,12 @@ def test_simple_coder_replace_failures_change_nothing(tree):
             "Error: Old string and new string are identical - no replacement needed",
             "InvalidArgumentError",
         ),
-        (
-            edit_args("gone.txt", "a", "b"),
-            "Error: File not found: gone.txt",
-            "NotFoundError",
-        ),
-        (
-            edit_args("dir", "a", "b"),
-            "Error: Path is not a regular file: dir",
-            "NotAFileError",
-        ),
+        (edit_args("gone.txt", "a", "b"), "Error: File not found: gone.txt", "NotFoundError"),
+        (edit_args("dir", "a", "b"), "Error: Path is not a regular file: dir", "NotAFileError"),
     ]
     for args, text, kind in cases:
         assert failed(toolbox.call("replace", args), kind).text == text
-    outside = failed(
-        toolbox.call("replace", edit_args("/etc/passwd", "a", "b")),
-        "SandboxError",
-    )
+    outside = failed(toolbox.call("replace", edit_args("/etc/passwd", "a", "b")), "SandboxError")
     assert outside.text.startswith("Error: Security violation - ")
     assert (root / "a.txt").read_text() == "x = 1\nx = 1\ny\n"
     # An exact replace: a line-ending variant is not the string.
