@@ -80,25 +80,31 @@ def test_fuzzy_edit_whose_new_starts_or_ends_with_a_blank_line(tree):
     assert data.decode() == "class A:\n    pass\n\nclass B:\n    x = 1\n\n"
 
 
-def test_tabs_for_spaces_are_mapped_back(tree):
-    c_file = "int f(int x) {\n\tif (x) {\n\t\treturn 1;\n\t}\n\treturn 0;\n}\n"
-    _, data = edit_file(
-        tree,
-        c_file,
-        "    if (x) {\n        return 1;\n    }",
-        "    if (x > 0) {\n        return 1;\n    }",
-    )
-    assert data.decode() == c_file.replace("if (x) {", "if (x > 0) {")
+C_FILE = "int f(int x) {\n\tif (x) {\n\t\treturn 1;\n\t}\n\treturn 0;\n}\n"
 
 
-def test_trailing_whitespace_in_old_and_new_is_normalised(tree):
-    _, data = edit_file(
-        tree,
-        PY,
-        "    if event:   \n        run(event)  ",
-        "    if event:   \n        run(event, 1)  ",
-    )
-    assert data.decode() == PY.replace("run(event)", "run(event, 1)")
+@pytest.mark.parametrize(
+    ("content", "old", "new", "changed"),
+    [
+        pytest.param(
+            C_FILE,
+            "    if (x) {\n        return 1;\n    }",
+            "    if (x > 0) {\n        return 1;\n    }",
+            ("if (x) {", "if (x > 0) {"),
+            id="tabs_for_spaces_are_mapped_back",
+        ),
+        pytest.param(
+            PY,
+            "    if event:   \n        run(event)  ",
+            "    if event:   \n        run(event, 1)  ",
+            ("run(event)", "run(event, 1)"),
+            id="trailing_whitespace_in_old_and_new_is_normalised",
+        ),
+    ],
+)
+def test_a_fuzzy_edit_changes_only_what_new_changes(tree, content, old, new, changed):
+    _, data = edit_file(tree, content, old, new)
+    assert data.decode() == content.replace(*changed)
 
 
 def test_dropped_blank_line(tree):
@@ -292,30 +298,26 @@ def test_relocation_when_unique(tree):
     assert (root / "f.py").read_text().endswith("target = 2\n")
 
 
-def test_no_relocation_when_not_unique_then_or_now(tree):
-    root = tree({"f.py": "x = 1\nx = 1\n"})
+def assert_stale_and_untouched(tree, found: str, pattern: str, now: str, new: str) -> None:
+    """A hit on `pattern` in f.py holding `found`; f.py then holds `now`: editing the hit to
+    `new` is refused as stale, and f.py keeps `now`."""
+    root = tree({"f.py": found})
     ws = Workspace(root)
-    hit = ws.grep("x = 1").matches[0]
-    (root / "f.py").write_text("y\nx = 1\nx = 1\n")
+    hit = ws.grep(pattern).matches[0]
+    (root / "f.py").write_text(now)
     with pytest.raises(StaleResultError):
-        ws.edit_result(hit.id, "x = 2")
-    unique_root = tree({"g.py": "key = 1\n"})
-    ws2 = Workspace(unique_root)
-    hit2 = ws2.grep("key = 1").matches[0]
-    (unique_root / "g.py").write_text("pad\nkey = 1\nkey = 1\n")  # no longer unique
-    with pytest.raises(StaleResultError):
-        ws2.edit_result(hit2.id, "key = 2")
-    assert (unique_root / "g.py").read_text() == "pad\nkey = 1\nkey = 1\n"
+        ws.edit_result(hit.id, new)
+    assert (root / "f.py").read_text() == now
+
+
+def test_no_relocation_when_not_unique_then_or_now(tree):
+    assert_stale_and_untouched(tree, "x = 1\nx = 1\n", "x = 1", "y\nx = 1\nx = 1\n", "x = 2")
+    # unique when found, no longer unique now
+    assert_stale_and_untouched(tree, "key = 1\n", "key = 1", "pad\nkey = 1\nkey = 1\n", "key = 2")
 
 
 def test_linked_edit_is_never_fuzzy(tree):
-    root = tree({"f.py": "value = 1\n"})
-    ws = Workspace(root)
-    hit = ws.grep("value = 1").matches[0]
-    (root / "f.py").write_text("value  =  1\n")
-    with pytest.raises(StaleResultError):
-        ws.edit_result(hit.id, "value = 2")
-    assert (root / "f.py").read_text() == "value  =  1\n"
+    assert_stale_and_untouched(tree, "value = 1\n", "value = 1", "value  =  1\n", "value = 2")
 
 
 def test_linked_edit_in_utf16_file(tree):
