@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from serve_helpers import live_server
+from serve_helpers import answer, auth, live_server, post_tool
 
 from codesift.serve import Server
 from codesift.tools import Toolbox
@@ -43,32 +43,13 @@ def root(tree) -> Path:
 
 
 @pytest.fixture
-def server(root: Path) -> Iterator[Server]:
-    with live_server(root) as running:
-        yield running
-
-
-@pytest.fixture
 def client(server: Server) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.url, timeout=30) as http:
         yield http
 
 
-def auth(server: Server) -> dict[str, str]:
-    return {"Authorization": f"Bearer {server.token}"}
-
-
-def ok_json(response: httpx.Response, status: int = 200) -> Any:
-    assert response.status_code == status, (
-        f"expected HTTP {status}, got {response.status_code}: {response.text[:500]}"
-    )
-    assert response.headers["content-type"].startswith("application/json")
-    assert "Traceback" not in response.text
-    return response.json()
-
-
 def error_of(response: httpx.Response, status: int) -> dict[str, str]:
-    body = ok_json(response, status)
+    body = answer(response, status)
     assert set(body) == {"error"}, body
     assert set(body["error"]) == {"type", "message"}, body
     assert body["error"]["message"], body
@@ -79,7 +60,7 @@ def error_of(response: httpx.Response, status: int) -> dict[str, str]:
 
 
 def test_tool_schemas(client: httpx.Client) -> None:
-    body = ok_json(client.get("/api/tools"))
+    body = answer(client.get("/api/tools"))
     names = [tool["name"] for tool in body["tools"]]
     assert set(names) >= {
         "grep_search",
@@ -92,7 +73,7 @@ def test_tool_schemas(client: httpx.Client) -> None:
     grep = next(t for t in body["tools"] if t["name"] == "grep_search")
     assert grep["parameters"]["required"] == ["pattern"]
     assert body["read_only"] is False
-    openai = ok_json(client.get("/api/tools", params={"format": "openai"}))
+    openai = answer(client.get("/api/tools", params={"format": "openai"}))
     assert {t["function"]["name"] for t in openai["tools"]} == set(names)
     error = error_of(client.get("/api/tools", params={"format": "yaml"}), 400)
     assert "format must be one of json, openai, anthropic" in error["message"]
@@ -106,9 +87,7 @@ def test_unknown_profile_is_a_clear_error(client: httpx.Client) -> None:
 
 
 def test_read_tools(client: httpx.Client) -> None:
-    grep = ok_json(
-        client.post("/api/tools/grep_search", json={"pattern": "getuser", "path": "src"})
-    )
+    grep = answer(client.post("/api/tools/grep_search", json={"pattern": "getuser", "path": "src"}))
     assert grep["is_error"] is False
     assert grep["data"]["total"] == 5
     assert [(m["file"], m["line"]) for m in grep["data"]["matches"]] == [
@@ -121,54 +100,53 @@ def test_read_tools(client: httpx.Client) -> None:
     first = grep["data"]["matches"][0]
     assert f"src/app/main.ts:1:10 [{first['id']}]" in grep["text"]
 
-    glob = ok_json(client.post("/api/tools/glob_search", json={"pattern": "*.md"}))
+    glob = answer(client.post("/api/tools/glob_search", json={"pattern": "*.md"}))
     assert [f["path"] for f in glob["data"]["files"]] == ["README.md", "docs/guide.md"]
 
-    read = ok_json(client.post("/api/tools/read_file", json={"path": "src/users.py:4-5"}))
+    read = answer(client.post("/api/tools/read_file", json={"path": "src/users.py:4-5"}))
     assert (
         read["text"]
         == "     4\tdef listUsers():\n     5\t    return [getUser(i) for i in range(3)]"
     )
 
-    listing = ok_json(client.post("/api/tools/list_dir", json={"path": "src"}))
+    listing = answer(client.post("/api/tools/list_dir", json={"path": "src"}))
     assert listing["data"]["entries"] == ["app/", "users.py"]
 
     # tool names are resolved as Toolbox.call resolves them (aliases, any case)
-    alias = ok_json(client.post("/api/tools/GREP", json={"pattern": "TODO"}))
+    alias = answer(client.post("/api/tools/GREP", json={"pattern": "TODO"}))
     assert alias["data"]["total"] == 1
 
 
 def test_tool_failures_are_results_not_http_errors(client: httpx.Client) -> None:
-    missing = ok_json(client.post("/api/tools/read_file", json={"path": "nope.txt"}))
+    missing = answer(client.post("/api/tools/read_file", json={"path": "nope.txt"}))
     assert missing["is_error"] is True
     assert missing["data"]["error"]["type"] == "NotFoundError"
-    outside = ok_json(client.post("/api/tools/read_file", json={"path": "../../etc/passwd"}))
+    outside = answer(client.post("/api/tools/read_file", json={"path": "../../etc/passwd"}))
     assert outside["is_error"] is True and outside["data"]["error"]["type"] == "SandboxError"
-    regex = ok_json(client.post("/api/tools/grep_search", json={"pattern": "(unclosed"}))
+    regex = answer(client.post("/api/tools/grep_search", json={"pattern": "(unclosed"}))
     assert regex["is_error"] is True and regex["data"]["error"]["type"] == "PatternError"
-    unknown = ok_json(client.post("/api/tools/rm_rf", json={}))
+    unknown = answer(client.post("/api/tools/rm_rf", json={}))
     assert unknown["is_error"] is True and "Available tools" in unknown["text"]
-    bad_args = ok_json(client.post("/api/tools/glob_search", json={"pattern": 3}))
+    bad_args = answer(client.post("/api/tools/glob_search", json={"pattern": 3}))
     assert bad_args["is_error"] is True and "invalid arguments" in bad_args["text"]
-    not_an_object = ok_json(client.post("/api/tools/glob_search", json=["*.md"]))
+    not_an_object = answer(client.post("/api/tools/glob_search", json=["*.md"]))
     assert not_an_object["is_error"] is True
 
 
 def test_write_tools_with_the_token(server: Server, client: httpx.Client, root: Path) -> None:
-    wrote = ok_json(
-        client.post(
-            "/api/tools/write_file",
-            json={"path": "new/dir/file.txt", "content": "hello\n"},
-            headers=auth(server),
+    wrote = answer(
+        post_tool(
+            client, "write_file", {"path": "new/dir/file.txt", "content": "hello\n"}, auth(server)
         )
     )
     assert wrote["is_error"] is False, wrote
     assert (root / "new/dir/file.txt").read_text() == "hello\n"
-    edited = ok_json(
-        client.post(
-            "/api/tools/edit",
-            json={"path": "README.md", "old_string": "Open Questions", "new_string": "Answers"},
-            headers={"X-Codesift-Token": server.token},
+    edited = answer(
+        post_tool(
+            client,
+            "edit",
+            {"path": "README.md", "old_string": "Open Questions", "new_string": "Answers"},
+            {"X-Codesift-Token": server.token},
         )
     )
     assert edited["is_error"] is False, edited
@@ -182,7 +160,7 @@ def test_write_tools_with_the_token(server: Server, client: httpx.Client, root: 
 def test_search_result_ids_work_in_later_requests(
     server: Server, client: httpx.Client, root: Path
 ) -> None:
-    found = ok_json(
+    found = answer(
         client.post("/api/tools/grep_search", json={"pattern": "getUser", "path": "src/users.py"})
     )
     ids = [m["id"] for m in found["data"]["matches"]]
@@ -190,36 +168,26 @@ def test_search_result_ids_work_in_later_requests(
     # edit the first and the last hit, each in its own request: the second still applies
     # although the first changed the file's length
     for hit_id, new in ((ids[0], "fetchUserById"), (ids[2], "fetchUserById")):
-        done = ok_json(
-            client.post(
-                "/api/tools/edit",
-                json={"search_result_id": hit_id, "new_string": new},
-                headers=auth(server),
-            )
+        done = answer(
+            post_tool(client, "edit", {"search_result_id": hit_id, "new_string": new}, auth(server))
         )
         assert done["is_error"] is False, done
     assert (root / "src/users.py").read_text() == FILES["src/users.py"].replace(
         "def getUser(", "def fetchUserById("
     ).replace("[getUser(", "[fetchUserById(")
     # an id used up by its edit is refused, and nothing changes
-    again = ok_json(
-        client.post(
-            "/api/tools/edit",
-            json={"search_result_id": ids[0], "new_string": "x"},
-            headers=auth(server),
-        )
+    again = answer(
+        post_tool(client, "edit", {"search_result_id": ids[0], "new_string": "x"}, auth(server))
     )
     assert again["is_error"] is True and again["data"]["error"]["type"] == "StaleResultError"
 
 
 def test_agent_search_then_edit_by_id(server: Server, client: httpx.Client, root: Path) -> None:
-    answer = ok_json(client.post("/api/agent", json={"prompt": "Search 'TODO' in docs"}))
-    hit = answer["data"]["matches"][0]
-    done = ok_json(
-        client.post(
-            "/api/tools/edit",
-            json={"search_result_id": hit["id"], "new_string": "DONE"},
-            headers=auth(server),
+    found = answer(client.post("/api/agent", json={"prompt": "Search 'TODO' in docs"}))
+    hit = found["data"]["matches"][0]
+    done = answer(
+        post_tool(
+            client, "edit", {"search_result_id": hit["id"], "new_string": "DONE"}, auth(server)
         )
     )
     assert done["is_error"] is False
@@ -229,10 +197,10 @@ def test_agent_search_then_edit_by_id(server: Server, client: httpx.Client, root
 def test_preview_shows_the_diff_and_writes_nothing(
     server: Server, client: httpx.Client, root: Path
 ) -> None:
-    found = ok_json(client.post("/api/tools/grep_search", json={"pattern": "listUsers"}))
+    found = answer(client.post("/api/tools/grep_search", json={"pattern": "listUsers"}))
     hit_id = found["data"]["matches"][0]["id"]
     before = (root / "src/users.py").read_bytes()
-    preview = ok_json(
+    preview = answer(
         client.post("/api/preview", json={"search_result_id": hit_id, "new_string": "all_users"})
     )
     assert preview["is_error"] is False, preview
@@ -243,17 +211,15 @@ def test_preview_shows_the_diff_and_writes_nothing(
     assert (data["first_line"], data["last_line"]) == (4, 4)
     assert (root / "src/users.py").read_bytes() == before
     # the previewed id still applies, and the edit writes what the preview showed
-    applied = ok_json(
-        client.post(
-            "/api/tools/edit",
-            json={"search_result_id": hit_id, "new_string": "all_users"},
-            headers=auth(server),
+    applied = answer(
+        post_tool(
+            client, "edit", {"search_result_id": hit_id, "new_string": "all_users"}, auth(server)
         )
     )
     assert applied["data"]["diff"] == data["diff"]
     assert b"def all_users():" in (root / "src/users.py").read_bytes()
     # old/new mode, and failures as results
-    old_new = ok_json(
+    old_new = answer(
         client.post(
             "/api/preview",
             json={"path": "README.md", "old_string": "Demo", "new_string": "Example"},
@@ -261,11 +227,11 @@ def test_preview_shows_the_diff_and_writes_nothing(
     )
     assert "+# Example" in old_new["data"]["diff"]
     assert (root / "README.md").read_text() == FILES["README.md"]
-    stale = ok_json(
+    stale = answer(
         client.post("/api/preview", json={"search_result_id": hit_id, "new_string": "x"})
     )
     assert stale["is_error"] is True and stale["data"]["error"]["type"] == "StaleResultError"
-    same = ok_json(
+    same = answer(
         client.post(
             "/api/preview", json={"path": "README.md", "old_string": "x", "new_string": "x"}
         )
@@ -279,7 +245,7 @@ def test_preview_shows_the_diff_and_writes_nothing(
 
 def test_agent_commands(server: Server, client: httpx.Client, root: Path) -> None:
     def agent(prompt: str, tool: str = "auto", **extra: Any) -> dict[str, Any]:
-        return ok_json(client.post("/api/agent", json={"prompt": prompt, "tool": tool, **extra}))
+        return answer(client.post("/api/agent", json={"prompt": prompt, "tool": tool, **extra}))
 
     read = agent("Read src/users.py:1-2")
     assert read["tool"] == "read_file" and read["is_error"] is False
@@ -315,7 +281,7 @@ def test_agent_commands(server: Server, client: httpx.Client, root: Path) -> Non
     assert [m["file"] for m in paged["data"]["matches"]] == ["src/users.py", "src/users.py"]
     assert paged["data"]["matches"][0]["after"] == ["    return db.getUser(id)"]
 
-    replaced = ok_json(
+    replaced = answer(
         client.post(
             "/api/agent",
             json={"prompt": "Replace 'Open Questions' with 'Unresolved Questions' in README.md"},
@@ -324,7 +290,7 @@ def test_agent_commands(server: Server, client: httpx.Client, root: Path) -> Non
     )
     assert replaced["tool"] == "edit" and replaced["is_error"] is False, replaced
     assert (root / "README.md").read_text() == "# Demo\n\nUnresolved Questions\n"
-    twice = ok_json(
+    twice = answer(
         client.post(
             "/api/agent",
             json={"prompt": "Replace getUser with fetchUser in src/users.py"},
@@ -394,20 +360,19 @@ def test_token_option_and_reads_without_token(root: Path) -> None:
     with live_server(root, token="s3cret") as server, httpx.Client(base_url=server.url) as http:
         assert server.token == "s3cret"
         assert server.page_url.endswith("/?token=s3cret")
-        ok_json(http.post("/api/tools/read_file", json={"path": "README.md"}))
+        answer(http.post("/api/tools/read_file", json={"path": "README.md"}))
         error_of(
-            http.post(
-                "/api/tools/write_file",
-                json={"path": "a", "content": ""},
-                headers={"Authorization": "Bearer other"},
+            post_tool(
+                http, "write_file", {"path": "a", "content": ""}, {"Authorization": "Bearer other"}
             ),
             401,
         )
-        done = ok_json(
-            http.post(
-                "/api/tools/write_file",
-                json={"path": "a", "content": "z"},
-                headers={"Authorization": "bearer s3cret"},
+        done = answer(
+            post_tool(
+                http,
+                "write_file",
+                {"path": "a", "content": "z"},
+                {"Authorization": "bearer s3cret"},
             )
         )
         assert done["is_error"] is False and (root / "a").read_text() == "z"
@@ -415,9 +380,9 @@ def test_token_option_and_reads_without_token(root: Path) -> None:
 
 def test_read_only_server(root: Path) -> None:
     with live_server(root, read_only=True) as server, httpx.Client(base_url=server.url) as http:
-        names = {t["name"] for t in ok_json(http.get("/api/tools"))["tools"]}
+        names = {t["name"] for t in answer(http.get("/api/tools"))["tools"]}
         assert names == {"grep_search", "glob_search", "read_file", "list_dir"}
-        assert ok_json(http.get("/api/info"))["read_only"] is True
+        assert answer(http.get("/api/info"))["read_only"] is True
         for name in ("edit", "write_file", "replace"):
             error = error_of(
                 http.post(
@@ -439,7 +404,7 @@ def test_read_only_server(root: Path) -> None:
         error_of(http.post("/api/preview", json={"path": "README.md"}), 403)
         unknown = error_of(http.post("/api/tools/rm", json={}), 404)
         assert "grep_search" in unknown["message"]
-        assert ok_json(http.post("/api/agent", json={"prompt": "TODO"}))["data"]["total"] == 1
+        assert answer(http.post("/api/agent", json={"prompt": "TODO"}))["data"]["total"] == 1
     assert (root / "README.md").read_text() == FILES["README.md"]
 
 
@@ -461,7 +426,7 @@ def test_foreign_host_is_refused(server: Server, host: str) -> None:
 def test_own_host_names_are_accepted(server: Server, host: str) -> None:
     with httpx.Client(base_url=server.url) as http:
         response = http.get("/api/info", headers={"Host": host.format(port=server.port)})
-        assert ok_json(response)["read_only"] is False
+        assert answer(response)["read_only"] is False
 
 
 @pytest.mark.parametrize(
@@ -479,10 +444,11 @@ def test_own_host_names_are_accepted(server: Server, host: str) -> None:
 )
 def test_foreign_origin_is_refused(server: Server, origin: str, root: Path) -> None:
     with httpx.Client(base_url=server.url) as http:
-        response = http.post(
-            "/api/tools/write_file",
-            json={"path": "pwned.txt", "content": "x"},
-            headers={"Origin": origin.format(port=server.port), **auth(server)},
+        response = post_tool(
+            http,
+            "write_file",
+            {"path": "pwned.txt", "content": "x"},
+            {"Origin": origin.format(port=server.port), **auth(server)},
         )
         error = error_of(response, 403)
         assert error["type"] == "OriginRejected"
@@ -491,12 +457,10 @@ def test_foreign_origin_is_refused(server: Server, origin: str, root: Path) -> N
 
 def test_own_origin_is_accepted(server: Server) -> None:
     with httpx.Client(base_url=server.url) as http:
-        response = http.post(
-            "/api/tools/glob_search",
-            json={"pattern": "*.md"},
-            headers={"Origin": f"http://127.0.0.1:{server.port}"},
+        response = post_tool(
+            http, "glob_search", {"pattern": "*.md"}, {"Origin": f"http://127.0.0.1:{server.port}"}
         )
-        assert ok_json(response)["data"]["total"] == 2
+        assert answer(response)["data"]["total"] == 2
 
 
 @pytest.mark.parametrize(
@@ -517,7 +481,7 @@ def test_bad_json_is_a_400(client: httpx.Client, body: bytes, message: str) -> N
 
 
 def test_empty_body_means_no_arguments(client: httpx.Client) -> None:
-    listing = ok_json(client.post("/api/tools/list_dir", content=b""))
+    listing = answer(client.post("/api/tools/list_dir", content=b""))
     assert listing["data"]["entries"] == ["docs/", "src/", "README.md"]
 
 
@@ -537,7 +501,7 @@ def test_huge_bodies_are_refused(root: Path) -> None:
             yield b'"}'
 
         error_of(http.post("/api/agent", content=chunks()), 413)
-        small = ok_json(http.post("/api/agent", json={"prompt": "TODO"}))
+        small = answer(http.post("/api/agent", json={"prompt": "TODO"}))
         assert small["data"]["total"] == 1
     assert not (root / "big.txt").exists()
 
@@ -584,14 +548,14 @@ def test_the_page_and_its_files(client: httpx.Client) -> None:
 
 def test_non_utf8_file_names_round_trip(server: Server, client: httpx.Client, root: Path) -> None:
     (root / os.fsdecode(b"caf\xe9.txt")).write_bytes(b"latte\n")
-    found = ok_json(client.post("/api/tools/glob_search", json={"pattern": "caf*"}))
+    found = answer(client.post("/api/tools/glob_search", json={"pattern": "caf*"}))
     name = found["data"]["files"][0]["path"]
     assert name == os.fsdecode(b"caf\xe9.txt")
     assert "caf\\xe9.txt" in found["text"]
     # JSON with the name as a \udce9 escape, as the server sent it, names the file again
     body = json.dumps({"path": name})
     assert "\\udce9" in body
-    read = ok_json(client.post("/api/tools/read_file", content=body))
+    read = answer(client.post("/api/tools/read_file", content=body))
     assert read["text"] == "     1\tlatte"
 
 
@@ -600,7 +564,7 @@ def test_non_loopback_server_needs_the_token_for_everything(root: Path) -> None:
         with httpx.Client(base_url=f"http://127.0.0.1:{server.port}") as http:
             error = error_of(http.post("/api/tools/read_file", json={"path": "README.md"}), 401)
             assert "beyond this machine" in error["message"]
-            read = ok_json(
+            read = answer(
                 http.post("/api/tools/read_file", json={"path": "README.md"}, headers=auth(server))
             )
             assert read["is_error"] is False
@@ -633,12 +597,13 @@ def test_cli_serve_prints_the_url_and_serves(root: Path) -> None:
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=tok123", url), banner
         base = url.split("?")[0]
         with httpx.Client(base_url=base, timeout=30) as http:
-            assert ok_json(http.post("/api/agent", json={"prompt": "TODO"}))["data"]["total"] == 1
-            wrote = ok_json(
-                http.post(
-                    "/api/tools/write_file",
-                    json={"path": "cli.txt", "content": "ok"},
-                    headers={"Authorization": "Bearer tok123"},
+            assert answer(http.post("/api/agent", json={"prompt": "TODO"}))["data"]["total"] == 1
+            wrote = answer(
+                post_tool(
+                    http,
+                    "write_file",
+                    {"path": "cli.txt", "content": "ok"},
+                    {"Authorization": "Bearer tok123"},
                 )
             )
             assert wrote["is_error"] is False and (root / "cli.txt").read_text() == "ok"

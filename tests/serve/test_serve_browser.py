@@ -92,12 +92,6 @@ def root(tree) -> Path:
     return tree(FILES)
 
 
-@pytest.fixture
-def server(root: Path) -> Iterator[Server]:
-    with live_server(root) as running:
-        yield running
-
-
 class Page:
     """The page in the browser, with the waits a person's eyes do."""
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from serve_helpers import live_server
+from serve_helpers import answer, auth, live_server, post_tool
 
 from codesift.control import current
 from codesift.serve import Server
@@ -36,19 +36,6 @@ HANG = 30.0
 @pytest.fixture
 def root(tree) -> Path:
     return tree(FILES)
-
-
-def auth(server: Server) -> dict[str, str]:
-    return {"Authorization": f"Bearer {server.token}"}
-
-
-def answer(response: httpx.Response, status: int) -> dict[str, Any]:
-    assert response.status_code == status, (
-        f"expected HTTP {status}, got {response.status_code}: {response.text[:500]}"
-    )
-    assert response.headers["content-type"].startswith("application/json"), response.headers
-    assert "Traceback" not in response.text, response.text
-    return response.json()  # type: ignore[no-any-return]
 
 
 @contextmanager
@@ -222,10 +209,11 @@ def test_a_flood_of_slow_reads_is_refused_not_queued(
             answer(http.get("/api/info"), 200)
             # Edits and previews have slots of their own.
             edited = answer(
-                http.post(
-                    "/api/tools/edit",
-                    json={"path": "README.md", "old_string": "Demo", "new_string": "Demo!"},
-                    headers=auth(server),
+                post_tool(
+                    http,
+                    "edit",
+                    {"path": "README.md", "old_string": "Demo", "new_string": "Demo!"},
+                    auth(server),
                 ),
                 200,
             )
@@ -277,10 +265,11 @@ def test_edits_run_one_at_a_time_without_holding_up_reads(root: Path) -> None:
             read = answer(http.post("/api/tools/read_file", json={"path": "src/other.py"}), 200)
             assert "def other" in read["text"], read
             busy = answer(
-                http.post(
-                    "/api/tools/edit",
-                    json={"path": "README.md", "old_string": "Demo", "new_string": "D"},
-                    headers=auth(server),
+                post_tool(
+                    http,
+                    "edit",
+                    {"path": "README.md", "old_string": "Demo", "new_string": "D"},
+                    auth(server),
                 ),
                 503,
             )["error"]
