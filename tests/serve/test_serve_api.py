@@ -48,6 +48,16 @@ def client(server: Server) -> Iterator[httpx.Client]:
         yield http
 
 
+def assert_writes(
+    http: httpx.Client, root: Path, path: str, content: str, headers: dict[str, str]
+) -> None:
+    """write_file with `headers` succeeds and the file holds `content`."""
+    done = answer(post_tool(http, "write_file", {"path": path, "content": content}, headers))
+    assert done["is_error"] is False, done
+    written = (root / path).read_text()
+    assert written == content, f"expected {content!r} in {path}, got {written!r}"
+
+
 def error_of(response: httpx.Response, status: int) -> dict[str, str]:
     body = answer(response, status)
     assert set(body) == {"error"}, body
@@ -134,13 +144,7 @@ def test_tool_failures_are_results_not_http_errors(client: httpx.Client) -> None
 
 
 def test_write_tools_with_the_token(server: Server, client: httpx.Client, root: Path) -> None:
-    wrote = answer(
-        post_tool(
-            client, "write_file", {"path": "new/dir/file.txt", "content": "hello\n"}, auth(server)
-        )
-    )
-    assert wrote["is_error"] is False, wrote
-    assert (root / "new/dir/file.txt").read_text() == "hello\n"
+    assert_writes(client, root, "new/dir/file.txt", "hello\n", auth(server))
     edited = answer(
         post_tool(
             client,
@@ -367,15 +371,7 @@ def test_token_option_and_reads_without_token(root: Path) -> None:
             ),
             401,
         )
-        done = answer(
-            post_tool(
-                http,
-                "write_file",
-                {"path": "a", "content": "z"},
-                {"Authorization": "bearer s3cret"},
-            )
-        )
-        assert done["is_error"] is False and (root / "a").read_text() == "z"
+        assert_writes(http, root, "a", "z", {"Authorization": "bearer s3cret"})
 
 
 def test_read_only_server(root: Path) -> None:
@@ -598,15 +594,7 @@ def test_cli_serve_prints_the_url_and_serves(root: Path) -> None:
         base = url.split("?")[0]
         with httpx.Client(base_url=base, timeout=30) as http:
             assert answer(http.post("/api/agent", json={"prompt": "TODO"}))["data"]["total"] == 1
-            wrote = answer(
-                post_tool(
-                    http,
-                    "write_file",
-                    {"path": "cli.txt", "content": "ok"},
-                    {"Authorization": "Bearer tok123"},
-                )
-            )
-            assert wrote["is_error"] is False and (root / "cli.txt").read_text() == "ok"
+            assert_writes(http, root, "cli.txt", "ok", {"Authorization": "Bearer tok123"})
         # Ctrl-C stops it quietly, with the CLI's exit code for an interruption
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=30)
@@ -618,43 +606,19 @@ def test_cli_serve_prints_the_url_and_serves(root: Path) -> None:
             process.wait(timeout=30)
 
 
+def serve_once(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`codesift serve --root ROOT ARGS...` run to its end (an error ends it at once)."""
+    command = [sys.executable, "-m", "codesift", "serve", "--root", str(root), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+
 def test_cli_serve_errors_are_one_line(root: Path) -> None:
     with live_server(root) as server:
-        busy = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "codesift",
-                "serve",
-                "--root",
-                str(root),
-                "--port",
-                str(server.port),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        busy = serve_once(root, "--port", str(server.port))
     assert busy.returncode == 2
     assert busy.stderr.startswith(f"codesift: cannot listen on 127.0.0.1:{server.port}")
     assert "--port" in busy.stderr and "Traceback" not in busy.stderr
     assert busy.stderr.count("\n") == 1
-    profile = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "codesift",
-            "serve",
-            "--root",
-            str(root),
-            "--port",
-            "0",
-            "--profile",
-            "no-such-agent",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    profile = serve_once(root, "--port", "0", "--profile", "no-such-agent")
     assert profile.returncode == 2 and "no-such-agent" in profile.stderr
     assert "Traceback" not in profile.stderr

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from serve_helpers import answer, auth, live_server, post_tool
+from tool_helpers import edit_args
 
 from codesift.control import current
 from codesift.serve import Server
@@ -209,13 +210,7 @@ def test_a_flood_of_slow_reads_is_refused_not_queued(
             answer(http.get("/api/info"), 200)
             # Edits and previews have slots of their own.
             edited = answer(
-                post_tool(
-                    http,
-                    "edit",
-                    {"path": "README.md", "old_string": "Demo", "new_string": "Demo!"},
-                    auth(server),
-                ),
-                200,
+                post_tool(http, "edit", edit_args("README.md", "Demo", "Demo!"), auth(server)), 200
             )
             assert edited["is_error"] is False, edited
             answer(http.post("/api/preview", json=OTHER_PREVIEW), 200)
@@ -265,13 +260,7 @@ def test_edits_run_one_at_a_time_without_holding_up_reads(root: Path) -> None:
             read = answer(http.post("/api/tools/read_file", json={"path": "src/other.py"}), 200)
             assert "def other" in read["text"], read
             busy = answer(
-                post_tool(
-                    http,
-                    "edit",
-                    {"path": "README.md", "old_string": "Demo", "new_string": "D"},
-                    auth(server),
-                ),
-                503,
+                post_tool(http, "edit", edit_args("README.md", "Demo", "D"), auth(server)), 503
             )["error"]
             assert busy["type"] == "ServerBusy" and "edit" in busy["message"], busy
         background.join()
