@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+from cli_helpers import codesift_run, numbered_tree
+
 
 def codesift(root: Path, *args: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
@@ -36,10 +38,7 @@ def interrupt(proc: subprocess.Popen[bytes]) -> tuple[int, float]:
 
 def test_ctrl_c_stops_a_streaming_grep_with_exit_130(tmp_path):
     root = tmp_path / "t"
-    for i in range(3000):
-        d = root / f"d{i // 100:03}"
-        d.mkdir(parents=True, exist_ok=True)
-        (d / f"f{i:05}.txt").write_text("needle\n" * 20)
+    numbered_tree(root, 3000, "needle\n" * 20)
     proc = codesift(root, "grep", "-m", "0", "needle")
     assert proc.stdout is not None and proc.stderr is not None
     assert proc.stdout.readline().startswith(b"d000/")  # under way; then the pipe fills up
@@ -62,18 +61,8 @@ def test_ctrl_c_during_index_build_keeps_the_old_index(tmp_path, index_cache):
     root = tmp_path / "t"
     rng = random.Random(7)
     body = "".join(f"line {i} {rng.random()} some words here\n" for i in range(200))
-    for i in range(8000):
-        d = root / f"d{i // 100:03}"
-        d.mkdir(parents=True, exist_ok=True)
-        (d / f"f{i:05}.txt").write_text(body)
-    built = subprocess.run(
-        [sys.executable, "-m", "codesift", "index", "build"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    numbered_tree(root, 8000, body)
+    built = codesift_run(root, "index", "build", timeout=300)
     assert built.returncode == 0, built.stderr
     before = index_files(index_cache)
     assert len(before) == 1, f"expected one index file, found {list(before)}"

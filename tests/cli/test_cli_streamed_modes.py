@@ -16,6 +16,7 @@ from itertools import groupby
 from pathlib import Path
 
 import pytest
+from cli_helpers import assert_a_closed_pipe_exits_0_quietly, numbered_tree, start_grep
 from cli_helpers import codesift_grep_bytes as run
 
 from codesift import Workspace, cli
@@ -142,14 +143,6 @@ def without_ids(document: bytes) -> bytes:
     return re.sub(rb'"id": "[^"]*"', b'"id": ""', document)
 
 
-def big_tree(root: Path, files: int) -> Path:
-    for i in range(files):
-        d = root / f"d{i // 100:03}"
-        d.mkdir(parents=True, exist_ok=True)
-        (d / f"f{i:05}.txt").write_text("needle one\nneedle two\n")
-    return root
-
-
 @pytest.mark.parametrize(
     ("flags", "first"),
     [
@@ -161,21 +154,12 @@ def big_tree(root: Path, files: int) -> Path:
 def test_the_first_file_comes_at_once_and_a_closed_pipe_exits_0_quietly(tmp_path, flags, first):
     # The reader takes one piece and closes the pipe: the search must have written its first
     # file without finishing the tree (it cannot while nobody reads), then stop quietly.
-    root = big_tree(tmp_path / "t", 4000)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "codesift", "grep", *flags, "needle"],
-        cwd=root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert proc.stdout is not None and proc.stderr is not None
+    root = numbered_tree(tmp_path / "t", 4000, "needle one\nneedle two\n")
+    proc = start_grep(root, *flags, "needle")
+    assert proc.stdout is not None
     got = proc.stdout.read(len(first))
     assert got == first, (got, first)
-    proc.stdout.close()
-    code = proc.wait(timeout=60)
-    err = proc.stderr.read().decode()
-    assert code == 0, f"expected exit 0 after a closed pipe, got {code}: {err}"
-    assert err == "", f"expected nothing on stderr, got {err!r}"
+    assert_a_closed_pipe_exits_0_quietly(proc)
 
 
 def with_a_big_file(root: Path) -> Path:

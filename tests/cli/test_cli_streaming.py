@@ -4,38 +4,23 @@ the search and exits 0 without a word."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
+
+from cli_helpers import (
+    assert_a_closed_pipe_exits_0_quietly,
+    codesift_grep,
+    numbered_tree,
+    start_grep,
+)
 
 
 def big_tree(root: Path, files: int) -> Path:
-    for i in range(files):
-        d = root / f"d{i // 100:03}"
-        d.mkdir(parents=True, exist_ok=True)
-        (d / f"f{i:05}.txt").write_text("alpha\nneedle one\nbeta\nneedle two\n")
-    return root
-
-
-def start(root: Path, *args: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "codesift", "grep", *args],
-        cwd=root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    return numbered_tree(root, files, "alpha\nneedle one\nbeta\nneedle two\n")
 
 
 def test_streamed_lines_are_rgs_lines_in_path_order(tmp_path):
     root = big_tree(tmp_path / "t", 250)
-    proc = subprocess.run(
-        [sys.executable, "-m", "codesift", "grep", "-m", "0", "needle"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = codesift_grep(root, "-m", "0", "needle")
     assert proc.returncode == 0, proc.stderr
     expected = []
     for i in range(250):
@@ -49,7 +34,7 @@ def test_the_first_line_comes_before_the_search_ends(tmp_path):
     # The consumer does not read on: the search must have printed its first file without
     # waiting for the rest (which it cannot finish while the pipe is full).
     root = big_tree(tmp_path / "t", 3000)
-    proc = start(root, "-m", "0", "needle")
+    proc = start_grep(root, "-m", "0", "needle")
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()
@@ -62,28 +47,17 @@ def test_the_first_line_comes_before_the_search_ends(tmp_path):
 
 def test_a_closed_pipe_stops_the_search_and_exits_0_quietly(tmp_path):
     root = big_tree(tmp_path / "t", 3000)
-    proc = start(root, "-m", "0", "needle")
+    proc = start_grep(root, "-m", "0", "needle")
     assert proc.stdout is not None and proc.stderr is not None
     first = proc.stdout.readline()
     assert first.startswith(b"d000/f00000.txt:"), first
-    proc.stdout.close()  # as `| head -1` does
-    code = proc.wait(timeout=60)
-    err = proc.stderr.read().decode()
-    assert code == 0, f"expected exit 0 after a closed pipe, got {code}: {err}"
-    assert err == "", f"expected nothing on stderr, got {err!r}"
+    assert_a_closed_pipe_exits_0_quietly(proc)
 
 
 def test_files_with_matches_stream_the_same_names_in_path_order(tmp_path):
     root = big_tree(tmp_path / "t", 250)
     (root / "d001" / "f00150.txt").write_text("no match here\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "codesift", "grep", "-l", "needle"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = codesift_grep(root, "-l", "needle")
     assert proc.returncode == 0, proc.stderr
     expected = [f"d{i // 100:03}/f{i:05}.txt" for i in range(250) if i != 150]
     assert proc.stdout.splitlines() == expected, proc.stdout[:500]
@@ -92,12 +66,8 @@ def test_files_with_matches_stream_the_same_names_in_path_order(tmp_path):
 
 def test_files_with_matches_stop_quietly_when_the_pipe_closes(tmp_path):
     root = big_tree(tmp_path / "t", 3000)
-    proc = start(root, "-l", "needle")
+    proc = start_grep(root, "-l", "needle")
     assert proc.stdout is not None and proc.stderr is not None
     first = proc.stdout.readline()
     assert first == b"d000/f00000.txt\n", first
-    proc.stdout.close()
-    code = proc.wait(timeout=60)
-    err = proc.stderr.read().decode()
-    assert code == 0, f"expected exit 0 after a closed pipe, got {code}: {err}"
-    assert err == "", f"expected nothing on stderr, got {err!r}"
+    assert_a_closed_pipe_exits_0_quietly(proc)
