@@ -43,6 +43,13 @@ class Env:
         )
         wait_for("the daemon answers", lambda: self.status() is not None)
 
+    def __enter__(self) -> Env:
+        self.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
     def status(self) -> dict | None:
         out = subprocess.run(
             [sys.executable, "-m", "codesift", "daemon", "status", "--json"],

@@ -527,11 +527,9 @@ def run_case(env: Env, root: Path, argv: list[str], stdin: bytes | None, forms, 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory):
     base = tmp_path_factory.mktemp("agents")
-    env = Env(base)
-    env.start()
-    root = make_tree(base / "repo")
-    yield env, root, display_forms(root)
-    env.stop()
+    with Env(base) as env:
+        root = make_tree(base / "repo")
+        yield env, root, display_forms(root)
 
 
 @pytest.mark.parametrize(("name", "argv", "stdin"), CASES, ids=[c[0] for c in CASES])

@@ -74,9 +74,8 @@ def env(tmp_path: Path):
     # The global git excludes are found through XDG_CONFIG_HOME: this test's own.
     env.env.update(XDG_CONFIG_HOME=str(config), HOME=str(tmp_path))
     env.env.pop("GIT_CONFIG_GLOBAL", None)
-    env.start()
-    yield env
-    env.stop()
+    with env:
+        yield env
 
 
 def reference(env: Env, tree: Path, args: tuple[str, ...]) -> subprocess.CompletedProcess:

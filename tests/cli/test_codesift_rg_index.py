@@ -13,6 +13,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rg_helpers import BIN, Env
@@ -123,11 +124,20 @@ FLAGS: list[tuple[str, ...]] = [
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory: pytest.TempPathFactory):
     base = tmp_path_factory.mktemp("rgindex")
-    env = Env(base)
-    env.start()
-    tree = make_tree(base / "tree")
-    yield env, tree
-    env.stop()
+    with Env(base) as env:
+        yield env, make_tree(base / "tree")
+
+
+def scan_and_forced(env: Env, tree: Path, args: tuple[str, ...]) -> tuple[Any, Any]:
+    """codesift-rg ARGS as a scan and forced through the index: the same exit code and
+    (but for what a scan and the index may order or count apart) the same bytes."""
+    scan = env.rg(tree, "never", *args)
+    forced = env.rg(tree, "force", *args)
+    assert (forced.returncode, comparable(forced.stdout, args)) == (
+        scan.returncode,
+        comparable(scan.stdout, args),
+    ), f"rg {args}\nscan: {scan.stdout[:2000]!r}\nforce: {forced.stdout[:2000]!r} {forced.stderr!r}"
+    return scan, forced
 
 
 @pytest.mark.parametrize("flags", FLAGS, ids=lambda f: " ".join(f) or "defaults")
@@ -136,12 +146,7 @@ def test_force_answers_equal_the_scan_byte_for_byte(setup, flags, where) -> None
     env, tree = setup
     pattern = () if "-e" in flags or "--files" in flags else ("needle",)
     args = ("--sort", "path", *flags, *pattern, *where)
-    scan = env.rg(tree, "never", *args)
-    forced = env.rg(tree, "force", *args)
-    assert (forced.returncode, comparable(forced.stdout, args)) == (
-        scan.returncode,
-        comparable(scan.stdout, args),
-    ), f"rg {args}\nscan: {scan.stdout!r}\nforce: {forced.stdout!r} {forced.stderr!r}"
+    scan, forced = scan_and_forced(env, tree, args)
     assert b"files from the index" in forced.stderr, forced.stderr
     if REAL_RG.is_file():
         real = env.rg(tree, "never", *args, binary=REAL_RG)
@@ -269,8 +274,6 @@ def big_files(tmp_path_factory: pytest.TempPathFactory):
     # Files of many 16 KiB units where only a few units hold the needle: the index sends the
     # parts that can match and codesift-rg reads only those, numbering lines as in the file.
     base = tmp_path_factory.mktemp("rgspans")
-    env = Env(base)
-    env.start()
     tree = base / "tree"
     tree.mkdir()
     for f in range(6):
@@ -288,20 +291,15 @@ def big_files(tmp_path_factory: pytest.TempPathFactory):
     # Files written within moments of the build are read whole (their change time cannot
     # tell a later write apart): let the clock move past that margin first.
     time.sleep(2.1)
-    yield env, tree
-    env.stop()
+    with Env(base) as env:
+        yield env, tree
 
 
 @pytest.mark.parametrize("flags", SPAN_FLAGS, ids=lambda f: " ".join(f) or "defaults")
 def test_files_read_in_parts_print_the_scans_bytes(big_files, flags) -> None:
     env, tree = big_files
     args = ("--sort", "path", *flags, "spanneedle")
-    scan = env.rg(tree, "never", *args)
-    forced = env.rg(tree, "force", *args)
-    assert (forced.returncode, comparable(forced.stdout, args)) == (
-        scan.returncode,
-        comparable(scan.stdout, args),
-    ), f"rg {args}\nscan: {scan.stdout[:300]!r}\nforce: {forced.stdout[:300]!r}"
+    _, forced = scan_and_forced(env, tree, args)
     parts = not any(f in flags for f in ("-C", "-B", "-b", "--json"))
     read_in_parts = b"(0 read in parts)" not in forced.stderr
     assert b"files from the index" in forced.stderr, forced.stderr
