@@ -181,26 +181,23 @@ def test_real_rg_variable_that_is_not_executable_is_named(tree: Path, tmp_path: 
     assert f"CODESIFT_REAL_RG={missing} is not an executable file" in got.stderr, got.stderr
 
 
+def run_with_path(cwd: Path, path: str, *command: str) -> subprocess.CompletedProcess[str]:
+    """COMMAND in `cwd` with PATH the only variable of its environment."""
+    return subprocess.run(
+        list(command), cwd=cwd, env={"PATH": path}, capture_output=True, text=True, timeout=60
+    )
+
+
 def test_the_shims_record_of_the_ripgrep_package_is_the_last_resort(
     tree: Path, tmp_path: Path
 ) -> None:
     shim = tmp_path / "shim"
     link_to_self(shim)
     (shim / ".real-rg").symlink_to(fake_rg(tmp_path / "venv" / "bin"))
-    env = {"PATH": f"{shim}:/nonexistent"}
-    through_path = subprocess.run(
-        ["rg", "--pcre2", "foo"], cwd=tree, env=env, capture_output=True, text=True, timeout=60
-    )
+    through_path = run_with_path(tree, f"{shim}:/nonexistent", "rg", "--pcre2", "foo")
     assert through_path.stdout == "real rg ran with: --pcre2 foo\n", f"got {through_path}"
     # Run by its full path (as agents that resolve `rg` first do), PATH not holding it.
-    by_path = subprocess.run(
-        [str(shim / "rg"), "--pcre2", "foo"],
-        cwd=tree,
-        env={"PATH": "/nonexistent"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    by_path = run_with_path(tree, "/nonexistent", str(shim / "rg"), "--pcre2", "foo")
     assert by_path.stdout == "real rg ran with: --pcre2 foo\n", f"got {by_path}"
 
 
@@ -210,14 +207,7 @@ def test_the_rg_of_the_environment_holding_codesift_rg_is_found(tree: Path, tmp_
     installed = package_bin / "codesift-rg"
     shutil.copy2(BIN, installed)
     fake_rg(tmp_path / "env" / "bin")
-    got = subprocess.run(
-        [str(installed), "--pcre2", "foo"],
-        cwd=tree,
-        env={"PATH": "/nonexistent"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    got = run_with_path(tree, "/nonexistent", str(installed), "--pcre2", "foo")
     assert got.stdout == "real rg ran with: --pcre2 foo\n", f"got {got}"
 
 

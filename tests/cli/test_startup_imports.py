@@ -209,32 +209,19 @@ def test_piped_grep_with_notes_still_builds_its_result(tmp_path):
     (tmp_path / "build" / "b.py").write_text("needle = 3\n")
     cli = "import sys; from codesift.cli import main; sys.exit(main())"
     env = {**os.environ, "PYTHONPATH": PACKAGE_PARENT}
-    capped = subprocess.run(
-        [sys.executable, "-S", "-c", cli, "grep", "-m", "2", "needle"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-    )
+
+    def grep_without_site(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-S", "-c", cli, "grep", *args]
+        return subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=env)
+
+    capped = grep_without_site("-m", "2", "needle")
     assert capped.returncode == 0, capped.stderr
     assert capped.stdout == "a0.py:1:needle = 1\na0.py:2:needle = 2\n", capped.stdout
     assert "[TRUNCATED: reached limit 2" in capped.stderr, capped.stderr
-    whole = subprocess.run(
-        [sys.executable, "-S", "-c", cli, "grep", "needle"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-    )
+    whole = grep_without_site("needle")
     note = 'codesift: (1 gitignored path hidden: build/ — pass --no-ignore or PATH "build")\n'
     assert whole.returncode == 0 and whole.stderr == "", whole.stderr  # 6 hits: not "little"
-    few = subprocess.run(
-        [sys.executable, "-S", "-c", cli, "grep", "needle = 1"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-    )
+    few = grep_without_site("needle = 1")
     assert few.returncode == 0 and few.stderr == note, f"expected {note!r}, got {few.stderr!r}"
 
 
