@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import pty
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 
@@ -63,3 +66,29 @@ def assert_a_closed_pipe_exits_0_quietly(proc: subprocess.Popen[bytes]) -> None:
     err = proc.stderr.read().decode()
     assert code == 0, f"expected exit 0 after a closed pipe, got {code}: {err}"
     assert err == "", f"expected nothing on stderr, got {err!r}"
+
+
+def on_a_terminal(
+    argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = None
+) -> tuple[int, bytes]:
+    """Runs `argv` with stdout and stderr a terminal (a pty); returns its exit code and what
+    it wrote there (read for at most 120 seconds)."""
+    pid, fd = pty.fork()
+    if pid == 0:  # child: stdout and stderr are the terminal
+        if cwd is not None:
+            os.chdir(cwd)
+        os.environ.update(env or {})
+        os.execv(argv[0], argv)
+    output = b""
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), output

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import codesift_grep
+from cli_helpers import codesift_grep, on_a_terminal
 
 from codesift import Workspace
 
@@ -180,21 +178,8 @@ def test_no_cap_in_a_pipe(tree):
 
 def test_a_terminal_is_capped_and_says_so(tree):
     root = tree({"many.txt": "hit\n" * 600})
-    pid, fd = pty.fork()
-    if pid == 0:  # child: stdout and stderr are the terminal
-        os.chdir(root)
-        os.execv(sys.executable, [sys.executable, "-m", "codesift", "grep", "hit", "--no-index"])
-    output = b""
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        output += chunk
-    os.waitpid(pid, 0)
+    argv = [sys.executable, "-m", "codesift", "grep", "hit", "--no-index"]
+    _, output = on_a_terminal(argv, cwd=root)
     text = output.decode("utf-8", "replace")
     assert "a terminal shows the first 500 matches" in text, text[-800:]
     assert "-m 0 shows them all" in text, text[-800:]
