@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from index_helpers import hits
 
 from codesift import Workspace
 
@@ -23,15 +24,6 @@ STDLIB = Path(sysconfig.get_paths()["stdlib"])
 #: A file changed less than 2 s before a build may hide a change in its timestamps: it is
 #: searched from disk until it is older (tests that need files the index trusts wait this).
 RACY_SECONDS = 2.1
-
-
-def hits(result) -> list[dict]:
-    rows = []
-    for match in result.matches:
-        row = match.to_dict()
-        row.pop("id")
-        rows.append(row)
-    return rows
 
 
 def same_as_scan(root: Path, pattern: str, **options) -> bool:

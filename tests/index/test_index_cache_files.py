@@ -15,6 +15,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from index_helpers import hits
 
 from codesift import Workspace
 
@@ -37,17 +38,20 @@ FILES = {
 }
 
 
-def hits(result) -> list[dict]:
-    rows = []
-    for match in result.matches:
-        row = match.to_dict()
-        row.pop("id")
-        rows.append(row)
-    return rows
-
-
 def scan_hits(root: Path, pattern: str = "needle") -> list[dict]:
     return hits(Workspace(root, index=False).grep(pattern))
+
+
+def assert_discarded(root: Path, answered_from: str | None = None) -> None:
+    """A search with index="auto" answers as a scan does and the status says the index was
+    discarded; with `answered_from` (what the index was), also that it did not answer."""
+    ws = Workspace(root, index="auto")
+    result = ws.grep("needle")
+    assert hits(result) == scan_hits(root)
+    if answered_from is not None:
+        assert not result.indexed, f"a search answered from {answered_from}"
+    problem = ws.index_status()["problem"]
+    assert problem and "discarded" in problem, f"status problem: {problem!r}"
 
 
 def index_path(root: Path) -> Path:
@@ -135,13 +139,7 @@ def test_a_symlink_at_the_index_name_is_not_trusted(tree, tmp_path):
     path.rename(elsewhere)
     path.symlink_to(elsewhere)
 
-    fresh = Workspace(root, index="auto")
-    result = fresh.grep("needle")
-
-    assert hits(result) == scan_hits(root)
-    assert not result.indexed, "a search answered from an index reached through a symlink"
-    problem = fresh.index_status()["problem"]
-    assert problem and "discarded" in problem, f"status problem: {problem!r}"
+    assert_discarded(root, answered_from="an index reached through a symlink")
 
 
 def test_a_fifo_in_place_of_the_index_does_not_hang_a_search(tree, index_cache):
@@ -213,12 +211,7 @@ def test_damaged_postings_are_discarded(tree, damage):
     Workspace(root, index="auto").index_build()
     damage_postings(index_path(root), damage)
 
-    ws = Workspace(root, index="auto")
-    result = ws.grep("needle")
-
-    assert hits(result) == scan_hits(root)
-    problem = ws.index_status()["problem"]
-    assert problem and "discarded" in problem, f"status problem: {problem!r}"
+    assert_discarded(root)
 
 
 def test_damaged_postings_are_rebuilt_when_the_index_is_on(tree):
@@ -241,13 +234,7 @@ def test_an_index_owned_by_another_user_is_not_trusted(tree):
     Workspace(root, index="auto").index_build()
     os.chown(index_path(root), 65534, 65534)
 
-    ws = Workspace(root, index="auto")
-    result = ws.grep("needle")
-
-    assert hits(result) == scan_hits(root)
-    assert not result.indexed, "a search answered from another user's index"
-    problem = ws.index_status()["problem"]
-    assert problem and "discarded" in problem, f"status problem: {problem!r}"
+    assert_discarded(root, answered_from="another user's index")
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="chown to another uid needs root")

@@ -54,6 +54,12 @@ def workspaces(root: Path, **options) -> dict[str, Workspace]:
     return made
 
 
+def assert_watched_finds(made, expected: list[str], **call) -> None:
+    """The watched workspace's grep for "needle" (all hits) finds the files `expected`."""
+    found = made["watched"].grep("needle", max_matches=None, **call).files
+    assert found == expected, f"expected {expected}, found {found}"
+
+
 def assert_grep_like_scan(made, root: Path, pattern: str, options=None, **call) -> None:
     scanned = Workspace(root, **(options or {})).grep(pattern, max_matches=None, **call)
     expected = grep_view(scanned)
@@ -99,8 +105,7 @@ def test_an_exclude_that_matches_a_directory_prunes_everything_below_it(tree):
     (root / "vendor/deeper/y.log").write_text("needle\n")
     for exclude in ["vendor", "deeper", "more"]:
         assert_grep_like_scan(made, root, "needle", exclude=exclude)
-    found = made["watched"].grep("needle", exclude="vendor", max_matches=None).files
-    assert found == ["src/a.txt", "src/gen/d.txt"], found
+    assert_watched_finds(made, ["src/a.txt", "src/gen/d.txt"], exclude="vendor")
 
 
 def test_an_explicit_path_inside_an_ignored_directory_is_searched(tree):
@@ -118,8 +123,7 @@ def test_an_explicit_path_inside_an_ignored_directory_is_searched(tree):
         assert_grep_like_scan(made, root, "needle", path=path)
         assert_glob_like_scan(made, root, "**", path=path)
         assert_glob_like_scan(made, root, "*.txt", path=path)
-    found = made["watched"].grep("needle", path="build", max_matches=None).files
-    assert found == ["build/out.txt", "build/sub/deep.txt"], found
+    assert_watched_finds(made, ["build/out.txt", "build/sub/deep.txt"], path="build")
     # And the watch still answers afterwards, with later changes seen.
     (root / "src/b.txt").write_text("needle\n")
     assert_grep_like_scan(made, root, "needle")
@@ -135,8 +139,7 @@ def test_a_search_path_inside_a_new_directory_is_searched(tree):
     (root / "pkg/sub/b.txt").write_text("needle\n")
     assert_grep_like_scan(made, root, "needle", path="pkg/sub")
     assert_glob_like_scan(made, root, "*.txt", path="pkg/sub")
-    found = made["watched"].grep("needle", path="pkg/sub", max_matches=None).files
-    assert found == ["pkg/sub/b.txt"], found
+    assert_watched_finds(made, ["pkg/sub/b.txt"], path="pkg/sub")
 
 
 @pytest.mark.parametrize("git_dir", [True, False], ids=["git-dir-without-info", "no-git"])
@@ -151,8 +154,7 @@ def test_an_exclude_file_created_after_the_build_is_seen(tree, git_dir):
     (root / ".git/info/exclude").write_text("*.log\n")
     assert_grep_like_scan(made, root, "needle")
     assert_glob_like_scan(made, root, "**")
-    found = made["watched"].grep("needle", max_matches=None).files
-    assert found == ["b.txt"], found
+    assert_watched_finds(made, ["b.txt"])
 
 
 @pytest.mark.parametrize("kind", ["directory", "file"])
@@ -168,15 +170,14 @@ def test_a_nested_repository_appearing_in_the_tree_is_seen(tree, kind):
         },
     )
     made = workspaces(root)
-    assert made["watched"].grep("needle", max_matches=None).files == ["lib/c.txt"]
+    assert_watched_finds(made, ["lib/c.txt"])
     if kind == "directory":
         (root / "lib/.git").mkdir()
     else:
         (root / "lib/.git").write_text("gitdir: ../elsewhere\n")
     assert_grep_like_scan(made, root, "needle")
     assert_glob_like_scan(made, root, "**")
-    found = made["watched"].grep("needle", max_matches=None).files
-    assert found == ["lib/b.log", "lib/c.txt"], found
+    assert_watched_finds(made, ["lib/b.log", "lib/c.txt"])
 
 
 def test_a_nested_repositorys_own_exclude_file_is_seen(tree):
@@ -198,8 +199,7 @@ def test_a_nested_repositorys_own_exclude_file_is_seen(tree):
     (root / "other/.git/info/exclude").write_text("*.txt\n")
     assert_grep_like_scan(made, root, "needle")
     assert_glob_like_scan(made, root, "**")
-    found = made["watched"].grep("needle", max_matches=None).files
-    assert found == ["c.txt"], found
+    assert_watched_finds(made, ["c.txt"])
 
 
 SUMMARY_TREE = {

@@ -274,21 +274,20 @@ def op_write_existing(ws: Workspaces, i: int) -> list[str]:
     return []
 
 
-def op_edit(ws: Workspaces, i: int) -> list[str]:
-    if i % 2 == 0:
-        ws.plain.edit("d/f.txt", "inside", "inside2")
-    else:
-        ws.plain.edit("d/f.txt", "inside2", "inside")
+def flip_edit(ws: Workspaces, i: int, first: str, second: str) -> list[str]:
+    """Edits d/f.txt from `first` to `second` on even calls and back on odd ones."""
+    old, new = (first, second) if i % 2 == 0 else (second, first)
+    ws.plain.edit("d/f.txt", old, new)
     return []
+
+
+def op_edit(ws: Workspaces, i: int) -> list[str]:
+    return flip_edit(ws, i, "inside", "inside2")
 
 
 def op_edit_common_text(ws: Workspaces, i: int) -> list[str]:
     # "needle" is in OUTSIDE/f.txt too: an edit that escaped would change it.
-    if i % 2 == 0:
-        ws.plain.edit("d/f.txt", "needle", "Needle")
-    else:
-        ws.plain.edit("d/f.txt", "Needle", "needle")
-    return []
+    return flip_edit(ws, i, "needle", "Needle")
 
 
 Op = Callable[[Workspaces, int], list[str]]
