@@ -19,11 +19,8 @@ them); `--json` writes them as `\\udcff` escapes, which `json.loads` reads back 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
-import threading
-from collections.abc import Callable, Iterator, Sequence
 from itertools import groupby
 
 from . import __version__
@@ -54,9 +51,11 @@ from .workspace import Workspace
 
 # rich is imported only where output goes to a terminal, json only for --json: a piped grep
 # starts without either, and without the results' dataclasses (it reads the engine's figures
-# as they are), `typing` or `pathlib` (see tests/cli/test_startup_imports.py).
+# as they are), `typing`, `pathlib`, `threading` (a scan waited for on a thread, with a
+# spinner) or `contextlib` (see tests/cli/test_startup_imports.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
     from typing import Any, NoReturn, TypeVar
 
     from rich.console import Console
@@ -489,6 +488,8 @@ def _with_progress(console: Console | None, label: str, work: Callable[[], T]) -
     engine's walk, search or build at once instead of waiting for the call to return (the
     main thread waits and handles the signal; KeyboardInterrupt then ends the command with
     exit 130). On a terminal, shows a spinner if it takes more than a moment."""
+    import threading
+
     from .control import CallControl, controlling
 
     outcome: dict[str, Any] = {}
@@ -934,6 +935,8 @@ def _want_daemon_index(ws: Workspace) -> None:
     }
     # A speed-up for later searches: no problem of it may touch this search's answer (already
     # printed) or its exit status.
+    import contextlib
+
     with contextlib.suppress(CodesiftError, OSError, ValueError):
         daemon.want_index(root, walk)
 

@@ -4,17 +4,16 @@ edits go through `codesift.edits.Editor`)."""
 from __future__ import annotations
 
 import os
-import re
-import threading
+from _thread import allocate_lock
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from . import _core
 from .arguments import (
+    GLOB_FILTERS,
+    GLOB_OPTIONS,
+    GREP_OPTIONS,
+    GREP_STREAM_OPTIONS,
     MAX_COUNT,
-    GlobFilters,
-    GlobOptions,
-    GrepOptions,
-    GrepStreamOptions,
     check_flag,
     check_ignore_files,
     check_int,
@@ -50,10 +49,12 @@ if TYPE_CHECKING:
         UndoResult,
         WriteResult,
     )
+    from .options import GlobFilters, GlobOptions, GrepOptions, GrepStreamOptions
     from .results import GlobResult, GrepResult
 
 DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
-LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
+# Compiled on first use (by `re`'s cache), not at every search's start.
+LINE_RANGE = r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$"
 ID_SALT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
@@ -133,7 +134,8 @@ class Workspace:
         self.live = LiveSearches()
         # `history` and `editor` are made on first use, once (under this lock): a workspace
         # that only searches never imports the edit machinery.
-        self._edit_lock = threading.Lock()
+        # `threading.Lock` itself, without importing `threading` (a start-up cost).
+        self._edit_lock = allocate_lock()
 
     @property
     def history(self) -> EditHistory:
@@ -210,7 +212,7 @@ class Workspace:
         `cancel`: a `CancelToken` whose `cancel()` (from another thread) stops the walk; the
         call then raises `CancelledError`. Default: the token of the current `CallControl`
         (see `codesift.control`), if any."""
-        check_names("Workspace.glob", options, GlobOptions)
+        check_names("Workspace.glob", options, GLOB_OPTIONS)
         request = self._glob_request(pattern, path, options)
         outcome = self._engine.glob(request, cancel=_cancel_token(cancel))
         return self._glob_result(pattern, request, outcome, outcome.files)
@@ -234,7 +236,7 @@ class Workspace:
         Closing the iterator (`close()`, leaving a `with` block, or dropping it) stops the
         walk. After the last file, `.result` holds the walk's figures (a `GlobResult` without
         files). A bad pattern or path raises here, before the walk."""
-        check_names("Workspace.glob_iter", options, GlobFilters)
+        check_names("Workspace.glob_iter", options, GLOB_FILTERS)
         whole = {**options, "limit": MAX_COUNT if limit is None else limit, "sort": "path"}
         request = self._glob_request(pattern, path, whole)
         files = self._engine.glob_iter(request, cancel=_cancel_token(cancel))
@@ -324,7 +326,7 @@ class Workspace:
         the search within milliseconds; the call then raises `CancelledError` (nothing
         partial is returned). Default: the token of the current `CallControl` (see
         `codesift.control`), if any."""
-        check_names("Workspace.grep", options, GrepOptions)
+        check_names("Workspace.grep", options, GREP_OPTIONS)
         # `_lines`, for the CLI's piped lines (`GrepIter._printed`): without `max_matches` and
         # `timeout`, the search keeps one hit per matching line, its first match (the same
         # lines printed, no record per match; the total is exact only when small, see
@@ -360,7 +362,7 @@ class Workspace:
         search. After the last hit, `.result` holds the search's figures (a `GrepResult`
         without matches). `remember=False`: the hits' ids are not kept for `edit_result`.
         No `count_total` nor `offset`: they need the whole answer (use `grep`)."""
-        check_names("Workspace.grep_iter", options, GrepStreamOptions)
+        check_names("Workspace.grep_iter", options, GREP_STREAM_OPTIONS)
         options.setdefault("max_matches", None)
         return self.grep(pattern, path, cancel=cancel, stream=True, remember=remember, **options)
 
@@ -817,7 +819,9 @@ class Workspace:
 
     def _line_range(self, path: PathArg, offset: int, limit: int) -> tuple[PathArg, int, int]:
         if isinstance(path, str):
-            m = LINE_RANGE.match(path)
+            import re
+
+            m = re.match(LINE_RANGE, path)
             if m and not self._engine.exists(self.sandbox.relative(path)):
                 start = int(m["start"])
                 end = int(m["end"]) if m["end"] else start
