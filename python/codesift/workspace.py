@@ -22,7 +22,6 @@ from .arguments import (
     glob_request,
     grep_request,
 )
-from .cache import HitState, LiveSearch, LiveSearches, ResultCache
 from .current_call import current_token
 from .errors import InvalidArgumentError
 from .sandbox import PathArg, Sandbox, path_text
@@ -37,6 +36,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, Literal, Unpack, overload
 
+    from .cache import LiveSearches, ResultCache
     from .edits import Editor
     from .edits.history import EditHistory
     from .file_results import (
@@ -129,13 +129,51 @@ class Workspace:
             daemon=_daemon_argv() if _index_mode(index) != "off" else None,
         )
         self.sandbox = Sandbox(self._engine.root, given)
-        self.cache = ResultCache(self._engine.id_prefix, capacity=cache_size)
-        #: The searches `grep_page` keeps running between pages.
-        self.live = LiveSearches()
+        self._cache_size = cache_size
+        # `cache` and `live` are made on first use, once (under this lock): a search that
+        # keeps no hits (the CLI's) never imports them. `threading.Lock` itself, without
+        # importing `threading` (a start-up cost).
+        self._cache_lock = allocate_lock()
         # `history` and `editor` are made on first use, once (under this lock): a workspace
         # that only searches never imports the edit machinery.
-        # `threading.Lock` itself, without importing `threading` (a start-up cost).
         self._edit_lock = allocate_lock()
+
+    @property
+    def cache(self) -> ResultCache:
+        """The hits of this workspace's searches, by id, for `edit_result` (bounded: the
+        `cache_size` most recently used)."""
+        cache = self.__dict__.get("_cache")
+        if cache is None:
+            with self._cache_lock:
+                cache = self.__dict__.get("_cache")
+                if cache is None:
+                    from .cache import ResultCache
+
+                    cache = self._cache = ResultCache(
+                        self._engine.id_prefix, capacity=self._cache_size
+                    )
+        return cache
+
+    @cache.setter
+    def cache(self, cache: ResultCache) -> None:
+        self._cache = cache
+
+    @property
+    def live(self) -> LiveSearches:
+        """The searches `grep_page` keeps running between pages."""
+        live = self.__dict__.get("_live")
+        if live is None:
+            with self._cache_lock:
+                live = self.__dict__.get("_live")
+                if live is None:
+                    from .cache import LiveSearches
+
+                    live = self._live = LiveSearches()
+        return live
+
+    @live.setter
+    def live(self, live: LiveSearches) -> None:
+        self._live = live
 
     @property
     def history(self) -> EditHistory:
@@ -423,6 +461,8 @@ class Workspace:
         check_int("offset", offset, minimum=0)
         check_int("max_matches", max_matches, minimum=1)
         key = (pattern, str(path), repr(sorted(options.items())))
+        from .cache import LiveSearch
+
         live = self.live.get(key) if offset else None
         if live is None or offset > len(live.hits):
             if offset:
@@ -734,6 +774,8 @@ class Workspace:
             byte_length=byte_length,
             unique=unique,
         )
+        from .cache import HitState
+
         state = HitState(byte_offset, line, line)
         return self.editor.edit_hit(match, state, new, None)
 

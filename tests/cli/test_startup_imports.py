@@ -189,6 +189,9 @@ NEVER_IN_A_PIPED_GREP_WITHOUT_SITE = [
     "threading",
     "contextlib",
     "math",
+    # The hits' cache (and `bisect`): made on first use, a piped grep keeps no hits.
+    "codesift.cache",
+    "bisect",
 ]
 
 
