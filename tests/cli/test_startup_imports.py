@@ -192,6 +192,10 @@ NEVER_IN_A_PIPED_GREP_WITHOUT_SITE = [
     # The hits' cache (and `bisect`): made on first use, a piped grep keeps no hits.
     "codesift.cache",
     "bisect",
+    # What only an error (a missing optional dependency) or a server needs, and the lazy
+    # names' loader.
+    "codesift.extras",
+    "importlib",
 ]
 
 
@@ -300,3 +304,26 @@ def test_what_was_moved_out_of_the_grep_path_still_answers():
         "None HitState(byte_offset=1, line=2, end_line=3) ('byte_offset', 'line', 'end_line')\n"
     )
     assert out == expected, f"expected {expected!r}, got {out!r}"
+
+
+def test_grep_words_without_options_parse_as_intermixed():
+    """`codesift grep` parses words without any option plainly (intermixed parsing first
+    formats the whole usage): what the fast path relies on is that both give the same
+    namespace for such words."""
+    from codesift import cli
+
+    for words in (
+        [],
+        ["needle"],
+        ["needle", "src", "lib/a.py"],
+        ["needle", ""],
+        ["", ""],
+        ["né+dle", "dir with spaces", "x=1"],
+    ):
+        plain = vars(cli.grep_parser().parse_args(words))
+        intermixed = vars(cli.grep_parser().parse_intermixed_args(words))
+        assert plain == intermixed, f"{words}: plain {plain}, intermixed {intermixed}"
+        parsed = vars(cli._parse_grep(words)) if words else None
+        if parsed is not None:
+            expected = {**intermixed, "command": "grep"}
+            assert parsed == expected, f"{words}: expected {expected}, got {parsed}"
