@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from functools import partial
 from itertools import groupby
 
 from ._core import __version__
@@ -84,20 +85,7 @@ GREP_DESCRIPTION = (
 
 def _terminal_columns() -> int:
     """`shutil.get_terminal_size().columns`, as argparse's help asks it, without importing
-    `shutil` (which imports bz2, lzma and more: a start-up cost of every command). Asked
-    once per process for the same COLUMNS and LINES: argparse makes a formatter for every
-    argument added (to check its metavar), and a terminal's size, asked of a pipe, raises."""
-    key = (os.environ.get("COLUMNS"), os.environ.get("LINES"))
-    columns = _COLUMNS.get(key)
-    if columns is None:
-        columns = _COLUMNS[key] = _ask_terminal_columns()
-    return columns
-
-
-_COLUMNS: dict[tuple[str | None, str | None], int] = {}
-
-
-def _ask_terminal_columns() -> int:
+    `shutil` (which imports bz2, lzma and more: a start-up cost of every command)."""
     try:
         columns = int(os.environ["COLUMNS"])
     except (KeyError, ValueError):
@@ -118,7 +106,7 @@ def _ask_terminal_columns() -> int:
 
 class _Formatter(argparse.HelpFormatter):
     """argparse's help formatter, the terminal's width found as argparse finds it, without
-    `shutil` (argparse makes a formatter for every argument added, only to check it)."""
+    `shutil`."""
 
     def __init__(self, prog: str, *args: Any, **kwargs: Any) -> None:
         if not args and kwargs.get("width") is None:
@@ -131,7 +119,11 @@ class _Parser(argparse.ArgumentParser):
     block and the error."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Formatter)
+        if kwargs.get("formatter_class", _Formatter) is _Formatter:
+            # The terminal's width asked once per parser: argparse makes a formatter for
+            # every argument added (only to check its metavar), and asking a pipe raises.
+            width = _terminal_columns() - 2  # what argparse takes off
+            kwargs["formatter_class"] = partial(_Formatter, width=width)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
