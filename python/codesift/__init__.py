@@ -113,9 +113,9 @@ def __getattr__(name: str) -> Any:
     source = _SOURCES.get(name)
     if source is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{source}"), name)
+    # `__import__` with a fromlist returns the submodule itself, as `import_module` would
+    # (without importing `importlib`: a start-up cost).
+    value = getattr(__import__(f"{__name__}.{source}", fromlist=(name,)), name)
     globals()[name] = value  # later lookups skip this function
     return value
 

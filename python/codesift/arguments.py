@@ -12,10 +12,7 @@ UTF-8) cannot be matched by the engine, whose patterns are UTF-8.
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypedDict
+from collections.abc import Iterable, Mapping
 
 from . import _core
 from .errors import CodesiftError, InvalidArgumentError, PatternError
@@ -42,96 +39,65 @@ MAXIMA = {
     "port": 65_535,
 }
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
 # What a remote host is asked (`GrepArgs`, `grep_arguments`) lives in `codesift.grep_args`,
 # loaded on first use: a local search does not define its dataclass.
 _GREP_ARGS = frozenset(("GrepArgs", "grep_arguments"))
+# `typing` is not imported at run time (a start-up cost of every command).
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # re-exported for type checkers
+    from collections.abc import Callable
+    from typing import Any
+
     from .grep_args import GrepArgs, grep_arguments  # noqa: F401
+    from .options import (  # noqa: F401
+        GlobFilters,
+        GlobOptions,
+        GrepMatching,
+        GrepOptions,
+        GrepStreamOptions,
+        RemoteGrepOptions,
+    )
 
 
-class GrepMatching(TypedDict, total=False):
-    """What a grep matches and how many hits it returns, locally or on a remote host. Each
-    option is written once, here; one left out has the engine's default (`crate::request`),
-    given after each."""
-
-    #: Globs a file must match, a list or one string of comma-separated globs (none).
-    include: str | Iterable[str] | None
-    #: Globs a file must not match (none).
-    exclude: str | Iterable[str] | None
-    #: The pattern is text, not a regex (False).
-    literal: bool
-    #: Upper and lower case differ (False).
-    case_sensitive: bool
-    #: A match may span lines (None: when the pattern holds a newline).
-    multiline: bool | None
-    #: Lines of context on both sides of a hit (0), unless `before` or `after` says otherwise.
-    context_lines: int
-    #: Lines of context before, and after, a hit (None: `context_lines`).
-    before: int | None
-    after: int | None
-    #: The most hits returned (500; `grep_iter`: None, no limit).
-    max_matches: int | None
-    #: Seconds the search may take; past it the hits found so far, `timed_out` (None).
-    timeout: float | None
-
-
-class RemoteGrepOptions(GrepMatching, total=False):
-    """`RemoteWorkspace.grep`'s options."""
-
-    #: Count every match even past `max_matches` (False).
-    count_total: bool
-
-
-class GrepStreamOptions(GrepMatching, total=False):
-    """`Workspace.grep_iter`'s options."""
-
-    #: "content" (a hit a match), "files" (a hit a file) or "count" (and a count a file).
-    mode: str
-    #: ripgrep file types a file must be (or must not be) of, e.g. "py,rust" (none).
-    type: str | Iterable[str] | None
-    type_not: str | Iterable[str] | None
-    #: Overrides of the workspace's `gitignore` and `hidden` for this call (None: its own).
-    no_ignore: bool | None
-    hidden: bool | None
+#: Each call's option names, what `check_names` accepts: `codesift.options` gives their types,
+#: defaults and meanings (as TypedDicts, importable from here too; a test checks that the
+#: two agree). Plain sets: a search does not import `typing`.
+GREP_MATCHING = frozenset(
+    (
+        "include",
+        "exclude",
+        "literal",
+        "case_sensitive",
+        "multiline",
+        "context_lines",
+        "before",
+        "after",
+        "max_matches",
+        "timeout",
+    )
+)
+REMOTE_GREP_OPTIONS = GREP_MATCHING | {"count_total"}
+GREP_STREAM_OPTIONS = GREP_MATCHING | {"mode", "type", "type_not", "no_ignore", "hidden"}
+GREP_OPTIONS = GREP_STREAM_OPTIONS | {"count_total", "offset"}
+GLOB_FILTERS = frozenset(("case_sensitive", "type", "type_not", "no_ignore", "hidden"))
+GLOB_OPTIONS = GLOB_FILTERS | {"limit", "sort"}
+_OPTION_TYPES = frozenset(
+    (
+        "GrepMatching",
+        "RemoteGrepOptions",
+        "GrepStreamOptions",
+        "GrepOptions",
+        "GlobFilters",
+        "GlobOptions",
+    )
+)
 
 
-class GrepOptions(GrepStreamOptions, total=False):
-    """`Workspace.grep`'s options."""
-
-    #: Count every match even past `max_matches` (False).
-    count_total: bool
-    #: Results of the deterministic order skipped, for paging (0).
-    offset: int
-
-
-class GlobFilters(TypedDict, total=False):
-    """Which files a glob keeps, besides its pattern (as for `GrepMatching`, the engine's
-    defaults; `type` to `hidden` as for `GrepStreamOptions`)."""
-
-    #: Upper and lower case differ (True).
-    case_sensitive: bool
-    type: str | Iterable[str] | None
-    type_not: str | Iterable[str] | None
-    no_ignore: bool | None
-    hidden: bool | None
-
-
-class GlobOptions(GlobFilters, total=False):
-    """`Workspace.glob`'s options."""
-
-    #: The most files returned (2000); `total` counts them all.
-    limit: int
-    #: "path", "mtime" (newest first) or "none" ("path").
-    sort: str
-
-
-def check_names(call: str, options: Mapping[str, object], allowed: Any) -> None:
-    """Refuses a keyword argument `call` does not take (`allowed`: a TypedDict of its
-    options), as Python refuses one a signature does not name."""
+def check_names(call: str, options: Mapping[str, object], allowed: frozenset[str]) -> None:
+    """Refuses a keyword argument `call` does not take (`allowed`: its option names, e.g.
+    `GREP_OPTIONS`), as Python refuses one a signature does not name."""
     for name in options:
-        if name not in allowed.__optional_keys__:
+        if name not in allowed:
             raise TypeError(f"{call}() got an unexpected keyword argument {name!r}")
 
 
@@ -190,7 +156,11 @@ def check_unicode(
     hint: str = "pass text, and match an unknown character with ? in a glob or . in a regex",
 ) -> None:
     """Rejects text with a lone surrogate: it is not Unicode text and cannot be matched."""
-    found = _LONE_SURROGATE.search(value)
+    if value.isascii():  # the common case, without compiling a regex at every start
+        return
+    import re
+
+    found = re.search("[\ud800-\udfff]", value)
     if found is not None:
         raise error(
             f"{name} is not valid Unicode text: it contains the lone surrogate "
@@ -389,7 +359,7 @@ def _seconds(name: str, value: object) -> float | None:
     try:
         return float(value)
     except OverflowError:  # an integer past any float: past any timeout too
-        return math.inf
+        return float("inf")
 
 
 def _text(name: str, value: object) -> str:
@@ -443,8 +413,12 @@ def __getattr__(name: str) -> Any:
         from . import grep_args
 
         return getattr(grep_args, name)
+    if name in _OPTION_TYPES:
+        from . import options
+
+        return getattr(options, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_GREP_ARGS})
+    return sorted({*globals(), *_GREP_ARGS, *_OPTION_TYPES})

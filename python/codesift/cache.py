@@ -15,35 +15,32 @@ the hit an edit used up is gone, exactly as if every hit had been updated at onc
 from __future__ import annotations
 
 import bisect
-import threading
 import time
-from collections.abc import Hashable, Sequence
-from typing import Any, NamedTuple
+from _thread import RLock, allocate_lock
+from collections import namedtuple
 
 from ._core import GrepMatch
 from .errors import InvalidArgumentError, StaleResultError
 
+# `threading`'s locks are `_thread`'s (`Lock` is `allocate_lock`, `RLock` the C one), and the
+# tuples `collections.namedtuple`s, as `typing.NamedTuple` makes them: a workspace is made at
+# every command's start, and importing `threading` and `typing` would be most of its cost.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Hashable, Sequence
+    from typing import Any
+
 BASE36 = 36
 
+HitState = namedtuple("HitState", ("byte_offset", "line", "end_line"))
+HitState.__doc__ = "Where a cached hit is now: its search-time position, shifted by later edits."
 
-class HitState(NamedTuple):
-    """Where a cached hit is now: its search-time position, shifted by later edits."""
-
-    byte_offset: int
-    line: int
-    end_line: int
-
-
-class _Edit(NamedTuple):
-    """One edit of a file: bytes `[start, end)` became `end - start + delta` bytes with
-    `line_delta` more lines; `whole` means the file was rewritten (every older hit is gone)."""
-
-    seq: int  # the edit's number: batches cached after it (epoch >= seq) are not affected
-    start: int
-    end: int
-    delta: int
-    line_delta: int
-    whole: bool = False
+# One edit of a file: bytes `[start, end)` became `end - start + delta` bytes with
+# `line_delta` more lines; `whole` means the file was rewritten (every older hit is gone).
+# `seq` is the edit's number: batches cached after it (epoch >= seq) are not affected.
+_Edit = namedtuple(
+    "_Edit", ("seq", "start", "end", "delta", "line_delta", "whole"), defaults=(False,)
+)
 
 
 class ResultCache:
@@ -60,7 +57,7 @@ class ResultCache:
         self._epochs: list[int] = []
         self._clock = 0
         self._held = 0
-        self._lock = threading.RLock()
+        self._lock = RLock()
         self._edit_count = 0
         # Edits made through the workspace, per (host, file), in order; and the ids of hits
         # that edits used up.
@@ -247,7 +244,7 @@ class LiveSearch:
         self.hits: list[GrepMatch] = []
         self.counts: list[int] = []
         self.done = False
-        self.lock = threading.Lock()
+        self.lock = allocate_lock()
         self.used = time.monotonic()
 
     def pull(self, wanted: int) -> None:
@@ -274,7 +271,7 @@ class LiveSearches:
         self.capacity = capacity
         self.ttl = ttl
         self._live: dict[Hashable, LiveSearch] = {}
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
 
     def _expire(self) -> list[LiveSearch]:
         now = time.monotonic()

@@ -19,14 +19,12 @@ them); `--json` writes them as `\\udcff` escapes, which `json.loads` reads back 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
-import threading
-from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from itertools import groupby
 
-from . import __version__
+from ._core import __version__
 from .arguments import (
     MAX_COUNT,
     MAX_LINES,
@@ -46,7 +44,6 @@ from .cli_grep import (
 )
 from .errors import CodesiftError, InvalidArgumentError, first_line
 from .escapes import install_stream_handler, json_escape_surrogates
-from .extras import extra_for, missing, require
 from .roots import RootedPath, root_of
 from .skip_hints import few, skip_hint
 from .streams import GrepIter
@@ -54,9 +51,11 @@ from .workspace import Workspace
 
 # rich is imported only where output goes to a terminal, json only for --json: a piped grep
 # starts without either, and without the results' dataclasses (it reads the engine's figures
-# as they are), `typing` or `pathlib` (see tests/cli/test_startup_imports.py).
+# as they are), `typing`, `pathlib`, `threading` (a scan waited for on a thread, with a
+# spinner) or `contextlib` (see tests/cli/test_startup_imports.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
     from typing import Any, NoReturn, TypeVar
 
     from rich.console import Console
@@ -107,7 +106,7 @@ def _terminal_columns() -> int:
 
 class _Formatter(argparse.HelpFormatter):
     """argparse's help formatter, the terminal's width found as argparse finds it, without
-    `shutil` (argparse makes a formatter for every argument added, only to check it)."""
+    `shutil`."""
 
     def __init__(self, prog: str, *args: Any, **kwargs: Any) -> None:
         if not args and kwargs.get("width") is None:
@@ -120,7 +119,11 @@ class _Parser(argparse.ArgumentParser):
     block and the error."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Formatter)
+        if kwargs.get("formatter_class", _Formatter) is _Formatter:
+            # The terminal's width asked once per parser: argparse makes a formatter for
+            # every argument added (only to check its metavar), and asking a pipe raises.
+            width = _terminal_columns() - 2  # what argparse takes off
+            kwargs["formatter_class"] = partial(_Formatter, width=width)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
@@ -188,7 +191,12 @@ def _parse_grep(words: list[str]) -> argparse.Namespace:
         cut = words.index("--")
         words, rest = words[:cut], words[cut + 1 :]
     parser = grep_parser()
-    args = parser.parse_intermixed_args(words)
+    if any(word.startswith("-") for word in words):
+        args = parser.parse_intermixed_args(words)
+    else:
+        # No option among the words: parsing them intermixed gives the same namespace, and
+        # would first format the whole usage (which it keeps for its errors): a start-up cost.
+        args = parser.parse_args(words)
     if rest and args.pattern is None:  # with -e, `patterns_and_paths` makes it a path
         args.pattern, rest = rest[0], rest[1:]
     args.paths = [*args.paths, *rest]
@@ -322,6 +330,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "command"
     try:
         words = list(sys.argv[1:] if argv is None else argv)
+        if argv is None and words[:1] == ["grep"]:
+            _freeze_imported()
         try:
             if words[:1] == ["grep"]:
                 args = _parse_grep(words[1:])
@@ -359,6 +369,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit:
         raise
     except ModuleNotFoundError as exc:
+        from .extras import extra_for, missing
+
         extra = extra_for(exc.name)
         if extra is None:
             _report_unexpected(json_errors, exc)
@@ -376,6 +388,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BaseException as exc:
         _report_unexpected(json_errors, exc)
         return EXIT_ERROR
+
+
+def _freeze_imported() -> None:
+    """For a grep run as the process's command (the console script, `python -m codesift`):
+    what the imports made (the modules' code, classes and tables, kept until exit) is left
+    out of the cyclic collector's passes, the two at exit included, which would otherwise
+    walk all of it again (milliseconds of a short command). What the command itself makes
+    is collected as before; at exit the objects are still freed and the streams flushed."""
+    import gc
+
+    gc.freeze()
 
 
 def _workspace(args: argparse.Namespace, root: str) -> Workspace:
@@ -489,6 +512,8 @@ def _with_progress(console: Console | None, label: str, work: Callable[[], T]) -
     engine's walk, search or build at once instead of waiting for the call to return (the
     main thread waits and handles the signal; KeyboardInterrupt then ends the command with
     exit 130). On a terminal, shows a spinner if it takes more than a moment."""
+    import threading
+
     from .control import CallControl, controlling
 
     outcome: dict[str, Any] = {}
@@ -934,6 +959,8 @@ def _want_daemon_index(ws: Workspace) -> None:
     }
     # A speed-up for later searches: no problem of it may touch this search's answer (already
     # printed) or its exit status.
+    import contextlib
+
     with contextlib.suppress(CodesiftError, OSError, ValueError):
         daemon.want_index(root, walk)
 
@@ -1300,6 +1327,8 @@ def _index(ws: Workspace, args: argparse.Namespace, console: Console | None) -> 
 
 
 def _mcp(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    from .extras import require
+
     require("mcp", "codesift mcp")
     from .mcp import run
     from .tools import Toolbox
@@ -1318,6 +1347,8 @@ def _mcp(ws: Workspace, args: argparse.Namespace, console: Console | None) -> in
 
 
 def _serve(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    from .extras import require
+
     require("serve", "codesift serve")
     from .serve import serve
 

@@ -12,9 +12,12 @@ import argparse
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from typing import TextIO
 
 from .errors import InvalidArgumentError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
 
 # The characters Rust's regex syntax treats as meta (regex_syntax::is_meta_character).
 _RUST_META = frozenset("\\.+*?()|[]{}^$#&-~")

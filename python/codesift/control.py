@@ -16,10 +16,12 @@ so concurrent calls each see their own.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ._core import CancelToken
-from .current_call import controlling, current, current_token
+from .current_call import _current, current, current_token
 from .results import plural
 
 
@@ -32,6 +34,16 @@ class Progress:
     done: int
     total: int | None
     message: str
+
+
+@contextmanager
+def controlling(control: CallControl) -> Iterator[CallControl]:
+    """Makes `control` current for the code inside the `with` block."""
+    reset = _current.set(control)
+    try:
+        yield control
+    finally:
+        _current.reset(reset)
 
 
 class CallControl:

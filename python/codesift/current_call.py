@@ -1,11 +1,10 @@
 """The call control current in this thread or task (see `codesift.control`), kept apart from
 it so that a search, which only asks for the current cancel token, starts without defining
-`control.Progress` (a dataclass: `dataclasses` and `inspect` are start-up costs)."""
+`control.Progress` (a dataclass: `dataclasses` and `inspect` are start-up costs) nor
+importing `contextlib` (`control.controlling` sets `_current`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 
 TYPE_CHECKING = False
@@ -24,13 +23,3 @@ def current() -> CallControl | None:
 def current_token() -> CancelToken | None:
     control = _current.get()
     return control.token if control is not None else None
-
-
-@contextmanager
-def controlling(control: CallControl) -> Iterator[CallControl]:
-    """Makes `control` current for the code inside the `with` block."""
-    reset = _current.set(control)
-    try:
-        yield control
-    finally:
-        _current.reset(reset)

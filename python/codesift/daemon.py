@@ -14,9 +14,13 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any
 
 from . import _core
+
+# Loaded by every search that may use the index (`client_argv`): no `typing` at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The daemon exits after this many seconds without a request (and no build under way).
 IDLE_SECONDS = 900.0

@@ -16,10 +16,15 @@ from __future__ import annotations
 import codecs
 import os
 import re
-from typing import Any
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_BYTE_ESCAPE = re.compile(r"\\x([89a-fA-F][0-9a-fA-F])")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# The patterns are compiled on first use (`re.compile`'s own cache): compiling them at import
+# would be a start-up cost of every command.
+_SURROGATE = "[\ud800-\udfff]"
+_BYTE_ESCAPE = r"\\x([89a-fA-F][0-9a-fA-F])"
 #: The error handler `install_stream_handler` registers for the CLI's output streams.
 STREAM_ERRORS = "codesift-surrogates"
 
@@ -32,12 +37,12 @@ def _escape_one(found: re.Match[str]) -> str:
 
 
 def has_surrogates(text: str) -> bool:
-    return _SURROGATE.search(text) is not None
+    return not text.isascii() and re.search(_SURROGATE, text) is not None
 
 
 def escape_surrogates(text: str) -> str:
     """`text` with every lone surrogate written as an escape (`\\xff`); always encodable."""
-    return _SURROGATE.sub(_escape_one, text)
+    return re.sub(_SURROGATE, _escape_one, text)
 
 
 def json_safe(value: Any) -> Any:
@@ -57,7 +62,7 @@ def json_escape_surrogates(encoded: str) -> str:
     """JSON text (`json.dumps(..., ensure_ascii=False)`) with each lone surrogate written as
     a `\\udcff` escape, so the text encodes as UTF-8 and `json.loads` gives the exact string
     back. Lone surrogates can only occur inside JSON strings, where the escape is valid."""
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", encoded)
+    return re.sub(_SURROGATE, lambda m: f"\\u{ord(m[0]):04x}", encoded)
 
 
 def unescape_path(text: str) -> str:
@@ -66,7 +71,7 @@ def unescape_path(text: str) -> str:
     (`\\xc3\\xa9` is `é`: the same bytes on disk). Text without escapes is returned as is."""
     if "\\x" not in text:
         return text
-    raw = _BYTE_ESCAPE.sub(lambda m: chr(0xDC00 + int(m[1], 16)), text)
+    raw = re.sub(_BYTE_ESCAPE, lambda m: chr(0xDC00 + int(m[1], 16)), text)
     try:
         return os.fsdecode(os.fsencode(raw))
     except UnicodeError:  # another lone surrogate: no file has this name either way

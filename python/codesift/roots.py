@@ -13,7 +13,8 @@ from .errors import NotFoundError
 from .sandbox import path_text
 
 # `file:START-END` (or `file:LINE`) as `codesift read` accepts it.
-LINE_RANGE = re.compile(r"^(?P<path>.+?)(?P<range>:\d+(?:-\d+)?)$")
+# Compiled on first use (by `re`'s cache), not at every command's start.
+LINE_RANGE = r"^(?P<path>.+?)(?P<range>:\d+(?:-\d+)?)$"
 
 
 class RootedPath:
@@ -85,7 +86,7 @@ def _root_of(given: str | None, line_range: bool) -> RootedPath:
     text = "." if given is None else path_text(given)
     suffix = ""
     if line_range and not os.path.lexists(text):
-        m = LINE_RANGE.match(text)
+        m = re.match(LINE_RANGE, text)
         if m:
             text, suffix = m["path"], m["range"]
     if not os.path.lexists(text):

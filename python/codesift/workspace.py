@@ -4,17 +4,16 @@ edits go through `codesift.edits.Editor`)."""
 from __future__ import annotations
 
 import os
-import re
-import threading
+from _thread import allocate_lock
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from . import _core
 from .arguments import (
+    GLOB_FILTERS,
+    GLOB_OPTIONS,
+    GREP_OPTIONS,
+    GREP_STREAM_OPTIONS,
     MAX_COUNT,
-    GlobFilters,
-    GlobOptions,
-    GrepOptions,
-    GrepStreamOptions,
     check_flag,
     check_ignore_files,
     check_int,
@@ -23,7 +22,6 @@ from .arguments import (
     glob_request,
     grep_request,
 )
-from .cache import HitState, LiveSearch, LiveSearches, ResultCache
 from .current_call import current_token
 from .errors import InvalidArgumentError
 from .sandbox import PathArg, Sandbox, path_text
@@ -38,6 +36,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, Literal, Unpack, overload
 
+    from .cache import LiveSearches, ResultCache
     from .edits import Editor
     from .edits.history import EditHistory
     from .file_results import (
@@ -50,10 +49,12 @@ if TYPE_CHECKING:
         UndoResult,
         WriteResult,
     )
+    from .options import GlobFilters, GlobOptions, GrepOptions, GrepStreamOptions
     from .results import GlobResult, GrepResult
 
 DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
-LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
+# Compiled on first use (by `re`'s cache), not at every search's start.
+LINE_RANGE = r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$"
 ID_SALT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
@@ -128,12 +129,51 @@ class Workspace:
             daemon=_daemon_argv() if _index_mode(index) != "off" else None,
         )
         self.sandbox = Sandbox(self._engine.root, given)
-        self.cache = ResultCache(self._engine.id_prefix, capacity=cache_size)
-        #: The searches `grep_page` keeps running between pages.
-        self.live = LiveSearches()
+        self._cache_size = cache_size
+        # `cache` and `live` are made on first use, once (under this lock): a search that
+        # keeps no hits (the CLI's) never imports them. `threading.Lock` itself, without
+        # importing `threading` (a start-up cost).
+        self._cache_lock = allocate_lock()
         # `history` and `editor` are made on first use, once (under this lock): a workspace
         # that only searches never imports the edit machinery.
-        self._edit_lock = threading.Lock()
+        self._edit_lock = allocate_lock()
+
+    @property
+    def cache(self) -> ResultCache:
+        """The hits of this workspace's searches, by id, for `edit_result` (bounded: the
+        `cache_size` most recently used)."""
+        cache = self.__dict__.get("_cache")
+        if cache is None:
+            with self._cache_lock:
+                cache = self.__dict__.get("_cache")
+                if cache is None:
+                    from .cache import ResultCache
+
+                    cache = self._cache = ResultCache(
+                        self._engine.id_prefix, capacity=self._cache_size
+                    )
+        return cache
+
+    @cache.setter
+    def cache(self, cache: ResultCache) -> None:
+        self._cache = cache
+
+    @property
+    def live(self) -> LiveSearches:
+        """The searches `grep_page` keeps running between pages."""
+        live = self.__dict__.get("_live")
+        if live is None:
+            with self._cache_lock:
+                live = self.__dict__.get("_live")
+                if live is None:
+                    from .cache import LiveSearches
+
+                    live = self._live = LiveSearches()
+        return live
+
+    @live.setter
+    def live(self, live: LiveSearches) -> None:
+        self._live = live
 
     @property
     def history(self) -> EditHistory:
@@ -210,7 +250,7 @@ class Workspace:
         `cancel`: a `CancelToken` whose `cancel()` (from another thread) stops the walk; the
         call then raises `CancelledError`. Default: the token of the current `CallControl`
         (see `codesift.control`), if any."""
-        check_names("Workspace.glob", options, GlobOptions)
+        check_names("Workspace.glob", options, GLOB_OPTIONS)
         request = self._glob_request(pattern, path, options)
         outcome = self._engine.glob(request, cancel=_cancel_token(cancel))
         return self._glob_result(pattern, request, outcome, outcome.files)
@@ -234,7 +274,7 @@ class Workspace:
         Closing the iterator (`close()`, leaving a `with` block, or dropping it) stops the
         walk. After the last file, `.result` holds the walk's figures (a `GlobResult` without
         files). A bad pattern or path raises here, before the walk."""
-        check_names("Workspace.glob_iter", options, GlobFilters)
+        check_names("Workspace.glob_iter", options, GLOB_FILTERS)
         whole = {**options, "limit": MAX_COUNT if limit is None else limit, "sort": "path"}
         request = self._glob_request(pattern, path, whole)
         files = self._engine.glob_iter(request, cancel=_cancel_token(cancel))
@@ -324,7 +364,7 @@ class Workspace:
         the search within milliseconds; the call then raises `CancelledError` (nothing
         partial is returned). Default: the token of the current `CallControl` (see
         `codesift.control`), if any."""
-        check_names("Workspace.grep", options, GrepOptions)
+        check_names("Workspace.grep", options, GREP_OPTIONS)
         # `_lines`, for the CLI's piped lines (`GrepIter._printed`): without `max_matches` and
         # `timeout`, the search keeps one hit per matching line, its first match (the same
         # lines printed, no record per match; the total is exact only when small, see
@@ -360,7 +400,7 @@ class Workspace:
         search. After the last hit, `.result` holds the search's figures (a `GrepResult`
         without matches). `remember=False`: the hits' ids are not kept for `edit_result`.
         No `count_total` nor `offset`: they need the whole answer (use `grep`)."""
-        check_names("Workspace.grep_iter", options, GrepStreamOptions)
+        check_names("Workspace.grep_iter", options, GREP_STREAM_OPTIONS)
         options.setdefault("max_matches", None)
         return self.grep(pattern, path, cancel=cancel, stream=True, remember=remember, **options)
 
@@ -421,6 +461,8 @@ class Workspace:
         check_int("offset", offset, minimum=0)
         check_int("max_matches", max_matches, minimum=1)
         key = (pattern, str(path), repr(sorted(options.items())))
+        from .cache import LiveSearch
+
         live = self.live.get(key) if offset else None
         if live is None or offset > len(live.hits):
             if offset:
@@ -732,6 +774,8 @@ class Workspace:
             byte_length=byte_length,
             unique=unique,
         )
+        from .cache import HitState
+
         state = HitState(byte_offset, line, line)
         return self.editor.edit_hit(match, state, new, None)
 
@@ -817,7 +861,9 @@ class Workspace:
 
     def _line_range(self, path: PathArg, offset: int, limit: int) -> tuple[PathArg, int, int]:
         if isinstance(path, str):
-            m = LINE_RANGE.match(path)
+            import re
+
+            m = re.match(LINE_RANGE, path)
             if m and not self._engine.exists(self.sandbox.relative(path)):
                 start = int(m["start"])
                 end = int(m["end"]) if m["end"] else start

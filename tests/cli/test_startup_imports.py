@@ -180,6 +180,22 @@ NEVER_IN_A_PIPED_GREP_WITHOUT_SITE = [
     "shutil",
     "bz2",
     "lzma",
+    # The options' TypedDicts (`codesift.options`: a search checks names from plain sets),
+    # `typing.NamedTuple` (the cache's tuples are `collections.namedtuple`s), `threading`
+    # (`_thread`'s locks are the same; a piped grep waits on no thread), `contextlib`, and
+    # what only a timeout or a non-ASCII pattern needs.
+    "typing",
+    "codesift.options",
+    "threading",
+    "contextlib",
+    "math",
+    # The hits' cache (and `bisect`): made on first use, a piped grep keeps no hits.
+    "codesift.cache",
+    "bisect",
+    # What only an error (a missing optional dependency) or a server needs, and the lazy
+    # names' loader.
+    "codesift.extras",
+    "importlib",
 ]
 
 
@@ -225,10 +241,33 @@ def test_piped_grep_with_notes_still_builds_its_result(tmp_path):
     assert few.returncode == 0 and few.stderr == note, f"expected {note!r}, got {few.stderr!r}"
 
 
+def test_option_names_are_the_typed_options_keys():
+    """A search checks its keyword names against plain sets (no `typing` at start-up); the
+    TypedDicts that document the options (`codesift.options`, also reachable from
+    `codesift.arguments` as before) have exactly those keys."""
+    from codesift import arguments, options
+
+    pairs = {
+        "GrepMatching": arguments.GREP_MATCHING,
+        "RemoteGrepOptions": arguments.REMOTE_GREP_OPTIONS,
+        "GrepStreamOptions": arguments.GREP_STREAM_OPTIONS,
+        "GrepOptions": arguments.GREP_OPTIONS,
+        "GlobFilters": arguments.GLOB_FILTERS,
+        "GlobOptions": arguments.GLOB_OPTIONS,
+    }
+    for name, names in pairs.items():
+        typed = getattr(options, name)
+        assert getattr(arguments, name) is typed, f"arguments.{name} is not options.{name}"
+        keys = typed.__optional_keys__ | typed.__required_keys__
+        assert keys == names, f"{name}: TypedDict keys {sorted(keys)}, names {sorted(names)}"
+
+
 def test_what_was_moved_out_of_the_grep_path_still_answers():
     """The names loaded on first use still import from where they did."""
     code = (
-        "from codesift.arguments import GrepArgs, grep_arguments\n"
+        "from codesift.arguments import GrepArgs, grep_arguments, GrepOptions\n"
+        "from codesift.control import CallControl, controlling, current\n"
+        "from codesift.cache import HitState\n"
         "from codesift.extras import require\n"
         "from codesift.cli_grep import grep_pattern\n"
         "from codesift.roots import root_of\n"
@@ -238,6 +277,9 @@ def test_what_was_moved_out_of_the_grep_path_still_answers():
         "print(grep_pattern(['Foo'], fixed=False, word=False, line=False, case='smart'))\n"
         "print(grep_pattern([r'\\pL'], fixed=False, word=False, line=False, case='smart'))\n"
         "print(root_of('.').path)\n"
+        "with controlling(CallControl()) as c:\n"
+        "    print(current() is c, sorted(GrepOptions.__optional_keys__)[:2])\n"
+        "print(current(), HitState(1, 2, 3), HitState._fields)\n"
     )
     _, out = imported(["-c", code])
     expected = (
@@ -245,5 +287,30 @@ def test_what_was_moved_out_of_the_grep_path_still_answers():
         "GrepPattern(pattern='Foo', literal=False, case_sensitive=True)\n"
         "GrepPattern(pattern='\\\\pL', literal=False, case_sensitive=False)\n"
         ".\n"
+        "True ['after', 'before']\n"
+        "None HitState(byte_offset=1, line=2, end_line=3) ('byte_offset', 'line', 'end_line')\n"
     )
     assert out == expected, f"expected {expected!r}, got {out!r}"
+
+
+def test_grep_words_without_options_parse_as_intermixed():
+    """`codesift grep` parses words without any option plainly (intermixed parsing first
+    formats the whole usage): what the fast path relies on is that both give the same
+    namespace for such words."""
+    from codesift import cli
+
+    for words in (
+        [],
+        ["needle"],
+        ["needle", "src", "lib/a.py"],
+        ["needle", ""],
+        ["", ""],
+        ["né+dle", "dir with spaces", "x=1"],
+    ):
+        plain = vars(cli.grep_parser().parse_args(words))
+        intermixed = vars(cli.grep_parser().parse_intermixed_args(words))
+        assert plain == intermixed, f"{words}: plain {plain}, intermixed {intermixed}"
+        parsed = vars(cli._parse_grep(words)) if words else None
+        if parsed is not None:
+            expected = {**intermixed, "command": "grep"}
+            assert parsed == expected, f"{words}: expected {expected}, got {parsed}"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from .._core import GlobMatch
 from ..arguments import (
     MAX_TIMEOUT_SECONDS,
-    RemoteGrepOptions,
+    REMOTE_GREP_OPTIONS,
     check_int,
     check_names,
     check_seconds,
@@ -37,6 +37,8 @@ from .ssh import CONTROL_PERSIST, SshClient
 
 if TYPE_CHECKING:
     from typing import Unpack
+
+    from ..options import RemoteGrepOptions
 
 
 class RemoteWorkspace:
@@ -202,7 +204,7 @@ class RemoteWorkspace:
         `codesift.arguments.RemoteGrepOptions`). `max_matches` applies per host, `max_total`
         to all. `indexed` is True when every host that answered searched through its own
         index (a host's codesift uses the index built there with `codesift index build`)."""
-        check_names("RemoteWorkspace.grep", options, RemoteGrepOptions)
+        check_names("RemoteWorkspace.grep", options, REMOTE_GREP_OPTIONS)
         check_int("max_total", max_total, minimum=1)
         # The options of the one grep request (checked by the engine), as a host is asked.
         a = grep_arguments(pattern, **options)
