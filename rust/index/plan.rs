@@ -343,38 +343,8 @@ impl Planner {
             _ => {
                 // A non-empty match: if `u` is non-empty it starts the match; if empty, `t` does.
                 // With `x` exact, `u` is one of its strings followed by `t`'s start, or alone.
-                xy.prefix = match &x.exact {
-                    Some(a) => {
-                        let mut prefix = cross(a, &y.prefix);
-                        if y.can_empty {
-                            prefix.extend(x.starts());
-                        }
-                        prefix
-                    }
-                    None => {
-                        let mut prefix = x.prefix.clone();
-                        if x.can_empty {
-                            prefix.extend(y.starts());
-                        }
-                        prefix
-                    }
-                };
-                xy.suffix = match &y.exact {
-                    Some(b) => {
-                        let mut suffix = cross(&x.suffix, b);
-                        if x.can_empty {
-                            suffix.extend(y.ends());
-                        }
-                        suffix
-                    }
-                    None => {
-                        let mut suffix = y.suffix.clone();
-                        if y.can_empty {
-                            suffix.extend(x.ends());
-                        }
-                        suffix
-                    }
-                };
+                xy.prefix = concat_edge(&x, &y, |i| &i.prefix, Info::starts, cross);
+                xy.suffix = concat_edge(&y, &x, |i| &i.suffix, Info::ends, |b, s| cross(s, b));
                 // Both sides non-empty: an end of `u` followed by a start of `t` is in the match.
                 if x.exact.is_none()
                     && y.exact.is_none()
@@ -594,6 +564,27 @@ fn bytes_of(set: &[Vec<u8>]) -> usize {
 }
 
 /// Every string of `a` followed by every string of `b`.
+/// The strings that begin (or end) every non-empty match of a concatenation of two parts not
+/// both exact: `near` is the part at that end, `far` the other; `edge` is the set kept for
+/// that end (prefix or suffix), `bound` the strings a part's non-empty match has there, and
+/// `join` concatenates `near`'s exact strings with `far`'s edge in match order. With `near`
+/// exact, the match starts with one of its strings followed by `far`'s edge, or (`far` empty)
+/// with `near` alone; otherwise with `near`'s edge, or (`near` empty) `far`'s.
+fn concat_edge(
+    near: &Info,
+    far: &Info,
+    edge: fn(&Info) -> &Set,
+    bound: fn(&Info) -> Set,
+    join: fn(&[Vec<u8>], &[Vec<u8>]) -> Set,
+) -> Set {
+    let (mut set, alone) = match &near.exact {
+        Some(a) => (join(a, edge(far)), far.can_empty.then(|| bound(near))),
+        None => (edge(near).clone(), near.can_empty.then(|| bound(far))),
+    };
+    set.extend(alone.into_iter().flatten());
+    set
+}
+
 fn cross(a: &[Vec<u8>], b: &[Vec<u8>]) -> Set {
     let mut out = Vec::with_capacity(a.len() * b.len());
     for x in a {
