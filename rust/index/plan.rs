@@ -136,6 +136,8 @@ fn plan_hir(hir: &Hir) -> Query {
 
 /// A set of byte strings (kept sorted and deduplicated by `simplify`).
 type Set = Vec<Vec<u8>>;
+/// Concatenates every string of one set with every string of another (`cross`, in some order).
+type Join = fn(&[Vec<u8>], &[Vec<u8>]) -> Set;
 
 /// What the planner knows about the strings `L` a regex node matches.
 ///
@@ -575,7 +577,7 @@ fn concat_edge(
     far: &Info,
     edge: fn(&Info) -> &Set,
     bound: fn(&Info) -> Set,
-    join: fn(&[Vec<u8>], &[Vec<u8>]) -> Set,
+    join: Join,
 ) -> Set {
     let (mut set, alone) = match &near.exact {
         Some(a) => (join(a, edge(far)), far.can_empty.then(|| bound(near))),
