@@ -974,33 +974,41 @@ mod tests {
             assert_eq!(bytes.len(), 3);
             Query::Trigram(trigram([bytes[0], bytes[1], bytes[2]]))
         }
-        /// Space-separated items; `(` opens an OR.
-        fn and_seq(&mut self) -> Query {
+        /// Items separated by `sep`: trigrams, groups in `(` `)` read by `group`, and (with
+        /// `consts`) `+` for all and `-` for nothing.
+        fn seq(&mut self, sep: u8, group: fn(&mut Self) -> Query, consts: bool) -> Vec<Query> {
             let mut items = Vec::new();
             loop {
-                match self.peek() {
-                    Some(b'"') => items.push(self.trigram()),
+                let item = match self.peek() {
+                    Some(b'"') => self.trigram(),
                     Some(b'(') => {
                         self.eat(b'(');
-                        items.push(self.or_seq());
+                        let inner = group(self);
                         self.eat(b')');
+                        inner
                     }
-                    Some(b'+') => {
+                    Some(b'+') if consts => {
                         self.i += 1;
-                        items.push(Query::All)
+                        Query::All
                     }
-                    Some(b'-') => {
+                    Some(b'-') if consts => {
                         self.i += 1;
-                        items.push(Query::Nothing)
+                        Query::Nothing
                     }
                     other => panic!("unexpected {other:?} in {:?}", self.text()),
-                }
-                if self.peek() == Some(b' ') {
+                };
+                items.push(item);
+                if self.peek() == Some(sep) {
                     self.i += 1;
                 } else {
                     break;
                 }
             }
+            items
+        }
+        /// Space-separated items; `(` opens an OR.
+        fn and_seq(&mut self) -> Query {
+            let mut items = self.seq(b' ', Self::or_seq, true);
             if items.len() == 1 {
                 items.pop().unwrap()
             } else {
@@ -1009,24 +1017,7 @@ mod tests {
         }
         /// `|`-separated alternatives; `(` opens an AND.
         fn or_seq(&mut self) -> Query {
-            let mut items = Vec::new();
-            loop {
-                match self.peek() {
-                    Some(b'"') => items.push(self.trigram()),
-                    Some(b'(') => {
-                        self.eat(b'(');
-                        items.push(self.and_seq());
-                        self.eat(b')');
-                    }
-                    other => panic!("unexpected {other:?} in {:?}", self.text()),
-                }
-                if self.peek() == Some(b'|') {
-                    self.i += 1;
-                } else {
-                    break;
-                }
-            }
-            Query::Or(items)
+            Query::Or(self.seq(b'|', Self::and_seq, false))
         }
     }
 
