@@ -201,17 +201,20 @@ impl Info {
 
     /// Strings that start every non-empty match.
     fn starts(&self) -> Set {
-        match &self.exact {
-            Some(e) => e.iter().filter(|s| !s.is_empty()).cloned().collect(),
-            None => self.prefix.clone(),
-        }
+        self.nonempty_exact_or(&self.prefix)
     }
 
     /// Strings that end every non-empty match.
     fn ends(&self) -> Set {
+        self.nonempty_exact_or(&self.suffix)
+    }
+
+    /// The non-empty strings of the exact set (each is a whole match, so starts and ends
+    /// it), or, with none, `edge`.
+    fn nonempty_exact_or(&self, edge: &Set) -> Set {
         match &self.exact {
             Some(e) => e.iter().filter(|s| !s.is_empty()).cloned().collect(),
-            None => self.suffix.clone(),
+            None => edge.clone(),
         }
     }
 }
@@ -235,25 +238,28 @@ impl Planner {
                 let sub = self.analyze(&rep.sub, depth + 1);
                 self.repeat(sub, rep.min, rep.max)
             }
-            HirKind::Concat(subs) => {
-                let mut acc = Info::empty();
-                for sub in subs {
-                    let next = self.analyze(sub, depth + 1);
-                    acc = self.concat(acc, next);
-                }
-                acc
-            }
-            HirKind::Alternation(subs) => {
-                let mut acc = Info::no_match();
-                for sub in subs {
-                    let next = self.analyze(sub, depth + 1);
-                    acc = self.alternate(acc, next);
-                }
-                acc
-            }
+            HirKind::Concat(subs) => self.fold(subs, depth, Info::empty(), Self::concat),
+            HirKind::Alternation(subs) => self.fold(subs, depth, Info::no_match(), Self::alternate),
         };
         self.simplify(&mut info, false);
         info
+    }
+
+    /// `subs` analysed in order and joined from `start` by `join` (concatenation from the
+    /// empty string, alternation from no match).
+    fn fold(
+        &mut self,
+        subs: &[Hir],
+        depth: usize,
+        start: Info,
+        join: fn(&mut Self, Info, Info) -> Info,
+    ) -> Info {
+        let mut acc = start;
+        for sub in subs {
+            let next = self.analyze(sub, depth + 1);
+            acc = join(self, acc, next);
+        }
+        acc
     }
 
     /// `x{min,max}`: `x^min` then up to `max - min` more, as an alternation of the powers when
