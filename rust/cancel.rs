@@ -90,7 +90,6 @@ mod tests {
     }
 
     use crate::fs::root::Root;
-    use crate::fs::rules::RuleOptions;
     use crate::fs::walk::{WalkOptions, Walker};
     use crate::glob::{GlobQuery, GlobSort, glob};
     use crate::grep::PatternOptions;
@@ -117,16 +116,7 @@ mod tests {
     /// follows must not be walked or searched (a few directories already listed by other
     /// threads may still be).
     fn cancelling_walker(root: &Path, token: &CancelToken) -> Walker {
-        let options = WalkOptions {
-            rules: RuleOptions {
-                gitignore: true,
-                access_files: vec![],
-            },
-            hidden: true,
-            follow_symlinks: false,
-            max_filesize: None,
-            threads: 2,
-        };
+        let options = WalkOptions::for_tests(true, 2);
         let trigger = token.clone();
         let opened = std::sync::atomic::AtomicUsize::new(0);
         Walker::new(std::sync::Arc::new(Root::open(root).unwrap()), options)

@@ -1393,7 +1393,6 @@ mod tests {
 mod tree_tests {
     use super::*;
     use crate::fs::root::Root;
-    use crate::fs::rules::RuleOptions;
     use crate::fs::walk::WalkOptions;
     use crate::index::watched::{caught_up_watch, install_watch};
     use std::os::unix::ffi::OsStrExt;
@@ -1410,17 +1409,10 @@ mod tree_tests {
     }
 
     fn walker(root: &Path) -> Walker {
-        let options = WalkOptions {
-            rules: RuleOptions {
-                gitignore: true,
-                access_files: vec![],
-            },
-            hidden: false,
-            follow_symlinks: false,
-            max_filesize: None,
-            threads: 2,
-        };
-        Walker::new(Arc::new(Root::open(root).unwrap()), options)
+        Walker::new(
+            Arc::new(Root::open(root).unwrap()),
+            WalkOptions::for_tests(false, 2),
+        )
     }
 
     /// The one place a query is made (its fields are the query type's; tests change them).

@@ -42,42 +42,10 @@ if TYPE_CHECKING:
     )
     from .workspace import Workspace
 
-# Each exported name and the submodule that defines it.
-_SOURCES = {
-    **dict.fromkeys(("CancelToken", "GlobMatch", "GrepMatch", "__version__"), "_core"),
-    **dict.fromkeys(
-        (
-            "BinaryFileError",
-            "CancelledError",
-            "CodesiftError",
-            "ConflictError",
-            "InvalidArgumentError",
-            "MatchError",
-            "NotAFileError",
-            "NotFoundError",
-            "PatchFormatError",
-            "PatternError",
-            "SandboxError",
-            "StaleResultError",
-        ),
-        "errors",
-    ),
-    **dict.fromkeys(
-        (
-            "EditResult",
-            "FileChange",
-            "GlobResult",
-            "GrepResult",
-            "ListResult",
-            "PatchResult",
-            "ReadResult",
-            "UndoResult",
-            "WriteResult",
-        ),
-        "results",
-    ),
-    "Workspace": "workspace",
-}
+# Each exported name and the submodule that defines it (derived from `__all__` below, so
+# that each name is written once): every exception is defined in `errors` (its name ends in
+# "Error"), the result classes in `results`.
+_CORE = ("CancelToken", "GlobMatch", "GrepMatch", "__version__")
 
 __all__ = [
     "BinaryFileError",
@@ -107,6 +75,17 @@ __all__ = [
     "WriteResult",
     "__version__",
 ]
+
+
+def _source(name: str) -> str:
+    if name in _CORE:
+        return "_core"
+    if name == "Workspace":
+        return "workspace"
+    return "errors" if name.endswith("Error") else "results"
+
+
+_SOURCES = {name: _source(name) for name in __all__}
 
 
 def __getattr__(name: str) -> Any:

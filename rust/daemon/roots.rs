@@ -18,7 +18,7 @@ use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::GlobQuery;
 use crate::index::format::IndexFile;
 use crate::index::fresh::Watch;
-use crate::index::handle::{IndexHandle, Mode};
+use crate::index::handle::{IndexHandle, Mode, one_at_a_time};
 use crate::index::watched::IndexUse;
 use crate::request::{GlobRequest, GrepRequest};
 use crate::search::GrepQuery;
@@ -568,20 +568,15 @@ impl RootEntry {
     /// In the background: builds the index when there is none, then catches a new watch up
     /// against it (a walk of the whole tree). One at a time per root.
     fn catch_up(self: &Arc<Self>) {
-        if self.catching_up.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        let me = self.clone();
-        let spawned = std::thread::Builder::new()
-            .name("codesift-daemon-catch-up".into())
-            .spawn(move || {
+        one_at_a_time(
+            self,
+            |me| &me.catching_up,
+            "codesift-daemon-catch-up",
+            |me| {
                 let problem = me.catch_up_now().err();
                 *me.problem.lock().unwrap() = problem;
-                me.catching_up.store(false, Ordering::Release);
-            });
-        if spawned.is_err() {
-            self.catching_up.store(false, Ordering::Release);
-        }
+            },
+        );
     }
 
     fn catch_up_now(self: &Arc<Self>) -> Result<(), String> {

@@ -130,40 +130,30 @@ impl Dir {
         )?)
     }
 
+    /// Opens the entry `name` as a file with `flags` (and `mode` when it creates one).
+    fn open_file(&self, name: &OsStr, flags: OFlags, mode: Mode) -> io::Result<File> {
+        Ok(File::from(rustix::fs::openat(&self.fd, name, flags, mode)?))
+    }
+
     /// Opens the entry `name` to read it (see `is_symlink` for a symlink there). Whatever it
     /// is, it is opened without blocking: the caller checks its kind before reading.
     pub fn open_read(&self, name: impl AsRef<OsStr>) -> io::Result<File> {
-        let fd = rustix::fs::openat(
-            &self.fd,
-            name.as_ref(),
-            OFlags::RDONLY | ENTRY_FLAGS,
-            Mode::empty(),
-        )?;
-        Ok(File::from(fd))
+        self.open_file(name.as_ref(), OFlags::RDONLY | ENTRY_FLAGS, Mode::empty())
     }
 
     /// Opens the entry `name` to read and write it, creating it with `mode` when there is
     /// none (a symlink there is refused, not followed).
     pub fn open_or_create(&self, name: impl AsRef<OsStr>, mode: u32) -> io::Result<File> {
-        let fd = rustix::fs::openat(
-            &self.fd,
-            name.as_ref(),
-            OFlags::RDWR | OFlags::CREATE | ENTRY_FLAGS,
-            Mode::from_raw_mode(mode),
-        )?;
-        Ok(File::from(fd))
+        let flags = OFlags::RDWR | OFlags::CREATE | ENTRY_FLAGS;
+        self.open_file(name.as_ref(), flags, Mode::from_raw_mode(mode))
     }
 
     /// Creates the entry `name` with `mode` to write it: a new file only (`O_EXCL`: never an
     /// existing file, nor a symlink, at the name).
     pub fn create_new(&self, name: impl AsRef<OsStr>, mode: u32) -> io::Result<File> {
-        let fd = rustix::fs::openat(
-            &self.fd,
-            name.as_ref(),
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(mode),
-        )?;
-        Ok(File::from(fd))
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        self.open_file(name.as_ref(), flags, Mode::from_raw_mode(mode))
     }
 
     /// Removes the entry `name` (a symlink is removed, never followed).

@@ -209,7 +209,6 @@ mod tests {
         options: impl FnOnce(&mut crate::fs::walk::WalkOptions),
     ) -> (Vec<String>, std::sync::Arc<crate::fs::walk::WalkStats>) {
         use crate::fs::root::{Links, Root};
-        use crate::fs::rules::RuleOptions;
         use crate::fs::walk::{WalkOptions, Walker};
         use std::fs;
         use std::sync::Arc;
@@ -233,16 +232,9 @@ mod tests {
         fs::write(root.join(".codesiftignore"), "*.key\n").unwrap();
         std::os::unix::fs::symlink("src", root.join("lib")).unwrap();
         std::os::unix::fs::symlink("/nonexistent", root.join("dangling")).unwrap();
-        let mut opts = WalkOptions {
-            rules: RuleOptions {
-                gitignore: true,
-                access_files: vec![".codesiftignore".into()],
-            },
-            hidden: false,
-            follow_symlinks: false,
-            max_filesize: Some(5),
-            threads: 2,
-        };
+        let mut opts = WalkOptions::for_tests(false, 2);
+        opts.rules.access_files = vec![".codesiftignore".into()];
+        opts.max_filesize = Some(5);
         options(&mut opts);
         let w = Walker::new(Arc::new(Root::open(root).unwrap()), opts);
         let start = w.start(Path::new(""), Links::Refuse).unwrap();

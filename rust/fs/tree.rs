@@ -95,23 +95,15 @@ fn reversed(mut entries: Vec<Listed>) -> Vec<Listed> {
 mod tests {
     use super::*;
     use crate::fs::root::Root;
-    use crate::fs::rules::RuleOptions;
     use crate::fs::walk::WalkOptions;
     use std::fs;
     use std::sync::Arc;
 
     fn walker(root: &Path) -> Walker {
-        let options = WalkOptions {
-            rules: RuleOptions {
-                gitignore: true,
-                access_files: vec![],
-            },
-            hidden: true,
-            follow_symlinks: false,
-            max_filesize: None,
-            threads: 1,
-        };
-        Walker::new(Arc::new(Root::open(root).unwrap()), options)
+        Walker::new(
+            Arc::new(Root::open(root).unwrap()),
+            WalkOptions::for_tests(true, 1),
+        )
     }
 
     fn shown(tree: &Tree) -> Vec<String> {

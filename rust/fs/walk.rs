@@ -52,6 +52,22 @@ pub struct WalkOptions {
 }
 
 impl WalkOptions {
+    /// The options the engine's unit tests walk with unless they say otherwise: `.gitignore`
+    /// honoured, no access-ignore files, links not followed, no size limit.
+    #[cfg(test)]
+    pub(crate) fn for_tests(hidden: bool, threads: usize) -> Self {
+        WalkOptions {
+            rules: RuleOptions {
+                gitignore: true,
+                access_files: vec![],
+            },
+            hidden,
+            follow_symlinks: false,
+            max_filesize: None,
+            threads,
+        }
+    }
+
     pub fn thread_count(&self) -> usize {
         if self.threads > 0 {
             self.threads
@@ -1144,16 +1160,9 @@ mod tests {
     use std::fs;
 
     fn options() -> WalkOptions {
-        WalkOptions {
-            rules: RuleOptions {
-                gitignore: true,
-                access_files: vec![".codesiftignore".into()],
-            },
-            hidden: true,
-            follow_symlinks: false,
-            max_filesize: None,
-            threads: 2,
-        }
+        let mut options = WalkOptions::for_tests(true, 2);
+        options.rules.access_files = vec![".codesiftignore".into()];
+        options
     }
 
     fn walker(dir: &Path, options: WalkOptions) -> Walker {

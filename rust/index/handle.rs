@@ -169,13 +169,11 @@ impl IndexHandle {
                 return;
             }
         }
-        if self.rebuilding.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        let me = self.clone();
-        let spawned = std::thread::Builder::new()
-            .name("codesift-index-rebuild".into())
-            .spawn(move || {
+        one_at_a_time(
+            self,
+            |me| &me.rebuilding,
+            "codesift-index-rebuild",
+            move |me| {
                 std::thread::sleep(REBUILD_DELAY);
                 let started = std::time::Instant::now();
                 let walker = walker();
@@ -189,11 +187,8 @@ impl IndexHandle {
                 }
                 *me.last_rebuild.lock().unwrap() =
                     Some((std::time::Instant::now(), started.elapsed()));
-                me.rebuilding.store(false, Ordering::Release);
-            });
-        if spawned.is_err() {
-            self.rebuilding.store(false, Ordering::Release);
-        }
+            },
+        );
     }
 
     /// Builds and publishes a new index, keeping the watch (see `maybe_rebuild`).
@@ -415,4 +410,28 @@ fn discarded(reason: &str) -> io::Error {
         io::ErrorKind::InvalidData,
         format!("{DISCARDED} ({reason})"),
     )
+}
+
+/// Runs `work` on a new thread named `name` unless the one flagged `running` (a flag of
+/// `owner`'s) still runs: background index work happens once at a time. The flag is cleared
+/// when `work` ends, or at once when no thread could be started.
+pub(crate) fn one_at_a_time<T: Send + Sync + 'static>(
+    owner: &Arc<T>,
+    running: fn(&T) -> &AtomicBool,
+    name: &str,
+    work: impl FnOnce(&Arc<T>) + Send + 'static,
+) {
+    if running(owner).swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let me = owner.clone();
+    let spawned = std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            work(&me);
+            running(&me).store(false, Ordering::Release);
+        });
+    if spawned.is_err() {
+        running(owner).store(false, Ordering::Release);
+    }
 }

@@ -136,6 +136,8 @@ fn plan_hir(hir: &Hir) -> Query {
 
 /// A set of byte strings (kept sorted and deduplicated by `simplify`).
 type Set = Vec<Vec<u8>>;
+/// Concatenates every string of one set with every string of another (`cross`, in some order).
+type Join = fn(&[Vec<u8>], &[Vec<u8>]) -> Set;
 
 /// What the planner knows about the strings `L` a regex node matches.
 ///
@@ -199,17 +201,20 @@ impl Info {
 
     /// Strings that start every non-empty match.
     fn starts(&self) -> Set {
-        match &self.exact {
-            Some(e) => e.iter().filter(|s| !s.is_empty()).cloned().collect(),
-            None => self.prefix.clone(),
-        }
+        self.nonempty_exact_or(&self.prefix)
     }
 
     /// Strings that end every non-empty match.
     fn ends(&self) -> Set {
+        self.nonempty_exact_or(&self.suffix)
+    }
+
+    /// The non-empty strings of the exact set (each is a whole match, so starts and ends
+    /// it), or, with none, `edge`.
+    fn nonempty_exact_or(&self, edge: &Set) -> Set {
         match &self.exact {
             Some(e) => e.iter().filter(|s| !s.is_empty()).cloned().collect(),
-            None => self.suffix.clone(),
+            None => edge.clone(),
         }
     }
 }
@@ -233,25 +238,28 @@ impl Planner {
                 let sub = self.analyze(&rep.sub, depth + 1);
                 self.repeat(sub, rep.min, rep.max)
             }
-            HirKind::Concat(subs) => {
-                let mut acc = Info::empty();
-                for sub in subs {
-                    let next = self.analyze(sub, depth + 1);
-                    acc = self.concat(acc, next);
-                }
-                acc
-            }
-            HirKind::Alternation(subs) => {
-                let mut acc = Info::no_match();
-                for sub in subs {
-                    let next = self.analyze(sub, depth + 1);
-                    acc = self.alternate(acc, next);
-                }
-                acc
-            }
+            HirKind::Concat(subs) => self.fold(subs, depth, Info::empty(), Self::concat),
+            HirKind::Alternation(subs) => self.fold(subs, depth, Info::no_match(), Self::alternate),
         };
         self.simplify(&mut info, false);
         info
+    }
+
+    /// `subs` analysed in order and joined from `start` by `join` (concatenation from the
+    /// empty string, alternation from no match).
+    fn fold(
+        &mut self,
+        subs: &[Hir],
+        depth: usize,
+        start: Info,
+        join: fn(&mut Self, Info, Info) -> Info,
+    ) -> Info {
+        let mut acc = start;
+        for sub in subs {
+            let next = self.analyze(sub, depth + 1);
+            acc = join(self, acc, next);
+        }
+        acc
     }
 
     /// `x{min,max}`: `x^min` then up to `max - min` more, as an alternation of the powers when
@@ -343,38 +351,8 @@ impl Planner {
             _ => {
                 // A non-empty match: if `u` is non-empty it starts the match; if empty, `t` does.
                 // With `x` exact, `u` is one of its strings followed by `t`'s start, or alone.
-                xy.prefix = match &x.exact {
-                    Some(a) => {
-                        let mut prefix = cross(a, &y.prefix);
-                        if y.can_empty {
-                            prefix.extend(x.starts());
-                        }
-                        prefix
-                    }
-                    None => {
-                        let mut prefix = x.prefix.clone();
-                        if x.can_empty {
-                            prefix.extend(y.starts());
-                        }
-                        prefix
-                    }
-                };
-                xy.suffix = match &y.exact {
-                    Some(b) => {
-                        let mut suffix = cross(&x.suffix, b);
-                        if x.can_empty {
-                            suffix.extend(y.ends());
-                        }
-                        suffix
-                    }
-                    None => {
-                        let mut suffix = y.suffix.clone();
-                        if y.can_empty {
-                            suffix.extend(x.ends());
-                        }
-                        suffix
-                    }
-                };
+                xy.prefix = concat_edge(&x, &y, |i| &i.prefix, Info::starts, cross);
+                xy.suffix = concat_edge(&y, &x, |i| &i.suffix, Info::ends, |b, s| cross(s, b));
                 // Both sides non-empty: an end of `u` followed by a start of `t` is in the match.
                 if x.exact.is_none()
                     && y.exact.is_none()
@@ -594,6 +572,27 @@ fn bytes_of(set: &[Vec<u8>]) -> usize {
 }
 
 /// Every string of `a` followed by every string of `b`.
+/// The strings that begin (or end) every non-empty match of a concatenation of two parts not
+/// both exact: `near` is the part at that end, `far` the other; `edge` is the set kept for
+/// that end (prefix or suffix), `bound` the strings a part's non-empty match has there, and
+/// `join` concatenates `near`'s exact strings with `far`'s edge in match order. With `near`
+/// exact, the match starts with one of its strings followed by `far`'s edge, or (`far` empty)
+/// with `near` alone; otherwise with `near`'s edge, or (`near` empty) `far`'s.
+fn concat_edge(
+    near: &Info,
+    far: &Info,
+    edge: fn(&Info) -> &Set,
+    bound: fn(&Info) -> Set,
+    join: Join,
+) -> Set {
+    let (mut set, alone) = match &near.exact {
+        Some(a) => (join(a, edge(far)), far.can_empty.then(|| bound(near))),
+        None => (edge(near).clone(), near.can_empty.then(|| bound(far))),
+    };
+    set.extend(alone.into_iter().flatten());
+    set
+}
+
 fn cross(a: &[Vec<u8>], b: &[Vec<u8>]) -> Set {
     let mut out = Vec::with_capacity(a.len() * b.len());
     for x in a {
@@ -981,33 +980,41 @@ mod tests {
             assert_eq!(bytes.len(), 3);
             Query::Trigram(trigram([bytes[0], bytes[1], bytes[2]]))
         }
-        /// Space-separated items; `(` opens an OR.
-        fn and_seq(&mut self) -> Query {
+        /// Items separated by `sep`: trigrams, groups in `(` `)` read by `group`, and (with
+        /// `consts`) `+` for all and `-` for nothing.
+        fn seq(&mut self, sep: u8, group: fn(&mut Self) -> Query, consts: bool) -> Vec<Query> {
             let mut items = Vec::new();
             loop {
-                match self.peek() {
-                    Some(b'"') => items.push(self.trigram()),
+                let item = match self.peek() {
+                    Some(b'"') => self.trigram(),
                     Some(b'(') => {
                         self.eat(b'(');
-                        items.push(self.or_seq());
+                        let inner = group(self);
                         self.eat(b')');
+                        inner
                     }
-                    Some(b'+') => {
+                    Some(b'+') if consts => {
                         self.i += 1;
-                        items.push(Query::All)
+                        Query::All
                     }
-                    Some(b'-') => {
+                    Some(b'-') if consts => {
                         self.i += 1;
-                        items.push(Query::Nothing)
+                        Query::Nothing
                     }
                     other => panic!("unexpected {other:?} in {:?}", self.text()),
-                }
-                if self.peek() == Some(b' ') {
+                };
+                items.push(item);
+                if self.peek() == Some(sep) {
                     self.i += 1;
                 } else {
                     break;
                 }
             }
+            items
+        }
+        /// Space-separated items; `(` opens an OR.
+        fn and_seq(&mut self) -> Query {
+            let mut items = self.seq(b' ', Self::or_seq, true);
             if items.len() == 1 {
                 items.pop().unwrap()
             } else {
@@ -1016,24 +1023,7 @@ mod tests {
         }
         /// `|`-separated alternatives; `(` opens an AND.
         fn or_seq(&mut self) -> Query {
-            let mut items = Vec::new();
-            loop {
-                match self.peek() {
-                    Some(b'"') => items.push(self.trigram()),
-                    Some(b'(') => {
-                        self.eat(b'(');
-                        items.push(self.and_seq());
-                        self.eat(b')');
-                    }
-                    other => panic!("unexpected {other:?} in {:?}", self.text()),
-                }
-                if self.peek() == Some(b'|') {
-                    self.i += 1;
-                } else {
-                    break;
-                }
-            }
-            Query::Or(items)
+            Query::Or(self.seq(b'|', Self::and_seq, false))
         }
     }
 

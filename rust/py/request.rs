@@ -10,55 +10,40 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
 use std::path::PathBuf;
 
-#[pyclass(frozen, name = "GrepRequest", module = "codesift._core")]
-pub struct GrepRequest {
-    pub request: Request,
+/// A Python class `$class` holding the engine's request `$request` (`$what`: its name in
+/// messages); both requests are made, checked and shown the same way.
+macro_rules! request_class {
+    ($class:ident, $request:ty, $what:literal) => {
+        #[pyclass(frozen, module = "codesift._core")]
+        pub struct $class {
+            pub request: $request,
+        }
+
+        #[pymethods]
+        impl $class {
+            /// `search_path` (workspace-relative) and the options of the engine's request
+            /// (`crate::request`) by name; a value the engine does not allow is an
+            /// `InvalidArgumentError` here.
+            #[new]
+            #[pyo3(signature = (search_path, **options))]
+            fn new(search_path: PathBuf, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+                let mut request: $request = request_of($what, options)?;
+                request.search_path = search_path;
+                request.query()?;
+                Ok($class { request })
+            }
+
+            /// Every option by name, as the engine holds it (defaults filled in).
+            #[getter]
+            fn options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                options_of(py, $what, &self.request)
+            }
+        }
+    };
 }
 
-#[pymethods]
-impl GrepRequest {
-    /// `search_path` (workspace-relative) and the options of `crate::request::GrepRequest`
-    /// by name; a value the engine does not allow is an `InvalidArgumentError` here.
-    #[new]
-    #[pyo3(signature = (search_path, **options))]
-    fn new(search_path: PathBuf, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let mut request: Request = request_of("grep", options)?;
-        request.search_path = search_path;
-        request.query()?;
-        Ok(GrepRequest { request })
-    }
-
-    /// Every option by name, as the engine holds it (defaults filled in).
-    #[getter]
-    fn options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        options_of(py, "grep", &self.request)
-    }
-}
-
-#[pyclass(frozen, name = "GlobRequest", module = "codesift._core")]
-pub struct GlobRequest {
-    pub request: GlobRequestOf,
-}
-
-#[pymethods]
-impl GlobRequest {
-    /// `search_path` (workspace-relative) and the options of `crate::request::GlobRequest`
-    /// by name; a value the engine does not allow is an `InvalidArgumentError` here.
-    #[new]
-    #[pyo3(signature = (search_path, **options))]
-    fn new(search_path: PathBuf, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let mut request: GlobRequestOf = request_of("glob", options)?;
-        request.search_path = search_path;
-        request.query()?;
-        Ok(GlobRequest { request })
-    }
-
-    /// Every option by name, as the engine holds it (defaults filled in).
-    #[getter]
-    fn options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        options_of(py, "glob", &self.request)
-    }
-}
+request_class!(GrepRequest, Request, "grep");
+request_class!(GlobRequest, GlobRequestOf, "glob");
 
 /// A request of the engine's made from keyword arguments (`what`: its name in messages).
 fn request_of<T: DeserializeOwned>(what: &str, options: Option<&Bound<'_, PyDict>>) -> PyResult<T> {

@@ -617,43 +617,39 @@ fn set_no_ignore(args: &mut Args, yes: bool) {
     args.no_ignore_vcs = yes;
 }
 
-fn set_before(ctx: &mut Context, n: usize) {
-    match ctx {
-        Context::Limited { before, .. } => *before = Some(n),
-        Context::Passthru => {
-            *ctx = Context::Limited {
-                before: Some(n),
-                after: None,
-                both: None,
-            }
-        }
+/// The context counts of `ctx` to set one of: after `--passthru`, none set yet (a later
+/// context flag replaces passthru).
+fn limited(ctx: &mut Context) -> [&mut Option<usize>; 3] {
+    if let Context::Passthru = ctx {
+        *ctx = Context::Limited {
+            before: None,
+            after: None,
+            both: None,
+        };
     }
+    match ctx {
+        Context::Limited {
+            before,
+            after,
+            both,
+        } => [before, after, both],
+        Context::Passthru => unreachable!("set to limited above"),
+    }
+}
+
+fn set_before(ctx: &mut Context, n: usize) {
+    let [before, _, _] = limited(ctx);
+    *before = Some(n);
 }
 
 fn set_after(ctx: &mut Context, n: usize) {
-    match ctx {
-        Context::Limited { after, .. } => *after = Some(n),
-        Context::Passthru => {
-            *ctx = Context::Limited {
-                before: None,
-                after: Some(n),
-                both: None,
-            }
-        }
-    }
+    let [_, after, _] = limited(ctx);
+    *after = Some(n);
 }
 
 fn set_both(ctx: &mut Context, n: usize) {
-    match ctx {
-        Context::Limited { both, .. } => *both = Some(n),
-        Context::Passthru => {
-            *ctx = Context::Limited {
-                before: None,
-                after: None,
-                both: Some(n),
-            }
-        }
-    }
+    let [_, _, both] = limited(ctx);
+    *both = Some(n);
 }
 
 /// `10`, `10K`, `10M`, `10G` (ripgrep's size suffixes).

@@ -33,6 +33,35 @@ pub struct SearchResult {
     pub stats: Option<Stats>,
 }
 
+/// Runs `$search` (searcher `$s` with matcher `$m` into `&mut $sink`) into a sink of the
+/// worker's printer for haystack `$h`, and returns what the sink saw. A macro, not a
+/// function: each printer's sink is its own type, and a search is generic over its sink.
+macro_rules! printed {
+    ($worker:ident, $h:expr, |$s:ident, $m:ident, $sink:ident| $search:expr) => {{
+        let ($m, $s) = (&$worker.matcher, &mut $worker.searcher);
+        let path = $h.path.as_path();
+        match &mut $worker.printer {
+            Printer::Standard(p) => {
+                printed!(@sink p, $m, path, $sink, $search, $sink.stats().cloned())
+            }
+            Printer::Summary(p) => {
+                printed!(@sink p, $m, path, $sink, $search, $sink.stats().cloned())
+            }
+            Printer::Json(p) => {
+                printed!(@sink p, $m, path, $sink, $search, Some($sink.stats().clone()))
+            }
+        }
+    }};
+    (@sink $p:ident, $m:ident, $path:ident, $sink:ident, $search:expr, $stats:expr) => {{
+        let mut $sink = $p.sink_with_path($m, $path);
+        $search?;
+        Ok(SearchResult {
+            has_match: $sink.has_match(),
+            stats: $stats,
+        })
+    }};
+}
+
 /// A matcher, a searcher and a printer: what each search thread owns.
 pub struct Worker<W> {
     pub matcher: RegexMatcher,
@@ -113,28 +142,11 @@ impl<W: WriteColor> Worker<W> {
             }
             line += memchr::memchr_iter(b'\n', &text[start..]).count() as u64;
         }
-        let (m, s) = (&self.matcher, &mut self.searcher);
-        let path = h.path.as_path();
-        match &mut self.printer {
-            Printer::Standard(p) => {
-                let mut sink = p.sink_with_path(m, path);
-                s.search_slice(m, &text, &mut sink)?;
-                Ok(SearchResult {
-                    has_match: sink.has_match(),
-                    stats: sink.stats().cloned(),
-                })
-            }
-            Printer::Summary(p) => {
-                let mut sink = p.sink_with_path(m, path);
-                s.search_slice(m, &text, &mut sink)?;
-                Ok(SearchResult {
-                    has_match: sink.has_match(),
-                    stats: sink.stats().cloned(),
-                })
-            }
-            // `span_reads` never lets JSON (byte offsets) read in parts.
-            Printer::Json(_) => self.search_path(h),
+        // `span_reads` never lets JSON (byte offsets) read in parts.
+        if let Printer::Json(_) = self.printer {
+            return self.search_path(h);
         }
+        printed!(self, h, |s, m, sink| s.search_slice(m, &text, &mut sink))
     }
 
     fn should_preprocess(&self, path: &std::path::Path) -> bool {
@@ -165,65 +177,15 @@ impl<W: WriteColor> Worker<W> {
     }
 
     fn search_path(&mut self, h: &Haystack) -> io::Result<SearchResult> {
-        let (m, s) = (&self.matcher, &mut self.searcher);
-        let path = h.path.as_path();
-        match &mut self.printer {
-            Printer::Standard(p) => {
-                let mut sink = p.sink_with_path(m, path);
-                s.search_path(m, path, &mut sink)?;
-                Ok(SearchResult {
-                    has_match: sink.has_match(),
-                    stats: sink.stats().cloned(),
-                })
-            }
-            Printer::Summary(p) => {
-                let mut sink = p.sink_with_path(m, path);
-                s.search_path(m, path, &mut sink)?;
-                Ok(SearchResult {
-                    has_match: sink.has_match(),
-                    stats: sink.stats().cloned(),
-                })
-            }
-            Printer::Json(p) => {
-                let mut sink = p.sink_with_path(m, path);
-                s.search_path(m, path, &mut sink)?;
-                Ok(SearchResult {
-                    has_match: sink.has_match(),
-                    stats: Some(sink.stats().clone()),
-                })
-            }
-        }
+        printed!(self, h, |s, m, sink| s.search_path(
+            m,
+            h.path.as_path(),
+            &mut sink
+        ))
     }
 
     fn search_reader<R: io::Read>(&mut self, h: &Haystack, rdr: R) -> io::Result<SearchResult> {
-        let (m, s) = (&self.matcher, &mut self.searcher);
-        let path = h.path.as_path();
-        match &mut self.printer {
-            Printer::Standard(p) => {
-                let mut sink = p.sink_with_path(m, path);
-                s.search_reader(m, rdr, &mut sink)?;
-                Ok(SearchResult {
-                    has_match: sink.has_match(),
-                    stats: sink.stats().cloned(),
-                })
-            }
-            Printer::Summary(p) => {
-                let mut sink = p.sink_with_path(m, path);
-                s.search_reader(m, rdr, &mut sink)?;
-                Ok(SearchResult {
-                    has_match: sink.has_match(),
-                    stats: sink.stats().cloned(),
-                })
-            }
-            Printer::Json(p) => {
-                let mut sink = p.sink_with_path(m, path);
-                s.search_reader(m, rdr, &mut sink)?;
-                Ok(SearchResult {
-                    has_match: sink.has_match(),
-                    stats: Some(sink.stats().clone()),
-                })
-            }
-        }
+        printed!(self, h, |s, m, sink| s.search_reader(m, rdr, &mut sink))
     }
 }
 

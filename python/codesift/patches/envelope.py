@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 
 from ..errors import PatchFormatError
-from .model import FileOp, Hunk, ParsedPatch
+from .model import FileOp, Hunk, ParsedPatch, take_hunk_line
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
@@ -167,23 +167,13 @@ def _hunk(reader: _Reader, path: str, *, first: bool) -> Hunk:
             reader.next()
             at_eof = True
             break
-        marker = line[:1]
-        if line == "":
-            old.append("")
-            new.append("")
-        elif marker == " ":
-            old.append(line[1:])
-            new.append(line[1:])
-        elif marker == "-":
-            old.append(line[1:])
-        elif marker == "+":
-            new.append(line[1:])
-        elif body_lines == 0:
-            raise PatchFormatError(
-                f"patch line {reader.number}: unexpected line {_quote(line)} in a hunk of "
-                f"{path}; every hunk line starts with ' ' (context), '-' (removed) or '+' (added)"
-            )
-        else:
+        if not take_hunk_line(line, old, new):
+            if body_lines == 0:
+                raise PatchFormatError(
+                    f"patch line {reader.number}: unexpected line {_quote(line)} in a hunk of "
+                    f"{path}; every hunk line starts with ' ' (context), '-' (removed) or '+' "
+                    "(added)"
+                )
             break
         reader.next()
         body_lines += 1

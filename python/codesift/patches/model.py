@@ -77,3 +77,20 @@ class ParsedPatch:
 
     format: str
     ops: tuple[FileOp, ...] = field(default_factory=tuple)
+
+
+def take_hunk_line(line: str, old: list[str], new: list[str]) -> bool:
+    """Adds a hunk's body line to the sides it is on: a `' '` line (or an empty one: context
+    whose space was lost) to both, a `'-'` line to `old`, a `'+'` line to `new`, each without
+    its marker. False, adding nothing, for any other line."""
+    marker = line[:1]
+    if marker in (" ", ""):
+        old.append(line[1:])
+        new.append(line[1:])
+    elif marker == "-":
+        old.append(line[1:])
+    elif marker == "+":
+        new.append(line[1:])
+    else:
+        return False
+    return True

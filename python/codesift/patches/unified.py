@@ -22,7 +22,7 @@ import re
 from dataclasses import replace
 
 from ..errors import PatchFormatError
-from .model import FileOp, Hunk, ParsedPatch
+from .model import FileOp, Hunk, ParsedPatch, take_hunk_line
 
 HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 #: A hunk header without line numbers (Aider's `@@ ... @@`, or a bare `@@`): the hunk is found
@@ -265,14 +265,7 @@ def _sides(body: list[str], first_line: int, old_start: int | None, number: int)
             if last_kind in (" ", "+"):
                 new_eol = False
             continue
-        if kind == " " or line == "":
-            old.append(line[1:])
-            new.append(line[1:])
-        elif kind == "-":
-            old.append(line[1:])
-        elif kind == "+":
-            new.append(line[1:])
-        else:
+        if not take_hunk_line(line, old, new):
             raise PatchFormatError(
                 f"diff line {first_line + offset}: {line[:80]!r} is not a hunk line; hunk lines "
                 "start with ' ', '-' or '+'"

@@ -183,6 +183,18 @@ class Toolbox:
             read_hint=self.profile.spill_hint,
         )
 
+    def finish_read(self, result: Any, summary: str | None = None) -> ToolResult:
+        """A `ReadResult` as a read_file result: its lines, then `summary` (its own by
+        default) when the lines were cut or are none; never spilled (a read pages itself)."""
+        said = result.summary if summary is None else summary
+        if result.end_line < result.start_line:
+            text = said
+        elif result.truncated or result.long_lines:
+            text = f"{result.content}\n\n{said}"
+        else:
+            text = result.content
+        return self.finish("read_file", text, result.to_dict(), allow_spill=False)
+
     def search_target(self, args: dict[str, Any]) -> Any:
         """The workspace a search runs in: the local one, or the remote one for a `host`
         argument (popped from `args`)."""

@@ -472,13 +472,7 @@ def read_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
             "[TRUNCATED: more lines follow; continue with offset=",
             "[more lines follow; continue with start_line=",
         )
-    if result.end_line < result.start_line:
-        text = said
-    elif result.truncated or result.long_lines:
-        text = f"{result.content}\n\n{said}"
-    else:
-        text = result.content
-    return box.finish("read_file", text, result.to_dict(), allow_spill=False)
+    return box.finish_read(result, said)
 
 
 def list_dir(box: Toolbox, args: dict[str, Any]) -> ToolResult:

@@ -173,13 +173,7 @@ def read_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     workspace = box.read_workspace(args["path"])
     offset, limit = args.get("offset", 1), args.get("limit", 2000)
     result = workspace.read(args["path"], offset=offset, limit=limit)
-    if result.end_line < result.start_line:
-        text = result.summary
-    elif result.truncated or result.long_lines:
-        text = f"{result.content}\n\n{result.summary}"
-    else:
-        text = result.content
-    return box.finish("read_file", text, result.to_dict(), allow_spill=False)
+    return box.finish_read(result)
 
 
 def write_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
