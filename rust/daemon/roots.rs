@@ -172,6 +172,7 @@ impl Roots {
         };
         Ok(entry.select(
             &parsed.query,
+            &parsed.pattern,
             parsed.target.every,
             parsed.list_unnarrowed,
             parsed.target.build,
@@ -429,6 +430,7 @@ impl RootEntry {
     fn select(
         self: &Arc<Self>,
         query: &GrepQuery,
+        pattern: &crate::grep::CompiledPattern,
         every: bool,
         list_unnarrowed: bool,
         build: bool,
@@ -439,6 +441,7 @@ impl RootEntry {
             let (selected, watch) = match crate::search::select_watched_with(
                 self.walker(),
                 query,
+                pattern,
                 index,
                 watch,
                 every,
@@ -674,6 +677,8 @@ struct Target {
 struct SelectRequest {
     target: Target,
     query: GrepQuery,
+    /// Compiled once, when the request is checked (a Unicode class takes milliseconds).
+    pattern: crate::grep::CompiledPattern,
     /// With `every`: a pattern the index does not narrow lists every file (else: `scan`).
     list_unnarrowed: bool,
 }
@@ -819,10 +824,11 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
         .query()
         .map_err(|e| BadRequest(e.to_string()))?;
     // A pattern that does not compile is the client's error, before any index work.
-    crate::grep::CompiledPattern::new(&query.pattern).map_err(|e| BadRequest(e.to_string()))?;
+    let pattern = query.compiled().map_err(|e| BadRequest(e.to_string()))?;
     Ok(SelectRequest {
         target,
         query,
+        pattern,
         list_unnarrowed: bool_field(walk, "list_unnarrowed", true)?,
     })
 }

@@ -383,7 +383,14 @@ fn run(mut a: Args) -> io::Result<i32> {
         }
     }
     let answered = listed.is_some() || kept_as_printed.is_some();
+    // While the daemon selects (milliseconds), the matcher compiles on another thread: a
+    // Unicode class such as `\w` takes as long to compile as the daemon takes to answer.
+    let mut compiling = None;
     if index_mode != index::IndexMode::Never && searches && !answered {
+        if matches!(a.mode, Mode::Search(_)) {
+            let (a, patterns) = (a.clone(), patterns.clone());
+            compiling = Some(std::thread::spawn(move || build_matcher(&a, &patterns)));
+        }
         match index::refusal(&a, &paths) {
             Some(why) => index::scanned(why),
             None => {
@@ -441,8 +448,13 @@ fn run(mut a: Args) -> io::Result<i32> {
         }
         Mode::Search(_) if !matches_possible(&run) => false,
         Mode::Search(mode) => {
+            let matcher = match compiling.take().map(std::thread::JoinHandle::join) {
+                Some(Ok(compiled)) => compiled?,
+                _ => build_matcher(&a, &run.patterns)?,
+            };
             let spec = WorkerSpec {
                 run: &run,
+                matcher: &matcher,
                 a: &a,
                 mode,
                 colors: &colors,
@@ -667,6 +679,9 @@ fn suggest(msg: String) -> String {
 #[derive(Clone, Copy)]
 struct WorkerSpec<'a> {
     run: &'a Run,
+    /// Compiled once: a Unicode class such as `\w` takes milliseconds to compile, and each
+    /// thread's worker gets a clone (cheap: the compiled parts are shared).
+    matcher: &'a grep_regex::RegexMatcher,
     a: &'a Args,
     mode: SearchMode,
     colors: &'a ColorSpecs,
@@ -679,6 +694,7 @@ struct WorkerSpec<'a> {
 fn make_worker<W: WriteColor>(spec: WorkerSpec<'_>, wtr: W) -> io::Result<Worker<W>> {
     let WorkerSpec {
         run,
+        matcher,
         a,
         mode,
         colors,
@@ -687,7 +703,7 @@ fn make_worker<W: WriteColor>(spec: WorkerSpec<'_>, wtr: W) -> io::Result<Worker
         heading,
         with_filename,
     } = spec;
-    let matcher = build_matcher(a, &run.patterns)?;
+    let matcher = matcher.clone();
     let line_term = if a.crlf {
         grep_matcher::LineTerminator::crlf()
     } else if a.null_data {
