@@ -386,6 +386,7 @@ fn run(mut a: Args) -> io::Result<i32> {
     // While the daemon selects (milliseconds), the matcher compiles on another thread: a
     // Unicode class such as `\w` takes as long to compile as the daemon takes to answer.
     let mut compiling = None;
+    let mut offering = None;
     if index_mode != index::IndexMode::Never && searches && !answered {
         if matches!(a.mode, Mode::Search(_)) {
             let (a, patterns) = (a.clone(), patterns.clone());
@@ -394,8 +395,25 @@ fn run(mut a: Args) -> io::Result<i32> {
         match index::refusal(&a, &paths) {
             Some(why) => index::scanned(why),
             None => {
-                match index::haystacks(&a, &patterns, &builder, &paths, implicit_path, index_mode) {
-                    Ok(found) => listed = Some(found),
+                let found = index::haystacks(
+                    &a,
+                    &patterns,
+                    &builder,
+                    &cwd,
+                    &paths,
+                    implicit_path,
+                    index_mode,
+                );
+                match found {
+                    Ok(found) => {
+                        listed = Some(found.haystacks);
+                        // Offered while the search runs (the daemon answers in a moment).
+                        if !found.verdicts.is_empty() {
+                            let verdicts = found.verdicts;
+                            offering =
+                                Some(std::thread::spawn(move || index::offer_verdicts(verdicts)));
+                        }
+                    }
                     Err(why) => {
                         index::scanned(&why);
                         count_scan = index_mode == index::IndexMode::Auto;
@@ -471,6 +489,9 @@ fn run(mut a: Args) -> io::Result<i32> {
         }
         Mode::Types => unreachable!("handled above"),
     };
+    if let Some(offering) = offering {
+        let _ = offering.join();
+    }
     if count_scan {
         index::after_scan(&run.files.paths, run.files.visited.load(Ordering::Relaxed));
     }
