@@ -169,14 +169,16 @@ impl Roots {
 
     /// The `select` reply to `request` (see docs/daemon.md).
     pub fn select(&self, request: &Value) -> Result<Value, BadRequest> {
-        let parsed = parse_select(request)?;
-        let entry = match self.entry_for(&parsed.target)? {
-            Ok(entry) => entry,
+        let mut parsed = parse_select(request)?;
+        let (entry, inside) = match self.served_below(&parsed.target)? {
+            Ok(found) => found,
             Err(reply) => return Ok(reply),
         };
+        parsed.query.search_path = inside.join(&parsed.query.search_path);
         Ok(entry.select(
             &parsed.query,
             &parsed.pattern,
+            &inside,
             parsed.rules.as_deref(),
             parsed.target.every,
             parsed.list_unnarrowed,
@@ -244,10 +246,14 @@ impl Roots {
                 verdicts.push((path, keep));
             }
         }
-        let entry = match self.entry_for(&target)? {
-            Ok(entry) => entry,
+        let (entry, inside) = match self.served_below(&target)? {
+            Ok(found) => found,
             Err(reply) => return Ok(reply),
         };
+        let verdicts = verdicts
+            .into_iter()
+            .map(|(path, keep)| (inside.join(path), keep))
+            .collect();
         Ok(entry.store_verdicts(&key, &token, verdicts))
     }
 
@@ -280,6 +286,26 @@ impl Roots {
             },
         };
         Ok(entry.files(&key, store, target.build))
+    }
+
+    /// For a `codesift-rg` client (`walk.all_files`): the entry of a root served already
+    /// whose tree holds `target.root`, and where in it (its files are answered relative to
+    /// `target.root`); else the entry of `target.root` itself (`entry_for`).
+    #[allow(clippy::type_complexity)]
+    fn served_below(
+        &self,
+        target: &Target,
+    ) -> Result<Result<(Arc<RootEntry>, PathBuf), Value>, BadRequest> {
+        if target.every && target.ident.is_none() {
+            if let Some(entry) = self.covering(target) {
+                if let Ok(inside) = target.root.strip_prefix(entry.root.real_path()) {
+                    if !inside.as_os_str().is_empty() {
+                        return Ok(Ok((entry.clone(), inside.to_path_buf())));
+                    }
+                }
+            }
+        }
+        Ok(self.entry_for(target)?.map(|entry| (entry, PathBuf::new())))
     }
 
     /// The entry with `target`'s options whose root holds `target.root` (the innermost),
@@ -489,6 +515,7 @@ impl RootEntry {
         self: &Arc<Self>,
         query: &GrepQuery,
         pattern: &crate::grep::CompiledPattern,
+        inside: &Path,
         rules: Option<&str>,
         every: bool,
         list_unnarrowed: bool,
@@ -534,6 +561,14 @@ impl RootEntry {
                             let (files, open) = super::verdicts::apply(keeps, files);
                             (selection.files, selection.spans) = files.into_iter().unzip();
                             undecided = Some(open);
+                        }
+                    }
+                    // Asked about a directory inside this root: its files, named from there.
+                    if !inside.as_os_str().is_empty() {
+                        for file in &mut selection.files {
+                            if let Ok(rel) = file.strip_prefix(inside) {
+                                *file = rel.to_path_buf();
+                            }
                         }
                     }
                     let stats = selection.walker.stats();

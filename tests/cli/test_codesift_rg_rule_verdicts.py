@@ -4,6 +4,10 @@ with the same flags (any pattern) gets its candidates with the dropped ones left
 answer equals the real ripgrep's, before and after every kind of change inside the tree and
 outside it; verdicts survive files created, written and renamed, and not rule changes."""
 
+# The `env` fixture comes from the `--files` lists' tests (one daemon, rules of its own):
+# each test names it as a parameter, which ruff reads as a redefinition.
+# ruff: noqa: F811
+
 from __future__ import annotations
 
 import os
@@ -11,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from rg_helpers import BIN, Env
-from test_codesift_rg_files_list import (  # noqa: F401 (env is a fixture)
+from test_codesift_rg_files_list import (  # noqa: F401
     check,
     daemon_request,
     env,
@@ -32,6 +36,9 @@ ARGVS = [
     ("-t", "py", "needle"),
     ("-uu", "needle"),
     ("--no-ignore-parent", "-l", "needle"),
+    # A directory inside the indexed tree: answered by the tree's index and watch.
+    ("needle", "src"),
+    ("-l", "needle", "src/sub"),
 ]
 
 
