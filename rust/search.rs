@@ -64,7 +64,7 @@ impl GrepQuery {
     }
 
     /// The pattern as every search of this query compiles it.
-    fn compiled(&self) -> Result<CompiledPattern> {
+    pub(crate) fn compiled(&self) -> Result<CompiledPattern> {
         Ok(CompiledPattern::new(&self.pattern)?
             .with_mode(self.mode)
             .with_lines(self.one_hit_per_line()))
@@ -477,7 +477,8 @@ pub fn select_watched(
     index: &IndexFile,
     watch: Watch,
 ) -> Result<(std::result::Result<Selection, &'static str>, Watch)> {
-    select_watched_with(walker, query, index, watch, false, true)
+    let pattern = query.compiled()?;
+    select_watched_with(walker, query, &pattern, index, watch, false, true)
 }
 
 /// `select_watched`, and with `every`: binary files are listed (the client decides how to
@@ -486,12 +487,12 @@ pub fn select_watched(
 pub fn select_watched_with(
     walker: Walker,
     query: &GrepQuery,
+    pattern: &CompiledPattern,
     index: &IndexFile,
     watch: Watch,
     every: bool,
     list_unnarrowed: bool,
 ) -> Result<(std::result::Result<Selection, &'static str>, Watch)> {
-    let pattern = query.compiled()?;
     let search_dir = match walker.target(&query.search_path)? {
         Target::Dir(start) => start.rel().to_path_buf(),
         Target::File(_) => return Ok((Err("a single file is searched directly"), watch)),
@@ -504,7 +505,7 @@ pub fn select_watched_with(
     select::select_watched(
         walker,
         &search_dir,
-        &pattern,
+        pattern,
         index,
         watch,
         every,
@@ -1799,8 +1800,16 @@ mod tree_tests {
             Some("the index does not narrow this pattern")
         );
         // A client that applies its own rules asks for every file instead.
-        let (selection, _) =
-            select_watched_with(walker(dir.path()), &q, &index, watch, true, true).unwrap();
+        let (selection, _) = select_watched_with(
+            walker(dir.path()),
+            &q,
+            &q.compiled().unwrap(),
+            &index,
+            watch,
+            true,
+            true,
+        )
+        .unwrap();
         let selection = selection.expect("every file is listed");
         let mut visible: Vec<PathBuf> = scan
             .files

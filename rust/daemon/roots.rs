@@ -12,6 +12,7 @@
 //! changed, a file system without events) is answered `scan`, never a stale selection.
 
 use super::listings::{Listings, MAX_KEY};
+use super::verdicts::Verdicts;
 use crate::fs::root::Root;
 use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
@@ -70,6 +71,8 @@ pub struct RootEntry {
     /// lookups found one.
     listings: Mutex<Listings>,
     listing_hits: AtomicU64,
+    /// The verdicts of ripgrep's rules that `codesift-rg` clients decided (`daemon::verdicts`).
+    verdicts: Mutex<Verdicts>,
     /// Why this root gets no events (a network file system), if so.
     no_events: Option<String>,
     problem: Mutex<Option<String>>,
@@ -148,6 +151,7 @@ impl Roots {
             last_used: Mutex::new(Instant::now()),
             listings: Mutex::new(Listings::default()),
             listing_hits: AtomicU64::new(0),
+            verdicts: Mutex::new(Verdicts::default()),
             problem: Mutex::new(None),
         });
         map.insert(key, entry.clone());
@@ -165,13 +169,17 @@ impl Roots {
 
     /// The `select` reply to `request` (see docs/daemon.md).
     pub fn select(&self, request: &Value) -> Result<Value, BadRequest> {
-        let parsed = parse_select(request)?;
-        let entry = match self.entry_for(&parsed.target)? {
-            Ok(entry) => entry,
+        let mut parsed = parse_select(request)?;
+        let (entry, inside) = match self.served_below(&parsed.target)? {
+            Ok(found) => found,
             Err(reply) => return Ok(reply),
         };
+        parsed.query.search_path = inside.join(&parsed.query.search_path);
         Ok(entry.select(
             &parsed.query,
+            &parsed.pattern,
+            &inside,
+            parsed.rules.as_deref(),
             parsed.target.every,
             parsed.list_unnarrowed,
             parsed.target.build,
@@ -208,6 +216,47 @@ impl Roots {
         Ok(reply)
     }
 
+    /// The `rules` reply to `request` (see docs/daemon.md): keeps the verdicts of ripgrep's
+    /// rules a client decided for the paths a select left undecided.
+    pub fn rules(&self, request: &Value) -> Result<Value, BadRequest> {
+        let target = parse_target(request)?;
+        if !target.every {
+            return Err(BadRequest(
+                "rules verdicts are kept for walk.all_files roots (codesift-rg)".into(),
+            ));
+        }
+        let key = key_field(request, "key")?.ok_or(BadRequest("key is required".into()))?;
+        let token = string(request, "token")?.ok_or(BadRequest("token is required".into()))?;
+        let mut verdicts = Vec::new();
+        for (name, keep) in [("kept", true), ("dropped", false)] {
+            let Some(paths) = field(request, name) else {
+                continue;
+            };
+            let paths = paths
+                .as_array()
+                .ok_or_else(|| BadRequest(format!("{name} must be an array of paths")))?;
+            for path in paths {
+                let path = json_path(path)
+                    .filter(|p| is_plain_relative(p))
+                    .ok_or_else(|| {
+                        BadRequest(format!(
+                            "{name} must hold paths relative to the root, without . or .."
+                        ))
+                    })?;
+                verdicts.push((path, keep));
+            }
+        }
+        let (entry, inside) = match self.served_below(&target)? {
+            Ok(found) => found,
+            Err(reply) => return Ok(reply),
+        };
+        let verdicts = verdicts
+            .into_iter()
+            .map(|(path, keep)| (inside.join(path), keep))
+            .collect();
+        Ok(entry.store_verdicts(&key, &token, verdicts))
+    }
+
     /// The `files` reply to `request` (see docs/daemon.md): the list kept under the client's
     /// key when the tree has not changed since it was taken, else `miss` with the token the
     /// client stores its own walk's list under (`store`).
@@ -218,12 +267,7 @@ impl Roots {
                 "files lists are kept for walk.all_files roots (codesift-rg)".into(),
             ));
         }
-        let key = string(request, "key")?.ok_or(BadRequest("key is required".into()))?;
-        if key.len() > MAX_KEY {
-            return Err(BadRequest(format!(
-                "key is over the limit of {MAX_KEY} bytes"
-            )));
-        }
+        let key = key_field(request, "key")?.ok_or(BadRequest("key is required".into()))?;
         let store = match field(request, "store") {
             None => None,
             Some(store) => Some((
@@ -242,6 +286,26 @@ impl Roots {
             },
         };
         Ok(entry.files(&key, store, target.build))
+    }
+
+    /// For a `codesift-rg` client (`walk.all_files`): the entry of a root served already
+    /// whose tree holds `target.root`, and where in it (its files are answered relative to
+    /// `target.root`); else the entry of `target.root` itself (`entry_for`).
+    #[allow(clippy::type_complexity)]
+    fn served_below(
+        &self,
+        target: &Target,
+    ) -> Result<Result<(Arc<RootEntry>, PathBuf), Value>, BadRequest> {
+        if target.every && target.ident.is_none() {
+            if let Some(entry) = self.covering(target) {
+                if let Ok(inside) = target.root.strip_prefix(entry.root.real_path()) {
+                    if !inside.as_os_str().is_empty() {
+                        return Ok(Ok((entry.clone(), inside.to_path_buf())));
+                    }
+                }
+            }
+        }
+        Ok(self.entry_for(target)?.map(|entry| (entry, PathBuf::new())))
     }
 
     /// The entry with `target`'s options whose root holds `target.root` (the innermost),
@@ -332,6 +396,27 @@ pub fn path_json(path: &Path) -> Value {
     match path.to_str() {
         Some(text) => Value::from(text),
         None => Value::from(path.as_os_str().as_bytes().to_vec()),
+    }
+}
+
+/// A path made of names only (no root, `.` or `..`): what a root's files are called.
+fn is_plain_relative(path: &Path) -> bool {
+    path.components().next().is_some()
+        && path.components().all(|c| matches!(c, Component::Normal(_)))
+}
+
+/// The path `path_json` wrote (a string, or an array of bytes when not UTF-8).
+pub fn json_path(value: &Value) -> Option<PathBuf> {
+    match value {
+        Value::String(s) => Some(PathBuf::from(s)),
+        Value::Array(bytes) => {
+            let bytes: Option<Vec<u8>> = bytes
+                .iter()
+                .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+                .collect();
+            Some(PathBuf::from(std::ffi::OsStr::from_bytes(&bytes?)))
+        }
+        _ => None,
     }
 }
 
@@ -429,6 +514,9 @@ impl RootEntry {
     fn select(
         self: &Arc<Self>,
         query: &GrepQuery,
+        pattern: &crate::grep::CompiledPattern,
+        inside: &Path,
+        rules: Option<&str>,
         every: bool,
         list_unnarrowed: bool,
         build: bool,
@@ -439,6 +527,7 @@ impl RootEntry {
             let (selected, watch) = match crate::search::select_watched_with(
                 self.walker(),
                 query,
+                pattern,
                 index,
                 watch,
                 every,
@@ -452,10 +541,36 @@ impl RootEntry {
                     );
                 }
             };
+            // Read after the selection walked and watched the directories made since the last
+            // one: a rule file created in one later moves the token.
+            let rules_token = watch.rules_token();
             crate::index::watched::install_watch(slot, watch);
             match selected {
                 Err(why) => scan(why, generation),
-                Ok(selection) => {
+                Ok(mut selection) => {
+                    // Files the rules drop (as decided at this token) are left out; the
+                    // client applies the rules to those undecided only.
+                    let mut undecided = None;
+                    if let Some(key) = rules {
+                        let mut verdicts = self.verdicts.lock().unwrap();
+                        if let Some(keeps) = verdicts.lookup(key, &rules_token) {
+                            let files = std::mem::take(&mut selection.files)
+                                .into_iter()
+                                .zip(std::mem::take(&mut selection.spans))
+                                .collect();
+                            let (files, open) = super::verdicts::apply(keeps, files);
+                            (selection.files, selection.spans) = files.into_iter().unzip();
+                            undecided = Some(open);
+                        }
+                    }
+                    // Asked about a directory inside this root: its files, named from there.
+                    if !inside.as_os_str().is_empty() {
+                        for file in &mut selection.files {
+                            if let Ok(rel) = file.strip_prefix(inside) {
+                                *file = rel.to_path_buf();
+                            }
+                        }
+                    }
                     let stats = selection.walker.stats();
                     let skipped: Vec<Value> = stats
                         .skipped
@@ -480,9 +595,32 @@ impl RootEntry {
                         "generation": generation,
                         "watch_generation": watch_generation,
                         "trusted": true,
+                        "rules_token": rules.map(|_| &rules_token),
+                        "undecided": undecided,
                     })
                 }
             }
+        })
+    }
+
+    /// Keeps the verdicts a client decided since the select that answered `asked_at`, when
+    /// the rules token has not moved since (see `daemon::verdicts`).
+    fn store_verdicts(
+        self: &Arc<Self>,
+        key: &str,
+        asked_at: &str,
+        verdicts: Vec<(PathBuf, bool)>,
+    ) -> Value {
+        self.watched(false, |index, slot, watch| {
+            let generation = Some(index.build_start_ns);
+            let token = watch.rules_token();
+            crate::index::watched::install_watch(slot, watch);
+            let stored = self
+                .verdicts
+                .lock()
+                .unwrap()
+                .store(key, asked_at, &token, verdicts);
+            json!({"ok": true, "stored": stored, "generation": generation})
         })
     }
 
@@ -646,6 +784,7 @@ impl RootEntry {
             "files_lists": self.listings.lock().unwrap().count(),
             "files_lists_bytes": self.listings.lock().unwrap().bytes(),
             "files_list_hits": self.listing_hits.load(Ordering::Relaxed),
+            "rules_verdicts": self.verdicts.lock().unwrap().count(),
             "idle_seconds": self.last_used.lock().unwrap().elapsed().as_secs(),
             "problem": self.problem.lock().unwrap().clone(),
         })
@@ -669,6 +808,10 @@ struct Target {
 struct SelectRequest {
     target: Target,
     query: GrepQuery,
+    /// A `codesift-rg` client's key for the verdicts of its rules (`daemon::verdicts`).
+    rules: Option<String>,
+    /// Compiled once, when the request is checked (a Unicode class takes milliseconds).
+    pattern: crate::grep::CompiledPattern,
     /// With `every`: a pattern the index does not narrow lists every file (else: `scan`).
     list_unnarrowed: bool,
 }
@@ -699,6 +842,17 @@ fn strings(object: &Value, name: &str, default: &[&str]) -> Result<Vec<String>, 
             .collect(),
         Some(_) => Err(BadRequest(format!("{name} must be a list of strings"))),
     }
+}
+
+/// A client's key (a string of at most `MAX_KEY` bytes), if given.
+fn key_field(object: &Value, name: &str) -> Result<Option<String>, BadRequest> {
+    let key = string(object, name)?;
+    if key.as_ref().is_some_and(|k| k.len() > MAX_KEY) {
+        return Err(BadRequest(format!(
+            "{name} is over the limit of {MAX_KEY} bytes"
+        )));
+    }
+    Ok(key)
 }
 
 fn string(object: &Value, name: &str) -> Result<Option<String>, BadRequest> {
@@ -814,10 +968,18 @@ fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
         .query()
         .map_err(|e| BadRequest(e.to_string()))?;
     // A pattern that does not compile is the client's error, before any index work.
-    crate::grep::CompiledPattern::new(&query.pattern).map_err(|e| BadRequest(e.to_string()))?;
+    let pattern = query.compiled().map_err(|e| BadRequest(e.to_string()))?;
+    let rules = key_field(request, "rules")?;
+    if rules.is_some() && !target.every {
+        return Err(BadRequest(
+            "rules verdicts are kept for walk.all_files roots (codesift-rg)".into(),
+        ));
+    }
     Ok(SelectRequest {
         target,
         query,
+        rules,
+        pattern,
         list_unnarrowed: bool_field(walk, "list_unnarrowed", true)?,
     })
 }

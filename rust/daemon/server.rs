@@ -323,10 +323,14 @@ fn dispatch(request: &Value, shared: &Shared) -> Value {
             Ok(reply) => reply,
             Err(bad) => proto::error_reply("InvalidArgumentError", bad.0),
         },
+        "rules" => match shared.roots.rules(request) {
+            Ok(reply) => reply,
+            Err(bad) => proto::error_reply("InvalidArgumentError", bad.0),
+        },
         other => proto::error_reply(
             "InvalidArgumentError",
             format!(
-                "unknown op {:?}: use ping, status, stop, select, glob or files",
+                "unknown op {:?}: use ping, status, stop, select, glob, files or rules",
                 other.chars().take(40).collect::<String>()
             ),
         ),

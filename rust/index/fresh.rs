@@ -39,6 +39,9 @@ static NEXT_WATCH_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU6
 /// watch, but they do change what ripgrep lists).
 const RG_IGNORE: &[u8] = b".rgignore";
 
+/// The names of files and directories that hold or bound ripgrep's rules inside the tree.
+const RULES_FOR_RG: [&[u8]; 5] = [b".gitignore", b".ignore", RG_IGNORE, GIT, b".jj"];
+
 /// What a watched directory is to the watch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -84,6 +87,13 @@ pub struct Watch {
     /// (`.rgignore` included: ripgrep reads it, codesift's walk does not). A write to a
     /// file's contents does not count: a cached list of files stays true across edits.
     pub listing_changes: u64,
+    /// Events since the watch started that may change which files ripgrep's rules keep
+    /// among those that exist: anything done to a directory (created, removed, moved in or
+    /// out: its rule files come or go with it), and any event naming a rule file or a
+    /// repository marker (`.gitignore`, `.ignore`, `.rgignore`, `.git`, `.jj`). Files
+    /// created, removed or renamed and contents written do not count: a rule's verdict on a
+    /// path depends on the path and the rule files above it, not on the file.
+    pub rules_changes: u64,
     /// What the walk that caught the watch up passed over (gitignored, hidden, ...), sorted
     /// by path bytes: what is not dirty is still passed over, and is reported as a scan
     /// would report it.
@@ -102,6 +112,7 @@ impl Watch {
             rule_names,
             id: NEXT_WATCH_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             listing_changes: 0,
+            rules_changes: 0,
             skips: Vec::new(),
         })
     }
@@ -111,6 +122,13 @@ impl Watch {
     /// written in between, so a list of files taken between them is still the list.
     pub fn listing_token(&self) -> String {
         format!("{}:{}", self.id, self.listing_changes)
+    }
+
+    /// Names the rules' verdicts as this watch last saw the tree (see `rules_changes`): equal
+    /// tokens (read after `drain`) mean every path's verdict under ripgrep's rules is
+    /// the same, given the same rule files outside the tree and the same flags.
+    pub fn rules_token(&self) -> String {
+        format!("{}:{}", self.id, self.rules_changes)
     }
 
     /// Whether the watch vouches for the tree: caught up by a full walk, and nothing missed
@@ -197,6 +215,7 @@ impl Watch {
             broken,
             rule_names,
             listing_changes,
+            rules_changes,
             ..
         } = self;
         let read = notify.for_each_queued(|event| {
@@ -233,6 +252,13 @@ impl Watch {
             let rule_file = event.file_name().is_some_and(|n| n.to_bytes() == RG_IGNORE);
             if !contents_only || rule_file {
                 *listing_changes += 1;
+            }
+            let names_a_rule = event.file_name().is_none_or(|n| {
+                let n = n.to_bytes();
+                RULES_FOR_RG.contains(&n) || rule_names.iter().any(|r| r.as_slice() == n)
+            });
+            if (!contents_only && mask.contains(ReadFlags::ISDIR)) || names_a_rule {
+                *rules_changes += 1;
             }
             match event.file_name() {
                 Some(name) => {
@@ -436,6 +462,68 @@ mod tests {
         assert_ne!(
             other.listing_token().split(':').next(),
             watch.listing_token().split(':').next(),
+            "another watch has another history"
+        );
+    }
+
+    #[test]
+    fn the_rules_token_moves_with_directories_and_rule_files_not_with_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut watch = Watch::new(vec![b".gitignore".to_vec()]).unwrap();
+        let root = Dir::open_ambient(dir.path()).unwrap();
+        watch.add(Path::new(""), root.borrow());
+        let mut token = watch.rules_token();
+        type Change<'a> = (&'a str, &'a dyn Fn(&Path));
+        let file_changes: [Change; 4] = [
+            ("a file created", &|d| {
+                fs::write(d.join("a.txt"), "x").unwrap()
+            }),
+            ("a file written", &|d| {
+                fs::write(d.join("a.txt"), "y").unwrap()
+            }),
+            ("a file renamed", &|d| {
+                fs::rename(d.join("a.txt"), d.join("b.txt")).unwrap()
+            }),
+            ("a file removed", &|d| {
+                fs::remove_file(d.join("b.txt")).unwrap()
+            }),
+        ];
+        for (what, change) in file_changes {
+            change(dir.path());
+            watch.drain();
+            assert_eq!(watch.rules_token(), token, "{what}");
+        }
+        let rule_changes: [Change; 7] = [
+            ("a directory created", &|d| {
+                fs::create_dir(d.join("new")).unwrap()
+            }),
+            ("a directory moved", &|d| {
+                fs::rename(d.join("new"), d.join("moved")).unwrap()
+            }),
+            ("a directory removed", &|d| {
+                fs::remove_dir(d.join("moved")).unwrap()
+            }),
+            (".rgignore written", &|d| {
+                fs::write(d.join(".rgignore"), "*.c\n").unwrap()
+            }),
+            (".rgignore rewritten", &|d| {
+                fs::write(d.join(".rgignore"), "*.h\n").unwrap()
+            }),
+            (".ignore created", &|d| {
+                fs::write(d.join(".ignore"), "x\n").unwrap()
+            }),
+            (".jj created", &|d| fs::create_dir(d.join(".jj")).unwrap()),
+        ];
+        for (what, change) in rule_changes {
+            change(dir.path());
+            watch.drain();
+            assert_ne!(watch.rules_token(), token, "{what}");
+            token = watch.rules_token();
+        }
+        let other = Watch::new(Vec::new()).unwrap();
+        assert_ne!(
+            other.rules_token().split(':').next(),
+            watch.rules_token().split(':').next(),
             "another watch has another history"
         );
     }

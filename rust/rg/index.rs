@@ -17,7 +17,6 @@
 //! the answer. Any problem (no daemon, a timeout, a `scan` reply, a daemon killed mid-query)
 //! is a scan: the index costs speed when it fails, never correctness.
 
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -152,15 +151,7 @@ fn reply_files(reply: &Value) -> Option<Vec<(PathBuf, Option<FileSpans>)>> {
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let path = match f {
-                Value::String(s) => PathBuf::from(s),
-                Value::Array(bytes) => {
-                    let bytes: Option<Vec<u8>> =
-                        bytes.iter().map(|b| b.as_u64().map(|b| b as u8)).collect();
-                    PathBuf::from(std::ffi::OsStr::from_bytes(&bytes?))
-                }
-                _ => return None,
-            };
+            let path = crate::daemon::roots::json_path(f)?;
             let spans = spans.and_then(|s| s.get(i)).and_then(file_spans);
             Some((path, spans))
         })
@@ -236,6 +227,7 @@ fn select_request(
     narrow: &Option<(String, bool)>,
     multiline: bool,
     mode: IndexMode,
+    rules: Option<&str>,
 ) -> Value {
     let build = mode == IndexMode::Force;
     // `force` lists every file even when the pattern narrows nothing (every answer goes
@@ -258,13 +250,25 @@ fn select_request(
             "case_sensitive": !case_insensitive,
             "multiline": multiline,
         },
+        "rules": rules,
     })
 }
 
-/// The daemon's files for `root` (with the parts that can hold a match), or why not.
-fn ask(request: &Value, mode: IndexMode) -> Result<Vec<(PathBuf, Option<FileSpans>)>, String> {
-    let reply = ask_reply(request, mode)?;
-    reply_files(&reply).ok_or_else(|| "a malformed reply".to_string())
+/// The positions of the files whose verdict under the rules the daemon does not know
+/// (`None`: all of them), each below `count`.
+fn reply_undecided(reply: &Value, count: usize) -> Result<Option<Vec<usize>>, String> {
+    let Some(undecided) = reply.get("undecided").filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    undecided
+        .as_array()
+        .and_then(|list| {
+            list.iter()
+                .map(|i| i.as_u64().map(|i| i as usize).filter(|i| *i < count))
+                .collect::<Option<Vec<usize>>>()
+        })
+        .map(Some)
+        .ok_or_else(|| "a malformed reply (undecided)".to_string())
 }
 
 /// The daemon's reply to `request` when it answers it (not `scan`, no error), or why not;
@@ -335,16 +339,26 @@ fn ask_reply(request: &Value, mode: IndexMode) -> Result<Value, String> {
     }
 }
 
+/// What the index path found for a run: the files to search, and the verdicts of the rules
+/// it decided that the daemon may keep for the next run (`offer_verdicts`).
+pub struct Selected {
+    pub haystacks: Vec<Haystack>,
+    pub verdicts: Vec<Value>,
+}
+
 /// The haystacks of `paths` (every one a directory) from the index, with ripgrep's rules
-/// applied, in path order per directory; `Err` with the reason to scan instead.
+/// applied, in path order per directory; `Err` with the reason to scan instead. The rules
+/// are read only for the files whose verdict the daemon does not keep already.
+#[allow(clippy::too_many_arguments)]
 pub fn haystacks(
     a: &Args,
     patterns: &[String],
     builder: &ignore::WalkBuilder,
+    cwd: &Path,
     paths: &[PathBuf],
     implicit_path: bool,
     mode: IndexMode,
-) -> Result<Vec<Haystack>, String> {
+) -> Result<Selected, String> {
     let narrow = narrowing(a, patterns);
     if narrow.is_none() && mode != IndexMode::Force {
         // Every file is listed: applying ripgrep's rules to the path table loads every
@@ -354,10 +368,18 @@ pub fn haystacks(
     }
     let mut matchers = builder.build_matchers();
     let mut out = Vec::new();
+    let mut verdicts = Vec::new();
     for (dir, matcher) in paths.iter().zip(matchers.iter_mut()) {
         let real = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let request = select_request(&real, &narrow, a.multiline, mode);
-        let files = ask(&request, mode)?;
+        // A verdict that depends on a file's size (`--max-filesize`) changes with a write.
+        let rules_key = a
+            .max_filesize
+            .is_none()
+            .then(|| rules_key(a, cwd, dir, &real));
+        let request = select_request(&real, &narrow, a.multiline, mode, rules_key.as_deref());
+        let reply = ask_reply(&request, mode)?;
+        let files = reply_files(&reply).ok_or("a malformed reply")?;
+        let undecided = reply_undecided(&reply, files.len())?;
         let by_spans = span_reads(a);
         // The index never holds `.git`, but a walk showing hidden entries (or whitelisted by
         // a glob) goes into it: its files are listed below, under the same rules, from the
@@ -374,7 +396,47 @@ pub fn haystacks(
                 parent = p.parent();
             }
         }
-        let mut kept = kept_by_rules(builder, index_of(paths, dir), files, a.threads);
+        // The daemon left out the files it knows the rules drop; those it knows they keep
+        // need no rules read.
+        let (mut kept, to_decide) = match undecided {
+            None => (Vec::new(), files),
+            Some(positions) => {
+                let mut open = vec![false; files.len()];
+                positions.iter().for_each(|&i| open[i] = true);
+                files.into_iter().zip(open).fold(
+                    (Vec::new(), Vec::new()),
+                    |(mut known, mut unknown), (file, undecided)| {
+                        if undecided {
+                            unknown.push(file)
+                        } else {
+                            known.push(file)
+                        }
+                        (known, unknown)
+                    },
+                )
+            }
+        };
+        debug(&format!(
+            "rules: read for {} of {} files",
+            to_decide.len(),
+            kept.len() + to_decide.len()
+        ));
+        let reported_before = messages::reported();
+        let keeps = verdicts_by_rules(builder, index_of(paths, dir), &to_decide, a.threads);
+        let token = reply.get("rules_token").and_then(Value::as_str);
+        if let (Some(key), Some(token)) = (&rules_key, token) {
+            // Verdicts that came with a message (an ignore file that does not parse) are not
+            // kept: a run served from them would not print it.
+            if !to_decide.is_empty() && messages::reported() == reported_before {
+                verdicts.extend(verdicts_request(&real, key, token, &to_decide, &keeps));
+            }
+        }
+        kept.extend(
+            to_decide
+                .into_iter()
+                .zip(keeps)
+                .filter_map(|(file, keep)| keep.then_some(file)),
+        );
         if !by_spans {
             kept.iter_mut().for_each(|(_, spans)| *spans = None);
         }
@@ -409,7 +471,56 @@ pub fn haystacks(
         "{} files from the index ({in_parts} read in parts)",
         out.len()
     ));
-    Ok(out)
+    Ok(Selected {
+        haystacks: out,
+        verdicts,
+    })
+}
+
+/// The `rules` request that offers the daemon the verdicts decided for `files` (none when it
+/// would be over the daemon's usual request size: a run that decided that many is rare, and
+/// the next one decides them again).
+fn verdicts_request(
+    real: &Path,
+    key: &str,
+    token: &str,
+    files: &[(PathBuf, Option<FileSpans>)],
+    keeps: &[bool],
+) -> Option<Value> {
+    let (mut kept, mut dropped) = (Vec::new(), Vec::new());
+    let mut bytes = key.len() + 512;
+    for ((rel, _), keep) in files.iter().zip(keeps) {
+        bytes += rel.as_os_str().len() * 4 + 4;
+        if bytes > crate::daemon::proto::MAX_REQUEST {
+            return None;
+        }
+        let list = if *keep { &mut kept } else { &mut dropped };
+        list.push(path_json_lossless(rel));
+    }
+    Some(json!({
+        "op": "rules",
+        "root": crate::daemon::roots::path_json(real),
+        "walk": {"all_files": true},
+        "key": key,
+        "token": token,
+        "kept": kept,
+        "dropped": dropped,
+    }))
+}
+
+/// Offers the daemon the verdicts a run decided (see `Selected`), each in its own request;
+/// a daemon that is gone or refuses costs nothing but the next run's rules.
+pub fn offer_verdicts(requests: Vec<Value>) {
+    for request in requests {
+        let Ok(mut stream) = client::connect() else {
+            return;
+        };
+        let stored = client::exchange(&mut stream, &request, Duration::from_secs(2))
+            .ok()
+            .and_then(|r| r.get("stored").and_then(Value::as_bool))
+            .unwrap_or(false);
+        debug(&format!("rules: verdicts offered, kept: {stored}"));
+    }
 }
 
 /// One thread's share: each file's position and whether the rules keep it, and the
@@ -421,16 +532,16 @@ fn index_of(paths: &[PathBuf], dir: &Path) -> usize {
     paths.iter().position(|p| p == dir).unwrap_or(0)
 }
 
-/// The files the rules keep, in the order given. Loading a directory's rules reads its ignore
+/// Whether the rules keep each of `files`. Loading a directory's rules reads its ignore
 /// files (several system calls each): the files are shared out by their directory among
 /// threads, each with its own matchers, so that a directory's rules are read by one thread.
 /// A message about an ignore file (one that does not parse) is printed once, as a walk does.
-fn kept_by_rules(
+fn verdicts_by_rules(
     builder: &ignore::WalkBuilder,
     which: usize,
-    files: Vec<(PathBuf, Option<FileSpans>)>,
+    files: &[(PathBuf, Option<FileSpans>)],
     threads: Option<usize>,
-) -> Vec<(PathBuf, Option<FileSpans>)> {
+) -> Vec<bool> {
     use std::hash::{Hash, Hasher};
     let threads = threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -441,8 +552,7 @@ fn kept_by_rules(
         rel.parent().hash(&mut hasher);
         (hasher.finish() % threads as u64) as usize
     };
-    let keeps: Vec<bool> = {
-        let files = &files;
+    {
         let results: Vec<ShardDecisions> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
                 .map(|me| {
@@ -484,12 +594,7 @@ fn kept_by_rules(
             }
         }
         keeps
-    };
-    files
-        .into_iter()
-        .zip(keeps)
-        .filter_map(|(file, keep)| keep.then_some(file))
-        .collect()
+    }
 }
 
 fn keep(matcher: &mut ignore::IncrementalIgnore, rel: &Path, is_dir: bool) -> bool {
@@ -547,7 +652,7 @@ pub fn after_scan(paths: &[PathBuf], files: usize) {
         let Ok(real) = std::fs::canonicalize(dir) else {
             continue;
         };
-        let mut request = select_request(&real, &None, false, IndexMode::Force);
+        let mut request = select_request(&real, &None, false, IndexMode::Force, None);
         // Only the build is asked for: a tree indexed already answers `scan` at once instead
         // of listing every file (which cost this scan tens of milliseconds on Linux).
         request["walk"]["list_unnarrowed"] = Value::Bool(false);
@@ -626,6 +731,36 @@ fn path_json_lossless(path: &Path) -> Value {
 /// ignore files and repository markers, the global git excludes, `--ignore-file`s) as it
 /// is now. Inside the tree the daemon's watch answers for changes; outside, this does.
 fn listing_key(a: &Args, cwd: &Path, dir: &Path, real: &Path) -> String {
+    let argv: Vec<Value> = a
+        .command_line
+        .iter()
+        .map(|s| path_json_lossless(Path::new(s)))
+        .collect();
+    client_key(json!(argv), &a.ignore_file, cwd, dir, real)
+}
+
+/// What names the verdicts of the rules a run applies to the files of `dir`: every flag but
+/// the patterns (and the positional arguments that hold them and the paths), the directory
+/// as given, and what `listing_key` adds. Two searches for different patterns with the same
+/// flags share their verdicts.
+fn rules_key(a: &Args, cwd: &Path, dir: &Path, real: &Path) -> String {
+    let mut flags = a.clone();
+    flags.patterns.clear();
+    flags.positional.clear();
+    flags.command_line.clear();
+    let what = json!({"flags": format!("{flags:?}"), "dir": path_json_lossless(dir)});
+    client_key(what, &a.ignore_file, cwd, dir, real)
+}
+
+/// `what` a client asks about, with the working directory, the environment the rules are
+/// found through, and every rule file outside the searched tree as it is now.
+fn client_key(
+    what: Value,
+    ignore_files: &[PathBuf],
+    cwd: &Path,
+    dir: &Path,
+    real: &Path,
+) -> String {
     let mut rule_files = Vec::new();
     let mut ancestors: Vec<PathBuf> = real.ancestors().skip(1).map(Path::to_path_buf).collect();
     ancestors.extend(cwd.join(dir).ancestors().skip(1).map(Path::to_path_buf));
@@ -647,7 +782,7 @@ fn listing_key(a: &Args, cwd: &Path, dir: &Path, real: &Path) -> String {
     if let Some(path) = &excludes {
         rule_files.push(fingerprint(path));
     }
-    for path in &a.ignore_file {
+    for path in ignore_files {
         rule_files.push(fingerprint(&cwd.join(path)));
     }
     let env: Vec<Value> = [
@@ -663,7 +798,7 @@ fn listing_key(a: &Args, cwd: &Path, dir: &Path, real: &Path) -> String {
     })
     .collect();
     json!({
-        "argv": a.command_line.iter().map(|s| path_json_lossless(Path::new(s))).collect::<Vec<_>>(),
+        "what": what,
         "cwd": path_json_lossless(cwd),
         "env": env,
         "rule_files": rule_files,
@@ -800,9 +935,12 @@ mod tests {
             "{expected:?}"
         );
         for threads in [1, 2, 5] {
-            let kept: Vec<PathBuf> = kept_by_rules(&builder, 0, files.clone(), Some(threads))
-                .into_iter()
-                .map(|(rel, _)| rel)
+            let keeps = verdicts_by_rules(&builder, 0, &files, Some(threads));
+            let kept: Vec<PathBuf> = files
+                .iter()
+                .zip(keeps)
+                .filter(|(_, keep)| *keep)
+                .map(|((rel, _), _)| rel.clone())
                 .collect();
             assert_eq!(kept, expected, "{threads} threads");
         }

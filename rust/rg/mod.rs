@@ -383,12 +383,37 @@ fn run(mut a: Args) -> io::Result<i32> {
         }
     }
     let answered = listed.is_some() || kept_as_printed.is_some();
+    // While the daemon selects (milliseconds), the matcher compiles on another thread: a
+    // Unicode class such as `\w` takes as long to compile as the daemon takes to answer.
+    let mut compiling = None;
+    let mut offering = None;
     if index_mode != index::IndexMode::Never && searches && !answered {
+        if matches!(a.mode, Mode::Search(_)) {
+            let (a, patterns) = (a.clone(), patterns.clone());
+            compiling = Some(std::thread::spawn(move || build_matcher(&a, &patterns)));
+        }
         match index::refusal(&a, &paths) {
             Some(why) => index::scanned(why),
             None => {
-                match index::haystacks(&a, &patterns, &builder, &paths, implicit_path, index_mode) {
-                    Ok(found) => listed = Some(found),
+                let found = index::haystacks(
+                    &a,
+                    &patterns,
+                    &builder,
+                    &cwd,
+                    &paths,
+                    implicit_path,
+                    index_mode,
+                );
+                match found {
+                    Ok(found) => {
+                        listed = Some(found.haystacks);
+                        // Offered while the search runs (the daemon answers in a moment).
+                        if !found.verdicts.is_empty() {
+                            let verdicts = found.verdicts;
+                            offering =
+                                Some(std::thread::spawn(move || index::offer_verdicts(verdicts)));
+                        }
+                    }
                     Err(why) => {
                         index::scanned(&why);
                         count_scan = index_mode == index::IndexMode::Auto;
@@ -441,8 +466,13 @@ fn run(mut a: Args) -> io::Result<i32> {
         }
         Mode::Search(_) if !matches_possible(&run) => false,
         Mode::Search(mode) => {
+            let matcher = match compiling.take().map(std::thread::JoinHandle::join) {
+                Some(Ok(compiled)) => compiled?,
+                _ => build_matcher(&a, &run.patterns)?,
+            };
             let spec = WorkerSpec {
                 run: &run,
+                matcher: &matcher,
                 a: &a,
                 mode,
                 colors: &colors,
@@ -459,6 +489,9 @@ fn run(mut a: Args) -> io::Result<i32> {
         }
         Mode::Types => unreachable!("handled above"),
     };
+    if let Some(offering) = offering {
+        let _ = offering.join();
+    }
     if count_scan {
         index::after_scan(&run.files.paths, run.files.visited.load(Ordering::Relaxed));
     }
@@ -667,6 +700,9 @@ fn suggest(msg: String) -> String {
 #[derive(Clone, Copy)]
 struct WorkerSpec<'a> {
     run: &'a Run,
+    /// Compiled once: a Unicode class such as `\w` takes milliseconds to compile, and each
+    /// thread's worker gets a clone (cheap: the compiled parts are shared).
+    matcher: &'a grep_regex::RegexMatcher,
     a: &'a Args,
     mode: SearchMode,
     colors: &'a ColorSpecs,
@@ -679,6 +715,7 @@ struct WorkerSpec<'a> {
 fn make_worker<W: WriteColor>(spec: WorkerSpec<'_>, wtr: W) -> io::Result<Worker<W>> {
     let WorkerSpec {
         run,
+        matcher,
         a,
         mode,
         colors,
@@ -687,7 +724,7 @@ fn make_worker<W: WriteColor>(spec: WorkerSpec<'_>, wtr: W) -> io::Result<Worker
         heading,
         with_filename,
     } = spec;
-    let matcher = build_matcher(a, &run.patterns)?;
+    let matcher = matcher.clone();
     let line_term = if a.crlf {
         grep_matcher::LineTerminator::crlf()
     } else if a.null_data {
