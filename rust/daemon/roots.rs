@@ -175,15 +175,7 @@ impl Roots {
             Err(reply) => return Ok(reply),
         };
         parsed.query.search_path = inside.join(&parsed.query.search_path);
-        Ok(entry.select(
-            &parsed.query,
-            &parsed.pattern,
-            &inside,
-            parsed.rules.as_deref(),
-            parsed.target.every,
-            parsed.list_unnarrowed,
-            parsed.target.build,
-        ))
+        Ok(entry.select(&parsed, &inside))
     }
 
     /// The `glob` reply to `request` (see docs/daemon.md).
@@ -509,19 +501,20 @@ impl RootEntry {
         reply
     }
 
-    /// `every`: the `all_files` answer (binary files listed, an unnarrowed pattern lists
-    /// every file); `build`: without an index, start one (else only say `scan`).
-    fn select(
-        self: &Arc<Self>,
-        query: &GrepQuery,
-        pattern: &crate::grep::CompiledPattern,
-        inside: &Path,
-        rules: Option<&str>,
-        every: bool,
-        list_unnarrowed: bool,
-        build: bool,
-    ) -> Value {
-        self.watched(build, |index, slot, watch| {
+    /// The answer to `request` (its query's search path already made this root's):
+    /// `target.every` asks for the `all_files` answer (binary files listed, an unnarrowed
+    /// pattern lists every file); `target.build`: without an index, start one (else only
+    /// say `scan`). The files are named from `inside`, the directory asked about.
+    fn select(self: &Arc<Self>, request: &SelectRequest, inside: &Path) -> Value {
+        let SelectRequest {
+            target,
+            query,
+            rules,
+            pattern,
+            list_unnarrowed,
+        } = request;
+        let (every, list_unnarrowed, rules) = (target.every, *list_unnarrowed, rules.as_deref());
+        self.watched(target.build, |index, slot, watch| {
             let generation = Some(index.build_start_ns);
             let watch_generation = watch.generation;
             let (selected, watch) = match crate::search::select_watched_with(
