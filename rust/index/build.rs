@@ -177,6 +177,11 @@ fn index_chunk(walker: &Walker, files: &[Found], acc: &mut Accumulator) -> Chunk
     };
     let mut buffer = Vec::new();
     for (i, found) in files.iter().enumerate() {
+        // A chunk is up to 16 MiB: Ctrl-C must not wait for the rest of it (the build
+        // publishes nothing once cancelled).
+        if walker.cancel_token().is_cancelled() {
+            break;
+        }
         let path = found.entry.rel.as_os_str().as_bytes().to_vec();
         let first_unit = result.units.len() as u32;
         let readable = found.stat.st_size as u64 <= MAX_INDEXED_FILE
@@ -282,7 +287,7 @@ fn build_into(
     });
     let cancel = walker.cancel_token();
     // A cancelled build publishes nothing (a partial index would pass for a whole one): the
-    // caller removes the temporary file and the previous index stays.
+    // caller's temporary file is removed and the previous index stays.
     let cancelled = || io::Error::new(io::ErrorKind::Interrupted, "the index build was cancelled");
     if cancel.is_cancelled() {
         return Err(cancelled());
@@ -392,6 +397,10 @@ fn build_into(
             postings: &postings,
         },
     )?;
+    // A cancel that came while the file was written still keeps the previous index.
+    if cancel.is_cancelled() {
+        return Err(cancelled());
+    }
     Ok(stats)
 }
 

@@ -195,17 +195,11 @@ impl IndexHandle {
     fn publish_new_build(&self, walker: &Walker) -> io::Result<BuildStats> {
         let location = self.location()?;
         let locked = location.lock()?;
+        // Dropped on every way out but a publish: no temporary file stays behind.
         let (file, temp) = locked.temp_file()?;
-        match build(walker, file, location.options_hash, &|_, _| {}) {
-            Ok(stats) => {
-                locked.publish(&temp)?;
-                Ok(stats)
-            }
-            Err(e) => {
-                locked.remove(&temp);
-                Err(e)
-            }
-        }
+        let stats = build(walker, file, location.options_hash, &|_, _| {})?;
+        locked.publish(temp)?;
+        Ok(stats)
     }
 
     pub fn mode(&self) -> Mode {
@@ -346,21 +340,14 @@ impl IndexHandle {
     ) -> io::Result<BuildStats> {
         let location = self.location()?;
         let locked = location.lock()?;
+        // Dropped on every way out but a publish: no temporary file stays behind.
         let (file, temp) = locked.temp_file()?;
-        let built = build(walker, file, location.options_hash, progress);
-        match built {
-            Ok(stats) => {
-                locked.publish(&temp)?;
-                self.current.lock().unwrap().take();
-                // The watch's changes were relative to the old index.
-                self.watch.lock().unwrap().take();
-                Ok(stats)
-            }
-            Err(e) => {
-                locked.remove(&temp);
-                Err(e)
-            }
-        }
+        let stats = build(walker, file, location.options_hash, progress)?;
+        locked.publish(temp)?;
+        self.current.lock().unwrap().take();
+        // The watch's changes were relative to the old index.
+        self.watch.lock().unwrap().take();
+        Ok(stats)
     }
 
     pub fn status(&self) -> Status {
@@ -433,5 +420,53 @@ pub(crate) fn one_at_a_time<T: Send + Sync + 'static>(
         });
     if spawned.is_err() {
         running(owner).store(false, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cancel::CancelToken;
+    use crate::fs::root::Root;
+
+    fn options() -> WalkOptions {
+        WalkOptions::for_tests(false, 1)
+    }
+
+    fn temp_files(dir: &Path) -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "tmp"))
+            .collect()
+    }
+
+    #[test]
+    fn a_build_cancelled_while_it_indexes_keeps_the_old_index_and_no_temporary_file() {
+        let tree = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        for i in 0..20 {
+            std::fs::write(tree.path().join(format!("f{i}.txt")), format!("line {i}\n")).unwrap();
+        }
+        let real = tree.path().canonicalize().unwrap();
+        let mut handle = IndexHandle::new(&real, &options(), Mode::Auto, false, false);
+        let location = Location::under(cache.path().to_path_buf(), &real, &options());
+        handle.location = Some(location.clone());
+        let walker = || Walker::new(Arc::new(Root::open(&real).unwrap()), options());
+        handle.build(&walker(), &|_, _| {}).unwrap();
+        let before = std::fs::read(&location.file).unwrap();
+        std::fs::write(real.join("new.txt"), "a file the old index does not have\n").unwrap();
+
+        // Cancelled once files are being indexed: after the walk, with the file half written.
+        let cancel = CancelToken::new();
+        let cancelled = walker().with_cancel(cancel.clone());
+        let err = handle
+            .build(&cancelled, &|_, _| cancel.cancel())
+            .expect_err("a cancelled build succeeded");
+        assert_eq!(err.kind(), io::ErrorKind::Interrupted, "{err}");
+        let after = std::fs::read(&location.file).unwrap();
+        assert!(after == before, "the cancelled build replaced the index");
+        let left = temp_files(&location.dir);
+        assert!(left.is_empty(), "temporary files left: {left:?}");
     }
 }

@@ -180,19 +180,23 @@ fn open_nofollow(dir: &Dir, name: &str) -> io::Result<File> {
 
 impl Location {
     pub fn new(root_real: &Path, options: &WalkOptions) -> Option<Location> {
-        let cache = cache_root()?;
+        Some(Location::under(cache_root()?, root_real, options))
+    }
+
+    /// Where the index is in the cache directory `cache`.
+    pub fn under(cache: PathBuf, root_real: &Path, options: &WalkOptions) -> Location {
         let dir_name = format!("{:016x}", stable_hash(&[root_real.as_os_str().as_bytes()]));
         let options_hash = options_hash(options);
         let file_name = format!("index-{options_hash:016x}.bin");
         let dir = cache.join(&dir_name);
-        Some(Location {
+        Location {
             file: dir.join(&file_name),
             dir,
             cache,
             options_hash,
             dir_name,
             file_name,
-        })
+        }
     }
 
     /// The root's cache directory, checked (`None` when it does not exist and `create` is
@@ -304,9 +308,21 @@ pub struct Locked<'a> {
     _lock: File,
 }
 
-/// The random name of a temporary file a build writes.
-pub struct Temp {
+/// A temporary file a build writes, named at random: removed when dropped unless published,
+/// so no way out of a build (an error, a cancel, a panic, a failed rename) leaves it behind.
+/// Only a killed process leaves one, for the next build to remove when it takes the lock.
+pub struct Temp<'a> {
+    dir: &'a Dir,
     name: String,
+    published: bool,
+}
+
+impl Drop for Temp<'_> {
+    fn drop(&mut self) {
+        if !self.published {
+            let _ = self.dir.remove_file(&self.name);
+        }
+    }
 }
 
 impl Locked<'_> {
@@ -329,7 +345,7 @@ impl Locked<'_> {
 
     /// A new temporary file next to the index, for a build to write: a random name, created
     /// exclusively (`O_EXCL`: never an existing file nor a symlink), `0600`.
-    pub fn temp_file(&self) -> io::Result<(File, Temp)> {
+    pub fn temp_file(&self) -> io::Result<(File, Temp<'_>)> {
         let mut random = [0u8; 16];
         let mut filled = 0;
         while filled < random.len() {
@@ -343,18 +359,21 @@ impl Locked<'_> {
             u128::from_le_bytes(random)
         );
         let file = self.dir.create_new(&name, 0o600)?;
-        Ok((file, Temp { name }))
-    }
-
-    /// Removes a temporary file (a build that failed).
-    pub fn remove(&self, temp: &Temp) {
-        let _ = self.dir.remove_file(&temp.name);
+        Ok((
+            file,
+            Temp {
+                dir: &self.dir,
+                name,
+                published: false,
+            },
+        ))
     }
 
     /// Publishes a finished temporary file as the index (replacing whatever was at its name:
-    /// `rename` never follows a symlink there).
-    pub fn publish(&self, temp: &Temp) -> io::Result<()> {
+    /// `rename` never follows a symlink there). On failure the temporary file is removed.
+    pub fn publish(&self, mut temp: Temp<'_>) -> io::Result<()> {
         self.dir.rename(&temp.name, &self.location.file_name)?;
+        temp.published = true;
         let _ = self.dir.sync();
         Ok(())
     }
@@ -392,7 +411,10 @@ mod tests {
         let stale = {
             let locked = location.lock().unwrap();
             let (_, temp) = locked.temp_file().unwrap();
-            location.dir.join(&temp.name)
+            let path = location.dir.join(&temp.name);
+            // As a killed build leaves it: nothing ran its clean-up.
+            std::mem::forget(temp);
+            path
         };
         std::fs::write(&stale, b"half an index").unwrap();
         std::fs::write(&location.file, b"the published index").unwrap();
@@ -402,6 +424,60 @@ mod tests {
             "a killed build's temporary file stays behind"
         );
         assert!(location.file.exists(), "the published index is kept");
+    }
+
+    fn temp_names(location: &Location) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&location.dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(TEMP_PREFIX) && n.ends_with(TEMP_SUFFIX))
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_temporary_file_not_published_is_removed_on_every_way_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = location(dir.path());
+        let locked = location.lock().unwrap();
+        // An error or a cancel: the build returns before publishing.
+        let (_, temp) = locked.temp_file().unwrap();
+        assert_eq!(
+            temp_names(&location).len(),
+            1,
+            "no temporary file was created"
+        );
+        drop(temp);
+        assert_eq!(
+            temp_names(&location),
+            Vec::<String>::new(),
+            "after an error"
+        );
+        // A panic while writing it.
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let (_file, _temp) = locked.temp_file().unwrap();
+            panic!("a build that panics");
+        }));
+        assert!(panicked.is_err());
+        assert_eq!(temp_names(&location), Vec::<String>::new(), "after a panic");
+        // A publish that fails (a directory at the index's name cannot be renamed over).
+        std::fs::create_dir(&location.file).unwrap();
+        std::fs::write(location.file.join("x"), b"x").unwrap();
+        let (_, temp) = locked.temp_file().unwrap();
+        locked
+            .publish(temp)
+            .expect_err("a rename over a directory fails");
+        assert_eq!(
+            temp_names(&location),
+            Vec::<String>::new(),
+            "after a failed publish"
+        );
+        std::fs::remove_dir_all(&location.file).unwrap();
+        let (_, temp) = locked.temp_file().unwrap();
+        locked.publish(temp).unwrap();
+        assert!(location.file.is_file(), "a published file is kept");
+        assert_eq!(temp_names(&location), Vec::<String>::new());
     }
 
     #[test]
@@ -417,7 +493,7 @@ mod tests {
         let locked = location.lock().unwrap();
         assert!(!outside.exists(), "the lock followed a planted symlink");
         let (_, temp) = locked.temp_file().unwrap();
-        locked.publish(&temp).unwrap();
+        locked.publish(temp).unwrap();
         assert!(!outside.exists());
         let (_, stat) = location.open_index().unwrap().expect("published");
         assert_eq!(stat.st_mode & 0o777, 0o600);
