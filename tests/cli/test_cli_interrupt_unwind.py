@@ -112,7 +112,8 @@ def test_ctrl_c_as_the_call_starts_cancels_it_and_waits_for_it(ctrl_c_raises, mo
             assert call.entered.wait(BOUND), "the call never started"
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli.threading, "Thread", InterruptedStart)
+    # The CLI imports `threading` when it waits (a piped grep starts without it).
+    monkeypatch.setattr(threading, "Thread", InterruptedStart)
     with pytest.raises(KeyboardInterrupt):
         cli._with_progress(None, "working", call)
     monkeypatch.undo()
