@@ -366,6 +366,16 @@ pub fn haystacks(
         // Linux tree `--files` listed from the index took 0.3 s, walked 0.1 s).
         return Err("every file is needed: a walk is faster".into());
     }
+    if let Some((pattern, case_insensitive)) = narrow.as_ref().filter(|_| mode != IndexMode::Force)
+    {
+        // No trigram to require (`\w+_\d+\(`): the daemon would answer `scan` after
+        // compiling the pattern; a walk starts at once. (The daemon plans the pattern with
+        // its newlines made `\r?\n`, which can only loosen it: a pattern planned as every
+        // unit here is planned so there.)
+        if crate::index::plan::plan(pattern, *case_insensitive) == crate::index::plan::Query::All {
+            return Err("the pattern has no trigram the index can require".into());
+        }
+    }
     let mut matchers = builder.build_matchers();
     let mut out = Vec::new();
     let mut verdicts = Vec::new();
