@@ -55,6 +55,7 @@ GEMINI_EXCLUDES = [
     for a in ("--glob", f"!{g}")
 ]
 GEMINI_IGNORE = ["--ignore-file", "{root}/.geminiignore"]
+CODEX_GREP_FILES = ["--files-with-matches", "--sortr=modified", "--regexp"]
 CONTINUE = ["-i", "--ignore-file", ".continueignore", "--ignore-file", ".gitignore"]
 
 # (id, argv, stdin): `{root}` is the repository's absolute path; every run's cwd is the root.
@@ -230,6 +231,18 @@ AGENTS: list[tuple[str, list[str], bytes | None]] = [
     ("codex-files-glob", ["--files", "-g", "*.py"], None),
     ("codex-file", ["-n", "needle", "src/lib.rs"], None),
     ("codex-pipe", ["server"], b"app/server.py\nsrc/main.rs\nweb/server.ts\n"),
+    # Codex, grep_files tool (verified in its source: the paths of matching files, newest
+    # first, an optional glob, the path after `--`).
+    (
+        "codex-grep-files",
+        [*CODEX_GREP_FILES, "needle", "--no-messages", "--", "{root}"],
+        None,
+    ),
+    (
+        "codex-grep-files-glob",
+        [*CODEX_GREP_FILES, r"fn \w+", "--no-messages", "--glob", "*.rs", "--", "{root}/src"],
+        None,
+    ),
     # GitHub Copilot CLI, grep tool (from memory: a schema like Claude Code's; its issue
     # tracker shows the pattern passed positionally, so a leading '-' is a flag to rg).
     ("copilot-grep", ["-n", "-i", "needle", "--glob", "*.py", "."], None),
