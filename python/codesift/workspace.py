@@ -33,8 +33,11 @@ from .streams import GlobIter, GrepIter
 # grep` reads the engine's figures as they are.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from _thread import LockType
     from pathlib import Path
-    from typing import Any, Literal, Unpack, overload
+    from typing import Any, Literal, TypeVar, Unpack, overload
+
+    T = TypeVar("T")
 
     from .cache import LiveSearches, ResultCache
     from .edits import Editor
@@ -138,21 +141,28 @@ class Workspace:
         # that only searches never imports the edit machinery.
         self._edit_lock = allocate_lock()
 
+    def _made_once(self, name: str, lock: LockType, make: Callable[[], T]) -> T:
+        """The attribute `name`, made by `make` on first use, once (under `lock`)."""
+        made = self.__dict__.get(name)
+        if made is None:
+            with lock:
+                made = self.__dict__.get(name)
+                if made is None:
+                    made = make()
+                    setattr(self, name, made)
+        return made
+
     @property
     def cache(self) -> ResultCache:
         """The hits of this workspace's searches, by id, for `edit_result` (bounded: the
         `cache_size` most recently used)."""
-        cache = self.__dict__.get("_cache")
-        if cache is None:
-            with self._cache_lock:
-                cache = self.__dict__.get("_cache")
-                if cache is None:
-                    from .cache import ResultCache
 
-                    cache = self._cache = ResultCache(
-                        self._engine.id_prefix, capacity=self._cache_size
-                    )
-        return cache
+        def make() -> ResultCache:
+            from .cache import ResultCache
+
+            return ResultCache(self._engine.id_prefix, capacity=self._cache_size)
+
+        return self._made_once("_cache", self._cache_lock, make)
 
     @cache.setter
     def cache(self, cache: ResultCache) -> None:
@@ -161,15 +171,13 @@ class Workspace:
     @property
     def live(self) -> LiveSearches:
         """The searches `grep_page` keeps running between pages."""
-        live = self.__dict__.get("_live")
-        if live is None:
-            with self._cache_lock:
-                live = self.__dict__.get("_live")
-                if live is None:
-                    from .cache import LiveSearches
 
-                    live = self._live = LiveSearches()
-        return live
+        def make() -> LiveSearches:
+            from .cache import LiveSearches
+
+            return LiveSearches()
+
+        return self._made_once("_live", self._cache_lock, make)
 
     @live.setter
     def live(self, live: LiveSearches) -> None:
@@ -179,15 +187,13 @@ class Workspace:
     def history(self) -> EditHistory:
         """What codesift wrote through this Workspace, for `undo_edit` (bounded; see
         `codesift.edits.history`)."""
-        history = self.__dict__.get("_history")
-        if history is None:
-            with self._edit_lock:
-                history = self.__dict__.get("_history")
-                if history is None:
-                    from .edits.history import EditHistory
 
-                    history = self._history = EditHistory()
-        return history
+        def make() -> EditHistory:
+            from .edits.history import EditHistory
+
+            return EditHistory()
+
+        return self._made_once("_history", self._edit_lock, make)
 
     @history.setter
     def history(self, history: EditHistory) -> None:
@@ -197,16 +203,15 @@ class Workspace:
     def editor(self) -> Editor:
         """Every write goes through the editor (lock, plan, commit, shift cached hits, record
         for undo); the methods below validate their arguments and call it."""
-        editor = self.__dict__.get("_editor")
-        if editor is None:
-            history = self.history
-            with self._edit_lock:
-                editor = self.__dict__.get("_editor")
-                if editor is None:
-                    from .edits import Editor
+        # The parts first: `history` takes the same lock.
+        history, cache = self.history, self.cache
 
-                    editor = self._editor = Editor(self._engine, self.sandbox, self.cache, history)
-        return editor
+        def make() -> Editor:
+            from .edits import Editor
+
+            return Editor(self._engine, self.sandbox, cache, history)
+
+        return self._made_once("_editor", self._edit_lock, make)
 
     @editor.setter
     def editor(self, editor: Editor) -> None:

@@ -15,9 +15,8 @@ use crate::index::select::Selected;
 use crate::request::GlobRequest;
 use crate::search::{GrepOutcome, GrepQuery};
 use serde_json::{Map, Value, json};
-use std::ffi::OsString;
 use std::io;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -280,20 +279,6 @@ fn parse_with<T>(reply: &Value, read: impl FnOnce(&Value) -> Option<T>) -> Answe
     }
 }
 
-fn path_of(value: &Value) -> Option<PathBuf> {
-    match value {
-        Value::String(s) => Some(PathBuf::from(s)),
-        Value::Array(bytes) => {
-            let bytes: Option<Vec<u8>> = bytes
-                .iter()
-                .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
-                .collect();
-            Some(PathBuf::from(OsString::from_vec(bytes?)))
-        }
-        _ => None,
-    }
-}
-
 fn reason_named(name: &str) -> Option<Reason> {
     Reason::ALL.iter().copied().find(|r| r.name() == name)
 }
@@ -310,7 +295,7 @@ fn selected(reply: &Value) -> Option<Selected> {
     let files: Vec<PathBuf> = reply["files"]
         .as_array()?
         .iter()
-        .map(path_of)
+        .map(super::roots::json_path)
         .collect::<Option<_>>()?;
     // Root-relative paths in path order, nothing leaving the root: a reply breaking that is
     // not used.
@@ -345,7 +330,7 @@ fn skips(value: &Value) -> Option<Vec<(Reason, u64, Vec<Example>)>> {
             .map(|e| {
                 let e = e.as_array()?;
                 Some(Example {
-                    path: path_of(e.first()?)?,
+                    path: super::roots::json_path(e.first()?)?,
                     is_dir: e.get(1)?.as_bool()?,
                 })
             })
@@ -363,7 +348,7 @@ fn globbed(reply: &Value, real: &Path) -> Option<GlobOutcome> {
         .iter()
         .map(|file| {
             let file = file.as_array()?;
-            let path = path_of(file.first()?)?;
+            let path = super::roots::json_path(file.first()?)?;
             let metadata = match (file.get(1)?, file.get(2)?) {
                 (Value::Null, Value::Null) => None,
                 (mtime, size) => Some((mtime.as_i64()?, size.as_u64()?)),
@@ -378,7 +363,7 @@ fn globbed(reply: &Value, real: &Path) -> Option<GlobOutcome> {
     {
         return None;
     }
-    let search_path = path_of(&reply["search_path"])?;
+    let search_path = super::roots::json_path(&reply["search_path"])?;
     if search_path != real {
         return None;
     }

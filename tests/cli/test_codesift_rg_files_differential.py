@@ -85,42 +85,53 @@ class Tree:
             pass
 
 
-@pytest.mark.parametrize("seed", [11, 12, 13])
-def test_files_with_kept_lists_equal_ripgrep_under_random_changes(tmp_path: Path, seed) -> None:
+def differential_env(tmp_path: Path) -> Env:
+    """A daemon of the test's own, whose global git excludes (found through XDG_CONFIG_HOME)
+    are the test's: `Tree.change` rewrites them."""
     (tmp_path / "config" / "git").mkdir(parents=True)
     (tmp_path / "config" / "git" / "ignore").write_text("")
     env = Env(tmp_path)
     env.env.update(XDG_CONFIG_HOME=str(tmp_path / "config"), HOME=str(tmp_path))
     env.env.pop("GIT_CONFIG_GLOBAL", None)
+    return env
+
+
+def run_differential(env: Env, tree: Tree, argvs: list[list[str]], marker: bytes) -> int:
+    """60 runs of random command lines from `argvs` with random changes between them, each
+    against the reference; returns how many runs printed `marker` (served from the daemon's
+    keeping) and fails with every difference found."""
     reals = real_rgs()
-    tree = Tree(tmp_path, seed)
-    env.start()
-    kept = 0
+    served = 0
     differences = []
-    try:
-        env.rg(tree.root, "force", "--files")
-        for run in range(60):
-            # Often no change between runs: the kept lists are served, then must be dropped.
-            for _ in range(tree.rnd.choice([0, 0, 0, 1, 2])):
-                tree.change()
-            argv = tree.rnd.choice(ARGVS)
-            if argv[-1] == "x" and not (tree.root / "x").is_dir():
-                continue
-            ours = env.rg(tree.root, "auto", *argv)
-            if reals:
-                reference = env.rg(tree.root, "never", *argv, binary=reals[0][0])
-            else:
-                reference = env.rg(tree.root, "never", *argv)
-            kept += b"from the daemon's list" in ours.stderr
-            got = (ours.returncode, sorted(ours.stdout.splitlines()))
-            want = (reference.returncode, sorted(reference.stdout.splitlines()))
-            if got != want:
-                differences.append(
-                    f"run {run} rg {' '.join(argv)} after {tree.log[-4:]}:\n"
-                    f"  expected {want}\n  actual   {got}\n  {ours.stderr.decode()[-200:]}"
-                )
-    finally:
-        env.stop()
-    print(f"seed {seed}: {kept} answers from kept lists")
+    for run in range(60):
+        # Often no change between runs: what the daemon keeps is served, then must be dropped.
+        for _ in range(tree.rnd.choice([0, 0, 0, 1, 2])):
+            tree.change()
+        argv = tree.rnd.choice(argvs)
+        if argv[-1] == "x" and not (tree.root / "x").is_dir():
+            continue
+        ours = env.rg(tree.root, "auto", *argv)
+        if reals:
+            reference = env.rg(tree.root, "never", *argv, binary=reals[0][0])
+        else:
+            reference = env.rg(tree.root, "never", *argv)
+        served += marker in ours.stderr
+        got = (ours.returncode, sorted(ours.stdout.splitlines()))
+        want = (reference.returncode, sorted(reference.stdout.splitlines()))
+        if got != want:
+            differences.append(
+                f"run {run} rg {' '.join(argv)} after {tree.log[-4:]}:\n"
+                f"  expected {want}\n  actual   {got}\n  {ours.stderr.decode()[-300:]}"
+            )
     assert not differences, "\n".join(differences)
+    return served
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_files_with_kept_lists_equal_ripgrep_under_random_changes(tmp_path: Path, seed) -> None:
+    tree = Tree(tmp_path, seed)
+    with differential_env(tmp_path) as env:
+        env.rg(tree.root, "force", "--files")
+        kept = run_differential(env, tree, ARGVS, b"from the daemon's list")
+    print(f"seed {seed}: {kept} answers from kept lists")
     assert kept > 0, "no run was answered from a kept list: the differential tested nothing"
