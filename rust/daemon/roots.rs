@@ -211,12 +211,7 @@ impl Roots {
     /// The `rules` reply to `request` (see docs/daemon.md): keeps the verdicts of ripgrep's
     /// rules a client decided for the paths a select left undecided.
     pub fn rules(&self, request: &Value) -> Result<Value, BadRequest> {
-        let target = parse_target(request)?;
-        if !target.every {
-            return Err(BadRequest(
-                "rules verdicts are kept for walk.all_files roots (codesift-rg)".into(),
-            ));
-        }
+        let target = rg_target(request, "rules verdicts")?;
         let key = key_field(request, "key")?.ok_or(BadRequest("key is required".into()))?;
         let token = string(request, "token")?.ok_or(BadRequest("token is required".into()))?;
         let mut verdicts = Vec::new();
@@ -253,12 +248,7 @@ impl Roots {
     /// key when the tree has not changed since it was taken, else `miss` with the token the
     /// client stores its own walk's list under (`store`).
     pub fn files(&self, request: &Value) -> Result<Value, BadRequest> {
-        let target = parse_target(request)?;
-        if !target.every {
-            return Err(BadRequest(
-                "files lists are kept for walk.all_files roots (codesift-rg)".into(),
-            ));
-        }
+        let target = rg_target(request, "files lists")?;
         let key = key_field(request, "key")?.ok_or(BadRequest("key is required".into()))?;
         let store = match field(request, "store") {
             None => None,
@@ -856,6 +846,17 @@ fn string(object: &Value, name: &str) -> Result<Option<String>, BadRequest> {
             .map(|s| Some(s.to_string()))
             .ok_or_else(|| BadRequest(format!("{name} must be a string"))),
     }
+}
+
+/// The target of a request only `codesift-rg` makes (`walk.all_files`), about `what`.
+fn rg_target(request: &Value, what: &str) -> Result<Target, BadRequest> {
+    let target = parse_target(request)?;
+    if !target.every {
+        return Err(BadRequest(format!(
+            "{what} are kept for walk.all_files roots (codesift-rg)"
+        )));
+    }
+    Ok(target)
 }
 
 fn parse_target(request: &Value) -> Result<Target, BadRequest> {
