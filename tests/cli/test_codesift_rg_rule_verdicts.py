@@ -183,3 +183,23 @@ def test_bad_rules_requests_get_an_error_saying_what_is_wrong(env: Env, tmp_path
         error = reply.get("error", {})
         assert message in error.get("message", ""), f"expected {message!r}, got {reply}"
     assert env.status() is not None, "the daemon still serves"
+
+
+def test_a_rule_file_above_a_searched_directory_made_since_the_index_counts(
+    env: Env, tmp_path: Path
+) -> None:
+    tree = make_tree(tmp_path)
+    needles(tree)
+    env.rg(tree, "force", "needle")
+    # Made after the index was built: the watch follows `made` only once a select walks it.
+    (tree / "made" / "sub").mkdir(parents=True)
+    (tree / "made" / ".gitignore").write_text("")
+    for name in ("a.c", "b.py"):
+        (tree / "made" / "sub" / name).write_text("a needle\n")
+    args = ("needle", "made/sub")
+    check(env, tree, args, "a directory below one made since the index")
+    check(env, tree, args, "again")
+    rewrite(tree / "made" / ".gitignore", "*.c\n")
+    check(env, tree, args, "the rule file above it rewritten")
+    (tree / "made" / ".gitignore").write_text("*.py\n")
+    check(env, tree, args, "the rule file above it replaced")
