@@ -250,7 +250,7 @@ class LiveSearch:
     def pull(self, wanted: int) -> None:
         """Reads the stream on until `wanted` hits are held or it ends."""
         while not self.done and len(self.hits) < wanted:
-            piece = self.stream._next_piece()
+            piece = self.stream.next_piece()
             if piece is None:
                 self.done = True
                 break

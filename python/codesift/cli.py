@@ -768,7 +768,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                 per_line = args.only_matching or args.multiline
                 shown: str | None = None
                 total = 0
-                for group, matches, continued in hits._pieces():
+                for group, matches, continued in hits.pieces():
                     if not continued and shown is not None:
                         lines.count(name(shown), total)
                         out.flush()
@@ -800,7 +800,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                 fd = _descriptor(out)
                 out.flush()
                 # Printing is never counting: `hits` is the engine's stream itself.
-                for item in stream_hits._printed(name, lines.line_number, lines.column, fd):
+                for item in stream_hits.printed(name, lines.line_number, lines.column, fd):
                     if isinstance(item, bool):
                         pass
                     elif isinstance(item, bytes):
@@ -814,7 +814,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                         out.flush()
                     printed = True
                 return _ended(hits), printed
-            for group, _matches, _continued in hits._pieces():
+            for group, _matches, _continued in hits.pieces():
                 if not group:
                     continue
                 records = content_records(
@@ -897,7 +897,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             streamed, printed = stream(t, name)
             found = found or printed
             if isinstance(streamed, GrepIter):
-                outcome = streamed._outcome
+                outcome = streamed.outcome
                 if outcome is not None and not outcome.truncated:
                     # Nothing was cut: the only note is the hint, said from the engine's
                     # figures (no result is built).
@@ -1022,7 +1022,7 @@ def _stream_grep_json(
     sep = '{"matches": ['
     files: list[str] = []
     counts: list[int] = []
-    for group, matches, continued in hits._pieces():
+    for group, matches, continued in hits.pieces():
         encoded = []
         for m in group:
             hit = m.to_dict()
@@ -1064,11 +1064,11 @@ class _Capped:
         self._cap = cap
         self.result: GrepResult | None = None
 
-    def _pieces(self) -> Iterator[tuple[Sequence[Any], int, bool]]:
+    def pieces(self) -> Iterator[tuple[Sequence[Any], int, bool]]:
         kept = total = 0
         counts: list[int] = []
         cut_open = False  # the last file kept still comes (its count stays whole)
-        for group, matches, continued in self._hits._pieces():
+        for group, matches, continued in self._hits.pieces():
             total += len(group)
             room = self._cap - kept
             if room > 0:
@@ -1102,7 +1102,7 @@ class _Capped:
         """The kept hits a file at a time."""
         from .streams import by_file
 
-        return by_file(self._pieces())
+        return by_file(self.pieces())
 
 
 def _within_budget(records: list[Record], budget: int) -> list[Record]:
@@ -1124,7 +1124,7 @@ def _file_lines(ws: Workspace) -> Callable[[str], list[str]]:
     def lines_of(file: str) -> list[str]:
         if file not in cache:
             try:
-                text = ws._read_bytes(file).decode("utf-8", "replace")
+                text = ws.read_bytes(file).decode("utf-8", "replace")
             except (CodesiftError, OSError):
                 text = ""
             cache[file] = [line.removesuffix("\r") for line in text.split("\n")]
@@ -1441,7 +1441,7 @@ def _read_hit_request() -> dict[str, Any]:
 
 def _read_or_empty(ws: Workspace, path: str) -> bytes:
     try:
-        return ws._read_bytes(path)
+        return ws.read_bytes(path)
     except (CodesiftError, OSError):
         return b""
 

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ._core import CancelToken
-from .current_call import _current, current, current_token
+from .current_call import current, current_token, make_current, restore
 from .results import plural
 
 
@@ -39,11 +39,11 @@ class Progress:
 @contextmanager
 def controlling(control: CallControl) -> Iterator[CallControl]:
     """Makes `control` current for the code inside the `with` block."""
-    reset = _current.set(control)
+    reset = make_current(control)
     try:
         yield control
     finally:
-        _current.reset(reset)
+        restore(reset)
 
 
 class CallControl:

@@ -65,7 +65,7 @@ class GrepIter(_Streamed, Iterator[_core.GrepMatch]):
         self._batch: Iterator[_core.GrepMatch] = iter(())
         self._files = 0
         # The engine's figures once the stream ended; `result` is made of them when first
-        # asked for (the CLI's piped grep reads them as they are).
+        # asked for (the CLI's piped grep reads them as they are, through `outcome`).
         self._outcome: _core.GrepOutcome | None = None
         self._result: GrepResult | None = None
 
@@ -77,6 +77,12 @@ class GrepIter(_Streamed, Iterator[_core.GrepMatch]):
             self._result = self._summary(self._outcome, self._files)
         return self._result
 
+    @property
+    def outcome(self) -> _core.GrepOutcome | None:
+        """The engine's own figures once the last hit came, else None: what `result` is made
+        of, for a caller that needs no `GrepResult` (the CLI's piped grep)."""
+        return self._outcome
+
     def __iter__(self) -> GrepIter:
         return self
 
@@ -85,12 +91,12 @@ class GrepIter(_Streamed, Iterator[_core.GrepMatch]):
             hit = next(self._batch, None)
             if hit is not None:
                 return hit
-            piece = self._next_piece()
+            piece = self.next_piece()
             if piece is None:
                 raise StopIteration
             self._batch = iter(piece[0])
 
-    def _next_piece(self) -> tuple[Sequence[_core.GrepMatch], int, bool] | None:
+    def next_piece(self) -> tuple[Sequence[_core.GrepMatch], int, bool] | None:
         """The stream's next item: hits of one file in line order, the matches they stand
         for, and whether they continue the previous item's file (a file with many hits comes
         in pieces, each of whole lines). None at the end, when `result` is set."""
@@ -114,15 +120,15 @@ class GrepIter(_Streamed, Iterator[_core.GrepMatch]):
         """The same hits a file at a time (each list in line order, the file whole)."""
         first = list(self._batch)
         self._batch = iter(())
-        return by_file(self._pieces(), first)
+        return by_file(self.pieces(), first)
 
-    def _pieces(self) -> Iterator[tuple[Sequence[_core.GrepMatch], int, bool]]:
-        """What `_next_piece` gives, until the end (for the CLI, which prints a file's
+    def pieces(self) -> Iterator[tuple[Sequence[_core.GrepMatch], int, bool]]:
+        """What `next_piece` gives, until the end (for the CLI, which prints a file's
         pieces as they come)."""
-        while (piece := self._next_piece()) is not None:
+        while (piece := self.next_piece()) is not None:
             yield piece
 
-    def _printed(
+    def printed(
         self,
         show: Callable[[str], str | None],
         line_number: bool,

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-    from .cache import LiveSearches, ResultCache
+    from .cache import HitState, LiveSearches, ResultCache
     from .edits import Editor
     from .edits.history import EditHistory
     from .file_results import (
@@ -370,7 +370,7 @@ class Workspace:
         partial is returned). Default: the token of the current `CallControl` (see
         `codesift.control`), if any."""
         check_names("Workspace.grep", options, GREP_OPTIONS)
-        # `_lines`, for the CLI's piped lines (`GrepIter._printed`): without `max_matches` and
+        # `_lines`, for the CLI's piped lines (`GrepIter.printed`): without `max_matches` and
         # `timeout`, the search keeps one hit per matching line, its first match (the same
         # lines printed, no record per match; the total is exact only when small, see
         # `CompiledPattern::with_lines`).
@@ -852,24 +852,37 @@ class Workspace:
         parsed = parse_patch(text, format=format, path=given)
         return self.editor.apply_patch(parsed, dry_run=bool(dry_run))
 
+    # -- for the CLI and the web UI --------------------------------------------------------
+
+    def read_bytes(self, path: PathArg) -> bytes:
+        """The bytes of the regular file `path`, opened beneath the root as `read` opens it
+        (a path outside the root, an ignored file or a missing one is a `CodesiftError`)."""
+        fd, _, _ = self._engine.open_read(self.sandbox.relative(path))
+        with os.fdopen(fd, "rb") as f:
+            return f.read()
+
+    def exists(self, path: PathArg) -> bool:
+        """Whether something exists at `path` under the root (a symlink counts when it resolves
+        inside the root); a path outside the root is a `SandboxError`."""
+        return self._engine.exists(self.sandbox.relative(path))
+
+    def cached_hit(self, search_result_id: str) -> tuple[_core.GrepMatch, HitState]:
+        """The hit a search cached under `search_result_id` and where it is now, after the
+        edits made since (an unknown, expired or used id is a `StaleResultError`)."""
+        return self.editor.lookup(search_result_id)
+
     # -- helpers ------------------------------------------------------------------------
 
     def _real(self, path: PathArg) -> str:
         """Where `path` really is (workspace-relative), or the path itself if it is missing."""
         return self.editor.real(path)
 
-    def _read_bytes(self, path: PathArg) -> bytes:
-        """The bytes of a regular file, read beneath the root."""
-        fd, _, _ = self._engine.open_read(self.sandbox.relative(path))
-        with os.fdopen(fd, "rb") as f:
-            return f.read()
-
     def _line_range(self, path: PathArg, offset: int, limit: int) -> tuple[PathArg, int, int]:
         if isinstance(path, str):
             import re
 
             m = re.match(LINE_RANGE, path)
-            if m and not self._engine.exists(self.sandbox.relative(path)):
+            if m and not self.exists(path):
                 start = int(m["start"])
                 end = int(m["end"]) if m["end"] else start
                 if end < start:
@@ -878,9 +891,6 @@ class Workspace:
                     )
                 return m["path"], start, end - start + 1
         return path, offset, limit
-
-    def _lookup(self, search_result_id: str):
-        return self.editor.lookup(search_result_id)
 
 
 def _random_text(length: int) -> str:

@@ -73,7 +73,7 @@ def test_first_output_goes_out_while_the_search_streams(tmp_path, monkeypatch, a
             return real_grep(self, *a, **kw)
         it = real_grep(self, *a, **kw)
         streams["opened"] += 1
-        real_next = it._next_piece
+        real_next = it.next_piece
 
         def next_piece() -> Any:
             piece = real_next()
@@ -81,7 +81,7 @@ def test_first_output_goes_out_while_the_search_streams(tmp_path, monkeypatch, a
                 streams["ended"] += 1
             return piece
 
-        it._next_piece = next_piece  # type: ignore[method-assign]
+        it.next_piece = next_piece  # type: ignore[method-assign]
         return it
 
     monkeypatch.setattr(workspace.Workspace, "grep", grep)

@@ -318,7 +318,7 @@ def _fuzzy_lines(text, old, new, replace_all, *, blank_lines: bool) -> Plan | No
         region_start = lines[aligned[0]].start
         if region_start < last_end:
             continue
-        replacement = _apply_line_change(text, lines, aligned, old_lines, new_lines)
+        replacement = apply_line_change(text, lines, aligned, old_lines, new_lines)
         if replacement is None:
             raise MatchError(
                 f"old_string matches lines {aligned[0] + 1}-{aligned[-1] + 1} only when "
@@ -354,7 +354,7 @@ def _window_starts(seq: list[str], key: list[str]) -> list[int]:
     return [i for i in range(len(seq) - m + 1) if seq[i] == key[0] and seq[i : i + m] == key]
 
 
-def _apply_line_change(
+def apply_line_change(
     text: str,
     lines: list[Line],
     aligned: list[int],
@@ -606,7 +606,7 @@ def _no_match_message(text: str, old: str) -> str:
     while len(old_lines) > 1 and not old_lines[-1].strip():
         old_lines.pop()
     message = "old_string was not found in the file"
-    best = _most_similar(text, lines, old_lines)
+    best = most_similar(text, lines, old_lines)
     if best is not None:
         start, end = best
         numbered = "\n".join(
@@ -621,7 +621,10 @@ def _no_match_message(text: str, old: str) -> str:
     return message
 
 
-def _most_similar(text: str, lines: list[Line], old_lines: list[str]) -> tuple[int, int] | None:
+def most_similar(text: str, lines: list[Line], old_lines: list[str]) -> tuple[int, int] | None:
+    """The region of `lines` most like `old_lines` (whitespace around each line ignored), as
+    `(start, end)` line indexes (end exclusive) with `SIMILAR_CONTEXT_LINES` around it: what
+    a failed edit's error shows; None when nothing is similar enough."""
     if not lines:
         return None
     stripped = [text[ln.start : ln.content_end].strip() for ln in lines]
@@ -844,9 +847,11 @@ __all__ = [
     "Change",
     "Plan",
     "apply_changes",
+    "apply_line_change",
     "check_disjoint",
     "covering_change",
     "fit_newlines",
+    "most_similar",
     "old_new",
     "plan_edit",
     "plan_in_order",

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from .. import linediff
-from ..edits.plan import Change, _apply_line_change, _most_similar, check_disjoint
+from ..edits.plan import Change, apply_line_change, check_disjoint, most_similar
 from ..edits.text import Line, dominant_newline, newline_of, split_lines
 from ..errors import MatchError
 from .model import Hunk
@@ -358,7 +358,7 @@ def _replace(
         replacement = _exact_replacement(file, first, old, new, newline)
     else:
         aligned = list(range(first, last + 1))
-        rendered = _apply_line_change(file.text, lines, aligned, old, new)
+        rendered = apply_line_change(file.text, lines, aligned, old, new)
         if rendered is None:
             raise MatchError(
                 f"its lines match lines {first + 1}-{last + 1} only when whitespace is ignored, "
@@ -397,7 +397,7 @@ def _exact_replacement(
 
 def _not_found(file: _Text, old: list[str]) -> str:
     message = "its context and removed lines were not found in the file"
-    best = _most_similar(file.text, file.lines, old)
+    best = most_similar(file.text, file.lines, old)
     if best is None:
         return message + "; re-read the file and regenerate the patch against its current text"
     start, end = best

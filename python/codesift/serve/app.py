@@ -548,7 +548,7 @@ def path_kind(workspace: Workspace, path: str) -> str | None:
     except CodesiftError:
         pass
     try:
-        return "file" if workspace._engine.exists(workspace.sandbox.relative(path)) else None
+        return "file" if workspace.exists(path) else None
     except (CodesiftError, OSError, ValueError):
         return None
 

@@ -51,7 +51,7 @@ def preview_edit(workspace: Workspace, arguments: dict[str, Any]) -> dict[str, A
 
 
 def _preview_hit(workspace: Workspace, result_id: Any, new: str) -> EditResult:
-    match, _ = workspace._lookup(result_id)
+    match, _ = workspace.cached_hit(result_id)
     return workspace.edit_many(
         match.file, [{"search_result_id": result_id, "new": new}], dry_run=True
     )
