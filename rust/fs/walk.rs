@@ -13,7 +13,8 @@
 //! entries are later opened from the root by their relative path, still beneath the root.
 
 use super::dir::DirRef;
-use super::root::{DIR_FLAGS, Links, Root, open_file_at, regular_file};
+use super::read::Opened;
+use super::root::{DIR_FLAGS, Links, Root, open_file_at, open_to_search_at, regular_file};
 use super::skipped::{Reason, Skipped};
 use super::write::is_temp_name;
 use crate::cancel::CancelToken;
@@ -227,6 +228,16 @@ impl FileEntry {
         }
         let resolved = root.resolve(&self.location(), Links::Refuse, super::root::READ_FLAGS)?;
         regular_file(resolved.fd)
+    }
+
+    /// `open` for a search (see `root::open_to_search_at`).
+    pub fn open_to_search(&self, root: &Root) -> io::Result<Opened> {
+        if self.real.is_none() {
+            if let Some(fd) = &self.dir.fd {
+                return open_to_search_at(fd.as_fd(), self.name());
+            }
+        }
+        self.open(root).map(Opened::from)
     }
 
     /// The file's metadata, without opening it.
@@ -968,9 +979,15 @@ fn find_work(
 }
 
 /// The entries of an open directory: `(name, type)`, `.` and `..` left out.
+/// Lists the directory `fd` with `getdents64` on the descriptor itself (`Dir::read_from`
+/// would first duplicate it with `fcntl` and `openat(".")`: three system calls more per
+/// directory). Every caller passes a handle it has just opened and lists it once, so reading
+/// from its own offset sees the whole directory.
 fn list(fd: &OwnedFd) -> io::Result<Vec<(Vec<u8>, FileType)>> {
     let mut entries = Vec::new();
-    for entry in rustix::fs::Dir::read_from(fd)? {
+    let mut buf = Vec::with_capacity(LIST_BUFFER);
+    let mut dir = rustix::fs::RawDir::new(fd, buf.spare_capacity_mut());
+    while let Some(entry) = dir.next() {
         let entry = entry?;
         let name = entry.file_name().to_bytes();
         if name == b"." || name == b".." {
@@ -980,6 +997,9 @@ fn list(fd: &OwnedFd) -> io::Result<Vec<(Vec<u8>, FileType)>> {
     }
     Ok(entries)
 }
+
+/// Bytes of directory entries asked for per `getdents64` (glibc's `readdir` asks for 32 KiB).
+const LIST_BUFFER: usize = 32 * 1024;
 
 /// Depth of the directories that `sorted_files_parallel` hands out whole.
 const UNIT_DEPTH: usize = 2;

@@ -7,7 +7,7 @@ use super::pattern::{CompiledPattern, OutputMode};
 use super::sink::{HitSink, Taken};
 use super::stop::{FileLimits, StopSignal};
 use super::unique::{mark_unique_by, mark_unique_within, unique_budget};
-use crate::fs::read::read_known_size;
+use crate::fs::read::{Opened, read_known_size};
 use grep_searcher::Searcher;
 use std::cell::{Cell, RefCell};
 use std::fs::File;
@@ -68,7 +68,7 @@ impl FileSearcher {
     /// of a walk have none).
     pub fn search(
         &mut self,
-        file: std::io::Result<File>,
+        file: std::io::Result<impl Into<Opened>>,
         rel: impl FnOnce() -> PathBuf,
         limits: FileLimits,
         stop: &StopSignal,
@@ -86,28 +86,25 @@ impl FileSearcher {
     /// the file.
     pub fn search_pieces(
         &mut self,
-        file: std::io::Result<File>,
+        file: std::io::Result<impl Into<Opened>>,
         rel: impl FnOnce() -> PathBuf,
         limits: FileLimits,
         stop: &StopSignal,
         pieces: Option<&mut dyn FnMut(FileHits) -> bool>,
     ) -> FileOutcome {
-        let Ok(file) = file else {
+        let Ok(mut opened) = file.map(Into::into) else {
             return FileOutcome::Unreadable;
         };
-        let Ok(meta) = file.metadata() else {
+        let Ok(meta) = opened.meta() else {
             return FileOutcome::Unreadable;
         };
-        if !meta.is_file() {
+        if !meta.is_file {
             return FileOutcome::Unreadable;
         }
-        let size = meta.len();
+        let size = meta.size;
         let mode = self.pattern.mode;
         let limits = mode.limits(limits);
-        let mtime_ns = {
-            use std::os::unix::fs::MetadataExt;
-            meta.mtime() * 1_000_000_000 + meta.mtime_nsec()
-        };
+        let mtime_ns = meta.mtime_ns;
         // The file's name, asked for once (by its first piece, or at the end).
         let path: RefCell<Option<PathBuf>> = RefCell::new(None);
         let rel = Cell::new(Some(rel));
@@ -131,7 +128,7 @@ impl FileSearcher {
         // A streamed file whose end was not checked for a NUL byte (interrupted).
         let mut unchecked = false;
         if whole {
-            if read_known_size(&file, size, &mut self.buffer).is_err() {
+            if read_known_size(&opened.file, size, &mut self.buffer).is_err() {
                 return FileOutcome::Unreadable;
             }
             // Only a file that would not be streamed is decoded from UTF-16: a streamed one is
@@ -207,13 +204,16 @@ impl FileSearcher {
                 mark_unique_within(sink.hits, sink.bytes, text, &mut left);
             }
         } else {
+            let Ok(file) = opened.blocking() else {
+                return FileOutcome::Unreadable;
+            };
             searched = self
                 .searcher
-                .search_reader(&self.pattern.matcher, &file, &mut sink);
+                .search_reader(&self.pattern.matcher, file, &mut sink);
             // The searcher checked every byte it read; it stopped reading where the sink
             // stopped it (enough hits, files mode) or at the end. The rest is checked too.
             if searched.is_ok() && !sink.binary {
-                match nul_in_rest(&file, &mut self.buffer, stop) {
+                match nul_in_rest(file, &mut self.buffer, stop) {
                     Ok(Some(found)) => sink.binary = found,
                     Ok(None) => {
                         sink.interrupted = true;
