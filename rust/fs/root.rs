@@ -16,8 +16,8 @@
 //! `Dir` was the other candidate, but it does not expose `RESOLVE_NO_SYMLINKS` nor report the
 //! real location a path resolved to, which the access-ignore verdict needs.
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, Stat};
 use super::read::Opened;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, Stat};
 use rustix::io::Errno;
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};

@@ -1222,6 +1222,80 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_longer_than_one_listing_buffer_is_listed_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        // ~300 bytes of entry each: many `getdents64` calls of `LIST_BUFFER` bytes.
+        let mut expected: Vec<Vec<u8>> = (0..400)
+            .map(|i| format!("{i:04}-{}", "n".repeat(250)).into_bytes())
+            .collect();
+        for name in &expected {
+            fs::write(dir.path().join(OsStr::from_bytes(name)), "x").unwrap();
+        }
+        let fd = rustix::fs::open(dir.path(), DIR_FLAGS, Mode::empty()).unwrap();
+        let mut listed: Vec<Vec<u8>> = list(&fd).unwrap().into_iter().map(|(n, _)| n).collect();
+        listed.sort();
+        expected.sort();
+        assert_eq!(listed.len(), expected.len(), "entries listed");
+        assert!(listed == expected, "listing differs from the names written");
+    }
+
+    #[test]
+    fn a_file_opened_to_search_reads_whole_and_gives_its_metadata() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "line\n".repeat(50_000);
+        fs::write(dir.path().join("f.txt"), &text).unwrap();
+        let w = walker(dir.path(), options());
+        let start = w.start(Path::new(""), Links::Refuse).unwrap();
+        let entry = w.sorted_files(start).next().unwrap();
+        let mut opened = entry.open_to_search(w.root()).unwrap();
+        let meta = opened.meta().unwrap();
+        let std_meta = fs::metadata(dir.path().join("f.txt")).unwrap();
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(
+            (meta.is_file, meta.size, meta.mtime_ns),
+            (
+                true,
+                std_meta.len(),
+                std_meta.mtime() * 1_000_000_000 + std_meta.mtime_nsec()
+            )
+        );
+        let mut buffer = Vec::new();
+        crate::fs::read::read_known_size(&opened.file, meta.size, &mut buffer).unwrap();
+        assert!(
+            buffer == text.as_bytes(),
+            "read {} bytes of {}",
+            buffer.len(),
+            text.len()
+        );
+        // Switched to blocking reads for readers that would not retry EAGAIN.
+        let flags = rustix::fs::fcntl_getfl(opened.blocking().unwrap()).unwrap();
+        assert!(!flags.contains(OFlags::NONBLOCK), "flags: {flags:?}");
+    }
+
+    #[test]
+    fn a_fifo_swapped_in_is_refused_by_the_open_to_search_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("f.txt"), "x").unwrap();
+        let w = walker(dir.path(), options());
+        let start = w.start(Path::new(""), Links::Refuse).unwrap();
+        let entry = w.sorted_files(start).next().unwrap();
+        fs::remove_file(dir.path().join("f.txt")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            dir.path().join("f.txt"),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let err = entry
+            .open_to_search(w.root())
+            .err()
+            .expect("a FIFO refused");
+        assert_eq!(err.raw_os_error(), Some(libc::ENODEV), "{err}");
+    }
+
+    #[test]
     fn sorted_walk_is_byte_ordered_and_skips_git_ignored_and_temp_files() {
         let dir = tree();
         let w = walker(dir.path(), options());
