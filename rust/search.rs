@@ -377,7 +377,7 @@ fn search_entry(
     stop: &StopSignal,
 ) -> FileOutcome {
     searcher.search(
-        entry.open(walker.root()),
+        entry.open_to_search(walker.root()),
         || entry.rel.clone(),
         limits,
         stop,
@@ -903,7 +903,7 @@ fn ordered(
                                 s.next == index && stream.emit(piece)
                             };
                             searcher.search_pieces(
-                                entry.open(walker.root()),
+                                entry.open_to_search(walker.root()),
                                 || entry.rel.clone(),
                                 limits,
                                 stop,

@@ -1,20 +1,96 @@
 //! Reading an open file whole at the size its metadata gave, with as few system calls as
 //! the kernel allows (a search reads every file of a walk this way).
 
+use rustix::fs::{OFlags, Stat};
 use std::fs::File;
-use std::io::Read;
+use std::io::{ErrorKind, Read};
 use std::os::fd::AsRawFd;
+
+/// A regular file opened to be searched, with the metadata its open already fetched (so
+/// that the search does not ask again: one system call less on every file of a walk).
+pub struct Opened {
+    pub file: File,
+    /// From the `fstat` that checked the file was regular; `None`: not fetched yet.
+    stat: Option<Stat>,
+    /// Still `O_NONBLOCK` from its open (see `root::READ_FLAGS`): harmless for the reads of
+    /// a regular file, but switched off before the file is streamed by another reader.
+    nonblocking: bool,
+}
+
+impl From<File> for Opened {
+    fn from(file: File) -> Opened {
+        Opened {
+            file,
+            stat: None,
+            nonblocking: false,
+        }
+    }
+}
+
+/// What a search needs of a file's metadata.
+#[derive(Clone, Copy, Debug)]
+pub struct FileMeta {
+    pub is_file: bool,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+impl Opened {
+    /// A regular file just checked by `stat`, its descriptor still non-blocking or not.
+    pub fn new(file: File, stat: Stat, nonblocking: bool) -> Opened {
+        Opened {
+            file,
+            stat: Some(stat),
+            nonblocking,
+        }
+    }
+
+    /// Its metadata: the open's, or fetched now.
+    pub fn meta(&self) -> std::io::Result<FileMeta> {
+        let stat = match self.stat {
+            Some(stat) => stat,
+            None => rustix::fs::fstat(&self.file)?,
+        };
+        Ok(FileMeta {
+            is_file: rustix::fs::FileType::from_raw_mode(stat.st_mode)
+                == rustix::fs::FileType::RegularFile,
+            size: stat.st_size as u64,
+            #[allow(clippy::unnecessary_cast)] // `c_long`-sized fields differ by target
+            mtime_ns: stat.st_mtime as i64 * 1_000_000_000 + stat.st_mtime_nsec as i64,
+        })
+    }
+
+    /// The file switched to blocking reads, for readers that do not retry `EAGAIN`.
+    pub fn blocking(&mut self) -> std::io::Result<&File> {
+        if self.nonblocking {
+            set_blocking(&self.file)?;
+            self.nonblocking = false;
+        }
+        Ok(&self.file)
+    }
+}
+
+fn set_blocking(file: &File) -> std::io::Result<()> {
+    rustix::fs::fcntl_setfl(file, rustix::fs::fcntl_getfl(file)? - OFlags::NONBLOCK)?;
+    Ok(())
+}
 
 /// Reads the `size` bytes the caller just saw in the file's metadata into `buffer` (replacing
 /// its contents): usually a single `read(2)`, where `File::read_to_end` would add a statx
 /// and an lseek to size its buffer plus a final read to see EOF, on every file of a walk.
 /// The result is the file as of that metadata: bytes appended since are not read, a file
 /// that shrank is read as it is now. A size of 0 may mean "unknown" (special files), so
-/// such a file is read to its end.
+/// such a file is read to its end. A file still open non-blocking that answers `EAGAIN`
+/// (a regular file normally never does) is switched to blocking reads and read on.
 pub fn read_known_size(file: &File, size: u64, buffer: &mut Vec<u8>) -> std::io::Result<()> {
     buffer.clear();
     if size == 0 {
-        return (&*file).read_to_end(buffer).map(|_| ());
+        loop {
+            match (&*file).read_to_end(buffer) {
+                Err(err) if err.kind() == ErrorKind::WouldBlock => set_blocking(file)?,
+                other => return other.map(|_| ()),
+            }
+        }
     }
     let size = usize::try_from(size).unwrap_or(usize::MAX);
     buffer.reserve(size);
@@ -26,10 +102,14 @@ pub fn read_known_size(file: &File, size: u64, buffer: &mut Vec<u8>) -> std::io:
         let n = unsafe { libc::read(file.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
         if n < 0 {
             let err = std::io::Error::last_os_error();
-            if err.kind() == std::io::ErrorKind::Interrupted {
-                continue;
+            match err.kind() {
+                ErrorKind::Interrupted => continue,
+                ErrorKind::WouldBlock => {
+                    set_blocking(file)?;
+                    continue;
+                }
+                _ => return Err(err),
             }
-            return Err(err);
         }
         if n == 0 {
             break; // the file shrank

@@ -16,6 +16,7 @@
 //! `Dir` was the other candidate, but it does not expose `RESOLVE_NO_SYMLINKS` nor report the
 //! real location a path resolved to, which the access-ignore verdict needs.
 
+use super::read::Opened;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, Stat};
 use rustix::io::Errno;
 use std::collections::VecDeque;
@@ -337,6 +338,19 @@ impl Root {
 pub fn open_file_at(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<File> {
     let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())?;
     regular_file(fd)
+}
+
+/// `open_file_at` for a search, which reads the file with `read::read_known_size`: the
+/// descriptor stays non-blocking (no effect on a regular file's reads; `Opened` switches it
+/// off before anything else reads it) and the `fstat` that checked it comes along, saving
+/// three system calls on every file of a walk.
+pub fn open_to_search_at(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<Opened> {
+    let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())?;
+    let stat = rustix::fs::fstat(&fd)?;
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+        return Err(not_regular(stat.st_mode));
+    }
+    Ok(Opened::new(File::from(fd), stat, true))
 }
 
 /// The open descriptor as a `File` when it is a regular file (switched back to blocking

@@ -13,7 +13,8 @@
 //! entries are later opened from the root by their relative path, still beneath the root.
 
 use super::dir::DirRef;
-use super::root::{DIR_FLAGS, Links, Root, open_file_at, regular_file};
+use super::read::Opened;
+use super::root::{DIR_FLAGS, Links, Root, open_file_at, open_to_search_at, regular_file};
 use super::skipped::{Reason, Skipped};
 use super::write::is_temp_name;
 use crate::cancel::CancelToken;
@@ -227,6 +228,16 @@ impl FileEntry {
         }
         let resolved = root.resolve(&self.location(), Links::Refuse, super::root::READ_FLAGS)?;
         regular_file(resolved.fd)
+    }
+
+    /// `open` for a search (see `root::open_to_search_at`).
+    pub fn open_to_search(&self, root: &Root) -> io::Result<Opened> {
+        if self.real.is_none() {
+            if let Some(fd) = &self.dir.fd {
+                return open_to_search_at(fd.as_fd(), self.name());
+            }
+        }
+        self.open(root).map(Opened::from)
     }
 
     /// The file's metadata, without opening it.
@@ -968,9 +979,15 @@ fn find_work(
 }
 
 /// The entries of an open directory: `(name, type)`, `.` and `..` left out.
+/// Lists the directory `fd` with `getdents64` on the descriptor itself (`Dir::read_from`
+/// would first duplicate it with `fcntl` and `openat(".")`: three system calls more per
+/// directory). Every caller passes a handle it has just opened and lists it once, so reading
+/// from its own offset sees the whole directory.
 fn list(fd: &OwnedFd) -> io::Result<Vec<(Vec<u8>, FileType)>> {
     let mut entries = Vec::new();
-    for entry in rustix::fs::Dir::read_from(fd)? {
+    let mut buf = Vec::with_capacity(LIST_BUFFER);
+    let mut dir = rustix::fs::RawDir::new(fd, buf.spare_capacity_mut());
+    while let Some(entry) = dir.next() {
         let entry = entry?;
         let name = entry.file_name().to_bytes();
         if name == b"." || name == b".." {
@@ -980,6 +997,9 @@ fn list(fd: &OwnedFd) -> io::Result<Vec<(Vec<u8>, FileType)>> {
     }
     Ok(entries)
 }
+
+/// Bytes of directory entries asked for per `getdents64` (glibc's `readdir` asks for 32 KiB).
+const LIST_BUFFER: usize = 32 * 1024;
 
 /// Depth of the directories that `sorted_files_parallel` hands out whole.
 const UNIT_DEPTH: usize = 2;
@@ -1199,6 +1219,80 @@ mod tests {
     fn sorted(w: &Walker, start: &str) -> Vec<String> {
         let start = w.start(Path::new(start), Links::Refuse).unwrap();
         names(w.sorted_files(start))
+    }
+
+    #[test]
+    fn a_directory_longer_than_one_listing_buffer_is_listed_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        // ~300 bytes of entry each: many `getdents64` calls of `LIST_BUFFER` bytes.
+        let mut expected: Vec<Vec<u8>> = (0..400)
+            .map(|i| format!("{i:04}-{}", "n".repeat(250)).into_bytes())
+            .collect();
+        for name in &expected {
+            fs::write(dir.path().join(OsStr::from_bytes(name)), "x").unwrap();
+        }
+        let fd = rustix::fs::open(dir.path(), DIR_FLAGS, Mode::empty()).unwrap();
+        let mut listed: Vec<Vec<u8>> = list(&fd).unwrap().into_iter().map(|(n, _)| n).collect();
+        listed.sort();
+        expected.sort();
+        assert_eq!(listed.len(), expected.len(), "entries listed");
+        assert!(listed == expected, "listing differs from the names written");
+    }
+
+    #[test]
+    fn a_file_opened_to_search_reads_whole_and_gives_its_metadata() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "line\n".repeat(50_000);
+        fs::write(dir.path().join("f.txt"), &text).unwrap();
+        let w = walker(dir.path(), options());
+        let start = w.start(Path::new(""), Links::Refuse).unwrap();
+        let entry = w.sorted_files(start).next().unwrap();
+        let mut opened = entry.open_to_search(w.root()).unwrap();
+        let meta = opened.meta().unwrap();
+        let std_meta = fs::metadata(dir.path().join("f.txt")).unwrap();
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(
+            (meta.is_file, meta.size, meta.mtime_ns),
+            (
+                true,
+                std_meta.len(),
+                std_meta.mtime() * 1_000_000_000 + std_meta.mtime_nsec()
+            )
+        );
+        let mut buffer = Vec::new();
+        crate::fs::read::read_known_size(&opened.file, meta.size, &mut buffer).unwrap();
+        assert!(
+            buffer == text.as_bytes(),
+            "read {} bytes of {}",
+            buffer.len(),
+            text.len()
+        );
+        // Switched to blocking reads for readers that would not retry EAGAIN.
+        let flags = rustix::fs::fcntl_getfl(opened.blocking().unwrap()).unwrap();
+        assert!(!flags.contains(OFlags::NONBLOCK), "flags: {flags:?}");
+    }
+
+    #[test]
+    fn a_fifo_swapped_in_is_refused_by_the_open_to_search_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("f.txt"), "x").unwrap();
+        let w = walker(dir.path(), options());
+        let start = w.start(Path::new(""), Links::Refuse).unwrap();
+        let entry = w.sorted_files(start).next().unwrap();
+        fs::remove_file(dir.path().join("f.txt")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            dir.path().join("f.txt"),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let err = entry
+            .open_to_search(w.root())
+            .err()
+            .expect("a FIFO refused");
+        assert_eq!(err.raw_os_error(), Some(libc::ENODEV), "{err}");
     }
 
     #[test]
