@@ -527,6 +527,14 @@ impl RootEntry {
             // Read after the selection walked and watched the directories made since the last
             // one: a rule file created in one later moves the token.
             let rules_token = watch.rules_token();
+            // Where `.git` entries are, below the directory asked about: a client whose
+            // rules enter them (ripgrep's `--hidden`) lists them from disk.
+            let git_dirs: Vec<Value> = watch
+                .git_entries
+                .iter()
+                .filter_map(|git| git.parent()?.strip_prefix(inside).ok())
+                .map(path_json)
+                .collect();
             crate::index::watched::install_watch(slot, watch);
             match selected {
                 Err(why) => scan(why, generation),
@@ -579,6 +587,7 @@ impl RootEntry {
                         "watch_generation": watch_generation,
                         "trusted": true,
                         "rules_token": rules.map(|_| &rules_token),
+                        "git_dirs": every.then_some(git_dirs),
                         "undecided": undecided,
                     })
                 }

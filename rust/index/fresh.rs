@@ -98,6 +98,11 @@ pub struct Watch {
     /// by path bytes: what is not dirty is still passed over, and is reported as a scan
     /// would report it.
     pub skips: Vec<Passed>,
+    /// Every `.git` entry (a repository, a worktree's or submodule's link file) in the
+    /// directories the watch follows, root-relative: a walk never enters them, but ripgrep
+    /// with `--hidden` does, so a client that lists them from disk must know where they are.
+    /// A superset while the watch is trusted (one appearing breaks it; one removed stays).
+    pub git_entries: std::collections::BTreeSet<PathBuf>,
 }
 
 impl Watch {
@@ -114,6 +119,7 @@ impl Watch {
             listing_changes: 0,
             rules_changes: 0,
             skips: Vec::new(),
+            git_entries: Default::default(),
         })
     }
 
@@ -188,10 +194,18 @@ impl Watch {
     /// Watches `.git` and `.git/info` of the directory `dir` (at `rel`) when it has them,
     /// reached as the rules reach them (a `.git` link is followed).
     fn add_git(&mut self, rel: &Path, dir: DirRef<'_>) {
-        let Ok(git) = dir.open_dir_following(OsStr::from_bytes(GIT)) else {
-            return; // none, or a file (a worktree's link): no `info/exclude` to read
-        };
         let git_rel = rel.join(OsStr::from_bytes(GIT));
+        let git = match dir.open_dir_following(OsStr::from_bytes(GIT)) {
+            Ok(git) => git,
+            Err(e) => {
+                // A file (a worktree's link) has no `info/exclude` to read, but is an entry.
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    self.git_entries.insert(git_rel);
+                }
+                return;
+            }
+        };
+        self.git_entries.insert(git_rel.clone());
         self.add_kind(&git_rel, git.borrow(), Kind::GitDir);
         if let Ok(info) = git.borrow().open_dir_following("info") {
             self.add_kind(&git_rel.join("info"), info.borrow(), Kind::GitInfo);
@@ -525,6 +539,26 @@ mod tests {
             other.rules_token().split(':').next(),
             watch.rules_token().split(':').next(),
             "another watch has another history"
+        );
+    }
+
+    #[test]
+    fn the_watch_knows_every_git_entry_of_the_directories_it_follows() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("repo/.git/info")).unwrap();
+        fs::create_dir(dir.path().join("linked")).unwrap();
+        fs::write(dir.path().join("linked/.git"), "gitdir: ../repo/.git\n").unwrap();
+        fs::create_dir(dir.path().join("plain")).unwrap();
+        let mut watch = Watch::new(Vec::new()).unwrap();
+        for rel in ["repo", "linked", "plain"] {
+            let d = Dir::open_ambient(&dir.path().join(rel)).unwrap();
+            watch.add(Path::new(rel), d.borrow());
+        }
+        let found: Vec<&Path> = watch.git_entries.iter().map(PathBuf::as_path).collect();
+        assert_eq!(
+            found,
+            [Path::new("linked/.git"), Path::new("repo/.git")],
+            "a repository and a link file, nothing for a plain directory"
         );
     }
 

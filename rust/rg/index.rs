@@ -397,6 +397,17 @@ pub fn haystacks(
         let may_enter_git = a.hidden || !a.globs.is_empty() || !a.iglobs.is_empty();
         let mut dirs: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
         dirs.insert(PathBuf::new());
+        // Those with a `.git` the daemon's watch knows of, whether or not a candidate lies there.
+        let git_dirs = reply.get("git_dirs").and_then(Value::as_array);
+        for git_dir in git_dirs.into_iter().flatten().filter(|_| may_enter_git) {
+            let rel = crate::daemon::roots::json_path(git_dir)
+                .filter(|p| {
+                    p.components()
+                        .all(|c| matches!(c, std::path::Component::Normal(_)))
+                })
+                .ok_or("a malformed reply (git_dirs)")?;
+            dirs.insert(rel);
+        }
         for (rel, _) in files.iter().filter(|_| may_enter_git) {
             let mut parent = rel.parent();
             while let Some(p) = parent {

@@ -321,3 +321,33 @@ def test_a_file_changed_after_the_answer_is_read_whole(big_files) -> None:
     forced = env.rg(tree, "force", *args)
     assert forced.stdout == scan.stdout, (scan.stdout[:400], forced.stdout[:400])
     assert b"big3.txt:11:spanneedle at 10" in forced.stdout, forced.stdout[:400]
+
+
+def test_hidden_searches_enter_every_nested_repository_as_ripgrep_does(tmp_path: Path) -> None:
+    """`--hidden` searches `.git` entries too: those of repositories whose directory holds no
+    file the index selects must be searched as well (the daemon says where they are)."""
+    tree = tmp_path / "tree"
+    (tree / "nested" / "deeper").mkdir(parents=True)
+    (tree / "bulk").mkdir()
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    subprocess.run(["git", "init", "-q", str(tree / "nested" / "deeper")], check=True)
+    with open(tree / "nested" / "deeper" / ".git" / "config", "a") as f:
+        f.write("# a needle in a nested repository's config\n")
+    (tree / "nested" / "deeper" / "plain.txt").write_text("hay\n")
+    (tree / "sub").mkdir()
+    (tree / "sub" / ".git").write_text("gitdir: ../.git/modules/needle\n")  # a submodule's link
+    (tree / "found.txt").write_text("a needle\n")
+    for i in range(100):
+        (tree / "bulk" / f"hay{i}.txt").write_text("hay and straw\n" * 500)
+    # Files older than the index: a file changed around the build is read whatever it holds.
+    time.sleep(2)
+    with Env(tmp_path) as env:
+        env.rg(tree, "force", "needle")
+        for args in (("--hidden", "needle"), ("--hidden", "-l", "needle", "nested")):
+            auto = env.rg(tree, "auto", "--sort", "path", *args)
+            scan = env.rg(tree, "never", "--sort", "path", *args)
+            assert b"files from the index" in auto.stderr, auto.stderr.decode()
+            assert auto.stdout == scan.stdout, (
+                f"rg {' '.join(args)}\nexpected {scan.stdout!r}\nactual   {auto.stdout!r}"
+            )
+            assert b".git" in scan.stdout, "the case searches a .git entry"
