@@ -49,9 +49,10 @@ pub struct GrepRequest {
     pub no_ignore: Option<bool>,
     /// Hits are streamed as they settle (no total of every match, no paging).
     pub stream: bool,
-    /// Printed lines are all the caller wants (the CLI's piped grep): one hit per matching
-    /// line instead of one per match (see `GrepQuery::lines`).
-    pub lines: bool,
+    /// One hit per matching line, its first match, instead of one per match, where that
+    /// changes no line shown (see `GrepQuery::one_hit_per_line`): what a printer of lines
+    /// (the CLI's piped grep) needs.
+    pub one_hit_per_line: bool,
 }
 
 impl Default for GrepRequest {
@@ -77,7 +78,7 @@ impl Default for GrepRequest {
             hidden: None,
             no_ignore: None,
             stream: false,
-            lines: false,
+            one_hit_per_line: false,
         }
     }
 }
@@ -144,7 +145,7 @@ impl GrepRequest {
             timeout,
             mode: OutputMode::parse(&self.mode)?,
             types: FileTypes::new(&self.types, &self.types_not)?.map(Arc::new),
-            lines: self.lines,
+            one_hit_per_line: self.one_hit_per_line,
         })
     }
 

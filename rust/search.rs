@@ -55,19 +55,19 @@ pub struct GrepQuery {
     /// `CompiledPattern::with_lines`): what printing rg's lines needs, without a hit record
     /// per match. Only without `max_matches` (a cut counts matches) and `timeout` (whose
     /// report says how many were found).
-    pub lines: bool,
+    pub one_hit_per_line: bool,
 }
 
 impl GrepQuery {
-    fn one_hit_per_line(&self) -> bool {
-        self.lines && self.max_matches.is_none() && self.timeout.is_none()
+    fn keeps_one_hit_per_line(&self) -> bool {
+        self.one_hit_per_line && self.max_matches.is_none() && self.timeout.is_none()
     }
 
     /// The pattern as every search of this query compiles it.
     pub(crate) fn compiled(&self) -> Result<CompiledPattern> {
         Ok(CompiledPattern::new(&self.pattern)?
             .with_mode(self.mode)
-            .with_lines(self.one_hit_per_line()))
+            .with_lines(self.keeps_one_hit_per_line()))
     }
 
     /// The hits a search keeps in all (`max_matches`, else no limit), and whether it goes on

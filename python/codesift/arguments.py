@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from . import _core
 from .errors import CodesiftError, InvalidArgumentError, PatternError
+from .options import OPTION_TYPES
 
 #: The largest integer any count or size argument may be (the engine counts in 64 bits).
 MAX_COUNT = 2**63 - 1
@@ -59,43 +60,9 @@ if TYPE_CHECKING:  # re-exported for type checkers
     )
 
 
-#: Each call's option names, what `check_names` accepts: `codesift.options` gives their types,
-#: defaults and meanings (as TypedDicts, importable from here too; a test checks that the
-#: two agree). Plain sets: a search does not import `typing`.
-GREP_MATCHING = frozenset(
-    (
-        "include",
-        "exclude",
-        "literal",
-        "case_sensitive",
-        "multiline",
-        "context_lines",
-        "before",
-        "after",
-        "max_matches",
-        "timeout",
-    )
-)
-REMOTE_GREP_OPTIONS = GREP_MATCHING | {"count_total"}
-GREP_STREAM_OPTIONS = GREP_MATCHING | {"mode", "type", "type_not", "no_ignore", "hidden"}
-GREP_OPTIONS = GREP_STREAM_OPTIONS | {"count_total", "offset"}
-GLOB_FILTERS = frozenset(("case_sensitive", "type", "type_not", "no_ignore", "hidden"))
-GLOB_OPTIONS = GLOB_FILTERS | {"limit", "sort"}
-_OPTION_TYPES = frozenset(
-    (
-        "GrepMatching",
-        "RemoteGrepOptions",
-        "GrepStreamOptions",
-        "GrepOptions",
-        "GlobFilters",
-        "GlobOptions",
-    )
-)
-
-
 def check_names(call: str, options: Mapping[str, object], allowed: frozenset[str]) -> None:
     """Refuses a keyword argument `call` does not take (`allowed`: its option names, e.g.
-    `GREP_OPTIONS`), as Python refuses one a signature does not name."""
+    `codesift.options.GREP_OPTIONS`), as Python refuses one a signature does not name."""
     for name in options:
         if name not in allowed:
             raise TypeError(f"{call}() got an unexpected keyword argument {name!r}")
@@ -377,6 +344,7 @@ _CONVERSIONS: dict[str, Callable[[str, Any], object]] = {
     "multiline": _truth,
     "count_total": _truth,
     "stream": _truth,
+    "one_hit_per_line": _truth,
     "context_lines": _count,
     "before": _count,
     "after": _count,
@@ -405,7 +373,7 @@ _GLOB_CONVERSIONS: dict[str, Callable[[str, Any], object]] = {
     "no_ignore": check_flag,
 }
 #: `Workspace.grep`'s and `glob`'s option names that the engine's requests spell otherwise.
-_RENAMED = {"type": "types", "type_not": "types_not", "_lines": "lines"}
+_RENAMED = {"type": "types", "type_not": "types_not"}
 
 
 def __getattr__(name: str) -> Any:
@@ -413,7 +381,7 @@ def __getattr__(name: str) -> Any:
         from . import grep_args
 
         return getattr(grep_args, name)
-    if name in _OPTION_TYPES:
+    if name in OPTION_TYPES:
         from . import options
 
         return getattr(options, name)
@@ -421,4 +389,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_GREP_ARGS, *_OPTION_TYPES})
+    return sorted({*globals(), *_GREP_ARGS, *OPTION_TYPES})

@@ -755,7 +755,7 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             stream=True,
             remember=False,
             mode=mode,
-            _lines=printing,
+            one_hit_per_line=printing,
         ) as stream_hits:
             hits: GrepIter | _Capped = (
                 _Capped(stream_hits, cap) if counting and cap is not None else stream_hits

@@ -1,20 +1,35 @@
-"""The keyword options of the searches, with their types and defaults, as TypedDicts:
-`Workspace.grep`'s (`GrepOptions`), `grep_iter`'s, `glob`'s, `glob_iter`'s and
-`RemoteWorkspace.grep`'s. Each option is written here with its meaning; `codesift.arguments`
-holds their names (what `check_names` accepts), so that a search need not import `typing`
-(a start-up cost of every command). Also importable from `codesift.arguments`.
+"""The keyword options of the searches, with their types, defaults and meanings, each written
+once, here: `Workspace.grep`'s (`GrepOptions`), `grep_iter`'s, `glob`'s, `glob_iter`'s and
+`RemoteWorkspace.grep`'s, as TypedDicts (also importable from `codesift.arguments`), and the
+names each call accepts (`GREP_OPTIONS`, ..., what `arguments.check_names` is given) taken
+from them.
+
+Every command imports this module, and `typing` costs a command ~3 ms of start-up, so at run
+time the classes below are first made on a plain stand-in base that only records their keys;
+each public name becomes the real `typing.TypedDict` (the same keys, types and documentation)
+on first use. A type checker sees the real `TypedDict` throughout.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TypedDict
+# Named by the annotations, for `typing.get_type_hints` on the real TypedDicts.
+from collections.abc import Iterable  # noqa: F401
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypedDict
+else:
+
+    class TypedDict:
+        """The run-time stand-in: a class body's annotations are its option names."""
+
+        def __init_subclass__(cls, total: bool = True) -> None:
+            cls.__total__ = total
 
 
 class GrepMatching(TypedDict, total=False):
-    """What a grep matches and how many hits it returns, locally or on a remote host. Each
-    option is written once, here; one left out has the engine's default (`crate::request`),
-    given after each."""
+    """What a grep matches and how many hits it returns, locally or on a remote host. An
+    option left out has the engine's default (`crate::request`), given after each."""
 
     #: Globs a file must match, a list or one string of comma-separated globs (none).
     include: str | Iterable[str] | None
@@ -55,6 +70,12 @@ class GrepStreamOptions(GrepMatching, total=False):
     #: Overrides of the workspace's `gitignore` and `hidden` for this call (None: its own).
     no_ignore: bool | None
     hidden: bool | None
+    #: One hit per matching line, the line's first match, instead of one per match: what a
+    #: printer of matching lines (as ripgrep prints them) needs, without a record per match
+    #: (False). Only where it changes no line shown: without `max_matches`, `timeout`,
+    #: context or multiline matching (else ignored). A file's match count is then exact
+    #: over its first 16 matching lines and counts one per line after them.
+    one_hit_per_line: bool
 
 
 class GrepOptions(GrepStreamOptions, total=False):
@@ -85,3 +106,55 @@ class GlobOptions(GlobFilters, total=False):
     limit: int
     #: "path", "mtime" (newest first) or "none" ("path").
     sort: str
+
+
+def _option_names(typed: type) -> frozenset[str]:
+    """The keys of `typed` and of the classes it extends."""
+    return frozenset(name for cls in typed.__mro__ for name in vars(cls).get("__annotations__", ()))
+
+
+#: Each call's option names (`check_names`), from the classes above.
+GREP_MATCHING = _option_names(GrepMatching)
+REMOTE_GREP_OPTIONS = _option_names(RemoteGrepOptions)
+GREP_STREAM_OPTIONS = _option_names(GrepStreamOptions)
+GREP_OPTIONS = _option_names(GrepOptions)
+GLOB_FILTERS = _option_names(GlobFilters)
+GLOB_OPTIONS = _option_names(GlobOptions)
+
+_STAND_INS: dict[str, type] = {
+    cls.__name__: cls
+    for cls in (
+        GrepMatching,
+        RemoteGrepOptions,
+        GrepStreamOptions,
+        GrepOptions,
+        GlobFilters,
+        GlobOptions,
+    )
+}
+#: The TypedDicts' names (also importable from `codesift.arguments`).
+OPTION_TYPES = frozenset(_STAND_INS)
+if not TYPE_CHECKING:
+    # Made the real TypedDicts on first use (`__getattr__`).
+    for _name in _STAND_INS:
+        del globals()[_name]
+    del _name
+
+
+def __getattr__(name: str) -> Any:
+    stand_in = _STAND_INS.get(name)
+    if stand_in is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from typing import TypedDict as typed_dict
+
+    keys: dict[str, Any] = {}
+    for cls in reversed(stand_in.__mro__):
+        keys.update(vars(cls).get("__annotations__", {}))
+    typed = typed_dict(name, keys, total=stand_in.__total__)  # type: ignore[misc]
+    typed.__doc__ = stand_in.__doc__
+    # One object per name even when two threads ask first at once.
+    return globals().setdefault(name, typed)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_STAND_INS})

@@ -9,10 +9,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from . import _core
 from .arguments import (
-    GLOB_FILTERS,
-    GLOB_OPTIONS,
-    GREP_OPTIONS,
-    GREP_STREAM_OPTIONS,
     MAX_COUNT,
     check_flag,
     check_ignore_files,
@@ -24,6 +20,7 @@ from .arguments import (
 )
 from .current_call import current_token
 from .errors import InvalidArgumentError
+from .options import GLOB_FILTERS, GLOB_OPTIONS, GREP_OPTIONS, GREP_STREAM_OPTIONS
 from .sandbox import PathArg, Sandbox, path_text
 from .streams import GlobIter, GrepIter
 
@@ -336,7 +333,6 @@ class Workspace:
             cancel: _core.CancelToken | None = None,
             stream: Literal[True],
             remember: bool = True,
-            _lines: bool = False,
             **options: Unpack[GrepOptions],
         ) -> GrepIter: ...
 
@@ -348,7 +344,6 @@ class Workspace:
         cancel: _core.CancelToken | None = None,
         stream: bool = False,
         remember: bool = True,
-        _lines: bool = False,
         **options: Unpack[GrepOptions],
     ) -> GrepResult | GrepIter:
         """Every match of `pattern` under `path`, one hit per match, ordered by path, line
@@ -363,20 +358,16 @@ class Workspace:
         `result.counts`; in both, `max_matches`, `offset` and `total` count files. `offset`
         skips that many results of the deterministic order (paging: `offset=k` returns
         exactly the results `k, k+1, ...` of the same search without it). `type`,
-        `type_not`, `no_ignore` and `hidden` as for `glob`.
+        `type_not`, `no_ignore` and `hidden` as for `glob`. `one_hit_per_line=True` keeps
+        each matching line's first match only (for a printer of lines; see
+        `codesift.options.GrepStreamOptions`).
 
         `cancel`: a `CancelToken` whose `cancel()` (from another thread) stops the walk and
         the search within milliseconds; the call then raises `CancelledError` (nothing
         partial is returned). Default: the token of the current `CallControl` (see
         `codesift.control`), if any."""
         check_names("Workspace.grep", options, GREP_OPTIONS)
-        # `_lines`, for the CLI's piped lines (`GrepIter.printed`): without `max_matches` and
-        # `timeout`, the search keeps one hit per matching line, its first match (the same
-        # lines printed, no record per match; the total is exact only when small, see
-        # `CompiledPattern::with_lines`).
-        request = grep_request(
-            pattern, self.sandbox.relative(path), stream=stream, _lines=_lines, **options
-        )
+        request = grep_request(pattern, self.sandbox.relative(path), stream=stream, **options)
         cancel = _cancel_token(cancel)
         if stream:
             hits = self._engine.grep_iter(request, cancel=cancel)

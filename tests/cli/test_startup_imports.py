@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import codesift
@@ -180,12 +181,11 @@ NEVER_IN_A_PIPED_GREP_WITHOUT_SITE = [
     "shutil",
     "bz2",
     "lzma",
-    # The options' TypedDicts (`codesift.options`: a search checks names from plain sets),
-    # `typing.NamedTuple` (the cache's tuples are `collections.namedtuple`s), `threading`
-    # (`_thread`'s locks are the same; a piped grep waits on no thread), `contextlib`, and
-    # what only a timeout or a non-ASCII pattern needs.
+    # `typing` (the options' TypedDicts are made on first use: a search checks the names
+    # `codesift.options` takes from their classes; the cache's tuples are
+    # `collections.namedtuple`s), `threading` (`_thread`'s locks are the same; a piped grep
+    # waits on no thread), `contextlib`, and what only a timeout or a non-ASCII pattern needs.
     "typing",
-    "codesift.options",
     "threading",
     "contextlib",
     "math",
@@ -242,24 +242,55 @@ def test_piped_grep_with_notes_still_builds_its_result(tmp_path):
 
 
 def test_option_names_are_the_typed_options_keys():
-    """A search checks its keyword names against plain sets (no `typing` at start-up); the
-    TypedDicts that document the options (`codesift.options`, also reachable from
-    `codesift.arguments` as before) have exactly those keys."""
+    """Each option is written once, in `codesift.options`'s classes: the names a search
+    checks (without `typing`) are their keys, and the public names are real TypedDicts with
+    those keys, their types and their documentation (also reachable from
+    `codesift.arguments` as before)."""
+    import typing
+
     from codesift import arguments, options
 
     pairs = {
-        "GrepMatching": arguments.GREP_MATCHING,
-        "RemoteGrepOptions": arguments.REMOTE_GREP_OPTIONS,
-        "GrepStreamOptions": arguments.GREP_STREAM_OPTIONS,
-        "GrepOptions": arguments.GREP_OPTIONS,
-        "GlobFilters": arguments.GLOB_FILTERS,
-        "GlobOptions": arguments.GLOB_OPTIONS,
+        "GrepMatching": options.GREP_MATCHING,
+        "RemoteGrepOptions": options.REMOTE_GREP_OPTIONS,
+        "GrepStreamOptions": options.GREP_STREAM_OPTIONS,
+        "GrepOptions": options.GREP_OPTIONS,
+        "GlobFilters": options.GLOB_FILTERS,
+        "GlobOptions": options.GLOB_OPTIONS,
     }
+    assert set(pairs) == options.OPTION_TYPES, f"{sorted(pairs)} != {sorted(options.OPTION_TYPES)}"
     for name, names in pairs.items():
         typed = getattr(options, name)
+        assert typing.is_typeddict(typed), f"options.{name} is {typed!r}, not a TypedDict"
         assert getattr(arguments, name) is typed, f"arguments.{name} is not options.{name}"
-        keys = typed.__optional_keys__ | typed.__required_keys__
+        assert typed.__total__ is False and not typed.__required_keys__, name
+        keys = typed.__optional_keys__
         assert keys == names, f"{name}: TypedDict keys {sorted(keys)}, names {sorted(names)}"
+        assert typed.__doc__ and typed.__module__ == "codesift.options", (name, typed.__module__)
+        assert name in dir(options) and name in dir(arguments), name
+    hints = typing.get_type_hints(options.GrepOptions)
+    expected = {"include": str | Iterable[str] | None, "offset": int}
+    got = {key: hints[key] for key in expected}
+    assert got == expected, f"expected {expected}, got {got}"
+    assert options.GREP_STREAM_OPTIONS < options.GREP_OPTIONS, "grep takes grep_iter's options"
+    assert "one_hit_per_line" in options.GREP_STREAM_OPTIONS
+    assert "one_hit_per_line" not in options.REMOTE_GREP_OPTIONS
+
+
+def test_options_module_loads_without_typing():
+    """`codesift.options` is imported by every search: it must not bring `typing` in."""
+    code = (
+        "import sys\nimport codesift.options as o\n"
+        "print('typing' in sys.modules, sorted(o.GLOB_OPTIONS))\n"
+        "o.GlobOptions\nprint('typing' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": PACKAGE_PARENT}
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    names = ["case_sensitive", "hidden", "limit", "no_ignore", "sort", "type", "type_not"]
+    expected = f"False {names}\nTrue\n"
+    assert done.stdout == expected, f"expected {expected!r}, got {done.stdout!r} {done.stderr}"
 
 
 def test_what_was_moved_out_of_the_grep_path_still_answers():

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codesift import CodesiftError, Workspace
+from codesift.options import GREP_OPTIONS
 from codesift.tools import PARAM_ALIASES, TOOL_ALIASES, TOOLS, Toolbox, ToolResult
 
 # Deterministic in the suite (a fixed sequence of examples, a few seconds in all);
@@ -210,22 +211,7 @@ def test_workspace_glob(workspace, pattern, path, limit, sort, case_sensitive):
     path=PATHS,
     options=st.fixed_dictionaries(
         {},
-        optional={
-            name: VALUES
-            for name in (
-                "include",
-                "exclude",
-                "literal",
-                "case_sensitive",
-                "multiline",
-                "context_lines",
-                "before",
-                "after",
-                "max_matches",
-                "count_total",
-                "timeout",
-            )
-        },
+        optional={name: VALUES for name in sorted(GREP_OPTIONS)},
     ),
 )
 def test_workspace_grep(workspace, pattern, path, options):

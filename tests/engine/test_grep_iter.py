@@ -168,6 +168,27 @@ def test_streams_refuse_what_needs_the_whole_answer(tree):
         ws.grep("needle", stream=True, offset=1)
 
 
+def test_one_hit_per_line_keeps_each_lines_first_match_where_no_line_changes(tree):
+    """`one_hit_per_line=True` (what a printer of lines asks): each matching line once, as its
+    first match; every other search (a limit, context, multiline) keeps every match."""
+    ws = Workspace(tree({"a.txt": "x needle needle\nneedle\nnone\nneedle y needle\n"}))
+
+    def places(**options) -> list[tuple[int, int]]:
+        return [(m.line, m.column) for m in ws.grep_iter("needle", **options)]
+
+    every = [(1, 3), (1, 10), (2, 1), (4, 1), (4, 10)]
+    firsts = [(1, 3), (2, 1), (4, 1)]
+    got = places(one_hit_per_line=True)
+    assert got == firsts, f"expected {firsts}, got {got}"
+    assert places() == every, f"expected {every}, got {places()}"
+    for unchanged in ({"max_matches": 10}, {"context_lines": 1}, {"multiline": True}):
+        got = places(one_hit_per_line=True, **unchanged)
+        assert got == every, f"{unchanged}: expected {every}, got {got}"
+    whole = ws.grep("needle", max_matches=None, one_hit_per_line=True)
+    got = [(m.line, m.column) for m in whole.matches]
+    assert got == firsts, f"grep: expected {firsts}, got {got}"
+
+
 def test_glob_iter_yields_globs_files(tree):
     root = tree({"b/x.py": "", "a.py": "", "c.txt": "", "a/b/c.py": ""})
     ws = Workspace(root)

@@ -1,6 +1,8 @@
 """No module of the package reaches into another object's or module's private parts: callers
-use public methods (`Workspace.read_bytes`, `GrepIter.pieces`, ...), and an underscore name is
-touched only through `self` or `cls` inside the class that owns it."""
+use public methods (`Workspace.read_bytes`, `GrepIter.pieces`, ...) and public keywords
+(`Workspace.grep(one_hit_per_line=...)`), and an underscore name is touched only through
+`self` or `cls` inside the class that owns it. A public function takes no underscore
+parameter: any caller can pass it, so it is public in all but name."""
 
 from __future__ import annotations
 
@@ -35,6 +37,15 @@ def is_private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
+def owned(function: ast.expr) -> bool:
+    """A call of the caller's own method (`self.x(...)`, `cls.x(...)`)."""
+    return (
+        isinstance(function, ast.Attribute)
+        and isinstance(function.value, ast.Name)
+        and function.value.id in OWNERS
+    )
+
+
 def offences(source: str, filename: str) -> list[str]:
     """Each reach into private parts in `source`, as `file:line: code`."""
     tree = ast.parse(source, filename)
@@ -65,6 +76,17 @@ def offences(source: str, filename: str) -> list[str]:
             owner = node.args[0]
             if not (isinstance(owner, ast.Name) and owner.id in OWNERS):
                 report(node, ast.unparse(node))
+        elif isinstance(node, ast.Call) and not owned(node.func):
+            for keyword in node.keywords:
+                if keyword.arg is not None and is_private(keyword.arg):
+                    report(node, f"{ast.unparse(node.func)}(..., {keyword.arg}=...)")
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not is_private(
+            node.name
+        ):
+            arguments = node.args
+            for argument in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
+                if is_private(argument.arg):
+                    report(node, f"def {node.name}(..., {argument.arg})")
         elif isinstance(node, ast.ImportFrom) and (
             node.level > 0 or (node.module or "").split(".")[0] == "codesift"
         ):
@@ -105,6 +127,15 @@ class Owner:
         getattr(self, "_stream", None)
         os._exit
         self.__class__
+        self.grep("x", _lines=True)
+        other.grep("x", _lines=True, lines=True)
+        by_file(_fast=1)
+
+    def _inner(self, _depth=0):
+        pass
+
+def public(a, *, _hidden=False):
+    pass
 """
     found = offences(source, "m.py")
     expected = [
@@ -112,5 +143,8 @@ class Owner:
         "m.py:13: other._secret",
         "m.py:14: self.stream._next_piece",
         "m.py:15: getattr(other, '_hidden', None)",
+        "m.py:20: other.grep(..., _lines=...)",
+        "m.py:21: by_file(..., _fast=...)",
+        "m.py:26: def public(..., _hidden)",
     ]
     assert sorted(found) == sorted(expected), f"expected {expected}, got {found}"

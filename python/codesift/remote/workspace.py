@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from .._core import GlobMatch
 from ..arguments import (
     MAX_TIMEOUT_SECONDS,
-    REMOTE_GREP_OPTIONS,
     check_int,
     check_names,
     check_seconds,
@@ -24,6 +23,7 @@ from ..arguments import (
 from ..cache import ResultCache, check_result_id
 from ..errors import InvalidArgumentError
 from ..grep_args import grep_arguments
+from ..options import REMOTE_GREP_OPTIONS
 from .fanout import each_host, fair_share
 from .globs import PathPattern
 from .hit_ids import HitRegistry
