@@ -74,11 +74,24 @@ pub fn escaped(bytes: &[u8]) -> String {
     out
 }
 
+/// Marks the I/O error of a file changed by someone else since it was read
+/// (`fs::write::changed_on_disk`), so that `Error::io` makes it a `Conflict`.
+#[derive(Debug)]
+pub struct ChangedOnDisk;
+
+impl std::fmt::Display for ChangedOnDisk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "changed on disk")
+    }
+}
+
+impl std::error::Error for ChangedOnDisk {}
+
 impl Error {
     /// The error for an I/O failure on `rel` while doing `action` ("read", "write", ...).
     pub fn io(rel: &Path, action: &str, err: &io::Error) -> Error {
         if let Some(inner) = err.get_ref() {
-            if inner.is::<crate::fs::write::ChangedOnDisk>() {
+            if inner.is::<ChangedOnDisk>() {
                 return Error::Conflict(format!(
                     "{} changed on disk since it was read; nothing was written. Read it again \
                      and redo the edit",

@@ -190,7 +190,7 @@ pub fn start_background(argv: &[String]) {
         }
         *last = Some((socket_dir, Instant::now()));
     }
-    let _ = super::spawn::spawn_detached(argv);
+    let _ = crate::fs::spawn::spawn_detached(argv);
 }
 
 fn text(path: &Path) -> Option<&str> {

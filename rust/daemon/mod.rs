@@ -2,9 +2,10 @@
 //! index and one inotify watch, and answers which files a search must read. `dir` finds and
 //! checks the private socket directory, `proto` frames requests, `server` accepts and serves
 //! them, `roots` holds the per-root state and answers `select` (and `files` from the lists
-//! `listings` keeps, and the verdicts of ripgrep's rules `verdicts` keeps), `client` asks it, `ask` turns a search into a `select` and its reply
-//! into files to search, and `spawn` starts the daemon in the background without anyone
-//! waiting for it. See docs/daemon.md.
+//! `listings` keeps, and the verdicts of ripgrep's rules `verdicts` keeps), `client` asks it,
+//! `ask` turns a search into a `select` and its reply into files to search, and starts the
+//! daemon in the background (`crate::fs::spawn`) without anyone waiting for it. See
+//! docs/daemon.md.
 
 pub mod ask;
 pub mod client;
@@ -13,5 +14,4 @@ pub mod listings;
 pub mod proto;
 pub mod roots;
 pub mod server;
-pub mod spawn;
 pub mod verdicts;

@@ -6,7 +6,8 @@
 //! their write policy (`files`); and, outside any workspace, an open directory whose entries
 //! are only reached through its descriptor (`dir`: the index cache, the daemon's directory);
 //! a file read whole at its known size (`read`), descriptors handed to and from the Python
-//! caller (`handoff`), and directories watched for changes through their handles (`notify`).
+//! caller (`handoff`), directories watched for changes through their handles (`notify`), and
+//! a detached process whose standard streams are /dev/null (`spawn`: the daemon's start).
 //!
 //! Nothing in the engine opens a path by name from the process's point of view: every open,
 //! listing, stat, mkdir and rename is relative to a directory descriptor that was itself
@@ -21,6 +22,7 @@ pub mod read;
 pub mod root;
 pub mod rules;
 pub mod skipped;
+pub mod spawn;
 pub mod tree;
 pub mod walk;
 pub mod write;

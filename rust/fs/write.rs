@@ -354,20 +354,8 @@ fn temp_name(target: &OsStr) -> OsString {
 
 /// The error for a file changed by someone else since it was read.
 pub fn changed_on_disk() -> io::Error {
-    io::Error::other(ChangedOnDisk)
+    io::Error::other(crate::error::ChangedOnDisk)
 }
-
-/// Marks `changed_on_disk` errors so the bindings can raise `ConflictError`.
-#[derive(Debug)]
-pub struct ChangedOnDisk;
-
-impl std::fmt::Display for ChangedOnDisk {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "changed on disk")
-    }
-}
-
-impl std::error::Error for ChangedOnDisk {}
 
 /// Reads at most `limit` bytes from the start of `file`.
 pub fn read_head(file: &mut File, limit: usize) -> io::Result<Vec<u8>> {
@@ -423,7 +411,10 @@ mod tests {
                 true,
             )
             .unwrap_err();
-        assert!(err.get_ref().is_some_and(|e| e.is::<ChangedOnDisk>()));
+        assert!(
+            err.get_ref()
+                .is_some_and(|e| e.is::<crate::error::ChangedOnDisk>())
+        );
         assert_eq!(fs::read_to_string(&path).unwrap(), "someone else, longer");
     }
 

@@ -2,8 +2,9 @@
 //! Python see its signals, so Ctrl-C and SIGTERM handlers stop the daemon), one request as
 //! JSON through the checked client, starting it detached, and where its socket lives.
 
-use crate::daemon::{client, dir, server, spawn};
+use crate::daemon::{client, dir, server};
 use crate::error::Error;
+use crate::fs::spawn;
 use pyo3::prelude::*;
 use std::sync::Mutex;
 use std::time::Duration;

@@ -219,7 +219,7 @@ fn start_daemon() {
         "run".into(),
         "--foreground".into(),
     ];
-    let _ = crate::daemon::spawn::spawn_detached(&argv);
+    let _ = crate::fs::spawn::spawn_detached(&argv);
 }
 
 fn select_request(

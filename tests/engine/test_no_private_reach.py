@@ -80,9 +80,7 @@ def offences(source: str, filename: str) -> list[str]:
             for keyword in node.keywords:
                 if keyword.arg is not None and is_private(keyword.arg):
                     report(node, f"{ast.unparse(node.func)}(..., {keyword.arg}=...)")
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not is_private(
-            node.name
-        ):
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not is_private(node.name):
             arguments = node.args
             for argument in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
                 if is_private(argument.arg):

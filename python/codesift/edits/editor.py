@@ -23,9 +23,9 @@ from ..errors import (
     NotFoundError,
     StaleResultError,
 )
+from ..file_results import EditResult, PatchResult, UndoResult, WriteResult
 from ..files import TextFile
 from ..patches.model import ParsedPatch
-from ..results import EditResult, PatchResult, UndoResult, WriteResult
 from ..sandbox import PathArg, Sandbox
 from . import patch
 from .diff import file_diff

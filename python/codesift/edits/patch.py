@@ -27,10 +27,10 @@ from ..errors import (
     NotFoundError,
     SandboxError,
 )
+from ..file_results import FileChange, PatchResult
 from ..files import TextFile
 from ..patches.hunks import plan_hunks
 from ..patches.model import FileOp, ParsedPatch
-from ..results import FileChange, PatchResult
 from .diff import count_lines, file_diff, line_counts
 from .plan import Change, apply_changes, plan_sequential
 from .text import split_lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..results import MAX_LINE_CHARS, FileLine
+from ..file_results import MAX_LINE_CHARS, FileLine
 
 #: Lines around an edit that its result shows (`EditResult.snippet`): enough for the agents'
 #: snippets (Claude Code shows 4 lines either side, one more after a final newline).

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..results import EditResult, GlobResult, GrepResult, plural
+from ..file_results import EditResult
+from ..results import GlobResult, GrepResult, plural
 
 
 class _OverHosts:
