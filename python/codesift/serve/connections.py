@@ -136,12 +136,17 @@ class _AcceptErrors(logging.Filter):
         self._said = float("-inf")
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not str(record.msg).startswith("socket.accept() out of system resource"):
+        message = str(record.msg)
+        error = record.exc_info[1] if record.exc_info else None
+        if "_start_serving" in message and isinstance(error, ValueError):
+            # A retry of such an accept fired after the server closed its socket: nothing
+            # is wrong, asyncio only never cancels its retries.
+            return False
+        if not message.startswith("socket.accept() out of system resource"):
             return True
         now = time.monotonic()
         if now - self._said >= 10.0:
             self._said = now
-            error = record.exc_info[1] if record.exc_info else None
             print(
                 f"codesift serve: cannot accept a connection ({error or 'out of resources'}); "
                 "connections are closed until it can; raise the limit (ulimit -n) if this "
