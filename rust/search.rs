@@ -469,16 +469,18 @@ fn search_in_batches(
 /// The selection of the watched branch of an indexed search (`index::select::select_watched`)
 /// for `query`, for a process that answers other processes' searches (the daemon). The
 /// caller has drained `watch` after the query arrived; `Err(reason)` when the index and the
-/// watch cannot answer (the search scans). The watch comes back (with the dirty directories
+/// watch cannot answer (the search scans). The watch comes back, errors included (with the dirty directories
 /// now watched too).
 pub fn select_watched(
     walker: Walker,
     query: &GrepQuery,
     index: &IndexFile,
     watch: Watch,
-) -> Result<(std::result::Result<Selection, &'static str>, Watch)> {
-    let pattern = query.compiled()?;
-    select_watched_with(walker, query, &pattern, index, watch, false, true)
+) -> (Result<std::result::Result<Selection, &'static str>>, Watch) {
+    match query.compiled() {
+        Ok(pattern) => select_watched_with(walker, query, &pattern, index, watch, false, true),
+        Err(e) => (Err(e), watch),
+    }
 }
 
 /// `select_watched`, and with `every`: binary files are listed (the client decides how to
@@ -492,10 +494,11 @@ pub fn select_watched_with(
     watch: Watch,
     every: bool,
     list_unnarrowed: bool,
-) -> Result<(std::result::Result<Selection, &'static str>, Watch)> {
-    let search_dir = match walker.target(&query.search_path)? {
-        Target::Dir(start) => start.rel().to_path_buf(),
-        Target::File(_) => return Ok((Err("a single file is searched directly"), watch)),
+) -> (Result<std::result::Result<Selection, &'static str>>, Watch) {
+    let search_dir = match walker.target(&query.search_path) {
+        Ok(Target::Dir(start)) => start.rel().to_path_buf(),
+        Ok(Target::File(_)) => return (Ok(Err("a single file is searched directly")), watch),
+        Err(e) => return (Err(e), watch),
     };
     let filter = || {
         let filter = Arc::new(FileFilter::new(query, search_dir.clone())?);
@@ -1721,7 +1724,8 @@ mod tree_tests {
             // The selection a caught-up watch makes with no walk, searched as a client does.
             let mut watch = slot.lock().unwrap().take().expect("the watch is back");
             watch.drain();
-            let (selection, watch) = select_watched(walker(dir.path()), &q, &index, watch).unwrap();
+            let (selection, watch) = select_watched(walker(dir.path()), &q, &index, watch);
+            let selection = selection.unwrap();
             install_watch(&slot, watch);
             let selection = selection.expect("the watch answers");
             let names: Vec<&[u8]> = selection
@@ -1794,7 +1798,8 @@ mod tree_tests {
         let with_index = grep(walker(dir.path()), &q, Some(walked)).unwrap();
         assert!(!with_index.indexed, "no candidates: a scan");
         assert_eq!(seen(&with_index), seen(&scan));
-        let (selection, watch) = select_watched(walker(dir.path()), &q, &index, watch).unwrap();
+        let (selection, watch) = select_watched(walker(dir.path()), &q, &index, watch);
+        let selection = selection.unwrap();
         assert_eq!(
             selection.err(),
             Some("the index does not narrow this pattern")
@@ -1808,9 +1813,8 @@ mod tree_tests {
             watch,
             true,
             true,
-        )
-        .unwrap();
-        let selection = selection.expect("every file is listed");
+        );
+        let selection = selection.unwrap().expect("every file is listed");
         let mut visible: Vec<PathBuf> = scan
             .files
             .iter()

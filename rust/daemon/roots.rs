@@ -507,7 +507,7 @@ impl RootEntry {
         self.watched(target.build, |index, slot, watch| {
             let generation = Some(index.build_start_ns);
             let watch_generation = watch.generation;
-            let (selected, watch) = match crate::search::select_watched_with(
+            let (selected, watch) = crate::search::select_watched_with(
                 self.walker(),
                 query,
                 pattern,
@@ -515,9 +515,12 @@ impl RootEntry {
                 watch,
                 every,
                 list_unnarrowed,
-            ) {
-                Ok(done) => done,
+            );
+            let selected = match selected {
+                Ok(selected) => selected,
                 Err(e) => {
+                    // A bad search path costs the root nothing: its watch stays.
+                    crate::index::watched::install_watch(slot, watch);
                     return crate::daemon::proto::error_reply(
                         "InvalidArgumentError",
                         e.to_string(),

@@ -223,6 +223,25 @@ fn corrupt(what: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, format!("index file {what}"))
 }
 
+/// The header's magic, version and checksum, and the total length it records against `len`.
+fn check_header(header: &[u8], len: u64) -> io::Result<()> {
+    if &header[..8] != MAGIC {
+        return Err(corrupt("is not a codesift index"));
+    }
+    if u32_at(header, 8) != VERSION {
+        return Err(corrupt("has another format version"));
+    }
+    let mut zeroed = header[..HEADER_LEN].to_vec();
+    zeroed[HEADER_CRC..HEADER_CRC + 4].fill(0);
+    if crc32fast::hash(&zeroed) != u32_at(header, HEADER_CRC) {
+        return Err(corrupt("has a damaged header (checksum)"));
+    }
+    if u64_at(header, 16 + 8 * 10) != len {
+        return Err(corrupt("is truncated"));
+    }
+    Ok(())
+}
+
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
 }
@@ -289,24 +308,23 @@ impl IndexFile {
         if len < (HEADER_LEN + TRAILER.len()) as u64 {
             return Err(corrupt("is not a codesift index"));
         }
+        // The header is checked on the file before anything is copied: the copy costs the
+        // file's length in memory, and a planted sparse file of any length is free to make.
+        let mut header = [0u8; HEADER_LEN];
+        std::os::unix::fs::FileExt::read_exact_at(file, &mut header, 0)
+            .map_err(|_| corrupt("is not a codesift index"))?;
+        check_header(&header, len)?;
         let map = private_copy(file, len)?;
         let bytes = &map[..];
-        if bytes.len() < HEADER_LEN + TRAILER.len() || &bytes[..8] != MAGIC {
+        if bytes.len() < HEADER_LEN + TRAILER.len() {
             return Err(corrupt("is not a codesift index"));
         }
-        if u32_at(bytes, 8) != VERSION {
-            return Err(corrupt("has another format version"));
-        }
-        let mut header = bytes[..HEADER_LEN].to_vec();
-        header[HEADER_CRC..HEADER_CRC + 4].fill(0);
-        if crc32fast::hash(&header) != u32_at(bytes, HEADER_CRC) {
-            return Err(corrupt("has a damaged header (checksum)"));
-        }
-        let field = |i: usize| u64_at(bytes, 16 + 8 * i);
-        let total = field(10);
-        if total != bytes.len() as u64 || &bytes[bytes.len() - 8..] != TRAILER {
+        // Again on the copy: the file may have changed since.
+        check_header(&bytes[..HEADER_LEN], bytes.len() as u64)?;
+        if &bytes[bytes.len() - 8..] != TRAILER {
             return Err(corrupt("is truncated"));
         }
+        let field = |i: usize| u64_at(bytes, 16 + 8 * i);
         let as_usize = |v: u64| usize::try_from(v).map_err(|_| corrupt("is too large"));
         let index = IndexFile {
             options_hash: field(0),
@@ -876,6 +894,37 @@ mod tests {
             .unwrap();
         assert_eq!(index.path(1), b"b/c.bin");
         assert_eq!(index.postings(0x616263).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_file_whose_header_does_not_match_its_length_is_refused_before_it_is_copied() {
+        // A planted sparse file costs nothing to make; copying it whole before looking at
+        // its header would fill memory (a terabyte of holes takes the process down).
+        let dir = tempfile::tempdir().unwrap();
+        let (path, good) = written(dir.path());
+        let grown = (good.len() as u64) + (64 << 20);
+        let garbage = dir.path().join("garbage");
+        std::fs::write(&garbage, b"not an index at all").unwrap();
+        for (name, target) in [("grown", &path), ("garbage", &garbage)] {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(target)
+                .unwrap()
+                .set_len(grown)
+                .unwrap();
+            let mut file = File::open(target).unwrap();
+            let err = IndexFile::from_file(&file, grown).err().expect("refused");
+            let read = file.stream_position().unwrap();
+            assert!(
+                read <= HEADER_LEN as u64,
+                "{name}: {read} bytes were read to refuse it ({err})"
+            );
+            assert!(
+                err.to_string().contains("truncated")
+                    || err.to_string().contains("not a codesift index"),
+                "{name}: {err}"
+            );
+        }
     }
 
     #[test]

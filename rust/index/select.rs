@@ -173,7 +173,8 @@ fn file_spans(index: &IndexFile, i: u32, units: &roaring::RoaringBitmap) -> Opti
 /// under `search_dir`. `filter` makes the search's file filter and the directory filter its
 /// walk applies (once the watch is known to be of this index). The caller has drained `watch`
 /// after the query arrived; `Err(reason)` when the index and the watch cannot answer (the
-/// search scans). The watch comes back (with the dirty directories now watched too).
+/// search scans). The watch comes back, errors included (with the dirty directories now
+/// watched too).
 ///
 /// With `every`: binary files are listed (the client decides how to read them) and a pattern
 /// the index does not narrow lists every file (with `list_unnarrowed`), so a client that
@@ -188,11 +189,16 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
     every: bool,
     list_unnarrowed: bool,
     filter: impl FnOnce() -> crate::error::Result<(F, Option<DirFilter>)>,
-) -> crate::error::Result<(Result<Selection, &'static str>, Watch)> {
+) -> (crate::error::Result<Result<Selection, &'static str>>, Watch) {
     if watch.generation > index.build_start_ns {
-        return Ok((Err("the watch belongs to a newer index"), watch));
+        return (Ok(Err("the watch belongs to a newer index")), watch);
     }
-    let (accepts, dir_filter) = filter()?;
+    // The watch goes back on every path, errors included: a caller that lost it would
+    // have to walk the whole tree again before its next answer.
+    let (accepts, dir_filter) = match filter() {
+        Ok(made) => made,
+        Err(e) => return (Err(e), watch),
+    };
     let walker = match dir_filter {
         Some(dir_filter) => walker.with_dir_filter(dir_filter),
         None => walker,
@@ -205,7 +211,7 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
         } else {
             "the watch is not caught up"
         };
-        return Ok((Err(why), watch));
+        return (Ok(Err(why)), watch);
     }
     let plan = super::plan::plan(&pattern.regex, pattern.case_insensitive);
     let unit_reads = !pattern.multiline && pattern.before == 0 && pattern.after == 0;
@@ -225,7 +231,7 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
             super::query::Candidates { files, units: None }
         })
     }) else {
-        return Ok((Err("the index does not narrow this pattern"), watch));
+        return (Ok(Err("the index does not narrow this pattern")), watch);
     };
     let binary = AtomicU64::new(0);
     let count_binary = || {
@@ -260,7 +266,7 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
         binary: binary.load(Ordering::Relaxed),
         walker,
     };
-    Ok((Ok(selection), watch))
+    (Ok(Ok(selection)), watch)
 }
 
 /// What another process (the daemon) selected for a search, as `select_watched` chose it:

@@ -165,7 +165,20 @@ def serve_http(
     port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     app = build_app(server, host, port, allowed_origins=allowed_origins)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    # Slow or silent clients are bounded as for `codesift serve` (its request-head deadline
+    # and connection bound; streams already answering are never closed).
+    from ..serve.connections import connection_bound, protocol, quiet_accept_errors
+    from ..serve.limits import Limits
+
+    bounds = Limits()
+    quiet_accept_errors()
+    config = uvicorn.Config(
+        app,
+        http=protocol(bounds.head_seconds, connection_bound(bounds.connections)),
+        log_level="warning",
+        lifespan="on",
+        access_log=False,
+    )
     print(f"codesift mcp: serving http://{shown}:{port}{MCP_PATH}", file=sys.stderr, flush=True)
     anyio.run(uvicorn.Server(config).serve, [sock])
 

@@ -560,10 +560,19 @@ async def _read_json(service: Service, request: Request, *, default: Any) -> Any
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise _too_large(limit)
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise _too_large(limit)
+    seconds = service.limits.body_seconds
+    # A body trickled in (or never sent) would hold the request, and its connection, open.
+    with anyio.move_on_after(seconds) as late:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise _too_large(limit)
+    if late.cancelled_caught:
+        raise ApiError(
+            408,
+            "RequestTimeout",
+            f"the request body did not arrive within {seconds:g}s; send it at once",
+        )
     if not body.strip():
         return default
     try:

@@ -45,6 +45,14 @@ class Limits:
     anonymous_preview_seconds: float | None = 5.0
     #: How long a read or edit waits for a free slot before it is refused.
     wait_seconds: float = 10.0
+    #: A connection whose request head has not arrived whole this long after it was opened
+    #: (or after its previous answer) is closed.
+    head_seconds: float = 10.0
+    #: A request body that has not arrived whole this long after its head is answered 408.
+    body_seconds: float = 30.0
+    #: Connections open at once (fewer when the descriptor limit is low); one more closes
+    #: the one waiting longest for a request head.
+    connections: int = 512
 
 
 class Slots:

@@ -16,6 +16,7 @@ import uvicorn
 from ..errors import CodesiftError, InvalidArgumentError
 from ..workspace import Workspace
 from .app import Service, create_app
+from .connections import connection_bound, protocol, quiet_accept_errors
 from .limits import Limits
 from .security import MAX_BODY_BYTES, Guard, is_loopback, new_token
 
@@ -53,8 +54,11 @@ class Server:
             max_body_bytes=max_body_bytes,
             limits=limits,
         )
+        bounds = self.service.limits
+        quiet_accept_errors()
         config = uvicorn.Config(
             create_app(self.service),
+            http=protocol(bounds.head_seconds, connection_bound(bounds.connections)),
             lifespan="off",
             log_level="warning",
             access_log=False,
