@@ -65,7 +65,7 @@ def protocol(head_seconds: float, max_connections: int) -> type[H11Protocol]:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self._head_timer: asyncio.TimerHandle | None = None
-            self._waiting_since = 0.0
+            self.waiting_since = 0.0
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -76,35 +76,35 @@ def protocol(head_seconds: float, max_connections: int) -> type[H11Protocol]:
             self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
+            self.disarm_head_timer()
             super().connection_lost(exc)
 
         def handle_events(self) -> None:
             super().handle_events()
-            if self._busy():
-                self._disarm()
+            if self.busy():
+                self.disarm_head_timer()
 
         def on_response_complete(self) -> None:
             # Armed before the next pipelined request (if any) is started, which disarms it.
             self._arm()
             super().on_response_complete()
 
-        def _busy(self) -> bool:
+        def busy(self) -> bool:
             return self.cycle is not None and not self.cycle.response_complete
 
         def _arm(self) -> None:
-            self._disarm()
-            self._waiting_since = self.loop.time()
+            self.disarm_head_timer()
+            self.waiting_since = self.loop.time()
             self._head_timer = self.loop.call_later(head_seconds, self._head_late)
 
-        def _disarm(self) -> None:
+        def disarm_head_timer(self) -> None:
             if self._head_timer is not None:
                 self._head_timer.cancel()
                 self._head_timer = None
 
         def _head_late(self) -> None:
             self._head_timer = None
-            if not self._busy() and not self.transport.is_closing():
+            if not self.busy() and not self.transport.is_closing():
                 self.transport.close()
 
     def _evict_one(newcomer: H11Protocol) -> bool:
@@ -114,13 +114,13 @@ def protocol(head_seconds: float, max_connections: int) -> type[H11Protocol]:
             for c in newcomer.connections
             if c is not newcomer
             and isinstance(c, BoundedH11)
-            and not c._busy()
+            and not c.busy()
             and not c.transport.is_closing()
         ]
         if not idle:
             return False
-        oldest = min(idle, key=lambda c: c._waiting_since)
-        oldest._disarm()
+        oldest = min(idle, key=lambda c: c.waiting_since)
+        oldest.disarm_head_timer()
         oldest.transport.close()
         return True
 
