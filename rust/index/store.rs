@@ -116,6 +116,19 @@ fn doubt(what: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, what)
 }
 
+/// The cache directory cannot be made or opened (a file in its place, no permission, ...):
+/// the message says where it is and what to do.
+fn unusable_cache(cache: &Path, e: io::Error) -> io::Error {
+    io::Error::new(
+        e.kind(),
+        format!(
+            "the index cache directory {} cannot be used ({e}): make it a directory of yours, \
+             or set CODESIFT_CACHE_DIR to one",
+            cache.display()
+        ),
+    )
+}
+
 fn my_uid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
@@ -206,13 +219,14 @@ impl Location {
             std::fs::DirBuilder::new()
                 .recursive(true)
                 .mode(0o700)
-                .create(&self.cache)?;
+                .create(&self.cache)
+                .map_err(|e| unusable_cache(&self.cache, e))?;
         }
         // The cache path itself is the user's to choose (it may go through symlinks).
         let cache = match Dir::open_ambient(&self.cache) {
             Ok(dir) => dir,
             Err(e) if e.kind() == io::ErrorKind::NotFound && !create => return Ok(None),
-            Err(e) => return Err(e),
+            Err(e) => return Err(unusable_cache(&self.cache, e)),
         };
         private_dir(&cache, &self.cache)?;
         let open = || cache.open_dir(&self.dir_name);
@@ -401,6 +415,26 @@ mod tests {
             options_hash: 0,
             dir_name: "root".into(),
             file_name: "index-0.bin".into(),
+        }
+    }
+
+    #[test]
+    fn a_cache_path_that_is_not_a_directory_is_named_with_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("cache");
+        std::fs::write(&file, b"").unwrap();
+        for cache in [file.clone(), file.join("below")] {
+            let location = location(&cache);
+            let building = location.lock().err().expect("a file is no cache directory");
+            let reading = location.open_index().err().expect("nor read as one");
+            for err in [building, reading] {
+                let message = err.to_string();
+                assert!(
+                    message.contains(&format!("{} cannot be used", cache.display()))
+                        && message.contains("CODESIFT_CACHE_DIR"),
+                    "{message}"
+                );
+            }
         }
     }
 
