@@ -426,7 +426,7 @@ mod tests {
         for cache in [file.clone(), file.join("below")] {
             let location = location(&cache);
             let building = location.lock().err().expect("a file is no cache directory");
-            let reading = location.open_index().err().expect("nor read as one");
+            let reading = location.open_index().expect_err("nor read as one");
             for err in [building, reading] {
                 let message = err.to_string();
                 assert!(
