@@ -50,12 +50,16 @@ impl std::error::Error for Error {}
 
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// How a workspace-relative path is shown in messages: `./src/a.ts` (`.` for the root), with
-/// bytes that are not UTF-8 written as `\xNN`, so nothing is lost.
+/// How a workspace-relative path is shown in messages: `./src/a.ts` (`.` for the root; an
+/// absolute path, as a caller gave it, as it is), with bytes that are not UTF-8 written as
+/// `\xNN`, so nothing is lost.
 pub fn shown(rel: &Path) -> String {
     let bytes = rel.as_os_str().as_bytes();
     if bytes.is_empty() {
         return ".".into();
+    }
+    if rel.is_absolute() {
+        return escaped(bytes);
     }
     let mut out = String::from("./");
     out.push_str(&escaped(bytes));
@@ -146,6 +150,25 @@ impl Error {
                 "cannot {action} {path}: something else is in the way ({err})"
             )),
             _ => Error::Io(format!("cannot {action} {path}: {err}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn paths_are_shown_relative_to_the_root_and_absolute_ones_as_given() {
+        let non_utf8 = Path::new(OsStr::from_bytes(b"src/t\xff.txt"));
+        for (path, expected) in [
+            (Path::new(""), "."),
+            (Path::new("src/a.ts"), "./src/a.ts"),
+            (non_utf8, "./src/t\\xff.txt"),
+            (Path::new("/tmp/outside"), "/tmp/outside"),
+        ] {
+            assert_eq!(shown(path), expected, "{path:?}");
         }
     }
 }
