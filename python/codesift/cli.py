@@ -1238,7 +1238,9 @@ def _read(ws: Workspace, args: argparse.Namespace, console: Console | None) -> i
         if result.content:
             print(result.content)
         if result.truncated or not result.content:
-            print(result.summary, file=sys.stderr)
+            # The summary speaks to the tools (`offset=N`); here the flag is `--offset N`.
+            summary = result.summary.replace("continue with offset=", "continue with --offset ")
+            print(summary, file=sys.stderr)
     return EXIT_FOUND
 
 

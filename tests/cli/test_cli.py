@@ -136,6 +136,17 @@ def test_read_ls_edit(repo, codesift):
     assert (repo / "a.py").read_text() == "def hello():\n    return 'Hi'\n"
 
 
+def test_a_cut_read_says_how_to_go_on_with_the_commands_flag(tree, codesift):
+    root = tree({"long.txt": "".join(f"line {n}\n" for n in range(1, 11))})
+    cut = run(codesift, "read", "long.txt", "--limit", "3", "--root", str(root))
+    assert cut.returncode == 0, cut.stderr
+    assert cut.stdout.splitlines()[-1] == "     3\tline 3", cut.stdout
+    expected = "continue with --offset 4]"
+    assert expected in cut.stderr, f"expected {expected!r} in {cut.stderr!r}"
+    rest = run(codesift, "read", "long.txt", "--offset", "4", "--limit", "1", "--root", str(root))
+    assert rest.stdout == "     4\tline 4\n", rest.stdout
+
+
 def test_rich_output_groups_by_file_and_highlights(repo, codesift):
     out = run(codesift, "grep", "-s", "hello", "--root", str(repo), "--color", "always")
     assert out.returncode == 0
