@@ -12,6 +12,19 @@ from mcp.client.stdio import StdioServerParameters
 
 import codesift
 
+#: A raw JSON-RPC `initialize` request, for tests that speak the protocol by hand.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw-test", "version": "1"},
+    },
+}
+
+
 PACKAGE_PARENT = str(Path(codesift.__file__).resolve().parents[1])
 
 

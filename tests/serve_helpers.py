@@ -3,7 +3,10 @@ thread, over a Workspace of a tree in tmp_path."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+import resource
+import socket
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -43,3 +46,36 @@ def answer(response: httpx.Response, status: int = 200) -> Any:
     assert response.headers["content-type"].startswith("application/json"), response.headers
     assert "Traceback" not in response.text, response.text
     return response.json()
+
+
+def printed_port(lines: Iterable[str]) -> int | None:
+    """The port of the first `http://127.0.0.1:PORT/` a server prints."""
+    for line in lines:
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        if found:
+            return int(found.group(1))
+    return None
+
+
+@contextmanager
+def silent_flood(port: int, path: str, count: int = 400, wait: float = 30.0) -> Iterator[int]:
+    """`count` connections to `port` that send part of a request head for `path` and then
+    nothing (fewer if the server's backlog refuses more), open for the `with` block; yields
+    how many. This process's descriptor limit is raised for them and restored after."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    socks: list[socket.socket] = []
+    try:
+        if soft < count + 256 <= hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (count + 256, hard))
+        for _ in range(count):
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=wait)
+            except OSError:
+                break  # refused once the backlog is full: the flood is as big as it gets
+            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode())
+            socks.append(sock)
+        yield len(socks)
+    finally:
+        for sock in socks:
+            sock.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -12,7 +12,7 @@ import threading
 import anyio
 import pytest
 from mcp import Client
-from mcp_helpers import server_env, server_params
+from mcp_helpers import INITIALIZE, server_env, server_params
 from tool_helpers import CODESIFT_TOOLS
 
 
@@ -117,18 +117,6 @@ class RawServer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw-test", "version": "1"},
-    },
-}
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import resource
 import socket
 import subprocess
 import sys
@@ -17,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from serve_helpers import live_server
+from serve_helpers import live_server, printed_port, silent_flood
 
 from codesift.serve.limits import Limits
 
@@ -108,33 +106,15 @@ def test_a_flood_of_silent_connections_does_not_use_up_the_descriptors(
             stderr=err,
             text=True,
         )
-    socks: list[socket.socket] = []
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     try:
         assert process.stdout is not None
-        port = None
-        for line in process.stdout:
-            found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-            if found:
-                port = int(found.group(1))
-                break
+        port = printed_port(process.stdout)
         assert port is not None, errors.read_text()
-        if soft < 1024 and hard >= 1024:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
-        for _ in range(400):
-            try:
-                sock = socket.create_connection(("127.0.0.1", port), timeout=HANG)
-            except OSError:
-                break  # refused once the backlog is full: the flood is as big as it gets
-            sock.sendall(f"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode())
-            socks.append(sock)
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=HANG) as http:
-            response = http.get("/api/info")
+        with silent_flood(port, "/api/info"):
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=HANG) as http:
+                response = http.get("/api/info")
         assert response.status_code == 200, response.text
         assert "Traceback" not in errors.read_text(), errors.read_text()[-2000:]
     finally:
-        for sock in socks:
-            sock.close()
         process.terminate()
         process.wait(timeout=HANG)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
