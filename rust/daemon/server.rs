@@ -24,6 +24,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub const MAX_CONNECTIONS: usize = 64;
 /// A connection that sends nothing (or not the rest of a message) for this long is closed.
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// A whole request must arrive within this long of its first byte: a client trickling bytes
+/// (each in time for `READ_TIMEOUT`) holds a connection slot no longer than that.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 /// A client that does not read its reply within this long is dropped.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often the accept loop looks at the stop flag, the idle time and the socket.
@@ -190,7 +193,7 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
     }
     loop {
         let mut large = None;
-        let read = proto::read_frame_with(&mut stream, |len| {
+        let read = proto::read_frame_with(&mut Deadline::new(&stream, REQUEST_TIMEOUT), |len| {
             if len <= MAX_REQUEST {
                 return true;
             }
@@ -218,8 +221,11 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
                 );
                 return;
             }
-            Err(_) => return, // closed, cut short, or silent too long
+            Err(_) => return, // closed, cut short, silent or trickled too long
         };
+        if stream.set_read_timeout(Some(READ_TIMEOUT)).is_err() {
+            return;
+        }
         *shared.last_activity.lock().unwrap() = Instant::now();
         shared.queries.fetch_add(1, Ordering::Relaxed);
         let mut wants_raw = false;
@@ -250,6 +256,42 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
                 return;
             }
         }
+    }
+}
+
+/// Reads from `stream` until `limit` after the first byte read, then fails with `TimedOut`
+/// (each read waits at most what is left; the stream's own read timeout bounds the wait for
+/// the first byte).
+struct Deadline<'a> {
+    stream: &'a UnixStream,
+    limit: Duration,
+    deadline: Option<Instant>,
+}
+
+impl<'a> Deadline<'a> {
+    fn new(stream: &'a UnixStream, limit: Duration) -> Deadline<'a> {
+        Deadline {
+            stream,
+            limit,
+            deadline: None,
+        }
+    }
+}
+
+impl io::Read for Deadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(deadline) = self.deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(io::ErrorKind::TimedOut.into());
+            }
+            self.stream.set_read_timeout(Some(left))?;
+        }
+        let n = io::Read::read(&mut &*self.stream, buf)?;
+        if n > 0 && self.deadline.is_none() {
+            self.deadline = Some(Instant::now() + self.limit);
+        }
+        Ok(n)
     }
 }
 
@@ -390,6 +432,52 @@ fn status(shared: &Shared) -> Value {
 #[cfg(test)]
 mod raw_tests {
     use super::*;
+
+    #[test]
+    fn a_request_trickled_past_its_deadline_is_dropped() {
+        let (server, client) = UnixStream::pair().unwrap();
+        server.set_read_timeout(Some(READ_TIMEOUT)).unwrap();
+        let body = vec![b'x'; 60];
+        let trickler = std::thread::spawn(move || {
+            let mut client = client;
+            let framed = proto::frame(&body).unwrap();
+            // Each byte well within the read timeout, the whole far past the deadline.
+            for byte in framed {
+                if io::Write::write_all(&mut client, &[byte]).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let read = proto::read_frame_with(
+            &mut Deadline::new(&server, Duration::from_millis(200)),
+            |_| true,
+        );
+        match read {
+            Err(FrameError::Io(e)) => assert!(
+                matches!(
+                    e.kind(),
+                    io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+                ),
+                "{e}"
+            ),
+            other => panic!("expected the trickled request dropped, got {other:?}"),
+        }
+        drop(server);
+        trickler.join().unwrap();
+    }
+
+    #[test]
+    fn a_request_sent_at_once_is_read_whole() {
+        let (server, mut client) = UnixStream::pair().unwrap();
+        server.set_read_timeout(Some(READ_TIMEOUT)).unwrap();
+        proto::write_frame(&mut client, b"{\"op\":\"status\"}").unwrap();
+        let read = proto::read_frame_with(
+            &mut Deadline::new(&server, Duration::from_millis(200)),
+            |_| true,
+        );
+        assert_eq!(read.unwrap(), b"{\"op\":\"status\"}");
+    }
 
     #[test]
     fn a_files_list_asked_raw_goes_in_a_frame_of_its_own() {
