@@ -242,6 +242,13 @@ fn check_header(header: &[u8], len: u64) -> io::Result<()> {
     Ok(())
 }
 
+/// The most bytes an index copy may take: half of this machine's memory.
+fn copy_limit() -> u64 {
+    let info = rustix::system::sysinfo();
+    let memory = (info.totalram as u64).saturating_mul(u64::from(info.mem_unit));
+    if memory == 0 { u64::MAX } else { memory / 2 }
+}
+
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
 }
@@ -314,6 +321,11 @@ impl IndexFile {
         std::os::unix::fs::FileExt::read_exact_at(file, &mut header, 0)
             .map_err(|_| corrupt("is not a codesift index"))?;
         check_header(&header, len)?;
+        // A header can be forged too: whatever it says, no copy may take more than half of
+        // this machine's memory (such an index could not be used anyway).
+        if len > copy_limit() {
+            return Err(corrupt("is larger than half of this machine's memory"));
+        }
         let map = private_copy(file, len)?;
         let bytes = &map[..];
         if bytes.len() < HEADER_LEN + TRAILER.len() {
@@ -925,6 +937,30 @@ mod tests {
                 "{name}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn a_forged_header_cannot_make_a_copy_larger_than_half_the_memory() {
+        // The header of a real index, its recorded length and checksum rewritten to claim a
+        // sparse file past half of the memory: refused before any copy.
+        let dir = tempfile::tempdir().unwrap();
+        let (path, good) = written(dir.path());
+        let claimed = copy_limit() + 4096;
+        let mut header = good[..HEADER_LEN].to_vec();
+        header[16 + 8 * 10..16 + 8 * 11].copy_from_slice(&claimed.to_le_bytes());
+        header[HEADER_CRC..HEADER_CRC + 4].fill(0);
+        let crc = crc32fast::hash(&header);
+        header[HEADER_CRC..HEADER_CRC + 4].copy_from_slice(&crc.to_le_bytes());
+        check_header(&header, claimed).expect("the forged header passes its own checks");
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        std::os::unix::fs::FileExt::write_all_at(&file, &header, 0).unwrap();
+        file.set_len(claimed).unwrap();
+        let file = File::open(&path).unwrap();
+        let err = IndexFile::from_file(&file, claimed).err().expect("refused");
+        assert!(
+            err.to_string().contains("half of this machine's memory"),
+            "{err}"
+        );
     }
 
     #[test]
