@@ -108,9 +108,17 @@ class GlobOptions(GlobFilters, total=False):
     sort: str
 
 
+def _annotations(typed: type) -> dict[str, Any]:
+    """The keys of `typed` and of the classes it extends, with their annotations (base first;
+    `getattr`: on Python 3.14 a class's annotations are made when first asked for)."""
+    keys: dict[str, Any] = {}
+    for cls in reversed(typed.__mro__[:-1]):  # not `object`
+        keys.update(getattr(cls, "__annotations__", None) or {})
+    return keys
+
+
 def _option_names(typed: type) -> frozenset[str]:
-    """The keys of `typed` and of the classes it extends."""
-    return frozenset(name for cls in typed.__mro__ for name in vars(cls).get("__annotations__", ()))
+    return frozenset(_annotations(typed))
 
 
 #: Each call's option names (`check_names`), from the classes above.
@@ -147,10 +155,7 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from typing import TypedDict as typed_dict
 
-    keys: dict[str, Any] = {}
-    for cls in reversed(stand_in.__mro__):
-        keys.update(vars(cls).get("__annotations__", {}))
-    typed = typed_dict(name, keys, total=stand_in.__total__)  # type: ignore[misc]
+    typed = typed_dict(name, _annotations(stand_in), total=stand_in.__total__)  # type: ignore[misc]
     typed.__doc__ = stand_in.__doc__
     # One object per name even when two threads ask first at once.
     return globals().setdefault(name, typed)
