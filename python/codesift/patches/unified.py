@@ -84,6 +84,13 @@ def parse_unified(text: str, *, path: str | None = None) -> ParsedPatch:
             continue
         i += 1
     ops.extend(_header_only(git))
+    if any(h.raw is not None for op in ops for h in op.hunks):
+        # Some hunk lines kept their carriage returns: the diff was made from the bytes, so
+        # lines without one end in "\n" alone, and are tried byte for byte first too.
+        ops = [
+            replace(op, hunks=tuple(h if h.raw else replace(h, raw=h) for h in op.hunks))
+            for op in ops
+        ]
     if not ops:
         raise PatchFormatError(
             "no file changes found in the diff; a unified diff has '--- a/PATH' and "
