@@ -16,7 +16,9 @@ HEAD = "diff --git a/f.txt b/f.txt\nindex 893223b..c1eb942 100644\n--- a/f.txt\n
 CASES = {
     "lines-added-after-an-unterminated-last-line": (
         b"a\r\nb\r\nc\r\nd",
-        HEAD + "@@ -1 +1 @@\n-a\r\n+A\r\n@@ -4 +4,2 @@ c\n-d\n\\ No newline at end of file\n+d\n+e\n",
+        HEAD
+        + "@@ -1 +1 @@\n-a\r\n+A\r\n"
+        + "@@ -4 +4,2 @@ c\n-d\n\\ No newline at end of file\n+d\n+e\n",
         b"A\r\nb\r\nc\r\nd\ne\n",
     ),
     "lf-lines-inserted-between-crlf-lines": (
