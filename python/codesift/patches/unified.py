@@ -263,6 +263,7 @@ def _sides(body: list[str], first_line: int, old_start: int | None, number: int)
     old_eol: bool | None = None
     new_eol: bool | None = None
     last_kind = ""
+    marker_line = 0
     for offset, line in enumerate(body):
         kind = line[:1]
         if line.startswith("\\"):
@@ -271,13 +272,23 @@ def _sides(body: list[str], first_line: int, old_start: int | None, number: int)
                 old_eol = False
             if last_kind in (" ", "+"):
                 new_eol = False
+            marker_line = first_line + offset
             continue
+        side = kind or " "
+        if (old_eol is False and side in (" ", "-")) or (new_eol is False and side in (" ", "+")):
+            # A line after the one the marker called the last: the diff contradicts itself,
+            # and where it applies would be a guess.
+            raise PatchFormatError(
+                f"diff line {marker_line}: '{NO_NEWLINE}' follows a line that is not the last "
+                f"of its side (diff line {first_line + offset} comes after it); the marker "
+                "belongs after a file's last line only: move or remove it"
+            )
         if not take_hunk_line(line, old, new):
             raise PatchFormatError(
                 f"diff line {first_line + offset}: {line[:80]!r} is not a hunk line; hunk lines "
                 "start with ' ', '-' or '+'"
             )
-        last_kind = kind or " "
+        last_kind = side
     # A marker only on one side says the other side's last line does end with a newline.
     if old_eol is False and new_eol is None:
         new_eol = True
