@@ -46,6 +46,12 @@ CASES = {
         "+\ufeffone\n+two\n\\ No newline at end of file\n",
         BOM + b"one\ntwo",
     ),
+    "file-of-the-mark-alone-crlf-lines": (
+        BOM,
+        "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1,2 @@\n-\ufeff\n\\ No newline at end of file\n"
+        "+\ufeffone\r\n+two\r\n",
+        BOM + b"one\r\ntwo\r\n",
+    ),
 }
 
 

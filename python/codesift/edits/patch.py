@@ -237,7 +237,9 @@ def _byte_order_mark(file: TextFile, op: FileOp) -> tuple[FileOp, bool | None]:
     raws = [file.text[ln.start : ln.end].removesuffix("\n") for ln in top]
     if not top and stripped.old_lines == ("",):
         # A file holding the mark alone: git's one line is the decoded text's no line.
-        stripped, raw = replace(stripped, old_lines=(), old_start=0, old_eol=None), None
+        stripped = replace(stripped, old_lines=(), old_start=0, old_eol=None)
+        if raw is not None:
+            raw = replace(raw, old_lines=(), old_start=0, old_eol=None)
     size = len(stripped.old_lines)
     if contents[:size] != list(stripped.old_lines) and (
         raw is None or raws[: len(raw.old_lines)] != list(raw.old_lines)
