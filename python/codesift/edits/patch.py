@@ -272,6 +272,12 @@ def _plan_update(file: TextFile, op: FileOp, shown: str) -> tuple[list[Change], 
 def _check_deleted_content(file: TextFile, op: FileOp) -> None:
     """A unified diff that deletes a file lists its lines: they must be the file's."""
     if not op.hunks:
+        if op.deletes_empty and file.data:
+            raise MatchError(
+                f"the diff deletes {op.path} as an empty file, but it holds "
+                f"{len(file.data)} bytes; re-read the file and regenerate the diff "
+                "(a diff that deletes a file lists its lines)"
+            )
         return
     listed = [line.rstrip() for hunk in op.hunks for line in hunk.old_lines]
     actual = [file.text[ln.start : ln.content_end].rstrip() for ln in split_lines(file.text)]

@@ -156,7 +156,7 @@ def _header_only(git: dict[str, str]) -> list[FileOp]:
         source = git["rename_from"]
         return [FileOp("update", source, move_to=git.get("rename_to") or source, patch_line=line)]
     if "deleted" in git and "a" in git:
-        return [FileOp("delete", git["a"], patch_line=line)]
+        return [FileOp("delete", git["a"], patch_line=line, deletes_empty=True)]
     if "new_file" in git and "b" in git:
         return [FileOp("add", git["b"], content="", patch_line=line)]
     return []
@@ -172,6 +172,15 @@ def _file(lines: list[str], raw: list[str], i: int, git: dict[str, str]) -> tupl
         raise PatchFormatError(f"diff line {number}: both sides are /dev/null")
     shown = new_name if old_name == DEV_NULL else old_name
     hunks, i = _hunks(lines, raw, i + 2, shown)
+    if not hunks and (old_name == DEV_NULL or new_name == DEV_NULL):
+        side = "new" if old_name == DEV_NULL else "deleted"
+        if ("new_file" if side == "new" else "deleted") not in git:
+            # A diff cut short after its headers: what the file holds is not said.
+            raise PatchFormatError(
+                f"diff line {number}: no hunks for the {side} file "
+                f"{new_name if side == 'new' else old_name} (is the diff cut short?); list its "
+                f"lines in a hunk ({'+' if side == 'new' else '-'} lines)"
+            )
     if old_name == DEV_NULL:
         if any(h.old_lines for h in hunks):
             raise PatchFormatError(
@@ -184,7 +193,12 @@ def _file(lines: list[str], raw: list[str], i: int, git: dict[str, str]) -> tupl
             content = content.removesuffix("\n")
         return FileOp("add", new_name, content=content, patch_line=number), i
     if new_name == DEV_NULL:
-        return FileOp("delete", old_name, hunks=tuple(hunks), patch_line=number), i
+        return (
+            FileOp(
+                "delete", old_name, hunks=tuple(hunks), patch_line=number, deletes_empty=not hunks
+            ),
+            i,
+        )
     move_to = new_name if new_name != old_name else None
     if not hunks and move_to is None:
         raise PatchFormatError(f"diff line {number}: no hunks for {old_name}")
