@@ -30,7 +30,7 @@ from ..errors import (
 from ..file_results import FileChange, PatchResult
 from ..files import TextFile
 from ..patches.hunks import plan_hunks
-from ..patches.model import FileOp, ParsedPatch
+from ..patches.model import FileOp, Hunk, ParsedPatch
 from .diff import count_lines, file_diff, line_counts
 from .plan import Change, apply_changes, plan_sequential
 from .text import split_lines
@@ -191,9 +191,14 @@ def _plan(editor: Editor, op: FileOp, rel: str, lock: _core.FileLock | None) -> 
             removed_lines=count_lines(file.text),
         )
         return _Planned(op, rel, write, change, file=file)
+    op, keep_mark = _byte_order_mark(file, op)
     changes, strategy = _plan_update(file, op, shown)
     new_text = apply_changes(file.text, changes) if changes else file.text
     after = file.encode(new_text)
+    if keep_mark is False:
+        after = after[len(file.bom) :]
+        # Every offset into the file moved: cached hits of it are dropped, not shifted.
+        changes = [Change(0, len(file.text), new_text)]
     dest = editor.sandbox.relative(op.move_to) if op.move_to is not None else None
     if dest is not None and (dest == shown or editor.engine.real(dest) == shown):
         dest = None
@@ -214,6 +219,47 @@ def _plan(editor: Editor, op: FileOp, rel: str, lock: _core.FileLock | None) -> 
     return _Planned(op, rel, write, change, file=file, changes=changes)
 
 
+def _byte_order_mark(file: TextFile, op: FileOp) -> tuple[FileOp, bool | None]:
+    """`git diff` shows a UTF-8 byte-order mark as the start of the first line, where the
+    decoded text has none: a first hunk whose first old line starts with it is read without
+    it when its old lines are the file's first lines (else it stays unmatched, and is refused).
+    Also says whether the mark stays (the new first line starts with it too) or goes (False);
+    None when the patch does not mention it."""
+    if file.codec != "utf-8" or not file.bom or not op.hunks:
+        return op, None
+    first = op.hunks[0]
+    if not first.old_lines or not first.old_lines[0].startswith(MARK):
+        return op, None
+    stripped = _without_mark(first)
+    raw = _without_mark(first.raw) if first.raw is not None else None
+    top = split_lines(file.text)
+    contents = [file.text[ln.start : ln.content_end] for ln in top]
+    raws = [file.text[ln.start : ln.end].removesuffix("\n") for ln in top]
+    if not top and stripped.old_lines == ("",):
+        # A file holding the mark alone: git's one line is the decoded text's no line.
+        stripped = replace(stripped, old_lines=(), old_start=0, old_eol=None)
+        if raw is not None:
+            raw = replace(raw, old_lines=(), old_start=0, old_eol=None)
+    size = len(stripped.old_lines)
+    if contents[:size] != list(stripped.old_lines) and (
+        raw is None or raws[: len(raw.old_lines)] != list(raw.old_lines)
+    ):
+        return op, None
+    keep = bool(first.new_lines) and first.new_lines[0].startswith(MARK)
+    hunk = replace(stripped, raw=raw)
+    return replace(op, hunks=(hunk, *op.hunks[1:])), keep
+
+
+MARK = "\ufeff"
+
+
+def _without_mark(hunk: Hunk) -> Hunk:
+    def strip(lines: tuple[str, ...]) -> tuple[str, ...]:
+        return (lines[0].removeprefix(MARK), *lines[1:]) if lines else lines
+
+    return replace(hunk, old_lines=strip(hunk.old_lines), new_lines=strip(hunk.new_lines))
+
+
 def _plan_update(file: TextFile, op: FileOp, shown: str) -> tuple[list[Change], str]:
     if op.replacements:
         return plan_sequential(file.text, op.replacements, shown)
@@ -226,6 +272,12 @@ def _plan_update(file: TextFile, op: FileOp, shown: str) -> tuple[list[Change], 
 def _check_deleted_content(file: TextFile, op: FileOp) -> None:
     """A unified diff that deletes a file lists its lines: they must be the file's."""
     if not op.hunks:
+        if op.deletes_empty and file.data:
+            raise MatchError(
+                f"the diff deletes {op.path} as an empty file, but it holds "
+                f"{len(file.data)} bytes; re-read the file and regenerate the diff "
+                "(a diff that deletes a file lists its lines)"
+            )
         return
     listed = [line.rstrip() for hunk in op.hunks for line in hunk.old_lines]
     actual = [file.text[ln.start : ln.content_end].rstrip() for ln in split_lines(file.text)]

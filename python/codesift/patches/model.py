@@ -63,6 +63,9 @@ class FileOp:
     replacements: tuple[Replacement, ...] = ()
     #: The line of the patch text where this file's section starts, for messages.
     patch_line: int = 0
+    #: A unified diff's deletion without lines (git's header-only `deleted file mode`): the
+    #: file must be empty.
+    deletes_empty: bool = False
 
     @property
     def label(self) -> str:

@@ -84,6 +84,13 @@ def parse_unified(text: str, *, path: str | None = None) -> ParsedPatch:
             continue
         i += 1
     ops.extend(_header_only(git))
+    if any(h.raw is not None for op in ops for h in op.hunks):
+        # Some hunk lines kept their carriage returns: the diff was made from the bytes, so
+        # lines without one end in "\n" alone, and are tried byte for byte first too.
+        ops = [
+            replace(op, hunks=tuple(h if h.raw else replace(h, raw=h) for h in op.hunks))
+            for op in ops
+        ]
     if not ops:
         raise PatchFormatError(
             "no file changes found in the diff; a unified diff has '--- a/PATH' and "
@@ -149,7 +156,7 @@ def _header_only(git: dict[str, str]) -> list[FileOp]:
         source = git["rename_from"]
         return [FileOp("update", source, move_to=git.get("rename_to") or source, patch_line=line)]
     if "deleted" in git and "a" in git:
-        return [FileOp("delete", git["a"], patch_line=line)]
+        return [FileOp("delete", git["a"], patch_line=line, deletes_empty=True)]
     if "new_file" in git and "b" in git:
         return [FileOp("add", git["b"], content="", patch_line=line)]
     return []
@@ -165,6 +172,15 @@ def _file(lines: list[str], raw: list[str], i: int, git: dict[str, str]) -> tupl
         raise PatchFormatError(f"diff line {number}: both sides are /dev/null")
     shown = new_name if old_name == DEV_NULL else old_name
     hunks, i = _hunks(lines, raw, i + 2, shown)
+    if not hunks and (old_name == DEV_NULL or new_name == DEV_NULL):
+        side = "new" if old_name == DEV_NULL else "deleted"
+        if ("new_file" if side == "new" else "deleted") not in git:
+            # A diff cut short after its headers: what the file holds is not said.
+            raise PatchFormatError(
+                f"diff line {number}: no hunks for the {side} file "
+                f"{new_name if side == 'new' else old_name} (is the diff cut short?); list its "
+                f"lines in a hunk ({'+' if side == 'new' else '-'} lines)"
+            )
     if old_name == DEV_NULL:
         if any(h.old_lines for h in hunks):
             raise PatchFormatError(
@@ -177,7 +193,12 @@ def _file(lines: list[str], raw: list[str], i: int, git: dict[str, str]) -> tupl
             content = content.removesuffix("\n")
         return FileOp("add", new_name, content=content, patch_line=number), i
     if new_name == DEV_NULL:
-        return FileOp("delete", old_name, hunks=tuple(hunks), patch_line=number), i
+        return (
+            FileOp(
+                "delete", old_name, hunks=tuple(hunks), patch_line=number, deletes_empty=not hunks
+            ),
+            i,
+        )
     move_to = new_name if new_name != old_name else None
     if not hunks and move_to is None:
         raise PatchFormatError(f"diff line {number}: no hunks for {old_name}")
@@ -256,6 +277,7 @@ def _sides(body: list[str], first_line: int, old_start: int | None, number: int)
     old_eol: bool | None = None
     new_eol: bool | None = None
     last_kind = ""
+    marker_line = 0
     for offset, line in enumerate(body):
         kind = line[:1]
         if line.startswith("\\"):
@@ -264,13 +286,23 @@ def _sides(body: list[str], first_line: int, old_start: int | None, number: int)
                 old_eol = False
             if last_kind in (" ", "+"):
                 new_eol = False
+            marker_line = first_line + offset
             continue
+        side = kind or " "
+        if (old_eol is False and side in (" ", "-")) or (new_eol is False and side in (" ", "+")):
+            # A line after the one the marker called the last: the diff contradicts itself,
+            # and where it applies would be a guess.
+            raise PatchFormatError(
+                f"diff line {marker_line}: '{NO_NEWLINE}' follows a line that is not the last "
+                f"of its side (diff line {first_line + offset} comes after it); the marker "
+                "belongs after a file's last line only: move or remove it"
+            )
         if not take_hunk_line(line, old, new):
             raise PatchFormatError(
                 f"diff line {first_line + offset}: {line[:80]!r} is not a hunk line; hunk lines "
                 "start with ' ', '-' or '+'"
             )
-        last_kind = kind or " "
+        last_kind = side
     # A marker only on one side says the other side's last line does end with a newline.
     if old_eol is False and new_eol is None:
         new_eol = True
