@@ -141,7 +141,8 @@ def assert_only_honest_host(result: object, bad: str, why: str) -> None:
     else:
         found = [(m.host, m.file) for m in result.matches]  # type: ignore[attr-defined]
     errors = result.errors  # type: ignore[attr-defined]
-    assert found and all(host == "sh" for host, _ in found), f"expected hits of sh only: {found}"
+    shown = f"{found[:10]}{' ...' if len(found) > 10 else ''} ({len(found)} in all)"
+    assert found and all(host == "sh" for host, _ in found), f"expected hits of sh only: {shown}"
     assert bad in errors, f"expected an error of {bad}, got {errors}"
     assert why in errors[bad], f"expected {why!r} in {errors[bad]!r}"
 
@@ -342,3 +343,30 @@ def test_a_good_edit_answer_is_taken(host_does, remote) -> None:
     (fake / "edit_answer.json").write_text(json.dumps(EDIT))
     done = rws.edit_result(hit_id, "bye")
     assert (done.host, done.path, done.replacements) == ("evil", "a.py", 1), done
+
+
+def test_more_hits_or_files_than_asked_for_is_an_error(host_does, remote) -> None:
+    answer = {"matches": [{**HIT, "line": n} for n in range(1, 6)], "total": 5}
+    host_does(replies(host_does(""), {**answer, "truncated": False}))
+    result = remote("evil,sh").grep("hello", max_matches=2)
+    assert_only_honest_host(result, "evil", "over max_matches=2")
+    files = [{"path": f"f{n}.py", "mtime_ms": 1, "size": 1} for n in range(5)]
+    host_does(replies(host_does(""), {"files": files, "total": 5, "truncated": False}))
+    result = remote("evil,sh").glob("**/*.py", limit=2)
+    assert_only_honest_host(result, "evil", "over limit=2")
+
+
+def test_a_hosts_error_message_is_cut(host_does, remote) -> None:
+    error = {"error": {"type": "RemoteError", "message": "boom " * 200_000}}
+    host_does(replies(host_does(""), error))
+    result = remote("evil,sh").grep("hello")
+    assert_only_honest_host(result, "evil", "boom")
+    assert len(result.errors["evil"]) < 5000, len(result.errors["evil"])
+
+
+def test_an_edit_on_a_host_that_hangs_ends(host_does, remote, monkeypatch) -> None:
+    monkeypatch.setattr(codesift_strategy, "EDIT_SECONDS", 1.0, raising=False)
+    rws, hit_id, fake = hit_of_evil(host_does, remote)
+    host_does('if [ "$1" = apply-hit ]; then exec sleep 60; fi\n')
+    with pytest.raises(RemoteError, match="did not answer within"):
+        rws.edit_result(hit_id, "bye")

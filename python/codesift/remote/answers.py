@@ -14,7 +14,7 @@ from typing import Any
 
 from ..arguments import MAX_COUNT, MAX_LINES
 from .errors import RemoteError
-from .queries import Hit, HostGlob, HostGrep
+from .queries import GlobQuery, GrepQuery, Hit, HostGlob, HostGrep
 
 MIN_MTIME_MS = -(2**63)
 
@@ -78,15 +78,18 @@ class Answer:
         return value
 
 
-def check_grep(answer: HostGrep, start: str, label: str) -> HostGrep:
-    """`answer` when every hit is a sane hit in a file under `start`; else `RemoteError`."""
+def check_grep(answer: HostGrep, query: GrepQuery, label: str) -> HostGrep:
+    """`answer` when it holds at most `max_matches` hits, each a sane hit in a file under
+    the search path; else `RemoteError`."""
     reader = Answer(label)
+    if query.max_matches is not None and len(answer.hits) > query.max_matches:
+        raise reader.bad(f"{len(answer.hits)} hits, over max_matches={query.max_matches}")
     for name in ("total", "files_searched", "files_with_matches", "binary_files"):
         _in_range(reader, name, getattr(answer, name), 0, MAX_COUNT)
     for name in ("unreadable", "ignored"):
         _in_range(reader, name, getattr(answer, name), 0, MAX_COUNT)
     for hit in answer.hits:
-        check_hit(reader, hit, start)
+        check_hit(reader, hit, query.start)
     return answer
 
 
@@ -107,14 +110,16 @@ def check_hit(reader: Answer, hit: Hit, start: str) -> None:
             raise reader.bad(f"{name} of a hit in {_shown(hit.file)} is not lines of text")
 
 
-def check_glob(answer: HostGlob, start: str, label: str) -> HostGlob:
-    """`answer` when every file is under `start` with a sane mtime and size; else
-    `RemoteError`."""
+def check_glob(answer: HostGlob, query: GlobQuery, label: str) -> HostGlob:
+    """`answer` when it holds at most `limit` files, each under the search path with a sane
+    mtime and size; else `RemoteError`."""
     reader = Answer(label)
+    if len(answer.files) > query.limit:
+        raise reader.bad(f"{len(answer.files)} files, over limit={query.limit}")
     for name in ("total", "ignored", "unreadable"):
         _in_range(reader, name, getattr(answer, name), 0, MAX_COUNT)
     for path, mtime_ms, size in answer.files:
-        check_file(reader, path, start)
+        check_file(reader, path, query.start)
         _in_range(reader, "mtime_ms", mtime_ms, MIN_MTIME_MS, MAX_COUNT)
         _in_range(reader, "size", size, 0, MAX_COUNT)
     return answer

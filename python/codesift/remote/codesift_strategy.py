@@ -26,6 +26,11 @@ from .ssh import SshClient
 #: Seconds a host may take beyond a search's `timeout` and `connect_timeout` to answer
 #: (starting codesift, printing its JSON) before it is reported as not answering.
 REPLY_GRACE_SECONDS = 30.0
+#: Seconds an edit by id may take on the host (beyond `connect_timeout`): one file is
+#: read and written, so a host that takes longer is reported rather than waited for.
+EDIT_SECONDS = 120.0
+#: The most of a host's error message kept (the rest is the host's, not worth a flood).
+MAX_MESSAGE_CHARS = 2000
 
 
 class CodesiftStrategy:
@@ -112,8 +117,9 @@ class CodesiftStrategy:
     def apply_hit(self, request: dict[str, Any], hit_id: str) -> dict[str, Any]:
         """Runs `codesift apply-hit` for `request`: the edit result as JSON, with `span`
         (the bytes that changed)."""
-        done = self.ssh.run(self.spec, self.scripts.apply_hit(self.launcher, request))
-        return self._reply(done, hit_id)
+        script = self.scripts.apply_hit(self.launcher, request)
+        limit = self.ssh.connect_timeout + EDIT_SECONDS
+        return self._reply(self.ssh.run(self.spec, script, timeout=limit), hit_id)
 
     def _reply(self, done: subprocess.CompletedProcess[bytes], hit_id: str = "") -> dict[str, Any]:
         """The JSON a remote codesift printed; its errors raised as the same exception class."""
@@ -139,6 +145,8 @@ class CodesiftStrategy:
             if not (isinstance(kind, type) and issubclass(kind, CodesiftError)):
                 kind = RemoteError
             message = str(error.get("message", "remote codesift failed"))
+            if len(message) > MAX_MESSAGE_CHARS:
+                message = message[:MAX_MESSAGE_CHARS] + " [cut]"
             if hit_id:
                 message = message.replace("search result hit ", f"search result {hit_id} ")
             raise kind(message)

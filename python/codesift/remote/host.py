@@ -72,11 +72,11 @@ class RemoteHost:
 
     def glob(self, query: GlobQuery) -> HostGlob:
         with self._reprobe_if_codesift_vanishes():
-            return check_glob(self.strategy().glob(query), query.start, self.label)
+            return check_glob(self.strategy().glob(query), query, self.label)
 
     def grep(self, query: GrepQuery) -> HostGrep:
         with self._reprobe_if_codesift_vanishes():
-            return check_grep(self.strategy().grep(query), query.start, self.label)
+            return check_grep(self.strategy().grep(query), query, self.label)
 
     def apply_hit(self, request: dict[str, Any], hit_id: str) -> dict[str, Any]:
         """A linked edit by the host's codesift (see `CodesiftStrategy.apply_hit`)."""
