@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from sshd import SshLab
 
+from codesift.errors import InvalidArgumentError
 from codesift.remote import RemoteError, RemoteGlobResult, RemoteWorkspace, codesift_strategy, ssh
 
 FAKE_CODESIFT = """#!/bin/sh
@@ -370,3 +371,20 @@ def test_an_edit_on_a_host_that_hangs_ends(host_does, remote, monkeypatch) -> No
     host_does('if [ "$1" = apply-hit ]; then exec sleep 60; fi\n')
     with pytest.raises(RemoteError, match="did not answer within"):
         rws.edit_result(hit_id, "bye")
+
+
+def test_ids_a_host_prints_are_not_used(host_does, remote) -> None:
+    """Ids are given here: a host that prints ids (another host's, or each other's) cannot
+    make two hits share one, nor make a hit of one host be edited on another."""
+    rws = remote("evil,sh")
+    host_does(replies(host_does(""), {"matches": [], "total": 0, "truncated": False}))
+    honest = rws.grep("hello")
+    [sh_id] = [m.id for m in honest.matches if m.host == "sh" and m.file == "a.py"]
+    printed = [{**HIT, "id": sh_id}, {**HIT, "line": 1, "id": sh_id}]
+    host_does(replies(host_does(""), {"matches": printed, "total": 2, "truncated": False}))
+    result = rws.grep("hello")
+    ids = [m.id for m in result.matches]
+    assert len(set(ids)) == len(ids) and sh_id not in ids, f"ids must be new and distinct: {ids}"
+    [sh_hit] = [m for m in result.matches if m.host == "sh" and m.file == "a.py"]
+    with pytest.raises(InvalidArgumentError, match="found on sh by strategy"):
+        rws.edit_result(sh_hit.id, "bye")
