@@ -10,16 +10,27 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import errors as _errors
+from ..arguments import MAX_LINES
 from ..errors import CodesiftError
+from .answers import MIN_MTIME_MS, Answer
 from .errors import CodesiftVanishedError, RemoteError, stderr_tail
 from .host_specs import HostSpec
 from .queries import GlobQuery, GrepQuery, Hit, HostGlob, HostGrep
 from .scripts import ShellScripts
 from .ssh import SshClient
+
+#: Seconds a host may take beyond a search's `timeout` and `connect_timeout` to answer
+#: (starting codesift, printing its JSON) before it is reported as not answering.
+REPLY_GRACE_SECONDS = 30.0
+#: Seconds an edit by id may take on the host (beyond `connect_timeout`): one file is
+#: read and written, so a host that takes longer is reported rather than waited for.
+EDIT_SECONDS = 120.0
+#: The most of a host's error message kept (the rest is the host's, not worth a flood).
+MAX_MESSAGE_CHARS = 2000
 
 
 class CodesiftStrategy:
@@ -41,12 +52,23 @@ class CodesiftStrategy:
             options.append("--ignore-case")
         script = self.scripts.codesift(self.launcher, "glob", options, query.pattern, query.start)
         data = self._reply(self.ssh.run(self.spec, script))
+        a = Answer(self.spec.label)
+        files = []
+        for item in a.items(data, "files"):
+            f = a.object(item, "a file")
+            files.append(
+                (
+                    a.text(f, "path"),
+                    a.count(f, "mtime_ms", minimum=MIN_MTIME_MS),
+                    a.count(f, "size"),
+                )
+            )
         return HostGlob(
-            files=[(str(f["path"]), int(f["mtime_ms"]), int(f["size"])) for f in data["files"]],
-            total=int(data["total"]),
-            truncated=bool(data["truncated"]),
-            ignored=int(data.get("ignored", 0)),
-            unreadable=int(data.get("unreadable", 0)),
+            files=files,
+            total=a.count(data, "total"),
+            truncated=a.flag(data, "truncated"),
+            ignored=a.count(data, "ignored", default=0),
+            unreadable=a.count(data, "unreadable", default=0),
         )
 
     def grep(self, query: GrepQuery) -> HostGrep:
@@ -72,32 +94,39 @@ class CodesiftStrategy:
         options += [f"--glob={glob}" for glob in query.include]
         options += [f"--glob=!{glob}" for glob in query.exclude]
         script = self.scripts.codesift(self.launcher, "grep", options, query.pattern, query.start)
-        data = self._reply(self.ssh.run(self.spec, script))
+        # The host's codesift stops at `timeout` itself; this side waits that long, plus
+        # the connection and start-up, and no longer (a host that hangs is reported).
+        limit = None
+        if query.timeout is not None:
+            limit = query.timeout + self.ssh.connect_timeout + REPLY_GRACE_SECONDS
+        data = self._reply(self.ssh.run(self.spec, script, timeout=limit))
+        a = Answer(self.spec.label)
         return HostGrep(
-            hits=[_hit(m) for m in data["matches"]],
-            total=int(data["total"]),
-            truncated=bool(data["truncated"]),
-            timed_out=bool(data.get("timed_out", False)),
-            files_searched=int(data.get("files_searched", 0)),
-            files_with_matches=int(data.get("files_with_matches", 0)),
-            binary_files=int(data.get("binary_files", 0)),
-            unreadable=int(data.get("unreadable", 0)),
-            ignored=int(data.get("ignored", 0)),
+            hits=[_hit(a, a.object(m, "a match")) for m in a.items(data, "matches")],
+            total=a.count(data, "total"),
+            truncated=a.flag(data, "truncated"),
+            timed_out=a.flag(data, "timed_out"),
+            files_searched=a.count(data, "files_searched", default=0),
+            files_with_matches=a.count(data, "files_with_matches", default=0),
+            binary_files=a.count(data, "binary_files", default=0),
+            unreadable=a.count(data, "unreadable", default=0),
+            ignored=a.count(data, "ignored", default=0),
             indexed=data.get("indexed") is True,
         )
 
     def apply_hit(self, request: dict[str, Any], hit_id: str) -> dict[str, Any]:
         """Runs `codesift apply-hit` for `request`: the edit result as JSON, with `span`
         (the bytes that changed)."""
-        done = self.ssh.run(self.spec, self.scripts.apply_hit(self.launcher, request))
-        return self._reply(done, hit_id)
+        script = self.scripts.apply_hit(self.launcher, request)
+        limit = self.ssh.connect_timeout + EDIT_SECONDS
+        return self._reply(self.ssh.run(self.spec, script, timeout=limit), hit_id)
 
     def _reply(self, done: subprocess.CompletedProcess[bytes], hit_id: str = "") -> dict[str, Any]:
         """The JSON a remote codesift printed; its errors raised as the same exception class."""
         label = self.spec.label
         try:
             data = json.loads(done.stdout.decode("utf-8", "replace"))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
             data = None
         if not isinstance(data, dict):
             if done.returncode == 127:
@@ -105,9 +134,10 @@ class CodesiftStrategy:
                     f"codesift is no longer runnable on {label} "
                     f"({stderr_tail(done.stderr)}); search again"
                 )
+            printed = "an answer that is not a JSON object" if done.stdout.strip() else "no output"
             raise RemoteError(
                 f"codesift on {label} failed (exit {done.returncode}): "
-                f"{stderr_tail(done.stderr) or 'no output'}"
+                f"{stderr_tail(done.stderr) or printed}"
             )
         error = data.get("error")
         if isinstance(error, dict):
@@ -115,24 +145,27 @@ class CodesiftStrategy:
             if not (isinstance(kind, type) and issubclass(kind, CodesiftError)):
                 kind = RemoteError
             message = str(error.get("message", "remote codesift failed"))
+            if len(message) > MAX_MESSAGE_CHARS:
+                message = message[:MAX_MESSAGE_CHARS] + " [cut]"
             if hit_id:
                 message = message.replace("search result hit ", f"search result {hit_id} ")
             raise kind(message)
         return data
 
 
-def _hit(match: dict[str, Any]) -> Hit:
+def _hit(a: Answer, match: Mapping[str, Any]) -> Hit:
+    content = a.text(match, "content")
     return Hit(
-        file=str(match["file"]),
-        line=int(match["line"]),
-        column=int(match["column"]),
-        end_line=int(match["end_line"]),
-        byte_offset=int(match["byte_offset"]),
-        byte_length=int(match.get("byte_length", len(str(match["content"]).encode()))),
-        content=str(match["content"]),
-        text=str(match["text"]),
-        before=[str(x) for x in match.get("before", [])],
-        after=[str(x) for x in match.get("after", [])],
-        unique=bool(match.get("unique", False)),
-        encoding=str(match.get("encoding", "utf-8")),
+        file=a.text(match, "file"),
+        line=a.count(match, "line", maximum=MAX_LINES),
+        column=a.count(match, "column"),
+        end_line=a.count(match, "end_line", maximum=MAX_LINES),
+        byte_offset=a.count(match, "byte_offset"),
+        byte_length=a.count(match, "byte_length", default=len(content.encode("utf-8", "replace"))),
+        content=content,
+        text=a.text(match, "text"),
+        before=a.texts(match, "before"),
+        after=a.texts(match, "after"),
+        unique=a.flag(match, "unique"),
+        encoding=a.text(match, "encoding", default="utf-8"),
     )

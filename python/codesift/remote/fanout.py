@@ -30,7 +30,8 @@ def each_host(
     def guarded(host: RemoteHost) -> T:
         try:
             return work(host)
-        except (KeyError, ValueError, TypeError) as exc:  # a malformed answer
+        except (KeyError, ValueError, TypeError, ArithmeticError, RecursionError) as exc:
+            # a malformed answer that a check let through
             raise RemoteError(
                 f"unexpected answer from {host.label} ({type(exc).__name__}: {exc}); "
                 "check the codesift version there"

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from .answers import check_glob, check_grep
 from .codesift_strategy import CodesiftStrategy
 from .errors import CodesiftVanishedError, RemoteError, stderr_tail
 from .host_specs import HostSpec
@@ -71,11 +72,11 @@ class RemoteHost:
 
     def glob(self, query: GlobQuery) -> HostGlob:
         with self._reprobe_if_codesift_vanishes():
-            return self.strategy().glob(query)
+            return check_glob(self.strategy().glob(query), query, self.label)
 
     def grep(self, query: GrepQuery) -> HostGrep:
         with self._reprobe_if_codesift_vanishes():
-            return self.strategy().grep(query)
+            return check_grep(self.strategy().grep(query), query, self.label)
 
     def apply_hit(self, request: dict[str, Any], hit_id: str) -> dict[str, Any]:
         """A linked edit by the host's codesift (see `CodesiftStrategy.apply_hit`)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from . import ssh
+from .errors import RemoteError
 from .globs import PathPattern
 from .queries import GlobQuery, GrepQuery, Hit, HostGlob, HostGrep
 
@@ -22,6 +24,8 @@ class GrepReader:
         self.include = PathPattern(query.include) if query.include else None
         self.exclude = PathPattern(query.exclude) if query.exclude else None
         self._buffer = bytearray()
+        self._nul, self._scanned = -1, 0
+        self._fed = 0
         # file -> line number -> (byte offset, text, spans); spans None for context lines
         self.files: dict[str, dict[int, tuple[int, str, list[tuple[int, int]] | None]]] = {}
         self._accepted: dict[bytes, str | None] = {}
@@ -29,23 +33,40 @@ class GrepReader:
         self._full_in: str | None = None
 
     def feed(self, data: bytes) -> bool:
-        """Takes more output; True when the command can be stopped."""
-        self._buffer += data
-        pos = 0
+        """Takes more output; True when the command can be stopped. Past `ssh.MAX_REPLY_BYTES`
+        of output (which all may be kept, as hits or a line not yet ended) the host is
+        reported: a host that prints without end cannot exhaust memory."""
+        self._fed += len(data)
+        if self._fed > ssh.MAX_REPLY_BYTES:
+            raise RemoteError(
+                f"grep printed more than {ssh.MAX_REPLY_BYTES >> 20} MiB; narrow the search (a "
+                "path, include or max_matches) or check the host"
+            )
         buffer = self._buffer
+        buffer += data
+        # Where the search goes on: the pending record's NUL (or -1) and the first byte not
+        # searched yet, so that a record that never ends is scanned once, not per chunk.
+        pos, z, scanned = 0, self._nul, self._scanned
         while True:
-            z = buffer.find(b"\0", pos)
             if z < 0:
-                break
-            nl = buffer.find(b"\n", z + 1)
+                z = buffer.find(b"\0", max(pos, scanned))
+                if z < 0:
+                    scanned = len(buffer)
+                    break
+            nl = buffer.find(b"\n", max(z + 1, scanned))
             if nl < 0:
+                scanned = len(buffer)
                 break
             name, rest = bytes(buffer[pos:z]), bytes(buffer[z + 1 : nl])
-            pos = nl + 1
+            pos = scanned = nl + 1
+            z = -1
             if self._take(name, rest):
                 del buffer[:pos]
+                self._nul, self._scanned = -1, 0
                 return True
         del buffer[:pos]
+        self._nul = z - pos if z >= 0 else -1
+        self._scanned = scanned - pos
         return False
 
     def _take(self, name: bytes, rest: bytes) -> bool:
@@ -181,7 +202,7 @@ def parse_find_output(stdout: bytes, stderr: bytes, query: GlobQuery) -> HostGlo
                 continue
             try:
                 mtime_ms, size = int(float(parts[0]) * 1000), int(parts[1])
-            except ValueError:
+            except (ValueError, OverflowError):  # not find's numbers (inf, nan, junk)
                 continue
             record = parts[2]
         rel_root, rel_search = relative_names(record, query.start)

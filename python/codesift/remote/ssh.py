@@ -30,6 +30,9 @@ CANCEL_POLL = 0.05
 
 CONTROL_PERSIST = 300  # seconds an idle master connection stays up
 MAX_STDERR_BYTES = 65536  # of a streamed command, kept for its error message
+#: The most a collected command may print (a host's JSON answer, find's list): past it the
+#: command is stopped and the host reported, so a broken host cannot exhaust memory.
+MAX_REPLY_BYTES = 256 << 20
 SHELL_COMMAND = "exec sh -s"
 
 
@@ -134,26 +137,27 @@ class SshClient:
         self, spec: HostSpec, script: str, *, timeout: float | None = None
     ) -> subprocess.CompletedProcess[bytes]:
         """Runs a POSIX sh script on the host and collects its output. ssh's own failures
-        (exit 255) and a timeout raise `RemoteError`."""
-        argv = self._session(spec)
-        try:
-            done = subprocess.run(
-                argv,
-                input=script.encode("utf-8", "surrogateescape"),
-                capture_output=True,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
+        (exit 255), a timeout and an output over `MAX_REPLY_BYTES` (whatever a host prints
+        is untrusted: memory stays bounded) raise `RemoteError`."""
+        stdout = bytearray()
+
+        def collect(chunk: bytes) -> bool:
+            stdout.extend(chunk)
+            return len(stdout) > MAX_REPLY_BYTES
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        streamed = self.stream(spec, script, collect, deadline=deadline)
+        if streamed.timed_out:
             raise RemoteError(
                 f"{spec.label} did not answer within {timeout:g}s; check the host or "
                 "raise connect_timeout"
-            ) from None
-        except OSError as exc:
-            raise RemoteError(f"could not run ssh: {exc}") from None
-        if done.returncode == 255:
-            raise ssh_failure(spec, done.stderr, self.connect_timeout)
-        return done
+            )
+        if streamed.returncode == -1:
+            raise RemoteError(
+                f"{spec.label} printed more than {MAX_REPLY_BYTES >> 20} MiB; narrow the "
+                "search (a path, include, max_matches or limit) or check the host"
+            )
+        return subprocess.CompletedProcess([], streamed.returncode, bytes(stdout), streamed.stderr)
 
     def stream(
         self,
@@ -175,15 +179,18 @@ class SshClient:
             raise RemoteError(f"could not run ssh: {exc}") from None
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         stderr = bytearray()
-        stopped = timed_out = cancelled = False
+        stopped = timed_out = cancelled = finished = False
         control = current_control()
+        script_bytes = memoryview(script.encode("utf-8", "surrogateescape"))
         try:
-            try:
-                proc.stdin.write(script.encode("utf-8", "surrogateescape"))
-                proc.stdin.close()
-            except BrokenPipeError:
-                pass
             with selectors.DefaultSelector() as selector:
+                # The script is written as the host reads it, inside the loop: a host that
+                # reads nothing cannot block the write past the deadline.
+                if script_bytes:
+                    os.set_blocking(proc.stdin.fileno(), False)
+                    selector.register(proc.stdin, selectors.EVENT_WRITE)
+                else:
+                    proc.stdin.close()
                 selector.register(proc.stdout, selectors.EVENT_READ)
                 selector.register(proc.stderr, selectors.EVENT_READ)
                 open_pipes = 2
@@ -199,6 +206,18 @@ class SshClient:
                         timed_out = stopped = True
                         break
                     for key, _ in events:
+                        if key.fileobj is proc.stdin:
+                            try:
+                                written = os.write(key.fd, script_bytes[:65536])
+                            except BlockingIOError:
+                                continue
+                            except BrokenPipeError:
+                                written = len(script_bytes)
+                            script_bytes = script_bytes[written:]
+                            if not script_bytes:
+                                selector.unregister(proc.stdin)
+                                proc.stdin.close()
+                            continue
                         chunk = os.read(key.fd, 65536)
                         if not chunk:
                             selector.unregister(key.fileobj)
@@ -210,10 +229,18 @@ class SshClient:
                             stderr += chunk
                     if stopped:
                         break
+            finished = True
         finally:
-            if stopped:
+            # Stopped early, or the consumer failed (an answer it could not take): the
+            # command is killed, never waited for, so that a host that goes on cannot hang.
+            if stopped or not finished:
                 proc.kill()
             proc.wait()
+            if not proc.stdin.closed:
+                try:
+                    proc.stdin.close()
+                except OSError:
+                    pass
             proc.stdout.close()
             proc.stderr.close()
         if cancelled:

@@ -24,6 +24,7 @@ from ..cache import ResultCache, check_result_id
 from ..errors import InvalidArgumentError
 from ..grep_args import grep_arguments
 from ..options import REMOTE_GREP_OPTIONS
+from .answers import check_edit
 from .fanout import each_host, fair_share
 from .globs import PathPattern
 from .hit_ids import HitRegistry
@@ -277,24 +278,24 @@ class RemoteWorkspace:
             "unique": match.unique,
             "line": state.line,
         }
-        data = self._hosts[host].apply_hit(request, search_result_id)
-        span = data.get("span") or {}
+        data = check_edit(self._hosts[host].apply_hit(request, search_result_id), match.file, host)
+        span = data["span"]
         self.cache.after_edit(
             match.file,
             host,
-            int(span.get("byte_offset", state.byte_offset)),
-            int(span.get("old_length", match.byte_length)),
-            int(span.get("new_length", 0)),
-            int(span.get("line_delta", 0)),
+            span.get("byte_offset", state.byte_offset),
+            span.get("old_length", match.byte_length),
+            span.get("new_length", 0),
+            span.get("line_delta", 0),
             edited_id=search_result_id,
         )
         return RemoteEditResult(
-            path=str(data["path"]),
-            replacements=int(data["replacements"]),
-            strategy=str(data["strategy"]),
-            first_line=int(data["first_line"]),
-            last_line=int(data["last_line"]),
-            diff=str(data["diff"]),
-            moved_from=data.get("moved_from"),
+            path=data["path"],
+            replacements=data["replacements"],
+            strategy=data["strategy"],
+            first_line=data["first_line"],
+            last_line=data["last_line"],
+            diff=data["diff"],
+            moved_from=data["moved_from"],
             host=host,
         )
