@@ -14,7 +14,7 @@ import os
 import shutil
 import socket
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -69,24 +69,6 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SshLab]:
         yield lab
     finally:
         lab.stop()
-
-
-@pytest.fixture
-def remote(lab: SshLab) -> Iterator[Callable[..., RemoteWorkspace]]:
-    """`remote(hosts, root, **options)`: a RemoteWorkspace with the lab's ssh config, closed
-    after the test."""
-    made: list[RemoteWorkspace] = []
-
-    def make(hosts: str, root: Path | str, **options: object) -> RemoteWorkspace:
-        options.setdefault("ssh_config", str(lab.ssh_config))
-        options.setdefault("connect_timeout", 5)
-        rws = RemoteWorkspace(hosts, str(root), **options)  # type: ignore[arg-type]
-        made.append(rws)
-        return rws
-
-    yield make
-    for rws in made:
-        rws.close()
 
 
 BASIC: TreeSpec = {

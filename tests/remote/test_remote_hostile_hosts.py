@@ -95,22 +95,14 @@ def host_does(lab: SshLab) -> Iterator[Callable[[str], Path]]:
 
 
 @pytest.fixture
-def remote(lab: SshLab, tmp_path: Path) -> Iterator[Callable[..., RemoteWorkspace]]:
-    made: list[RemoteWorkspace] = []
+def remote(
+    remote: Callable[..., RemoteWorkspace], tmp_path: Path
+) -> Callable[..., RemoteWorkspace]:
+    """`remote(hosts, **options)`: the shared fixture's RemoteWorkspace, on a small tree."""
     (tmp_path / "a.py").write_text("hello\n")
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "b.py").write_text("hello\n")
-
-    def make(hosts: str, **options: object) -> RemoteWorkspace:
-        options.setdefault("ssh_config", str(lab.ssh_config))
-        options.setdefault("connect_timeout", 5)
-        rws = RemoteWorkspace(hosts, str(tmp_path), **options)  # type: ignore[arg-type]
-        made.append(rws)
-        return rws
-
-    yield make
-    for rws in made:
-        rws.close()
+    return lambda hosts, **options: remote(hosts, tmp_path, **options)
 
 
 def replies(fake: Path, answer: object) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,6 @@ from remote_helpers import FILES, make_tree, rows
 from sshd import SshLab, closed_port, codesift_bin_dir
 
 from codesift import Workspace
-from codesift.remote import RemoteWorkspace
 
 
 def host_cache(lab: SshLab) -> Path:
@@ -65,20 +64,6 @@ def indexed_root(lab: SshLab, tmp_path: Path) -> Iterator[Path]:
     finally:
         on_host(lab, "index", "drop", "--root", str(root))
     assert not list(host_cache(lab).rglob("index-*.bin"))
-
-
-@pytest.fixture
-def remote(lab: SshLab) -> Iterator[Callable[[str, Path], RemoteWorkspace]]:
-    made: list[RemoteWorkspace] = []
-
-    def make(hosts: str, root: Path) -> RemoteWorkspace:
-        rws = RemoteWorkspace(hosts, str(root), ssh_config=str(lab.ssh_config), connect_timeout=5)
-        made.append(rws)
-        return rws
-
-    yield make
-    for rws in made:
-        rws.close()
 
 
 def test_the_host_index_answers_and_matches_a_local_scan(lab, indexed_root, remote):
