@@ -137,6 +137,19 @@ def test_codex_interleaved_chunks_and_end_of_file(tree: Tree) -> None:
     assert (root / "interleaved.txt").read_text() == "a\nB\nc\nd\nE\nf\ng\n"
 
 
+def test_an_end_of_file_hunk_matching_only_elsewhere_says_so(tree: Tree) -> None:
+    root = tree({"f.txt": "a\nb\na\nb\nc\n"})
+    before = snapshot(root)
+    patch = (
+        "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n-b\n+B\n*** End of File\n*** End Patch"
+    )
+    with pytest.raises(MatchError) as caught:
+        Workspace(root).apply_patch(patch)
+    expected = "match 2 places, starting at lines 1, 3, none of them at the end of the file"
+    assert expected in str(caught.value), f"expected {expected!r} in {caught.value}"
+    assert_unchanged(root, before)
+
+
 def test_codex_parser_grammar_details() -> None:
     parsed = parse_patch(
         "<<'EOF'\n*** Begin Patch\n*** Update File: file2.py\n import foo\n+bar\n"

@@ -283,10 +283,12 @@ def _choose(
     shown = ", ".join(str(c + 1) for c in candidates[:MAX_LISTED])
     more = f" and {len(candidates) - MAX_LISTED} more" if len(candidates) > MAX_LISTED else ""
     how = "" if level == "exact" else f" (compared {level.replace('_', ' ')})"
+    # The marker would have chosen the place that ends the file: none of them does.
+    eof = ", none of them at the end of the file its '*** End of File' line names" * hunk.at_eof
     raise MatchError(
         f"its context and removed lines match {len(candidates)} places{how}, starting at lines "
-        f"{shown}{more}. Add more context lines (or an @@ line naming the enclosing function) "
-        "so that the hunk matches one place"
+        f"{shown}{more}{eof}. Add more context lines (or an @@ line naming the enclosing "
+        "function) so that the hunk matches one place"
     )
 
 
