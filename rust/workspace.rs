@@ -209,7 +209,7 @@ impl Workspace {
     pub fn index_status(&self) -> IndexStatus {
         let index = self.index.status();
         let watch = self.index.watch.lock().unwrap();
-        let caught_up = watch.as_ref().filter(|w| w.caught_up && !w.broken);
+        let caught_up = watch.as_ref().filter(|w| w.trusted());
         let (background_rebuilds, rebuilding) = self.index.rebuilds();
         IndexStatus {
             mode: match self.index.mode() {
