@@ -9,10 +9,10 @@ use crate::py::cancel::CancelToken;
 use crate::py::errors::detached;
 use crate::py::glob::GlobStream;
 use crate::py::request::{GlobRequest, GrepRequest};
-use crate::py::stream::GrepStream;
-use crate::py::types::{
+use crate::py::results::{
     GlobOutcome, GrepOutcome, Listing as TreeListing, glob_outcome, grep_outcome, tree_listing,
 };
+use crate::py::stream::GrepStream;
 use crate::workspace::Workspace;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};

@@ -7,5 +7,5 @@ pub mod engine;
 pub mod errors;
 pub mod glob;
 pub mod request;
+pub mod results;
 pub mod stream;
-pub mod types;

@@ -7,7 +7,7 @@ use crate::cancel::CancelToken;
 use crate::grep::FileHits;
 use crate::py::engine::Engine;
 use crate::py::errors::catch_panic;
-use crate::py::types::{GrepOutcome, ResultList, grep_outcome, hit_list};
+use crate::py::results::{GrepOutcome, ResultList, grep_outcome, hit_list};
 use crate::search::GrepOutcome as EngineGrepOutcome;
 use crate::stream::{Next, Stream};
 use crate::workspace::GrepRun;
