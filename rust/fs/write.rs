@@ -230,16 +230,24 @@ impl Place {
         expected: Option<Fingerprint>,
         locked: bool,
     ) -> io::Result<File> {
-        if let Some(expected) = expected {
-            match self.stat() {
-                Ok(now) if Fingerprint::of(&now) == expected => {}
-                _ => return Err(changed_on_disk()),
-            }
-        }
         if locked {
             self.remove_stale_temps();
         }
         let temp_name = tmp.link(self.dir.as_fd(), &self.name)?;
+        #[cfg(test)]
+        tests::AFTER_LINK.with(|hook| hook.take().map(|hook| hook()));
+        // The check comes last, right before the rename: a writer that is not codesift and
+        // changes the file between the two is not seen, so nothing else (the directory
+        // listing, the link through /proc) may widen that window.
+        if let Some(expected) = expected {
+            match self.stat() {
+                Ok(now) if Fingerprint::of(&now) == expected => {}
+                _ => {
+                    let _ = rustix::fs::unlinkat(&self.dir, &temp_name, AtFlags::empty());
+                    return Err(changed_on_disk());
+                }
+            }
+        }
         let renamed = rustix::fs::renameat(&self.dir, &temp_name, &self.dir, &self.name);
         if let Err(err) = renamed {
             let _ = rustix::fs::unlinkat(&self.dir, &temp_name, AtFlags::empty());
@@ -416,6 +424,55 @@ mod tests {
                 .is_some_and(|e| e.is::<crate::error::ChangedOnDisk>())
         );
         assert_eq!(fs::read_to_string(&path).unwrap(), "someone else, longer");
+    }
+
+    thread_local! {
+        /// Runs once, in the writer's thread, after the temporary file is linked: where a
+        /// writer that is not codesift may come in.
+        pub static AFTER_LINK: std::cell::Cell<Option<Box<dyn FnOnce()>>> =
+            const { std::cell::Cell::new(None) };
+    }
+
+    #[test]
+    fn a_change_while_the_new_file_is_linked_is_a_conflict() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        fs::write(&path, "old").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let place = Place::find(&root, Path::new("f.txt"), false).unwrap();
+        let (_lock, stat) = place.lock().unwrap();
+        let theirs = path.clone();
+        AFTER_LINK.with(|hook| {
+            hook.set(Some(Box::new(move || {
+                let tmp = theirs.with_file_name("theirs.new");
+                fs::write(&tmp, "someone else").unwrap();
+                fs::rename(&tmp, &theirs).unwrap();
+            })))
+        });
+        let err = place
+            .replace(
+                b"mine",
+                Some(stat.st_mode),
+                Some(Fingerprint::of(&stat)),
+                true,
+            )
+            .unwrap_err();
+        assert!(
+            err.get_ref()
+                .is_some_and(|e| e.is::<crate::error::ChangedOnDisk>()),
+            "expected a conflict, got {err}"
+        );
+        let now = fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            now, "someone else",
+            "the other writer's change was overwritten"
+        );
+        let mut names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["f.txt"], "temporary files left behind");
     }
 
     #[test]
