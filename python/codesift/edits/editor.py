@@ -348,17 +348,19 @@ class Editor:
         if _same_text(found, match.content):
             return _view_change(file, start, length), None
         expected = match.content.encode("utf-8", "surrogateescape")
+        elsewhere = ""
         if match.unique and len(expected) == length:
             positions = _occurrences(view, expected, limit=2)
             if len(positions) == 1:
                 change = _view_change(file, positions[0], length)
                 return change, state.line
+            elsewhere = (
+                " and occurs elsewhere more than once" if positions else " nor anywhere in the file"
+            )
         line = state.line
         raise StaleResultError(
             f"the text of search result {search_result_id} ({match.content[:60]!r}, line {line} "
-            f"of {match.file}) is no longer there"
-            + (" and occurs elsewhere more than once" if match.unique else "")
-            + "; run grep again and use a fresh id"
+            f"of {match.file}) is no longer there{elsewhere}; run grep again and use a fresh id"
         )
 
     def _plan_one(
