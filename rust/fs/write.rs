@@ -236,9 +236,8 @@ impl Place {
         let temp_name = tmp.link(self.dir.as_fd(), &self.name)?;
         #[cfg(test)]
         tests::AFTER_LINK.with(|hook| hook.take().map(|hook| hook()));
-        // The check comes last, right before the rename: a writer that is not codesift and
-        // changes the file between the two is not seen, so nothing else (the directory
-        // listing, the link through /proc) may widen that window.
+        // The check comes last, right before the rename, so that nothing else (the directory
+        // listing, the link through /proc) widens the window between them.
         if let Some(expected) = expected {
             match self.stat() {
                 Ok(now) if Fingerprint::of(&now) == expected => {}
@@ -246,6 +245,11 @@ impl Place {
                     let _ = rustix::fs::unlinkat(&self.dir, &temp_name, AtFlags::empty());
                     return Err(changed_on_disk());
                 }
+            }
+            #[cfg(test)]
+            tests::AFTER_CHECK.with(|hook| hook.take().map(|hook| hook()));
+            if let Some(swapped) = self.exchange(&temp_name, expected)? {
+                return swapped.map(|()| tmp.file.try_clone())?;
             }
         }
         let renamed = rustix::fs::renameat(&self.dir, &temp_name, &self.dir, &self.name);
@@ -255,6 +259,52 @@ impl Place {
         }
         let _ = rustix::fs::fsync(&self.dir);
         tmp.file.try_clone()
+    }
+
+    /// Puts the new file (linked as `temp_name`) in place by swapping the two names at once
+    /// (`RENAME_EXCHANGE`), then checks the file swapped out: a writer that is not codesift
+    /// and changed it after the check (in place, or by replacing it) is caught even in that
+    /// window, and its file is swapped back. `None`: the file system cannot swap (the caller
+    /// renames). `Some(Err)`: a change was caught; nothing of ours is left in place.
+    fn exchange(
+        &self,
+        temp_name: &OsStr,
+        expected: Fingerprint,
+    ) -> io::Result<Option<io::Result<()>>> {
+        use rustix::fs::RenameFlags;
+        let swap = || {
+            rustix::fs::renameat_with(
+                &self.dir,
+                temp_name,
+                &self.dir,
+                &self.name,
+                RenameFlags::EXCHANGE,
+            )
+        };
+        match swap() {
+            Ok(()) => {}
+            Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => return Ok(None),
+            Err(err) => {
+                let _ = rustix::fs::unlinkat(&self.dir, temp_name, AtFlags::empty());
+                return Err(err.into());
+            }
+        }
+        // A rename moves the swapped-out file's ctime: the rest of its fingerprint is compared.
+        let ours = |stat: &Stat| {
+            let now = Fingerprint::of(stat);
+            (now.dev, now.ino, now.size, now.mtime)
+                == (expected.dev, expected.ino, expected.size, expected.mtime)
+        };
+        let swapped_out = rustix::fs::statat(&self.dir, temp_name, AtFlags::SYMLINK_NOFOLLOW);
+        if matches!(&swapped_out, Ok(stat) if ours(stat)) {
+            let _ = rustix::fs::unlinkat(&self.dir, temp_name, AtFlags::empty());
+            let _ = rustix::fs::fsync(&self.dir);
+            return Ok(Some(Ok(())));
+        }
+        // Theirs goes back under the name; ours (now under the temporary name) is removed.
+        let _ = swap();
+        let _ = rustix::fs::unlinkat(&self.dir, temp_name, AtFlags::empty());
+        Ok(Some(Err(changed_on_disk())))
     }
 
     fn temp_file(&self) -> io::Result<TempFile> {
@@ -431,6 +481,91 @@ mod tests {
         /// writer that is not codesift may come in.
         pub static AFTER_LINK: std::cell::Cell<Option<Box<dyn FnOnce()>>> =
             const { std::cell::Cell::new(None) };
+        /// Runs once, in the writer's thread, after the last check and before the swap.
+        pub static AFTER_CHECK: std::cell::Cell<Option<Box<dyn FnOnce()>>> =
+            const { std::cell::Cell::new(None) };
+    }
+
+    /// `place.replace` of f.txt ("old") with "mine", while `theirs` runs between the last
+    /// check and the swap: a conflict, their file kept, nothing left over.
+    fn changed_after_the_check(theirs: impl FnOnce(&Path) + 'static, expected: &str) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        fs::write(&path, "old").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let place = Place::find(&root, Path::new("f.txt"), false).unwrap();
+        let (_lock, stat) = place.lock().unwrap();
+        let target = path.clone();
+        AFTER_CHECK.with(|hook| hook.set(Some(Box::new(move || theirs(&target)))));
+        let err = place
+            .replace(
+                b"mine",
+                Some(stat.st_mode),
+                Some(Fingerprint::of(&stat)),
+                true,
+            )
+            .unwrap_err();
+        assert!(
+            err.get_ref()
+                .is_some_and(|e| e.is::<crate::error::ChangedOnDisk>()),
+            "expected a conflict, got {err}"
+        );
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            expected,
+            "their change was lost"
+        );
+        let mut names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["f.txt"], "temporary files left behind");
+    }
+
+    #[test]
+    fn a_file_replaced_between_the_last_check_and_the_swap_is_kept() {
+        changed_after_the_check(
+            |path| {
+                let tmp = path.with_file_name("theirs.new");
+                fs::write(&tmp, "replaced by them").unwrap();
+                fs::rename(&tmp, path).unwrap();
+            },
+            "replaced by them",
+        );
+    }
+
+    #[test]
+    fn a_file_written_in_place_between_the_last_check_and_the_swap_is_kept() {
+        changed_after_the_check(
+            |path| fs::write(path, "written in place").unwrap(),
+            "written in place",
+        );
+    }
+
+    #[test]
+    fn a_swap_with_nothing_changed_puts_the_new_file_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        fs::write(&path, "old").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let place = Place::find(&root, Path::new("f.txt"), false).unwrap();
+        let (_lock, stat) = place.lock().unwrap();
+        AFTER_CHECK.with(|hook| hook.set(Some(Box::new(|| {}))));
+        place
+            .replace(
+                b"mine",
+                Some(stat.st_mode),
+                Some(Fingerprint::of(&stat)),
+                true,
+            )
+            .unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "mine");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["f.txt"], "temporary files left behind");
     }
 
     #[test]
