@@ -340,11 +340,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as exc:  # argparse already printed its one-line message
             return EXIT_ERROR if exc.code else EXIT_FOUND
         command = args.command
+        if args.command != "shim" and (args.json_full or args.command == "apply-hit"):
+            args.json = args.json_full = True
+            json_errors = True
+        closed = _closed_stream(args)
+        if closed is not None:
+            raise InvalidArgumentError(closed)
         if args.command == "shim":
             return _shim(args)
-        if args.json_full or args.command == "apply-hit":
-            args.json = args.json_full = True
-        json_errors = args.json_full
         if args.command == "grep":
             return _grep(args, _console(args))
         if args.command == "daemon":
@@ -388,6 +391,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BaseException as exc:
         _report_unexpected(json_errors, exc)
         return EXIT_ERROR
+
+
+def _closed_stream(args: argparse.Namespace) -> str | None:
+    """What to say when the command was started with a standard stream it needs closed (the
+    shell's `>&-` or `<&-`: Python then has no `sys.stdout`/`sys.stdin`), else None."""
+    http = args.command == "serve" or getattr(args, "http", None) is not None
+    if sys.stdout is None and not http:
+        return (
+            f"standard output is closed; run codesift {args.command} with its output going "
+            "to a terminal, a file or a pipe (> /dev/null to discard it)"
+        )
+    if sys.stdin is None and args.command == "apply-hit":
+        return "standard input is closed; apply-hit reads the hit as one JSON object on stdin"
+    if sys.stdin is None and args.command == "mcp" and not http:
+        return (
+            "standard input is closed; codesift mcp speaks JSON-RPC over stdin and stdout "
+            "(start it from an MCP client, or serve HTTP with --http HOST:PORT)"
+        )
+    return None
 
 
 def _freeze_imported() -> None:

@@ -272,6 +272,11 @@ pub enum ParseError {
     Usage(String),
 }
 
+/// A bad value of flag `name`, in ripgrep's words.
+fn usage(name: &str, why: &str) -> ParseError {
+    ParseError::Usage(format!("error parsing flag {name}: {why}"))
+}
+
 fn unsupported(flag: &str) -> ParseError {
     ParseError::Unsupported(flag.to_string())
 }
@@ -295,6 +300,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
     use lexopt::Arg::{Long, Short, Value};
     let mut args = Args::default();
     let mut parser = lexopt::Parser::from_args(argv);
+    let mut unrestricted = 0u8;
     loop {
         let arg = match parser.next() {
             Ok(Some(arg)) => arg,
@@ -314,8 +320,11 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
             () => {
                 match parser.value() {
                     Ok(v) => v,
-                    Err(_) => {
-                        return Err(ParseError::Usage(format!("missing value for flag {name}")));
+                    Err(err) => {
+                        return Err(ParseError::Usage(format!(
+                            "missing value for flag {name}: {}",
+                            lexopt_message(err)
+                        )));
                     }
                 }
             };
@@ -326,7 +335,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
                 match v.into_string() {
                     Ok(s) => s,
                     Err(_) => {
-                        return Err(ParseError::Usage(format!("{name} must be valid UTF-8")));
+                        return Err(usage(&name, "value is not valid UTF-8"));
                     }
                 }
             }};
@@ -337,9 +346,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
                 match s.parse::<u64>() {
                     Ok(n) => n,
                     Err(err) => {
-                        return Err(ParseError::Usage(format!(
-                            "error parsing flag {name}: {s:?} is not a valid number: {err}"
-                        )));
+                        return Err(usage(&name, &format!("value is not a valid number: {err}")));
                     }
                 }
             }};
@@ -380,12 +387,11 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
             "--unicode" => args.no_unicode = false,
             "-m" | "--max-count" => args.max_count = Some(number!()),
             "--stop-on-nonmatch" => args.stop_on_nonmatch = true,
-            "--engine" => {
-                let v = string!();
-                if v != "default" {
-                    return Err(unsupported(&format!("--engine {v}")));
-                }
-            }
+            "--engine" => match string!().as_str() {
+                "default" => {}
+                v @ ("pcre2" | "auto") => return Err(unsupported(&format!("--engine {v}"))),
+                v => return Err(usage(&name, &format!("unrecognized regex engine '{v}'"))),
+            },
             "-a" | "--text" => args.binary = BinaryMode::AsText,
             "--no-text" => {
                 if args.binary == BinaryMode::AsText {
@@ -432,20 +438,26 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
             "-r" | "--replace" => args.replace = Some(string!().into_bytes()),
             "--include-zero" => args.include_zero = true,
             "--no-include-zero" => args.include_zero = false,
-            "--color" | "--colour" => {
+            // ripgrep 15 knows no `--colour` (it is an unrecognized flag there).
+            "--color" => {
                 args.color = match string!().as_str() {
                     "never" => ColorChoice::Never,
                     "auto" => ColorChoice::Auto,
                     "always" => ColorChoice::Always,
                     "ansi" => ColorChoice::Ansi,
                     other => {
-                        return Err(ParseError::Usage(format!(
-                            "error parsing flag --color: unrecognized color choice: {other}"
-                        )));
+                        return Err(usage(&name, &format!("choice '{other}' is unrecognized")));
                     }
                 }
             }
-            "--colors" => args.colors.push(string!()),
+            // Checked here, as ripgrep checks it while parsing (before any other error).
+            "--colors" => {
+                let spec = string!();
+                if let Err(err) = spec.parse::<grep_printer::UserColorSpec>() {
+                    return Err(usage(&name, &err.to_string()));
+                }
+                args.colors.push(spec);
+            }
             "-p" | "--pretty" => {
                 args.color = ColorChoice::Always;
                 args.line_number = Some(true);
@@ -473,7 +485,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
                     "modified" => Some(SortKind::Modified),
                     "accessed" => Some(SortKind::Accessed),
                     "created" => Some(SortKind::Created),
-                    _ => return Err(unsupported(&format!("{name} {v}"))),
+                    _ => return Err(usage(&name, &format!("choice '{v}' is unrecognized"))),
                 };
                 args.sort = kind.map(|kind| Sort {
                     kind,
@@ -520,22 +532,19 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
             "--ignore-file-case-insensitive" => args.ignore_file_case_insensitive = true,
             "--no-ignore-file-case-insensitive" => args.ignore_file_case_insensitive = false,
             "-u" | "--unrestricted" => {
-                // -u: no ignore files; -uu: and hidden files; -uuu: and binary files.
-                if args.no_ignore_vcs && args.no_ignore_dot && args.hidden {
-                    args.binary = BinaryMode::SearchAndSuppress;
-                } else if args.no_ignore_vcs && args.no_ignore_dot {
-                    args.hidden = true;
-                } else {
-                    set_no_ignore(&mut args, true);
+                // -u: no ignore files; -uu: and hidden files; -uuu: and binary files. Counted,
+                // as ripgrep counts them: `--no-ignore -u` is not `-uu`.
+                unrestricted += 1;
+                match unrestricted {
+                    1 => set_no_ignore(&mut args, true),
+                    2 => args.hidden = true,
+                    3 => args.binary = BinaryMode::SearchAndSuppress,
+                    _ => return Err(usage(&name, "flag can only be repeated up to 3 times")),
                 }
             }
             "-d" | "--max-depth" | "--maxdepth" => args.max_depth = Some(number!() as usize),
             "--max-filesize" => {
-                let s = string!();
-                match parse_size(&s) {
-                    Some(n) => args.max_filesize = Some(n),
-                    None => return Err(unsupported(&format!("--max-filesize {s}"))),
-                }
+                args.max_filesize = Some(parse_size(&name, &string!())?);
             }
             "--one-file-system" => args.one_file_system = true,
             "--no-one-file-system" => args.one_file_system = false,
@@ -563,10 +572,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
             "--stats" => args.stats = true,
             "--no-stats" => args.stats = false,
             "--dfa-size-limit" | "--regex-size-limit" => {
-                let s = string!();
-                let Some(n) = parse_size(&s) else {
-                    return Err(unsupported(&format!("{name} {s}")));
-                };
+                let n = parse_size(&name, &string!())?;
                 if name == "--dfa-size-limit" {
                     args.dfa_size_limit = Some(n as usize);
                 } else {
@@ -585,10 +591,8 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
                     "auto" => None,
                     "none" => Some(None),
                     label => {
-                        if grep_searcher::Encoding::new(label).is_err() {
-                            return Err(ParseError::Usage(format!(
-                                "error parsing flag -E/--encoding: unknown encoding: {label}"
-                            )));
+                        if let Err(err) = grep_searcher::Encoding::new(label) {
+                            return Err(usage(&name, &err.to_string()));
                         }
                         Some(Some(label.to_string()))
                     }
@@ -653,14 +657,10 @@ fn set_both(ctx: &mut Context, n: usize) {
 }
 
 /// `10`, `10K`, `10M`, `10G` (ripgrep's size suffixes).
-fn parse_size(s: &str) -> Option<u64> {
-    let (digits, mult) = match s.as_bytes().last()? {
-        b'K' => (&s[..s.len() - 1], 1u64 << 10),
-        b'M' => (&s[..s.len() - 1], 1 << 20),
-        b'G' => (&s[..s.len() - 1], 1 << 30),
-        _ => (s, 1),
-    };
-    digits.parse::<u64>().ok()?.checked_mul(mult)
+/// A size with an optional `K`, `M` or `G` suffix, parsed (and refused) as ripgrep does.
+fn parse_size(name: &str, s: &str) -> Result<u64, ParseError> {
+    grep_cli::parse_human_readable_size(s)
+        .map_err(|err| usage(name, &format!("invalid size: {err}")))
 }
 
 /// Separators accept the escapes `grep-cli` understands (`\t`, `\x00`, ...).

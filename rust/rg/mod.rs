@@ -189,9 +189,8 @@ fn run(mut a: Args) -> io::Result<i32> {
         }
         _ => {}
     }
-    let types = build_types(&a)?;
     if a.mode == Mode::Types {
-        return print_types(&types, a.color);
+        return print_types(&build_types(&a)?, a.color);
     }
     let is_tty = io::stdout().is_terminal();
     let cwd = std::env::current_dir()
@@ -263,6 +262,8 @@ fn run(mut a: Args) -> io::Result<i32> {
         (true, !use_cwd)
     };
     let only_stdin = paths.len() == 1 && paths[0] == Path::new("-");
+    // After the patterns and paths, whose errors ripgrep reports first.
+    let types = build_types(&a)?;
 
     let color = match a.color {
         ColorChoice::Auto if !is_tty => termcolor::ColorChoice::Never,

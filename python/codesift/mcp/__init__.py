@@ -28,6 +28,17 @@ def _log_to_stderr() -> None:
         logger.propagate = False
 
 
+def _client_gone(exc: BaseException) -> bool:
+    """Whether `exc` (an exception group of the stdio tasks, or one exception) holds only
+    failures to write to a stdout whose reader has gone."""
+    inner = getattr(exc, "exceptions", None)
+    if isinstance(inner, tuple) and inner:
+        return all(_client_gone(e) for e in inner)
+    if isinstance(exc, anyio.BrokenResourceError | anyio.ClosedResourceError):
+        return True
+    return isinstance(exc, BrokenPipeError)
+
+
 def run(
     toolbox: Toolbox,
     *,
@@ -40,7 +51,13 @@ def run(
     _log_to_stderr()
     server = build_server(toolbox)
     if http is None:
-        anyio.run(partial(serve_stdio, server))
+        try:
+            anyio.run(partial(serve_stdio, server))
+        except BaseException as exc:
+            if _client_gone(exc):
+                # The client closed its end of stdout: as a closed pipe ends `codesift grep`.
+                raise BrokenPipeError from None
+            raise
         return
     from .http import serve_http
 
