@@ -94,14 +94,14 @@ impl std::error::Error for ChangedOnDisk {}
 impl Error {
     /// The error for an I/O failure on `rel` while doing `action` ("read", "write", ...).
     pub fn io(rel: &Path, action: &str, err: &io::Error) -> Error {
-        if let Some(inner) = err.get_ref() {
-            if inner.is::<ChangedOnDisk>() {
-                return Error::Conflict(format!(
-                    "{} changed on disk since it was read; nothing was written. Read it again \
+        if let Some(inner) = err.get_ref()
+            && inner.is::<ChangedOnDisk>()
+        {
+            return Error::Conflict(format!(
+                "{} changed on disk since it was read; nothing was written. Read it again \
                      and redo the edit",
-                    shown(rel)
-                ));
-            }
+                shown(rel)
+            ));
         }
         let path = shown(rel);
         match err.raw_os_error() {

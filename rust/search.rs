@@ -133,10 +133,10 @@ impl Counters {
         stop: &StopSignal,
         indexed: bool,
     ) {
-        if let Some(stream) = stream {
-            if outcome.truncated {
-                outcome.total = stream.emitted.load(Ordering::Relaxed) as u64;
-            }
+        if let Some(stream) = stream
+            && outcome.truncated
+        {
+            outcome.total = stream.emitted.load(Ordering::Relaxed) as u64;
         }
         outcome.indexed = indexed;
         outcome.timed_out = stop.timed_out();
@@ -1048,11 +1048,9 @@ fn ordered(
         found += s.settled_hits;
         return finish(Vec::new(), max, found, false);
     }
-    if !cut {
-        if let Some((rest, rest_total)) = rest_found.into_inner().unwrap() {
-            files.extend(rest);
-            found += rest_total;
-        }
+    if !cut && let Some((rest, rest_total)) = rest_found.into_inner().unwrap() {
+        files.extend(rest);
+        found += rest_total;
     }
     finish(files, max, found, false)
 }

@@ -38,6 +38,19 @@ echo 'fn main() {}' > "$work/fetch/src/main.rs"
 src=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ripgrep-$version 2>/dev/null | head -1 || true)
 [ -d "$src" ] || { echo "rg_suite: ripgrep-$version source not found after cargo fetch" >&2; exit 2; }
 rm -rf "$work/ripgrep" && cp -r "$src" "$work/ripgrep"
+# The crate's lock file, with `ignore` and `globset` at the versions codesift-rg is built
+# with: what `cargo install ripgrep@15.2.0` resolves today (the walk's symlink handling and
+# the type table differ between versions, and the real rg is what both are held to).
+locked() {
+  python3 -c '
+import re, sys
+text = open(sys.argv[1]).read()
+print(re.search(r"name = \"%s\"\nversion = \"([^\"]+)\"" % sys.argv[2], text).group(1))' \
+    "$repo/Cargo.lock" "$1"
+}
+(cd "$work/ripgrep" && cargo update --quiet -p ignore --precise "$(locked ignore)" \
+    && cargo update --quiet -p globset --precise "$(locked globset)") \
+  || { echo "rg_suite: cannot build ripgrep with codesift-rg's ignore and globset" >&2; exit 2; }
 
 # 2. The suite and the real rg.
 (cd "$work/ripgrep" && cargo test --no-run --test integration --target-dir "$work/target" \

@@ -98,10 +98,10 @@ fn settle<A, T>(
             daemon_serves: true,
         }),
         Answer::Unavailable(e) => {
-            if e.kind() == io::ErrorKind::NotFound {
-                if let Some(argv) = asking.spawn {
-                    start_background(argv);
-                }
+            if e.kind() == io::ErrorKind::NotFound
+                && let Some(argv) = asking.spawn
+            {
+                start_background(argv);
             }
             Ok(Via::InProcess {
                 daemon_serves: false,

@@ -113,11 +113,11 @@ impl Roots {
         );
         let ident = ident_of(&root);
         let mut map = self.map.lock().unwrap();
-        if let Some(entry) = map.get(&key) {
-            if entry.ident == ident {
-                *entry.last_used.lock().unwrap() = Instant::now();
-                return entry.clone();
-            }
+        if let Some(entry) = map.get(&key)
+            && entry.ident == ident
+        {
+            *entry.last_used.lock().unwrap() = Instant::now();
+            return entry.clone();
         }
         if map.len() >= MAX_ROOTS && !map.contains_key(&key) {
             // Only an entry no request holds is dropped (its background work keeps its own).
@@ -278,14 +278,13 @@ impl Roots {
         &self,
         target: &Target,
     ) -> Result<Result<(Arc<RootEntry>, PathBuf), Value>, BadRequest> {
-        if target.every && target.ident.is_none() {
-            if let Some(entry) = self.covering(target) {
-                if let Ok(inside) = target.root.strip_prefix(entry.root.real_path()) {
-                    if !inside.as_os_str().is_empty() {
-                        return Ok(Ok((entry.clone(), inside.to_path_buf())));
-                    }
-                }
-            }
+        if target.every
+            && target.ident.is_none()
+            && let Some(entry) = self.covering(target)
+            && let Ok(inside) = target.root.strip_prefix(entry.root.real_path())
+            && !inside.as_os_str().is_empty()
+        {
+            return Ok(Ok((entry.clone(), inside.to_path_buf())));
         }
         Ok(self.entry_for(target)?.map(|entry| (entry, PathBuf::new())))
     }
@@ -334,13 +333,13 @@ impl Roots {
         })?;
         // A client holding another directory under that name (the root was replaced since
         // it opened it) would read other files than those selected: it scans.
-        if let Some(ident) = target.ident {
-            if ident != ident_of(&root) {
-                return Ok(Err(scan(
-                    "the root at this path is not the client's directory",
-                    None,
-                )));
-            }
+        if let Some(ident) = target.ident
+            && ident != ident_of(&root)
+        {
+            return Ok(Err(scan(
+                "the root at this path is not the client's directory",
+                None,
+            )));
         }
         let entry = self.entry(root, target.options.clone());
         entry.queries.fetch_add(1, Ordering::Relaxed);

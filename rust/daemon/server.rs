@@ -251,10 +251,10 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
         if send(&stream, &reply).is_err() {
             return;
         }
-        if let Some(raw) = raw {
-            if send_frame(&stream, raw.as_bytes()).is_err() {
-                return;
-            }
+        if let Some(raw) = raw
+            && send_frame(&stream, raw.as_bytes()).is_err()
+        {
+            return;
         }
     }
 }

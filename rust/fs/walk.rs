@@ -221,10 +221,10 @@ impl FileEntry {
     /// Opens the file to read: relative to its directory's handle (no symlink followed), or
     /// from the root by its real path when the handle was dropped or it is a followed link.
     pub fn open(&self, root: &Root) -> io::Result<File> {
-        if self.real.is_none() {
-            if let Some(fd) = &self.dir.fd {
-                return open_file_at(fd.as_fd(), self.name());
-            }
+        if self.real.is_none()
+            && let Some(fd) = &self.dir.fd
+        {
+            return open_file_at(fd.as_fd(), self.name());
         }
         let resolved = root.resolve(&self.location(), Links::Refuse, super::root::READ_FLAGS)?;
         regular_file(resolved.fd)
@@ -232,24 +232,24 @@ impl FileEntry {
 
     /// `open` for a search (see `root::open_to_search_at`).
     pub fn open_to_search(&self, root: &Root) -> io::Result<Opened> {
-        if self.real.is_none() {
-            if let Some(fd) = &self.dir.fd {
-                return open_to_search_at(fd.as_fd(), self.name());
-            }
+        if self.real.is_none()
+            && let Some(fd) = &self.dir.fd
+        {
+            return open_to_search_at(fd.as_fd(), self.name());
         }
         self.open(root).map(Opened::from)
     }
 
     /// The file's metadata, without opening it.
     pub fn stat(&self, root: &Root) -> io::Result<Stat> {
-        if self.real.is_none() {
-            if let Some(fd) = &self.dir.fd {
-                return Ok(rustix::fs::statat(
-                    fd,
-                    self.name(),
-                    AtFlags::SYMLINK_NOFOLLOW,
-                )?);
-            }
+        if self.real.is_none()
+            && let Some(fd) = &self.dir.fd
+        {
+            return Ok(rustix::fs::statat(
+                fd,
+                self.name(),
+                AtFlags::SYMLINK_NOFOLLOW,
+            )?);
         }
         root.stat(&self.location(), Links::Refuse)
     }
@@ -600,17 +600,17 @@ impl Walker {
             return None;
         }
         // Below a followed link, an entry is also judged at its real location.
-        if let (Some(real), None) = (&dir.real, &link) {
-            if self.rules.verdict_with_ancestors(&real.join(name), is_dir) == Verdict::Denied {
-                self.stats.add_ignored(Verdict::Denied, &rel, is_dir);
-                return None;
-            }
+        if let (Some(real), None) = (&dir.real, &link)
+            && self.rules.verdict_with_ancestors(&real.join(name), is_dir) == Verdict::Denied
+        {
+            self.stats.add_ignored(Verdict::Denied, &rel, is_dir);
+            return None;
         }
         if is_dir {
-            if let Some(filter) = &self.dir_filter {
-                if !filter(&rel) {
-                    return None;
-                }
+            if let Some(filter) = &self.dir_filter
+                && !filter(&rel)
+            {
+                return None;
             }
             let opened = link.map(|(fd, real)| (fd, Some(real)));
             return Some(Child::Dir(DirWork {

@@ -209,15 +209,15 @@ fn regex_error(
 ) -> Error {
     let pattern = abbreviate(&options.pattern);
     let detail = error.to_string();
-    if let grep_regex::ErrorKind::Regex(kind) = error.kind() {
-        if kind.starts_with("compiled regex exceeds size limit") {
-            return Error::Pattern(format!(
-                "the regex /{pattern}/ is too large once compiled (over {} MiB). Use smaller \
+    if let grep_regex::ErrorKind::Regex(kind) = error.kind()
+        && kind.starts_with("compiled regex exceeds size limit")
+    {
+        return Error::Pattern(format!(
+            "the regex /{pattern}/ is too large once compiled (over {} MiB). Use smaller \
                  counted repetitions ({{n}}), fewer Unicode classes (or ASCII ones such as \
                  (?-u:\\w)), or literal=true.",
-                MAX_COMPILED_BYTES >> 20
-            ));
-        }
+            MAX_COMPILED_BYTES >> 20
+        ));
     }
     // A syntax error shows the whole pattern with a caret under the fault; for a long pattern
     // keep the last line alone ("error: ...").

@@ -39,12 +39,12 @@ impl StopSignal {
             self.stop();
             return true;
         }
-        if let Some(deadline) = self.deadline {
-            if Instant::now() >= deadline {
-                self.timed_out.store(true, Ordering::Relaxed);
-                self.stop();
-                return true;
-            }
+        if let Some(deadline) = self.deadline
+            && Instant::now() >= deadline
+        {
+            self.timed_out.store(true, Ordering::Relaxed);
+            self.stop();
+            return true;
         }
         false
     }

@@ -178,10 +178,10 @@ impl IndexHandle {
                 let started = std::time::Instant::now();
                 let walker = walker();
                 if me.publish_new_build(&walker).is_ok() {
-                    if let Ok(Some(index)) = me.open_current() {
-                        if let Some(watch) = super::watched::caught_up_watch(walker, &index) {
-                            super::watched::install_watch(&me.watch, watch);
-                        }
+                    if let Ok(Some(index)) = me.open_current()
+                        && let Some(watch) = super::watched::caught_up_watch(walker, &index)
+                    {
+                        super::watched::install_watch(&me.watch, watch);
                     }
                     me.rebuilds.fetch_add(1, Ordering::Relaxed);
                 }
@@ -226,22 +226,22 @@ impl IndexHandle {
         };
         let key = file_key(&stat);
         let mut current = self.current.lock().unwrap();
-        if let Some((index, loaded)) = current.as_ref() {
-            if *loaded == key {
-                match index.damage() {
-                    None => return Ok(Some(index.clone())),
-                    Some(why) => {
-                        let why = why.to_string();
-                        current.take();
-                        return Err(self.discard(Some(key), why));
-                    }
+        if let Some((index, loaded)) = current.as_ref()
+            && *loaded == key
+        {
+            match index.damage() {
+                None => return Ok(Some(index.clone())),
+                Some(why) => {
+                    let why = why.to_string();
+                    current.take();
+                    return Err(self.discard(Some(key), why));
                 }
             }
         }
-        if let Some(known) = self.discarded.lock().unwrap().as_ref() {
-            if known.key == Some(key) {
-                return Err(discarded(&known.reason));
-            }
+        if let Some(known) = self.discarded.lock().unwrap().as_ref()
+            && known.key == Some(key)
+        {
+            return Err(discarded(&known.reason));
         }
         let index = match IndexFile::from_file(&file, stat.st_size as u64) {
             Ok(index) if index.options_hash != location.options_hash => {

@@ -325,15 +325,15 @@ impl Planner {
                 self.flush(&mut y);
             }
         }
-        if let (Some(a), None) = (&x.exact, &y.exact) {
-            if a.len() * y.prefix.len() > MAX_CROSS {
-                self.flush(&mut x);
-            }
+        if let (Some(a), None) = (&x.exact, &y.exact)
+            && a.len() * y.prefix.len() > MAX_CROSS
+        {
+            self.flush(&mut x);
         }
-        if let (None, Some(b)) = (&x.exact, &y.exact) {
-            if x.suffix.len() * b.len() > MAX_CROSS {
-                self.flush(&mut y);
-            }
+        if let (None, Some(b)) = (&x.exact, &y.exact)
+            && x.suffix.len() * b.len() > MAX_CROSS
+        {
+            self.flush(&mut y);
         }
         let matches = and(
             std::mem::replace(&mut x.matches, Query::All),
@@ -471,10 +471,10 @@ impl Planner {
         }
         let mut kept: Set = Vec::with_capacity(set.len());
         for s in set {
-            if let Some(last) = kept.last() {
-                if (is_suffix && s.ends_with(last)) || (!is_suffix && s.starts_with(last)) {
-                    continue;
-                }
+            if let Some(last) = kept.last()
+                && ((is_suffix && s.ends_with(last)) || (!is_suffix && s.starts_with(last)))
+            {
+                continue;
             }
             kept.push(s);
         }
@@ -1329,10 +1329,10 @@ mod tests {
                 Ok(self.0)
             }
             fn visit_pre(&mut self, ast: &Ast) -> Result<(), ()> {
-                if let Ast::Literal(lit) = ast {
-                    if lit.c == '\n' {
-                        self.0.push(lit.span);
-                    }
+                if let Ast::Literal(lit) = ast
+                    && lit.c == '\n'
+                {
+                    self.0.push(lit.span);
                 }
                 Ok(())
             }

@@ -61,10 +61,10 @@ impl Reach {
             return true;
         };
         let parent = rel.parent().unwrap_or(Path::new(""));
-        if let Some((dir, verdict)) = &self.last {
-            if dir == parent {
-                return *verdict;
-            }
+        if let Some((dir, verdict)) = &self.last
+            && dir == parent
+        {
+            return *verdict;
         }
         let verdict = entered(filter, &self.scope, parent);
         self.last = Some((parent.to_path_buf(), verdict));

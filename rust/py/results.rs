@@ -567,10 +567,10 @@ impl ResultList {
 
     /// Equal to any sequence with equal items (a list included), like a list is.
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        if let Ok(other) = other.cast::<ResultList>() {
-            if self.items.same_store(&other.get().items) {
-                return Ok(true.into_pyobject(py)?.to_owned().into_any().unbind());
-            }
+        if let Ok(other) = other.cast::<ResultList>()
+            && self.items.same_store(&other.get().items)
+        {
+            return Ok(true.into_pyobject(py)?.to_owned().into_any().unbind());
         }
         let Ok(other_len) = other.len() else {
             return Ok(py.NotImplemented());
