@@ -284,6 +284,11 @@ impl Place {
         match swap() {
             Ok(()) => {}
             Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => return Ok(None),
+            Err(Errno::NOENT) => {
+                // Deleted by someone else since the check: a change like any other.
+                let _ = rustix::fs::unlinkat(&self.dir, temp_name, AtFlags::empty());
+                return Ok(Some(Err(changed_on_disk())));
+            }
             Err(err) => {
                 let _ = rustix::fs::unlinkat(&self.dir, temp_name, AtFlags::empty());
                 return Err(err.into());
@@ -540,6 +545,39 @@ mod tests {
         changed_after_the_check(
             |path| fs::write(path, "written in place").unwrap(),
             "written in place",
+        );
+    }
+
+    #[test]
+    fn a_file_deleted_between_the_last_check_and_the_swap_stays_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        fs::write(&path, "old").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let place = Place::find(&root, Path::new("f.txt"), false).unwrap();
+        let (_lock, stat) = place.lock().unwrap();
+        let target = path.clone();
+        AFTER_CHECK.with(|hook| hook.set(Some(Box::new(move || fs::remove_file(target).unwrap()))));
+        let err = place
+            .replace(
+                b"mine",
+                Some(stat.st_mode),
+                Some(Fingerprint::of(&stat)),
+                true,
+            )
+            .unwrap_err();
+        assert!(
+            err.get_ref()
+                .is_some_and(|e| e.is::<crate::error::ChangedOnDisk>()),
+            "expected a conflict, got {err}"
+        );
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(
+            names.is_empty(),
+            "expected the file deleted and nothing left, got {names:?}"
         );
     }
 
