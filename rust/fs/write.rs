@@ -491,9 +491,14 @@ mod tests {
             const { std::cell::Cell::new(None) };
     }
 
-    /// `place.replace` of f.txt ("old") with "mine", while `theirs` runs between the last
-    /// check and the swap: a conflict, their file kept, nothing left over.
-    fn changed_after_the_check(theirs: impl FnOnce(&Path) + 'static, expected: &str) {
+    type Hook = std::thread::LocalKey<std::cell::Cell<Option<Box<dyn FnOnce()>>>>;
+
+    /// `place.replace` of f.txt ("old") with "mine" while `theirs` runs at `hook`: what it
+    /// returned, what f.txt then holds (None: gone) and every name left in the directory.
+    fn replace_while(
+        hook: &'static Hook,
+        theirs: impl FnOnce(&Path) + 'static,
+    ) -> (io::Result<()>, Option<String>, Vec<OsString>) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.txt");
         fs::write(&path, "old").unwrap();
@@ -501,150 +506,80 @@ mod tests {
         let place = Place::find(&root, Path::new("f.txt"), false).unwrap();
         let (_lock, stat) = place.lock().unwrap();
         let target = path.clone();
-        AFTER_CHECK.with(|hook| hook.set(Some(Box::new(move || theirs(&target)))));
-        let err = place
-            .replace(
-                b"mine",
-                Some(stat.st_mode),
-                Some(Fingerprint::of(&stat)),
-                true,
-            )
-            .unwrap_err();
-        assert!(
-            err.get_ref()
-                .is_some_and(|e| e.is::<crate::error::ChangedOnDisk>()),
-            "expected a conflict, got {err}"
+        hook.with(|hook| hook.set(Some(Box::new(move || theirs(&target)))));
+        let done = place.replace(
+            b"mine",
+            Some(stat.st_mode),
+            Some(Fingerprint::of(&stat)),
+            true,
         );
-        assert_eq!(
-            fs::read_to_string(&path).unwrap(),
-            expected,
-            "their change was lost"
-        );
+        let now = fs::read_to_string(&path).ok();
         let mut names: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
         names.sort();
-        assert_eq!(names, ["f.txt"], "temporary files left behind");
+        (done, now, names)
     }
 
-    #[test]
-    fn a_file_replaced_between_the_last_check_and_the_swap_is_kept() {
-        changed_after_the_check(
-            |path| {
-                let tmp = path.with_file_name("theirs.new");
-                fs::write(&tmp, "replaced by them").unwrap();
-                fs::rename(&tmp, path).unwrap();
-            },
-            "replaced by them",
-        );
+    fn is_conflict(done: &io::Result<()>) -> bool {
+        done.as_ref()
+            .err()
+            .and_then(|e| e.get_ref())
+            .is_some_and(|e| e.is::<crate::error::ChangedOnDisk>())
     }
 
-    #[test]
-    fn a_file_written_in_place_between_the_last_check_and_the_swap_is_kept() {
-        changed_after_the_check(
-            |path| fs::write(path, "written in place").unwrap(),
-            "written in place",
-        );
-    }
-
-    #[test]
-    fn a_file_deleted_between_the_last_check_and_the_swap_stays_deleted() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.txt");
-        fs::write(&path, "old").unwrap();
-        let root = Root::open(dir.path()).unwrap();
-        let place = Place::find(&root, Path::new("f.txt"), false).unwrap();
-        let (_lock, stat) = place.lock().unwrap();
-        let target = path.clone();
-        AFTER_CHECK.with(|hook| hook.set(Some(Box::new(move || fs::remove_file(target).unwrap()))));
-        let err = place
-            .replace(
-                b"mine",
-                Some(stat.st_mode),
-                Some(Fingerprint::of(&stat)),
-                true,
-            )
-            .unwrap_err();
-        assert!(
-            err.get_ref()
-                .is_some_and(|e| e.is::<crate::error::ChangedOnDisk>()),
-            "expected a conflict, got {err}"
-        );
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert!(
-            names.is_empty(),
-            "expected the file deleted and nothing left, got {names:?}"
-        );
-    }
-
-    #[test]
-    fn a_swap_with_nothing_changed_puts_the_new_file_in_place() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.txt");
-        fs::write(&path, "old").unwrap();
-        let root = Root::open(dir.path()).unwrap();
-        let place = Place::find(&root, Path::new("f.txt"), false).unwrap();
-        let (_lock, stat) = place.lock().unwrap();
-        AFTER_CHECK.with(|hook| hook.set(Some(Box::new(|| {}))));
-        place
-            .replace(
-                b"mine",
-                Some(stat.st_mode),
-                Some(Fingerprint::of(&stat)),
-                true,
-            )
-            .unwrap();
-        assert_eq!(fs::read_to_string(&path).unwrap(), "mine");
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["f.txt"], "temporary files left behind");
+    fn replaced_by_them(path: &Path) {
+        let tmp = path.with_file_name("theirs.new");
+        fs::write(&tmp, "replaced by them").unwrap();
+        fs::rename(&tmp, path).unwrap();
     }
 
     #[test]
     fn a_change_while_the_new_file_is_linked_is_a_conflict() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.txt");
-        fs::write(&path, "old").unwrap();
-        let root = Root::open(dir.path()).unwrap();
-        let place = Place::find(&root, Path::new("f.txt"), false).unwrap();
-        let (_lock, stat) = place.lock().unwrap();
-        let theirs = path.clone();
-        AFTER_LINK.with(|hook| {
-            hook.set(Some(Box::new(move || {
-                let tmp = theirs.with_file_name("theirs.new");
-                fs::write(&tmp, "someone else").unwrap();
-                fs::rename(&tmp, &theirs).unwrap();
-            })))
-        });
-        let err = place
-            .replace(
-                b"mine",
-                Some(stat.st_mode),
-                Some(Fingerprint::of(&stat)),
-                true,
-            )
-            .unwrap_err();
-        assert!(
-            err.get_ref()
-                .is_some_and(|e| e.is::<crate::error::ChangedOnDisk>()),
-            "expected a conflict, got {err}"
-        );
-        let now = fs::read_to_string(&path).unwrap();
+        let (done, now, names) = replace_while(&AFTER_LINK, replaced_by_them);
+        assert!(is_conflict(&done), "expected a conflict, got {done:?}");
         assert_eq!(
-            now, "someone else",
-            "the other writer's change was overwritten"
+            now.as_deref(),
+            Some("replaced by them"),
+            "their change was lost"
         );
-        let mut names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        names.sort();
+        assert_eq!(names, ["f.txt"], "temporary files left behind");
+    }
+
+    #[test]
+    fn a_change_between_the_last_check_and_the_swap_is_kept() {
+        let in_place = |path: &Path| fs::write(path, "written in place").unwrap();
+        let deleted = |path: &Path| fs::remove_file(path).unwrap();
+        for (what, theirs, expected) in [
+            (
+                "replaced",
+                Box::new(replaced_by_them) as Box<dyn FnOnce(&Path)>,
+                Some("replaced by them"),
+            ),
+            (
+                "written in place",
+                Box::new(in_place),
+                Some("written in place"),
+            ),
+            ("deleted", Box::new(deleted), None),
+        ] {
+            let (done, now, names) = replace_while(&AFTER_CHECK, theirs);
+            assert!(
+                is_conflict(&done),
+                "{what}: expected a conflict, got {done:?}"
+            );
+            assert_eq!(now.as_deref(), expected, "{what}: their change was lost");
+            let left: Vec<OsString> = expected.iter().map(|_| "f.txt".into()).collect();
+            assert_eq!(names, left, "{what}: temporary files left behind");
+        }
+    }
+
+    #[test]
+    fn a_swap_with_nothing_changed_puts_the_new_file_in_place() {
+        let (done, now, names) = replace_while(&AFTER_CHECK, |_| {});
+        assert!(done.is_ok(), "{done:?}");
+        assert_eq!(now.as_deref(), Some("mine"));
         assert_eq!(names, ["f.txt"], "temporary files left behind");
     }
 
