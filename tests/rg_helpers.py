@@ -8,7 +8,9 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from daemon_helpers import wait_for
 
@@ -117,3 +119,22 @@ def real_rgs() -> list[tuple[Path, str]]:
         if version is not None:
             found.append((c, version))
     return sorted(found, key=lambda f: not f[1].startswith("15."))
+
+
+def run_rg(
+    binary: Path, cwd: Path, args: Sequence[str], *, text: bool = False, **env: str
+) -> subprocess.CompletedProcess[Any]:
+    """`binary args` in `cwd` as a shell runs it (no ripgrep config file, an empty stdin),
+    with `env` added to the environment."""
+    full = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
+    full.update(env)
+    return subprocess.run(
+        [str(binary), *args],
+        cwd=cwd,
+        env=full,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=text,
+        timeout=60,
+        check=False,
+    )

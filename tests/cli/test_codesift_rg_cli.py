@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from rg_helpers import run_rg
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,17 +32,8 @@ pytestmark = pytest.mark.skipif(
 
 
 def rg(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
-    full_env.update(env)
-    return subprocess.run(
-        [str(BIN), *args],
-        cwd=cwd,
-        env=full_env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    assert BIN is not None
+    return run_rg(BIN, cwd, args, text=True, **env)
 
 
 @pytest.fixture()

@@ -5,12 +5,11 @@ real rg prints; when a ripgrep 15 is on this machine the test asks it too."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, real_rgs
+from rg_helpers import BIN, real_rgs, run_rg
 
 pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
 
@@ -68,17 +67,7 @@ CASES = [
 
 
 def run(binary: Path, cwd: Path, args: list[str], **env: str) -> subprocess.CompletedProcess[bytes]:
-    full = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
-    full.update(CODESIFT_RG_INDEX="never", **env)
-    return subprocess.run(
-        [str(binary), *args],
-        cwd=cwd,
-        env=full,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
+    return run_rg(binary, cwd, args, CODESIFT_RG_INDEX="never", **env)
 
 
 @pytest.mark.parametrize(("args", "expected"), CASES)

@@ -5,12 +5,11 @@ runs that first): the same type table, and the same answer where the crates' ver
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, real_rgs
+from rg_helpers import BIN, real_rgs, run_rg
 
 
 def real_rg_15() -> Path:
@@ -21,17 +20,7 @@ def real_rg_15() -> Path:
 
 
 def run(binary: Path, cwd: Path, args: list[str]) -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
-    env.update(CODESIFT_RG_INDEX="never", CODESIFT_RG_FALLBACK="never")
-    return subprocess.run(
-        [str(binary), *args],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
+    return run_rg(binary, cwd, args, CODESIFT_RG_INDEX="never", CODESIFT_RG_FALLBACK="never")
 
 
 def test_the_type_table_is_the_real_rgs(tmp_path: Path) -> None:

@@ -5,28 +5,17 @@ parsing, then a missing pattern, then an unknown file type)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, real_rgs
+from rg_helpers import BIN, real_rgs, run_rg
 
 pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
 
 
 def run(binary: Path, cwd: Path, *args: str) -> tuple[int, str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "RIPGREP_CONFIG_PATH"}
-    env.update(CODESIFT_RG_INDEX="never", CODESIFT_RG_FALLBACK="never")
-    got = subprocess.run(
-        [str(binary), *args],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    got = run_rg(
+        binary, cwd, args, text=True, CODESIFT_RG_INDEX="never", CODESIFT_RG_FALLBACK="never"
     )
     return got.returncode, got.stdout, got.stderr
 
