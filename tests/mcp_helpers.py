@@ -35,11 +35,18 @@ def server_env() -> dict[str, str]:
     return env
 
 
+#: What the test's environment says about the daemon (conftest): a server's searches use the
+#: test's own socket directory, or no daemon, so that none is left running after the test.
+DAEMON_SETTINGS = ("XDG_RUNTIME_DIR", "CODESIFT_DAEMON", "CODESIFT_DAEMON_IDLE")
+
+
 def server_params(root: Path | str, *extra: str) -> StdioServerParameters:
+    env = {"PYTHONPATH": server_env()["PYTHONPATH"], "CODESIFT_CACHE_DIR": _cache_dir()}
+    env.update({name: os.environ[name] for name in DAEMON_SETTINGS if name in os.environ})
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "codesift", "mcp", "--root", str(root), *extra],
-        env={"PYTHONPATH": server_env()["PYTHONPATH"], "CODESIFT_CACHE_DIR": _cache_dir()},
+        env=env,
     )
 
 
