@@ -32,6 +32,46 @@ pub struct FileSet {
     pub listed: Option<Vec<Haystack>>,
     /// Files the walk showed (a large tree is worth an index next time).
     pub visited: std::sync::atomic::AtomicUsize,
+    /// The file standard output writes to, when a search writes into one: never searched,
+    /// whatever chose the haystacks (the walk or the index).
+    pub stdout: Option<StdoutFile>,
+}
+
+/// The regular file standard output goes to (`rg pattern > out.txt`). ripgrep never searches
+/// it: a search whose output lands in the tree it searches would read its own output back,
+/// and with `--sort` grow the file until the disk is full. One check serves every source of
+/// haystacks, so that a file list from the index passes it as the walk's entries do.
+pub struct StdoutFile {
+    dev: u64,
+    ino: u64,
+}
+
+impl StdoutFile {
+    /// Standard output's file, or `None` when it is not a regular file (a pipe or a terminal
+    /// is never a haystack, so nothing needs checking then).
+    pub fn get() -> Option<StdoutFile> {
+        let handle = same_file::Handle::stdout().ok()?;
+        let md = handle.as_file().metadata().ok()?;
+        md.is_file().then(|| Self::of(&md))
+    }
+
+    fn of(md: &std::fs::Metadata) -> StdoutFile {
+        use std::os::unix::fs::MetadataExt;
+        StdoutFile {
+            dev: md.dev(),
+            ino: md.ino(),
+        }
+    }
+
+    /// Whether `path` is that file. `ino`, when the caller knows it already (a walk reads it
+    /// with the directory), spares a `stat` for every file but the one with the same inode.
+    pub fn is(&self, path: &Path, ino: Option<u64>) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        if ino.is_some_and(|ino| ino != self.ino) {
+            return false;
+        }
+        std::fs::metadata(path).is_ok_and(|md| md.dev() == self.dev && md.ino() == self.ino)
+    }
 }
 
 impl FileSet {
@@ -54,6 +94,14 @@ impl FileSet {
         if !explicit && !ft.is_some_and(|ft| ft.is_file()) {
             return None;
         }
+        if !is_stdin
+            && self
+                .stdout
+                .as_ref()
+                .is_some_and(|out| out.is(dent.path(), dent.ino()))
+        {
+            return None;
+        }
         self.visited
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let path = if self.implicit_path && dent.path().starts_with("./") {
@@ -72,11 +120,20 @@ impl FileSet {
         })
     }
 
+    /// Whether a haystack the index chose is searched: all but standard output's file.
+    fn searched(&self, h: &Haystack) -> bool {
+        h.is_stdin
+            || !self
+                .stdout
+                .as_ref()
+                .is_some_and(|out| out.is(&h.path, None))
+    }
+
     /// Visits every haystack in order on this thread (sorted when `--sort` asks);
     /// `visit` returns false to stop.
     pub fn sequential(&self, mut visit: impl FnMut(Haystack) -> bool) {
         let walk: Box<dyn Iterator<Item = Haystack>> = match &self.listed {
-            Some(listed) => Box::new(listed.iter().cloned()),
+            Some(listed) => Box::new(listed.iter().filter(|h| self.searched(h)).cloned()),
             None => Box::new(self.builder.build().filter_map(|r| self.haystack(r))),
         };
         match self.sort {
@@ -140,7 +197,7 @@ impl FileSet {
         F: FnMut() -> Box<dyn FnMut(Haystack) -> bool + Send + 'v>,
     {
         if let Some(listed) = &self.listed {
-            return parallel_listed(listed, self.threads, make);
+            return parallel_listed(listed, self.threads, |h| self.searched(h), make);
         }
         self.builder.build_parallel().run(|| {
             let mut visit = make();
@@ -161,8 +218,12 @@ impl FileSet {
 /// The index's haystacks searched by `threads` threads, each taking the next file of the list
 /// (a shared counter: files differ wildly in size, so fixed shares would leave a thread idle).
 /// Without `--sort` ripgrep promises no order either; with it the run is sequential.
-fn parallel_listed<'v, F>(listed: &[Haystack], threads: usize, mut make: F)
-where
+fn parallel_listed<'v, F>(
+    listed: &[Haystack],
+    threads: usize,
+    searched: impl Fn(&Haystack) -> bool + Sync,
+    mut make: F,
+) where
     F: FnMut() -> Box<dyn FnMut(Haystack) -> bool + Send + 'v>,
 {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -172,11 +233,14 @@ where
     let visitors: Vec<_> = (0..threads).map(|_| make()).collect();
     std::thread::scope(|scope| {
         for mut visit in visitors {
-            let (next, quit) = (&next, &quit);
+            let (next, quit, searched) = (&next, &quit, &searched);
             scope.spawn(move || {
                 while !quit.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(h) = listed.get(i) else { break };
+                    if !searched(h) {
+                        continue;
+                    }
                     if !visit(h.clone()) {
                         quit.store(true, Ordering::Relaxed);
                     }
@@ -196,7 +260,6 @@ pub struct WalkOptions<'a> {
     pub max_filesize: Option<u64>,
     pub threads: usize,
     pub one_file_system: bool,
-    pub skip_stdout: bool,
     pub overrides: ignore::overrides::Override,
     pub types: ignore::types::Types,
     pub hidden: bool,
@@ -228,7 +291,6 @@ pub fn walk_builder(o: WalkOptions<'_>) -> WalkBuilder {
         .max_filesize(o.max_filesize)
         .threads(o.threads)
         .same_file_system(o.one_file_system)
-        .skip_stdout(o.skip_stdout)
         .overrides(o.overrides)
         .types(o.types)
         .hidden(!o.hidden)
@@ -251,4 +313,28 @@ pub fn walk_builder(o: WalkOptions<'_>) -> WalkBuilder {
         b.sort_by_file_name(|a, b| a.cmp(b));
     }
     b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_output_file_is_known_by_any_name_and_no_other_file_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.txt");
+        std::fs::write(&out, "").unwrap();
+        std::fs::write(dir.path().join("other.txt"), "").unwrap();
+        std::fs::hard_link(&out, dir.path().join("link.txt")).unwrap();
+        let stdout = StdoutFile::of(&std::fs::metadata(&out).unwrap());
+        assert!(stdout.is(&out, None));
+        assert!(
+            stdout.is(&dir.path().join("link.txt"), None),
+            "a hard link is the same file"
+        );
+        assert!(!stdout.is(&dir.path().join("other.txt"), None));
+        assert!(!stdout.is(&dir.path().join("missing.txt"), None));
+        // A known inode that differs settles it without a stat.
+        assert!(!stdout.is(&out, Some(stdout.ino + 1)));
+    }
 }

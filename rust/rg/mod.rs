@@ -339,7 +339,6 @@ fn run(mut a: Args) -> io::Result<i32> {
         max_filesize: a.max_filesize,
         threads,
         one_file_system: a.one_file_system,
-        skip_stdout: is_search,
         overrides,
         types,
         hidden: a.hidden,
@@ -431,6 +430,11 @@ fn run(mut a: Args) -> io::Result<i32> {
         builder,
         listed,
         visited: Default::default(),
+        stdout: if is_search {
+            haystack::StdoutFile::get()
+        } else {
+            None
+        },
     };
     let run = Run {
         mode: a.mode,
