@@ -1,8 +1,8 @@
-//! Ships `codesift-rg` in the package: maturin builds only the Python module (it cannot ship
-//! a [[bin]] beside a pyo3 module), so when it builds (it sets PYO3_BUILD_EXTENSION_MODULE)
-//! this script builds the executable too, without the Python feature, into
-//! python/codesift/bin/, which maturin packs with the package's files (an editable install
-//! uses it in place).
+//! Ships `codesift-rg` and `codesift-daemon` in the package: maturin builds only the Python
+//! module (it cannot ship a [[bin]] beside a pyo3 module), so when it builds (it sets
+//! PYO3_BUILD_EXTENSION_MODULE) this script builds the executables too, without the Python
+//! feature, into python/codesift/bin/, which maturin packs with the package's files (an
+//! editable install uses them in place).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -26,6 +26,8 @@ fn main() {
             "build",
             "--bin",
             "codesift-rg",
+            "--bin",
+            "codesift-daemon",
             "--no-default-features",
             "--locked",
         ])
@@ -40,15 +42,22 @@ fn main() {
         cmd.arg("--release");
     }
     let status = cmd.status().expect("running cargo to build codesift-rg");
-    assert!(status.success(), "building codesift-rg failed: {status}");
-    let built = target
-        .join(if profile == "release" {
-            "release"
-        } else {
-            "debug"
-        })
-        .join("codesift-rg");
+    assert!(
+        status.success(),
+        "building the executables failed: {status}"
+    );
+    let built = target.join(if profile == "release" {
+        "release"
+    } else {
+        "debug"
+    });
     let dest = root.join("python").join("codesift").join("bin");
     std::fs::create_dir_all(&dest).expect("creating python/codesift/bin");
-    std::fs::copy(&built, dest.join("codesift-rg")).expect("copying codesift-rg");
+    for name in ["codesift-rg", "codesift-daemon"] {
+        // Copied under a temporary name and renamed: a daemon running the old executable
+        // keeps its file, and no one ever starts a half-copied one.
+        let temporary = dest.join(format!(".{name}.new"));
+        std::fs::copy(built.join(name), &temporary).expect("copying an executable");
+        std::fs::rename(&temporary, dest.join(name)).expect("installing an executable");
+    }
 }

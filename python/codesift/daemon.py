@@ -1,12 +1,13 @@
 """The per-user index daemon, process side: `codesift daemon start|status|stop|run
 --foreground`.
 
-The daemon is this package's own Python process hosting the engine's server
-(`_core.daemon_serve`, which runs without the GIL: Python only waits for it and relays
-signals). Its socket lives in a private directory of the user (`$XDG_RUNTIME_DIR/codesift`,
-else `daemon` under the cache directory); both ends check it. A client that wants the daemon
-and finds none starts it with `start_background()`, which never waits for it: that search
-scans meanwhile. See docs/daemon.md.
+The daemon is its own native executable, `codesift-daemon`, shipped inside the package
+beside `codesift-rg` (`codesift/bin/`): no Python runs in it. A build without it (no Rust
+toolchain when the executables were built) hosts the same server in a Python process
+(`_core.daemon_serve`). Its socket lives in a private directory of the user
+(`$XDG_RUNTIME_DIR/codesift`, else `daemon` under the cache directory); both ends check it.
+A client that wants the daemon and finds none starts it with `start_background()`, which
+never waits for it: that search scans meanwhile. See docs/daemon.md.
 """
 
 from __future__ import annotations
@@ -48,13 +49,23 @@ def ping(timeout: float = 1.0) -> dict | None:
     return reply if reply is not None and reply.get("ok") else None
 
 
+def executable() -> str | None:
+    """The package's `codesift-daemon`, or None in a build without it."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", "codesift-daemon")
+    return path if os.access(path, os.X_OK) else None
+
+
 def spawn_argv(idle: float = IDLE_SECONDS) -> list[str]:
-    """The command that runs the daemon: this interpreter with this very package (found
-    where it was imported from, whatever the daemon's environment says)."""
+    """The command that runs the daemon: this package's `codesift-daemon`; in a build without
+    it, this interpreter with this very package (found where it was imported from, whatever
+    the daemon's environment says)."""
+    native = executable()
+    if native is not None:
+        return [native, "--idle", repr(float(idle))]
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     code = (
-        f"import sys; sys.path.insert(0, {package_parent!r}); from codesift.cli import main; "
-        f"sys.exit(main(['daemon', 'run', '--foreground', '--idle', {repr(float(idle))!r}]))"
+        f"import sys; sys.path.insert(0, {package_parent!r}); from codesift import daemon; "
+        f"sys.exit(daemon.serve_in_python({float(idle)!r}))"
     )
     return [sys.executable, "-c", code]
 
@@ -153,7 +164,23 @@ def select(
 
 def run_foreground(idle: float = IDLE_SECONDS) -> int:
     """Serves in this process until stopped, idle or signalled (SIGTERM, SIGINT): 0, or 1
-    when another daemon of this user already serves."""
+    when another daemon of this user already serves. The process becomes `codesift-daemon`
+    (same pid, same standard streams) where the package has it."""
+    native = executable()
+    if native is None:
+        return serve_in_python(idle)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execv(native, [native, "--idle", repr(float(idle))])
+    except OSError as e:
+        print(f"codesift daemon: cannot run {native}: {e}", file=sys.stderr)
+    return 2
+
+
+def serve_in_python(idle: float) -> int:
+    """The same server hosted by this interpreter (a build without `codesift-daemon`); the
+    GIL is released while it serves and Python only relays signals."""
     import signal  # here: a search that only asks the daemon never handles signals
 
     def terminate(signum: int, frame: object) -> None:

@@ -4,10 +4,11 @@
 //! them, `roots` holds the per-root state and answers `select` (and `files` from the lists
 //! `listings` keeps, and the verdicts of ripgrep's rules `verdicts` keeps), `client` asks it,
 //! `ask` turns a search into a `select` and its reply into files to search, and starts the
-//! daemon in the background (`crate::fs::spawn`) without anyone waiting for it. See
-//! docs/daemon.md.
+//! daemon in the background (`crate::fs::spawn`) without anyone waiting for it; `cli` is the
+//! `codesift-daemon` executable's command line. See docs/daemon.md.
 
 pub mod ask;
+pub mod cli;
 pub mod client;
 pub mod dir;
 pub mod listings;

@@ -194,9 +194,19 @@ fn python() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Starts the daemon in the background (never waited for). The package this executable was
-/// installed with (`<package>/bin/codesift-rg`) is put first on the daemon's import path.
+/// Starts the daemon in the background (never waited for): the `codesift-daemon` installed
+/// beside this executable (`<package>/bin/`); in a build without it, the package this
+/// executable was installed with, hosted by Python (first on the daemon's import path).
 fn start_daemon() {
+    let native = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join("codesift-daemon")))
+        .filter(|daemon| daemon.is_file())
+        .and_then(|daemon| daemon.to_str().map(String::from));
+    if let Some(daemon) = native {
+        let _ = crate::fs::spawn::spawn_detached(&[daemon]);
+        return;
+    }
     let Some(python) = python() else { return };
     let package_parent = std::env::current_exe().ok().and_then(|exe| {
         let package = exe.parent()?.parent()?;
