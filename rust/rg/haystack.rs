@@ -172,7 +172,7 @@ impl FileSet {
                         (h, t.ok())
                     })
                     .collect();
-                all.sort_by(|(_, a), (_, b)| {
+                all.sort_by(|(ha, a), (hb, b)| {
                     // Entries whose time is unknown go last in ascending order.
                     let o = match (a, b) {
                         (Some(a), Some(b)) => a.cmp(b),
@@ -180,7 +180,10 @@ impl FileSet {
                         (None, Some(_)) => std::cmp::Ordering::Greater,
                         (None, None) => std::cmp::Ordering::Equal,
                     };
-                    if reverse { o.reverse() } else { o }
+                    // Equal times in path order, whichever source listed the files (ripgrep
+                    // leaves them in its walk's directory order, which no one can rely on).
+                    let o = if reverse { o.reverse() } else { o };
+                    o.then_with(|| ha.path.cmp(&hb.path))
                 });
                 for (h, _) in all {
                     if !visit(h) {
