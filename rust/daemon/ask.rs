@@ -164,7 +164,7 @@ pub fn glob(
             glob.remove("hidden");
             glob.remove("no_ignore");
             message.insert("glob".into(), Value::Object(glob));
-            match client::request(&Value::Object(message), SELECT_TIMEOUT) {
+            match ask_for(walker, &Value::Object(message)) {
                 Ok(reply) => parse_with(&reply, |reply| globbed(reply, &real)),
                 Err(e) => Answer::Unavailable(e),
             }
@@ -191,6 +191,17 @@ pub fn start_background(argv: &[String]) {
         *last = Some((socket_dir, Instant::now()));
     }
     let _ = crate::fs::spawn::spawn_detached(argv);
+}
+
+/// Sends a search's request: waits up to `SELECT_TIMEOUT`, ended at once by the search's
+/// cancel (Ctrl-C, `CancelToken`, an MCP cancel, an HTTP client gone).
+fn ask_for(walker: &Walker, request: &Value) -> io::Result<Value> {
+    let token = walker.cancel_token();
+    let cancelled = || token.is_cancelled();
+    client::request_with(
+        request,
+        &client::Wait::new(SELECT_TIMEOUT).cancelled_by(&cancelled),
+    )
 }
 
 fn text(path: &Path) -> Option<&str> {
@@ -253,7 +264,7 @@ pub fn select(walker: &Walker, real: &Path, query: &GrepQuery, asking: &Asking<'
     if let Value::Object(more) = more {
         request.extend(more);
     }
-    match client::request(&Value::Object(request), SELECT_TIMEOUT) {
+    match ask_for(walker, &Value::Object(request)) {
         Ok(reply) => parse(&reply),
         Err(e) => Answer::Unavailable(e),
     }

@@ -3,18 +3,163 @@
 //! gone is no answer, never a wait), check the peer is our uid (`SO_PEERCRED`), send one
 //! request and read one reply within a time limit. `ask` turns every problem into `None`:
 //! the caller scans.
+//!
+//! Waiting never blocks a person. Every request carries the wire's protocol number and this
+//! build's version; the daemon takes it with a hello (its own protocol and version) before it
+//! works on it. No hello within `ACK_TIMEOUT` (a stopped, stuck or overloaded daemon): the
+//! request is given up, and this process passes the daemon over (every request fails at once)
+//! until it answers a ping, sent in the background at most once a second. A hello of another
+//! protocol or version: the answer is not used (the caller scans), never a wrong answer from a
+//! daemon of another installation. Waits are cut into slices of at most `SLICE`, each followed
+//! by the caller's cancel check, so that Ctrl-C or a cancel is seen within one.
 
 use super::dir::{self, SOCKET_NAME};
-use super::proto::{self, MAX_REPLY};
+use super::proto::{self, MAX_REPLY, PROTOCOL};
 use crate::fs::dir::Dir;
 use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
 use serde_json::Value;
 use std::io;
 use std::os::unix::net::UnixStream;
-use std::time::Duration;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-/// Connects to the daemon of this user, checked (see the module doc).
+/// How long a client waits for the daemon to take a request (its hello) before passing it
+/// over; `CODESIFT_DAEMON_ACK_MS` sets another (a machine under heavy load).
+pub const ACK_TIMEOUT: Duration = Duration::from_millis(50);
+/// The longest single wait between two cancel checks.
+const SLICE: Duration = Duration::from_millis(20);
+/// A passed-over daemon is pinged (in the background) at most this often.
+const PING_EVERY: Duration = Duration::from_secs(1);
+
+/// This build's version, which a daemon must share for its answers to be used.
+pub fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// The hello wait: `CODESIFT_DAEMON_ACK_MS` or `ACK_TIMEOUT`.
+pub fn ack_timeout() -> Duration {
+    std::env::var("CODESIFT_DAEMON_ACK_MS")
+        .ok()
+        .and_then(|ms| ms.parse::<u64>().ok())
+        .filter(|ms| (1..=60_000).contains(ms))
+        .map_or(ACK_TIMEOUT, Duration::from_millis)
+}
+
+/// The daemon this process passes over (by socket directory), and its background ping.
+struct PassedOver {
+    socket_dir: Option<PathBuf>,
+    last_ping: Instant,
+    pinging: bool,
+}
+
+static PASSED_OVER: Mutex<Option<PassedOver>> = Mutex::new(None);
+
+/// Whether the daemon of `socket_dir` is passed over; if so, a ping is sent in the
+/// background (at most once per `PING_EVERY`) whose answer ends that.
+fn is_passed_over(socket_dir: &Option<PathBuf>) -> bool {
+    let mut state = PASSED_OVER.lock().unwrap();
+    let Some(passed) = state.as_mut().filter(|p| p.socket_dir == *socket_dir) else {
+        return false;
+    };
+    if !passed.pinging && passed.last_ping.elapsed() >= PING_EVERY {
+        passed.pinging = true;
+        passed.last_ping = Instant::now();
+        let spawned = std::thread::Builder::new()
+            .name("codesift-daemon-ping".into())
+            .spawn(|| {
+                // An answer clears the state (in `ping`); none lets the next request retry.
+                if ping(Duration::from_secs(2)).is_err()
+                    && let Some(passed) = PASSED_OVER.lock().unwrap().as_mut()
+                {
+                    passed.pinging = false;
+                }
+            });
+        if spawned.is_err() {
+            passed.pinging = false;
+        }
+    }
+    true
+}
+
+fn pass_over(socket_dir: Option<PathBuf>) {
+    let mut state = PASSED_OVER.lock().unwrap();
+    if state.as_ref().is_none_or(|p| p.socket_dir != socket_dir) {
+        *state = Some(PassedOver {
+            socket_dir,
+            last_ping: Instant::now(),
+            pinging: false,
+        });
+    }
+}
+
+/// Asks the daemon `{"op": "ping"}`, passed over or not; an answer ends the passing over.
+pub fn ping(timeout: Duration) -> io::Result<Value> {
+    administer(&serde_json::json!({"op": "ping"}), timeout)
+}
+
+/// Sends `ping`, `status` or `stop`: asked whether or not the daemon is passed over, the
+/// whole `timeout` allowed for the hello (a person asked); an answer ends the passing over.
+fn administer(request: &Value, timeout: Duration) -> io::Result<Value> {
+    let mut stream = connect_checked()?;
+    let reply = exchange_with(&mut stream, request, &Wait::new(timeout).ack(timeout))?;
+    let socket_dir = dir::socket_dir();
+    let mut state = PASSED_OVER.lock().unwrap();
+    if state.as_ref().is_some_and(|p| p.socket_dir == socket_dir) {
+        *state = None;
+    }
+    Ok(reply)
+}
+
+/// How long a request may wait, and what cancels it.
+pub struct Wait<'a> {
+    /// For the whole reply.
+    pub reply: Duration,
+    /// For the daemon's hello.
+    pub ack: Duration,
+    /// Checked between slices of waiting: true gives the request up.
+    pub cancelled: &'a dyn Fn() -> bool,
+}
+
+impl Wait<'static> {
+    pub fn new(reply: Duration) -> Wait<'static> {
+        Wait {
+            reply,
+            ack: ack_timeout().min(reply),
+            cancelled: &|| false,
+        }
+    }
+}
+
+impl<'a> Wait<'a> {
+    /// Waits up to `ack` for the hello (a daemon just started, a forced index).
+    pub fn ack(self, ack: Duration) -> Wait<'a> {
+        Wait { ack, ..self }
+    }
+
+    pub fn cancelled_by<'b>(self, cancelled: &'b dyn Fn() -> bool) -> Wait<'b> {
+        Wait {
+            reply: self.reply,
+            ack: self.ack,
+            cancelled,
+        }
+    }
+}
+
+/// Connects to the daemon of this user, checked (see the module doc); at once `TimedOut`
+/// while this process passes it over.
 pub fn connect() -> io::Result<UnixStream> {
+    if is_passed_over(&dir::socket_dir()) {
+        return Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            "the daemon did not take a request in time lately; passed over until it answers a \
+             ping",
+        ));
+    }
+    connect_checked()
+}
+
+fn connect_checked() -> io::Result<UnixStream> {
     let path = dir::socket_dir()
         .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no socket directory known"))?;
     let socket_dir = match dir::open_dir(&path, false) {
@@ -78,14 +223,32 @@ fn connect_in(socket_dir: &Dir) -> io::Result<UnixStream> {
     Ok(stream)
 }
 
-/// Sends `request` and reads the reply, each within `timeout`.
+/// Sends `request` and reads the reply, each within `timeout` (`ping`, `status` and `stop`
+/// are sent even while the daemon is passed over).
 pub fn request(request: &Value, timeout: Duration) -> io::Result<Value> {
+    request_with(request, &Wait::new(timeout))
+}
+
+/// `request` with its waits as `wait` says.
+pub fn request_with(request: &Value, wait: &Wait<'_>) -> io::Result<Value> {
+    let op = request.get("op").and_then(Value::as_str);
+    if matches!(op, Some("ping" | "status" | "stop")) {
+        return administer(request, wait.reply);
+    }
     let mut stream = connect()?;
-    exchange(&mut stream, request, timeout)
+    exchange_with(&mut stream, request, wait)
 }
 
 pub fn exchange(stream: &mut UnixStream, request: &Value, timeout: Duration) -> io::Result<Value> {
-    exchange_up_to(stream, request, timeout, proto::MAX_REQUEST)
+    exchange_with(stream, request, &Wait::new(timeout))
+}
+
+pub fn exchange_with(
+    stream: &mut UnixStream,
+    request: &Value,
+    wait: &Wait<'_>,
+) -> io::Result<Value> {
+    exchange_sized(stream, request, wait, proto::MAX_REQUEST)
 }
 
 /// `exchange` for a request of up to `max_request` bytes (the daemon takes one request over
@@ -96,10 +259,23 @@ pub fn exchange_up_to(
     timeout: Duration,
     max_request: usize,
 ) -> io::Result<Value> {
-    let timeout = Some(timeout.max(Duration::from_millis(1)));
-    stream.set_read_timeout(timeout)?;
-    stream.set_write_timeout(timeout)?;
-    let body = serde_json::to_vec(request).map_err(io::Error::other)?;
+    exchange_sized(stream, request, &Wait::new(timeout), max_request)
+}
+
+fn exchange_sized(
+    stream: &mut UnixStream,
+    request: &Value,
+    wait: &Wait<'_>,
+    max_request: usize,
+) -> io::Result<Value> {
+    let started = Instant::now();
+    stream.set_write_timeout(Some(wait.reply.max(Duration::from_millis(1))))?;
+    let mut request = request.clone();
+    if let Some(object) = request.as_object_mut() {
+        object.insert("protocol".into(), PROTOCOL.into());
+        object.insert("version".into(), version().into());
+    }
+    let body = serde_json::to_vec(&request).map_err(io::Error::other)?;
     // A request over the daemon's limit is refused here, not sent.
     if body.len() > max_request {
         return Err(io::Error::new(
@@ -117,15 +293,167 @@ pub fn exchange_up_to(
             Err(e) => return Err(e.into()),
         }
     }
-    let reply = proto::read_frame(stream, MAX_REPLY).map_err(|e| match e {
+    let hello = match read_value(stream, started + wait.ack, wait.cancelled, 4096) {
+        Err(e) if e.kind() == io::ErrorKind::TimedOut => {
+            pass_over(dir::socket_dir());
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!(
+                    "the daemon did not take the request within {} ms; passed over until it \
+                     answers a ping",
+                    wait.ack.as_millis()
+                ),
+            ));
+        }
+        other => other?,
+    };
+    check_hello(&hello)?;
+    let deadline = started + wait.reply;
+    let reply = read_value(stream, deadline, wait.cancelled, MAX_REPLY)?;
+    // A frame the caller reads next (a `files` list) waits what is left, as before.
+    let left = deadline.saturating_duration_since(Instant::now());
+    stream.set_read_timeout(Some(left.max(Duration::from_millis(1))))?;
+    Ok(reply)
+}
+
+/// A hello of this protocol and version, or why the answer must not be used.
+fn check_hello(hello: &Value) -> io::Result<()> {
+    if hello.get("hello") != Some(&Value::Bool(true)) {
+        // A reply without a hello: a daemon of an older build, or a refusal before it read
+        // the request ("too many connections").
+        let why = hello.get("error").map_or_else(
+            || "a daemon of another codesift version (no hello)".to_string(),
+            |e| format!("the daemon refused: {e}"),
+        );
+        return Err(io::Error::other(why));
+    }
+    let protocol = hello.get("protocol").and_then(Value::as_u64);
+    let theirs = hello.get("version").and_then(Value::as_str);
+    if protocol != Some(PROTOCOL) || theirs != Some(version()) {
+        return Err(io::Error::other(format!(
+            "the daemon is codesift {} (protocol {}), this is {} (protocol {PROTOCOL}): its \
+             answers are not used; `codesift daemon stop` lets this version start its own",
+            theirs.unwrap_or("?"),
+            protocol.map_or_else(|| "?".to_string(), |p| p.to_string()),
+            version(),
+        )));
+    }
+    Ok(())
+}
+
+/// Reads one JSON message of at most `max` bytes by `deadline`, checking `cancelled`
+/// between slices of waiting.
+fn read_value(
+    stream: &mut UnixStream,
+    deadline: Instant,
+    cancelled: &dyn Fn() -> bool,
+    max: usize,
+) -> io::Result<Value> {
+    let mut reader = Sliced {
+        stream,
+        deadline,
+        cancelled,
+    };
+    let bytes = proto::read_frame(&mut reader, max).map_err(|e| match e {
         proto::FrameError::Io(e) => e,
         other => io::Error::other(other.to_string()),
     })?;
-    serde_json::from_slice(&reply).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    serde_json::from_slice(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+/// A stream read in waits of at most `SLICE`, the caller's cancel checked before each.
+struct Sliced<'a> {
+    stream: &'a UnixStream,
+    deadline: Instant,
+    cancelled: &'a dyn Fn() -> bool,
+}
+
+impl io::Read for Sliced<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if (self.cancelled)() {
+                // Not `Interrupted`: readers retry that.
+                return Err(io::Error::other("cancelled while waiting for the daemon"));
+            }
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(io::ErrorKind::TimedOut.into());
+            }
+            self.stream.set_read_timeout(Some(left.min(SLICE)))?;
+            match io::Read::read(&mut &*self.stream, buf) {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            | io::ErrorKind::Interrupted
+                    ) => {}
+                other => return other,
+            }
+        }
+    }
 }
 
 /// `request`, with any problem (no daemon, a refused directory or socket, a timeout, a
 /// malformed reply) as `None`: the caller scans.
 pub fn ask(request_body: &Value, timeout: Duration) -> Option<Value> {
     request(request_body, timeout).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_a_hello_of_this_protocol_and_version_is_believed() {
+        assert!(check_hello(&proto::hello()).is_ok());
+        let others = [
+            json!({"hello": true, "protocol": PROTOCOL, "version": "0.0.0-other"}),
+            json!({"hello": true, "protocol": PROTOCOL + 1, "version": version()}),
+            json!({"hello": true, "version": version()}),
+            json!({"ok": true, "pid": 1}),
+            json!({"ok": false, "error": {"type": "BusyError"}}),
+        ];
+        for other in others {
+            assert!(check_hello(&other).is_err(), "{other}");
+        }
+    }
+
+    #[test]
+    fn a_wait_ends_at_its_deadline_or_at_once_on_a_cancel() {
+        let (mut client, _silent) = UnixStream::pair().unwrap();
+        let started = Instant::now();
+        let timed_out = read_value(
+            &mut client,
+            started + Duration::from_millis(60),
+            &|| false,
+            64,
+        );
+        assert_eq!(timed_out.unwrap_err().kind(), io::ErrorKind::TimedOut);
+        assert!(started.elapsed() >= Duration::from_millis(60));
+        let cancelled_at = Instant::now() + Duration::from_millis(40);
+        let far = Instant::now() + Duration::from_secs(600);
+        let cancelled = read_value(&mut client, far, &|| Instant::now() >= cancelled_at, 64);
+        let err = cancelled.unwrap_err();
+        assert!(err.to_string().contains("cancelled"), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(60));
+    }
+
+    #[test]
+    fn a_reply_split_across_slices_is_read_whole() {
+        let (mut client, mut daemon) = UnixStream::pair().unwrap();
+        let bytes = proto::frame(br#"{"ok": true}"#).unwrap();
+        let writer = std::thread::spawn(move || {
+            for byte in bytes {
+                io::Write::write_all(&mut daemon, &[byte]).unwrap();
+                std::thread::sleep(Duration::from_millis(3));
+            }
+            daemon
+        });
+        let far = Instant::now() + Duration::from_secs(60);
+        let reply = read_value(&mut client, far, &|| false, 64).unwrap();
+        assert_eq!(reply, json!({"ok": true}));
+        drop(writer.join().unwrap());
+    }
 }

@@ -1,8 +1,18 @@
 //! The daemon's wire format: each message is a 4-byte big-endian length and that many bytes
 //! of JSON. Requests are capped (`MAX_REQUEST`): a longer one gets an error and the
 //! connection is closed, never read into memory. Replies are capped on the client's side.
+//! A request that names its `protocol` is taken with a hello (`hello`) before the daemon
+//! works on it: the client knows at once that it is being served, and by which version.
 
 use std::io::{self, Read, Write};
+
+/// The wire's protocol number: raised whenever a request or reply changes shape.
+pub const PROTOCOL: u64 = 2;
+
+/// The daemon's hello: its protocol and version, sent as soon as it has read a request.
+pub fn hello() -> serde_json::Value {
+    serde_json::json!({"hello": true, "protocol": PROTOCOL, "version": env!("CARGO_PKG_VERSION")})
+}
 
 /// The largest request the daemon reads (a pattern and a few globs fit easily).
 pub const MAX_REQUEST: usize = 1 << 20;

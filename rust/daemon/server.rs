@@ -231,6 +231,11 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
         let mut wants_raw = false;
         let reply = match serde_json::from_slice::<Value>(&body) {
             Ok(request) => {
+                // Taken at once, before any work: the client passes over a daemon that does
+                // not say so within milliseconds (stopped, stuck), and checks the version.
+                if request.get("protocol").is_some() && send(&stream, &proto::hello()).is_err() {
+                    return;
+                }
                 wants_raw = request.get("op").and_then(Value::as_str) == Some("files")
                     && request.get("raw").and_then(Value::as_bool) == Some(true);
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

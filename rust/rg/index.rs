@@ -306,7 +306,12 @@ fn ask_reply(request: &Value, mode: IndexMode) -> Result<Value, String> {
             Err(e) => return Err(format!("no daemon: {e}")),
         };
         // A daemon that dies mid-query is no answer: scan (never retried, never waited for).
-        let reply = client::exchange(&mut stream, request, timeout)
+        // Forced: the daemon was just started or is busy building; it is waited for.
+        let wait = match mode {
+            IndexMode::Force => client::Wait::new(timeout).ack(timeout),
+            _ => client::Wait::new(timeout),
+        };
+        let reply = client::exchange_with(&mut stream, request, &wait)
             .map_err(|e| format!("the daemon did not answer: {e}"))?;
         if let Some(err) = reply.get("error") {
             return Err(format!("the daemon refused: {err}"));
