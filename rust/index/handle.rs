@@ -400,8 +400,9 @@ fn discarded(reason: &str) -> io::Error {
 }
 
 /// Runs `work` on a new thread named `name` unless the one flagged `running` (a flag of
-/// `owner`'s) still runs: background index work happens once at a time. The flag is cleared
-/// when `work` ends, or at once when no thread could be started.
+/// `owner`'s) still runs: background index work happens once at a time, at the lowest CPU
+/// and I/O priority (`background`). The flag is cleared when `work` ends, or at once when no
+/// thread could be started.
 pub(crate) fn one_at_a_time<T: Send + Sync + 'static>(
     owner: &Arc<T>,
     running: fn(&T) -> &AtomicBool,
@@ -415,6 +416,7 @@ pub(crate) fn one_at_a_time<T: Send + Sync + 'static>(
     let spawned = std::thread::Builder::new()
         .name(name.into())
         .spawn(move || {
+            super::background::lower_this_thread();
             work(&me);
             running(&me).store(false, Ordering::Release);
         });
@@ -439,6 +441,43 @@ mod tests {
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|x| x == "tmp"))
             .collect()
+    }
+
+    #[test]
+    fn background_work_runs_at_background_priority_and_one_at_a_time() {
+        struct Owner {
+            running: AtomicBool,
+        }
+        let owner = Arc::new(Owner {
+            running: AtomicBool::new(false),
+        });
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        one_at_a_time(
+            &owner,
+            |o| &o.running,
+            "test-background",
+            move |_| {
+                sender
+                    .send(super::super::background::this_thread_priority().0)
+                    .unwrap();
+                wait.recv().unwrap();
+            },
+        );
+        let nice = receiver.recv().unwrap();
+        assert_eq!(nice, super::super::background::NICE);
+        // While it runs, a second one is not started.
+        let (second, never) = std::sync::mpsc::channel();
+        one_at_a_time(
+            &owner,
+            |o| &o.running,
+            "test-background",
+            move |_| {
+                second.send(()).unwrap();
+            },
+        );
+        release.send(()).unwrap();
+        assert!(never.recv_timeout(std::time::Duration::from_millis(100)).is_err());
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! The persistent trigram index: query planning (`plan`), the file format (`format`), the
 //! build (`build`), where indexes live (`store`), candidate selection (`query`), the files an
 //! indexed search reads (`files`), the watch as searches share it (`watched`) and what a
-//! search answered by the watch selects and reports (`select`). Searches verify every
+//! search answered by the watch selects and reports (`select`), and the low priority of
+//! background index work (`background`). Searches verify every
 //! candidate with the scan's own matcher, so results are those of a scan.
 
+pub mod background;
 pub mod build;
 pub mod files;
 pub mod format;
