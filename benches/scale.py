@@ -1,0 +1,247 @@
+"""The daemon at monorepo scale: N hard-linked copies of a corpus, beside ripgrep and
+codesearch, in one run.
+
+    python benches/scale.py --corpus DIR [--copies N] [--rounds R] [--out DIR] [--rg RG]
+
+Builds DIR-sized copies with `cp -al` (hard links: N copies cost no disk) under a scratch
+directory, then measures, with a daemon of its own (its own socket and cache directories):
+
+1. Ready: wall time of the first `codesift-rg --no-ignore RARE` with `CODESIFT_RG_INDEX=force`
+   (it starts the daemon, which builds the index and catches its watch up; the command
+   returns once it is answered from the index), the daemon's peak RSS (VmHWM) then, and the
+   index size on disk; beside `cindex` over the same tree (wall time, peak RSS by wait4,
+   index size). Page cache warmed by one `rg` pass first.
+2. Serving: the daemon's RSS after the queries (steady).
+3. Queries: each query run by codesift-rg (default `auto` mode: answered by the daemon), rg
+   and csearch in turn (A B C A B C, after a warm-up round), `R` rounds; medians and ratios to
+   rg. Output always read through a pipe; codesift-rg's lines are checked against rg's.
+
+Missing codesearch (Debian's `codesearch`): its columns say so. The table goes to stdout and
+DIR/scale.md, raw figures to DIR/scale.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "python" / "codesift"
+CODESIFT_RG = PACKAGE / "bin" / "codesift-rg"
+
+#: (label, rg argv after the flags every tool gets).
+QUERIES: list[tuple[str, list[str]]] = [
+    ("rare literal", ["-F", "zebraword_never_found_here"]),
+    ("ERR_PTR", ["ERR_PTR"]),
+    (r"\w+_resume\(", [r"\w+_resume\("]),
+    ("-i", ["-i", "pm_runtime_get_sync"]),
+    ("--files", ["--files"]),
+]
+#: Every tool sees every file (the Linux tree's root .gitignore is `/*`).
+COMMON = ["--no-ignore", "--hidden"]
+
+
+def rss_peak_kib(pid: int) -> int:
+    """VmHWM of a live process (KiB), 0 when it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def rss_now_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def dir_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, bytes, int]:
+    """Wall time, stdout (read through a pipe) and peak RSS (KiB, wait4) of one command."""
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE)
+    out = process.stdout.read() if process.stdout else b""
+    _, _, usage = os.wait4(process.pid, 0)
+    took = time.perf_counter() - started
+    return took, out, usage.ru_maxrss
+
+
+def make_tree(corpus: Path, copies: int, scratch: Path) -> tuple[Path, int, int]:
+    tree = scratch / "tree"
+    tree.mkdir()
+    for i in range(copies):
+        subprocess.run(["cp", "-al", str(corpus), str(tree / f"copy{i}")], check=True)
+    files = sum(len(names) for _, _, names in os.walk(tree))
+    return tree, files, copies * dir_bytes(corpus)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", type=Path, required=True)
+    parser.add_argument("--copies", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rg", default=shutil.which("rg") or "rg")
+    parser.add_argument("--out", type=Path, default=Path("benches/results/scale"))
+    parser.add_argument("--scratch", type=Path, default=None, help="where the copies go")
+    args = parser.parse_args(argv)
+    if not CODESIFT_RG.is_file():
+        print(f"codesift-rg is not built ({CODESIFT_RG}): pip install -e .", file=sys.stderr)
+        return 2
+    if not args.corpus.is_dir():
+        print(f"no corpus at {args.corpus}: run ../shared/bench/get_corpus.sh", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="codesift-scale-", dir=args.scratch))
+    daemon_pid = None
+    env = dict(os.environ)
+    try:
+        tree, files, corpus_bytes = make_tree(args.corpus.resolve(), args.copies, scratch)
+        run = scratch / "run"
+        run.mkdir(mode=0o700)
+        env.update(
+            XDG_RUNTIME_DIR=str(run),
+            CODESIFT_CACHE_DIR=str(scratch / "cache"),
+            CODESIFT_RG_FALLBACK="never",
+            CODESIFT_DAEMON_IDLE="3600",
+        )
+        env.pop("RIPGREP_CONFIG_PATH", None)
+        print(f"tree: {args.copies} copies, {files} files, {corpus_bytes / 1e9:.2f} GB", flush=True)
+        timed([args.rg, *COMMON, "-c", "zebraword_warm"], tree, env)  # page cache warm
+
+        # 1. Ready.
+        forced = dict(env, CODESIFT_RG_INDEX="force")
+        ready_s, _, _ = timed([str(CODESIFT_RG), *COMMON, "-F", "zebraword_ready"], tree, forced)
+        status = json.loads(
+            subprocess.run(
+                [sys.executable, "-m", "codesift", "daemon", "status", "--json"],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
+        daemon_pid = status["pid"]
+        build_peak = rss_peak_kib(daemon_pid)
+        index_bytes = dir_bytes(scratch / "cache")
+        print(f"codesift ready in {ready_s:.1f} s, peak RSS {build_peak / 1024:.0f} MB", flush=True)
+
+        cindex = shutil.which("cindex")
+        cs: dict[str, float | int | None] = {"seconds": None, "peak_kib": None, "bytes": None}
+        cs_env = dict(env, CSEARCHINDEX=str(scratch / "csearchindex"))
+        if cindex:
+            took, _, peak = timed([cindex, str(tree)], tree, cs_env)
+            cs = {
+                "seconds": took,
+                "peak_kib": peak,
+                "bytes": (scratch / "csearchindex").stat().st_size,
+            }
+            print(f"cindex in {took:.1f} s, peak RSS {peak / 1024:.0f} MB", flush=True)
+
+        # 3. Queries, interleaved.
+        csearch = shutil.which("csearch")
+        results: dict[str, dict[str, list[float]]] = {}
+        mismatches = []
+        for label, query in QUERIES:
+            tools: list[tuple[str, list[str], dict[str, str]]] = [
+                ("codesift-rg", [str(CODESIFT_RG), *COMMON, *query], env),
+                ("rg", [args.rg, *COMMON, *query], env),
+            ]
+            if csearch and query[0] != "--files":
+                regex = query[-1] if query[0] != "-F" else query[-1].replace("_", "_")
+                flags = ["-i"] if "-i" in query else []
+                tools.append(("csearch", [csearch, "-n", *flags, regex], cs_env))
+            times: dict[str, list[float]] = {name: [] for name, _, _ in tools}
+            outputs: dict[str, bytes] = {}
+            for round_no in range(args.rounds + 1):
+                for name, argv_, tool_env in tools:
+                    took, out, _ = timed(argv_, tree, tool_env)
+                    if round_no:
+                        times[name].append(took)
+                    outputs[name] = out
+            if sorted(outputs["codesift-rg"].splitlines()) != sorted(outputs["rg"].splitlines()):
+                mismatches.append(label)
+            results[label] = times
+        steady = rss_now_kib(daemon_pid)
+    finally:
+        subprocess.run(
+            [sys.executable, "-m", "codesift", "daemon", "stop"], env=env, capture_output=True
+        )
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    def median(values: list[float]) -> float:
+        return statistics.median(values) if values else float("nan")
+
+    lines = [
+        f"Tree: {args.copies} hard-linked copies of the corpus, {files:,} files, "
+        f"{corpus_bytes / 1e9:.2f} GB; {os.cpu_count()} cores; rg: `{args.rg}`.",
+        "",
+        "| build | codesift daemon | cindex | ratio |",
+        "|---|---|---|---|",
+    ]
+
+    def ratio(a: float | int | None, b: float | int | None) -> str:
+        return f"{a / b:.2f}" if a and b else "—"
+
+    cs_s, cs_peak, cs_bytes = cs["seconds"], cs["peak_kib"], cs["bytes"]
+    lines += [
+        f"| ready (s) | {ready_s:.1f} | {cs_s if cs_s is None else f'{cs_s:.1f}'} | "
+        f"{ratio(ready_s, cs_s)} |",
+        f"| peak RSS (MB) | {build_peak / 1024:.0f} | "
+        f"{'—' if cs_peak is None else f'{cs_peak / 1024:.0f}'} | {ratio(build_peak, cs_peak)} |",
+        f"| index / corpus | {index_bytes / corpus_bytes:.3f} | "
+        f"{'—' if cs_bytes is None else f'{cs_bytes / corpus_bytes:.3f}'} | "
+        f"{ratio(index_bytes, cs_bytes)} |",
+        f"| daemon RSS serving (MB) | {steady / 1024:.0f} | | |",
+        "",
+        "| query | rg s | codesift-rg s | codesift-rg / rg | csearch s | csearch / rg "
+        "| same lines |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for label, times in results.items():
+        rg_s = median(times["rg"])
+        cs_q = median(times.get("csearch", []))
+        lines.append(
+            f"| `{label}` | {rg_s:.3f} | {median(times['codesift-rg']):.3f} | "
+            f"{median(times['codesift-rg']) / rg_s:.3f} | "
+            f"{'—' if cs_q != cs_q else f'{cs_q:.3f}'} | "
+            f"{'—' if cs_q != cs_q else f'{cs_q / rg_s:.3f}'} | "
+            f"{'no' if label in mismatches else 'yes'} |"
+        )
+    table = "\n".join(lines)
+    print(table)
+    (args.out / "scale.md").write_text(table + "\n")
+    raw = {
+        "copies": args.copies,
+        "files": files,
+        "corpus_bytes": corpus_bytes,
+        "ready_seconds": ready_s,
+        "build_peak_kib": build_peak,
+        "index_bytes": index_bytes,
+        "steady_rss_kib": steady,
+        "cindex": cs,
+        "queries": results,
+        "mismatches": mismatches,
+    }
+    (args.out / "scale.json").write_text(json.dumps(raw, indent=2) + "\n")
+    return 1 if mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
