@@ -712,17 +712,13 @@ impl RootEntry {
     }
 
     fn catch_up_now(self: &Arc<Self>) -> Result<(), String> {
-        let index = match self.handle.for_search(|| self.walker()) {
-            Some(index) => index,
-            None => {
-                self.handle
-                    .build(&self.walker(), &|_, _| {})
-                    .map_err(|e| format!("cannot build the index: {e}"))?;
-                self.handle
-                    .for_search(|| self.walker())
-                    .ok_or("the index just built cannot be opened")?
-            }
-        };
+        // An index a workspace or `codesift index build` published for this root and these
+        // options (checked as every index is) is adopted, also when it was being built
+        // while this one waited to build: one index per tree.
+        let index = self
+            .handle
+            .adopt_or_build(&self.walker())
+            .map_err(|e| format!("cannot build the index: {e}"))?;
         let slot = self.handle.watch_slot().ok_or("no watch")?;
         let watch = crate::index::watched::caught_up_watch(self.walker(), &index).ok_or(
             "the watch could not be caught up (too many directories for inotify, or the \
@@ -751,6 +747,7 @@ impl RootEntry {
             },
         };
         let (rebuilds, rebuilding) = self.handle.rebuilds();
+        let (built, adopted) = self.handle.builds();
         json!({
             "root": path_json(self.root.real_path()),
             "options": {
@@ -767,6 +764,8 @@ impl RootEntry {
                 "files": index.files,
                 "bytes": index.bytes,
                 "problem": index.problem,
+                "built": built,
+                "adopted": adopted,
             },
             "watch": watch,
             "catching_up": self.catching_up.load(Ordering::Relaxed),

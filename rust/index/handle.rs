@@ -92,6 +92,10 @@ pub struct IndexHandle {
     rebuilding: AtomicBool,
     /// Background rebuilds finished (for status).
     rebuilds: std::sync::atomic::AtomicU64,
+    /// Builds that waited for another process's and adopted its index (for status).
+    adopted: std::sync::atomic::AtomicU64,
+    /// Indexes built and published through this handle (for status).
+    built: std::sync::atomic::AtomicU64,
     /// When the last background rebuild finished, and how long it took.
     last_rebuild: Mutex<Option<(std::time::Instant, std::time::Duration)>>,
     /// The published file last found unusable.
@@ -116,6 +120,8 @@ impl IndexHandle {
             strict,
             rebuilding: AtomicBool::new(false),
             rebuilds: std::sync::atomic::AtomicU64::new(0),
+            adopted: std::sync::atomic::AtomicU64::new(0),
+            built: std::sync::atomic::AtomicU64::new(0),
             last_rebuild: Mutex::new(None),
             discarded: Mutex::new(None),
         }
@@ -297,10 +303,7 @@ impl IndexHandle {
         }
         match self.open_current() {
             Ok(Some(index)) => Some(index),
-            _ if self.mode == Mode::On => {
-                self.build(&walker(), &|_, _| {}).ok()?;
-                self.open_current().ok().flatten()
-            }
+            _ if self.mode == Mode::On => self.adopt_or_build(&walker()).ok(),
             Err(_) if self.watching => {
                 let start = self
                     .discarded
@@ -340,14 +343,53 @@ impl IndexHandle {
     ) -> io::Result<BuildStats> {
         let location = self.location()?;
         let locked = location.lock()?;
+        self.build_locked(&location, &locked, walker, progress)
+    }
+
+    /// The published index, checked as every index is before use; else one built and
+    /// published here. One index per tree: a build that had to wait for another process's
+    /// (the daemon's, a workspace's, `codesift index build`) adopts what that one published
+    /// instead of building the same index again.
+    pub fn adopt_or_build(&self, walker: &Walker) -> io::Result<Arc<IndexFile>> {
+        if let Ok(Some(index)) = self.open_current() {
+            return Ok(index);
+        }
+        let location = self.location()?;
+        let locked = location.lock()?;
+        if let Ok(Some(index)) = self.open_current() {
+            self.adopted.fetch_add(1, Ordering::Relaxed);
+            return Ok(index);
+        }
+        self.build_locked(&location, &locked, walker, &|_, _| {})?;
+        self.open_current()?
+            .ok_or_else(|| io::Error::other("the index just built cannot be opened"))
+    }
+
+    fn build_locked(
+        &self,
+        location: &super::store::Location,
+        locked: &super::store::Locked<'_>,
+        walker: &Walker,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> io::Result<BuildStats> {
         // Dropped on every way out but a publish: no temporary file stays behind.
         let (file, temp) = locked.temp_file()?;
         let stats = build(walker, file, location.options_hash, progress)?;
         locked.publish(temp)?;
+        self.built.fetch_add(1, Ordering::Relaxed);
         self.current.lock().unwrap().take();
         // The watch's changes were relative to the old index.
         self.watch.lock().unwrap().take();
         Ok(stats)
+    }
+
+    /// Indexes built here, and builds that waited for another process's and adopted its
+    /// index instead.
+    pub fn builds(&self) -> (u64, u64) {
+        (
+            self.built.load(Ordering::Relaxed),
+            self.adopted.load(Ordering::Relaxed),
+        )
     }
 
     pub fn status(&self) -> Status {
@@ -477,7 +519,11 @@ mod tests {
             },
         );
         release.send(()).unwrap();
-        assert!(never.recv_timeout(std::time::Duration::from_millis(100)).is_err());
+        assert!(
+            never
+                .recv_timeout(std::time::Duration::from_millis(100))
+                .is_err()
+        );
     }
 
     #[test]
