@@ -343,7 +343,7 @@ impl IndexHandle {
     ) -> io::Result<BuildStats> {
         let location = self.location()?;
         let locked = location.lock()?;
-        self.build_locked(&location, &locked, walker, progress)
+        self.build_locked(location, &locked, walker, progress)
     }
 
     /// The published index, checked as every index is before use; else one built and
@@ -360,7 +360,7 @@ impl IndexHandle {
             self.adopted.fetch_add(1, Ordering::Relaxed);
             return Ok(index);
         }
-        self.build_locked(&location, &locked, walker, &|_, _| {})?;
+        self.build_locked(location, &locked, walker, &|_, _| {})?;
         self.open_current()?
             .ok_or_else(|| io::Error::other("the index just built cannot be opened"))
     }
