@@ -54,6 +54,20 @@ impl<'a> DirRef<'a> {
     pub fn path_through(&self) -> PathBuf {
         PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd()))
     }
+
+    /// The metadata of the entry `name` itself (a symlink is not followed).
+    pub fn stat_entry(&self, name: impl AsRef<OsStr>) -> io::Result<Stat> {
+        Ok(rustix::fs::statat(
+            self.fd,
+            name.as_ref(),
+            AtFlags::SYMLINK_NOFOLLOW,
+        )?)
+    }
+
+    /// Where this directory is now (what its descriptor's `/proc/self/fd` link names).
+    pub fn current_path(&self) -> io::Result<PathBuf> {
+        std::fs::read_link(self.path_through())
+    }
 }
 
 impl Dir {
@@ -206,6 +220,20 @@ pub fn open_file_nofollow(path: &Path) -> io::Result<File> {
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
+}
+
+/// Opens the regular file at `path` to read it, links followed, never waiting on a FIFO (a
+/// file of someone else's that is not regular is an error, not a hang).
+pub fn open_regular_following(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    Ok(file)
 }
 
 /// Whether `stat` is of a directory.

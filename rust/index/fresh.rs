@@ -13,9 +13,26 @@
 //! `.gitignore`, `.ignore` or access file anywhere, a `.git` appearing or going, which makes a
 //! repository boundary, the `info/exclude` of any repository in the tree), the per-user watch
 //! limit reached.
+//!
+//! Rule files the tree's directory watches cannot see change are watched as files
+//! ([`RuleFile`]): a rule file that is a symlink (its target, in the tree or out of it), a
+//! rule file with other names (hard links: a write through another name is an event of the
+//! inode, never of the directory holding this name), a worktree's excludes (its `.git` is a
+//! file naming a git directory elsewhere; ripgrep reads the common directory's
+//! `info/exclude`), and git's global excludes file (`core.excludesFile`, which ripgrep
+//! applies). Each is watched on its inode, added through a descriptor of the file itself:
+//! the kernel reports a write or new attributes through any of its names there. A
+//! replace-by-rename (an editor's save) or a link retargeted leads the name to another inode
+//! without touching the watched one, so a file reached through a link or from outside the
+//! tree is looked up again at every drain and compared by inode (this also sees a directory
+//! on the way renamed or a target appearing, which a watch on the target's directory would
+//! not). A change counts exactly as a write to the rule file's name in the tree would; what
+//! cannot be watched (inotify needs read permission; the watch limit) distrusts what depends
+//! on it: the watch gives up for a file the walk reads, the tokens never repeat for a file
+//! only ripgrep reads.
 
 use crate::fs::dir::DirRef;
-use crate::fs::notify::Notify;
+use crate::fs::notify::{Leads, Notify};
 use crate::fs::root::Links;
 use crate::fs::rules::Verdict;
 use crate::fs::skipped::{Passed, Reason};
@@ -51,6 +68,37 @@ enum Kind {
     GitDir,
     /// A repository's `.git/info`: only its `exclude` matters.
     GitInfo,
+}
+
+/// The mask of a rule file's own watch: [`MASK`] without `ONLYDIR` (the target of a rule
+/// link may be a directory the tree also watches: one inode has one mask, so it stays the
+/// tree's).
+const FILE_MASK: WatchFlags = MASK.difference(WatchFlags::ONLYDIR);
+
+/// What a change to a [`RuleFile`] counts as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct RuleOf {
+    /// The rule file's name in the tree (root-relative), when it has one: the change counts
+    /// as a write to it (that path dirty, the watch given up for a name the walk reads).
+    tree: Option<PathBuf>,
+    /// The watch gives up on a change (a file the walk reads, or one that says where other
+    /// rule files are: a worktree's `commondir`).
+    breaks: bool,
+}
+
+/// A file ripgrep's or the walk's rules read that the tree's directory watches do not see
+/// change (see the module's doc): watched on its inode.
+struct RuleFile {
+    /// Where the rules find it (absolute).
+    path: PathBuf,
+    /// Whether `path` can come to lead to another file without an event the watch sees (it
+    /// is a link, or outside the tree): looked up again at every drain.
+    recheck: bool,
+    /// Where `path` led when the watch was added.
+    leads: Leads,
+    /// The watch on the inode it led to (none when it led to no file).
+    wd: Option<i32>,
+    of: RuleOf,
 }
 
 const MASK: WatchFlags = WatchFlags::MODIFY
@@ -103,6 +151,15 @@ pub struct Watch {
     /// with `--hidden` does, so a client that lists them from disk must know where they are.
     /// A superset while the watch is trusted (one appearing breaks it; one removed stays).
     pub git_entries: std::collections::BTreeSet<PathBuf>,
+    /// Rule files watched on their own inode (see the module's doc).
+    rule_files: Vec<RuleFile>,
+    /// The watches of `rule_files`' inodes.
+    rule_wds: HashSet<i32>,
+    /// A rule file only ripgrep reads could not be watched: the tokens never repeat (a kept
+    /// verdict or listing is never served), as they would move at its every change.
+    rules_unwatched: bool,
+    /// The tree's root as a path (to find rule files again by path), once known.
+    root_path: Option<PathBuf>,
 }
 
 impl Watch {
@@ -120,6 +177,10 @@ impl Watch {
             rules_changes: 0,
             skips: Vec::new(),
             git_entries: Default::default(),
+            rule_files: Vec::new(),
+            rule_wds: HashSet::new(),
+            rules_unwatched: false,
+            root_path: None,
         })
     }
 
@@ -127,14 +188,35 @@ impl Watch {
     /// `drain`) mean no entry was created, removed, moved or re-permitted and no rule file
     /// written in between, so a list of files taken between them is still the list.
     pub fn listing_token(&self) -> String {
-        format!("{}:{}", self.id, self.listing_changes)
+        format!(
+            "{}:{}{}",
+            self.id,
+            self.listing_changes,
+            self.unwatched_suffix()
+        )
+    }
+
+    /// Makes every token unique while a rule file only ripgrep reads is not watched: its
+    /// changes could not move the counters.
+    fn unwatched_suffix(&self) -> String {
+        if self.rules_unwatched {
+            let n = NEXT_WATCH_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            format!(":unwatched-{n}")
+        } else {
+            String::new()
+        }
     }
 
     /// Names the rules' verdicts as this watch last saw the tree (see `rules_changes`): equal
     /// tokens (read after `drain`) mean every path's verdict under ripgrep's rules is
     /// the same, given the same rule files outside the tree and the same flags.
     pub fn rules_token(&self) -> String {
-        format!("{}:{}", self.id, self.rules_changes)
+        format!(
+            "{}:{}{}",
+            self.id,
+            self.rules_changes,
+            self.unwatched_suffix()
+        )
     }
 
     /// Whether the watch vouches for the tree: caught up by a full walk, and nothing missed
@@ -173,7 +255,125 @@ impl Watch {
     /// `.git`): `info/exclude` holds rules.
     pub fn add(&mut self, rel: &Path, dir: DirRef<'_>) {
         self.add_kind(rel, dir, Kind::Tree);
+        if rel.as_os_str().is_empty() && self.root_path.is_none() {
+            self.root_path = dir.current_path().ok();
+        }
+        self.add_rule_files(rel, dir);
         self.add_git(rel, dir);
+    }
+
+    /// The names of the rule files ripgrep or the walk reads in every directory.
+    fn tree_rule_names(&self) -> impl Iterator<Item = &[u8]> {
+        [b".gitignore".as_slice(), b".ignore", RG_IGNORE]
+            .into_iter()
+            .chain(self.rule_names.iter().map(Vec::as_slice))
+    }
+
+    /// Watches the inode of every rule file of the directory `dir` (at `rel`): the
+    /// directory's watch sees its name change, not a write through another name (a hard
+    /// link) or to a link's target. Called before the walk reads the rules.
+    fn add_rule_files(&mut self, rel: &Path, dir: DirRef<'_>) {
+        let names: Vec<Vec<u8>> = self.tree_rule_names().map(<[u8]>::to_vec).collect();
+        let mut dir_path: Option<Option<PathBuf>> = None;
+        for name in names {
+            let name = OsStr::from_bytes(&name);
+            let Ok(stat) = dir.stat_entry(name) else {
+                continue; // none here (one created later is an event of the directory)
+            };
+            let Some(dir_path) = dir_path
+                .get_or_insert_with(|| dir.current_path().ok())
+                .clone()
+            else {
+                self.broken = true; // cannot name it to watch it
+                return;
+            };
+            let is_link = FileType::from_raw_mode(stat.st_mode) == FileType::Symlink;
+            let path = dir_path.join(name);
+            self.add_rule_file(path, is_link, self.tree_rule_of(&rel.join(name)));
+        }
+    }
+
+    /// What a change to the tree's rule file `rel` counts as: a write to it.
+    fn tree_rule_of(&self, rel: &Path) -> RuleOf {
+        let name = rel.file_name().map_or(&[][..], |n| n.as_bytes());
+        RuleOf {
+            tree: Some(rel.to_path_buf()),
+            breaks: self.rule_names.iter().any(|r| r.as_slice() == name),
+        }
+    }
+
+    /// Watches the inode `path` leads to (see [`RuleFile`]); replaces the watch of the same
+    /// path and meaning.
+    fn add_rule_file(&mut self, path: PathBuf, recheck: bool, of: RuleOf) {
+        let (wd, leads) = match self.notify.add_file(&path, FILE_MASK) {
+            Ok(added) => added,
+            Err(_) => {
+                // A file there that cannot be watched: what depends on it must not be kept.
+                if of.breaks {
+                    self.broken = true;
+                } else {
+                    self.rules_unwatched = true;
+                }
+                return;
+            }
+        };
+        if let Some(wd) = wd {
+            self.rule_wds.insert(wd);
+        }
+        let file = RuleFile {
+            path,
+            recheck,
+            leads,
+            wd,
+            of,
+        };
+        match self
+            .rule_files
+            .iter_mut()
+            .find(|f| f.path == file.path && f.of == file.of)
+        {
+            Some(known) => *known = file,
+            None => self.rule_files.push(file),
+        }
+    }
+
+    /// Watches the rule files outside the tree that ripgrep applies to all of it: git's
+    /// global excludes file (`core.excludesFile`, else `$XDG_CONFIG_HOME/git/ignore`) as
+    /// this process finds it. Only ripgrep reads it: its change moves the tokens.
+    pub fn add_global_rules(&mut self) {
+        if let Some(path) = ignore::gitignore::gitconfig_excludes_path() {
+            let of = RuleOf {
+                tree: None,
+                breaks: false,
+            };
+            self.add_rule_file(path, true, of);
+        }
+    }
+
+    /// Watches the excludes of the worktree whose `.git` file is `git_file`: ripgrep reads
+    /// `info/exclude` of the common git directory its `gitdir` names (the main
+    /// repository's `.git`), found through `<gitdir>/commondir`. The worktree's own
+    /// `<gitdir>/info/exclude` is watched too (git reads it). Only ripgrep reads these (the
+    /// walk reads `.git/info/exclude` of a `.git` directory only): a change moves the tokens;
+    /// a change to `commondir` (where the excludes are) gives the watch up.
+    fn add_worktree_rules(&mut self, git_file: &Path) {
+        let Some(git_dir) = worktree_git_dir(git_file) else {
+            return;
+        };
+        let commondir = git_dir.join("commondir");
+        let breaks = RuleOf {
+            tree: None,
+            breaks: true,
+        };
+        self.add_rule_file(commondir.clone(), true, breaks);
+        let moves_tokens = RuleOf {
+            tree: None,
+            breaks: false,
+        };
+        if let Some(common) = common_dir(&git_dir, &commondir) {
+            self.add_rule_file(common.join("info/exclude"), true, moves_tokens.clone());
+        }
+        self.add_rule_file(git_dir.join("info/exclude"), true, moves_tokens);
     }
 
     fn add_kind(&mut self, rel: &Path, dir: DirRef<'_>, kind: Kind) {
@@ -198,9 +398,13 @@ impl Watch {
         let git = match dir.open_dir_following(OsStr::from_bytes(GIT)) {
             Ok(git) => git,
             Err(e) => {
-                // A file (a worktree's link) has no `info/exclude` to read, but is an entry.
+                // A file (a worktree's link) has no `info/exclude` of its own, but is an
+                // entry, and names the git directory whose excludes ripgrep reads.
                 if e.kind() != std::io::ErrorKind::NotFound {
                     self.git_entries.insert(git_rel);
+                    if let Ok(dir_path) = dir.current_path() {
+                        self.add_worktree_rules(&dir_path.join(OsStr::from_bytes(GIT)));
+                    }
                 }
                 return;
             }
@@ -209,19 +413,81 @@ impl Watch {
         self.add_kind(&git_rel, git.borrow(), Kind::GitDir);
         if let Ok(info) = git.borrow().open_dir_following("info") {
             self.add_kind(&git_rel.join("info"), info.borrow(), Kind::GitInfo);
+            // Written through another name (a hard link, a link's target): not an event of
+            // `info`. The walk reads it: a change gives the watch up, as one in `info` does.
+            if let (Ok(info_path), Ok(stat)) =
+                (info.borrow().current_path(), info.stat_entry("exclude"))
+            {
+                let is_link = FileType::from_raw_mode(stat.st_mode) == FileType::Symlink;
+                let of = RuleOf {
+                    tree: None,
+                    breaks: true,
+                };
+                self.add_rule_file(info_path.join("exclude"), is_link, of);
+            }
         }
     }
 
     /// Also watches the root repository's `.git` and `.git/info` before a walk (the walk
     /// watches those of every directory it lists, the root's included).
     pub fn add_git_info(&mut self, root: &crate::fs::root::Root) {
+        self.root_path = Some(root.real_path().to_path_buf());
         if let Ok(dir) = root.open_dir(Path::new(""), Links::Refuse) {
             self.add_git(Path::new(""), dir.borrow());
         }
+        self.add_global_rules();
     }
 
-    /// Reads every event queued so far into `dirty` (or `broken`).
+    /// Reads every event queued so far into `dirty` (or `broken`), then looks up again the
+    /// rule files reached through a link or from outside the tree.
     pub fn drain(&mut self) {
+        let (rules_written, tree_rules_touched) = self.read_events();
+        let mut changed: Vec<usize> = Vec::new();
+        for (i, file) in self.rule_files.iter().enumerate() {
+            let written = file.wd.is_some_and(|wd| rules_written.contains(&wd));
+            if written || (file.recheck && crate::fs::notify::leads(&file.path) != file.leads) {
+                changed.push(i);
+            }
+        }
+        for i in changed.into_iter().rev() {
+            let file = self.rule_files.swap_remove(i);
+            self.rule_file_changed(&file.of);
+            // Watched again where it leads now, for its next change.
+            self.add_rule_file(file.path, file.recheck, file.of);
+        }
+        // A rule file of the tree created or replaced (a new inode, maybe with other names):
+        // its inode is watched from now on (one the walk reads gave the watch up already).
+        if !self.broken
+            && let Some(root) = self.root_path.clone()
+        {
+            for rel in tree_rules_touched {
+                if let Ok(stat) = std::fs::symlink_metadata(root.join(&rel)) {
+                    let of = self.tree_rule_of(&rel);
+                    self.add_rule_file(root.join(&rel), stat.file_type().is_symlink(), of);
+                }
+            }
+        }
+    }
+
+    /// Counts a change to a rule file watched on its inode as a write to its name in the
+    /// tree would count (see `read_events`).
+    fn rule_file_changed(&mut self, of: &RuleOf) {
+        self.listing_changes += 1;
+        self.rules_changes += 1;
+        if of.breaks {
+            self.broken = true;
+        }
+        if let Some(rel) = &of.tree {
+            self.dirty.insert(rel.clone());
+        }
+    }
+
+    /// Reads every event queued so far into `dirty` (or `broken`); returns the watches of
+    /// rule files' inodes that had events, and the tree's rule files named by an event.
+    fn read_events(&mut self) -> (HashSet<i32>, Vec<PathBuf>) {
+        let mut rules_written: HashSet<i32> = HashSet::new();
+        let mut tree_rules_touched: Vec<PathBuf> = Vec::new();
+        let tree_rule_names: Vec<Vec<u8>> = self.tree_rule_names().map(<[u8]>::to_vec).collect();
         let Watch {
             notify,
             dirs,
@@ -230,6 +496,7 @@ impl Watch {
             rule_names,
             listing_changes,
             rules_changes,
+            rule_wds,
             ..
         } = self;
         let read = notify.for_each_queued(|event| {
@@ -239,6 +506,14 @@ impl Watch {
                 return;
             }
             let wd = event.wd();
+            if rule_wds.contains(&wd) {
+                // Anything done to a rule file's inode (written, new attributes, its last
+                // name gone) counts: a directory as a link's target included.
+                rules_written.insert(wd);
+                if mask.contains(ReadFlags::IGNORED) {
+                    rule_wds.remove(&wd);
+                }
+            }
             if mask.contains(ReadFlags::IGNORED) {
                 dirs.remove(&wd);
                 return;
@@ -281,6 +556,9 @@ impl Watch {
                         *broken = true;
                     }
                     let path = dir.join(OsStr::from_bytes(name));
+                    if !contents_only && tree_rule_names.iter().any(|r| r.as_slice() == name) {
+                        tree_rules_touched.push(path.clone());
+                    }
                     dirty.insert(path);
                 }
                 None => {
@@ -295,6 +573,7 @@ impl Watch {
         if !read {
             *broken = true;
         }
+        (rules_written, tree_rules_touched)
     }
 
     /// Whether `rel` or one of its ancestors changed.
@@ -314,6 +593,38 @@ impl Watch {
         }
         false
     }
+}
+
+/// The git directory a worktree's `.git` file names (`gitdir: <path>`, relative to the
+/// directory holding the file, as git reads it), or `None` when it names none.
+fn worktree_git_dir(git_file: &Path) -> Option<PathBuf> {
+    let first = first_line(git_file)?;
+    let named = first.strip_prefix("gitdir: ")?;
+    Some(git_file.parent()?.join(named))
+}
+
+/// The common git directory of the worktree git directory `git_dir`, as ripgrep finds it:
+/// the first line of `commondir`, relative to `git_dir` when it starts with `.`.
+fn common_dir(git_dir: &Path, commondir: &Path) -> Option<PathBuf> {
+    let line = first_line(commondir)?;
+    Some(if line.starts_with('.') {
+        git_dir.join(line)
+    } else {
+        PathBuf::from(line)
+    })
+}
+
+/// The first line of a small file (a `.git` file, `commondir`), when it is one.
+fn first_line(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    crate::fs::dir::open_regular_following(path)
+        .ok()?
+        .take(4096)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    Some(text.lines().next()?.to_string())
 }
 
 /// What a walk of each of `scopes` (directories a scan walks whole) would find now at or
@@ -627,6 +938,205 @@ mod tests {
         fs::remove_dir(root.join("b/.git")).unwrap();
         watch.drain();
         assert!(watch.broken, "a .git directory went");
+    }
+
+    /// A watch of the tree at `root` (its root directory only), and its tokens.
+    fn watching_root(root: &Path) -> Watch {
+        let mut watch = Watch::new(vec![b".gitignore".to_vec(), b".ignore".to_vec()]).unwrap();
+        let dir = Dir::open_ambient(root).unwrap();
+        watch.add(Path::new(""), dir.borrow());
+        assert!(!watch.broken);
+        watch
+    }
+
+    fn rewrite(path: &Path, text: &str) {
+        use std::io::Write;
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(path)
+            .unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    }
+
+    #[test]
+    fn a_rule_file_written_through_a_link_counts_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir(root.join("shared")).unwrap();
+        fs::write(root.join("shared/rules"), "*.tmp\n").unwrap();
+        fs::write(outside.path().join("rules"), "*.tmp\n").unwrap();
+        std::os::unix::fs::symlink("shared/rules", root.join(".gitignore")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("rules"), root.join(".rgignore")).unwrap();
+        let mut watch = watching_root(root);
+        // The directory `shared` is not watched: only the link's own watch can tell.
+        let (rules, listing) = (watch.rules_token(), watch.listing_token());
+        rewrite(&outside.path().join("rules"), "*.log\n");
+        watch.drain();
+        assert!(
+            !watch.broken,
+            "only ripgrep reads .rgignore: the tokens move"
+        );
+        assert_ne!(watch.rules_token(), rules, ".rgignore's target written");
+        assert_ne!(watch.listing_token(), listing, ".rgignore's target written");
+        assert!(watch.is_dirty(Path::new(".rgignore")));
+        let rules = watch.rules_token();
+        fs::write(outside.path().join("new"), "*.c\n").unwrap();
+        fs::rename(outside.path().join("new"), outside.path().join("rules")).unwrap();
+        watch.drain();
+        assert_ne!(
+            watch.rules_token(),
+            rules,
+            ".rgignore's target replaced by rename"
+        );
+        let rules = watch.rules_token();
+        rewrite(&outside.path().join("rules"), "*.h\n");
+        watch.drain();
+        assert_ne!(
+            watch.rules_token(),
+            rules,
+            "the new target written: watched too"
+        );
+        let rules = watch.rules_token();
+        watch.drain();
+        assert_eq!(watch.rules_token(), rules, "nothing changed");
+        rewrite(&root.join("shared/rules"), "*.log\n");
+        watch.drain();
+        assert!(
+            watch.broken,
+            "the walk reads .gitignore: the watch gives up"
+        );
+        assert!(watch.is_dirty(Path::new(".gitignore")));
+    }
+
+    #[test]
+    fn a_link_retargeted_outside_the_tree_counts_as_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let o = outside.path();
+        fs::create_dir(o.join("a")).unwrap();
+        fs::write(o.join("a/rules"), "*.tmp\n").unwrap();
+        fs::create_dir(o.join("b")).unwrap();
+        fs::write(o.join("b/rules"), "*.log\n").unwrap();
+        std::os::unix::fs::symlink(o.join("a"), o.join("current")).unwrap();
+        std::os::unix::fs::symlink(o.join("current/rules"), dir.path().join(".rgignore")).unwrap();
+        let mut watch = watching_root(dir.path());
+        let rules = watch.rules_token();
+        fs::remove_file(o.join("current")).unwrap();
+        std::os::unix::fs::symlink(o.join("b"), o.join("current")).unwrap();
+        watch.drain();
+        assert_ne!(watch.rules_token(), rules, "a link on the way retargeted");
+        let rules = watch.rules_token();
+        fs::rename(o.join("b"), o.join("gone")).unwrap();
+        watch.drain();
+        assert_ne!(watch.rules_token(), rules, "a directory on the way renamed");
+        let rules = watch.rules_token();
+        fs::rename(o.join("gone"), o.join("b")).unwrap();
+        watch.drain();
+        assert_ne!(
+            watch.rules_token(),
+            rules,
+            "a dangling link's target appeared"
+        );
+    }
+
+    #[test]
+    fn a_hard_linked_rule_file_written_through_its_other_name_counts_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("rules"), "*.tmp\n").unwrap();
+        fs::hard_link(outside.path().join("rules"), dir.path().join(".gitignore")).unwrap();
+        let mut watch = watching_root(dir.path());
+        rewrite(&outside.path().join("rules"), "*.log\n");
+        watch.drain();
+        assert!(
+            watch.broken,
+            "the other name is outside every watched directory"
+        );
+        // A `.rgignore` created after the walk, then linked elsewhere: watched as well.
+        let mut watch = watching_root(dir.path());
+        fs::write(dir.path().join(".rgignore"), "*.c\n").unwrap();
+        watch.drain();
+        fs::hard_link(dir.path().join(".rgignore"), outside.path().join("other")).unwrap();
+        watch.drain();
+        let rules = watch.rules_token();
+        rewrite(&outside.path().join("other"), "*.h\n");
+        watch.drain();
+        assert_ne!(
+            watch.rules_token(),
+            rules,
+            "a new rule file's other name written"
+        );
+    }
+
+    #[test]
+    fn a_worktrees_common_excludes_are_watched() {
+        let base = tempfile::tempdir().unwrap();
+        let b = base.path();
+        fs::create_dir_all(b.join("main/.git/info")).unwrap();
+        fs::write(b.join("main/.git/info/exclude"), "*.tmp\n").unwrap();
+        fs::create_dir_all(b.join("main/.git/worktrees/wt/info")).unwrap();
+        fs::write(b.join("main/.git/worktrees/wt/commondir"), "../..\n").unwrap();
+        fs::create_dir(b.join("wt")).unwrap();
+        let git_dir = b.join("main/.git/worktrees/wt");
+        fs::write(
+            b.join("wt/.git"),
+            format!("gitdir: {}\n", git_dir.display()),
+        )
+        .unwrap();
+        let mut watch = watching_root(&b.join("wt"));
+        let rules = watch.rules_token();
+        rewrite(&b.join("main/.git/info/exclude"), "*.log\n");
+        watch.drain();
+        assert!(
+            !watch.broken,
+            "the walk does not read a worktree's excludes"
+        );
+        assert_ne!(
+            watch.rules_token(),
+            rules,
+            "the main repository's exclude written"
+        );
+        let rules = watch.rules_token();
+        fs::write(git_dir.join("info/exclude"), "*.c\n").unwrap();
+        watch.drain();
+        assert_ne!(
+            watch.rules_token(),
+            rules,
+            "the worktree's own exclude created"
+        );
+        fs::write(git_dir.join("commondir"), "/elsewhere\n").unwrap();
+        watch.drain();
+        assert!(watch.broken, "where the excludes are changed");
+    }
+
+    #[test]
+    fn the_global_excludes_file_is_watched_and_an_unwatchable_one_distrusts_the_tokens() {
+        let dir = tempfile::tempdir().unwrap();
+        let global = dir.path().join("ignore");
+        fs::write(&global, "*.tmp\n").unwrap();
+        let mut watch = Watch::new(Vec::new()).unwrap();
+        let of = RuleOf {
+            tree: None,
+            breaks: false,
+        };
+        watch.add_rule_file(global.clone(), true, of.clone());
+        let rules = watch.rules_token();
+        watch.drain();
+        assert_eq!(watch.rules_token(), rules, "nothing changed");
+        rewrite(&global, "*.log\n");
+        watch.drain();
+        assert_ne!(watch.rules_token(), rules, "the global excludes written");
+        assert!(!watch.broken);
+        // A file that cannot be watched (inotify needs permission to read it, which a test run
+        // as root always has: the flag is set here as a failed watch sets it): the tokens
+        // never repeat, so nothing kept under them is ever served.
+        let mut watch = Watch::new(Vec::new()).unwrap();
+        watch.rules_unwatched = true;
+        assert_ne!(watch.rules_token(), watch.rules_token());
+        assert_ne!(watch.listing_token(), watch.listing_token());
+        assert!(!watch.broken, "the walk does not read it");
     }
 
     #[test]

@@ -1,9 +1,11 @@
 """A random differential of `codesift-rg --files` with a warm daemon against ripgrep: random
 trees, random changes between runs (files and directories made, removed, renamed and moved,
 ignore files written anywhere, the parent directory's `.gitignore` and the global git
-excludes changed, contents rewritten) and random command lines. The daemon's kept lists are
-served along the way; every answer must equal ripgrep's (codesift-rg's own scan when no real
-ripgrep is installed)."""
+excludes changed, contents rewritten, rule files made links — symlinks and hard links to a
+file of the tree or outside it — and rewritten through their other name, in place or by
+rename, a worktree's main repository's excludes changed) and random command lines. The
+daemon's kept lists are served along the way; every answer must equal ripgrep's
+(codesift-rg's own scan when no real ripgrep is installed)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from rg_helpers import BIN, Env, real_rgs
 pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
 
 NAMES = ["a", "b", "c.c", "d.py", ".h", "e.log", "f.txt"]
-DIRS = ["", "x", "x/y", "z", ".hid", "x/y/w"]
+DIRS = ["", "x", "x/y", "z", ".hid", "x/y/w", "wt"]
 ARGVS = [
     ["--files"],
     ["--files", "-g", "*.c"],
@@ -39,6 +41,34 @@ class Tree:
         self.root = base / "parent" / "tree"
         self.root.mkdir(parents=True)
         subprocess.run(["git", "init", "-q", str(self.root)], check=True)
+        # Files rule files may come to be links to (`change` kind 9), and a worktree `wt`
+        # of a repository outside the tree: ripgrep reads its main repository's excludes.
+        (base / "outside").mkdir()
+        (base / "outside" / "rules").write_text("")
+        (self.root / "shared").mkdir()
+        (self.root / "shared" / "rules").write_text("")
+        main_git = base / "main" / ".git"
+        (main_git / "worktrees" / "wt").mkdir(parents=True)
+        (main_git / "info").mkdir()
+        (main_git / "info" / "exclude").write_text("")
+        (main_git / "worktrees" / "wt" / "commondir").write_text("../..\n")
+        (self.root / "wt").mkdir()
+        (self.root / "wt" / ".git").write_text(f"gitdir: {main_git / 'worktrees' / 'wt'}\n")
+        # Two rule files that are links from the start: a hard link to a file outside the
+        # tree, a symlink to a file of the tree.
+        os.link(base / "outside" / "rules", self.root / ".ignore")
+        (self.root / "x").mkdir()
+        os.symlink(self.root / "shared" / "rules", self.root / "x" / ".gitignore")
+        # Files of every name where the linked rules and the worktree's excludes apply, so
+        # that a rewrite through another name changes what ripgrep lists.
+        for d in ("", "x", "wt"):
+            for name in NAMES:
+                (self.root / d / name).write_text("x\n")
+        self.link_targets = [
+            base / "outside" / "rules",
+            self.root / "shared" / "rules",
+            main_git / "info" / "exclude",
+        ]
         self.rnd = random.Random(seed)
         self.log: list[str] = []
 
@@ -47,7 +77,9 @@ class Tree:
 
     def change(self) -> None:
         rnd, root, p = self.rnd, self.root, self.path()
-        kind = rnd.randrange(9)
+        # Rewrites through another name (10) are the likeliest: the kept answers they outdate
+        # are caught only when nothing else moved the daemon's tokens since.
+        kind = rnd.choices(range(11), weights=[1] * 9 + [1, 4])[0]
         self.log.append(f"{kind} {p.relative_to(root)}")
         try:
             if kind == 0:
@@ -81,6 +113,33 @@ class Tree:
                 q = root / rnd.choice(["moved", "x/moved", "z2"])
                 if d != root and d.is_dir() and not q.exists() and not q.is_relative_to(d):
                     os.rename(d, q)
+            elif kind == 9:
+                # A rule file made a link to a file of the tree or outside it.
+                d = root / rnd.choice(DIRS)
+                d.mkdir(parents=True, exist_ok=True)
+                rule = d / rnd.choice([".gitignore", ".rgignore", ".ignore"])
+                if rule.is_dir() and not rule.is_symlink():
+                    return
+                rule.unlink(missing_ok=True)
+                target = rnd.choice(self.link_targets[:2])
+                if rnd.random() < 0.5:
+                    os.symlink(target, rule)
+                else:
+                    os.link(target, rule)
+                self.log[-1] += f" -> {target}"
+            elif kind == 10:
+                # The rules rewritten through the other name: in place, or replaced by rename.
+                target = rnd.choice(self.link_targets)
+                text = "\n".join(rnd.sample(RULES, 2)) + "\n"
+                self.log[-1] += f" rewrote {target}"
+                if rnd.random() < 0.3:
+                    fresh = target.with_name("rules.new")
+                    fresh.write_text(text)
+                    os.replace(fresh, target)
+                else:
+                    with open(target, "r+") as f:
+                        f.truncate(0)
+                        f.write(text)
         except OSError:
             pass
 

@@ -1,7 +1,9 @@
 """A random differential of indexed `codesift-rg` searches with a warm daemon against
 ripgrep: the random trees and changes of the `--files` differential (files and directories
 made, removed, renamed and moved, ignore files written anywhere, the parent directory's
-`.gitignore` and the global git excludes changed, contents rewritten) and random command
+`.gitignore` and the global git excludes changed, contents rewritten, rule files made
+symlinks or hard links and rewritten through their other name, a worktree's main
+repository's excludes changed) and random command
 lines, some of them searching a directory inside the tree. The daemon's kept verdicts of
 the rules are served along the way; every answer must equal ripgrep's (codesift-rg's own scan
 when no real ripgrep is installed)."""

@@ -76,6 +76,9 @@ def build_tree(base, entries):
         elif kind == "symlink":
             if not os.path.lexists(path):
                 os.symlink(entry["target"], path)
+        elif kind == "hardlink":
+            if not os.path.lexists(path):
+                os.link(os.path.join(base, entry["source"]), path)
         if "mode" in entry and not os.path.islink(path):
             os.chmod(path, entry["mode"])
     os.makedirs(os.path.join(base, "ws"), exist_ok=True)
@@ -147,6 +150,18 @@ def apply_op(base, op, workspaces):
                     os.unlink(target)
             os.makedirs(os.path.dirname(target), exist_ok=True)
             os.symlink(op["target"], target)
+        elif name == "rewrite_at":
+            # A file outside the workspace or a rule file's other name (a link's target, a
+            # hard link), rewritten in place (the same inode) or replaced by rename.
+            target = os.path.join(base, op["path"])
+            if op["rename"]:
+                with open(target + ".new", "wb") as f:
+                    f.write(_bytes(op["data"]))
+                os.replace(target + ".new", target)
+            else:
+                with open(target, "r+b") as f:
+                    f.truncate(0)
+                    f.write(_bytes(op["data"]))
         elif name == "same_stat_rewrite":
             # Same size, same mtime, other bytes: only the ctime (and inotify) tell.
             target = at(op["path"])
@@ -639,6 +654,8 @@ def random_tree(rng: random.Random) -> list[dict[str, Any]]:
             }
         )
         entries.append({"kind": "file", "path": "ws/secret.txt", "data": _b64(b"value secret\n")})
+    if rng.random() < 0.4:
+        entries.extend(linked_rule_files(rng, dirs, entries))
     entries.append({"kind": "file", "path": "outside/far.txt", "data": _b64(b"value outside\n")})
     entries.append(
         {"kind": "file", "path": "outside/dir/in.txt", "data": _b64(b"value outside dir\n")}
@@ -662,6 +679,45 @@ def random_tree(rng: random.Random) -> list[dict[str, Any]]:
         entry = rng.choice([e for e in entries if e["kind"] == "file"])
         entry["mode"] = rng.choice([0o000, 0o200, 0o444, 0o755])
     return entries
+
+
+#: Files (relative to the scenario's base) a rule file may be a link to, and a worktree's
+#: main repository's excludes: `rewrite_at` changes them through that name.
+LINK_TARGETS = ("ws/shared/rules", "outside/rules", "outside/main/.git/info/exclude")
+
+
+def linked_rule_files(
+    rng: random.Random, dirs: list[str], entries: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A rule file that is a symlink or a hard link (to a file of the tree or outside it),
+    and a directory that is a worktree of a repository outside (its `.git` a file); the
+    entries already at those places are dropped from `entries`."""
+    rules = [_b64(_lines(rng.sample(IGNORE_RULES, k=rng.randint(1, 3)))) for _ in range(3)]
+    commondir = "outside/main/.git/worktrees/wt/commondir"
+    added: list[dict[str, Any]] = [
+        {"kind": "file", "path": LINK_TARGETS[0], "data": rules[0]},
+        {"kind": "file", "path": LINK_TARGETS[1], "data": rules[1]},
+        {"kind": "file", "path": LINK_TARGETS[2], "data": rules[2]},
+        {"kind": "file", "path": commondir, "data": _b64(b"../..\n")},
+    ]
+    place = "ws/" + os.path.join(rng.choice(dirs), rng.choice([".gitignore", ".ignore"]))
+    source = rng.choice(LINK_TARGETS[:2])
+    entries[:] = [e for e in entries if e["path"] != place]
+    if rng.random() < 0.5:
+        target = "../" * place.count("/") + source
+        added.append({"kind": "symlink", "path": place, "target": target})
+    else:
+        added.append({"kind": "hardlink", "path": place, "source": source})
+    repos = [
+        d for d in dirs if d and not any(e["path"].startswith(f"ws/{d}/.git") for e in entries)
+    ]
+    if repos:
+        git_file = "ws/" + os.path.join(rng.choice(repos), ".git")
+        gitdir = "../" * git_file.count("/") + "outside/main/.git/worktrees/wt"
+        added.append(
+            {"kind": "file", "path": git_file, "data": _b64(f"gitdir: {gitdir}\n".encode())}
+        )
+    return added
 
 
 def _lines(rows: list[str]) -> bytes:
@@ -704,8 +760,9 @@ def random_op(rng: random.Random, root: Path, actors: list[str]) -> dict[str, An
             "api_write",
             "api_edit",
             "api_edit_result",
+            "rewrite_at",
         ],
-        weights=[8, 4, 2, 3, 3, 1, 1, 2, 1, 1, 2, 3, 1, 1, 3, 3, 3],
+        weights=[8, 4, 2, 3, 3, 1, 1, 2, 1, 1, 2, 3, 1, 1, 3, 3, 3, 3],
     )[0]
     new_path = os.path.normpath(os.path.join(rng.choice(plain), random_name(rng)))
     if name == "write":
@@ -760,6 +817,16 @@ def random_op(rng: random.Random, root: Path, actors: list[str]) -> dict[str, An
         d = rng.choice(plain)
         path = os.path.normpath(os.path.join(d, ".git/HEAD" if rng.random() < 0.7 else ".git"))
         return {"op": "write", "path": path, "data": _b64(b"ref: x\n")}
+    if name == "rewrite_at":
+        present = [t for t in LINK_TARGETS if (root.parent / t).is_file()]
+        if present:
+            rules = rng.sample(IGNORE_RULES, k=rng.randint(0, 3))
+            return {
+                "op": "rewrite_at",
+                "path": rng.choice(present),
+                "data": _b64(_lines(rules)),
+                "rename": rng.random() < 0.3,
+            }
     utf8 = [f for f in texts if _is_text(root / f)]
     actor = rng.choice(actors)
     if name == "api_write":

@@ -1,0 +1,65 @@
+"""`codesift-rg` through the index (`force` and `auto`) after a rule file changed through
+another name: a `.gitignore` symlinked to a file of the tree (written in place, or replaced by
+rename), an `.ignore` linked to a file outside the tree, a hard-linked `.gitignore` (its
+other name in the tree or outside it), a worktree's main repository's `.git/info/exclude`, the
+global git excludes file. The kept verdicts and `--files` lists are of the rules before the
+change: each answer (`-l`, `-c`, `--files`) must equal a scan and the real ripgrep's after
+it, never the kept one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rg_helpers import BIN, Env, real_rgs
+from rule_links import HAS_GIT, SCENARIOS, Scenario, environment
+
+pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+
+QUERIES = [
+    ("--sort", "path", "-l", "needle"),
+    ("--sort", "path", "-c", "needle"),
+    ("--sort", "path", "--files"),
+]
+
+
+def check(env: Env, tree: Path, args: tuple[str, ...], what: str) -> None:
+    """`args` through the index (force, auto) equal a scan and the real ripgrep."""
+    scan = env.rg(tree, "never", *args)
+    reals = real_rgs()
+    if reals:
+        real = env.rg(tree, "never", *args, binary=reals[0][0])
+        assert (real.returncode, real.stdout) == (scan.returncode, scan.stdout), (
+            f"{what}: rg {' '.join(args)}: the scan differs from {reals[0][1]}\n"
+            f"rg   {real.stdout!r}\nscan {scan.stdout!r}"
+        )
+    for mode in ("force", "auto"):
+        got = env.rg(tree, mode, *args)
+        assert (got.returncode, got.stdout) == (scan.returncode, scan.stdout), (
+            f"{what}: rg {' '.join(args)} ({mode})\nexpected {scan.stdout!r}\n"
+            f"actual   {got.stdout!r}\n{got.stderr.decode()}"
+        )
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
+def test_a_rule_file_changed_through_another_name_is_seen(
+    tmp_path: Path, scenario: Scenario
+) -> None:
+    if scenario.needs_git and not HAS_GIT:
+        pytest.skip("git is not installed")
+    scenario.build(tmp_path)
+    tree = scenario.tree(tmp_path)
+    env = Env(tmp_path)
+    env.env.update(environment(tmp_path))
+    env.env.pop("GIT_CONFIG_GLOBAL", None)
+    with env:
+        for args in QUERIES:
+            # The first runs index the tree and keep verdicts and lists; the next use them.
+            for run in ("first", "second"):
+                check(env, tree, args, f"before the change ({run} run)")
+        indexed = env.rg(tree, "force", "-l", "needle")
+        assert b"files from the index" in indexed.stderr, indexed.stderr.decode()
+        scenario.change(tmp_path)
+        for args in QUERIES:
+            check(env, tree, args, f"{scenario.name} changed")
+            check(env, tree, args, f"{scenario.name} changed (again)")
