@@ -12,6 +12,7 @@ pub mod glob;
 pub mod glob_stream;
 pub mod grep;
 pub mod index;
+pub mod print;
 pub mod request;
 pub mod rg;
 pub mod search;
@@ -40,6 +41,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py::results::GlobOutcome>()?;
     m.add_class::<py::results::GrepOutcome>()?;
     m.add_class::<py::stream::GrepStream>()?;
+    m.add_class::<py::print::GrepPrinter>()?;
     m.add_class::<py::glob::GlobStream>()?;
     m.add_class::<py::results::Listing>()?;
     m.add_function(wrap_pyfunction!(py::glob::file_types, m)?)?;

@@ -33,14 +33,13 @@ def planted_tree(root: Path) -> Path:
             "spin_lock(&a); spin_lock(&b); mutex_lock(&c)\n"
             "no match here\n"
             "  rcu_read_lock();\n"
-            "quote \" back \\ tab\t bell \x07 esc \x1b del \x7f end_lock\n"
+            'quote " back \\ tab\t bell \x07 esc \x1b del \x7f end_lock\n'
             "é wide ünïcode_lock then x_lock\n"
         ).encode(),
         "crlf.txt": b"first_lock\r\nplain\r\nsecond_lock and third_lock\r\n",
         "bad.txt": b"pre \xff\xfe bad_lock \xc3 post\nok_lock\n",
         "sub/ctx.py": "".join(
-            f"line {n} a_lock\n" if n in (3, 4, 9, 20, 22) else f"line {n}\n"
-            for n in range(1, 26)
+            f"line {n} a_lock\n" if n in (3, 4, 9, 20, 22) else f"line {n}\n" for n in range(1, 26)
         ).encode(),
         "sub/deeper/last.c": b"int x_lock;\n",
         b"odd\xffname.txt".decode("utf-8", "surrogateescape"): b"named_lock\n",
