@@ -1,5 +1,6 @@
 //! codesift's compiled core: the engine modules (fs: the root handle, walkers, rules, file
-//! operations and atomic writes; glob (and its stream), grep, search, index, daemon, types; the stream that
+//! operations and atomic writes; glob (and its stream), grep, search, print (piped grep
+//! output), index, daemon, types; the stream that
 //! `grep_iter` and `glob_iter` share; the grep request
 //! and the workspace that runs it) and the one Python module `codesift._core` (bindings in
 //! `py/`) that exposes them.

@@ -59,6 +59,9 @@ python3 benches/long_lines.py --rounds 1 --size 200000 --hits 200 > "$smoke_out/
 python3 benches/startup.py --rounds 2 --files 20 --importtime 1 > "$smoke_out/startup" \
   || { cat "$smoke_out/startup"; exit 1; }
 echo "start-up benchmark smoke run: ok"
+python3 benches/output_modes.py --smoke --corpus "$stdlib/email" --pattern 'def \w+' \
+  > "$smoke_out/output_modes" || { cat "$smoke_out/output_modes"; exit 1; }
+echo "output modes benchmark smoke run: ok ($(grep -c '^| ' "$smoke_out/output_modes") table rows)"
 
 
 python3 -m pytest -q "$@"

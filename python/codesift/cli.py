@@ -766,7 +766,10 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         out = lines.out
         # Printing lines, the engine's search keeps one hit per line (no record per match:
         # what a dense answer costs most).
-        one_hit_per_line = printer is not None and layout == "lines" and not lines.context
+        # Counting lines, too: the distinct lines are the same.
+        one_hit_per_line = (
+            printer is not None and layout in ("lines", "count-lines") and not lines.context
+        )
         if invert:
             return stream_inverted(t, name)
         with t.ws.grep(
@@ -788,6 +791,8 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             remember=False,
             mode=mode,
             one_hit_per_line=one_hit_per_line,
+            # Only --json-full shows a hit's uniqueness.
+            skip_unique=printer is not None and layout != "json-full",
         ) as stream_hits:
             if printer is not None and fd is not None:
                 return engine_printed(t, name, stream_hits, printer, fd)

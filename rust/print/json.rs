@@ -8,7 +8,7 @@
 pub fn push_json_str(out: &mut Vec<u8>, bytes: &[u8]) {
     out.push(b'"');
     for chunk in bytes.utf8_chunks() {
-        push_escaped(out, chunk.valid());
+        push_escaped(out, chunk.valid().as_bytes());
         for &b in chunk.invalid() {
             out.extend_from_slice(b"\\udc");
             push_hex2(out, b);
@@ -18,11 +18,16 @@ pub fn push_json_str(out: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// Appends text read from a file as a JSON string, invalid UTF-8 replaced by U+FFFD (the
-/// decoded text Python's JSON holds).
-pub fn push_json_text(out: &mut Vec<u8>, bytes: &[u8]) {
+/// decoded text Python's JSON holds). `valid`: the caller knows the bytes are UTF-8.
+pub fn push_json_text(out: &mut Vec<u8>, bytes: &[u8], valid: bool) {
     out.push(b'"');
+    if valid {
+        push_escaped(out, bytes);
+        out.push(b'"');
+        return;
+    }
     for chunk in bytes.utf8_chunks() {
-        push_escaped(out, chunk.valid());
+        push_escaped(out, chunk.valid().as_bytes());
         if !chunk.invalid().is_empty() {
             out.extend_from_slice("\u{FFFD}".as_bytes());
         }
@@ -30,8 +35,24 @@ pub fn push_json_text(out: &mut Vec<u8>, bytes: &[u8]) {
     out.push(b'"');
 }
 
-fn push_escaped(out: &mut Vec<u8>, text: &str) {
-    let bytes = text.as_bytes();
+/// Bytes JSON escapes: `"`, `\\` and the control characters.
+const ESCAPED: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+    if !bytes.iter().any(|&b| ESCAPED[usize::from(b)]) {
+        out.extend_from_slice(bytes);
+        return;
+    }
     let mut plain = 0;
     for (at, &b) in bytes.iter().enumerate() {
         let escape: &[u8] = match b {

@@ -334,7 +334,11 @@ impl Printer {
     }
 
     fn json(&mut self, file: &FileHits, ids: Option<Ids<'_>>, full: bool, out: &mut Vec<u8>) {
-        let path = file.path.as_os_str().as_bytes();
+        let valid = TextOf::new(file);
+        let mut path = Vec::new();
+        push_json_str(&mut path, file.path.as_os_str().as_bytes());
+        // Hits on one line share its text: escaped once.
+        let mut line: Option<(Span, Vec<u8>)> = None;
         for (i, hit) in file.hits.iter().enumerate() {
             out.extend_from_slice(if self.json_open {
                 b", ".as_slice()
@@ -348,7 +352,7 @@ impl Printer {
                 push_base36(out, ids.first + i as u64);
             }
             out.extend_from_slice(b"\", \"file\": ");
-            push_json_str(out, path);
+            out.extend_from_slice(&path);
             out.extend_from_slice(b", \"line\": ");
             push_number(out, hit.line);
             out.extend_from_slice(b", \"column\": ");
@@ -358,17 +362,25 @@ impl Printer {
             out.extend_from_slice(b", \"byte_offset\": ");
             push_number(out, hit.byte_offset);
             out.extend_from_slice(b", \"content\": ");
-            json::push_json_text(out, file.slice(hit.content));
+            valid.push_json(out, hit.content);
             out.extend_from_slice(b", \"text\": ");
-            json::push_json_text(out, file.slice(hit.text));
+            match &line {
+                Some((span, escaped)) if *span == hit.text => out.extend_from_slice(escaped),
+                _ => {
+                    let mut escaped = Vec::with_capacity(hit.text.len + 2);
+                    valid.push_json(&mut escaped, hit.text);
+                    out.extend_from_slice(&escaped);
+                    line = Some((hit.text, escaped));
+                }
+            }
             let (before, after) = match &hit.context {
                 Some(lines) => (lines.before.as_slice(), lines.after.as_slice()),
                 None => (&[][..], &[][..]),
             };
             out.extend_from_slice(b", \"before\": [");
-            json_lines(out, file, before);
+            json_lines(out, &valid, before);
             out.extend_from_slice(b"], \"after\": [");
-            json_lines(out, file, after);
+            json_lines(out, &valid, after);
             out.push(b']');
             if full {
                 out.extend_from_slice(b", \"byte_length\": ");
@@ -381,8 +393,10 @@ impl Printer {
             }
             out.push(b'}');
         }
-        if file.continued && !self.json_counts.is_empty() {
-            *self.json_counts.last_mut().unwrap_or(&mut 0) += file.matches;
+        if file.continued
+            && let Some(count) = self.json_counts.last_mut()
+        {
+            *count += file.matches;
         } else {
             self.json_files.push(file.path.clone());
             self.json_counts.push(file.matches);
@@ -391,12 +405,12 @@ impl Printer {
     }
 }
 
-fn json_lines(out: &mut Vec<u8>, file: &FileHits, lines: &[Span]) {
+fn json_lines(out: &mut Vec<u8>, text: &TextOf<'_>, lines: &[Span]) {
     for (k, &span) in lines.iter().enumerate() {
         if k > 0 {
             out.extend_from_slice(b", ");
         }
-        json::push_json_text(out, file.slice(span));
+        text.push_json(out, span);
     }
 }
 
@@ -478,16 +492,25 @@ impl<'a> TextOf<'a> {
         }
     }
 
+    /// Whether the text at `span` is UTF-8, known without reading it when the buffer is.
+    fn is_utf8(&self, span: Span) -> bool {
+        let boundary = |at: usize| self.file.bytes.get(at).is_none_or(|&b| (b as i8) >= -0x40);
+        (self.valid && boundary(span.start) && boundary(span.start + span.len))
+            || std::str::from_utf8(self.file.slice(span)).is_ok()
+    }
+
     fn push(&self, out: &mut Vec<u8>, span: Span) {
         let bytes = self.file.slice(span);
-        let boundary = |at: usize| self.file.bytes.get(at).is_none_or(|&b| (b as i8) >= -0x40);
-        if (self.valid && boundary(span.start) && boundary(span.start + span.len))
-            || std::str::from_utf8(bytes).is_ok()
-        {
+        if self.is_utf8(span) {
             out.extend_from_slice(bytes);
         } else {
             out.extend_from_slice(String::from_utf8_lossy(bytes).as_bytes());
         }
+    }
+
+    /// The text at `span` as a JSON string (see `json::push_json_text`).
+    fn push_json(&self, out: &mut Vec<u8>, span: Span) {
+        json::push_json_text(out, self.file.slice(span), self.is_utf8(span));
     }
 }
 

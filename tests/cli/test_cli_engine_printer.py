@@ -124,7 +124,8 @@ def test_many_hits_are_printed_without_a_python_object_per_hit(tmp_path, flags):
         assert got == expected
     else:
         assert engine.stdout == plain.stdout
-    assert len(engine.stdout) > 100_000
+    per_file = {"-c", "-l", "--count-matches"}.intersection(flags)
+    assert len(engine.stdout) > (500 if per_file else 100_000)
 
 
 def test_a_match_spanning_lines_is_still_printed_with_the_lines_it_spans(tmp_path):
@@ -160,9 +161,11 @@ def start(root: Path, *args: str) -> subprocess.Popen[bytes]:
 
 
 MODES = [[], ["-o"], ["--json"], ["-c"], ["-l"], ["--vimgrep"], ["-C", "1"]]
+#: The modes whose output fills the pipe long before the search ends.
+PER_HIT = [m for m in MODES if m not in (["-c"], ["-l"])]
 
 
-@pytest.mark.parametrize("flags", MODES, ids=[" ".join(m) or "lines" for m in MODES])
+@pytest.mark.parametrize("flags", PER_HIT, ids=[" ".join(m) or "lines" for m in PER_HIT])
 def test_ctrl_c_stops_each_mode_with_exit_130(tmp_path, flags):
     root = tmp_path / "t"
     numbered_tree(root, 3000, "needle\n" * 20)
