@@ -51,6 +51,9 @@ pub struct PrintOptions {
     pub null: bool,
 }
 
+/// A match's record: the column and the text printed for it.
+type RecordOf<'a> = dyn Fn(&Hit) -> (u64, Span) + 'a;
+
 /// The ids a JSON hit is given: `prefix` and a base-36 number from `first`.
 pub struct Ids<'a> {
     pub prefix: &'a str,
@@ -271,7 +274,7 @@ impl Printer {
     /// carry that are not matching lines, in line (then column) order, `--` between groups.
     fn records(&mut self, file: &FileHits, name: Option<&[u8]>, out: &mut Vec<u8>) {
         // Every match its own record (else every matching line), with its column and text.
-        let per_match: Option<&dyn Fn(&Hit) -> (u64, Span)> = match self.options.layout {
+        let per_match: Option<&RecordOf<'_>> = match self.options.layout {
             Layout::OnlyMatching => Some(&|hit: &Hit| (hit.column, trim_cr(file, hit.content))),
             Layout::Vimgrep { only_matching } => Some(&move |hit: &Hit| {
                 (
