@@ -1,5 +1,6 @@
 //! codesift's compiled core: the engine modules (fs: the root handle, walkers, rules, file
-//! operations and atomic writes; glob (and its stream), grep, search, index, daemon, types; the stream that
+//! operations and atomic writes; glob (and its stream), grep, search, print (piped grep
+//! output), index, daemon, types; the stream that
 //! `grep_iter` and `glob_iter` share; the grep request
 //! and the workspace that runs it) and the one Python module `codesift._core` (bindings in
 //! `py/`) that exposes them.
@@ -12,6 +13,7 @@ pub mod glob;
 pub mod glob_stream;
 pub mod grep;
 pub mod index;
+pub mod print;
 pub mod request;
 pub mod rg;
 pub mod search;
@@ -40,6 +42,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py::results::GlobOutcome>()?;
     m.add_class::<py::results::GrepOutcome>()?;
     m.add_class::<py::stream::GrepStream>()?;
+    m.add_class::<py::print::GrepPrinter>()?;
     m.add_class::<py::glob::GlobStream>()?;
     m.add_class::<py::results::Listing>()?;
     m.add_function(wrap_pyfunction!(py::glob::file_types, m)?)?;

@@ -53,6 +53,9 @@ pub struct GrepRequest {
     /// changes no line shown (see `GrepQuery::one_hit_per_line`): what a printer of lines
     /// (the CLI's piped grep) needs.
     pub one_hit_per_line: bool,
+    /// No hit is checked for uniqueness (every `unique` is false; see
+    /// `GrepQuery::skip_unique`): what a printer that never shows it needs.
+    pub skip_unique: bool,
 }
 
 impl Default for GrepRequest {
@@ -79,6 +82,7 @@ impl Default for GrepRequest {
             no_ignore: None,
             stream: false,
             one_hit_per_line: false,
+            skip_unique: false,
         }
     }
 }
@@ -146,6 +150,7 @@ impl GrepRequest {
             mode: OutputMode::parse(&self.mode)?,
             types: FileTypes::new(&self.types, &self.types_not)?.map(Arc::new),
             one_hit_per_line: self.one_hit_per_line,
+            skip_unique: self.skip_unique,
         })
     }
 

@@ -56,6 +56,9 @@ pub struct GrepQuery {
     /// per match. Only without `max_matches` (a cut counts matches) and `timeout` (whose
     /// report says how many were found).
     pub one_hit_per_line: bool,
+    /// No hit is checked for uniqueness (`Hit::unique` stays false): what a printer that
+    /// never shows it needs (see `CompiledPattern::without_unique`).
+    pub skip_unique: bool,
 }
 
 impl GrepQuery {
@@ -67,7 +70,8 @@ impl GrepQuery {
     pub(crate) fn compiled(&self) -> Result<CompiledPattern> {
         Ok(CompiledPattern::new(&self.pattern)?
             .with_mode(self.mode)
-            .with_lines(self.keeps_one_hit_per_line()))
+            .with_lines(self.keeps_one_hit_per_line())
+            .without_unique(self.skip_unique))
     }
 
     /// The hits a search keeps in all (`max_matches`, else no limit), and whether it goes on

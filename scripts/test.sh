@@ -62,6 +62,9 @@ echo "start-up benchmark smoke run: ok"
 python3 benches/scale.py --corpus "$stdlib/email" --copies 2 --rounds 1 --out "$smoke_out/scale" \
   > "$smoke_out/scale_log" 2>&1 || { cat "$smoke_out/scale_log"; exit 1; }
 echo "scale benchmark smoke run: ok"
+python3 benches/output_modes.py --smoke --corpus "$stdlib/email" --pattern 'def \w+' \
+  > "$smoke_out/output_modes" || { cat "$smoke_out/output_modes"; exit 1; }
+echo "output modes benchmark smoke run: ok ($(grep -c '^| ' "$smoke_out/output_modes") table rows)"
 
 
 python3 -m pytest -q "$@"

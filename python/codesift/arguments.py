@@ -345,6 +345,7 @@ _CONVERSIONS: dict[str, Callable[[str, Any], object]] = {
     "count_total": _truth,
     "stream": _truth,
     "one_hit_per_line": _truth,
+    "skip_unique": _truth,
     "context_lines": _count,
     "before": _count,
     "after": _count,

@@ -688,11 +688,11 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
     else:
         mode = "content"
     show_names = args.with_filename
-    if show_names is None:
-        show_names = not (len(targets) == 1 and targets[0].is_file)
+    if show_names is None:  # rg's --vimgrep names every file
+        show_names = args.vimgrep or not (len(targets) == 1 and targets[0].is_file)
     rich_view = (
         console is not None
-        and not args.no_heading
+        and not (args.no_heading or args.vimgrep)
         and mode == "content"
         and not (invert or args.only_matching or args.count or args.files_with_matches)
     )
@@ -735,10 +735,25 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
     # is printed (`_Capped`), the rest is only counted. Without a cap every total is exact.
     counting = args.count_total and cap is not None
 
-    # Lines the engine can print as they are: no -o, no context, and a UTF-8 stdout (the
-    # bytes are written as they are; another encoding escapes what it cannot hold).
+    # The engine prints every piped mode itself (no Python object per hit) to a UTF-8 stdout
+    # with a descriptor (its bytes are written as they are; another encoding escapes what it
+    # cannot hold, and a test's StringIO has no descriptor); `-v` and `--count-total` under
+    # a cap are printed here.
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
-    plain = not (args.only_matching or before or after) and encoding == "utf8"
+    layout = _engine_layout(args, mode, invert or counting)
+    fd = _descriptor(lines.out) if layout is not None and encoding == "utf8" else None
+    printer: _core.GrepPrinter | None = None
+    if layout is not None and fd is not None:
+        vimgrep = args.vimgrep and layout.startswith("vimgrep")
+        from ._core import GrepPrinter
+
+        printer = GrepPrinter(
+            layout,
+            line_number=lines.line_number or vimgrep,
+            column=lines.column or vimgrep,
+            context=lines.context,
+            null=args.null,
+        )
 
     def stream(
         t: _Target, name: Callable[[str], str | None]
@@ -749,13 +764,11 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
         lines_of = _file_lines(t.ws)
         printed = False
         out = lines.out
-        # The engine prints the lines itself; then its search keeps one hit per line (no
-        # record per match: what a dense answer costs most).
-        printing = (
-            plain
-            and mode == "content"
-            and not (args.json or args.count or counting)
-            and hasattr(out, "buffer")
+        # Printing lines, the engine's search keeps one hit per line (no record per match:
+        # what a dense answer costs most).
+        # Counting lines, too: the distinct lines are the same.
+        one_hit_per_line = (
+            printer is not None and layout in ("lines", "count-lines") and not lines.context
         )
         if invert:
             return stream_inverted(t, name)
@@ -777,8 +790,12 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
             stream=True,
             remember=False,
             mode=mode,
-            one_hit_per_line=printing,
+            one_hit_per_line=one_hit_per_line,
+            # Only --json-full shows a hit's uniqueness.
+            skip_unique=printer is not None and layout != "json-full",
         ) as stream_hits:
+            if printer is not None and fd is not None:
+                return engine_printed(t, name, stream_hits, printer, fd)
             hits: GrepIter | _Capped = (
                 _Capped(stream_hits, cap) if counting and cap is not None else stream_hits
             )
@@ -816,26 +833,6 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                     out.flush()
                     printed = True
                 return _ended(hits), printed
-            if printing:
-                # The engine formats and writes the lines (what a big answer costs most in
-                # Python), straight to stdout when it has a descriptor.
-                fd = _descriptor(out)
-                out.flush()
-                # Printing is never counting: `hits` is the engine's stream itself.
-                for item in stream_hits.printed(name, lines.line_number, lines.column, fd):
-                    if isinstance(item, bool):
-                        pass
-                    elif isinstance(item, bytes):
-                        out.flush()
-                        out.buffer.write(item)
-                        out.buffer.flush()
-                    else:
-                        group = list(item)
-                        records = content_records(group, only_matching=False, lines_of=lines_of)
-                        lines.file(name(group[0].file), records)
-                        out.flush()
-                    printed = True
-                return _ended(hits), printed
             for group, _matches, _continued in hits.pieces():
                 if not group:
                     continue
@@ -846,6 +843,33 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
                 out.flush()
                 printed = True
             return _ended(hits), printed
+
+    def engine_printed(
+        t: _Target,
+        name: Callable[[str], str | None],
+        hits: GrepIter,
+        printer: _core.GrepPrinter,
+        fd: int,
+    ) -> tuple[GrepIter | GrepResult | None, bool]:
+        """Prints a PATH's stream with the engine's printer, straight to `fd`: Python sees
+        only the files it hands back (a match spanning lines: their lines are read here)."""
+        out = lines.out
+        out.flush()
+        printer.start_path()
+        show = t.show if mode == "files" else name
+        lines_of = _file_lines(t.ws)
+        for group in hits.print_with(printer, show, fd):
+            records = content_records(group, only_matching=args.only_matching, lines_of=lines_of)
+            lines.printed = printer.printed
+            lines.file(name(group[0].file), records)
+            out.flush()
+            printer.printed = lines.printed
+        if args.json:
+            files = [str(f) for f in printer.json_files]
+            return _end_grep_json(
+                t.ws, hits.result, files, printer.json_counts, printer.json_open, out
+            ), bool(files)
+        return hits, printer.printed
 
     # -v's cap counts printed lines over the whole command line.
     budget = [args.max_count or None]
@@ -972,6 +996,24 @@ def _grep(args: argparse.Namespace, console: Console | None) -> int:
     return EXIT_FOUND if found else EXIT_NOTHING
 
 
+def _engine_layout(args: argparse.Namespace, mode: str, in_python: bool) -> str | None:
+    """The layout of the engine's printer (`_core.GrepPrinter`) for a piped grep, None for
+    what Python prints (`-v`, and `--count-total` under a cap: `in_python`)."""
+    if in_python:
+        return None
+    if args.json:
+        return "json-full" if args.json_full else "json"
+    if mode == "count":
+        return "count-matches"
+    if args.count:
+        return "count-per-match" if args.only_matching or args.multiline else "count-lines"
+    if mode == "files":
+        return "files"
+    if args.vimgrep:
+        return "vimgrep-only-matching" if args.only_matching else "vimgrep"
+    return "only-matching" if args.only_matching else "lines"
+
+
 def _ended(hits: GrepIter | _Capped) -> GrepIter | GrepResult | None:
     """What an ended stream leaves for the notes: the engine's stream itself, whose figures
     are read as they are (its `result`, dataclasses and all, is made only if needed), or a
@@ -1060,12 +1102,25 @@ def _stream_grep_json(
         else:
             files.append(group[0].file)
             counts.append(matches)
-    result = hits.result
-    opening = sep if not files else ""
+    return _end_grep_json(ws, hits.result, files, counts, sep == ", ", out), bool(files)
+
+
+def _end_grep_json(
+    ws: Workspace,
+    result: GrepResult | None,
+    files: list[str],
+    counts: list[int],
+    opened: bool,
+    out: Any,
+) -> GrepResult | None:
+    """Ends a streamed `--json` document whose hits are printed (`opened`: its array of
+    matches is): every field after the matches, known once the search is done."""
+    opening = "" if opened else '{"matches": ['
     if result is None:  # the search stopped without its figures (it raised instead)
         out.write(opening + "]}\n")
-        return None, bool(files)
+        return None
     import dataclasses
+    import json
 
     data = dataclasses.replace(result, counts=counts).to_dict()
     del data["matches"]
@@ -1073,7 +1128,7 @@ def _stream_grep_json(
     rest = json_escape_surrogates(json.dumps(_json_with_root(ws, data), ensure_ascii=False))
     out.write(opening + "], " + rest[1:] + "\n")
     out.flush()
-    return result, bool(files)
+    return result
 
 
 class _Capped:

@@ -144,6 +144,18 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         r, ("-n", "--line-number"), ("-N", "--no-line-number"), "print line numbers (the default)"
     )
     r.add_argument("--column", action="store_true", help="print the column of the first match")
+    r.add_argument(
+        "--vimgrep",
+        action="store_true",
+        help="print each match as path:line:column:text (column in bytes), as rg --vimgrep",
+    )
+    # Not rg's `-0` too: an option that looks like a number makes argparse read `-B -1` as
+    # an option instead of a (refused) negative count.
+    r.add_argument(
+        "--null",
+        action="store_true",
+        help="follow each printed path with a NUL byte instead of ':' (-l: of a newline)",
+    )
     _switch(
         r,
         ("-H", "--with-filename"),

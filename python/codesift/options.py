@@ -76,6 +76,9 @@ class GrepStreamOptions(GrepMatching, total=False):
     #: context or multiline matching (else ignored). A file's match count is then exact
     #: over its first 16 matching lines and counts one per line after them.
     one_hit_per_line: bool
+    #: Check no hit for uniqueness: every `GrepMatch.unique` is False (False). For a printer
+    #: that never shows it: spares the sort and the scans of the file it costs.
+    skip_unique: bool
 
 
 class GrepOptions(GrepStreamOptions, total=False):

@@ -128,30 +128,23 @@ class GrepIter(_Streamed, Iterator[_core.GrepMatch]):
         while (piece := self.next_piece()) is not None:
             yield piece
 
-    def printed(
-        self,
-        show: Callable[[str], str | None],
-        line_number: bool,
-        column: bool,
-        fd: int | None = None,
-    ) -> Iterator[bytes | bool | Sequence[_core.GrepMatch]]:
-        """For the CLI: each file's lines as piped `codesift grep` prints them, formatted by
-        the engine (see `GrepStream.next_lines`; with `fd`, written there and True comes
-        instead); a file with a match spanning lines comes as its hits instead."""
+    def print_with(
+        self, printer: _core.GrepPrinter, show: Callable[[str], str | None], fd: int
+    ) -> Iterator[Sequence[_core.GrepMatch]]:
+        """For the CLI: the stream printed by the engine's `printer` straight to `fd` (see
+        `GrepStream.print_files`); a file it cannot print comes out as its hits, for the
+        caller to print."""
+        before = self._files
         while True:
-            item = self._stream.next_lines(show, line_number, column, fd)
+            item = self._stream.print_files(printer, show, fd)
+            self._files = before + self._stream.files_printed
             if item is None:
                 self._finish()
                 return
-            if not self._stream.continued:
-                self._files += 1
-            if isinstance(item, (bytes, bool)):
-                yield item
-            else:
-                first_id, hits = item
-                if self._cache is not None:
-                    self._cache.add_batch(first_id, hits)
-                yield hits
+            first_id, hits = item
+            if self._cache is not None:
+                self._cache.add_batch(first_id, hits)
+            yield hits
 
 
 class GlobIter(_Streamed, Iterator[_core.GlobMatch]):

@@ -107,6 +107,8 @@ pub struct CompiledPattern {
     pub mode: OutputMode,
     /// One hit per matching line (see `with_lines`).
     pub lines: bool,
+    /// No hit is checked for uniqueness (see `without_unique`).
+    pub skip_unique: bool,
 }
 
 impl CompiledPattern {
@@ -122,6 +124,13 @@ impl CompiledPattern {
             && !self.multiline
             && self.before == 0
             && self.after == 0;
+        self
+    }
+
+    /// With `skip`, no hit is checked for uniqueness (each has `unique` false): a printer
+    /// that shows no hit's uniqueness spares the sort and the scans it costs.
+    pub fn without_unique(mut self, skip: bool) -> CompiledPattern {
+        self.skip_unique = skip;
         self
     }
 
@@ -181,6 +190,7 @@ impl CompiledPattern {
             after: options.after,
             mode: OutputMode::Content,
             lines: false,
+            skip_unique: false,
         })
     }
 

@@ -109,6 +109,7 @@ impl FileSearcher {
         }
         let size = meta.size;
         let mode = self.pattern.mode;
+        let pattern_skips_unique = self.pattern.skip_unique;
         let limits = mode.limits(limits);
         let mtime_ns = meta.mtime_ns;
         // The file's name, asked for once (by its first piece, or at the end).
@@ -168,7 +169,7 @@ impl FileSearcher {
             hand_out = pieces.map(|pieces| {
                 move |hits: &mut Vec<Hit>, bytes: &mut Vec<u8>| {
                     let (mut hits, bytes) = (std::mem::take(hits), std::mem::take(bytes));
-                    if mode == OutputMode::Content {
+                    if mode == OutputMode::Content && !pattern_skips_unique {
                         let mut left = budget.get();
                         mark_unique_within(&mut hits, &bytes, text, &mut left);
                         budget.set(left);
@@ -205,7 +206,11 @@ impl FileSearcher {
                     .search_slice(&self.pattern.matcher, text, &mut sink);
             }
             // Files and counts show no text to edit by id: not worth a pass over the file.
-            if !sink.binary && mode == OutputMode::Content && !self.pattern.lines {
+            if !sink.binary
+                && mode == OutputMode::Content
+                && !self.pattern.lines
+                && !self.pattern.skip_unique
+            {
                 let mut left = budget.get();
                 mark_unique_within(sink.hits, sink.bytes, text, &mut left);
             }
@@ -303,7 +308,12 @@ impl FileSearcher {
             }
         }
         // Files and counts show no text to edit by id: no uniqueness to prove.
-        if searched.is_ok() && !sink.binary && mode == OutputMode::Content && !self.pattern.lines {
+        if searched.is_ok()
+            && !sink.binary
+            && mode == OutputMode::Content
+            && !self.pattern.lines
+            && !self.pattern.skip_unique
+        {
             let buffer = &mut self.buffer;
             // The whole file, read once when a text's other places cannot be narrowed (or the
             // file is small enough that reading it beats asking the index).

@@ -7,6 +7,7 @@ use crate::cancel::CancelToken;
 use crate::grep::FileHits;
 use crate::py::engine::Engine;
 use crate::py::errors::catch_panic;
+use crate::py::print::GrepPrinter;
 use crate::py::results::{GrepOutcome, ResultList, grep_outcome, hit_list};
 use crate::search::GrepOutcome as EngineGrepOutcome;
 use crate::stream::{Next, Stream};
@@ -48,6 +49,23 @@ pub fn next_item<T: Send, R: Send>(
     }
 }
 
+/// What `print_files` holds before writing it out: big enough that writes are few.
+const PRINT_BUFFER: usize = 1 << 16;
+
+/// An ended search's figures, as `outcome` gives them (a cancelled search has none: the
+/// cancel is raised).
+fn summary(
+    py: Python<'_>,
+    engine: &Py<Engine>,
+    cancel: &CancelToken,
+    result: PyResult<EngineGrepOutcome>,
+) -> PyResult<Py<GrepOutcome>> {
+    let outcome = result?;
+    cancel.check("grep")?;
+    let summary = grep_outcome(py, outcome, engine.get().id_prefix_str(), 0)?;
+    Py::new(py, summary)
+}
+
 #[pyclass(module = "codesift._core")]
 pub struct GrepStream {
     engine: Py<Engine>,
@@ -57,6 +75,8 @@ pub struct GrepStream {
     outcome: Option<Py<GrepOutcome>>,
     /// The matches of the last item given, and whether it continued the file before it.
     last: (u64, bool),
+    /// See `files_printed`.
+    files_printed: u64,
 }
 
 impl GrepStream {
@@ -70,6 +90,7 @@ impl GrepStream {
             cancel,
             outcome: None,
             last: (0, false),
+            files_printed: 0,
         }
     }
 
@@ -78,16 +99,41 @@ impl GrepStream {
     fn next_file(&mut self, py: Python<'_>) -> PyResult<Option<FileHits>> {
         let (engine, cancel, slot) = (&self.engine, &self.cancel, &mut self.outcome);
         let file = next_item(py, &mut self.stream, |result| {
-            let outcome = result?;
-            cancel.check("grep")?;
-            let summary = grep_outcome(py, outcome, engine.get().id_prefix_str(), 0)?;
-            *slot = Some(Py::new(py, summary)?);
+            *slot = Some(summary(py, engine, cancel, result)?);
             Ok(())
         })?;
         if let Some(file) = &file {
             self.last = (file.matches, file.continued);
         }
         Ok(file)
+    }
+
+    /// Keeps the ended search's figures for `outcome`.
+    fn ended(&mut self, py: Python<'_>, result: PyResult<EngineGrepOutcome>) -> PyResult<()> {
+        self.outcome = Some(summary(py, &self.engine, &self.cancel, result)?);
+        Ok(())
+    }
+
+    /// Writes `out` whole to `fd` without the GIL, hearing Ctrl-C while a full pipe waits
+    /// (the search then stops), and empties it.
+    fn write_out(&mut self, py: Python<'_>, fd: i32, out: &mut Vec<u8>) -> PyResult<()> {
+        let mut rest: &[u8] = out;
+        while !rest.is_empty() {
+            // SAFETY: the caller's descriptor stays open for the call (it holds the stream).
+            match py.detach(|| unsafe { crate::fs::handoff::write_to(fd, rest, SIGNAL_CHECK) }) {
+                Ok(n) => rest = &rest[n..],
+                Err(e) => {
+                    self.stream.stop();
+                    return Err(e.into());
+                }
+            }
+            if let Err(e) = py.check_signals() {
+                self.stream.stop();
+                return Err(e);
+            }
+        }
+        out.clear();
+        Ok(())
     }
 }
 
@@ -109,59 +155,96 @@ impl GrepStream {
         Ok(Some((first, hits)))
     }
 
-    /// The next file as piped `codesift grep` prints it (ripgrep's lines): each matching line
-    /// once, as `name:line:column:text` with the parts asked for (`show(path)` gives the
-    /// name, None for none), text as `GrepMatch.text` has it. A file with a match spanning
-    /// lines comes back as its hits (`(first id, list)`) for the caller to print. None at
-    /// the end. No ids are reserved for printed lines: nothing can refer to them. With
-    /// `fd`, the lines are written there (without the GIL; a closed pipe raises
-    /// `BrokenPipeError`) and True comes back instead of them.
-    #[pyo3(signature = (show, line_number, column, fd = None))]
-    fn next_lines(
+    /// Prints the stream's files with `printer` straight to `fd`, without the GIL and with
+    /// no Python object per hit, until the end (None; the search's figures are then kept
+    /// for `outcome`) or a file the printer cannot print (a match spanning lines in a line
+    /// layout): its hits come back (`(first id, list)`) for the caller to print before it
+    /// calls again. `show(path)` gives a file's printed name (called once a file). Output
+    /// goes out whenever the search has nothing ready (each file as soon as it settles) or
+    /// a buffer is full; a full pipe waits, hearing Ctrl-C, and a closed one raises
+    /// `BrokenPipeError`.
+    fn print_files(
         &mut self,
         py: Python<'_>,
+        mut printer: PyRefMut<'_, GrepPrinter>,
         show: &Bound<'_, PyAny>,
-        line_number: bool,
-        column: bool,
-        fd: Option<i32>,
-    ) -> PyResult<Option<Py<PyAny>>> {
-        let Some(file) = self.next_file(py)? else {
-            return Ok(None);
-        };
-        if file.hits.iter().any(|h| h.end_line != h.line) {
+        fd: i32,
+    ) -> PyResult<Option<(u64, Py<ResultList>)>> {
+        let mut out = Vec::with_capacity(PRINT_BUFFER + PRINT_BUFFER / 4);
+        let mut shown: Option<(std::path::PathBuf, Option<Vec<u8>>)> = None;
+        let wants_name = printer.wants_name();
+        loop {
+            let mut next = py.detach(|| self.stream.next(Duration::ZERO));
+            if matches!(next, Next::Waiting) {
+                // Nothing settled yet: what is printed goes out before the wait.
+                self.write_out(py, fd, &mut out)?;
+                next = loop {
+                    match py.detach(|| self.stream.next(SIGNAL_CHECK)) {
+                        Next::Waiting => {
+                            if let Err(e) = py.check_signals() {
+                                self.stream.stop();
+                                return Err(e);
+                            }
+                        }
+                        other => break other,
+                    }
+                };
+            }
+            let file = match next {
+                Next::Item(file) => file,
+                Next::Waiting => continue,
+                Next::End(result) => {
+                    printer.printer.finish(&mut out);
+                    self.write_out(py, fd, &mut out)?;
+                    if let Some(result) = result {
+                        self.ended(py, result)?;
+                    }
+                    return Ok(None);
+                }
+            };
+            self.last = (file.matches, file.continued);
+            if !file.continued {
+                self.files_printed += 1;
+            }
+            if printer.printer.needs_lines(&file) {
+                self.write_out(py, fd, &mut out)?;
+                let engine = self.engine.get();
+                let first = engine.reserve_ids(file.hits.len() as u64);
+                let hits = hit_list(py, vec![file], engine.id_prefix_str(), first)?;
+                return Ok(Some((first, hits)));
+            }
+            let name = if !wants_name {
+                None
+            } else if let Some((path, name)) = &shown
+                && *path == file.path
+            {
+                name.clone()
+            } else {
+                let path = file.path.clone().into_os_string().into_pyobject(py)?;
+                let name: Option<std::ffi::OsString> = show.call1((path,))?.extract()?;
+                let name = name.map(|n| n.into_encoded_bytes());
+                shown = Some((file.path.clone(), name.clone()));
+                name
+            };
             let engine = self.engine.get();
-            let first = engine.reserve_ids(file.hits.len() as u64);
-            let hits = hit_list(py, vec![file], engine.id_prefix_str(), first)?;
-            return Ok(Some((first, hits).into_pyobject(py)?.into_any().unbind()));
-        }
-        let path = file.path.clone().into_os_string().into_pyobject(py)?;
-        let name: Option<std::ffi::OsString> = show.call1((path,))?.extract()?;
-        let out = py.detach(|| rg_lines(&file, name.as_deref(), line_number || column, column));
-        drop(file);
-        let Some(fd) = fd else {
-            return Ok(Some(
-                pyo3::types::PyBytes::new(py, &out).into_any().unbind(),
-            ));
-        };
-        let mut rest: &[u8] = &out;
-        while !rest.is_empty() {
-            // SAFETY: the caller's descriptor stays open for the call (it holds the stream).
-            match py.detach(|| unsafe { crate::fs::handoff::write_to(fd, rest, SIGNAL_CHECK) }) {
-                Ok(n) => rest = &rest[n..],
-                Err(e) => return Err(e.into()),
-            }
-            // The pipe may stay full (its reader paused): Ctrl-C must still stop us.
-            if let Err(e) = py.check_signals() {
-                self.stream.stop();
-                return Err(e);
+            let ids = printer.is_json().then(|| crate::print::Ids {
+                prefix: engine.id_prefix_str(),
+                first: engine.reserve_ids(file.hits.len() as u64),
+            });
+            let inner = &mut printer.printer;
+            py.detach(|| inner.file(&file, name.as_deref(), ids, &mut out));
+            drop(file);
+            if out.len() >= PRINT_BUFFER {
+                self.write_out(py, fd, &mut out)?;
             }
         }
-        Ok(Some(
-            pyo3::types::PyBool::new(py, true)
-                .to_owned()
-                .into_any()
-                .unbind(),
-        ))
+    }
+
+    /// Files begun (not continued) that `print_files` took from the stream, printed or
+    /// handed back.
+    #[getter]
+    fn files_printed(&self) -> u64 {
+        self.files_printed
     }
 
     /// Stops the search and waits for its threads to finish (no more hits come).
@@ -188,87 +271,5 @@ impl GrepStream {
     #[getter]
     fn outcome(&self, py: Python<'_>) -> Option<Py<GrepOutcome>> {
         self.outcome.as_ref().map(|o| o.clone_ref(py))
-    }
-}
-
-/// One file's matching lines in ripgrep's piped form (see `GrepStream::next_lines`).
-fn rg_lines(
-    file: &FileHits,
-    name: Option<&std::ffi::OsStr>,
-    line_number: bool,
-    column: bool,
-) -> Vec<u8> {
-    use std::os::unix::ffi::OsStrExt;
-    let mut out = Vec::with_capacity(file.hits.len() * 64);
-    // Checked once for the file: a line of valid bytes cut at character boundaries is valid.
-    let valid = std::str::from_utf8(&file.bytes).is_ok();
-    let boundary = |at: usize| file.bytes.get(at).is_none_or(|&b| (b as i8) >= -0x40);
-    let mut last = None;
-    for hit in &file.hits {
-        // Hits come in line and column order: the first on a line gives its column.
-        if last == Some(hit.line) {
-            continue;
-        }
-        last = Some(hit.line);
-        let mut parts = 0;
-        if let Some(name) = name {
-            out.extend_from_slice(name.as_bytes());
-            parts += 1;
-        }
-        if line_number {
-            if parts > 0 {
-                out.push(b':');
-            }
-            push_number(&mut out, hit.line);
-            parts += 1;
-        }
-        if column {
-            if parts > 0 {
-                out.push(b':');
-            }
-            push_number(&mut out, hit.column);
-            parts += 1;
-        }
-        if parts > 0 {
-            out.push(b':');
-        }
-        let text = file.slice(hit.text);
-        let whole = valid && boundary(hit.text.start) && boundary(hit.text.start + hit.text.len);
-        if whole || std::str::from_utf8(text).is_ok() {
-            out.extend_from_slice(text);
-        } else {
-            out.extend_from_slice(String::from_utf8_lossy(text).as_bytes());
-        }
-        out.push(b'\n');
-    }
-    out
-}
-
-/// Appends `n` in decimal (what `write!` costs most on tens of millions of lines).
-fn push_number(out: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_print_as_decimal() {
-        for n in [0u64, 7, 10, 99, 1234567, u64::MAX] {
-            let mut out = Vec::new();
-            push_number(&mut out, n);
-            assert_eq!(out, n.to_string().into_bytes(), "{n}");
-        }
     }
 }
