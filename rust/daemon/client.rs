@@ -107,7 +107,7 @@ pub fn exchange_up_to(
             "the request is over the daemon's size limit",
         ));
     }
-    let bytes = proto::frame(&body)?;
+    let bytes = proto::request_frame(&body)?;
     let mut rest: &[u8] = &bytes;
     while !rest.is_empty() {
         match rustix::net::send(&*stream, rest, rustix::net::SendFlags::NOSIGNAL) {

@@ -4,10 +4,12 @@ kill -9, idle exit, and what status shows."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -208,6 +210,40 @@ def test_bad_requests_get_errors_while_other_clients_are_served(
     with connect(socket_dir) as sock:
         assert ask(sock, {"op": "ping"})["ok"], "served while another client stalls"
     stalled.close()
+    assert daemon.ping() is not None
+
+
+def test_a_long_request_is_refused_at_once_and_never_swallows_the_next(
+    served: subprocess.Popen[bytes], socket_dir: Path
+) -> None:
+    ping = frame(json.dumps({"op": "ping", "pad": "x" * (2 << 20)}).encode())
+    # Announced as 3 MiB (over the 1 MiB limit, under the 64 MiB one for a marked `files`
+    # store), only the start of it sent, then a whole 2 MiB ping: the daemon must refuse the
+    # first from its header, not wait for its body (which the ping would have fed).
+    with connect(socket_dir) as sock:
+        sock.settimeout(8)  # under the daemon's 15 s whole-request limit
+        sock.sendall(struct.pack(">I", 3 << 20) + b"{" * 1000)
+        try:
+            sock.sendall(ping)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # already refused and closed
+        try:
+            reply = read_reply(sock)
+        except TimeoutError:
+            reply = "no reply within 8 s"
+        assert isinstance(reply, dict) and "over the limit" in reply["error"]["message"], (
+            f"expected an over-the-limit error at once, got {reply!r}"
+        )
+    # The same 2 MiB ping alone, unmarked: refused the same way, every time.
+    for _ in range(3):
+        with connect(socket_dir) as sock:
+            sock.settimeout(8)
+            try:
+                sock.sendall(ping)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            reply = read_reply(sock)
+            assert reply is not None and "over the limit" in reply["error"]["message"], reply
     assert daemon.ping() is not None
 
 
