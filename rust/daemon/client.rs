@@ -15,6 +15,13 @@ use std::time::Duration;
 
 /// Connects to the daemon of this user, checked (see the module doc).
 pub fn connect() -> io::Result<UnixStream> {
+    connect_with_pid().map(|(stream, _)| stream)
+}
+
+/// `connect`, with the pid of the process serving the socket, as the kernel recorded it
+/// when that process started listening (`SO_PEERCRED`): known even when the daemon does not
+/// answer, since the kernel queues a connection to a stopped or stuck process for it.
+pub fn connect_with_pid() -> io::Result<(UnixStream, Option<u32>)> {
     let path = dir::socket_dir()
         .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no socket directory known"))?;
     let socket_dir = match dir::open_dir(&path, false) {
@@ -29,7 +36,7 @@ pub fn connect() -> io::Result<UnixStream> {
     connect_in(&socket_dir)
 }
 
-fn connect_in(socket_dir: &Dir) -> io::Result<UnixStream> {
+fn connect_in(socket_dir: &Dir) -> io::Result<(UnixStream, Option<u32>)> {
     match dir::check_socket(socket_dir) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Err(io::Error::new(
@@ -75,13 +82,22 @@ fn connect_in(socket_dir: &Dir) -> io::Result<UnixStream> {
     }
     let stream = UnixStream::from(socket);
     stream.set_nonblocking(false)?;
-    Ok(stream)
+    // None when the daemon is in another pid namespace (the kernel then reports no pid).
+    Ok((stream, u32::try_from(peer.pid.as_raw_nonzero().get()).ok()))
 }
 
 /// Sends `request` and reads the reply, each within `timeout`.
 pub fn request(request: &Value, timeout: Duration) -> io::Result<Value> {
-    let mut stream = connect()?;
-    exchange(&mut stream, request, timeout)
+    request_with_pid(request, timeout).0
+}
+
+/// `request`, with the serving process's pid once connected (see `connect_with_pid`): a
+/// daemon that took no reply in time still has one.
+pub fn request_with_pid(request: &Value, timeout: Duration) -> (io::Result<Value>, Option<u32>) {
+    match connect_with_pid() {
+        Ok((mut stream, pid)) => (exchange(&mut stream, request, timeout), pid),
+        Err(e) => (Err(e), None),
+    }
 }
 
 pub fn exchange(stream: &mut UnixStream, request: &Value, timeout: Duration) -> io::Result<Value> {
@@ -96,9 +112,9 @@ pub fn exchange_up_to(
     timeout: Duration,
     max_request: usize,
 ) -> io::Result<Value> {
-    let timeout = Some(timeout.max(Duration::from_millis(1)));
-    stream.set_read_timeout(timeout)?;
-    stream.set_write_timeout(timeout)?;
+    let waited = timeout.max(Duration::from_millis(1));
+    stream.set_read_timeout(Some(waited))?;
+    stream.set_write_timeout(Some(waited))?;
     let body = serde_json::to_vec(request).map_err(io::Error::other)?;
     // A request over the daemon's limit is refused here, not sent.
     if body.len() > max_request {
@@ -118,6 +134,17 @@ pub fn exchange_up_to(
         }
     }
     let reply = proto::read_frame(stream, MAX_REPLY).map_err(|e| match e {
+        proto::FrameError::Io(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) =>
+        {
+            io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("no reply within {:.1} s", waited.as_secs_f64()),
+            )
+        }
         proto::FrameError::Io(e) => e,
         other => io::Error::other(other.to_string()),
     })?;
@@ -128,4 +155,30 @@ pub fn exchange_up_to(
 /// malformed reply) as `None`: the caller scans.
 pub fn ask(request_body: &Value, timeout: Duration) -> Option<Value> {
     request(request_body, timeout).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_daemon_that_never_answers_is_named_by_its_pid_and_times_out() {
+        let tmp = tempfile::tempdir().unwrap();
+        let socket_dir = dir::open_dir(&tmp.path().join("codesift"), true).unwrap();
+        // Listening but never accepting, as a stopped daemon: the kernel queues the
+        // connection and records who listens.
+        let _listener =
+            std::os::unix::net::UnixListener::bind(dir::through_fd(&socket_dir, SOCKET_NAME))
+                .unwrap();
+        let (mut stream, pid) = connect_in(&socket_dir).unwrap();
+        assert_eq!(pid, Some(std::process::id()));
+        let error = exchange(
+            &mut stream,
+            &serde_json::json!({"op": "status"}),
+            Duration::from_millis(50),
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut, "{error}");
+        assert!(error.to_string().contains("no reply within"), "{error}");
+    }
 }

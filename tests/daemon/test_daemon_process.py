@@ -284,6 +284,34 @@ def test_a_client_or_the_daemon_killed_mid_request_leaves_nothing_stuck(
         stop(second)
 
 
+def test_status_names_a_stopped_daemon_by_its_pid(socket_dir: Path) -> None:
+    process = run_daemon()
+    try:
+        serving(process)
+        process.send_signal(signal.SIGSTOP)
+        cli = [sys.executable, "-m", "codesift", "daemon", "status"]
+        text = subprocess.run(cli, env=daemon_env(), capture_output=True, text=True, timeout=60)
+        print("status of a stopped daemon:", text.returncode, text.stdout, text.stderr)
+        assert text.returncode == 2, f"expected exit 2, got {text.returncode}: {text.stdout!r}"
+        assert f"pid {process.pid}" in text.stdout, text.stdout
+        assert "not answering" in text.stdout and "stopped" in text.stdout, text.stdout
+        assert f"kill -CONT {process.pid}" in text.stdout, text.stdout
+        assert "no daemon is running" not in text.stdout, text.stdout
+        assert "Traceback" not in text.stderr, text.stderr
+        as_json = subprocess.run(
+            [*cli, "--json"], env=daemon_env(), capture_output=True, text=True, timeout=60
+        )
+        data = json.loads(as_json.stdout)
+        expected = {"running": True, "answering": False, "pid": process.pid, "state": "stopped"}
+        assert {k: data.get(k) for k in expected} == expected, (expected, data)
+        assert as_json.returncode == 2, as_json
+    finally:
+        process.send_signal(signal.SIGCONT)
+        stop(process)
+    text = subprocess.run(cli, env=daemon_env(), capture_output=True, text=True, timeout=60)
+    assert text.returncode == 1 and "no daemon is running" in text.stdout, text
+
+
 def test_the_daemon_exits_when_idle(socket_dir: Path) -> None:
     process = run_daemon(idle=0.5)
     serving(process)
