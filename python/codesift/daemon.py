@@ -35,12 +35,22 @@ START_LIMIT = 15.0
 
 def request(body: dict[str, Any], timeout: float = REQUEST_TIMEOUT) -> tuple[dict | None, str]:
     """Sends one request to this user's daemon: `(reply, "")`, or `(None, why not)`."""
+    reply, problem, _ = request_with_pid(body, timeout)
+    return reply, problem
+
+
+def request_with_pid(
+    body: dict[str, Any], timeout: float = REQUEST_TIMEOUT
+) -> tuple[dict | None, str, int | None]:
+    """`request`, with the pid of the process serving the socket once connected (from the
+    kernel, `SO_PEERCRED`): a daemon that is there but does not answer (stopped, stuck) has
+    one, while no daemon has none."""
     import json
 
-    reply, problem = _core.daemon_request(json.dumps(body), timeout)
+    reply, problem, pid = _core.daemon_request(json.dumps(body), timeout)
     if reply is None:
-        return None, problem or "no reply"
-    return json.loads(reply), ""
+        return None, problem or "no reply", pid
+    return json.loads(reply), "", pid
 
 
 def ping(timeout: float = 1.0) -> dict | None:
@@ -215,6 +225,52 @@ def status() -> dict | None:
     return reply if reply is not None and reply.get("ok") else None
 
 
+def status_or_silence(timeout: float = REQUEST_TIMEOUT) -> tuple[dict | None, dict | None]:
+    """The daemon's status `(status, None)`; or, when a process holds its socket but does not
+    answer within `timeout` (stopped with SIGSTOP, stuck), `(None, {pid, state, problem})`;
+    or `(None, None)` when none is there."""
+    reply, problem, pid = request_with_pid({"op": "status"}, timeout)
+    if reply is not None and reply.get("ok"):
+        return reply, None
+    if reply is not None:  # answered with an error (too busy): there, but no status
+        problem = str((reply.get("error") or {}).get("message") or "an error reply")
+    # Connected (the kernel gave the pid) or refused for a full backlog: someone serves.
+    if pid is None and "not accepting" not in problem:
+        return None, None
+    return None, {"pid": pid, "state": _process_state(pid), "problem": problem}
+
+
+def _process_state(pid: int | None) -> str:
+    """The kernel's word for process `pid`: `stopped`, `running`, ... (`unknown`)."""
+    states = {
+        "T": "stopped",
+        "t": "stopped (traced)",
+        "R": "running",
+        "S": "sleeping",
+        "D": "in an uninterruptible wait",
+        "Z": "exited (a zombie)",
+    }
+    if pid is None:
+        return "unknown"
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            code = stat.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "unknown"
+    return states.get(code, "unknown")
+
+
+def not_answering_text(stuck: dict) -> str:
+    pid = stuck["pid"]
+    who = f"pid {pid}" if pid is not None else "pid unknown"
+    text = f"a daemon is running ({who}, {stuck['state']}) but not answering: {stuck['problem']}"
+    if pid is None:
+        return text + "; searches scan meanwhile"
+    if stuck["state"] == "stopped":
+        return text + f"; searches scan meanwhile; resume it with: kill -CONT {pid}"
+    return text + f"; searches scan meanwhile; if it stays so, end it with: kill {pid}"
+
+
 def _size(n: int | None) -> str:
     if n is None:
         return "?"
@@ -257,7 +313,8 @@ def status_text(data: dict) -> str:
 
 
 def main(action: str, *, foreground: bool, idle: float | None, as_json: bool) -> int:
-    """`codesift daemon ACTION`: exit 0 done, 1 nothing running (status, stop), 2 error."""
+    """`codesift daemon ACTION`: exit 0 done, 1 nothing running (status, stop), 2 error (a
+    daemon there but not answering, for status and stop)."""
     import json
 
     idle_seconds = IDLE_SECONDS if idle is None else idle
@@ -287,17 +344,25 @@ def main(action: str, *, foreground: bool, idle: float | None, as_json: bool) ->
         data = {"stopped": stopped is not None, "pid": stopped and stopped.get("pid")}
         text = f"daemon stopped (pid {stopped['pid']})" if stopped else "no daemon was running"
         code = 0 if stopped else 1
+        stuck = None if stopped else status_or_silence(1.0)[1]
+        if stuck is not None:
+            data = {"stopped": False, "running": True, "answering": False, **stuck}
+            text = not_answering_text(stuck)
+            code = 2
     else:
-        found = status()
-        data = found or {"running": False}
+        found, stuck = status_or_silence()
         if found:
-            data["running"] = True
-        text = (
-            status_text(found)
-            if found
-            else "no daemon is running (start one with: codesift daemon start)"
-        )
-        code = 0 if found else 1
+            data = {**found, "running": True, "answering": True}
+            text = status_text(found)
+            code = 0
+        elif stuck is not None:
+            data = {"running": True, "answering": False, **stuck}
+            text = not_answering_text(stuck)
+            code = 2
+        else:
+            data = {"running": False}
+            text = "no daemon is running (start one with: codesift daemon start)"
+            code = 1
     if as_json:
         print(json.dumps(data, indent=2))
     else:

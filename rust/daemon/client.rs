@@ -95,20 +95,41 @@ fn pass_over(socket_dir: Option<PathBuf>) {
 
 /// Asks the daemon `{"op": "ping"}`, passed over or not; an answer ends the passing over.
 pub fn ping(timeout: Duration) -> io::Result<Value> {
-    administer(&serde_json::json!({"op": "ping"}), timeout)
+    administer(&serde_json::json!({"op": "ping"}), timeout).0
 }
 
-/// Sends `ping`, `status` or `stop`: asked whether or not the daemon is passed over, the
-/// whole `timeout` allowed for the hello (a person asked); an answer ends the passing over.
-fn administer(request: &Value, timeout: Duration) -> io::Result<Value> {
-    let mut stream = connect_checked()?;
-    let reply = exchange_with(&mut stream, request, &Wait::new(timeout).ack(timeout))?;
-    let socket_dir = dir::socket_dir();
-    let mut state = PASSED_OVER.lock().unwrap();
-    if state.as_ref().is_some_and(|p| p.socket_dir == socket_dir) {
-        *state = None;
+/// `ping`, `status` and `stop`: what a person asked, sent whether or not the daemon is
+/// passed over.
+fn administrative(request: &Value) -> bool {
+    matches!(
+        request.get("op").and_then(Value::as_str),
+        Some("ping" | "status" | "stop")
+    )
+}
+
+/// Sends an administrative request with the whole `timeout` allowed for the hello (a person
+/// asked); an answer ends the passing over. With the serving process's pid once connected.
+fn administer(request: &Value, timeout: Duration) -> (io::Result<Value>, Option<u32>) {
+    let (mut stream, pid) = match connect_with_pid() {
+        Ok(connected) => connected,
+        Err(e) => return (Err(e), None),
+    };
+    let reply = exchange_with(&mut stream, request, &Wait::new(timeout).ack(timeout));
+    if reply.is_ok() {
+        let socket_dir = dir::socket_dir();
+        let mut state = PASSED_OVER.lock().unwrap();
+        if state.as_ref().is_some_and(|p| p.socket_dir == socket_dir) {
+            *state = None;
+        }
     }
-    Ok(reply)
+    (reply, pid)
+}
+
+fn passed_over() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::TimedOut,
+        "the daemon did not take a request in time lately; passed over until it answers a ping",
+    )
 }
 
 /// How long a request may wait, and what cancels it.
@@ -150,16 +171,21 @@ impl<'a> Wait<'a> {
 /// while this process passes it over.
 pub fn connect() -> io::Result<UnixStream> {
     if is_passed_over(&dir::socket_dir()) {
-        return Err(io::Error::new(
-            io::ErrorKind::TimedOut,
-            "the daemon did not take a request in time lately; passed over until it answers a \
-             ping",
-        ));
+        return Err(passed_over());
     }
     connect_checked()
 }
 
+/// A connection whatever the passing over says (see `connect_with_pid`).
 fn connect_checked() -> io::Result<UnixStream> {
+    connect_with_pid().map(|(stream, _)| stream)
+}
+
+/// A checked connection, with the pid of the process serving the socket, as the kernel
+/// recorded it when that process started listening (`SO_PEERCRED`): known even when the
+/// daemon does not answer, since the kernel queues a connection to a stopped or stuck
+/// process for it. Made whether or not this process passes the daemon over.
+pub fn connect_with_pid() -> io::Result<(UnixStream, Option<u32>)> {
     let path = dir::socket_dir()
         .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no socket directory known"))?;
     let socket_dir = match dir::open_dir(&path, false) {
@@ -174,7 +200,7 @@ fn connect_checked() -> io::Result<UnixStream> {
     connect_in(&socket_dir)
 }
 
-fn connect_in(socket_dir: &Dir) -> io::Result<UnixStream> {
+fn connect_in(socket_dir: &Dir) -> io::Result<(UnixStream, Option<u32>)> {
     match dir::check_socket(socket_dir) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Err(io::Error::new(
@@ -220,7 +246,8 @@ fn connect_in(socket_dir: &Dir) -> io::Result<UnixStream> {
     }
     let stream = UnixStream::from(socket);
     stream.set_nonblocking(false)?;
-    Ok(stream)
+    // None when the daemon is in another pid namespace (the kernel then reports no pid).
+    Ok((stream, u32::try_from(peer.pid.as_raw_nonzero().get()).ok()))
 }
 
 /// Sends `request` and reads the reply, each within `timeout` (`ping`, `status` and `stop`
@@ -231,12 +258,26 @@ pub fn request(request: &Value, timeout: Duration) -> io::Result<Value> {
 
 /// `request` with its waits as `wait` says.
 pub fn request_with(request: &Value, wait: &Wait<'_>) -> io::Result<Value> {
-    let op = request.get("op").and_then(Value::as_str);
-    if matches!(op, Some("ping" | "status" | "stop")) {
-        return administer(request, wait.reply);
+    if administrative(request) {
+        return administer(request, wait.reply).0;
     }
     let mut stream = connect()?;
     exchange_with(&mut stream, request, wait)
+}
+
+/// `request`, with the serving process's pid once connected (see `connect_with_pid`): a
+/// daemon that took no request or gave no reply in time still has one.
+pub fn request_with_pid(request: &Value, timeout: Duration) -> (io::Result<Value>, Option<u32>) {
+    if administrative(request) {
+        return administer(request, timeout);
+    }
+    if is_passed_over(&dir::socket_dir()) {
+        return (Err(passed_over()), None);
+    }
+    match connect_with_pid() {
+        Ok((mut stream, pid)) => (exchange(&mut stream, request, timeout), pid),
+        Err(e) => (Err(e), None),
+    }
 }
 
 pub fn exchange(stream: &mut UnixStream, request: &Value, timeout: Duration) -> io::Result<Value> {
@@ -283,7 +324,7 @@ fn exchange_sized(
             "the request is over the daemon's size limit",
         ));
     }
-    let bytes = proto::frame(&body)?;
+    let bytes = proto::request_frame(&body)?;
     let mut rest: &[u8] = &bytes;
     while !rest.is_empty() {
         match rustix::net::send(&*stream, rest, rustix::net::SendFlags::NOSIGNAL) {
@@ -299,9 +340,9 @@ fn exchange_sized(
             return Err(io::Error::new(
                 io::ErrorKind::TimedOut,
                 format!(
-                    "the daemon did not take the request within {} ms; passed over until it \
-                     answers a ping",
-                    wait.ack.as_millis()
+                    "no reply within {} (the daemon did not take the request); passed over \
+                     until it answers a ping",
+                    shown(wait.ack)
                 ),
             ));
         }
@@ -309,11 +350,28 @@ fn exchange_sized(
     };
     check_hello(&hello)?;
     let deadline = started + wait.reply;
-    let reply = read_value(stream, deadline, wait.cancelled, MAX_REPLY)?;
+    let reply = match read_value(stream, deadline, wait.cancelled, MAX_REPLY) {
+        Err(e) if e.kind() == io::ErrorKind::TimedOut => {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("no reply within {}", shown(wait.reply)),
+            ));
+        }
+        other => other?,
+    };
     // A frame the caller reads next (a `files` list) waits what is left, as before.
     let left = deadline.saturating_duration_since(Instant::now());
     stream.set_read_timeout(Some(left.max(Duration::from_millis(1))))?;
     Ok(reply)
+}
+
+/// A wait as a person reads it: `50 ms`, `5.0 s`.
+fn shown(wait: Duration) -> String {
+    if wait < Duration::from_secs(1) {
+        format!("{} ms", wait.as_millis())
+    } else {
+        format!("{:.1} s", wait.as_secs_f64())
+    }
 }
 
 /// A hello of this protocol and version, or why the answer must not be used.
@@ -455,5 +513,23 @@ mod tests {
         let reply = read_value(&mut client, far, &|| false, 64).unwrap();
         assert_eq!(reply, json!({"ok": true}));
         drop(writer.join().unwrap());
+    }
+
+    #[test]
+    fn a_daemon_that_never_answers_is_named_by_its_pid_and_times_out() {
+        let tmp = tempfile::tempdir().unwrap();
+        let socket_dir = dir::open_dir(&tmp.path().join("codesift"), true).unwrap();
+        // Listening but never accepting, as a stopped daemon: the kernel queues the
+        // connection and records who listens.
+        let _listener =
+            std::os::unix::net::UnixListener::bind(dir::through_fd(&socket_dir, SOCKET_NAME))
+                .unwrap();
+        let (mut stream, pid) = connect_in(&socket_dir).unwrap();
+        assert_eq!(pid, Some(std::process::id()));
+        let wait = Wait::new(Duration::from_millis(50)).ack(Duration::from_millis(50));
+        let error =
+            exchange_with(&mut stream, &serde_json::json!({"op": "status"}), &wait).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut, "{error}");
+        assert!(error.to_string().contains("no reply within"), "{error}");
     }
 }

@@ -1,8 +1,12 @@
 //! The daemon's wire format: each message is a 4-byte big-endian length and that many bytes
 //! of JSON. Requests are capped (`MAX_REQUEST`): a longer one gets an error and the
-//! connection is closed, never read into memory. Replies are capped on the client's side.
-//! A request that names its `protocol` is taken with a hello (`hello`) before the daemon
-//! works on it: the client knows at once that it is being served, and by which version.
+//! connection is closed, never read into memory. The one kind of request allowed over that
+//! cap (a `files` store) says so in its header (`LARGE_FLAG`), so that the daemon decides from
+//! the header alone: an unmarked long request is refused at once, whether or not another large
+//! one is in flight, and its body is never taken for what follows it. Replies are capped on
+//! the client's side. A request that names its `protocol` is taken with a hello (`hello`)
+//! before the daemon works on it: the client knows at once that it is being served, and by
+//! which version.
 
 use std::io::{self, Read, Write};
 
@@ -20,6 +24,10 @@ pub const MAX_REQUEST: usize = 1 << 20;
 /// carrying a whole tree's list (the Linux tree's is ~3 MB). One at a time, so that many
 /// clients cannot make the daemon hold many of them at once.
 pub const MAX_LARGE_REQUEST: usize = 64 << 20;
+/// Set in a request's length word by a client sending a large request (over `MAX_REQUEST`,
+/// up to `MAX_LARGE_REQUEST`) on purpose; the other 31 bits are the length. Never set in a
+/// reply.
+pub const LARGE_FLAG: u32 = 1 << 31;
 /// The largest reply a client reads (a selection of every file of a large tree fits).
 pub const MAX_REPLY: usize = 256 << 20;
 
@@ -45,13 +53,22 @@ impl std::fmt::Display for FrameError {
 
 /// Reads one message of at most `max` bytes.
 pub fn read_frame(reader: &mut impl Read, max: usize) -> Result<Vec<u8>, FrameError> {
-    read_frame_with(reader, |len| len <= max)
+    read_frame_with(reader, |word| {
+        let len = word as usize;
+        if len <= max { Ok(len) } else { Err(len) }
+    })
 }
 
-/// Reads one message whose announced length `accept` takes (before any of it is read).
+/// A request's length word: its length, and whether the client marked it as large.
+pub fn request_header(word: u32) -> (usize, bool) {
+    ((word & !LARGE_FLAG) as usize, word & LARGE_FLAG != 0)
+}
+
+/// Reads one message whose header `accept` takes (before any of it is read): given the
+/// length word, it answers the body's length, or refuses with the length to report.
 pub fn read_frame_with(
     reader: &mut impl Read,
-    accept: impl FnOnce(usize) -> bool,
+    accept: impl FnOnce(u32) -> Result<usize, usize>,
 ) -> Result<Vec<u8>, FrameError> {
     let mut header = [0u8; 4];
     let mut got = 0;
@@ -64,10 +81,7 @@ pub fn read_frame_with(
             Err(e) => return Err(FrameError::Io(e)),
         }
     }
-    let len = u32::from_be_bytes(header) as usize;
-    if !accept(len) {
-        return Err(FrameError::TooLarge(len));
-    }
+    let len = accept(u32::from_be_bytes(header)).map_err(FrameError::TooLarge)?;
     let mut body = vec![0u8; len];
     reader.read_exact(&mut body).map_err(FrameError::Io)?;
     Ok(body)
@@ -75,8 +89,34 @@ pub fn read_frame_with(
 
 /// Writes one message (header and body in one buffer: one `send` for a small message).
 pub fn frame(body: &[u8]) -> io::Result<Vec<u8>> {
+    frame_with(body, 0)
+}
+
+/// A request for the daemon: marked with `LARGE_FLAG` when it is over `MAX_REQUEST` (the
+/// daemon takes it only as a `files` store, up to `MAX_LARGE_REQUEST`).
+pub fn request_frame(body: &[u8]) -> io::Result<Vec<u8>> {
+    if body.len() > MAX_LARGE_REQUEST {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the request is over the daemon's size limit",
+        ));
+    }
+    frame_with(
+        body,
+        if body.len() > MAX_REQUEST {
+            LARGE_FLAG
+        } else {
+            0
+        },
+    )
+}
+
+fn frame_with(body: &[u8], flags: u32) -> io::Result<Vec<u8>> {
     let len = u32::try_from(body.len())
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "message too long"))?;
+        .ok()
+        .filter(|len| len & LARGE_FLAG == 0)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "message too long"))?
+        | flags;
     let mut out = Vec::with_capacity(4 + body.len());
     out.extend_from_slice(&len.to_be_bytes());
     out.extend_from_slice(body);
@@ -119,6 +159,19 @@ mod tests {
             Err(FrameError::TooLarge(n)) => assert_eq!(n, u32::MAX as usize),
             other => panic!("expected TooLarge, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn only_a_request_over_the_usual_cap_is_marked_large() {
+        let small = request_frame(b"{}").unwrap();
+        assert_eq!(small[..4], 2u32.to_be_bytes());
+        let body = vec![b' '; MAX_REQUEST + 1];
+        let large = request_frame(&body).unwrap();
+        let word = u32::from_be_bytes(large[..4].try_into().unwrap());
+        assert_eq!(request_header(word), (MAX_REQUEST + 1, true));
+        assert_eq!(request_header(7), (7, false));
+        let too_large = vec![b' '; MAX_LARGE_REQUEST + 1];
+        assert!(request_frame(&too_large).is_err());
     }
 
     #[test]

@@ -193,32 +193,42 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
     }
     loop {
         let mut large = None;
-        let read = proto::read_frame_with(&mut Deadline::new(&stream, REQUEST_TIMEOUT), |len| {
+        let mut busy = false;
+        let read = proto::read_frame_with(&mut Deadline::new(&stream, REQUEST_TIMEOUT), |word| {
+            let (len, marked) = proto::request_header(word);
             if len <= MAX_REQUEST {
-                return true;
+                return Ok(len);
             }
-            large = (len <= proto::MAX_LARGE_REQUEST)
-                .then(|| LargeRequest::take(&shared.large_request))
-                .flatten();
-            large.is_some()
+            // Only a request its client marked as large is read past the usual cap: an
+            // unmarked one is refused from its header, whatever else is in flight.
+            if !marked || len > proto::MAX_LARGE_REQUEST {
+                return Err(len);
+            }
+            large = LargeRequest::take(&shared.large_request);
+            busy = large.is_none();
+            large.as_ref().map(|_| len).ok_or(len)
         });
         let body = match read {
             Ok(body) => body,
             Err(FrameError::TooLarge(n)) => {
-                let reply = proto::error_reply(
-                    "InvalidArgumentError",
-                    format!("a request of {n} bytes is over the limit of {MAX_REQUEST} bytes"),
-                );
-                let _ = send(&stream, &reply);
-                // The connection cannot go on. Closing with unread bytes would reset it and
-                // could destroy the reply before the client reads it: a bounded amount is
-                // read and dropped first.
-                let _ = stream.shutdown(std::net::Shutdown::Write);
-                let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
-                let _ = io::copy(
-                    &mut io::Read::take(&mut stream, MAX_REQUEST as u64),
-                    &mut io::sink(),
-                );
+                let reply = if busy {
+                    proto::error_reply(
+                        "BusyError",
+                        format!(
+                            "a request of {n} bytes waits for another large one to be served; \
+                             send it again later"
+                        ),
+                    )
+                } else {
+                    proto::error_reply(
+                        "InvalidArgumentError",
+                        format!(
+                            "a request of {n} bytes is over the limit of {MAX_REQUEST} bytes \
+                             (only a `files` store, marked as large, may be longer)"
+                        ),
+                    )
+                };
+                refuse_and_close(&mut stream, &reply);
                 return;
             }
             Err(_) => return, // closed, cut short, silent or trickled too long
@@ -230,6 +240,14 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
         shared.queries.fetch_add(1, Ordering::Relaxed);
         let mut wants_raw = false;
         let reply = match serde_json::from_slice::<Value>(&body) {
+            Ok(request) if large.is_some() && !is_files_store(&request) => proto::error_reply(
+                "InvalidArgumentError",
+                format!(
+                    "a request of {} bytes is over the limit of {MAX_REQUEST} bytes and not \
+                     a `files` store",
+                    body.len()
+                ),
+            ),
             Ok(request) => {
                 // Taken at once, before any work: the client passes over a daemon that does
                 // not say so within milliseconds (stopped, stuck), and checks the version.
@@ -262,6 +280,35 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
             return;
         }
     }
+}
+
+/// Answers a request refused from its header, then closes: its body is never read as
+/// requests. Closing with unread bytes would reset the connection and could destroy the reply
+/// before the client reads it: a bounded amount is read and dropped first.
+fn refuse_and_close(stream: &mut UnixStream, reply: &Value) {
+    let _ = send(stream, reply);
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let deadline = Instant::now() + Duration::from_secs(1);
+    let mut left = MAX_REQUEST;
+    let mut scratch = vec![0u8; 64 << 10];
+    while left > 0 {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        if wait.is_zero() || stream.set_read_timeout(Some(wait)).is_err() {
+            return;
+        }
+        let want = left.min(scratch.len());
+        match io::Read::read(stream, &mut scratch[..want]) {
+            Ok(0) => return,
+            Ok(n) => left -= n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// The one request allowed over the usual cap: a `files` op carrying a list to keep.
+fn is_files_store(request: &Value) -> bool {
+    request.get("op").and_then(Value::as_str) == Some("files") && request.get("store").is_some()
 }
 
 /// Reads from `stream` until `limit` after the first byte read, then fails with `TimedOut`
@@ -438,6 +485,86 @@ fn status(shared: &Shared) -> Value {
 mod raw_tests {
     use super::*;
 
+    fn shared_for_test() -> Shared {
+        Shared {
+            roots: Roots::default(),
+            stop: AtomicBool::new(false),
+            active: AtomicUsize::new(0),
+            queries: AtomicU64::new(0),
+            connections: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
+            large_request: AtomicBool::new(false),
+            last_activity: Mutex::new(Instant::now()),
+            started: SystemTime::now(),
+            started_at: Instant::now(),
+            idle: Duration::from_secs(60),
+            socket: String::new(),
+        }
+    }
+
+    /// Serves `connection` on one end of a pair; the other end is returned, with a read
+    /// timeout well under the daemon's whole-request limit (a wait for a body that never
+    /// comes would show as a timeout).
+    fn served_pair() -> (UnixStream, std::thread::JoinHandle<()>) {
+        let (server, client) = UnixStream::pair().unwrap();
+        client.set_read_timeout(Some(REQUEST_TIMEOUT / 3)).unwrap();
+        let serving = std::thread::spawn(move || connection(server, &shared_for_test()));
+        (client, serving)
+    }
+
+    fn reply_of(client: &mut UnixStream) -> Result<Value, FrameError> {
+        proto::read_frame(client, proto::MAX_REPLY)
+            .map(|body| serde_json::from_slice(&body).unwrap())
+    }
+
+    #[test]
+    fn an_unmarked_long_request_is_refused_at_its_header_not_fed_what_follows() {
+        let (mut client, serving) = served_pair();
+        // Announced as 3 MiB (under the large cap), a little of it sent, then a whole ping:
+        // the ping must never be read as the rest of the long request.
+        let mut wire = (3u32 << 20).to_be_bytes().to_vec();
+        wire.extend_from_slice(&[b'{'; 1000]);
+        wire.extend_from_slice(&proto::frame(br#"{"op":"ping"}"#).unwrap());
+        io::Write::write_all(&mut client, &wire).unwrap();
+        let reply = reply_of(&mut client);
+        let message = reply
+            .as_ref()
+            .ok()
+            .and_then(|r| r["error"]["message"].as_str())
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            message.contains("over the limit"),
+            "expected an over-the-limit error at once, got {reply:?}"
+        );
+        match reply_of(&mut client) {
+            Err(FrameError::Closed) => {}
+            Err(FrameError::Io(e)) if e.kind() == io::ErrorKind::ConnectionReset => {}
+            other => panic!("expected the connection closed after the refusal, got {other:?}"),
+        }
+        serving.join().unwrap();
+    }
+
+    #[test]
+    fn a_marked_large_request_is_read_and_must_be_a_files_store() {
+        let (mut client, serving) = served_pair();
+        let padding = "x".repeat(MAX_REQUEST);
+        let ping = serde_json::to_vec(&json!({"op": "ping", "pad": padding})).unwrap();
+        io::Write::write_all(&mut client, &proto::request_frame(&ping).unwrap()).unwrap();
+        let reply = reply_of(&mut client).unwrap();
+        let message = reply["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("not a `files` store"), "{reply}");
+        // The connection goes on: the whole large request was read.
+        io::Write::write_all(
+            &mut client,
+            &proto::request_frame(br#"{"op":"ping"}"#).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(reply_of(&mut client).unwrap()["ok"], json!(true));
+        drop(client);
+        serving.join().unwrap();
+    }
+
     #[test]
     fn a_request_trickled_past_its_deadline_is_dropped() {
         let (server, client) = UnixStream::pair().unwrap();
@@ -456,7 +583,7 @@ mod raw_tests {
         });
         let read = proto::read_frame_with(
             &mut Deadline::new(&server, Duration::from_millis(200)),
-            |_| true,
+            |word| Ok(word as usize),
         );
         match read {
             Err(FrameError::Io(e)) => assert!(
@@ -479,7 +606,7 @@ mod raw_tests {
         proto::write_frame(&mut client, b"{\"op\":\"status\"}").unwrap();
         let read = proto::read_frame_with(
             &mut Deadline::new(&server, Duration::from_millis(200)),
-            |_| true,
+            |word| Ok(word as usize),
         );
         assert_eq!(read.unwrap(), b"{\"op\":\"status\"}");
     }

@@ -43,20 +43,24 @@ pub fn daemon_serve(py: Python<'_>, idle: f64) -> PyResult<bool> {
     }
 }
 
-/// Sends one request (JSON text) to this user's daemon: `(reply, None)` or `(None, problem)`.
+/// Sends one request (JSON text) to this user's daemon: `(reply, None, pid)` or `(None,
+/// problem, pid)`, `pid` being the serving process's (from the kernel) once connected, else
+/// `None`: a daemon that is there but does not answer is told apart from none.
 #[pyfunction]
 pub fn daemon_request(
     py: Python<'_>,
     request: &str,
     timeout: f64,
-) -> PyResult<(Option<String>, Option<String>)> {
+) -> PyResult<(Option<String>, Option<String>, Option<u32>)> {
     let request: serde_json::Value = serde_json::from_str(request)
         .map_err(|e| Error::InvalidArgument(format!("the request is not JSON: {e}")))?;
     let timeout = Duration::from_secs_f64(timeout.clamp(0.001, 3600.0));
-    Ok(py.detach(|| match client::request(&request, timeout) {
-        Ok(reply) => (Some(reply.to_string()), None),
-        Err(e) => (None, Some(e.to_string())),
-    }))
+    Ok(
+        py.detach(|| match client::request_with_pid(&request, timeout) {
+            (Ok(reply), pid) => (Some(reply.to_string()), None, pid),
+            (Err(e), pid) => (None, Some(e.to_string()), pid),
+        }),
+    )
 }
 
 /// Runs `argv` as a daemon: detached, in its own session, never waited for.

@@ -4,10 +4,12 @@ kill -9, idle exit, and what status shows."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -211,6 +213,40 @@ def test_bad_requests_get_errors_while_other_clients_are_served(
     assert daemon.ping() is not None
 
 
+def test_a_long_request_is_refused_at_once_and_never_swallows_the_next(
+    served: subprocess.Popen[bytes], socket_dir: Path
+) -> None:
+    ping = frame(json.dumps({"op": "ping", "pad": "x" * (2 << 20)}).encode())
+    # Announced as 3 MiB (over the 1 MiB limit, under the 64 MiB one for a marked `files`
+    # store), only the start of it sent, then a whole 2 MiB ping: the daemon must refuse the
+    # first from its header, not wait for its body (which the ping would have fed).
+    with connect(socket_dir) as sock:
+        sock.settimeout(8)  # under the daemon's 15 s whole-request limit
+        sock.sendall(struct.pack(">I", 3 << 20) + b"{" * 1000)
+        try:
+            sock.sendall(ping)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # already refused and closed
+        try:
+            reply = read_reply(sock)
+        except TimeoutError:
+            reply = "no reply within 8 s"
+        assert isinstance(reply, dict) and "over the limit" in reply["error"]["message"], (
+            f"expected an over-the-limit error at once, got {reply!r}"
+        )
+    # The same 2 MiB ping alone, unmarked: refused the same way, every time.
+    for _ in range(3):
+        with connect(socket_dir) as sock:
+            sock.settimeout(8)
+            try:
+                sock.sendall(ping)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            reply = read_reply(sock)
+            assert reply is not None and "over the limit" in reply["error"]["message"], reply
+    assert daemon.ping() is not None
+
+
 def test_a_client_or_the_daemon_killed_mid_request_leaves_nothing_stuck(
     socket_dir: Path,
 ) -> None:
@@ -246,6 +282,34 @@ def test_a_client_or_the_daemon_killed_mid_request_leaves_nothing_stuck(
         assert pid == second.pid, (pid, second.pid)
     finally:
         stop(second)
+
+
+def test_status_names_a_stopped_daemon_by_its_pid(socket_dir: Path) -> None:
+    process = run_daemon()
+    try:
+        serving(process)
+        process.send_signal(signal.SIGSTOP)
+        cli = [sys.executable, "-m", "codesift", "daemon", "status"]
+        text = subprocess.run(cli, env=daemon_env(), capture_output=True, text=True, timeout=60)
+        print("status of a stopped daemon:", text.returncode, text.stdout, text.stderr)
+        assert text.returncode == 2, f"expected exit 2, got {text.returncode}: {text.stdout!r}"
+        assert f"pid {process.pid}" in text.stdout, text.stdout
+        assert "not answering" in text.stdout and "stopped" in text.stdout, text.stdout
+        assert f"kill -CONT {process.pid}" in text.stdout, text.stdout
+        assert "no daemon is running" not in text.stdout, text.stdout
+        assert "Traceback" not in text.stderr, text.stderr
+        as_json = subprocess.run(
+            [*cli, "--json"], env=daemon_env(), capture_output=True, text=True, timeout=60
+        )
+        data = json.loads(as_json.stdout)
+        expected = {"running": True, "answering": False, "pid": process.pid, "state": "stopped"}
+        assert {k: data.get(k) for k in expected} == expected, (expected, data)
+        assert as_json.returncode == 2, as_json
+    finally:
+        process.send_signal(signal.SIGCONT)
+        stop(process)
+    text = subprocess.run(cli, env=daemon_env(), capture_output=True, text=True, timeout=60)
+    assert text.returncode == 1 and "no daemon is running" in text.stdout, text
 
 
 def test_the_daemon_exits_when_idle(socket_dir: Path) -> None:

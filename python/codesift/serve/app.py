@@ -49,7 +49,7 @@ from ..workspace import Workspace
 from .commands import TOOL_CHOICES, CommandError, plan
 from .limits import Limits, Slots
 from .preview import preview_edit
-from .security import MAX_BODY_BYTES, Guard, read_only_tools, resolve_tool
+from .security import MAX_BODY_BYTES, MAX_READ_BODY_BYTES, Guard, read_only_tools, resolve_tool
 
 STATIC_FILES = {
     "index.html": "text/html; charset=utf-8",
@@ -410,8 +410,12 @@ async def list_tools(service: Service, request: Request) -> Response:
 async def call_tool(service: Service, request: Request) -> Response:
     name = request.path_params["name"]
     toolbox = service.toolbox_for(request.query_params.get("profile") or None)
-    arguments = await _read_json(service, request, default={})
     resolved = resolve_tool(toolbox, name)
+    # Known before the body is read: a search's arguments are small, so its body is capped
+    # lower (checked while it arrives, not after parsing).
+    reads = resolved is not None and resolved in read_only_tools(toolbox)
+    limit = min(service.max_body_bytes, MAX_READ_BODY_BYTES) if reads else None
+    arguments = await _read_json(service, request, default={}, limit=limit)
     if resolved is None and service.read_only:
         raise ApiError(
             404,
@@ -553,12 +557,17 @@ def path_kind(workspace: Workspace, path: str) -> str | None:
         return None
 
 
-async def _read_json(service: Service, request: Request, *, default: Any) -> Any:
-    """The request body as JSON, read up to the size cap (413 beyond, 400 if not JSON)."""
-    limit = service.max_body_bytes
+async def _read_json(
+    service: Service, request: Request, *, default: Any, limit: int | None = None
+) -> Any:
+    """The request body as JSON, read up to the size cap (`limit`, else the server's; 413
+    beyond, as soon as the declared length or the bytes received pass it; 400 if not
+    JSON)."""
+    search = limit is not None
+    limit = service.max_body_bytes if limit is None else limit
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise _too_large(limit)
+        raise _too_large(limit, search)
     body = bytearray()
     seconds = service.limits.body_seconds
     # A body trickled in (or never sent) would hold the request, and its connection, open.
@@ -566,7 +575,7 @@ async def _read_json(service: Service, request: Request, *, default: Any) -> Any
         async for chunk in request.stream():
             body += chunk
             if len(body) > limit:
-                raise _too_large(limit)
+                raise _too_large(limit, search)
     if late.cancelled_caught:
         raise ApiError(
             408,
@@ -592,12 +601,12 @@ async def _read_json(service: Service, request: Request, *, default: Any) -> Any
         raise ApiError(400, "InvalidJSON", "the body is not readable JSON text (UTF-8)") from None
 
 
-def _too_large(limit: int) -> ApiError:
-    return ApiError(
-        413,
-        "PayloadTooLarge",
-        f"the body is over {limit} bytes; send less (write big files in parts, or search for less)",
-    )
+def _too_large(limit: int, search: bool) -> ApiError:
+    if search:
+        advice = "a search takes a pattern and glob lists of at most 64 KiB each"
+    else:
+        advice = "write big files in parts, or search for less"
+    return ApiError(413, "PayloadTooLarge", f"the body is over {limit} bytes; send less ({advice})")
 
 
 def _static(name: str) -> Response:

@@ -8,6 +8,11 @@ failing, asyncio printing a traceback for each try). So a head must arrive whole
 `head_seconds` of the connection, or of the previous response, and at most `max_connections`
 are open: one past it closes the connection that has waited longest for a head (busy ones
 are never closed), or, when every one is busy, is answered 503 and closed.
+
+A request that gives both `Content-Length` and `Transfer-Encoding` is answered 400 and its
+connection closed (RFC 9112 §6.3 lets a server refuse it): h11 would read it as chunked, and
+a proxy in front that read it by its length would take the rest for a second request
+(request smuggling). Every 400 of the protocol layer is JSON, as the API's errors are.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import sys
 import time
 from typing import Any
 
+import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 #: Descriptors kept for everything but connections (files searched, the index, the watch).
@@ -34,6 +40,19 @@ _BUSY = json.dumps(
         }
     }
 ).encode()
+_AMBIGUOUS_LENGTH = (
+    "the request has both Content-Length and Transfer-Encoding, so its length is ambiguous; "
+    "send one of them"
+)
+
+
+def _ambiguous_length(event: object) -> bool:
+    if not isinstance(event, h11.Request):
+        return False
+    names = {name.lower() for name, _ in event.headers}
+    return b"content-length" in names and b"transfer-encoding" in names
+
+
 _BUSY_RESPONSE = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
     b"connection: close\r\ncontent-length: " + str(len(_BUSY)).encode() + b"\r\n\r\n" + _BUSY
@@ -66,6 +85,33 @@ def protocol(head_seconds: float, max_connections: int) -> type[H11Protocol]:
             super().__init__(*args, **kwargs)
             self._head_timer: asyncio.TimerHandle | None = None
             self.waiting_since = 0.0
+            self._refusal: str | None = None
+            parse = self.conn.next_event
+
+            def checked_event() -> Any:
+                # Refused as h11 refuses a malformed head: uvicorn answers 400 and closes.
+                event = parse()
+                if _ambiguous_length(event):
+                    self._refusal = _AMBIGUOUS_LENGTH
+                    raise h11.RemoteProtocolError(_AMBIGUOUS_LENGTH)
+                return event
+
+            self.conn.next_event = checked_event  # type: ignore[method-assign]
+
+        def send_400_response(self, msg: str) -> None:
+            message = self._refusal or "the request is not valid HTTP/1.1; send a well-formed one"
+            body = json.dumps({"error": {"type": "BadRequest", "message": message}}).encode()
+            if self.conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+                self.transport.close()
+                return
+            self.transport.write(
+                b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\n"
+                b"connection: close\r\ncontent-length: "
+                + str(len(body)).encode()
+                + b"\r\n\r\n"
+                + body
+            )
+            self.transport.close()
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)

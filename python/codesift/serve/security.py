@@ -7,7 +7,8 @@
   must be the request's own `http://` origin, that is its `Host` (else 403).
 - Writes need the server's token (`Authorization: Bearer T` or `X-Codesift-Token: T`),
   compared in constant time. On a non-loopback bind every API request needs it.
-- Bodies are capped (`MAX_BODY_BYTES`, else 413).
+- Bodies are capped (`MAX_BODY_BYTES`, else 413); a read-only tool's arguments at
+  `MAX_READ_BODY_BYTES`, all a search can use.
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
+#: The body cap of a read-only tool's call: the engine takes a pattern of at most 64 KiB and
+#: glob lists of at most 64 KiB each, so even with every byte escaped as `\uXXXX` (6 bytes)
+#: a search's arguments fit in 2 MiB. A bigger body is refused while it is read, before any
+#: of it is parsed (a 15 MiB list of globs cost half a minute of CPU to parse and check).
+MAX_READ_BODY_BYTES = 2 * 1024 * 1024
 TOKEN_HEADER = "x-codesift-token"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::"})
@@ -173,6 +179,7 @@ def resolve_tool(toolbox: Any, name: str) -> str | None:
 
 __all__ = [
     "MAX_BODY_BYTES",
+    "MAX_READ_BODY_BYTES",
     "TOKEN_HEADER",
     "Guard",
     "is_loopback",

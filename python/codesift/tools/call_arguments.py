@@ -22,6 +22,10 @@ from .tool_result import cut, echo
 #: Arguments nested deeper than this are refused before parsing or validation goes further
 #: (the deepest real argument, a list of edits in the arguments object, is 3 levels deep).
 MAX_ARGUMENT_DEPTH = 32
+#: No list in the arguments may hold more items than this (the longest real one, a glob
+#: list, holds at most 1,000): checked before the schema, whose check of each item of a
+#: hostile list of millions took half a minute.
+MAX_LIST_ITEMS = 10_000
 #: Argument errors explained at once (a hostile list can hold millions).
 MAX_EXPLAINED_ERRORS = 5
 
@@ -68,6 +72,13 @@ class ArgumentReader:
         if not isinstance(args, Mapping):
             raise BadArguments(
                 f"arguments must be a JSON object, not {json_kind(args)}; pass e.g. {example(tool)}"
+            )
+        longest = longest_list_over(args, MAX_LIST_ITEMS)
+        if longest is not None:
+            raise BadArguments(
+                f"{longest[0]} holds {longest[1]} items; at most {MAX_LIST_ITEMS} are allowed "
+                "in one list (at most 1000 globs): send fewer, e.g. globs merged with braces "
+                "({a,b}) or a narrower path"
             )
         if deeper_than(args, MAX_ARGUMENT_DEPTH):
             raise BadArguments(
@@ -178,6 +189,30 @@ def json_kind(value: object) -> str:
         if isinstance(value, kind):
             return name
     return "a number" if isinstance(value, float) else f"a {type(value).__name__}"
+
+
+def longest_list_over(value: object, limit: int) -> tuple[str, int] | None:
+    """The first list found in `value` holding more than `limit` items, as `(where, length)`
+    (`where` the parameter's name), else None. A list's length is read before any of its
+    items, so an oversized one costs nothing to refuse."""
+    stack: list[tuple[object, str, int]] = [(value, "the arguments", 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if depth > MAX_ARGUMENT_DEPTH:
+            continue  # refused for its depth next
+        if isinstance(item, Mapping):
+            for key, child in item.items():
+                name = echo(key) if depth == 0 else where
+                stack.append((child, name, depth + 1))
+        elif isinstance(item, list | tuple):
+            if len(item) > limit:
+                return where, len(item)
+            stack.extend(
+                (child, where, depth + 1)
+                for child in item
+                if isinstance(child, list | tuple | Mapping)
+            )
+    return None
 
 
 def deeper_than(value: object, limit: int) -> bool:
