@@ -164,7 +164,8 @@ pub fn glob(
             glob.remove("hidden");
             glob.remove("no_ignore");
             message.insert("glob".into(), Value::Object(glob));
-            match client::request(&Value::Object(message), SELECT_TIMEOUT) {
+            let cancel = walker.cancel_token();
+            match client::request_cancellable(&Value::Object(message), SELECT_TIMEOUT, cancel) {
                 Ok(reply) => parse_with(&reply, |reply| globbed(reply, &real)),
                 Err(e) => Answer::Unavailable(e),
             }
@@ -253,7 +254,8 @@ pub fn select(walker: &Walker, real: &Path, query: &GrepQuery, asking: &Asking<'
     if let Value::Object(more) = more {
         request.extend(more);
     }
-    match client::request(&Value::Object(request), SELECT_TIMEOUT) {
+    let cancel = walker.cancel_token();
+    match client::request_cancellable(&Value::Object(request), SELECT_TIMEOUT, cancel) {
         Ok(reply) => parse(&reply),
         Err(e) => Answer::Unavailable(e),
     }

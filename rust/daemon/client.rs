@@ -6,6 +6,7 @@
 
 use super::dir::{self, SOCKET_NAME};
 use super::proto::{self, MAX_REPLY};
+use crate::cancel::CancelToken;
 use crate::fs::dir::Dir;
 use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
 use serde_json::Value;
@@ -104,6 +105,62 @@ pub fn exchange(stream: &mut UnixStream, request: &Value, timeout: Duration) -> 
     exchange_up_to(stream, request, timeout, proto::MAX_REQUEST)
 }
 
+/// `request` for a search holding `cancel`: the wait for the reply ends (an error) as
+/// soon as the token is cancelled (checked every `CANCEL_CHECK`), so a cancelled search or
+/// Ctrl-C never waits out a daemon that does not answer.
+pub fn request_cancellable(
+    request: &Value,
+    timeout: Duration,
+    cancel: &CancelToken,
+) -> io::Result<Value> {
+    let mut stream = connect()?;
+    exchange_with(
+        &mut stream,
+        request,
+        timeout,
+        proto::MAX_REQUEST,
+        Some(cancel),
+    )
+}
+
+/// How often a cancellable wait for the daemon looks at its token.
+const CANCEL_CHECK: Duration = Duration::from_millis(20);
+
+/// Reads from the daemon's stream until `deadline`, in slices of `CANCEL_CHECK` between
+/// which `cancel` is looked at.
+struct Cancellable<'a> {
+    stream: &'a UnixStream,
+    deadline: std::time::Instant,
+    cancel: &'a CancelToken,
+}
+
+impl io::Read for Cancellable<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if self.cancel.is_cancelled() {
+                // Not `Interrupted`: readers retry on that.
+                return Err(io::Error::other("cancelled while waiting for the daemon"));
+            }
+            let left = self
+                .deadline
+                .saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(io::ErrorKind::TimedOut.into());
+            }
+            self.stream.set_read_timeout(Some(left.min(CANCEL_CHECK)))?;
+            match io::Read::read(&mut &*self.stream, buf) {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                other => return other,
+            }
+        }
+    }
+}
+
 /// `exchange` for a request of up to `max_request` bytes (the daemon takes one request over
 /// its usual limit at a time, up to `proto::MAX_LARGE_REQUEST`).
 pub fn exchange_up_to(
@@ -111,6 +168,16 @@ pub fn exchange_up_to(
     request: &Value,
     timeout: Duration,
     max_request: usize,
+) -> io::Result<Value> {
+    exchange_with(stream, request, timeout, max_request, None)
+}
+
+fn exchange_with(
+    stream: &mut UnixStream,
+    request: &Value,
+    timeout: Duration,
+    max_request: usize,
+    cancel: Option<&CancelToken>,
 ) -> io::Result<Value> {
     let waited = timeout.max(Duration::from_millis(1));
     stream.set_read_timeout(Some(waited))?;
@@ -133,7 +200,18 @@ pub fn exchange_up_to(
             Err(e) => return Err(e.into()),
         }
     }
-    let reply = proto::read_frame(stream, MAX_REPLY).map_err(|e| match e {
+    let read = match cancel {
+        Some(cancel) => proto::read_frame(
+            &mut Cancellable {
+                stream,
+                deadline: std::time::Instant::now() + waited,
+                cancel,
+            },
+            MAX_REPLY,
+        ),
+        None => proto::read_frame(stream, MAX_REPLY),
+    };
+    let reply = read.map_err(|e| match e {
         proto::FrameError::Io(e)
             if matches!(
                 e.kind(),
@@ -160,6 +238,39 @@ pub fn ask(request_body: &Value, timeout: Duration) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cancelled_wait_for_a_daemon_that_never_answers_ends_at_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let socket_dir = dir::open_dir(&tmp.path().join("codesift"), true).unwrap();
+        let _listener =
+            std::os::unix::net::UnixListener::bind(dir::through_fd(&socket_dir, SOCKET_NAME))
+                .unwrap();
+        let (mut stream, _) = connect_in(&socket_dir).unwrap();
+        let cancel = CancelToken::new();
+        let canceller = cancel.clone();
+        let later = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            canceller.cancel();
+        });
+        let started = std::time::Instant::now();
+        let error = exchange_with(
+            &mut stream,
+            &serde_json::json!({"op": "status"}),
+            Duration::from_secs(600),
+            proto::MAX_REQUEST,
+            Some(&cancel),
+        )
+        .unwrap_err();
+        later.join().unwrap();
+        assert!(error.to_string().contains("cancelled"), "{error}");
+        // Not a benchmark: the wait would otherwise last its 600 s.
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{:?}",
+            started.elapsed()
+        );
+    }
 
     #[test]
     fn a_daemon_that_never_answers_is_named_by_its_pid_and_times_out() {

@@ -12,14 +12,12 @@ use crate::search::GrepOutcome as EngineGrepOutcome;
 use crate::stream::{Next, Stream};
 use crate::workspace::GrepRun;
 use pyo3::prelude::*;
-use std::time::Duration;
 
 /// Files held between the search and the consumer: with the workers' window, all the hits
 /// a stream holds whatever the number found. Few, as one file can hold a million hits.
 const CHANNEL_FILES: usize = 4;
 
-/// How often a waiting `__next__` lets Python handle signals (Ctrl-C).
-pub const SIGNAL_CHECK: Duration = Duration::from_millis(20);
+pub use crate::py::interrupt::SIGNAL_CHECK;
 
 /// The stream's next item, waiting without the GIL and letting Python handle signals
 /// (Ctrl-C) meanwhile: a signal's exception stops the stream. At the end `end` is given the
