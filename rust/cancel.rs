@@ -3,7 +3,9 @@
 //! counters a caller can read while the search runs (to report progress).
 //!
 //! Cloning a `CancelToken` shares it. A walker without one is given a fresh token that
-//! nobody cancels, so the checks cost one relaxed atomic load.
+//! nobody cancels, so the checks cost one relaxed atomic load. A `child` token is one call's
+//! own: cancelled with its parent or alone (Ctrl-C stops that call without cancelling a
+//! token the caller shares with other calls), its counts also counted in the parent.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -16,11 +18,21 @@ struct State {
     cancelled: AtomicBool,
     files_walked: AtomicU64,
     files_searched: AtomicU64,
+    parent: Option<CancelToken>,
 }
 
 impl CancelToken {
     pub fn new() -> CancelToken {
         CancelToken::default()
+    }
+
+    /// A token of its own for one call under this one: cancelled when this one is (or by
+    /// itself, leaving this one as it is); what it counts is counted here too.
+    pub fn child(&self) -> CancelToken {
+        CancelToken(Arc::new(State {
+            parent: Some(self.clone()),
+            ..State::default()
+        }))
     }
 
     /// Asks every walk and search holding this token to stop as soon as it next checks.
@@ -30,6 +42,11 @@ impl CancelToken {
 
     pub fn is_cancelled(&self) -> bool {
         self.0.cancelled.load(Ordering::Relaxed)
+            || self
+                .0
+                .parent
+                .as_ref()
+                .is_some_and(CancelToken::is_cancelled)
     }
 
     /// Regular files the walks have listed so far.
@@ -61,11 +78,17 @@ impl CancelToken {
     pub(crate) fn add_walked(&self, files: u64) {
         if files > 0 {
             self.0.files_walked.fetch_add(files, Ordering::Relaxed);
+            if let Some(parent) = &self.0.parent {
+                parent.add_walked(files);
+            }
         }
     }
 
     pub(crate) fn add_searched(&self) {
         self.0.files_searched.fetch_add(1, Ordering::Relaxed);
+        if let Some(parent) = &self.0.parent {
+            parent.add_searched();
+        }
     }
 }
 
@@ -86,6 +109,23 @@ mod tests {
         assert!(
             !CancelToken::new().is_cancelled(),
             "a new token is independent"
+        );
+    }
+
+    #[test]
+    fn a_child_is_cancelled_with_its_parent_or_alone_and_counts_in_both() {
+        let parent = CancelToken::new();
+        let child = parent.child();
+        child.add_walked(2);
+        child.add_searched();
+        assert_eq!((parent.files_walked(), parent.files_searched()), (2, 1));
+        child.cancel();
+        assert!(child.is_cancelled() && !parent.is_cancelled());
+        let second = parent.child();
+        parent.cancel();
+        assert!(
+            second.is_cancelled(),
+            "a parent's cancel reaches its children"
         );
     }
 

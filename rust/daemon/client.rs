@@ -516,6 +516,36 @@ mod tests {
     }
 
     #[test]
+    fn a_cancelled_wait_for_a_daemon_that_never_answers_ends_at_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let socket_dir = dir::open_dir(&tmp.path().join("codesift"), true).unwrap();
+        let _listener =
+            std::os::unix::net::UnixListener::bind(dir::through_fd(&socket_dir, SOCKET_NAME))
+                .unwrap();
+        let (mut stream, _) = connect_in(&socket_dir).unwrap();
+        let cancel = crate::cancel::CancelToken::new();
+        let canceller = cancel.clone();
+        let later = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            canceller.cancel();
+        });
+        let started = Instant::now();
+        let cancelled = || cancel.is_cancelled();
+        let long = Duration::from_secs(600);
+        let wait = Wait::new(long).ack(long).cancelled_by(&cancelled);
+        let error =
+            exchange_with(&mut stream, &serde_json::json!({"op": "status"}), &wait).unwrap_err();
+        later.join().unwrap();
+        assert!(error.to_string().contains("cancelled"), "{error}");
+        // Not a benchmark: the wait would otherwise last its 600 s.
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
     fn a_daemon_that_never_answers_is_named_by_its_pid_and_times_out() {
         let tmp = tempfile::tempdir().unwrap();
         let socket_dir = dir::open_dir(&tmp.path().join("codesift"), true).unwrap();

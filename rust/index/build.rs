@@ -97,6 +97,11 @@ impl Accumulator {
     }
 
     /// The posting lists of the units added since the last call, sorted by trigram.
+    /// Drops what was gathered (a cancelled build's).
+    fn clear(&mut self) {
+        self.pairs.clear();
+    }
+
     fn take(&mut self) -> Vec<(u32, RoaringBitmap)> {
         // Two stable counting passes of 12 bits each over the 24-bit trigram.
         for shift in [32u32, 44] {
@@ -233,6 +238,11 @@ fn index_chunk(walker: &Walker, files: &[Found], acc: &mut Accumulator) -> Chunk
             cut.len() as u32,
         ));
     }
+    if walker.cancel_token().is_cancelled() {
+        // Nothing of a cancelled build is kept: the postings are not gathered either.
+        acc.clear();
+        return result;
+    }
     result.postings = acc.take();
     result
 }
@@ -351,6 +361,10 @@ fn build_into(
         let mut waiting: BTreeMap<usize, ChunkResult> = BTreeMap::new();
         let mut turn = 0;
         for (i, result) in receiver {
+            // Ends the merge (and, the channel closed, the workers): nothing is kept.
+            if cancel.is_cancelled() {
+                break;
+            }
             waiting.insert(i, result);
             while let Some(result) = waiting.remove(&turn) {
                 let (base_file, base_unit) = (files.len() as u32, unit_table.len() as u32);

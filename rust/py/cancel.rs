@@ -12,11 +12,13 @@ pub struct CancelToken {
 }
 
 impl CancelToken {
-    /// The engine's token for a call given `cancel=token` (or none: then a fresh one that
-    /// only the call itself may cancel), and whether it is the call's own.
+    /// The engine's token for a call given `cancel=token` (or none), and whether it is the
+    /// call's own. Always the call's own: a child of the given token (cancelled with it,
+    /// counting in it), which the call may cancel (Ctrl-C, a stream closed) without
+    /// cancelling a token the caller shares with other calls.
     pub fn engine_token(cancel: Option<PyRef<'_, CancelToken>>) -> (cancel::CancelToken, bool) {
         match cancel {
-            Some(token) => (token.token.clone(), false),
+            Some(token) => (token.token.child(), true),
             None => (cancel::CancelToken::new(), true),
         }
     }

@@ -5,6 +5,7 @@
 use crate::daemon::{client, dir, server};
 use crate::error::Error;
 use crate::fs::spawn;
+use crate::py::interrupt;
 use pyo3::prelude::*;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -55,12 +56,20 @@ pub fn daemon_request(
     let request: serde_json::Value = serde_json::from_str(request)
         .map_err(|e| Error::InvalidArgument(format!("the request is not JSON: {e}")))?;
     let timeout = Duration::from_secs_f64(timeout.clamp(0.001, 3600.0));
-    Ok(
-        py.detach(|| match client::request_with_pid(&request, timeout) {
-            (Ok(reply), pid) => (Some(reply.to_string()), None, pid),
-            (Err(e), pid) => (None, Some(e.to_string()), pid),
-        }),
-    )
+    // On a thread of its own, Ctrl-C heard while waiting: on a signal the request is left to
+    // end by its own time limit (nothing of it is kept).
+    let (sender, mut receiver) = std::sync::mpsc::sync_channel(1);
+    std::thread::Builder::new()
+        .name("codesift-daemon-request".into())
+        .spawn(move || {
+            let answer = match client::request_with_pid(&request, timeout) {
+                (Ok(reply), pid) => (Some(reply.to_string()), None, pid),
+                (Err(e), pid) => (None, Some(e.to_string()), pid),
+            };
+            let _ = sender.send(Ok(answer));
+        })
+        .map_err(|e| Error::Io(format!("cannot start a thread for the request: {e}")))?;
+    interrupt::wait_for(py, &mut receiver, || {}, false)
 }
 
 /// Runs `argv` as a daemon: detached, in its own session, never waited for.

@@ -8,6 +8,7 @@ use crate::glob::{GlobSort, PathPattern};
 use crate::py::cancel::CancelToken;
 use crate::py::errors::detached;
 use crate::py::glob::GlobStream;
+use crate::py::interrupt::interruptible;
 use crate::py::request::{GlobRequest, GrepRequest};
 use crate::py::results::{
     GlobOutcome, GrepOutcome, Listing as TreeListing, glob_outcome, grep_outcome, tree_listing,
@@ -113,7 +114,9 @@ impl Engine {
     ) -> PyResult<GlobOutcome> {
         let (cancel, _) = CancelToken::engine_token(cancel);
         let links = self.ws.options.links();
-        let outcome = detached(py, || self.ws.glob(&request.request, cancel))?;
+        let outcome = interruptible(py, &cancel, || {
+            self.ws.glob(&request.request, cancel.clone())
+        })?;
         glob_outcome(py, outcome, self.ws.root.clone(), links)
     }
 
@@ -126,8 +129,8 @@ impl Engine {
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GrepOutcome> {
         let (cancel, _) = CancelToken::engine_token(cancel);
-        let run = self.ws.grep_run(&request.request, cancel)?;
-        let outcome = detached(py, move || run(None))?;
+        let run = self.ws.grep_run(&request.request, cancel.clone())?;
+        let outcome = interruptible(py, &cancel, move || run(None))?;
         let count: usize = outcome.files.iter().map(|f| f.hits.len()).sum();
         let first_id = self.reserve_ids(count as u64);
         grep_outcome(py, outcome, &self.id_prefix, first_id)
@@ -302,7 +305,8 @@ impl Engine {
             self.ws.index.clone(),
             self.walker().with_cancel(cancel.clone()),
         );
-        let stats = detached(py, move || {
+        let stopper = cancel.clone();
+        let stats = interruptible(py, &stopper, move || {
             let report = |done: usize, total: usize| {
                 if let Some(callback) = &progress {
                     Python::attach(|py| {

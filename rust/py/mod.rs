@@ -6,6 +6,7 @@ pub mod daemon;
 pub mod engine;
 pub mod errors;
 pub mod glob;
+pub mod interrupt;
 pub mod print;
 pub mod request;
 pub mod results;

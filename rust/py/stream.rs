@@ -19,8 +19,7 @@ use std::time::Duration;
 /// a stream holds whatever the number found. Few, as one file can hold a million hits.
 const CHANNEL_FILES: usize = 4;
 
-/// How often a waiting `__next__` lets Python handle signals (Ctrl-C).
-pub const SIGNAL_CHECK: Duration = Duration::from_millis(20);
+pub use crate::py::interrupt::SIGNAL_CHECK;
 
 /// The stream's next item, waiting without the GIL and letting Python handle signals
 /// (Ctrl-C) meanwhile: a signal's exception stops the stream. At the end `end` is given the

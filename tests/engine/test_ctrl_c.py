@@ -1,0 +1,190 @@
+"""Ctrl-C stops every blocking call of the library while it runs, not when it ends: a real
+process runs a long call over a generated tree (25 MB of text), SIGINT is sent once the call
+has started, and `KeyboardInterrupt` must come out of the call long before the call could
+have finished, with nothing partial returned (the caller's `CancelToken` is left as it was:
+the call stopped its own)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from daemon_helpers import daemon_env, run_daemon, serving, stop, use_runtime_dir
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
+
+#: How long after SIGINT the process must have left the call. Generous: the calls below run
+#: for several seconds uninterrupted (the figures are printed); cancelled, they stop within
+#: tens of milliseconds.
+STOPPED_WITHIN = 1.5
+#: Files and size of the generated trees.
+FILES, MEGABYTES = 2000, 25
+#: The index build's tree: random text (many distinct trigrams, so the build is long).
+RANDOM_MEGABYTES = 48
+
+_CALL = r"""
+import json, sys, time
+from codesift import CancelToken, Workspace
+mode, root = sys.argv[1], sys.argv[2]
+ws = Workspace(root, index=(mode == "glob_daemon"))
+token = CancelToken()
+result = {"mode": mode}
+print("started", flush=True)
+started = time.monotonic()
+try:
+    if mode == "grep":
+        ws.grep(r"\w", max_matches=None, cancel=token)
+    elif mode == "grep_iter":
+        for _ in ws.grep_iter(r"\w", max_matches=None, cancel=token):
+            pass
+    elif mode == "glob":
+        ws.glob("**/*.txt", limit=10**6, cancel=token)
+    elif mode == "glob_daemon":
+        ws.glob("*.txt", limit=10**6, cancel=token)
+    elif mode == "index_build":
+        ws.index_build(cancel=token)
+    result["interrupted"] = False
+except KeyboardInterrupt:
+    result["interrupted"] = True
+result["seconds"] = round(time.monotonic() - started, 3)
+result["files_searched"] = token.files_searched
+result["token_cancelled"] = token.cancelled
+print(json.dumps(result), flush=True)
+"""
+
+
+def _tree(root: Path) -> Path:
+    line = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu\n"
+    size = MEGABYTES * 2**20 // FILES
+    text = (line * (size // len(line) + 1))[:size]
+    for i in range(FILES):
+        folder = root / f"d{i // 100:03d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{i}.txt").write_text(text)
+    return root
+
+
+def _random_tree(root: Path) -> Path:
+    alphabet = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ \n"
+    table = bytes(alphabet[i % len(alphabet)] for i in range(256))
+    size = RANDOM_MEGABYTES * 2**20 // FILES
+    for i in range(FILES):
+        folder = root / f"d{i // 100:03d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{i}.txt").write_bytes(os.urandom(size).translate(table))
+    return root
+
+
+@pytest.fixture(scope="module")
+def big_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tree(tmp_path_factory.mktemp("ctrl-c") / "tree")
+
+
+@pytest.fixture(scope="module")
+def random_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _random_tree(tmp_path_factory.mktemp("ctrl-c") / "random")
+
+
+def _tree_for(mode: str, request: pytest.FixtureRequest) -> Path:
+    return request.getfixturevalue("random_tree" if mode == "index_build" else "big_tree")
+
+
+def _interrupted(mode: str, root: Path, env: dict[str, str], after: float = 0.8) -> dict:
+    """Runs `mode` in a child process, sends SIGINT `after` seconds into the call; returns
+    the child's report with `stopped_after` (seconds from the signal to the child's exit)."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", _CALL, mode, str(root)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline() == "started\n", process.communicate()
+        time.sleep(after)
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+        stopped_after = time.monotonic() - signalled
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert "Traceback" not in err, err
+    report = json.loads(out.strip().splitlines()[-1])
+    report["stopped_after"] = round(stopped_after, 3)
+    print(report)
+    return report
+
+
+def _env(tmp_path: Path, daemon: bool = False) -> dict[str, str]:
+    env = daemon_env()
+    env["XDG_RUNTIME_DIR"] = str(tmp_path / "run")
+    if daemon:
+        env.pop("CODESIFT_DAEMON", None)
+    else:
+        env["CODESIFT_DAEMON"] = "never"
+    return env
+
+
+@pytest.mark.parametrize("mode", ["grep", "grep_iter", "index_build"])
+def test_ctrl_c_stops_a_long_call_while_it_runs(
+    mode: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    (tmp_path / "run").mkdir(mode=0o700)
+    report = _interrupted(mode, _tree_for(mode, request), _env(tmp_path))
+    assert report["interrupted"], f"expected KeyboardInterrupt out of {mode}, got {report}"
+    assert report["stopped_after"] < STOPPED_WITHIN, (
+        f"{mode}: KeyboardInterrupt came {report['stopped_after']} s after SIGINT "
+        f"(expected < {STOPPED_WITHIN} s: the call should stop, not run to its end): {report}"
+    )
+    if mode != "index_build":
+        assert report["files_searched"] < FILES, f"the search ran to its end: {report}"
+    assert not report["token_cancelled"], "the caller's token is left as it was"
+
+
+def test_ctrl_c_stops_a_glob_waiting_on_a_daemon_that_does_not_answer(
+    big_tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_runtime_dir(monkeypatch, tmp_path / "run")
+    daemon = run_daemon()
+    try:
+        serving(daemon)
+        daemon.send_signal(signal.SIGSTOP)  # the glob's question waits for its time limit
+        report = _interrupted("glob_daemon", big_tree, _env(tmp_path, daemon=True), after=0.5)
+    finally:
+        daemon.send_signal(signal.SIGCONT)
+        stop(daemon)
+    assert report["interrupted"], f"expected KeyboardInterrupt out of glob, got {report}"
+    assert report["stopped_after"] < STOPPED_WITHIN, (
+        f"glob: KeyboardInterrupt came {report['stopped_after']} s after SIGINT (the wait for "
+        f"the daemon lasts 3 s): {report}"
+    )
+
+
+def test_uninterrupted_the_calls_run_long_enough_for_the_checks_to_mean_something(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    (tmp_path / "run").mkdir(mode=0o700)
+    env = _env(tmp_path)
+    for mode in ("grep", "index_build"):
+        done = subprocess.run(
+            [sys.executable, "-c", _CALL, mode, str(_tree_for(mode, request))],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        print(f"{mode} uninterrupted: {report}")
+        assert not report["interrupted"], report
+        assert report["seconds"] > 0.8 + STOPPED_WITHIN, (
+            f"{mode} ends too soon for its Ctrl-C check to tell a stop from an end: {report}"
+        )
