@@ -29,7 +29,8 @@
 //! not). A change counts exactly as a write to the rule file's name in the tree would; what
 //! cannot be watched (inotify needs read permission; the watch limit) distrusts what depends
 //! on it: the watch gives up for a file the walk reads, the tokens never repeat for a file
-//! only ripgrep reads.
+//! only ripgrep reads. So for a worktree whose `gitdir` is relative: ripgrep opens it from
+//! its own working directory (git from the worktree's), which only each client knows.
 
 use crate::fs::dir::DirRef;
 use crate::fs::notify::{Leads, Notify};
@@ -356,10 +357,18 @@ impl Watch {
     /// `<gitdir>/info/exclude` is watched too (git reads it). Only ripgrep reads these (the
     /// walk reads `.git/info/exclude` of a `.git` directory only): a change moves the tokens;
     /// a change to `commondir` (where the excludes are) gives the watch up.
+    ///
+    /// ripgrep opens a relative `gitdir` (and a relative `commondir` not starting with `.`)
+    /// as it is, relative to its own working directory, where git reads it relative to the
+    /// directory holding `.git`: which excludes a client applies then depends on where it
+    /// runs, which the watch shared by every client cannot know, so the tokens never repeat.
     fn add_worktree_rules(&mut self, git_file: &Path) {
-        let Some(git_dir) = worktree_git_dir(git_file) else {
+        let Some((git_dir, from_cwd)) = worktree_git_dir(git_file) else {
             return;
         };
+        if from_cwd {
+            self.rules_unwatched = true;
+        }
         let commondir = git_dir.join("commondir");
         let breaks = RuleOf {
             tree: None,
@@ -370,7 +379,10 @@ impl Watch {
             tree: None,
             breaks: false,
         };
-        if let Some(common) = common_dir(&git_dir, &commondir) {
+        if let Some((common, from_cwd)) = common_dir(&git_dir, &commondir) {
+            if from_cwd {
+                self.rules_unwatched = true;
+            }
             self.add_rule_file(common.join("info/exclude"), true, moves_tokens.clone());
         }
         self.add_rule_file(git_dir.join("info/exclude"), true, moves_tokens);
@@ -596,21 +608,24 @@ impl Watch {
 }
 
 /// The git directory a worktree's `.git` file names (`gitdir: <path>`, relative to the
-/// directory holding the file, as git reads it), or `None` when it names none.
-fn worktree_git_dir(git_file: &Path) -> Option<PathBuf> {
+/// directory holding the file, as git reads it), and whether ripgrep finds it relative to
+/// its own working directory instead (the path is relative), or `None` when it names none.
+fn worktree_git_dir(git_file: &Path) -> Option<(PathBuf, bool)> {
     let first = first_line(git_file)?;
-    let named = first.strip_prefix("gitdir: ")?;
-    Some(git_file.parent()?.join(named))
+    let named = Path::new(first.strip_prefix("gitdir: ")?);
+    Some((git_file.parent()?.join(named), named.is_relative()))
 }
 
 /// The common git directory of the worktree git directory `git_dir`, as ripgrep finds it:
-/// the first line of `commondir`, relative to `git_dir` when it starts with `.`.
-fn common_dir(git_dir: &Path, commondir: &Path) -> Option<PathBuf> {
+/// the first line of `commondir`, relative to `git_dir` when it starts with `.`; and
+/// whether ripgrep opens it relative to its own working directory (another relative path).
+fn common_dir(git_dir: &Path, commondir: &Path) -> Option<(PathBuf, bool)> {
     let line = first_line(commondir)?;
     Some(if line.starts_with('.') {
-        git_dir.join(line)
+        (git_dir.join(line), false)
     } else {
-        PathBuf::from(line)
+        let from_cwd = Path::new(&line).is_relative();
+        (git_dir.join(line), from_cwd)
     })
 }
 
@@ -1109,6 +1124,48 @@ mod tests {
         fs::write(git_dir.join("commondir"), "/elsewhere\n").unwrap();
         watch.drain();
         assert!(watch.broken, "where the excludes are changed");
+    }
+
+    #[test]
+    fn a_worktree_found_relative_to_ripgreps_working_directory_distrusts_the_tokens() {
+        let base = tempfile::tempdir().unwrap();
+        let b = base.path();
+        fs::create_dir_all(b.join("main/.git/info")).unwrap();
+        fs::write(b.join("main/.git/info/exclude"), "*.tmp\n").unwrap();
+        fs::create_dir_all(b.join("main/.git/worktrees/wt")).unwrap();
+        fs::write(b.join("main/.git/worktrees/wt/commondir"), "../..\n").unwrap();
+        fs::create_dir(b.join("wt")).unwrap();
+        let absolute = format!("gitdir: {}\n", b.join("main/.git/worktrees/wt").display());
+        fs::write(b.join("wt/.git"), &absolute).unwrap();
+        let watch = watching_root(&b.join("wt"));
+        assert_eq!(
+            watch.rules_token(),
+            watch.rules_token(),
+            "an absolute gitdir and a commondir relative to it are watched"
+        );
+        assert_eq!(watch.listing_token(), watch.listing_token());
+        // ripgrep opens a relative gitdir from its working directory (git from `wt`).
+        fs::write(b.join("wt/.git"), "gitdir: ../main/.git/worktrees/wt\n").unwrap();
+        let watch = watching_root(&b.join("wt"));
+        assert_ne!(
+            watch.rules_token(),
+            watch.rules_token(),
+            "a relative gitdir"
+        );
+        assert_ne!(watch.listing_token(), watch.listing_token());
+        assert!(
+            !watch.broken,
+            "the walk does not read a worktree's excludes"
+        );
+        // And a relative commondir not starting with `.` likewise.
+        fs::write(b.join("wt/.git"), &absolute).unwrap();
+        fs::write(b.join("main/.git/worktrees/wt/commondir"), "elsewhere\n").unwrap();
+        let watch = watching_root(&b.join("wt"));
+        assert_ne!(
+            watch.rules_token(),
+            watch.rules_token(),
+            "commondir `elsewhere`"
+        );
     }
 
     #[test]

@@ -36,6 +36,11 @@ RULES = ["*.log", "*.c", "y/", "f.txt", "!c.c", "a", "*.py"]
 
 
 class Tree:
+    #: How likely each kind of `change` is. Rewrites through another name (10) are the
+    #: likeliest: the kept answers they outdate are caught only when nothing else moved the
+    #: daemon's tokens since.
+    KIND_WEIGHTS = [1] * 9 + [1, 4]
+
     def __init__(self, base: Path, seed: int) -> None:
         self.base = base
         self.root = base / "parent" / "tree"
@@ -77,9 +82,7 @@ class Tree:
 
     def change(self) -> None:
         rnd, root, p = self.rnd, self.root, self.path()
-        # Rewrites through another name (10) are the likeliest: the kept answers they outdate
-        # are caught only when nothing else moved the daemon's tokens since.
-        kind = rnd.choices(range(11), weights=[1] * 9 + [1, 4])[0]
+        kind = rnd.choices(range(11), weights=self.KIND_WEIGHTS)[0]
         self.log.append(f"{kind} {p.relative_to(root)}")
         try:
             if kind == 0:
@@ -155,18 +158,24 @@ def differential_env(tmp_path: Path) -> Env:
     return env
 
 
-def run_differential(env: Env, tree: Tree, argvs: list[list[str]], marker: bytes) -> int:
+def run_differential(
+    env: Env, tree: Tree, argvs: list[list[str]], marker: bytes, repeat: float = 0.0
+) -> int:
     """60 runs of random command lines from `argvs` with random changes between them, each
     against the reference; returns how many runs printed `marker` (served from the daemon's
-    keeping) and fails with every difference found."""
+    keeping) and fails with every difference found. `repeat`: how likely a run repeats the
+    previous run's command line (what the daemon kept for it is served, or must be dropped)."""
     reals = real_rgs()
     served = 0
     differences = []
+    compared = 0
+    argv: list[str] = []
     for run in range(60):
         # Often no change between runs: what the daemon keeps is served, then must be dropped.
         for _ in range(tree.rnd.choice([0, 0, 0, 1, 2])):
             tree.change()
-        argv = tree.rnd.choice(argvs)
+        if not (repeat and argv and tree.rnd.random() < repeat):
+            argv = tree.rnd.choice(argvs)
         if argv[-1] == "x" and not (tree.root / "x").is_dir():
             continue
         ours = env.rg(tree.root, "auto", *argv)
@@ -174,6 +183,7 @@ def run_differential(env: Env, tree: Tree, argvs: list[list[str]], marker: bytes
             reference = env.rg(tree.root, "never", *argv, binary=reals[0][0])
         else:
             reference = env.rg(tree.root, "never", *argv)
+        compared += 1
         served += marker in ours.stderr
         got = (ours.returncode, sorted(ours.stdout.splitlines()))
         want = (reference.returncode, sorted(reference.stdout.splitlines()))
@@ -182,6 +192,7 @@ def run_differential(env: Env, tree: Tree, argvs: list[list[str]], marker: bytes
                 f"run {run} rg {' '.join(argv)} after {tree.log[-4:]}:\n"
                 f"  expected {want}\n  actual   {got}\n  {ours.stderr.decode()[-300:]}"
             )
+    print(f"{compared} runs compared, {served} of them served, {len(differences)} differ")
     assert not differences, "\n".join(differences)
     return served
 
