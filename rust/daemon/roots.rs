@@ -717,7 +717,7 @@ impl RootEntry {
         // while this one waited to build: one index per tree.
         let index = self
             .handle
-            .adopt_or_build(&self.walker())
+            .adopt_or_build(&self.walker(), true)
             .map_err(|e| format!("cannot build the index: {e}"))?;
         let slot = self.handle.watch_slot().ok_or("no watch")?;
         let watch = crate::index::watched::caught_up_watch(self.walker(), &index).ok_or(

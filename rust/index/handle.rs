@@ -303,7 +303,7 @@ impl IndexHandle {
         }
         match self.open_current() {
             Ok(Some(index)) => Some(index),
-            _ if self.mode == Mode::On => self.adopt_or_build(&walker()).ok(),
+            _ if self.mode == Mode::On => self.adopt_or_build(&walker(), false).ok(),
             Err(_) if self.watching => {
                 let start = self
                     .discarded
@@ -342,7 +342,8 @@ impl IndexHandle {
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> io::Result<BuildStats> {
         let location = self.location()?;
-        let locked = location.lock()?;
+        let cancel = walker.cancel_token();
+        let locked = location.lock_unless(&|| cancel.is_cancelled())?;
         self.build_locked(location, &locked, walker, progress)
     }
 
@@ -350,12 +351,25 @@ impl IndexHandle {
     /// published here. One index per tree: a build that had to wait for another process's
     /// (the daemon's, a workspace's, `codesift index build`) adopts what that one published
     /// instead of building the same index again.
-    pub fn adopt_or_build(&self, walker: &Walker) -> io::Result<Arc<IndexFile>> {
+    ///
+    /// `wait`: whether to wait while another process builds (the daemon's background work);
+    /// a search does not (`WouldBlock`: it scans meanwhile, and finds the index published
+    /// next time), so no search hangs on a builder that is slow, stopped or stuck.
+    pub fn adopt_or_build(&self, walker: &Walker, wait: bool) -> io::Result<Arc<IndexFile>> {
         if let Ok(Some(index)) = self.open_current() {
             return Ok(index);
         }
         let location = self.location()?;
-        let locked = location.lock()?;
+        let cancel = walker.cancel_token();
+        let locked = location
+            .lock_unless(&|| !wait || cancel.is_cancelled())
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::Interrupted if !wait => io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    "another process is building this index; scan meanwhile",
+                ),
+                _ => e,
+            })?;
         if let Ok(Some(index)) = self.open_current() {
             self.adopted.fetch_add(1, Ordering::Relaxed);
             return Ok(index);

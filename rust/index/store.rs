@@ -81,6 +81,8 @@ pub fn cache_root() -> Option<PathBuf> {
 }
 
 const LOCK_NAME: &str = "build.lock";
+/// How often a build waiting for another process's looks whether it was given up.
+const LOCK_POLL: std::time::Duration = std::time::Duration::from_millis(20);
 const TEMP_PREFIX: &str = ".index-";
 const TEMP_SUFFIX: &str = ".tmp";
 
@@ -275,9 +277,24 @@ impl Location {
 
     /// Takes the build lock (blocking): one build per root at a time.
     pub fn lock(&self) -> io::Result<Locked<'_>> {
+        self.lock_unless(&|| false)
+    }
+
+    /// Takes the build lock, waiting while another process builds, unless `given_up()` says
+    /// so (checked every `LOCK_POLL`): then `Interrupted`. A cancelled or interrupted build
+    /// never hangs on a builder that is stopped or stuck.
+    pub fn lock_unless(&self, given_up: &dyn Fn() -> bool) -> io::Result<Locked<'_>> {
         let dir = self.open_dir(true)?.expect("created");
         let lock = open_lock(&dir)?;
-        dir::lock(&lock)?;
+        while !dir::try_lock(&lock)? {
+            if given_up() {
+                return Err(io::Error::new(
+                    io::ErrorKind::Interrupted,
+                    "another process is building this index",
+                ));
+            }
+            std::thread::sleep(LOCK_POLL);
+        }
         let locked = Locked {
             location: self,
             dir,
