@@ -48,21 +48,11 @@ QUERIES: list[tuple[str, list[str]]] = [
 COMMON = ["--no-ignore", "--hidden"]
 
 
-def rss_peak_kib(pid: int) -> int:
-    """VmHWM of a live process (KiB), 0 when it is gone."""
+def proc_status_kib(pid: int, field: str) -> int:
+    """A `/proc/PID/status` figure in KiB (`VmHWM`: peak RSS, `VmRSS`: now), 0 when gone."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def rss_now_kib(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1])
     except OSError:
         pass
@@ -138,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             ).stdout
         )
         daemon_pid = status["pid"]
-        build_peak = rss_peak_kib(daemon_pid)
+        build_peak = proc_status_kib(daemon_pid, "VmHWM")
         index_bytes = dir_bytes(scratch / "cache")
         print(f"codesift ready in {ready_s:.1f} s, peak RSS {build_peak / 1024:.0f} MB", flush=True)
 
@@ -178,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             if sorted(outputs["codesift-rg"].splitlines()) != sorted(outputs["rg"].splitlines()):
                 mismatches.append(label)
             results[label] = times
-        steady = rss_now_kib(daemon_pid)
+        steady = proc_status_kib(daemon_pid, "VmRSS")
     finally:
         subprocess.run(
             [sys.executable, "-m", "codesift", "daemon", "stop"], env=env, capture_output=True

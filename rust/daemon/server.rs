@@ -60,6 +60,26 @@ struct Shared {
     socket: String,
 }
 
+impl Shared {
+    /// A daemon's state as it starts serving.
+    fn new(idle: Duration, socket: String) -> Shared {
+        Shared {
+            roots: Roots::default(),
+            stop: AtomicBool::new(false),
+            active: AtomicUsize::new(0),
+            queries: AtomicU64::new(0),
+            connections: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
+            large_request: AtomicBool::new(false),
+            last_activity: Mutex::new(Instant::now()),
+            started: SystemTime::now(),
+            started_at: Instant::now(),
+            idle,
+            socket,
+        }
+    }
+}
+
 /// Serves until stopped, idle, its socket is taken away, or `interrupted()` says so (checked
 /// every tick: the host's signals).
 pub fn serve(options: ServeOptions, interrupted: &dyn Fn() -> bool) -> io::Result<Outcome> {
@@ -81,20 +101,10 @@ pub fn serve(options: ServeOptions, interrupted: &dyn Fn() -> bool) -> io::Resul
     socket_dir.set_entry_mode(SOCKET_NAME, 0o600)?;
     let inode = dir::check_socket(&socket_dir)?;
     listener.set_nonblocking(true)?;
-    let shared = Arc::new(Shared {
-        roots: Roots::default(),
-        stop: AtomicBool::new(false),
-        active: AtomicUsize::new(0),
-        queries: AtomicU64::new(0),
-        connections: AtomicU64::new(0),
-        refused: AtomicU64::new(0),
-        large_request: AtomicBool::new(false),
-        last_activity: Mutex::new(Instant::now()),
-        started: SystemTime::now(),
-        started_at: Instant::now(),
-        idle: options.idle,
-        socket: path.join(SOCKET_NAME).display().to_string(),
-    });
+    let shared = Arc::new(Shared::new(
+        options.idle,
+        path.join(SOCKET_NAME).display().to_string(),
+    ));
     let result = accept_loop(&listener, &socket_dir, inode, &shared, interrupted);
     // Still under the lock: the socket at the name is ours, unless someone replaced it.
     if dir::check_socket(&socket_dir).ok() == Some(inode) {
@@ -486,20 +496,7 @@ mod raw_tests {
     use super::*;
 
     fn shared_for_test() -> Shared {
-        Shared {
-            roots: Roots::default(),
-            stop: AtomicBool::new(false),
-            active: AtomicUsize::new(0),
-            queries: AtomicU64::new(0),
-            connections: AtomicU64::new(0),
-            refused: AtomicU64::new(0),
-            large_request: AtomicBool::new(false),
-            last_activity: Mutex::new(Instant::now()),
-            started: SystemTime::now(),
-            started_at: Instant::now(),
-            idle: Duration::from_secs(60),
-            socket: String::new(),
-        }
+        Shared::new(Duration::from_secs(60), String::new())
     }
 
     /// Serves `connection` on one end of a pair; the other end is returned, with a read
