@@ -165,7 +165,7 @@ pub fn glob(
             glob.remove("no_ignore");
             message.insert("glob".into(), Value::Object(glob));
             match ask_for(walker, &Value::Object(message)) {
-                Ok(reply) => parse_with(&reply, |reply| globbed(reply, &real)),
+                Ok((reply, bulk)) => parse_with(&reply, |reply| globbed(reply, bulk, &real)),
                 Err(e) => Answer::Unavailable(e),
             }
         }
@@ -193,13 +193,16 @@ pub fn start_background(argv: &[String]) {
     let _ = crate::fs::spawn::spawn_detached(argv);
 }
 
-/// Sends a search's request: waits up to `SELECT_TIMEOUT`, ended at once by the search's
-/// cancel (Ctrl-C, `CancelToken`, an MCP cancel, an HTTP client gone).
-fn ask_for(walker: &Walker, request: &Value) -> io::Result<Value> {
+/// Sends a search's request, its files asked for in a bulk frame (`super::bulk`): waits up
+/// to `SELECT_TIMEOUT`, ended at once by the search's cancel (Ctrl-C, `CancelToken`, an MCP
+/// cancel, an HTTP client gone).
+fn ask_for(walker: &Walker, request: &Value) -> io::Result<(Value, Option<Vec<u8>>)> {
     let token = walker.cancel_token();
     let cancelled = || token.is_cancelled();
-    client::request_with(
-        request,
+    let mut request = request.clone();
+    request["bulk"] = Value::Bool(true);
+    client::request_bulk(
+        &request,
         &client::Wait::new(SELECT_TIMEOUT).cancelled_by(&cancelled),
     )
 }
@@ -265,15 +268,9 @@ pub fn select(walker: &Walker, real: &Path, query: &GrepQuery, asking: &Asking<'
         request.extend(more);
     }
     match ask_for(walker, &Value::Object(request)) {
-        Ok(reply) => parse(&reply),
+        Ok((reply, bulk)) => parse_with(&reply, |reply| selected(reply, bulk)),
         Err(e) => Answer::Unavailable(e),
     }
-}
-
-/// A `select` reply as an answer; anything not understood is `Scan` (the daemon serves, but
-/// not this search).
-fn parse(reply: &Value) -> Answer {
-    parse_with(reply, selected)
 }
 
 /// A reply as an answer, its content read by `read`; anything not understood is `Scan`.
@@ -302,12 +299,19 @@ fn inside(path: &Path) -> bool {
             .all(|c| matches!(c, std::path::Component::Normal(_)))
 }
 
-fn selected(reply: &Value) -> Option<Selected> {
-    let files: Vec<PathBuf> = reply["files"]
-        .as_array()?
-        .iter()
-        .map(super::roots::json_path)
-        .collect::<Option<_>>()?;
+/// A `select` reply's files: from its bulk frame when it sent one, else from `files`.
+fn selected(reply: &Value, bulk: Option<Vec<u8>>) -> Option<Selected> {
+    let files: Vec<PathBuf> = match bulk {
+        Some(frame) => match super::bulk::decode(&frame)? {
+            (files, None) => files,
+            (_, Some(_)) => return None,
+        },
+        None => reply["files"]
+            .as_array()?
+            .iter()
+            .map(super::roots::json_path)
+            .collect::<Option<_>>()?,
+    };
     // Root-relative paths in path order, nothing leaving the root: a reply breaking that is
     // not used.
     let sane = files.iter().all(|p| inside(p))
@@ -351,10 +355,27 @@ fn skips(value: &Value) -> Option<Vec<(Reason, u64, Vec<Example>)>> {
     Some(skipped)
 }
 
-/// A `glob` reply as the glob's outcome, field by field (the search of `real`): files as
-/// `[path, mtime_ms, size]`, every reason of the summary (a missing one counted 0).
-fn globbed(reply: &Value, real: &Path) -> Option<GlobOutcome> {
-    let files = reply["files"]
+/// A `glob` reply as the glob's outcome, field by field (the search of `real`): files from
+/// the bulk frame when it sent one, else as `[path, mtime_ms, size]` in `files`; every
+/// reason of the summary (a missing one counted 0).
+fn globbed(reply: &Value, bulk: Option<Vec<u8>>, real: &Path) -> Option<GlobOutcome> {
+    let files = match bulk {
+        Some(frame) => match super::bulk::decode(&frame)? {
+            (paths, Some(metadata)) => paths
+                .into_iter()
+                .zip(metadata)
+                .map(|(path, metadata)| GlobFile { path, metadata })
+                .collect(),
+            (_, None) => return None,
+        },
+        None => json_globbed(reply)?,
+    };
+    globbed_files(reply, files, real)
+}
+
+/// A glob's files as `[path, mtime_ms, size]` in the reply's `files`.
+fn json_globbed(reply: &Value) -> Option<Vec<GlobFile>> {
+    reply["files"]
         .as_array()?
         .iter()
         .map(|file| {
@@ -366,7 +387,11 @@ fn globbed(reply: &Value, real: &Path) -> Option<GlobOutcome> {
             };
             Some(GlobFile { path, metadata })
         })
-        .collect::<Option<Vec<_>>>()?;
+        .collect::<Option<Vec<_>>>()
+}
+
+/// The rest of a glob reply, around `files` (already read): checked and made the outcome.
+fn globbed_files(reply: &Value, files: Vec<GlobFile>, real: &Path) -> Option<GlobOutcome> {
     // Files under the directory searched, nothing leaving the root: else not used.
     if !files
         .iter()
@@ -403,6 +428,61 @@ fn globbed(reply: &Value, real: &Path) -> Option<GlobOutcome> {
 mod tests {
     use super::*;
 
+    fn parse(reply: &Value) -> Answer {
+        parse_with(reply, |r| selected(r, None))
+    }
+
+    fn frame(names: &[&str], metadata: Option<&[Option<(i64, u64)>]>) -> Vec<u8> {
+        super::super::bulk::encode(names.iter().map(Path::new), metadata)
+    }
+
+    #[test]
+    fn bulk_frames_are_read_and_checked_as_json_files_are() {
+        let reply = json!({
+            "ok": true, "binary": 0, "ignored": 0, "unreadable": 0, "skips": [],
+            "bulk_frame": 1,
+        });
+        let bulk = frame(&["a/b.rs", "c.rs"], None);
+        let Answer::Selected(s) = parse_with(&reply, |r| selected(r, Some(bulk))) else {
+            panic!("not a selection")
+        };
+        assert_eq!(s.files, [PathBuf::from("a/b.rs"), PathBuf::from("c.rs")]);
+        // Leaving the root, out of order, absolute, or a glob's frame: not used.
+        for bad in [
+            frame(&["../etc/passwd"], None),
+            frame(&["b", "a"], None),
+            frame(&["/abs"], None),
+            frame(&["a"], Some(&[None])),
+            b"\x01\x00".to_vec(),
+        ] {
+            let answer = parse_with(&reply, |r| selected(r, Some(bad.clone())));
+            assert!(matches!(answer, Answer::Scan(_)), "{bad:?}");
+        }
+        let glob_reply = json!({
+            "ok": true, "total": 2, "truncated": false, "ignored": 0, "errors": 0,
+            "search_path": "src", "skips": [], "bulk_frame": 1,
+        });
+        let bulk = frame(&["src/z.rs", "src/a.rs"], Some(&[Some((5, 6)), None]));
+        let Answer::Selected(outcome) =
+            parse_with(&glob_reply, |r| globbed(r, Some(bulk), Path::new("src")))
+        else {
+            panic!("not an answer")
+        };
+        assert_eq!(outcome.files[0].path, PathBuf::from("src/z.rs"));
+        assert_eq!(outcome.files[0].metadata, Some((5, 6)));
+        assert_eq!(outcome.files[1].metadata, None);
+        for bad in [
+            frame(&["docs/a.md"], Some(&[None])),
+            frame(&["src/../../x"], Some(&[None])),
+            frame(&["src/a.rs"], None),
+        ] {
+            let answer = parse_with(&glob_reply, |r| {
+                globbed(r, Some(bad.clone()), Path::new("src"))
+            });
+            assert!(matches!(answer, Answer::Scan(_)), "{bad:?}");
+        }
+    }
+
     #[test]
     fn a_selection_is_read_with_its_summary() {
         let reply = json!({
@@ -426,7 +506,8 @@ mod tests {
             "total": 7, "truncated": true, "ignored": 3, "errors": 1, "search_path": "src",
             "skips": [["gitignored", 3, [["src/target", true]]]],
         });
-        let Answer::Selected(outcome) = parse_with(&reply, |r| globbed(r, Path::new("src"))) else {
+        let Answer::Selected(outcome) = parse_with(&reply, |r| globbed(r, None, Path::new("src")))
+        else {
             panic!("not an answer")
         };
         assert_eq!(outcome.files[0].path, PathBuf::from("src/a.rs"));
@@ -458,7 +539,7 @@ mod tests {
             let mut bad = reply.clone();
             bad["files"] = files;
             bad["search_path"] = json!(search_path);
-            let answer = parse_with(&bad, |r| globbed(r, Path::new("src")));
+            let answer = parse_with(&bad, |r| globbed(r, None, Path::new("src")));
             assert!(matches!(answer, Answer::Scan(_)), "{bad}");
         }
     }

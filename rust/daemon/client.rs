@@ -265,6 +265,40 @@ pub fn request_with(request: &Value, wait: &Wait<'_>) -> io::Result<Value> {
     exchange_with(&mut stream, request, wait)
 }
 
+/// `request_with` for a `glob` or `select` asking for its files in a bulk frame
+/// (`"bulk": true`, see `super::bulk`): the reply, and the frame it announces
+/// (`bulk_frame`: its length, checked), read within the same time limit and cancel.
+pub fn request_bulk(request: &Value, wait: &Wait<'_>) -> io::Result<(Value, Option<Vec<u8>>)> {
+    let deadline = Instant::now() + wait.reply;
+    let mut stream = connect()?;
+    let reply = exchange_with(&mut stream, request, wait)?;
+    let Some(announced) = reply.get("bulk_frame") else {
+        return Ok((reply, None));
+    };
+    let announced = announced
+        .as_u64()
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|n| *n <= MAX_REPLY)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "a bad bulk_frame length"))?;
+    let mut reader = Sliced {
+        stream: &stream,
+        deadline,
+        cancelled: wait.cancelled,
+    };
+    let frame = proto::read_frame_with(&mut reader, |word| {
+        let len = word as usize;
+        if len == announced { Ok(len) } else { Err(len) }
+    })
+    .map_err(|e| match e {
+        proto::FrameError::Io(e) => e,
+        other => io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("the daemon's bulk frame is not the length it announced: {other}"),
+        ),
+    })?;
+    Ok((reply, Some(frame)))
+}
+
 /// `request`, with the serving process's pid once connected (see `connect_with_pid`): a
 /// daemon that took no request or gave no reply in time still has one.
 pub fn request_with_pid(request: &Value, timeout: Duration) -> (io::Result<Value>, Option<u32>) {

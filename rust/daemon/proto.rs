@@ -11,7 +11,7 @@
 use std::io::{self, Read, Write};
 
 /// The wire's protocol number: raised whenever a request or reply changes shape.
-pub const PROTOCOL: u64 = 2;
+pub const PROTOCOL: u64 = 3;
 
 /// The daemon's hello: its protocol and version, sent as soon as it has read a request.
 pub fn hello() -> serde_json::Value {

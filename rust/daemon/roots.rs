@@ -167,19 +167,21 @@ impl Roots {
             .any(|e| e.catching_up.load(Ordering::Relaxed) || e.handle.rebuilds().1)
     }
 
-    /// The `select` reply to `request` (see docs/daemon.md).
-    pub fn select(&self, request: &Value) -> Result<Value, BadRequest> {
+    /// The `select` reply to `request` (see docs/daemon.md), with its files in a bulk frame
+    /// (`super::bulk`) when the request asks for one.
+    pub fn select(&self, request: &Value) -> Result<Bulky, BadRequest> {
         let mut parsed = parse_select(request)?;
         let (entry, inside) = match self.served_below(&parsed.target)? {
             Ok(found) => found,
-            Err(reply) => return Ok(reply),
+            Err(reply) => return Ok((reply, None)),
         };
         parsed.query.search_path = inside.join(&parsed.query.search_path);
-        Ok(entry.select(&parsed, &inside))
+        Ok(entry.select(&parsed, &inside, wants_bulk(request)))
     }
 
-    /// The `glob` reply to `request` (see docs/daemon.md).
-    pub fn glob(&self, request: &Value) -> Result<Value, BadRequest> {
+    /// The `glob` reply to `request` (see docs/daemon.md), with its files in a bulk frame
+    /// (`super::bulk`) when the request asks for one.
+    pub fn glob(&self, request: &Value) -> Result<Bulky, BadRequest> {
         let target = parse_target(request)?;
         if target.every {
             return Err(BadRequest(
@@ -198,11 +200,11 @@ impl Roots {
         let query = glob.query().map_err(|e| BadRequest(e.to_string()))?;
         let entry = match self.entry_for(&target)? {
             Ok(entry) => entry,
-            Err(reply) => return Ok(reply),
+            Err(reply) => return Ok((reply, None)),
         };
         entry.globs.fetch_add(1, Ordering::Relaxed);
-        let reply = entry.glob(&query, target.build);
-        if reply.get("files").is_some() {
+        let reply = entry.glob(&query, target.build, wants_bulk(request));
+        if reply.0.get("files").is_some() || reply.1.is_some() {
             entry.globs_answered.fetch_add(1, Ordering::Relaxed);
         }
         Ok(reply)
@@ -353,6 +355,19 @@ impl Roots {
     }
 }
 
+/// A reply, and the bulk frame that follows it (its length announced as `bulk_frame`).
+pub type Bulky = (Value, Option<Vec<u8>>);
+
+/// Whether a request asks for its files in a bulk frame: `"bulk": true` from a client of
+/// protocol 3 or later (an older client never reads the frame).
+fn wants_bulk(request: &Value) -> bool {
+    request.get("bulk") == Some(&Value::Bool(true))
+        && request
+            .get("protocol")
+            .and_then(Value::as_u64)
+            .is_some_and(|p| p >= 3)
+}
+
 fn scan(reason: impl Into<String>, generation: Option<i64>) -> Value {
     json!({"ok": true, "scan": reason.into(), "generation": generation})
 }
@@ -494,7 +509,7 @@ impl RootEntry {
     /// `target.every` asks for the `all_files` answer (binary files listed, an unnarrowed
     /// pattern lists every file); `target.build`: without an index, start one (else only
     /// say `scan`). The files are named from `inside`, the directory asked about.
-    fn select(self: &Arc<Self>, request: &SelectRequest, inside: &Path) -> Value {
+    fn select(self: &Arc<Self>, request: &SelectRequest, inside: &Path, bulk: bool) -> Bulky {
         let SelectRequest {
             target,
             query,
@@ -503,7 +518,8 @@ impl RootEntry {
             list_unnarrowed,
         } = request;
         let (every, list_unnarrowed, rules) = (target.every, *list_unnarrowed, rules.as_deref());
-        self.watched(target.build, |index, slot, watch| {
+        let mut frame = None;
+        let reply = self.watched(target.build, |index, slot, watch| {
             let generation = Some(index.build_start_ns);
             let watch_generation = watch.generation;
             let (selected, watch) = crate::search::select_watched_with(
@@ -576,10 +592,9 @@ impl RootEntry {
                             json!([reason.name(), count, examples])
                         })
                         .collect();
-                    json!({
+                    let mut reply = json!({
                         "ok": true,
                         "skips": skips(&stats.skipped.report()),
-                        "files": selection.files.iter().map(|f| path_json(f)).collect::<Vec<_>>(),
                         "spans": spans_json(&selection.spans),
                         "binary": selection.binary,
                         "ignored": stats.ignored(),
@@ -591,10 +606,20 @@ impl RootEntry {
                         "rules_token": rules.map(|_| &rules_token),
                         "git_dirs": every.then_some(git_dirs),
                         "undecided": undecided,
-                    })
+                    });
+                    if bulk {
+                        let bytes =
+                            super::bulk::encode(selection.files.iter().map(PathBuf::as_path), None);
+                        reply["bulk_frame"] = Value::from(bytes.len());
+                        frame = Some(bytes);
+                    } else {
+                        reply["files"] = selection.files.iter().map(|f| path_json(f)).collect();
+                    }
+                    reply
                 }
             }
-        })
+        });
+        (reply, frame)
     }
 
     /// Keeps the verdicts a client decided since the select that answered `asked_at`, when
@@ -620,8 +645,9 @@ impl RootEntry {
 
     /// The glob's outcome as the indexed glob of a workspace with this index and watch finds
     /// it (`glob::glob_indexed`), every field; `scan` when they cannot answer it.
-    fn glob(self: &Arc<Self>, query: &GlobQuery, build: bool) -> Value {
-        self.watched(build, |index, slot, watch| {
+    fn glob(self: &Arc<Self>, query: &GlobQuery, build: bool, bulk: bool) -> Bulky {
+        let mut frame = None;
+        let reply = self.watched(build, |index, slot, watch| {
             let generation = Some(index.build_start_ns);
             let watch_generation = watch.generation;
             crate::index::watched::install_watch(slot, watch);
@@ -634,17 +660,8 @@ impl RootEntry {
                 Err(e) => crate::daemon::proto::error_reply("InvalidArgumentError", e.to_string()),
                 Ok(None) => scan("the watch cannot answer this glob", generation),
                 Ok(Some(outcome)) => {
-                    let files: Vec<Value> = outcome
-                        .files
-                        .iter()
-                        .map(|f| match f.metadata {
-                            Some((mtime_ms, size)) => json!([path_json(&f.path), mtime_ms, size]),
-                            None => json!([path_json(&f.path), null, null]),
-                        })
-                        .collect();
-                    json!({
+                    let mut reply = json!({
                         "ok": true,
-                        "files": files,
                         "total": outcome.total,
                         "truncated": outcome.truncated,
                         "ignored": outcome.ignored,
@@ -654,10 +671,32 @@ impl RootEntry {
                         "generation": generation,
                         "watch_generation": watch_generation,
                         "trusted": true,
-                    })
+                    });
+                    if bulk {
+                        let metadata: Vec<_> = outcome.files.iter().map(|f| f.metadata).collect();
+                        let bytes = super::bulk::encode(
+                            outcome.files.iter().map(|f| f.path.as_path()),
+                            Some(&metadata),
+                        );
+                        reply["bulk_frame"] = Value::from(bytes.len());
+                        frame = Some(bytes);
+                    } else {
+                        reply["files"] = outcome
+                            .files
+                            .iter()
+                            .map(|f| match f.metadata {
+                                Some((mtime_ms, size)) => {
+                                    json!([path_json(&f.path), mtime_ms, size])
+                                }
+                                None => json!([path_json(&f.path), null, null]),
+                            })
+                            .collect();
+                    }
+                    reply
                 }
             }
-        })
+        });
+        (reply, frame)
     }
 
     /// A kept list of files, or `miss` with the token to store one under (`store`: keep the

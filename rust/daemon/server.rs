@@ -249,14 +249,17 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
         *shared.last_activity.lock().unwrap() = Instant::now();
         shared.queries.fetch_add(1, Ordering::Relaxed);
         let mut wants_raw = false;
-        let reply = match serde_json::from_slice::<Value>(&body) {
-            Ok(request) if large.is_some() && !is_files_store(&request) => proto::error_reply(
-                "InvalidArgumentError",
-                format!(
-                    "a request of {} bytes is over the limit of {MAX_REQUEST} bytes and not \
-                     a `files` store",
-                    body.len()
+        let (reply, bulk) = match serde_json::from_slice::<Value>(&body) {
+            Ok(request) if large.is_some() && !is_files_store(&request) => (
+                proto::error_reply(
+                    "InvalidArgumentError",
+                    format!(
+                        "a request of {} bytes is over the limit of {MAX_REQUEST} bytes and \
+                         not a `files` store",
+                        body.len()
+                    ),
                 ),
+                None,
             ),
             Ok(request) => {
                 // Taken at once, before any work: the client passes over a daemon that does
@@ -267,15 +270,19 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
                 wants_raw = request.get("op").and_then(Value::as_str) == Some("files")
                     && request.get("raw").and_then(Value::as_bool) == Some(true);
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    dispatch(&request, shared)
+                    dispatch_bulky(&request, shared)
                 }))
                 .unwrap_or_else(|_| {
-                    proto::error_reply("InternalError", "the daemon failed on this request; scan")
+                    let why = "the daemon failed on this request; scan";
+                    (proto::error_reply("InternalError", why), None)
                 })
             }
-            Err(e) => proto::error_reply(
-                "InvalidArgumentError",
-                format!("the request is not JSON: {e}"),
+            Err(e) => (
+                proto::error_reply(
+                    "InvalidArgumentError",
+                    format!("the request is not JSON: {e}"),
+                ),
+                None,
             ),
         };
         drop(body);
@@ -286,6 +293,11 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
         }
         if let Some(raw) = raw
             && send_frame(&stream, raw.as_bytes()).is_err()
+        {
+            return;
+        }
+        if let Some(bulk) = bulk
+            && send_frame(&stream, &bulk).is_err()
         {
             return;
         }
@@ -404,6 +416,16 @@ impl Drop for LargeRequest<'_> {
     }
 }
 
+/// `dispatch`, with the bulk frame a `glob` or `select` reply announces (`bulk_frame`).
+fn dispatch_bulky(request: &Value, shared: &Shared) -> (Value, Option<Vec<u8>>) {
+    let answered = match request.get("op").and_then(Value::as_str) {
+        Some("glob") => shared.roots.glob(request),
+        Some("select") => shared.roots.select(request),
+        _ => return (dispatch(request, shared), None),
+    };
+    answered.unwrap_or_else(|bad| (proto::error_reply("InvalidArgumentError", bad.0), None))
+}
+
 fn dispatch(request: &Value, shared: &Shared) -> Value {
     let op = request.get("op").and_then(Value::as_str).unwrap_or("");
     match op {
@@ -415,14 +437,7 @@ fn dispatch(request: &Value, shared: &Shared) -> Value {
             shared.stop.store(true, Ordering::Release);
             json!({"ok": true, "stopping": true, "pid": std::process::id()})
         }
-        "glob" => match shared.roots.glob(request) {
-            Ok(reply) => reply,
-            Err(bad) => proto::error_reply("InvalidArgumentError", bad.0),
-        },
-        "select" => match shared.roots.select(request) {
-            Ok(reply) => reply,
-            Err(bad) => proto::error_reply("InvalidArgumentError", bad.0),
-        },
+        "glob" | "select" => dispatch_bulky(request, shared).0,
         "files" => match shared.roots.files(request) {
             Ok(reply) => reply,
             Err(bad) => proto::error_reply("InvalidArgumentError", bad.0),
