@@ -21,6 +21,7 @@ import pytest
 from daemon_helpers import daemon_env, prime, root_status, wait_for
 from trees import write_tree
 
+import codesift
 from codesift import CancelToken, Workspace
 
 TREE = {f"src/f{i}.c": f"int value_{i} = {i};\nPM_RESUME();\n" for i in range(40)}
@@ -184,9 +185,11 @@ def fake_daemon(socket_dir: Path, hello: dict, answer: dict) -> tuple[socket.soc
     [
         {"hello": True, "protocol": 2, "version": "0.0.0-another"},
         {"hello": True, "protocol": 999, "version": None},
+        # A daemon of protocol 2 (JSON files only) of this version string.
+        {"hello": True, "protocol": 2, "version": "ours"},
         {"ok": True, "pid": 1},  # an old daemon: no hello, a reply straight away
     ],
-    ids=["other-version", "other-protocol", "no-hello"],
+    ids=["other-version", "other-protocol", "protocol-2", "no-hello"],
 )
 def test_a_daemon_of_another_version_is_never_believed(
     socket_dir: Path, tmp_path: Path, hello: dict
@@ -195,6 +198,8 @@ def test_a_daemon_of_another_version_is_never_believed(
 
     if hello.get("version") is None and "version" in hello:
         hello = {**hello, "version": daemon.ping.__module__}  # any string but ours
+    if hello.get("version") == "ours":
+        hello = {**hello, "version": codesift.__version__}
     root = write_tree(tmp_path / "tree", TREE)
     # It claims a selection in which no file has a hit: believed, the search finds nothing.
     lie = {"ok": True, "files": [], "binary": 0, "ignored": 0, "unreadable": 0, "skips": []}
@@ -204,5 +209,5 @@ def test_a_daemon_of_another_version_is_never_believed(
     finally:
         server.close()
     print(seen[:1], result.total, result.indexed)
-    assert seen and seen[0]["protocol"] == 2 and isinstance(seen[0]["version"], str)
+    assert seen and seen[0]["protocol"] == 3 and isinstance(seen[0]["version"], str)
     assert result.total == 11, "the lie was believed"
