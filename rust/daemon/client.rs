@@ -368,7 +368,10 @@ fn exchange_sized(
             Err(e) => return Err(e.into()),
         }
     }
-    let hello = match read_value(stream, started + wait.ack, wait.cancelled, 4096) {
+    // The hello is due once the request is sent whole: sending a large one (a `files` store
+    // of a whole tree's list) takes as long as the daemon takes to read it.
+    let sent = Instant::now();
+    let hello = match read_value(stream, sent + wait.ack, wait.cancelled, 4096) {
         Err(e) if e.kind() == io::ErrorKind::TimedOut => {
             pass_over(dir::socket_dir());
             return Err(io::Error::new(
