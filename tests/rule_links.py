@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from codesift import Workspace
+
 BEFORE = "*.tmp\n"
 AFTER = "*.log\n"  # the same size: a write only the contents tell apart
 
@@ -174,3 +176,22 @@ SCENARIOS = [
 def environment(base: Path) -> dict[str, str]:
     """What the processes of a scenario run with: git's global excludes under `base`."""
     return {"XDG_CONFIG_HOME": str(base / "config"), "HOME": str(base / "home")}
+
+
+#: Fields only an indexed answer has (left out when comparing with a scan).
+INDEX_ONLY = ("indexed", "files_searched")
+
+
+def grep_view(ws: Workspace) -> dict:
+    """A grep's answer as a scan and an index must both give it."""
+    d = ws.grep("needle", max_matches=None).to_dict()
+    for key in INDEX_ONLY:
+        d.pop(key)
+    for match in d["matches"]:
+        match.pop("id")
+    return d
+
+
+def glob_views(ws: Workspace) -> list[dict]:
+    """Globs over the scenarios' files, as dicts."""
+    return [ws.glob(pattern, limit=10**6).to_dict() for pattern in ("**", "*.log", "**/*.tmp")]

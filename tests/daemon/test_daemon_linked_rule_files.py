@@ -10,24 +10,9 @@ from pathlib import Path
 
 import daemon_helpers as helpers
 import pytest
-from rule_links import HAS_GIT, SCENARIOS, Scenario, environment
+from rule_links import HAS_GIT, SCENARIOS, Scenario, environment, glob_views, grep_view
 
 from codesift import Workspace
-
-INDEX_ONLY = ("indexed", "files_searched")
-
-
-def grep_view(ws: Workspace) -> dict:
-    d = ws.grep("needle", max_matches=None).to_dict()
-    for key in INDEX_ONLY:
-        d.pop(key)
-    for match in d["matches"]:
-        match.pop("id")
-    return d
-
-
-def glob_views(ws: Workspace) -> list[dict]:
-    return [ws.glob(pattern, limit=10**6).to_dict() for pattern in ("**", "*.log", "**/*.tmp")]
 
 
 def assert_like_scan(root: Path, what: str) -> None:
