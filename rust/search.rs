@@ -1671,8 +1671,12 @@ mod tree_tests {
     }
 
     fn build_index(root: &Path, out: &Path) -> IndexFile {
-        let file = std::fs::File::create(out).unwrap();
-        crate::index::build::build(&walker(root), file, 0, &|_, _| {}).unwrap();
+        let output = crate::index::build::Output {
+            index: std::fs::File::create(out).unwrap(),
+            spill: &tempfile::tempfile,
+            memory_budget: crate::index::spill::DEFAULT_MEMORY,
+        };
+        crate::index::build::build(&walker(root), output, 0, &|_, _| {}).unwrap();
         IndexFile::open(out).unwrap()
     }
 

@@ -170,6 +170,36 @@ impl Dir {
         self.open_file(name.as_ref(), flags, Mode::from_raw_mode(mode))
     }
 
+    /// A new file in this directory that has no name (`O_TMPFILE`), to read and write, `0600`:
+    /// no other process can open it, and it is gone with its last descriptor, whichever way
+    /// its owner ends. Where the filesystem has no `O_TMPFILE`, a file created under a random
+    /// name (`O_EXCL`) and unlinked at once.
+    pub fn unnamed_file(&self) -> io::Result<File> {
+        let mode = Mode::from_raw_mode(0o600);
+        let flags = OFlags::RDWR | OFlags::CLOEXEC;
+        match rustix::fs::openat(&self.fd, ".", flags | OFlags::TMPFILE, mode) {
+            Ok(fd) => Ok(File::from(fd)),
+            Err(
+                rustix::io::Errno::OPNOTSUPP | rustix::io::Errno::ISDIR | rustix::io::Errno::INVAL,
+            ) => {
+                let mut random = [0u8; 16];
+                let mut filled = 0;
+                while filled < random.len() {
+                    filled += rustix::rand::getrandom(
+                        &mut random[filled..],
+                        rustix::rand::GetRandomFlags::empty(),
+                    )?;
+                }
+                let name = format!(".codesift-unnamed-{:032x}", u128::from_le_bytes(random));
+                let create = flags | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
+                let file = File::from(rustix::fs::openat(&self.fd, name.as_str(), create, mode)?);
+                self.remove_file(&name)?;
+                Ok(file)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// Removes the entry `name` (a symlink is removed, never followed).
     pub fn remove_file(&self, name: impl AsRef<OsStr>) -> io::Result<()> {
         Ok(rustix::fs::unlinkat(

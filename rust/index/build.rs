@@ -7,6 +7,7 @@
 //! without postings and is searched from disk by every query.
 
 use super::format::{self, BINARY, Contents, FileRecord, INDEXED, UTF8_BOM, UnitRecord};
+use super::spill::{Runs, SpillFile};
 use crate::fs::walk::{Batch, FileEntry, WalkState, Walker};
 use roaring::RoaringBitmap;
 use rustix::fs::Stat;
@@ -20,8 +21,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub const UNIT_BYTES: usize = 16 * 1024;
 /// Files larger than this are not indexed (always scanned).
 pub const MAX_INDEXED_FILE: u64 = 64 * 1024 * 1024;
-/// Consecutive files handed to one worker at a time, by bytes and by count.
+/// Consecutive files handed to one worker at a time, by bytes and by count. A worker's
+/// buffers grow with its chunk's text (about 8 bytes per byte read), and chunks wait their
+/// turn to merge: a small memory budget makes chunks smaller (`chunk_bytes`).
 const CHUNK_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The bytes of text in one chunk under `memory_budget`.
+fn chunk_bytes(memory_budget: u64) -> u64 {
+    CHUNK_BYTES.min(memory_budget / 64).max(64 * 1024)
+}
 const CHUNK_FILES: usize = 2048;
 
 /// What a build did.
@@ -33,6 +41,23 @@ pub struct BuildStats {
     pub trigrams: usize,
     pub bytes_indexed: u64,
     pub index_bytes: u64,
+    /// Runs of posting lists spilled to disk to keep within the memory budget.
+    pub spilled_runs: usize,
+    /// The most the posting lists held in memory came to (estimated, see `held_bytes`).
+    pub peak_list_bytes: u64,
+}
+
+/// What the posting lists gathered in memory may take: half of the build's budget, the other
+/// half for the walk's list of files, the file and unit tables and each worker's buffers.
+fn list_budget(memory_budget: u64) -> u64 {
+    memory_budget / 2
+}
+
+/// An estimate of the memory a list of `serialized` bytes takes once merged: a roaring
+/// container grows its array by doubling, so up to twice its serialized size, plus the map
+/// entry and container headers of a list new to the map.
+fn held_bytes(serialized: usize, new_list: bool) -> u64 {
+    2 * serialized as u64 + if new_list { 96 } else { 16 }
 }
 
 /// A file to index, with the state it had when the walk saw it.
@@ -249,9 +274,18 @@ fn index_chunk(walker: &Walker, files: &[Found], acc: &mut Accumulator) -> Chunk
 
 /// Builds the index of everything `walker` sees under the root and writes it to `out` (a new
 /// temporary file). `progress(done, total)` is called as files are indexed.
+/// Where a build writes: the new index file, and how to make a file for spilled runs.
+pub struct Output<'a> {
+    pub index: std::fs::File,
+    pub spill: SpillFile<'a>,
+    /// The memory budget (`spill::memory_budget`): posting lists past their share of it
+    /// spill to disk.
+    pub memory_budget: u64,
+}
+
 pub fn build(
     walker: &Walker,
-    out: std::fs::File,
+    out: Output<'_>,
     options_hash: u64,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> io::Result<BuildStats> {
@@ -274,7 +308,7 @@ pub fn release_freed_memory() {
 
 fn build_into(
     walker: &Walker,
-    out: std::fs::File,
+    out: Output<'_>,
     options_hash: u64,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> io::Result<BuildStats> {
@@ -309,9 +343,10 @@ fn build_into(
     // Chunks of consecutive files; workers take them in turn, results merge in order.
     let mut chunks = Vec::new();
     let (mut start, mut bytes) = (0, 0u64);
+    let chunk_bytes = chunk_bytes(out.memory_budget);
     for (i, f) in found.iter().enumerate() {
         bytes += f.stat.st_size as u64;
-        if bytes >= CHUNK_BYTES || i + 1 - start >= CHUNK_FILES {
+        if bytes >= chunk_bytes || i + 1 - start >= CHUNK_FILES {
             chunks.push(start..i + 1);
             start = i + 1;
             bytes = 0;
@@ -331,6 +366,9 @@ fn build_into(
     let mut files: Vec<FileRecord> = Vec::with_capacity(total);
     let mut unit_table: Vec<UnitRecord> = Vec::new();
     let mut merged: HashMap<u32, RoaringBitmap> = HashMap::new();
+    let mut runs = Runs::new(out.spill);
+    let list_budget = list_budget(out.memory_budget);
+    let mut held = 0u64;
     let mut stats = BuildStats {
         files: total,
         ..BuildStats::default()
@@ -380,7 +418,10 @@ fn build_into(
                     ..*u
                 }));
                 for (trigram, bitmap) in result.postings {
-                    let list = merged.entry(trigram).or_default();
+                    let entry = merged.entry(trigram);
+                    let new_list = matches!(entry, std::collections::hash_map::Entry::Vacant(_));
+                    held += held_bytes(bitmap.serialized_size(), new_list);
+                    let list = entry.or_default();
                     if base_unit == 0 {
                         *list |= bitmap;
                     } else {
@@ -389,7 +430,13 @@ fn build_into(
                     }
                 }
                 stats.bytes_indexed += result.bytes;
+                stats.peak_list_bytes = stats.peak_list_bytes.max(held);
                 turn += 1;
+                if held > list_budget {
+                    runs.spill(sorted(std::mem::take(&mut merged)))?;
+                    held = 0;
+                    release_freed_memory();
+                }
             }
         }
         Ok::<(), io::Error>(())
@@ -397,25 +444,35 @@ fn build_into(
     if cancel.is_cancelled() {
         return Err(cancelled());
     }
-    let mut postings: Vec<(u32, RoaringBitmap)> = merged.into_iter().collect();
-    postings.sort_unstable_by_key(|(t, _)| *t);
+    // The walk's list is not needed any more: its memory goes to the merge and the write.
+    drop(found);
+    stats.spilled_runs = runs.count();
+    let mut postings = runs.merged(sorted(merged))?;
     stats.units = unit_table.len();
-    stats.trigrams = postings.len();
-    stats.index_bytes = format::write(
-        out,
-        &Contents {
+    let written = format::write(
+        out.index,
+        Contents {
             options_hash,
             build_start_ns,
             files: &files,
             units: &unit_table,
-            postings: &postings,
+            postings: &mut postings,
         },
     )?;
+    stats.trigrams = written.trigrams;
+    stats.index_bytes = written.bytes;
     // A cancel that came while the file was written still keeps the previous index.
     if cancel.is_cancelled() {
         return Err(cancelled());
     }
     Ok(stats)
+}
+
+/// The lists of `merged` in trigram order.
+fn sorted(merged: HashMap<u32, RoaringBitmap>) -> Vec<(u32, RoaringBitmap)> {
+    let mut lists: Vec<(u32, RoaringBitmap)> = merged.into_iter().collect();
+    lists.sort_unstable_by_key(|(t, _)| *t);
+    lists
 }
 
 pub fn now_ns() -> i64 {
@@ -495,5 +552,88 @@ mod tests {
         assert_eq!(abc.1.iter().collect::<Vec<_>>(), vec![0, 1]);
         assert!(acc.pairs.is_empty());
         assert!(acc.seen.iter().all(|&w| w == 0));
+    }
+
+    fn generated_tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        // Enough distinct text that the lists of a few chunks pass a 1 MiB budget.
+        let mut seed = 7u64;
+        for f in 0..400 {
+            let mut text = String::new();
+            for line in 0..300 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.push_str(&format!("fn item_{f}_{line}(x{:x}) {{ }}\n", seed >> 20));
+            }
+            let path = dir.path().join(format!("d{}/f{f}.rs", f % 7));
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    fn built(root: &Path, out: &Path, memory_budget: u64) -> (BuildStats, format::IndexFile) {
+        let walker = Walker::new(
+            std::sync::Arc::new(crate::fs::root::Root::open(root).unwrap()),
+            crate::fs::walk::WalkOptions::for_tests(false, 2),
+        );
+        let output = Output {
+            index: std::fs::File::create(out).unwrap(),
+            spill: &tempfile::tempfile,
+            memory_budget,
+        };
+        let stats = build(&walker, output, 0, &|_, _| {}).unwrap();
+        (stats, format::IndexFile::open(out).unwrap())
+    }
+
+    #[test]
+    fn a_small_budget_spills_and_builds_the_same_index() {
+        let tree = generated_tree();
+        let out = tempfile::tempdir().unwrap();
+        let (whole, expected) = built(tree.path(), &out.path().join("whole"), 1 << 30);
+        let budget = super::super::spill::MIN_MEMORY;
+        let (spilled, index) = built(tree.path(), &out.path().join("spilled"), budget);
+        println!("in memory: {whole:?}\nspilled: {spilled:?}");
+        assert_eq!(whole.spilled_runs, 0);
+        assert!(spilled.spilled_runs > 1, "{spilled:?}");
+        assert!(
+            spilled.peak_list_bytes <= list_budget(budget) + whole.peak_list_bytes / 4,
+            "the lists held stay near their share of the budget: {spilled:?}"
+        );
+        assert!(whole.peak_list_bytes > list_budget(budget), "{whole:?}");
+        assert_eq!(
+            (
+                index.file_count(),
+                index.unit_count(),
+                index.trigram_count()
+            ),
+            (
+                expected.file_count(),
+                expected.unit_count(),
+                expected.trigram_count()
+            )
+        );
+        for i in 0..index.file_count() {
+            assert_eq!(index.path(i), expected.path(i));
+            let (mut a, mut b) = (index.file(i), expected.file(i));
+            (a.mtime_ns, b.mtime_ns, a.ctime_ns, b.ctime_ns) = (0, 0, 0, 0);
+            assert_eq!(a, b);
+        }
+        for unit in 0..index.unit_count() as u32 {
+            assert_eq!(index.unit(unit), expected.unit(unit));
+        }
+        assert!(index.trigrams().eq(expected.trigrams()));
+        for trigram in expected.trigrams() {
+            assert_eq!(
+                index.posting_count(trigram),
+                expected.posting_count(trigram)
+            );
+            assert_eq!(
+                index.postings(trigram).unwrap(),
+                expected.postings(trigram).unwrap(),
+                "{trigram:06x}"
+            );
+        }
     }
 }

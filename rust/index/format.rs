@@ -4,34 +4,45 @@
 //! Layout (little-endian): a fixed header; the path bytes; one fixed-size record per file in
 //! byte order of its path; one record per unit (a line-aligned block of a file: its file, first
 //! line number and byte offset, so that a search of only some units reports exact lines and
-//! offsets); the trigram
-//! lookup table sorted by trigram; the posting lists (roaring bitmaps of unit ids); a trailer.
-//! The header holds a CRC-32 of each section and of itself.
+//! offsets); the posting lists (roaring bitmaps of unit ids); the trigram lookup table sorted
+//! by trigram, each entry with its list's place, cardinality and CRC-32; a trailer. The
+//! posting lists come before the lookup table so that a build streams them out (merged from
+//! spilled runs, see `build`) without holding them: the table is small and known only at the
+//! end. The header holds a CRC-32 of each other section and of itself.
 //!
-//! Opening copies the file into a sealed memfd (no shrinking, growing or writing: see
-//! `private_copy`) and verifies every checksum and every offset on that copy, which is what
-//! searches then read: a file truncated or rewritten by anyone after the open changes nothing
-//! for them and can never raise `SIGBUS`, and what was verified is what is used. Unit ids in
-//! posting lists are checked when a list is decoded; a list found bad marks the index damaged
-//! (`damage`), and its owner discards it.
+//! Opening reads the header, paths, file and unit tables and the lookup table into memory
+//! (tens of megabytes for half a million files) and verifies every checksum and offset on
+//! that copy. The posting lists, most of the file, are never copied: each query reads the
+//! lists it needs with `pread` (through the page cache, shared with every other reader of
+//! the file) and checks each against the CRC-32 its lookup entry holds. So what a search uses
+//! is always what was verified, and a file truncated or rewritten by anyone after the open can
+//! only make a read come up short or fail its checksum: the index is then marked damaged
+//! (`damage`) and its owner discards it. A mapping would share the page cache as well, but a
+//! mapped file truncated under it raises `SIGBUS` in whichever thread touches it, and the
+//! only guards (a `SIGBUS` handler jumping out of arbitrary Rust code, or a sealed copy) are
+//! unsound or cost the whole file in memory.
 
 use roaring::RoaringBitmap;
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 pub const MAGIC: &[u8; 8] = b"CSIFTIDX";
 pub const TRAILER: &[u8; 8] = b"CSIFTEND";
 /// Bumped whenever the layout or the meaning of a field changes: older files are rebuilt.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 const HEADER_LEN: usize = 128;
-/// Where the five section checksums (paths, files, units, lookup, postings) and the header's
-/// own (computed with itself zeroed) are in the header.
+/// Where the four section checksums (paths, files, units, lookup) and the header's own
+/// (computed with itself zeroed) are in the header.
 const SECTION_CRCS: usize = 16 + 8 * 11;
+const SECTIONS: usize = 4;
 const HEADER_CRC: usize = SECTION_CRCS + 4 * 5;
 const FILE_LEN: usize = 56;
 const UNIT_LEN: usize = 16;
-const LOOKUP_LEN: usize = 16;
+/// A lookup entry: trigram, list length, list offset (from the start of the lists), the
+/// list's CRC-32 and its cardinality.
+const LOOKUP_LEN: usize = 24;
 
 /// The file is indexed (its trigrams are in the postings); otherwise it is always scanned.
 pub const INDEXED: u32 = 1;
@@ -65,6 +76,10 @@ pub struct FileRecord {
     pub units: u32,
 }
 
+/// Posting lists in ascending trigram order, as a build produces them (from memory, or
+/// merged from spilled runs); an error ends the write.
+pub type Postings<'a> = &'a mut dyn Iterator<Item = io::Result<(u32, RoaringBitmap)>>;
+
 /// Everything an index file holds, for writing.
 pub struct Contents<'a> {
     pub options_hash: u64,
@@ -74,11 +89,18 @@ pub struct Contents<'a> {
     pub files: &'a [FileRecord],
     /// Every unit, in unit-id order.
     pub units: &'a [UnitRecord],
-    /// Posting lists, sorted by trigram.
-    pub postings: &'a [(u32, RoaringBitmap)],
+    /// Posting lists, sorted by trigram, streamed.
+    pub postings: Postings<'a>,
 }
 
-/// A writer that sums what goes through it, section by section.
+/// What a write produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    pub bytes: u64,
+    pub trigrams: usize,
+}
+
+/// A writer that keeps a CRC-32 of what went through it since the last `section`.
 struct Summed<W: Write> {
     out: W,
     crc: crc32fast::Hasher,
@@ -104,12 +126,12 @@ impl<W: Write> Summed<W> {
 }
 
 /// Writes `contents` to `file` (a new temporary file; the caller renames it into place).
-pub fn write(file: File, contents: &Contents<'_>) -> io::Result<u64> {
+pub fn write(file: File, contents: Contents<'_>) -> io::Result<Written> {
     let mut out = Summed {
         out: BufWriter::with_capacity(1 << 20, file),
         crc: crc32fast::Hasher::new(),
     };
-    let mut crcs = [0u32; 5];
+    let mut crcs = [0u32; SECTIONS];
     out.write_all(&[0u8; HEADER_LEN])?;
     out.section();
     let mut pos = HEADER_LEN as u64;
@@ -143,28 +165,39 @@ pub fn write(file: File, contents: &Contents<'_>) -> io::Result<u64> {
         pos += UNIT_LEN as u64;
     }
     crcs[2] = out.section();
-    let off_lookup = pos;
-    let mut posting_off = 0u64;
-    let mut sizes = Vec::with_capacity(contents.postings.len());
-    for (trigram, bitmap) in contents.postings {
-        let len = bitmap.serialized_size() as u64;
-        out.write_all(&trigram.to_le_bytes())?;
-        out.write_all(&(len as u32).to_le_bytes())?;
-        out.write_all(&posting_off.to_le_bytes())?;
-        posting_off += len;
-        sizes.push(len);
-        pos += LOOKUP_LEN as u64;
-    }
-    crcs[3] = out.section();
     let off_postings = pos;
-    for (_, bitmap) in contents.postings {
-        bitmap.serialize_into(&mut out)?;
+    let mut lookup = Vec::new();
+    let mut posting_off = 0u64;
+    let mut previous: Option<u32> = None;
+    let mut list = Vec::new();
+    for posting in contents.postings {
+        let (trigram, bitmap) = posting?;
+        if trigram > 0x00FF_FFFF || previous.is_some_and(|p| p >= trigram) {
+            return Err(io::Error::other("posting lists out of trigram order"));
+        }
+        previous = Some(trigram);
+        list.clear();
+        bitmap.serialize_into(&mut list)?;
+        let len =
+            u32::try_from(list.len()).map_err(|_| io::Error::other("a posting list over 4 GiB"))?;
+        out.write_all(&list)?;
+        lookup.extend_from_slice(&trigram.to_le_bytes());
+        lookup.extend_from_slice(&len.to_le_bytes());
+        lookup.extend_from_slice(&posting_off.to_le_bytes());
+        lookup.extend_from_slice(&crc32fast::hash(&list).to_le_bytes());
+        lookup.extend_from_slice(&(bitmap.len() as u32).to_le_bytes());
+        posting_off += u64::from(len);
     }
-    crcs[4] = out.section();
+    out.section();
     pos += posting_off;
+    let off_lookup = pos;
+    out.write_all(&lookup)?;
+    crcs[3] = out.section();
+    pos += lookup.len() as u64;
     out.write_all(TRAILER)?;
     pos += TRAILER.len() as u64;
     let total = pos;
+    let trigrams = lookup.len() / LOOKUP_LEN;
     let mut header = Vec::with_capacity(HEADER_LEN);
     header.extend_from_slice(MAGIC);
     header.extend_from_slice(&VERSION.to_le_bytes());
@@ -174,12 +207,12 @@ pub fn write(file: File, contents: &Contents<'_>) -> io::Result<u64> {
         contents.build_start_ns as u64,
         contents.files.len() as u64,
         contents.units.len() as u64,
-        contents.postings.len() as u64,
+        trigrams as u64,
         off_paths,
         off_files,
         off_units,
-        off_lookup,
         off_postings,
+        off_lookup,
         total,
     ] {
         header.extend_from_slice(&value.to_le_bytes());
@@ -194,14 +227,24 @@ pub fn write(file: File, contents: &Contents<'_>) -> io::Result<u64> {
     file.seek(SeekFrom::Start(0))?;
     file.write_all(&header)?;
     file.sync_all()?;
-    Ok(total)
+    Ok(Written {
+        bytes: total,
+        trigrams,
+    })
 }
 
-/// An index file, copied (see `private_copy`) and validated.
+/// An index file: its tables read and validated, its posting lists read on demand.
 pub struct IndexFile {
-    map: memmap2::Mmap,
-    /// Why the index turned out bad after it was opened (a posting list that does not decode
-    /// or names a unit that does not exist): its owner discards it.
+    /// The file itself, for the posting lists (`pread`: never a mapping, see the module).
+    file: File,
+    /// The file's length when it was opened and validated.
+    len: u64,
+    /// The header, paths, file table and unit table: the file's first `off_postings` bytes.
+    meta: Vec<u8>,
+    /// The lookup table.
+    lookup: Vec<u8>,
+    /// Why the index turned out bad after it was opened (a posting list cut short, failing
+    /// its checksum, not decoding or naming a unit that does not exist): its owner discards it.
     damage: std::sync::OnceLock<String>,
     pub options_hash: u64,
     pub build_start_ns: i64,
@@ -211,8 +254,7 @@ pub struct IndexFile {
     off_paths: usize,
     off_files: usize,
     off_units: usize,
-    off_lookup: usize,
-    off_postings: usize,
+    off_postings: u64,
     /// Files without postings (binary, UTF-16, oversized, unreadable), found once on open.
     unindexed: Vec<u32>,
     /// The bytes of all files, summed once on open.
@@ -242,8 +284,8 @@ fn check_header(header: &[u8], len: u64) -> io::Result<()> {
     Ok(())
 }
 
-/// The most bytes an index copy may take: half of this machine's memory.
-fn copy_limit() -> u64 {
+/// The most bytes an index's tables may take in memory: half of this machine's memory.
+fn memory_limit() -> u64 {
     let info = rustix::system::sysinfo();
     let memory = (info.totalram as u64).saturating_mul(u64::from(info.mem_unit));
     if memory == 0 { u64::MAX } else { memory / 2 }
@@ -257,44 +299,17 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
 }
 
-/// A private, immutable copy of the first `len` bytes of `file`, mapped. A sealed memfd
-/// (`F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL`) cannot change under the
-/// mapping, so reading it never faults, whoever truncates or rewrites the original. The copy is
-/// in-kernel (`copy_file_range`, else `sendfile`, through `std::io::copy`). Without memfds (an
-/// old kernel, a seccomp filter) the copy goes to anonymous memory instead: equally private.
-fn private_copy(file: &File, len: u64) -> io::Result<memmap2::Mmap> {
-    use rustix::fs::{MemfdFlags, SealFlags};
-    let short = || corrupt("changed while it was read");
-    match rustix::fs::memfd_create(
-        "codesift-index",
-        MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING,
-    ) {
-        Ok(fd) => {
-            let mut copy = File::from(fd);
-            let copied = io::copy(&mut Read::take(file, len), &mut copy)?;
-            if copied != len || copy.metadata()?.len() != len {
-                return Err(short());
-            }
-            rustix::fs::fcntl_add_seals(
-                &copy,
-                SealFlags::SHRINK | SealFlags::GROW | SealFlags::WRITE | SealFlags::SEAL,
-            )?;
-            // SAFETY: the memfd is ours alone and sealed: its size and bytes can never change.
-            unsafe { memmap2::Mmap::map(&copy) }
+/// `len` bytes of `file` at `at`, or an error naming the file as changed when it has fewer.
+fn read_at(file: &File, at: u64, len: usize) -> io::Result<Vec<u8>> {
+    let mut bytes = vec![0u8; len];
+    file.read_exact_at(&mut bytes, at).map_err(|e| {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            corrupt("changed while it was read")
+        } else {
+            e
         }
-        Err(_) => {
-            let size = usize::try_from(len).map_err(|_| corrupt("is too large"))?;
-            let mut map = memmap2::MmapMut::map_anon(size)?;
-            std::os::unix::fs::FileExt::read_exact_at(file, &mut map, 0).map_err(|e| {
-                if e.kind() == io::ErrorKind::UnexpectedEof {
-                    short()
-                } else {
-                    e
-                }
-            })?;
-            map.make_read_only()
-        }
-    }
+    })?;
+    Ok(bytes)
 }
 
 impl IndexFile {
@@ -306,56 +321,83 @@ impl IndexFile {
         if !meta.is_file() {
             return Err(corrupt("is not a regular file"));
         }
-        IndexFile::from_file(&file, meta.len())
+        IndexFile::from_file(file, meta.len())
     }
 
-    /// Copies `len` bytes of `file` (its size when it was checked) and validates the copy:
-    /// checksums, then every offset and id.
-    pub fn from_file(file: &File, len: u64) -> io::Result<IndexFile> {
+    /// Reads the tables of `file` (`len` bytes long when it was checked) and validates them:
+    /// checksums, then every offset and id. The posting lists are read when asked for.
+    pub fn from_file(file: File, len: u64) -> io::Result<IndexFile> {
         if len < (HEADER_LEN + TRAILER.len()) as u64 {
             return Err(corrupt("is not a codesift index"));
         }
-        // The header is checked on the file before anything is copied: the copy costs the
-        // file's length in memory, and a planted sparse file of any length is free to make.
+        // The header is checked before anything else is read: the tables cost their length
+        // in memory, and a planted sparse file of any length is free to make.
         let mut header = [0u8; HEADER_LEN];
-        std::os::unix::fs::FileExt::read_exact_at(file, &mut header, 0)
+        file.read_exact_at(&mut header, 0)
             .map_err(|_| corrupt("is not a codesift index"))?;
         check_header(&header, len)?;
-        // A header can be forged too: whatever it says, no copy may take more than half of
-        // this machine's memory (such an index could not be used anyway).
-        if len > copy_limit() {
+        let field = |i: usize| u64_at(&header, 16 + 8 * i);
+        let as_usize = |v: u64| usize::try_from(v).map_err(|_| corrupt("is too large"));
+        let (n_files, n_units, n_trigrams) = (
+            as_usize(field(2))?,
+            as_usize(field(3))?,
+            as_usize(field(4))?,
+        );
+        let (off_paths, off_files, off_units) = (
+            as_usize(field(5))?,
+            as_usize(field(6))?,
+            as_usize(field(7))?,
+        );
+        let (off_postings, off_lookup) = (field(8), field(9));
+        let end = |start: usize, count: usize, size: usize| {
+            count
+                .checked_mul(size)
+                .and_then(|n| n.checked_add(start))
+                .map(|n| n as u64)
+        };
+        let lookup_len = n_trigrams.checked_mul(LOOKUP_LEN);
+        if !(off_paths == HEADER_LEN
+            && off_paths <= off_files
+            && end(off_files, n_files, FILE_LEN) == Some(off_units as u64)
+            && end(off_units, n_units, UNIT_LEN) == Some(off_postings)
+            && off_postings <= off_lookup
+            && lookup_len.and_then(|n| off_lookup.checked_add(n as u64))
+                == Some(len - TRAILER.len() as u64))
+        {
+            return Err(corrupt("has inconsistent sections"));
+        }
+        let lookup_len = lookup_len.unwrap_or(usize::MAX);
+        // A header can be forged too: whatever it says, the tables may not take more than
+        // half of this machine's memory (such an index could not be used anyway).
+        if off_postings.saturating_add(lookup_len as u64) > memory_limit() {
             return Err(corrupt("is larger than half of this machine's memory"));
         }
-        let map = private_copy(file, len)?;
-        let bytes = &map[..];
-        if bytes.len() < HEADER_LEN + TRAILER.len() {
-            return Err(corrupt("is not a codesift index"));
+        let meta = read_at(&file, 0, as_usize(off_postings)?)?;
+        let lookup = read_at(&file, off_lookup, lookup_len)?;
+        let trailer = read_at(&file, len - TRAILER.len() as u64, TRAILER.len())?;
+        // Again on what was read: the file may have changed since the header was checked.
+        if meta[..HEADER_LEN] != header || trailer != TRAILER {
+            return Err(corrupt("changed while it was read"));
         }
-        // Again on the copy: the file may have changed since.
-        check_header(&bytes[..HEADER_LEN], bytes.len() as u64)?;
-        if &bytes[bytes.len() - 8..] != TRAILER {
-            return Err(corrupt("is truncated"));
-        }
-        let field = |i: usize| u64_at(bytes, 16 + 8 * i);
-        let as_usize = |v: u64| usize::try_from(v).map_err(|_| corrupt("is too large"));
-        let index = IndexFile {
+        let mut index = IndexFile {
+            file,
+            len,
+            meta,
+            lookup,
+            damage: std::sync::OnceLock::new(),
             options_hash: field(0),
             build_start_ns: field(1) as i64,
-            n_files: as_usize(field(2))?,
-            n_units: as_usize(field(3))?,
-            n_trigrams: as_usize(field(4))?,
-            off_paths: as_usize(field(5))?,
-            off_files: as_usize(field(6))?,
-            off_units: as_usize(field(7))?,
-            off_lookup: as_usize(field(8))?,
-            off_postings: as_usize(field(9))?,
-            map,
-            damage: std::sync::OnceLock::new(),
+            n_files,
+            n_units,
+            n_trigrams,
+            off_paths,
+            off_files,
+            off_units,
+            off_postings,
             unindexed: Vec::new(),
             total_bytes: 0,
         };
-        let mut index = index;
-        index.validate()?;
+        index.validate(off_lookup - off_postings)?;
         index.unindexed = (0..index.n_files)
             .filter(|&i| index.file(i).flags & INDEXED == 0)
             .map(|i| i as u32)
@@ -364,36 +406,15 @@ impl IndexFile {
         Ok(index)
     }
 
-    fn validate(&self) -> io::Result<()> {
-        let len = self.map.len() - TRAILER.len();
-        let section = |start: usize, count: usize, size: usize, next: usize| {
-            count
-                .checked_mul(size)
-                .and_then(|n| n.checked_add(start))
-                .is_some_and(|end| start <= end && end == next && next <= len)
-        };
-        if !(self.off_paths == HEADER_LEN
-            && self.off_paths <= self.off_files
-            && section(self.off_files, self.n_files, FILE_LEN, self.off_units)
-            && section(self.off_units, self.n_units, UNIT_LEN, self.off_lookup)
-            && section(
-                self.off_lookup,
-                self.n_trigrams,
-                LOOKUP_LEN,
-                self.off_postings,
-            ))
-        {
-            return Err(corrupt("has inconsistent sections"));
-        }
-        let sections = [
-            ("paths", self.off_paths, self.off_files),
-            ("file table", self.off_files, self.off_units),
-            ("unit table", self.off_units, self.off_lookup),
-            ("lookup table", self.off_lookup, self.off_postings),
-            ("posting lists", self.off_postings, len),
+    fn validate(&self, postings_len: u64) -> io::Result<()> {
+        let sections: [(&str, &[u8]); SECTIONS] = [
+            ("paths", &self.meta[self.off_paths..self.off_files]),
+            ("file table", &self.meta[self.off_files..self.off_units]),
+            ("unit table", &self.meta[self.off_units..]),
+            ("lookup table", &self.lookup),
         ];
-        for (i, (name, start, end)) in sections.into_iter().enumerate() {
-            if crc32fast::hash(&self.map[start..end]) != u32_at(&self.map, SECTION_CRCS + 4 * i) {
+        for (i, (name, bytes)) in sections.into_iter().enumerate() {
+            if crc32fast::hash(bytes) != u32_at(&self.meta, SECTION_CRCS + 4 * i) {
                 return Err(corrupt(&format!("has damaged {name} (checksum)")));
             }
         }
@@ -402,7 +423,7 @@ impl IndexFile {
         let mut next_unit = 0u64;
         for i in 0..self.n_files {
             let at = self.off_files + i * FILE_LEN;
-            let (off, plen) = (u64_at(&self.map, at), u32_at(&self.map, at + 8) as u64);
+            let (off, plen) = (u64_at(&self.meta, at), u32_at(&self.meta, at + 8) as u64);
             if off
                 .checked_add(plen)
                 .is_none_or(|end| end > paths_len as u64)
@@ -438,17 +459,14 @@ impl IndexFile {
         if next_unit != self.n_units as u64 {
             return Err(corrupt("has a unit count that does not add up"));
         }
-        let postings_len = len - self.off_postings;
         let mut previous_trigram = None;
         for i in 0..self.n_trigrams {
-            let at = self.off_lookup + i * LOOKUP_LEN;
-            let trigram = u32_at(&self.map, at);
-            let size = u32_at(&self.map, at + 4) as u64;
-            let off = u64_at(&self.map, at + 8);
+            // The cardinality is only a query plan's cost estimate: never a reason to refuse.
+            let (trigram, size, off, _, _) = self.lookup_entry(i);
             if previous_trigram.is_some_and(|p| p >= trigram)
                 || off
-                    .checked_add(size)
-                    .is_none_or(|end| end > postings_len as u64)
+                    .checked_add(u64::from(size))
+                    .is_none_or(|end| end > postings_len)
             {
                 return Err(corrupt("has a bad lookup table"));
             }
@@ -479,21 +497,27 @@ impl IndexFile {
         self.n_trigrams
     }
 
-    pub fn byte_len(&self) -> usize {
-        self.map.len()
+    /// The index file's length on disk.
+    pub fn byte_len(&self) -> u64 {
+        self.len
+    }
+
+    /// The bytes this index holds in memory (its tables; the posting lists stay on disk).
+    pub fn memory_bytes(&self) -> usize {
+        self.meta.len() + self.lookup.len()
     }
 
     /// The path of file `i` (workspace-relative bytes).
     pub fn path(&self, i: usize) -> &[u8] {
         let at = self.off_files + i * FILE_LEN;
-        let off = self.off_paths + u64_at(&self.map, at) as usize;
-        let len = u32_at(&self.map, at + 8) as usize;
-        &self.map[off..off + len]
+        let off = self.off_paths + u64_at(&self.meta, at) as usize;
+        let len = u32_at(&self.meta, at + 8) as usize;
+        &self.meta[off..off + len]
     }
 
     pub fn file(&self, i: usize) -> FileRecord {
         let at = self.off_files + i * FILE_LEN;
-        let m = &self.map;
+        let m = &self.meta;
         FileRecord {
             path: Vec::new(),
             flags: u32_at(m, at + 12),
@@ -508,15 +532,15 @@ impl IndexFile {
 
     /// The file a unit belongs to.
     pub fn unit_file(&self, unit: u32) -> u32 {
-        u32_at(&self.map, self.off_units + unit as usize * UNIT_LEN)
+        u32_at(&self.meta, self.off_units + unit as usize * UNIT_LEN)
     }
 
     pub fn unit(&self, unit: u32) -> UnitRecord {
         let at = self.off_units + unit as usize * UNIT_LEN;
         UnitRecord {
-            file: u32_at(&self.map, at),
-            first_line: u32_at(&self.map, at + 4),
-            offset: u64_at(&self.map, at + 8),
+            file: u32_at(&self.meta, at),
+            first_line: u32_at(&self.meta, at + 4),
+            offset: u64_at(&self.meta, at + 8),
         }
     }
 
@@ -559,41 +583,72 @@ impl IndexFile {
         None
     }
 
-    /// Where the posting list of `trigram` lies in the map, if the index has one.
-    fn posting_bytes(&self, trigram: u32) -> Option<&[u8]> {
+    /// Lookup entry `i`: trigram, list length, list offset, list CRC-32, cardinality.
+    fn lookup_entry(&self, i: usize) -> (u32, u32, u64, u32, u32) {
+        let at = i * LOOKUP_LEN;
+        let l = &self.lookup;
+        (
+            u32_at(l, at),
+            u32_at(l, at + 4),
+            u64_at(l, at + 8),
+            u32_at(l, at + 16),
+            u32_at(l, at + 20),
+        )
+    }
+
+    /// The lookup entry of `trigram`, if the index has a list for it.
+    fn entry_of(&self, trigram: u32) -> Option<(u32, u32, u64, u32, u32)> {
         let (mut lo, mut hi) = (0, self.n_trigrams);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            let at = self.off_lookup + mid * LOOKUP_LEN;
-            let found = u32_at(&self.map, at);
-            match found.cmp(&trigram) {
+            let entry = self.lookup_entry(mid);
+            match entry.0.cmp(&trigram) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => {
-                    let size = u32_at(&self.map, at + 4) as usize;
-                    let off = self.off_postings + u64_at(&self.map, at + 8) as usize;
-                    return Some(&self.map[off..off + size]);
-                }
+                std::cmp::Ordering::Equal => return Some(entry),
             }
         }
         None
     }
 
-    /// The units holding `trigram`. A list that does not decode, or that names a unit the
-    /// index does not have, is an error (and marks the index damaged), never guessed at.
+    /// Every trigram that has a list, ascending.
+    pub fn trigrams(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.n_trigrams).map(|i| self.lookup_entry(i).0)
+    }
+
+    /// Marks the index damaged (`what` said of the index file) and returns the error.
+    fn damaged(&self, what: &str) -> io::Error {
+        let _ = self.damage.set(format!("index file {what}"));
+        corrupt(what)
+    }
+
+    /// The units holding `trigram`, read from the file and checked against the CRC-32 the
+    /// validated lookup table holds. A list cut short (the file truncated), failing its
+    /// checksum (rewritten), not decoding, or naming a unit the index does not have is an
+    /// error and marks the index damaged, never guessed at.
     pub fn postings(&self, trigram: u32) -> io::Result<RoaringBitmap> {
-        let Some(bytes) = self.posting_bytes(trigram) else {
+        let Some((_, size, off, crc, _)) = self.entry_of(trigram) else {
             return Ok(RoaringBitmap::new());
         };
-        let what = match RoaringBitmap::deserialize_from(bytes) {
+        let mut bytes = vec![0u8; size as usize];
+        if let Err(e) = self.file.read_exact_at(&mut bytes, self.off_postings + off) {
+            return Err(if e.kind() == io::ErrorKind::UnexpectedEof {
+                self.damaged("was truncated after it was opened")
+            } else {
+                e
+            });
+        }
+        if crc32fast::hash(&bytes) != crc {
+            return Err(self.damaged("has a damaged posting list (checksum)"));
+        }
+        let what = match RoaringBitmap::deserialize_from(&bytes[..]) {
             Ok(list) if list.max().is_none_or(|unit| (unit as usize) < self.n_units) => {
                 return Ok(list);
             }
             Ok(_) => "has a unit id out of range in a posting list",
             Err(_) => "has a damaged posting list",
         };
-        let _ = self.damage.set(format!("index file {what}"));
-        Err(corrupt(what))
+        Err(self.damaged(what))
     }
 
     /// Why the index was found bad after it was opened, if it was.
@@ -601,40 +656,10 @@ impl IndexFile {
         self.damage.get().map(String::as_str)
     }
 
-    /// How many units hold `trigram`, read from the list's container headers without
-    /// decoding it (the roaring portable format: a cookie, then a key and a cardinality - 1
-    /// per container): what a query plan's cost is estimated with.
+    /// How many units hold `trigram` (0 when none), from its lookup entry without reading
+    /// the list: what a query plan's cost is estimated with.
     pub fn posting_count(&self, trigram: u32) -> u64 {
-        const NO_RUNS: u32 = 12346;
-        const WITH_RUNS: u32 = 12347;
-        let Some(bytes) = self.posting_bytes(trigram) else {
-            return 0;
-        };
-        let read_u32 = |at: usize| bytes.get(at..at + 4).map(|b| u32_at(b, 0));
-        let headers = match read_u32(0) {
-            Some(NO_RUNS) => read_u32(4).map(|n| (n as usize, 8)),
-            Some(cookie) if cookie & 0xFFFF == WITH_RUNS => {
-                let n = (cookie >> 16) as usize + 1;
-                Some((n, 4 + n.div_ceil(8)))
-            }
-            _ => None,
-        };
-        let counted = headers.and_then(|(n, at)| {
-            (0..n)
-                .map(|i| {
-                    let pair = at + 4 * i;
-                    bytes
-                        .get(pair + 2..pair + 4)
-                        .map(|c| u64::from(u16::from_le_bytes([c[0], c[1]])) + 1)
-                })
-                .sum::<Option<u64>>()
-        });
-        counted.unwrap_or_else(|| self.postings(trigram).map_or(0, |b| b.len()))
-    }
-
-    /// The number of units holding `trigram`, without decoding its list (0 when none).
-    pub fn posting_len(&self, trigram: u32) -> u64 {
-        self.posting_count(trigram)
+        self.entry_of(trigram).map_or(0, |entry| u64::from(entry.4))
     }
 }
 
@@ -685,17 +710,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("index");
         let (files, units, postings) = sample();
-        write(
+        let mut lists = postings.iter().cloned().map(Ok);
+        let written = write(
             File::create(&path).unwrap(),
-            &Contents {
+            Contents {
                 options_hash: 42,
                 build_start_ns: 99,
                 files: &files,
                 units: &units,
-                postings: &postings,
+                postings: &mut lists,
             },
         )
         .unwrap();
+        assert_eq!(written.trigrams, 2);
         let index = IndexFile::open(&path).unwrap();
         assert_eq!((index.options_hash, index.build_start_ns), (42, 99));
         assert_eq!(index.file_count(), 2);
@@ -718,10 +745,37 @@ mod tests {
             assert_eq!(index.posting_count(*trigram), list.len());
         }
         assert_eq!(index.posting_count(0x777777), 0);
+        assert_eq!(index.byte_len(), written.bytes);
+        assert!(
+            index.memory_bytes() < written.bytes as usize,
+            "the posting lists stay on disk"
+        );
     }
 
     #[test]
-    fn posting_counts_are_read_from_the_headers() {
+    fn lists_out_of_order_are_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let (files, units, _) = sample();
+        let list = RoaringBitmap::from_iter([0u32]);
+        for order in [[2u32, 1], [1, 1]] {
+            let mut lists = order.into_iter().map(|t| Ok((t, list.clone())));
+            let err = write(
+                File::create(dir.path().join("index")).unwrap(),
+                Contents {
+                    options_hash: 1,
+                    build_start_ns: 1,
+                    files: &files,
+                    units: &units,
+                    postings: &mut lists,
+                },
+            )
+            .expect_err("refused");
+            assert!(err.to_string().contains("out of trigram order"), "{err}");
+        }
+    }
+
+    #[test]
+    fn posting_counts_are_read_from_the_lookup_table() {
         let dir = tempfile::tempdir().unwrap();
         // Dense and sparse lists spanning several containers.
         let big = RoaringBitmap::from_iter((0..200_000u32).filter(|u| u % 3 == 0));
@@ -775,14 +829,15 @@ mod tests {
     ) -> (std::path::PathBuf, Vec<u8>) {
         let path = dir.join("index");
         let (files, units, _) = sample();
+        let mut lists = postings.iter().cloned().map(Ok);
         let contents = Contents {
             options_hash: 1,
             build_start_ns: 1,
             files: &files,
             units: &units,
-            postings,
+            postings: &mut lists,
         };
-        write(File::create(&path).unwrap(), &contents).unwrap();
+        write(File::create(&path).unwrap(), contents).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         (path, bytes)
     }
@@ -793,11 +848,8 @@ mod tests {
 
     /// Recomputes every checksum, as a writer with a bug would leave them.
     fn reseal(bytes: &mut [u8]) {
-        let end = bytes.len() - TRAILER.len();
-        let bounds = [5, 6, 7, 8, 9].map(|i| header_field(bytes, i));
-        for i in 0..5 {
-            let stop = bounds.get(i + 1).copied().unwrap_or(end);
-            let crc = crc32fast::hash(&bytes[bounds[i]..stop]);
+        for (i, (start, stop)) in checked_sections(bytes).into_iter().enumerate() {
+            let crc = crc32fast::hash(&bytes[start..stop]);
             bytes[SECTION_CRCS + 4 * i..SECTION_CRCS + 4 * i + 4]
                 .copy_from_slice(&crc.to_le_bytes());
         }
@@ -806,23 +858,25 @@ mod tests {
         bytes[HEADER_CRC..HEADER_CRC + 4].copy_from_slice(&crc.to_le_bytes());
     }
 
+    /// The byte ranges of the sections the header holds checksums of, in its order.
+    fn checked_sections(bytes: &[u8]) -> [(usize, usize); SECTIONS] {
+        let field = |i| header_field(bytes, i);
+        [
+            (field(5), field(6)),
+            (field(6), field(7)),
+            (field(7), field(8)),
+            (field(9), bytes.len() - TRAILER.len()),
+        ]
+    }
+
     #[test]
     fn a_flipped_byte_in_any_section_fails_its_checksum() {
         let dir = tempfile::tempdir().unwrap();
         let (path, good) = written(dir.path());
-        let end = good.len() - TRAILER.len();
-        let starts = [5, 6, 7, 8, 9].map(|i| header_field(&good, i));
-        let names = [
-            "paths",
-            "file table",
-            "unit table",
-            "lookup table",
-            "posting lists",
-        ];
-        for (i, name) in names.iter().enumerate() {
-            let stop = starts.get(i + 1).copied().unwrap_or(end);
+        let names = ["paths", "file table", "unit table", "lookup table"];
+        for (name, (start, stop)) in names.iter().zip(checked_sections(&good)) {
             let mut bytes = good.clone();
-            bytes[(starts[i] + stop) / 2] ^= 0x10;
+            bytes[(start + stop) / 2] ^= 0x10;
             std::fs::write(&path, &bytes).unwrap();
             let err = IndexFile::open(&path)
                 .err()
@@ -852,7 +906,7 @@ mod tests {
         path_off[at..at + 8].copy_from_slice(&(u64::MAX - 1).to_le_bytes());
         // A posting list offset that would wrap around, and one past the end.
         let mut posting_off = good.clone();
-        let lookup = header_field(&good, 8);
+        let lookup = header_field(&good, 9);
         posting_off[lookup + 8..lookup + 16].copy_from_slice(&(u64::MAX - 2).to_le_bytes());
         let mut posting_len = good.clone();
         posting_len[lookup + 4..lookup + 8].copy_from_slice(&u32::MAX.to_le_bytes());
@@ -868,13 +922,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (path, mut bytes) = written(dir.path());
         // The first list's only container moves to key 0x7fff: ids above 2^31.
-        let postings = header_field(&bytes, 9);
+        let postings = header_field(&bytes, 8);
         assert_eq!(
             u32_at(&bytes, postings),
             12346,
             "a list without run containers"
         );
         bytes[postings + 8..postings + 10].copy_from_slice(&0x7fffu16.to_le_bytes());
+        // The first list's checksum in its lookup entry, as a writer with a bug would leave it.
+        let (lookup, len) = (
+            header_field(&bytes, 9),
+            u32_at(&bytes, header_field(&bytes, 9) + 4),
+        );
+        let crc = crc32fast::hash(&bytes[postings..postings + len as usize]);
+        bytes[lookup + 16..lookup + 20].copy_from_slice(&crc.to_le_bytes());
         reseal(&mut bytes);
         std::fs::write(&path, &bytes).unwrap();
         let index = IndexFile::open(&path).expect("checksums hold");
@@ -894,7 +955,7 @@ mod tests {
     }
 
     #[test]
-    fn the_copy_searches_read_survives_the_file_shrinking() {
+    fn a_file_truncated_after_the_open_marks_the_index_damaged_and_never_faults() {
         let dir = tempfile::tempdir().unwrap();
         let (path, _) = written(dir.path());
         let index = IndexFile::open(&path).unwrap();
@@ -902,16 +963,53 @@ mod tests {
             .write(true)
             .open(&path)
             .unwrap()
-            .set_len(0)
+            .set_len(HEADER_LEN as u64 + 8)
             .unwrap();
-        assert_eq!(index.path(1), b"b/c.bin");
-        assert_eq!(index.postings(0x616263).unwrap().len(), 2);
+        assert_eq!(index.path(1), b"b/c.bin", "the tables were read on open");
+        let err = index.postings(0x616263).expect_err("the list is gone");
+        assert!(err.to_string().contains("truncated"), "{err}");
+        assert!(
+            index.damage().is_some_and(|d| d.contains("truncated")),
+            "{:?}",
+            index.damage()
+        );
     }
 
     #[test]
-    fn a_file_whose_header_does_not_match_its_length_is_refused_before_it_is_copied() {
-        // A planted sparse file costs nothing to make; copying it whole before looking at
-        // its header would fill memory (a terabyte of holes takes the process down).
+    fn a_list_rewritten_after_the_open_fails_its_checksum() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, good) = written(dir.path());
+        let index = IndexFile::open(&path).unwrap();
+        // The first list's first container says one more unit: still a valid list, and
+        // one a reader trusting the file would use.
+        let at = header_field(&good, 8) + 10;
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.write_all_at(&[good[at] + 1], at as u64).unwrap();
+        let err = index.postings(0x616263).expect_err("rewritten");
+        assert!(err.to_string().contains("checksum"), "{err}");
+        assert!(index.damage().is_some());
+        assert_eq!(
+            index.posting_count(0x646566),
+            1,
+            "counts come from the table"
+        );
+    }
+
+    #[test]
+    fn a_file_replaced_after_the_open_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, _) = written(dir.path());
+        let index = IndexFile::open(&path).unwrap();
+        let other = dir.path().join("other");
+        std::fs::write(&other, b"something else entirely").unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        assert_eq!(index.postings(0x616263).unwrap().len(), 2);
+        assert!(index.damage().is_none());
+    }
+
+    #[test]
+    fn a_file_whose_header_does_not_match_its_length_is_refused() {
+        // A planted sparse file costs nothing to make: its header is checked first.
         let dir = tempfile::tempdir().unwrap();
         let (path, good) = written(dir.path());
         let grown = (good.len() as u64) + (64 << 20);
@@ -924,13 +1022,8 @@ mod tests {
                 .unwrap()
                 .set_len(grown)
                 .unwrap();
-            let mut file = File::open(target).unwrap();
-            let err = IndexFile::from_file(&file, grown).err().expect("refused");
-            let read = file.stream_position().unwrap();
-            assert!(
-                read <= HEADER_LEN as u64,
-                "{name}: {read} bytes were read to refuse it ({err})"
-            );
+            let file = File::open(target).unwrap();
+            let err = IndexFile::from_file(file, grown).err().expect("refused");
             assert!(
                 err.to_string().contains("truncated")
                     || err.to_string().contains("not a codesift index"),
@@ -940,14 +1033,25 @@ mod tests {
     }
 
     #[test]
-    fn a_forged_header_cannot_make_a_copy_larger_than_half_the_memory() {
-        // The header of a real index, its recorded length and checksum rewritten to claim a
-        // sparse file past half of the memory: refused before any copy.
+    fn forged_tables_larger_than_half_the_memory_are_never_read() {
+        // The header of a real index, its unit table and recorded length rewritten (and its
+        // checksum) to claim a sparse file whose tables pass half of the memory: refused
+        // before they are read.
         let dir = tempfile::tempdir().unwrap();
         let (path, good) = written(dir.path());
-        let claimed = copy_limit() + 4096;
+        let units = (memory_limit() / UNIT_LEN as u64) + 1;
+        let off_postings = header_field(&good, 7) as u64 + units * UNIT_LEN as u64;
+        let claimed = off_postings + 8;
         let mut header = good[..HEADER_LEN].to_vec();
-        header[16 + 8 * 10..16 + 8 * 11].copy_from_slice(&claimed.to_le_bytes());
+        for (i, value) in [
+            (3, units),
+            (4, 0),
+            (8, off_postings),
+            (9, off_postings),
+            (10, claimed),
+        ] {
+            header[16 + 8 * i..24 + 8 * i].copy_from_slice(&value.to_le_bytes());
+        }
         header[HEADER_CRC..HEADER_CRC + 4].fill(0);
         let crc = crc32fast::hash(&header);
         header[HEADER_CRC..HEADER_CRC + 4].copy_from_slice(&crc.to_le_bytes());
@@ -956,7 +1060,7 @@ mod tests {
         std::os::unix::fs::FileExt::write_all_at(&file, &header, 0).unwrap();
         file.set_len(claimed).unwrap();
         let file = File::open(&path).unwrap();
-        let err = IndexFile::from_file(&file, claimed).err().expect("refused");
+        let err = IndexFile::from_file(file, claimed).err().expect("refused");
         assert!(
             err.to_string().contains("half of this machine's memory"),
             "{err}"

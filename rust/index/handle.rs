@@ -203,7 +203,12 @@ impl IndexHandle {
         let locked = location.lock()?;
         // Dropped on every way out but a publish: no temporary file stays behind.
         let (file, temp) = locked.temp_file()?;
-        let stats = build(walker, file, location.options_hash, &|_, _| {})?;
+        let stats = build(
+            walker,
+            locked.build_output(file)?,
+            location.options_hash,
+            &|_, _| {},
+        )?;
         locked.publish(temp)?;
         Ok(stats)
     }
@@ -249,7 +254,7 @@ impl IndexHandle {
         {
             return Err(discarded(&known.reason));
         }
-        let index = match IndexFile::from_file(&file, stat.st_size as u64) {
+        let index = match IndexFile::from_file(file, stat.st_size as u64) {
             Ok(index) if index.options_hash != location.options_hash => {
                 return Err(
                     self.discard(Some(key), "index file was built with other options".into())
@@ -388,7 +393,12 @@ impl IndexHandle {
     ) -> io::Result<BuildStats> {
         // Dropped on every way out but a publish: no temporary file stays behind.
         let (file, temp) = locked.temp_file()?;
-        let stats = build(walker, file, location.options_hash, progress)?;
+        let stats = build(
+            walker,
+            locked.build_output(file)?,
+            location.options_hash,
+            progress,
+        )?;
         locked.publish(temp)?;
         self.built.fetch_add(1, Ordering::Relaxed);
         self.current.lock().unwrap().take();
@@ -420,7 +430,7 @@ impl IndexHandle {
                 status.files = index.file_count();
                 status.units = index.unit_count();
                 status.trigrams = index.trigram_count();
-                status.bytes = index.byte_len();
+                status.bytes = index.byte_len() as usize;
                 status.build_start_ns = index.build_start_ns;
             }
             Ok(None) => {}

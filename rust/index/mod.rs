@@ -1,7 +1,8 @@
 //! The persistent trigram index: query planning (`plan`), the file format (`format`), the
 //! build (`build`), where indexes live (`store`), candidate selection (`query`), the files an
 //! indexed search reads (`files`), the watch as searches share it (`watched`) and what a
-//! search answered by the watch selects and reports (`select`), and the low priority of
+//! search answered by the watch selects and reports (`select`), a build's memory budget and
+//! spilled runs (`spill`), and the low priority of
 //! background index work (`background`). Searches verify every
 //! candidate with the scan's own matcher, so results are those of a scan.
 
@@ -14,5 +15,6 @@ pub mod handle;
 pub mod plan;
 pub mod query;
 pub mod select;
+pub mod spill;
 pub mod store;
 pub mod watched;

@@ -400,6 +400,17 @@ impl Locked<'_> {
         ))
     }
 
+    /// Where a build writes `index` (a `temp_file`), its spilled posting lists (unnamed files
+    /// next to the index, gone when the build lets go of them: see `spill`), within the
+    /// memory budget the environment sets.
+    pub fn build_output(&self, index: File) -> io::Result<super::build::Output<'_>> {
+        Ok(super::build::Output {
+            index,
+            spill: &self.dir,
+            memory_budget: super::spill::memory_budget()?,
+        })
+    }
+
     /// Publishes a finished temporary file as the index (replacing whatever was at its name:
     /// `rename` never follows a symlink there). On failure the temporary file is removed.
     pub fn publish(&self, mut temp: Temp<'_>) -> io::Result<()> {

@@ -20,13 +20,16 @@ from index_helpers import hits
 from codesift import Workspace
 
 #: The header's fields (after the magic and the version), little-endian u64s.
-FIELD_TRIGRAMS, FIELD_OFF_LOOKUP, FIELD_OFF_POSTINGS, FIELD_TOTAL = 4, 8, 9, 10
+FIELD_TRIGRAMS, FIELD_OFF_POSTINGS, FIELD_OFF_LOOKUP, FIELD_TOTAL = 4, 8, 9, 10
 FIELD_OFF_PATHS = 5
-#: After the eleven fields: one CRC-32 per section (paths, files, units, lookup, postings),
-#: then the header's own CRC-32 (computed with that field zeroed).
+#: After the eleven fields: one CRC-32 per table (paths, files, units, lookup) and a spare
+#: slot, then the header's own CRC-32 (computed with that field zeroed).
 SECTION_CRCS = 16 + 8 * 11
+LOOKUP_CRC = SECTION_CRCS + 4 * 3
 HEADER_CRC = SECTION_CRCS + 4 * 5
-LOOKUP_LEN = 16
+#: A lookup entry: trigram, list length, list offset, the list's CRC-32, its cardinality.
+LOOKUP_ENTRY = "<IIQII"
+LOOKUP_LEN = 24
 ROARING_NO_RUNS = 12346
 TIMEOUT = 60
 
@@ -63,11 +66,11 @@ def field(data: bytes, i: int) -> int:
 
 
 def reseal(data: bytearray) -> None:
-    """Recomputes the postings and header checksums (what a writer with a bug would leave:
-    a file whose checksums hold but whose contents are wrong)."""
-    postings = field(data, FIELD_OFF_POSTINGS)
+    """Recomputes the lookup table's and the header's checksums (what a writer with a bug
+    would leave: a file whose checksums hold but whose contents are wrong)."""
+    lookup = field(data, FIELD_OFF_LOOKUP)
     end = field(data, FIELD_TOTAL) - 8
-    struct.pack_into("<I", data, SECTION_CRCS + 4 * 4, zlib.crc32(bytes(data[postings:end])))
+    struct.pack_into("<I", data, LOOKUP_CRC, zlib.crc32(bytes(data[lookup:end])))
     struct.pack_into("<I", data, HEADER_CRC, 0)
     header_len = field(data, FIELD_OFF_PATHS)
     struct.pack_into("<I", data, HEADER_CRC, zlib.crc32(bytes(data[:header_len])))
@@ -186,8 +189,17 @@ def damage_postings(path: Path, damage) -> None:
 
 
 def flip_a_posting_byte(data: bytearray) -> None:
-    postings = field(data, FIELD_OFF_POSTINGS)
-    data[postings + 9] ^= 0x40
+    """Flips a byte of every posting list (lists are checked when a search reads them, so
+    every search meets one)."""
+    lookup, postings = field(data, FIELD_OFF_LOOKUP), field(data, FIELD_OFF_POSTINGS)
+    for i in range(field(data, FIELD_TRIGRAMS)):
+        _, size, off, _, _ = struct.unpack_from(LOOKUP_ENTRY, data, lookup + i * LOOKUP_LEN)
+        data[postings + off + size // 2] ^= 0x40
+
+
+def flip_a_lookup_byte(data: bytearray) -> None:
+    """Damages the lookup table, which is checked whenever the index is opened."""
+    data[field(data, FIELD_OFF_LOOKUP) + 5] ^= 0x40
 
 
 def unit_ids_out_of_range(data: bytearray) -> None:
@@ -196,10 +208,13 @@ def unit_ids_out_of_range(data: bytearray) -> None:
     lookup, postings = field(data, FIELD_OFF_LOOKUP), field(data, FIELD_OFF_POSTINGS)
     changed = 0
     for i in range(field(data, FIELD_TRIGRAMS)):
-        _, size, off = struct.unpack_from("<IIQ", data, lookup + i * LOOKUP_LEN)
+        entry = lookup + i * LOOKUP_LEN
+        trigram, size, off, _, count = struct.unpack_from(LOOKUP_ENTRY, data, entry)
         at = postings + off
         if size >= 10 and struct.unpack_from("<I", data, at)[0] == ROARING_NO_RUNS:
             struct.pack_into("<H", data, at + 8, 0x7FFF)
+            crc = zlib.crc32(bytes(data[at : at + size]))
+            struct.pack_into(LOOKUP_ENTRY, data, entry, trigram, size, off, crc, count)
             changed += 1
     assert changed, "no posting list to damage"
     reseal(data)
@@ -292,7 +307,7 @@ def test_a_cache_directory_of_ours_open_to_others_is_made_private(tree, tmp_path
 def test_cli_index_status_says_the_index_was_discarded(tree, index_cache):
     root = tree(FILES)
     Workspace(root, index="auto").index_build()
-    damage_postings(index_path(root), flip_a_posting_byte)
+    damage_postings(index_path(root), flip_a_lookup_byte)
     env = dict(os.environ, CODESIFT_CACHE_DIR=str(index_cache))
     done = subprocess.run(
         [sys.executable, "-m", "codesift", "index", "status", "--root", str(root)],
