@@ -2,12 +2,13 @@
 codesearch, in one run.
 
     python benches/scale.py --corpus DIR [--copies N] [--rounds R] [--out DIR] [--rg RG]
+                            [--skip-cindex]
 
 Builds DIR-sized copies with `cp -al` (hard links: N copies cost no disk) under a scratch
 directory, then measures, with a daemon of its own (its own socket and cache directories):
 
-1. Ready: wall time of the first `codesift-rg --no-ignore RARE` with `CODESIFT_RG_INDEX=force`
-   starts the daemon, which builds the index and catches its watch up), until the daemon's
+1. Ready: wall time from the first `codesift-rg --no-ignore RARE` with `CODESIFT_RG_INDEX=force`
+   (it starts the daemon, which builds the index and catches its watch up), until the daemon's
    status says the root's index is published and its watch caught up (the forced query
    itself gives up waiting after a minute and scans), the daemon's peak RSS (VmHWM) then,
    and the index size it reports; beside `cindex` over the same tree (wall time, peak RSS by wait4,
@@ -125,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("benches/results/scale"))
     parser.add_argument("--scratch", type=Path, default=None, help="where the copies go")
     parser.add_argument(
+        "--skip-cindex", action="store_true", help="no codesearch build (the largest trees)"
+    )
+    parser.add_argument(
         "--ready-limit", type=float, default=3600.0, help="seconds to wait for the index"
     )
     args = parser.parse_args(argv)
@@ -170,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
 
-        cindex = shutil.which("cindex")
+        cindex = None if args.skip_cindex else shutil.which("cindex")
         cs: dict[str, float | int | None] = {"seconds": None, "peak_kib": None, "bytes": None}
         cs_env = dict(env, CSEARCHINDEX=str(scratch / "csearchindex"))
         if cindex:
