@@ -2,7 +2,7 @@
 //! (`py` = `*.py`, `*.pyi`; `rust` = `*.rs`; ...), selected and negated per search. A type
 //! matches on the file name only, and never on a directory.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Hint, Result, concept};
 use ignore::types::{Types, TypesBuilder};
 use std::path::Path;
 
@@ -87,8 +87,14 @@ fn unknown(what: &str, name: &str, known: &[String]) -> Error {
     };
     Error::InvalidArgument(format!(
         "unknown file type {shown:?} in {what}.{hint} Types are ripgrep's (`rg --type-list`), \
-         e.g. py, rust, js, ts, go, java, c, cpp, md; or filter by name with include=\"*.ext\"."
+         e.g. py, rust, js, ts, go, java, c, cpp, md."
     ))
+    .hinted(Hint {
+        text: "Or filter by name with {option}.",
+        concepts: &[concept::FILE_GLOB],
+        fallback: "",
+        separator: " ",
+    })
 }
 
 /// Up to five known names closest to `name`: those it starts, contains or is contained in

@@ -359,7 +359,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         ws = _workspace(args, _locate(args))
         return COMMANDS[args.command](ws, args, _console(args))
     except CodesiftError as exc:
-        _report(json_errors, type(exc).__name__, str(exc))
+        from .error_hints import report_cli_error  # the hints in the CLI's flags
+
+        report_cli_error(exc, as_json=json_errors)
         return EXIT_ERROR
     except KeyboardInterrupt:
         # What is still buffered for stdout is dropped, as rg's is when Ctrl-C kills it: the

@@ -3,7 +3,7 @@
 //! followed), takes the access-ignore verdict on the real location the path led to, and applies the write policy:
 //! nothing inside `.git`, no access-ignore file, nothing an access-ignore file denies.
 
-use crate::error::{Error, Result, shown};
+use crate::error::{Error, Hint, Result, concept, shown};
 use crate::fs::root::{Links, READ_FLAGS, Root, regular_file, split_parent};
 use crate::fs::rules::{RuleOptions, Rules, Verdict};
 use crate::fs::write::{Fingerprint, Place, read_head};
@@ -142,10 +142,16 @@ impl Files {
             .map_err(|e| io(&e))?;
         let stat = rustix::fs::fstat(&resolved.fd).map_err(|e| io(&e.into()))?;
         if FileType::from_raw_mode(stat.st_mode) != FileType::Directory {
-            return Err(Error::NotAFile(format!(
-                "{} is a file, not a directory; use read_file",
-                shown(rel)
-            )));
+            return Err(
+                Error::NotAFile(format!("{} is a file, not a directory", shown(rel))).hinted(
+                    Hint {
+                        text: "read it with {option}",
+                        concepts: &[concept::READ],
+                        fallback: "",
+                        separator: "; ",
+                    },
+                ),
+            );
         }
         if in_git(&resolved.real) {
             return Err(Error::Sandbox(format!(

@@ -3,7 +3,7 @@
 //! matcher and searcher a file is searched with; and what a search reports of each file.
 
 use super::stop::FileLimits;
-use crate::error::{Error, Result};
+use crate::error::{Error, Hint, Result, concept};
 use grep_matcher::LineTerminator;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, MmapChoice, Searcher, SearcherBuilder};
@@ -211,24 +211,30 @@ impl CompiledPattern {
     }
 }
 
-/// The message for a pattern grep-regex refused.
+/// The message for a pattern grep-regex refused: the problem, then what to do as a `Hint`.
 fn regex_error(
     options: &PatternOptions,
     error: &grep_regex::Error,
     needs_multiline: bool,
 ) -> Error {
     let pattern = abbreviate(&options.pattern);
-    let detail = error.to_string();
     if let grep_regex::ErrorKind::Regex(kind) = error.kind()
         && kind.starts_with("compiled regex exceeds size limit")
     {
         return Error::Pattern(format!(
-            "the regex /{pattern}/ is too large once compiled (over {} MiB). Use smaller \
-                 counted repetitions ({{n}}), fewer Unicode classes (or ASCII ones such as \
-                 (?-u:\\w)), or literal=true.",
+            "the regex /{pattern}/ is too large once compiled (over {} MiB).",
             MAX_COMPILED_BYTES >> 20
-        ));
+        ))
+        .hinted(Hint {
+            text: "Use smaller counted repetitions ({n}), fewer Unicode classes (or ASCII ones \
+                   such as (?-u:\\w)), or {option}.",
+            concepts: &[concept::LITERAL],
+            fallback: "Use smaller counted repetitions ({n}) or fewer Unicode classes (or ASCII \
+                       ones such as (?-u:\\w)).",
+            separator: " ",
+        });
     }
+    let detail = syntax_error(options).unwrap_or_else(|| error.to_string());
     // A syntax error shows the whole pattern with a caret under the fault; for a long pattern
     // keep the last line alone ("error: ...").
     let detail = if options.pattern.len() > 200 {
@@ -236,13 +242,43 @@ fn regex_error(
     } else {
         detail
     };
-    let mut msg = format!("invalid regex /{pattern}/: {detail}");
+    let problem = Error::Pattern(format!("invalid regex /{pattern}/: {detail}"));
     if needs_multiline {
-        msg.push_str("\nA pattern with a newline needs multiline=true.");
+        problem.hinted(Hint {
+            text: "A pattern with a newline needs {option}.",
+            concepts: &[concept::MULTILINE],
+            fallback: "",
+            separator: "\n",
+        })
     } else if !options.literal {
-        msg.push_str("\nEscape special characters with \\ or pass literal=true.");
+        problem.hinted(Hint {
+            text: "Escape special characters with \\ or pass {option}.",
+            concepts: &[concept::LITERAL],
+            fallback: "Escape special characters with \\.",
+            separator: "\n",
+        })
+    } else {
+        problem
     }
-    Error::Pattern(msg)
+}
+
+/// The syntax error of the pattern as the caller wrote it, with the caret under the fault in
+/// that text; None when it parses (grep-regex refused it for another reason). grep-regex's own
+/// message shows the regex inside the `(?:...)` group it wraps it in, with the caret there.
+fn syntax_error(options: &PatternOptions) -> Option<String> {
+    if options.literal {
+        return None;
+    }
+    regex_syntax::ParserBuilder::new()
+        .nest_limit(NEST_LIMIT)
+        .unicode(true)
+        .case_insensitive(!options.case_sensitive)
+        .multi_line(true)
+        .crlf(true)
+        .build()
+        .parse(&options.pattern)
+        .err()
+        .map(|e| e.to_string())
 }
 
 const NEWLINE: &str = "(?:\\r?\\n)";
@@ -348,7 +384,12 @@ mod tests {
 
     fn pattern_error(options: PatternOptions) -> String {
         match CompiledPattern::new(&options) {
-            Err(Error::Pattern(msg)) => {
+            Err(err @ (Error::Pattern(_) | Error::Hinted(..))) => {
+                assert!(
+                    matches!(err.unhinted(), Error::Pattern(_)),
+                    "a pattern error: {err:?}"
+                );
+                let msg = err.to_string();
                 assert!(msg.len() < 1_000, "a short message: {msg}");
                 msg
             }
@@ -423,5 +464,19 @@ mod tests {
         let (regex, has) = newline_tolerant_regex(r"a\nb[^\n]").unwrap();
         assert!(has);
         assert_eq!(regex, r"a(?:\r?\n)b[^\n]");
+    }
+
+    #[test]
+    fn a_syntax_error_shows_the_pattern_as_written_with_the_caret_under_the_fault() {
+        let Err(err) = CompiledPattern::new(&opts("foo(")) else {
+            panic!("foo( compiled");
+        };
+        let problem = err.problem();
+        assert_eq!(
+            problem,
+            "invalid regex /foo(/: regex parse error:\n    foo(\n       ^\nerror: unclosed group",
+            "{problem}"
+        );
+        assert_eq!(err.hint().expect("a hint").concepts, [concept::LITERAL]);
     }
 }

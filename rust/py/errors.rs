@@ -74,9 +74,13 @@ create_exception!(
 );
 
 impl From<Error> for PyErr {
+    /// The exception of the error's kind, with the whole message (in the library's words) as
+    /// its text, and, for an error with a hint, `problem` (what went wrong) and `hints` (what
+    /// to do: `(text, concepts, fallback, separator)` tuples, `codesift.errors.Hint`) as
+    /// attributes, which each surface renders in its own words.
     fn from(err: Error) -> PyErr {
         let msg = err.to_string();
-        match err {
+        let exception = match err.unhinted() {
             Error::Pattern(_) => PatternError::new_err(msg),
             Error::NotFound(_) => NotFoundError::new_err(msg),
             Error::InvalidArgument(_) => InvalidArgumentError::new_err(msg),
@@ -84,9 +88,26 @@ impl From<Error> for PyErr {
             Error::NotAFile(_) => NotAFileError::new_err(msg),
             Error::Binary(_) => BinaryFileError::new_err(msg),
             Error::Conflict(_) => ConflictError::new_err(msg),
-            Error::Io(_) => CodesiftError::new_err(msg),
+            Error::Io(_) | Error::Hinted(..) => CodesiftError::new_err(msg),
             Error::Cancelled(_) => CancelledError::new_err(msg),
-        }
+        };
+        let Some(hint) = err.hint() else {
+            return exception;
+        };
+        Python::attach(|py| {
+            let value = exception.value(py);
+            let hints = [(
+                hint.text,
+                hint.concepts.to_vec(),
+                hint.fallback,
+                hint.separator,
+            )];
+            // Setting an attribute on a fresh exception cannot fail; were it to, the
+            // exception still carries the whole message.
+            let _ = value.setattr("problem", err.problem());
+            let _ = value.setattr("hints", hints);
+        });
+        exception
     }
 }
 

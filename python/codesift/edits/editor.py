@@ -22,6 +22,8 @@ from ..errors import (
     InvalidArgumentError,
     NotFoundError,
     StaleResultError,
+    problem_of,
+    reworded,
 )
 from ..file_results import EditResult, PatchResult, UndoResult, WriteResult
 from ..files import TextFile
@@ -157,7 +159,9 @@ class Editor:
                 try:
                     found, strategy = self._plan_one(file, shown, item)
                 except Exception as exc:
-                    raise type(exc)(f"edit {number} of {len(edits)}: {exc}") from None
+                    raise reworded(
+                        exc, f"edit {number} of {len(edits)}: {problem_of(exc)}"
+                    ) from None
                 changes.extend(found)
                 strategies.append(strategy)
             check_disjoint(changes, file.text)
@@ -182,9 +186,10 @@ class Editor:
                     old, new, replace_all = old_new(item, sequential=True)
                     plan = plan_edit(text, old, new, replace_all=replace_all)
                 except CodesiftError as exc:
-                    raise type(exc)(
+                    raise reworded(
+                        exc,
                         f"edit {number} of {len(edits)} (applied to the text the edits before "
-                        f"it left): {exc}"
+                        f"it left): {problem_of(exc)}",
                     ) from None
                 text = apply_changes(text, plan.changes)
                 replacements += len(plan.changes)

@@ -21,11 +21,16 @@ from ..control import current as current_control
 from ..errors import (
     CancelledError,
     CodesiftError,
+    Concept,
     ConflictError,
+    Hint,
     InvalidArgumentError,
     MatchError,
     NotFoundError,
     SandboxError,
+    hinted,
+    problem_of,
+    reworded,
 )
 from ..file_results import FileChange, PatchResult
 from ..files import TextFile
@@ -61,13 +66,13 @@ def apply_parsed(editor: Editor, parsed: ParsedPatch, *, dry_run: bool = False) 
             try:
                 locks[real_path] = editor.lock(rel)
             except CodesiftError as exc:
-                raise type(exc)(f"{op.label}: {exc}") from None
+                raise reworded(exc, f"{op.label}: {problem_of(exc)}") from None
         planned = []
         for op, real, rel in targets:
             try:
                 planned.append(_plan(editor, op, rel, locks[real] if real is not None else None))
             except CodesiftError as exc:
-                raise type(exc)(f"{op.label}: {exc}") from None
+                raise reworded(exc, f"{op.label}: {problem_of(exc)}") from None
         result = PatchResult(
             files=tuple(p.change for p in planned), format=parsed.format, dry_run=dry_run
         )
@@ -146,7 +151,7 @@ def _targets(editor: Editor, ops: tuple[FileOp, ...]) -> list[tuple[FileOp, str 
         except CodesiftError as exc:
             if str(exc).startswith(op.label):
                 raise
-            raise type(exc)(f"{op.label}: {exc}") from None
+            raise reworded(exc, f"{op.label}: {problem_of(exc)}") from None
     return out
 
 
@@ -160,8 +165,14 @@ def _missing(editor: Editor, rel: str) -> NoReturn:
         raise
     except CodesiftError:
         pass
-    raise NotFoundError(
-        f"{rel} does not exist; check the path (glob or list_dir), or add the file instead"
+    raise hinted(
+        NotFoundError,
+        f"{rel} does not exist",
+        Hint(
+            "check the path (with {option}), or add the file instead",
+            (Concept.FIND_FILES, Concept.LIST_DIR),
+            "check the path, or add the file instead",
+        ),
     )
 
 

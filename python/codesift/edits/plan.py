@@ -31,7 +31,16 @@ from typing import TYPE_CHECKING, Any
 
 from .. import linediff
 from ..arguments import check_writable_text
-from ..errors import CodesiftError, InvalidArgumentError, MatchError
+from ..errors import (
+    CodesiftError,
+    Concept,
+    Hint,
+    InvalidArgumentError,
+    MatchError,
+    hinted,
+    problem_of,
+    reworded,
+)
 from .text import (
     Line,
     convert_newlines,
@@ -122,7 +131,7 @@ def plan_edit(
             if plan is not None:
                 plan = Plan(plan.changes, f"escapes+{plan.strategy}")
     if plan is None:
-        raise MatchError(_no_match_message(text, old))
+        raise _no_match(text, old)
     return plan
 
 
@@ -320,11 +329,18 @@ def _fuzzy_lines(text, old, new, replace_all, *, blank_lines: bool) -> Plan | No
             continue
         replacement = apply_line_change(text, lines, aligned, old_lines, new_lines)
         if replacement is None:
-            raise MatchError(
+            raise hinted(
+                MatchError,
                 f"old_string matches lines {aligned[0] + 1}-{aligned[-1] + 1} only when "
                 "whitespace is ignored, and its indentation cannot be mapped onto the file's "
-                "consistently. Copy the exact text from read_file (or edit by "
-                "search_result_id)."
+                "consistently.",
+                Hint(
+                    "Copy the exact text from the file (read it with {option}).",
+                    (Concept.READ,),
+                    "Copy the exact text from the file.",
+                    " ",
+                ),
+                Hint("Or edit by {option}.", (Concept.HIT_ID,), "", " "),
             )
         last_end = lines[aligned[-1]].end
         changes.append(Change(region_start, last_end, replacement))
@@ -586,39 +602,60 @@ def _unescape(text: str) -> str:
 # -- messages --------------------------------------------------------------------------------
 
 
-def _several(text: str, spans: list[tuple[int, int]], strategy: str) -> MatchError:
+def _several(text: str, spans: list[tuple[int, int]], strategy: str) -> CodesiftError:
     starts = [line_number_at(text, s) for s, _ in spans]
     shown = ", ".join(str(n) for n in starts[:MAX_LISTED_MATCHES])
     more = (
         f" and {len(starts) - MAX_LISTED_MATCHES} more" if len(starts) > MAX_LISTED_MATCHES else ""
     )
     how = "" if strategy == "exact" else f" (when compared by {strategy.replace('_', ' ')})"
-    return MatchError(
-        f"old_string matches {len(spans)} places{how}, at lines {shown}{more}. Include more "
-        "surrounding lines to make it unique, pass replace_all=true to change every one, or "
-        "edit one hit by its search_result_id."
+    return hinted(
+        MatchError,
+        f"old_string matches {len(spans)} places{how}, at lines {shown}{more}.",
+        Hint(
+            "Include more surrounding lines to make it unique, or pass {option} to change "
+            "every one.",
+            (Concept.REPLACE_ALL,),
+            "Include more surrounding lines to make it unique.",
+            " ",
+        ),
+        Hint("Or edit one hit by its {option}.", (Concept.HIT_ID,), "", " "),
     )
 
 
-def _no_match_message(text: str, old: str) -> str:
+def _no_match(text: str, old: str) -> CodesiftError:
+    """The error of an edit whose text matched nowhere, with the most similar region of the
+    file, line breaks and all, for the caller to copy exactly."""
     lines = split_lines(text)
     old_lines = [s for s in old.replace("\r\n", "\n").split("\n")]
     while len(old_lines) > 1 and not old_lines[-1].strip():
         old_lines.pop()
-    message = "old_string was not found in the file"
+    problem = "old_string was not found in the file"
     best = most_similar(text, lines, old_lines)
-    if best is not None:
-        start, end = best
-        numbered = "\n".join(
-            f"{i + 1:6}\t{text[lines[i].start : lines[i].content_end]}" for i in range(start, end)
+    if best is None:
+        return hinted(
+            MatchError,
+            problem,
+            Hint(
+                "read the region first with {option} and copy the text exactly",
+                (Concept.READ,),
+                "copy the text exactly from the file",
+            ),
         )
-        message += (
-            f". The most similar region is lines {start + 1}-{end}:\n{numbered}\n"
-            "Copy the exact text from there (or read_file the region first) and retry."
-        )
-    else:
-        message += "; read_file the region first and copy the text exactly."
-    return message
+    start, end = best
+    numbered = "\n".join(
+        f"{i + 1:6}\t{text[lines[i].start : lines[i].content_end]}" for i in range(start, end)
+    )
+    return hinted(
+        MatchError,
+        f"{problem}. The most similar region is lines {start + 1}-{end}:\n{numbered}",
+        Hint(
+            "Copy the exact text from there (or read the region first with {option}) and retry.",
+            (Concept.READ,),
+            "Copy the exact text from there and retry.",
+            "\n",
+        ),
+    )
 
 
 def most_similar(text: str, lines: list[Line], old_lines: list[str]) -> tuple[int, int] | None:
@@ -710,7 +747,7 @@ def plan_sequential(
                     raise
                 changes, strategy = [at_end], "exact"
         except (MatchError, InvalidArgumentError) as exc:
-            raise type(exc)(f"{label} of {shown}: {_as_search(exc)}") from None
+            raise reworded(exc, f"{label} of {shown}: {_as_search(problem_of(exc))}") from None
         current = apply_changes(current, changes)
         change = changes[0]
         cursor = change.start + len(change.replacement)
@@ -772,11 +809,9 @@ def covering_change(before: str, after: str) -> Change:
     return Change(prefix, len(before) - suffix, after[prefix : len(after) - suffix])
 
 
-def _as_search(exc: CodesiftError) -> str:
-    return (
-        str(exc)
-        .replace("old_string", "the SEARCH section")
-        .replace("new_string", "the REPLACE section")
+def _as_search(problem: str) -> str:
+    return problem.replace("old_string", "the SEARCH section").replace(
+        "new_string", "the REPLACE section"
     )
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .. import _core
-from ..errors import CodesiftError
+from ..errors import CodesiftError, problem_of, reworded
 
 WriteAction = Literal["update", "add", "delete", "move"]
 ORDER: dict[str, int] = {"update": 0, "add": 1, "move": 2, "delete": 3}
@@ -53,7 +53,7 @@ def commit(engine: _core.Engine, writes: list[FileWrite]) -> None:
             _run(engine, write, done, undo_names, created)
     except CodesiftError as exc:
         failures = _rollback(done, undo_names)
-        raise type(exc)(_with_rollback(str(exc), failures)) from None
+        raise reworded(exc, _with_rollback(problem_of(exc), failures)) from None
     except OSError as exc:
         failures = _rollback(done, undo_names)
         raise CodesiftError(_with_rollback(f"writing failed: {exc}", failures)) from None

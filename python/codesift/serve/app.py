@@ -42,6 +42,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..control import CallControl, controlling
+from ..error_hints import render_http_error
 from ..errors import CodesiftError, InvalidArgumentError, first_line
 from ..escapes import json_escape_surrogates
 from ..tools import Toolbox
@@ -342,7 +343,7 @@ def _endpoint(handler: Endpoint) -> Callable[[Service], Callable[[Request], Awai
             except ApiError as exc:
                 return error_response(exc.status, exc.kind, exc.message)
             except CodesiftError as exc:
-                return error_response(400, type(exc).__name__, str(exc))
+                return error_response(400, type(exc).__name__, render_http_error(exc))
             except Exception as exc:
                 print(f"codesift serve: unexpected error: {exc!r}", file=sys.stderr)
                 return error_response(
@@ -527,7 +528,8 @@ async def preview(service: Service, request: Request) -> Response:
             request=request,
         )
     except CodesiftError as exc:
-        message = str(exc)
+        # What to do names the fields of an edit's JSON arguments, not a CLI's flags.
+        message = render_http_error(exc)
         kind = type(exc).__name__
         return JSONResponse(
             {

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..error_hints import render_for_tool
 from ..errors import CodesiftError, InvalidArgumentError, first_line
 from ..sandbox import PathArg
 from ..workspace import Workspace
@@ -134,7 +135,7 @@ class Toolbox:
                 return self.error(f"{resolved}: {exc}", "InvalidArguments")
             return tool.handler(self, arguments)
         except CodesiftError as exc:
-            return self.error(str(exc), type(exc).__name__)
+            return self.error(self.message(exc, resolved), type(exc).__name__)
         except (KeyboardInterrupt, SystemExit):
             raise
         except RecursionError:
@@ -146,7 +147,7 @@ class Toolbox:
         except MemoryError:
             return self.error(
                 f"{resolved or 'tool call'}: out of memory; narrow the request (a smaller "
-                "path, limit or max_matches)",
+                "path, or fewer results)",
                 "InternalError",
             )
         # Anything else is a bug (or an engine panic, which is a BaseException): reported in
@@ -161,6 +162,11 @@ class Toolbox:
 
     def error(self, message: str, kind: str) -> ToolResult:
         return error_result(message, kind, template=self.profile.error_format)
+
+    def message(self, error: BaseException, tool: str | None) -> str:
+        """`error`'s message as this profile gives it when `tool` was called: what to do
+        names only that tool's parameters and the profile's tools (or is left out)."""
+        return render_for_tool(error, self.profile, tool)
 
     # -- helpers the profiles' handlers share --------------------------------------------
 

@@ -170,7 +170,10 @@ def replace_in_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     except CodesiftError as exc:
         # Nothing was written (a patch applies all or nothing): the file is as it was.
         original = full_text(box.workspace, path)
-        return box.error(f"{exc}\n\n{_diff_error(result_path(box, path), original)}", "MatchError")
+        message = box.message(exc, "replace_in_file")
+        return box.error(
+            f"{message}\n\n{_diff_error(result_path(box, path), original)}", "MatchError"
+        )
     change = result.files[0]
     if change.action == "add":
         content = written_text(change.new_text or "", change.path)

@@ -69,7 +69,7 @@ def read_multiple_files(box: Toolbox, args: dict[str, Any]) -> ToolResult:
         try:
             parts.append(f"{path}:\n{_content(box, path)}\n")
         except CodesiftError as exc:
-            parts.append(f"{path}: Error - {exc}")
+            parts.append(f"{path}: Error - {box.message(exc, 'read_multiple_files')}")
     return _done(box, "read_multiple_files", "\n---\n".join(parts))
 
 

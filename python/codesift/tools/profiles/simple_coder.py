@@ -16,9 +16,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...arguments import MAX_LINES
+from ...error_hints import DEFAULT_OPTIONS, Option
 from ...errors import (
     BinaryFileError,
     CodesiftError,
+    Concept,
     NotAFileError,
     NotFoundError,
     PatternError,
@@ -195,7 +197,7 @@ def list_dir(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     except NotAFileError:
         return box.error(f"Path is not a directory: {path}", "NotAFileError")
     except SandboxError as exc:
-        return box.error(f"Security violation - {exc}", "SandboxError")
+        return box.error(f"Security violation - {box.message(exc, 'list_dir')}", "SandboxError")
     truncated = total > len(items)
     summary = f"Found {total} items matching '{path}'"
     text = summary + ("\n\n" + "\n".join(items) if items else "")
@@ -219,9 +221,9 @@ def search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     except NotFoundError:
         return box.error(f"Path not found: {path}", "NotFoundError")
     except SandboxError as exc:
-        return box.error(f"Security violation - {exc}", "SandboxError")
+        return box.error(f"Security violation - {box.message(exc, 'search')}", "SandboxError")
     except PatternError as exc:
-        return box.error(f"Invalid regex pattern - {exc}", "PatternError")
+        return box.error(f"Invalid regex pattern - {box.message(exc, 'search')}", "PatternError")
     lines = [
         f"{hit.file}:{hit.line}:{shorten(hit.text.strip(), SNIPPET_CHARS)}" for hit in found.lines
     ]
@@ -268,7 +270,7 @@ def replace(box: Toolbox, args: dict[str, Any]) -> ToolResult:
             )
         result = workspace.edit_result(exact[0].id, new)
     except CodesiftError as exc:
-        failure = _failure(exc, path)
+        failure = _failure(box, "replace", exc, path)
         return box.error(failure.message, failure.kind)
     summary = (
         f"Replaced '{shorten(old, QUOTE_SUCCESS_CHARS)}' with "
@@ -293,7 +295,7 @@ class _Failure(Exception):
         self.message, self.kind = message, kind
 
 
-def _failure(exc: CodesiftError, path: str) -> _Failure:
+def _failure(box: Toolbox, tool: str, exc: CodesiftError, path: str) -> _Failure:
     """simple-coder's text for a failure on `path`."""
     kind = type(exc).__name__
     if isinstance(exc, NotFoundError):
@@ -301,10 +303,10 @@ def _failure(exc: CodesiftError, path: str) -> _Failure:
     if isinstance(exc, NotAFileError):
         return _Failure(f"Path is not a regular file: {path}", kind)
     if isinstance(exc, SandboxError):
-        return _Failure(f"Security violation - {exc}", kind)
+        return _Failure(f"Security violation - {box.message(exc, tool)}", kind)
     if isinstance(exc, BinaryFileError):
-        return _Failure(f"Failed to read file - {exc}", kind)
-    return _Failure(str(exc), kind)
+        return _Failure(f"Failed to read file - {box.message(exc, tool)}", kind)
+    return _Failure(box.message(exc, tool), kind)
 
 
 def _read(box: Toolbox, path: str, start: int, end: int | None) -> ToolResult:
@@ -315,7 +317,7 @@ def _read(box: Toolbox, path: str, start: int, end: int | None) -> ToolResult:
     try:
         part = read_lines(workspace, path, offset=start, limit=wanted)
     except CodesiftError as exc:
-        raise _failure(exc, path) from None
+        raise _failure(box, "read_file", exc, path) from None
     total = part.total
     if total == 0:
         summary = f"Read {path} (empty file: 0 lines)"
@@ -376,4 +378,6 @@ PROFILE = Profile(
     aliases=TOOL_ALIASES,
     rename=rename,
     spill_hint='read_file(path="{spill}", start_line={offset})',
+    # search is literal unless mode="regex": a plain-text search is mode="contains".
+    hint_options={**DEFAULT_OPTIONS, Concept.LITERAL: (Option("mode", '"contains"'),)},
 )

@@ -14,7 +14,8 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InvalidArgumentError, NotAFileError
+from ...error_hints import DEFAULT_OPTIONS, Option
+from ...errors import Concept, InvalidArgumentError, NotAFileError
 from ..lines import absolute, edited_text, exists, full_text
 from ..spec import Profile, Tool
 from ..tool_result import ToolResult
@@ -301,4 +302,6 @@ PROFILE = Profile(
     ),
     aliases={"str_replace_based_edit_tool": "str_replace_editor"},
     error_format="{message}",
+    # The one tool reads too: `command="view"` (with `view_range` for a region).
+    hint_options={**DEFAULT_OPTIONS, Concept.READ: (Option("command", '"view"'),)},
 )

@@ -1,0 +1,196 @@
+"""Errors rendered per surface. An error's hints name the options they need by concept
+(`codesift.errors.Concept`: a literal search, replacing every occurrence, reading the region
+first...); each surface names each concept in its own words, or leaves the advice out where
+it has no such option:
+
+- a tool profile: a parameter of the tool that was called (`literal=true`, `replaceAll=true`,
+  `fixed_strings=true`), or another of the profile's tools (`Read`, `list_directory`), found
+  in the profile's own schemas (`tool_options`, `render_for_tool`);
+- the CLI: its flags and commands (`-F (--fixed-strings)`, `codesift read`:
+  `render_cli_error`);
+- HTTP: the JSON fields of its requests (`render_http_error`).
+
+Line breaks in a problem (a regex's caret line, the region to copy) are kept as they are.
+This module is imported only when there is an error to show, and imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .errors import Concept, hints_of, message_in, problem_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping
+    from typing import Any
+
+
+class Option:
+    """How a tool profile can name a concept: a parameter of the called tool (`parameter`,
+    shown as `parameter=value`, or alone when `value` is None), or one of the profile's tools
+    (`tool`). It applies only where the called tool's schema has the parameter, or the
+    profile has the tool."""
+
+    __slots__ = ("parameter", "tool", "value")
+
+    def __init__(
+        self, parameter: str | None = None, value: str | None = "true", *, tool: str | None = None
+    ) -> None:
+        self.parameter = parameter
+        self.value = value
+        self.tool = tool
+
+    def __repr__(self) -> str:
+        if self.tool is not None:
+            return f"Option(tool={self.tool!r})"
+        return f"Option({self.parameter!r}, {self.value!r})"
+
+    def phrase(self) -> str:
+        if self.tool is not None:
+            return self.tool
+        return str(self.parameter) if self.value is None else f"{self.parameter}={self.value}"
+
+
+_GLOB = '"*.ext"'
+
+#: The options a profile's tools may have for each concept, under the names the agents' tool
+#: sets use; a profile can give its own (`Profile.hint_options`). Only those the called tool
+#: (or the profile) has are named, the first that applies for each concept.
+DEFAULT_OPTIONS: dict[str, tuple[Option, ...]] = {
+    Concept.LITERAL: (Option("literal"), Option("fixed_strings"), Option("isRegex", "false")),
+    Concept.MULTILINE: (Option("multiline"),),
+    Concept.FILE_GLOB: tuple(
+        Option(name, _GLOB)
+        for name in ("include", "glob", "include_pattern", "file_pattern", "fileGlob")
+    ),
+    Concept.REPLACE_ALL: (Option("replace_all"), Option("replaceAll"), Option("allow_multiple")),
+    Concept.HIT_ID: (Option("search_result_id", None), Option("searchResultId", None)),
+    Concept.READ: tuple(
+        Option(tool=name) for name in ("read_file", "Read", "read", "read_text_file")
+    ),
+    Concept.LIST_DIR: tuple(
+        Option(tool=name) for name in ("list_dir", "list_directory", "list", "list_files")
+    ),
+    Concept.FIND_FILES: tuple(Option(tool=name) for name in ("glob_search", "Glob", "glob")),
+}
+
+
+def parameter_names(schema: Mapping[str, Any]) -> set[str]:
+    """Every parameter name in a JSON Schema: its properties, and those of the objects in
+    them (an array's items, a nested object), at any depth."""
+    names: set[str] = set()
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            for name, sub in properties.items():
+                names.add(name)
+                if isinstance(sub, dict):
+                    pending.append(sub)
+        items = node.get("items")
+        if isinstance(items, dict):
+            pending.append(items)
+    return names
+
+
+def tool_options(profile: Any, tool_name: str | None) -> Callable[[str], str | None]:
+    """A profile's name for each concept when `tool_name` was called: the phrase of its first
+    option the tool (or the profile) has, None when it has none. With no tool (an unknown
+    one), only the profile's tools can be named."""
+    options: Mapping[str, Iterable[Option]] = (
+        getattr(profile, "hint_options", None) or DEFAULT_OPTIONS
+    )
+    tools = set(profile.names)
+    parameters: set[str] = set()
+    if tool_name in tools:
+        parameters = parameter_names(profile.tool(tool_name).input_schema())
+
+    def name_of(concept: str) -> str | None:
+        for option in options.get(concept, ()):
+            if option.tool is not None and option.tool in tools:
+                return option.phrase()
+            if option.parameter is not None and option.parameter in parameters:
+                return option.phrase()
+        return None
+
+    return name_of
+
+
+def render_for_tool(error: BaseException, profile: Any, tool_name: str | None) -> str:
+    """`error`'s message as a tool of `profile` gives it: its hints name only parameters of
+    `tool_name` and tools of the profile."""
+    return message_in(error, tool_options(profile, tool_name))
+
+
+#: The CLI's flags and commands for each concept (a hit id has none: no command takes one).
+CLI_OPTIONS: dict[str, str] = {
+    Concept.LITERAL: "-F (--fixed-strings)",
+    Concept.MULTILINE: "-U (--multiline)",
+    Concept.FILE_GLOB: f"-g {_GLOB}",
+    Concept.LIST_DIR: "codesift ls",
+    Concept.FIND_FILES: "codesift glob",
+    Concept.READ: "codesift read",
+    Concept.REPLACE_ALL: "--replace-all",
+}
+
+
+def render_cli_error(error: BaseException) -> str:
+    """`error`'s message as the `codesift` command prints it (after `codesift: `): its hints
+    name the command's own flags and commands, its line breaks are kept."""
+    return message_in(error, CLI_OPTIONS.get)
+
+
+def report_cli_error(error: BaseException, *, as_json: bool) -> None:
+    """Writes `error` as the CLI reports it: `codesift: MESSAGE` on stderr (with its line
+    breaks), or with `--json-full` `{"error": {"type", "message"}}` on stdout."""
+    message = render_cli_error(error)
+    try:
+        if as_json:
+            import json
+
+            from .escapes import json_escape_surrogates
+
+            data = {"error": {"type": type(error).__name__, "message": message}}
+            print(json_escape_surrogates(json.dumps(data, ensure_ascii=False)))
+        else:
+            print(f"codesift: {message}", file=sys.stderr)
+    except (OSError, ValueError):  # stdout/stderr closed: nothing more can be said
+        pass
+
+
+#: HTTP's names for each concept: the fields of its JSON requests (`/api/preview`, the
+#: tools' arguments) and its routes.
+HTTP_OPTIONS: dict[str, str] = {
+    Concept.LITERAL: '"literal": true',
+    Concept.MULTILINE: '"multiline": true',
+    Concept.FILE_GLOB: '"include": "*.ext"',
+    Concept.LIST_DIR: "POST /api/tools/list_dir",
+    Concept.FIND_FILES: "POST /api/tools/glob_search",
+    Concept.READ: "POST /api/tools/read_file",
+    Concept.REPLACE_ALL: '"replace_all": true',
+    Concept.HIT_ID: '"search_result_id"',
+}
+
+
+def render_http_error(error: BaseException) -> str:
+    """`error`'s message as an HTTP route of `codesift serve` answers it (other than a tool
+    call, which its profile renders): its hints name JSON fields and routes."""
+    return message_in(error, HTTP_OPTIONS.get)
+
+
+__all__ = [
+    "CLI_OPTIONS",
+    "DEFAULT_OPTIONS",
+    "HTTP_OPTIONS",
+    "Option",
+    "hints_of",
+    "parameter_names",
+    "problem_of",
+    "render_cli_error",
+    "render_for_tool",
+    "render_http_error",
+    "report_cli_error",
+    "tool_options",
+]
