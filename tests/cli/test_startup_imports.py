@@ -300,7 +300,7 @@ def test_what_was_moved_out_of_the_grep_path_still_answers():
         "from codesift.control import CallControl, controlling, current\n"
         "from codesift.cache import HitState\n"
         "from codesift.extras import require\n"
-        "from codesift.cli_grep import grep_pattern\n"
+        "from codesift.cli.rg_flags import grep_pattern\n"
         "from codesift.roots import root_of\n"
         "require('mcp')\n"
         "a = grep_arguments('x', context_lines=2)\n"
@@ -328,7 +328,7 @@ def test_grep_words_without_options_parse_as_intermixed():
     """`codesift grep` parses words without any option plainly (intermixed parsing first
     formats the whole usage): what the fast path relies on is that both give the same
     namespace for such words."""
-    from codesift import cli
+    from codesift.cli import grep
 
     for words in (
         [],
@@ -338,10 +338,10 @@ def test_grep_words_without_options_parse_as_intermixed():
         ["", ""],
         ["né+dle", "dir with spaces", "x=1"],
     ):
-        plain = vars(cli.grep_parser().parse_args(words))
-        intermixed = vars(cli.grep_parser().parse_intermixed_args(words))
+        plain = vars(grep.grep_parser().parse_args(words))
+        intermixed = vars(grep.grep_parser().parse_intermixed_args(words))
         assert plain == intermixed, f"{words}: plain {plain}, intermixed {intermixed}"
-        parsed = vars(cli._parse_grep(words)) if words else None
+        parsed = vars(grep.parse_grep(words)) if words else None
         if parsed is not None:
             expected = {**intermixed, "command": "grep"}
             assert parsed == expected, f"{words}: expected {expected}, got {parsed}"

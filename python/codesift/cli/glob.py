@@ -1,0 +1,57 @@
+"""`codesift glob`: files by glob pattern."""
+
+from __future__ import annotations
+
+from .exits import EXIT_FOUND, EXIT_NOTHING
+from .output import json_with_root, print_hint, print_json, without_hint
+from .progress import with_progress
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+
+    from rich.console import Console
+
+    from ..results import GlobResult
+    from ..workspace import Workspace
+
+
+def add_command(
+    new_parser: Callable[..., argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    g = new_parser("glob", parents=[common], help="find files by glob pattern")
+    g.add_argument("pattern")
+    g.add_argument("path", nargs="?", default=None)
+    g.add_argument("--limit", type=int, default=2000)
+    g.add_argument("--sort", choices=["path", "mtime", "none"], default="path")
+    g.add_argument("--ignore-case", action="store_true", help="case-insensitive glob")
+
+
+def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    result: GlobResult = with_progress(
+        console,
+        f"Finding files matching {args.pattern}",
+        lambda: ws.glob(
+            args.pattern,
+            args.path,
+            limit=args.limit,
+            sort=args.sort,
+            case_sensitive=not args.ignore_case,
+        ),
+    )
+    if args.json:
+        print_json(json_with_root(ws, result.to_dict()))
+    elif console is None:
+        for f in result.files:
+            print(args.show(f.path))
+    else:
+        from rich.console import Console
+        from rich.markup import escape
+        from rich.text import Text
+
+        for f in result.files:
+            console.print(Text(args.show(f.path), style="magenta"))
+        Console(stderr=True, highlight=False).print(f"[dim]{escape(without_hint(result))}[/dim]")
+    print_hint(result)
+    return EXIT_FOUND if result.total else EXIT_NOTHING

@@ -1,0 +1,40 @@
+"""`codesift read`: a file with line numbers."""
+
+from __future__ import annotations
+
+import sys
+
+from .exits import EXIT_FOUND
+from .output import json_with_root, print_json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+
+    from rich.console import Console
+
+    from ..workspace import Workspace
+
+
+def add_command(
+    new_parser: Callable[..., argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    rd = new_parser("read", parents=[common], help="print a file with line numbers")
+    rd.add_argument("path", help="file, optionally with :START-END")
+    rd.add_argument("--offset", type=int, default=1)
+    rd.add_argument("--limit", type=int, default=2000)
+
+
+def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    result = ws.read(args.path, offset=args.offset, limit=args.limit)
+    if args.json:
+        print_json(json_with_root(ws, result.to_dict()))
+    else:
+        if result.content:
+            print(result.content)
+        if result.truncated or not result.content:
+            # The summary speaks to the tools (`offset=N`); here the flag is `--offset N`.
+            summary = result.summary.replace("continue with offset=", "continue with --offset ")
+            print(summary, file=sys.stderr)
+    return EXIT_FOUND
