@@ -9,10 +9,10 @@ import sys
 from .._core import __version__
 from ..errors import CodesiftError, InvalidArgumentError
 from ..escapes import install_stream_handler
-from .errors import report, report_unexpected
+from .errors import render, report, report_unexpected
 from .exits import EXIT_ERROR, EXIT_FOUND, EXIT_INTERRUPTED
 from .output import console_for
-from .parser import Parser, common_parser
+from .parser import Parser
 from .rooting import locate, open_workspace
 
 TYPE_CHECKING = False
@@ -47,10 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="codesift", description="Fast, sandboxed code search and edit for agents and people."
     )
     parser.add_argument("--version", action="version", version=f"codesift {__version__}")
-    common = common_parser()
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in command_modules().values():
-        module.add_command(sub.add_parser, common)
+        module.add_command(sub.add_parser)
     return parser
 
 
@@ -90,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ws = open_workspace(args, locate(args))
         return command_module.run(ws, args, console_for(args))
     except CodesiftError as exc:
-        report(json_errors, type(exc).__name__, str(exc))
+        report(json_errors, type(exc).__name__, render(exc))
         return EXIT_ERROR
     except KeyboardInterrupt:
         # What is still buffered for stdout is dropped, as rg's is when Ctrl-C kills it: the

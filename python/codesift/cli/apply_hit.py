@@ -9,6 +9,7 @@ from ..arguments import MAX_COUNT, MAX_LINES, check_int, check_unicode, check_wr
 from ..errors import CodesiftError, InvalidArgumentError
 from .exits import EXIT_FOUND
 from .output import print_json
+from .parser import add_shared_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,12 +25,9 @@ if TYPE_CHECKING:
 MAX_APPLY_HIT_BYTES = 256 * 1024 * 1024
 
 
-def add_command(
-    new_parser: Callable[..., argparse.ArgumentParser], common: argparse.ArgumentParser
-) -> None:
-    new_parser(
+def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
+    ah = new_parser(
         "apply-hit",
-        parents=[common],
         help="linked edit of a search hit given as JSON on stdin (used by remote search)",
         description=(
             "Reads {file, byte_offset, byte_length, content, new, unique, line} as JSON on "
@@ -37,6 +35,9 @@ def add_command(
             'JSON (with "span": the bytes that changed). Errors: {"error": {"type", '
             '"message"}} on stdout, exit 2.'
         ),
+    )
+    add_shared_options(
+        ah, root="the root the hit's file is relative to (default: the current directory)"
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import first_line
+from ..errors import CodesiftError, first_line
 from .output import print_json
 
 
@@ -26,3 +26,10 @@ def report(as_json: bool, kind: str, message: str) -> None:
             print(f"codesift: {' '.join(message.split())}", file=sys.stderr)
     except (OSError, ValueError):  # stdout/stderr closed: nothing more can be said
         pass
+
+
+def render(error: CodesiftError) -> str:
+    """What the command line says of a library error: its message. The one place that turns
+    an error into text, so that what an error carries beyond its message (a hint, the next
+    step) is rendered here for every command."""
+    return str(error)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from .exits import EXIT_FOUND, EXIT_NOTHING
 from .output import json_with_root, print_hint, print_json, without_hint
+from .parser import add_shared_options
 from .progress import with_progress
+from .rooting import PATH_ROOT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,15 +19,36 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-def add_command(
-    new_parser: Callable[..., argparse.ArgumentParser], common: argparse.ArgumentParser
-) -> None:
-    g = new_parser("glob", parents=[common], help="find files by glob pattern")
-    g.add_argument("pattern")
-    g.add_argument("path", nargs="?", default=None)
-    g.add_argument("--limit", type=int, default=2000)
-    g.add_argument("--sort", choices=["path", "mtime", "none"], default="path")
+def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
+    g = new_parser(
+        "glob",
+        help="find files by glob pattern",
+        description="List the files under PATH whose path matches PATTERN, sorted by path "
+        "unless --sort says otherwise, one per line (as PATH was written).",
+    )
+    g.add_argument("pattern", help="the glob, e.g. '*.py' or 'src/**/*.ts'")
+    g.add_argument(
+        "path", nargs="?", default=None, help="directory to search (default: the current one)"
+    )
+    g.add_argument(
+        "--limit", type=int, default=2000, metavar="N", help="list at most N files (default 2000)"
+    )
+    g.add_argument(
+        "--sort",
+        choices=["path", "mtime", "none"],
+        default="path",
+        help="order: path (the default), mtime (newest first) or none",
+    )
     g.add_argument("--ignore-case", action="store_true", help="case-insensitive glob")
+    add_shared_options(
+        g,
+        root=PATH_ROOT,
+        json='print the result as JSON (paths relative to the root, with "root")',
+        color=True,
+        filters=True,
+        walk=True,
+        index=True,
+    )
 
 
 def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:

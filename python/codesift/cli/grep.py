@@ -19,10 +19,10 @@ from .grep_json import end_grep_json, print_grep_json, stream_grep_json
 from .grep_view import render_grep
 from .lines import Lines, Record, content_records, file_lines, inverted_records
 from .output import print_hint, print_outcome_hint
-from .parser import Parser, add_common_arguments
+from .parser import Parser, add_shared_options
 from .progress import with_progress
 from .rg_flags import EVERY_LINE, add_grep_arguments, grep_pattern, patterns_and_paths
-from .rooting import as_is, open_workspace
+from .rooting import GREP_ROOT, as_is, open_workspace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 #: What a terminal shows at most unless -m says otherwise (a pipe gets every match).
 TERMINAL_CAP = 500
+GREP_HELP = "search file contents by regex, with ripgrep's flags"
 GREP_DESCRIPTION = (
     "Search file contents with ripgrep's habits: options anywhere, several PATHs, rg's "
     "flags and meanings, case-sensitive unless -i or -S. Piped, it prints what "
@@ -47,29 +48,32 @@ GREP_DESCRIPTION = (
 )
 
 
-def add_command(
-    new_parser: Callable[..., argparse.ArgumentParser], common: argparse.ArgumentParser
-) -> None:
-    r = new_parser(
-        "grep",
-        parents=[common],
-        help="search file contents by regex, with ripgrep's flags",
-        description=GREP_DESCRIPTION,
-    )
-    add_grep_arguments(r)
-    r.add_argument("--version", action="version", version=f"codesift {__version__}")
+def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
+    add_grep_options(new_parser("grep", help=GREP_HELP, description=GREP_DESCRIPTION))
 
 
 def grep_parser() -> argparse.ArgumentParser:
     """`codesift grep` on its own, parsed with options anywhere among the arguments (as rg
     takes them: `codesift grep PATTERN -s src`)."""
-    # The common options added here rather than from a parent parser: one parser fewer to
-    # make (each asks gettext for its headings) at every grep's start.
     parser = Parser(prog="codesift grep", description=GREP_DESCRIPTION)
-    add_common_arguments(parser)
-    add_grep_arguments(parser)
-    parser.add_argument("--version", action="version", version=f"codesift {__version__}")
+    add_grep_options(parser)
     return parser
+
+
+def add_grep_options(parser: argparse.ArgumentParser) -> None:
+    """grep's options: rg's flags, then every shared option (grep acts on all of them)."""
+    add_grep_arguments(parser)
+    add_shared_options(
+        parser,
+        root=GREP_ROOT,
+        json="print the result as JSON: one object per PATH, paths relative to the root, "
+        'with "root"',
+        color=True,
+        filters=True,
+        walk=True,
+        index=True,
+    )
+    parser.add_argument("--version", action="version", version=f"codesift {__version__}")
 
 
 def parse_grep(words: list[str]) -> argparse.Namespace:

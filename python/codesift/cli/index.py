@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .exits import EXIT_FOUND
 from .output import print_json
+from .parser import add_shared_options
 from .progress import with_progress
 
 TYPE_CHECKING = False
@@ -17,11 +18,28 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-def add_command(
-    new_parser: Callable[..., argparse.ArgumentParser], common: argparse.ArgumentParser
-) -> None:
-    ix = new_parser("index", parents=[common], help="build, inspect or remove the index")
-    ix.add_argument("action", choices=["build", "status", "drop"])
+def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
+    ix = new_parser(
+        "index",
+        help="build, inspect or remove the index",
+        description="Build, inspect or remove the persistent trigram index of a root "
+        "(docs/index.md). It is built for the ignore and walk options given, and searches "
+        "with the same options use it.",
+    )
+    ix.add_argument(
+        "action",
+        choices=["build", "status", "drop"],
+        help="build (or rebuild) it, print its status, or drop (remove) it",
+    )
+    add_shared_options(
+        ix,
+        root="the root to index (default: the repository holding the current directory, "
+        "else the current directory)",
+        json="print what was done as JSON",
+        color=True,
+        filters=True,
+        walk=True,
+    )
 
 
 def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:

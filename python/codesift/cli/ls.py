@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from .exits import EXIT_FOUND
 from .output import json_with_root, print_json
+from .parser import add_shared_options
+from .rooting import PATH_ROOT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -15,12 +17,30 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-def add_command(
-    new_parser: Callable[..., argparse.ArgumentParser], common: argparse.ArgumentParser
-) -> None:
-    ls = new_parser("ls", parents=[common], help="list a directory")
-    ls.add_argument("path", nargs="?", default=None)
-    ls.add_argument("--limit", type=int, default=1000)
+def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
+    ls = new_parser(
+        "ls",
+        help="list a directory",
+        description="List a directory's entries, directories first with a trailing /, each "
+        "group sorted, honouring the ignore rules.",
+    )
+    ls.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        metavar="DIR",
+        help="the directory (default: the current one)",
+    )
+    ls.add_argument(
+        "--limit", type=int, default=1000, metavar="N", help="list at most N entries (default 1000)"
+    )
+    add_shared_options(
+        ls,
+        root=PATH_ROOT.replace("PATH", "DIR"),
+        json='print the result as JSON (with "root")',
+        color=True,
+        filters=True,
+    )
 
 
 def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:

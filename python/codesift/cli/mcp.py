@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ..errors import InvalidArgumentError
 from .exits import EXIT_FOUND
+from .parser import add_shared_options
+from .rooting import SERVER_ROOT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -15,13 +17,17 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-def add_command(
-    new_parser: Callable[..., argparse.ArgumentParser], common: argparse.ArgumentParser
-) -> None:
+def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
     m = new_parser(
-        "mcp", parents=[common], help="serve the tools over MCP (stdio, or Streamable HTTP)"
+        "mcp",
+        help="serve the tools over MCP (stdio, or Streamable HTTP)",
+        description="Serve codesift's tools to an agent over the Model Context Protocol: "
+        "JSON-RPC on stdin and stdout (as an MCP client starts it), or Streamable HTTP with "
+        "--http. The tools work inside the root and never outside it.",
     )
-    m.add_argument("--spill-dir", default=None, help="where oversized outputs are saved")
+    m.add_argument(
+        "--spill-dir", default=None, metavar="DIR", help="where oversized outputs are saved"
+    )
     m.add_argument(
         "--http",
         metavar="HOST:PORT",
@@ -46,6 +52,7 @@ def add_command(
         help="which agent's tool names, schemas and output text to serve: codesift (default), "
         "claude-code, opencode, gemini-cli, cline, codex, swe-agent, mcp-filesystem, ...",
     )
+    add_shared_options(m, root=SERVER_ROOT, filters=True, walk=True, index=True)
 
 
 def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:

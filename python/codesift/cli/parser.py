@@ -62,42 +62,89 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def common_parser() -> Parser:
-    """The options every command takes."""
-    common = Parser(add_help=False)
-    add_common_arguments(common)
-    return common
+#: What a command gets for each shared option it does not take: a command lists only the
+#: options it acts on (`add_shared_options`), and `rooting.open_workspace` reads them all.
+SHARED_DEFAULTS: dict[str, Any] = {
+    "root": None,
+    "json": False,
+    "json_full": False,
+    "color": "auto",
+    "no_ignore": False,
+    "hidden": False,
+    "no_hidden": False,
+    "follow": False,
+    "threads": None,
+    "index": "auto",
+}
 
 
-def add_common_arguments(common: argparse.ArgumentParser) -> None:
-    """Adds the options every command takes (to a command's parser: what `common_parser`,
-    given as its parent, would add, in the same order)."""
-    common.add_argument(
-        "--root",
-        default=None,
-        help="workspace root; paths are then relative to it (default: the repository "
-        "enclosing PATH, else PATH itself; for mcp and apply-hit the current directory)",
-    )
-    common.add_argument("--json", action="store_true", help="print the result as JSON")
-    common.add_argument(
-        "--color", choices=["auto", "always", "never"], default="auto", help="colour output"
-    )
-    common.add_argument("--no-ignore", action="store_true", help="do not honour .gitignore")
-    common.add_argument("--hidden", action="store_true", help="search hidden files (default)")
-    common.add_argument("--no-hidden", action="store_true", help="skip hidden files")
-    common.add_argument("-L", "--follow", action="store_true", help="follow symlinks in root")
-    common.add_argument("-j", "--threads", type=int, default=None, help="worker threads")
-    common.add_argument(
-        "--index",
-        dest="index",
-        action="store_const",
-        const="on",
-        default="auto",
-        help="use the persistent index, building it if missing (default: use it if built)",
-    )
-    common.add_argument(
-        "--no-index", dest="index", action="store_const", const="off", help="always scan"
-    )
-    # For remote search (codesift.remote): JSON with every field of a hit (byte_length, unique,
-    # encoding) and errors as JSON on stdout ({"error": {"type", "message"}}, exit 2).
-    common.add_argument("--json-full", action="store_true", help=argparse.SUPPRESS)
+def add_shared_options(
+    parser: argparse.ArgumentParser,
+    *,
+    root: str | None,
+    json: str | None = None,
+    color: bool = False,
+    filters: bool = False,
+    walk: bool = False,
+    index: bool = False,
+) -> None:
+    """Adds the shared options a command acts on, and no other: `--root` described for that
+    command (`root`: its help), `--json` (`json`: what it prints), `--color`, the ignore
+    filters (`filters`: --no-ignore, --hidden, --no-hidden), the walk (`walk`: -L and -j)
+    and the index (`index`: --index, --no-index)."""
+    parser.set_defaults(**SHARED_DEFAULTS)
+    if root is not None:
+        parser.add_argument("--root", metavar="DIR", default=None, help=root)
+    if json is not None:
+        parser.add_argument("--json", action="store_true", help=json)
+        # For remote search (codesift.remote): JSON with every field of a hit (byte_length,
+        # unique, encoding) and errors as JSON on stdout ({"error": {"type", "message"}}).
+        parser.add_argument("--json-full", action="store_true", help=argparse.SUPPRESS)
+    if color:
+        parser.add_argument(
+            "--color",
+            choices=["auto", "always", "never"],
+            default="auto",
+            help="colour: auto (on a terminal), always or never",
+        )
+    if filters:
+        parser.add_argument(
+            "--no-ignore",
+            action="store_true",
+            help="do not honour .gitignore, .ignore and .git/info/exclude",
+        )
+        parser.add_argument(
+            "--hidden", action="store_true", help="include hidden (dot) files (the default)"
+        )
+        parser.add_argument("--no-hidden", action="store_true", help="skip hidden (dot) files")
+    if walk:
+        parser.add_argument(
+            "-L",
+            "--follow",
+            action="store_true",
+            help="follow symlinks whose target stays inside the root",
+        )
+        parser.add_argument(
+            "-j",
+            "--threads",
+            type=int,
+            default=None,
+            metavar="N",
+            help="worker threads (default: one per CPU)",
+        )
+    if index:
+        parser.add_argument(
+            "--index",
+            dest="index",
+            action="store_const",
+            const="on",
+            default="auto",
+            help="use the persistent index, building it if missing (default: use it if built)",
+        )
+        parser.add_argument(
+            "--no-index",
+            dest="index",
+            action="store_const",
+            const="off",
+            help="never use the index: always scan",
+        )

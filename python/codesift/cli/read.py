@@ -6,6 +6,8 @@ import sys
 
 from .exits import EXIT_FOUND
 from .output import json_with_root, print_json
+from .parser import add_shared_options
+from .rooting import FILE_ROOT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,13 +19,22 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-def add_command(
-    new_parser: Callable[..., argparse.ArgumentParser], common: argparse.ArgumentParser
-) -> None:
-    rd = new_parser("read", parents=[common], help="print a file with line numbers")
-    rd.add_argument("path", help="file, optionally with :START-END")
-    rd.add_argument("--offset", type=int, default=1)
-    rd.add_argument("--limit", type=int, default=2000)
+def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
+    rd = new_parser(
+        "read",
+        help="print a file with line numbers",
+        description="Print a text file's lines, numbered (as cat -n), from --offset for at most "
+        "--limit lines, or the lines FILE:START-END names; stderr says when lines were left "
+        "out and how to read on.",
+    )
+    rd.add_argument("path", metavar="FILE", help="the file, optionally with :START-END or :LINE")
+    rd.add_argument(
+        "--offset", type=int, default=1, metavar="N", help="first line to print (default 1)"
+    )
+    rd.add_argument(
+        "--limit", type=int, default=2000, metavar="N", help="print at most N lines (default 2000)"
+    )
+    add_shared_options(rd, root=FILE_ROOT, json='print the result as JSON (with "root")')
 
 
 def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:

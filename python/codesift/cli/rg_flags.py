@@ -108,7 +108,14 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         const="sensitive",
         help="match case (the default)",
     )
-    r.add_argument("-i", "--ignore-case", dest="case", action="store_const", const="insensitive")
+    r.add_argument(
+        "-i",
+        "--ignore-case",
+        dest="case",
+        action="store_const",
+        const="insensitive",
+        help="ignore case",
+    )
     r.add_argument(
         "-S",
         "--smart-case",
@@ -131,7 +138,11 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
     r.add_argument("-c", "--count", action="store_true", help="print the matching lines per file")
     r.add_argument("--count-matches", action="store_true", help="print the matches per file")
     _switch(
-        r, ("-n", "--line-number"), ("-N", "--no-line-number"), "print line numbers (the default)"
+        r,
+        ("-n", "--line-number"),
+        ("-N", "--no-line-number"),
+        "print line numbers (the default)",
+        "do not print line numbers (rg's piped default)",
     )
     r.add_argument("--column", action="store_true", help="print the column of the first match")
     r.add_argument(
@@ -151,6 +162,7 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         ("-H", "--with-filename"),
         ("-I", "--no-filename"),
         "print the path (default unless the only PATH is a file)",
+        "never print the path",
     )
     r.add_argument(
         "--no-heading", action="store_true", help="on a terminal too, print one line per match"
@@ -169,14 +181,36 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         default=[],
         help="include files matching GLOB; !GLOB excludes (repeatable)",
     )
-    r.add_argument("-C", "--context", type=int, default=0, metavar="N", help="lines around")
-    r.add_argument("-B", "--before-context", type=int, default=None, metavar="N")
-    r.add_argument("-A", "--after-context", type=int, default=None, metavar="N")
+    r.add_argument(
+        "-C",
+        "--context",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print N lines before and after each match",
+    )
+    r.add_argument(
+        "-B",
+        "--before-context",
+        type=int,
+        default=None,
+        metavar="N",
+        help="print N lines before each match (overrides -C)",
+    )
+    r.add_argument(
+        "-A",
+        "--after-context",
+        type=int,
+        default=None,
+        metavar="N",
+        help="print N lines after each match (overrides -C)",
+    )
     r.add_argument(
         "-m",
         "--max-count",
         type=int,
         default=None,
+        metavar="N",
         help="stop after N matches in all (0: no limit; default: no limit when piped, 500 on a "
         "terminal)",
     )
@@ -186,19 +220,34 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         default="path",
         help="accepted for rg habits: results are always in path order",
     )
-    r.add_argument("--count-total", action="store_true", help="count all matches")
-    r.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
+    r.add_argument(
+        "--count-total",
+        action="store_true",
+        help="under a cap (-m, or a terminal's), still count every match (the summary's total)",
+    )
+    r.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop searching after SECONDS: what was found by then is printed, and stderr "
+        "says the search was cut",
+    )
     r.set_defaults(case="sensitive", line_number=True, with_filename=None)
 
 
 def _switch(
-    r: argparse.ArgumentParser, on: tuple[str, str], off: tuple[str, str], help: str
+    r: argparse.ArgumentParser,
+    on: tuple[str, str],
+    off: tuple[str, str],
+    on_help: str,
+    off_help: str,
 ) -> None:
     """A pair of options that set one value True or False (None when neither is given): the
     value's name is `on`'s long option's."""
     dest = on[1].removeprefix("--").replace("-", "_")
-    r.add_argument(*on, dest=dest, action="store_const", const=True, help=help)
-    r.add_argument(*off, dest=dest, action="store_const", const=False)
+    r.add_argument(*on, dest=dest, action="store_const", const=True, help=on_help)
+    r.add_argument(*off, dest=dest, action="store_const", const=False, help=off_help)
 
 
 def patterns_and_paths(args: argparse.Namespace) -> tuple[list[str], list[str]]:

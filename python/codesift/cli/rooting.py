@@ -14,6 +14,24 @@ if TYPE_CHECKING:
 
 # Commands whose root, without --root, is found from their path (see `locate`).
 PATH_COMMANDS = frozenset({"glob", "grep", "read", "ls", "edit", "index"})
+#: --root of a command that takes a PATH, of one that takes a FILE, of grep (PATHs), and of
+#: the servers: the root rule as each of them follows it.
+PATH_ROOT = (
+    "the workspace root: PATH is relative to it, and nothing outside it is read (default: "
+    "the repository holding PATH, else PATH itself)"
+)
+FILE_ROOT = (
+    "the workspace root: FILE is relative to it, and nothing outside it is touched (default: "
+    "the repository holding FILE, else FILE's directory)"
+)
+GREP_ROOT = (
+    "the workspace root: every PATH is relative to it, and nothing outside it is searched "
+    "(default: for each PATH, the repository holding it, else the PATH itself)"
+)
+SERVER_ROOT = (
+    "the root the tools are confined to (default: the current directory itself, never "
+    "widened to its repository)"
+)
 
 
 def open_workspace(args: argparse.Namespace, root: str) -> Workspace:

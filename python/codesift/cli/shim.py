@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .exits import EXIT_FOUND
+from .parser import add_shared_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -10,9 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 
-def add_command(
-    new_parser: Callable[..., argparse.ArgumentParser], common: argparse.ArgumentParser
-) -> None:
+def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
     sh = new_parser(
         "shim",
         help="make a directory whose `rg` is codesift-rg, to put first on PATH",
@@ -23,6 +22,7 @@ def add_command(
         ),
     )
     sh.add_argument("--print-path", action="store_true", help="print only the directory (for PATH)")
+    add_shared_options(sh, root=None)
 
 
 def run(args: argparse.Namespace) -> int:
