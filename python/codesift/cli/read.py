@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..workspace import LINE_RANGE
 from .exits import EXIT_FOUND
 from .output import json_with_root, print_json
 from .parser import add_shared_options
@@ -44,8 +45,19 @@ def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
     else:
         if result.content:
             print(result.content)
-        if result.truncated or not result.content:
+        # A range (FILE:START-END) printed whole was not cut: that the file goes on is no
+        # news to whoever named the lines. Only --limit cuts what was asked.
+        cut = result.truncated and not _names_a_range(ws, args.path)
+        if cut or not result.content:
             # The summary speaks to the tools (`offset=N`); here the flag is `--offset N`.
             summary = result.summary.replace("continue with offset=", "continue with --offset ")
             print(summary, file=sys.stderr)
     return EXIT_FOUND
+
+
+def _names_a_range(ws: Workspace, path: str) -> bool:
+    """Whether `path` picks lines (`FILE:START-END`, `FILE:LINE`) as `Workspace.read` reads
+    it: the suffix is a range unless a file has that very name."""
+    import re
+
+    return re.match(LINE_RANGE, path) is not None and not ws.exists(path)
