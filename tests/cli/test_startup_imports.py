@@ -150,7 +150,8 @@ def test_grep_with_colour_or_json_still_loads_what_it_needs(tmp_path):
     the absence above is laziness, not a check that cannot see them)."""
     (tmp_path / "a.py").write_text("needle = 2\n")
     cli = "import sys; from codesift.cli import main; sys.exit(main())"
-    modules, out = imported(["-c", cli, "grep", "--color", "always", "needle"], cwd=tmp_path)
+    argv = ["-c", cli, "grep", "--heading", "--color", "always", "needle"]
+    modules, out = imported(argv, cwd=tmp_path)
     assert "rich.console" in modules and "needle" in out, f"{sorted(modules)} {out!r}"
     modules, out = imported(["-c", cli, "grep", "--json", "needle"], cwd=tmp_path)
     assert "json" in modules and '"matches"' in out, f"{sorted(modules)} {out!r}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .exits import EXIT_FOUND, EXIT_NOTHING
-from .output import json_with_root, print_hint, print_json, without_hint
+from .output import json_with_root, print_hint, print_json, print_note, without_hint
 from .parser import add_shared_options
 from .progress import with_progress
 from .rooting import PATH_ROOT
@@ -69,12 +69,10 @@ def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
         for f in result.files:
             print(args.show(f.path))
     else:
-        from rich.console import Console
-        from rich.markup import escape
         from rich.text import Text
 
         for f in result.files:
             console.print(Text(args.show(f.path), style="magenta"))
-        Console(stderr=True, highlight=False).print(f"[dim]{escape(without_hint(result))}[/dim]")
+        print_note(console, without_hint(result))
     print_hint(result)
     return EXIT_FOUND if result.total else EXIT_NOTHING

@@ -167,7 +167,7 @@ def run(args: argparse.Namespace, console: Console | None) -> int:
         show_names = args.vimgrep or not (len(targets) == 1 and targets[0].is_file)
     rich_view = (
         console is not None
-        and not (args.no_heading or args.vimgrep)
+        and not args.vimgrep
         and mode == "content"
         and not (invert or args.only_matching or args.count or args.files_with_matches)
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from itertools import groupby
 
 from .lines import content_records
-from .output import without_hint
+from .output import print_note, without_hint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,8 +27,6 @@ def render_grep(
 ) -> None:
     """Hits grouped under their file: one line per matching line (`line:col`, every match on
     it in bold red, the ids of its hits at the end), context lines dim, `--` between groups."""
-    from rich.console import Console
-    from rich.markup import escape
     from rich.text import Text
 
     first = True
@@ -62,4 +60,4 @@ def render_grep(
                     (f"{line:>6}:", "green"), (f"{col:<4}", "dim"), styled, (tail, "dim cyan")
                 )
             )
-    Console(stderr=True, highlight=False).print(f"[dim]{escape(without_hint(result))}[/dim]")
+    print_note(console, without_hint(result))

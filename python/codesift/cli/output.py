@@ -27,16 +27,31 @@ def json_with_root(ws: Workspace, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def console_for(args: argparse.Namespace) -> Console | None:
-    """A rich console when writing to a terminal (or `--color always`), else None."""
-    if args.json or args.color == "never":
+    """A rich console when the output takes the terminal's layout, else None (the layout
+    of a pipe). The layout follows whether stdout is a terminal, or grep's `--heading` /
+    `--no-heading`; the colour follows `--color` alone (auto: colour on a terminal)."""
+    if args.json:
         return None
-    if args.color != "always" and not sys.stdout.isatty():
+    terminal = sys.stdout.isatty()
+    heading = getattr(args, "heading", None)
+    if not (terminal if heading is None else heading):
         return None
     from rich.console import Console
 
-    if args.color == "always":
-        return Console(force_terminal=True, highlight=False, soft_wrap=True)
-    return Console(highlight=False, soft_wrap=True)
+    colour = args.color == "always" or (args.color == "auto" and terminal)
+    if not colour:
+        return Console(color_system=None, highlight=False, soft_wrap=True)
+    return Console(force_terminal=True, highlight=False, soft_wrap=True)
+
+
+def print_note(console: Console, note: str) -> None:
+    """A note (a summary) on stderr, dim, in the colours of `console` (none with --color
+    never)."""
+    from rich.console import Console
+    from rich.text import Text
+
+    notes = Console(stderr=True, highlight=False, color_system=console.color_system)  # type: ignore[arg-type]
+    notes.print(Text(note, style="dim"))
 
 
 def print_json(data: dict[str, Any]) -> None:

@@ -165,7 +165,18 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         "never print the path",
     )
     r.add_argument(
-        "--no-heading", action="store_true", help="on a terminal too, print one line per match"
+        "--heading",
+        dest="heading",
+        action="store_const",
+        const=True,
+        help="in a pipe too, group the hits under their file (the terminal's view)",
+    )
+    r.add_argument(
+        "--no-heading",
+        dest="heading",
+        action="store_const",
+        const=False,
+        help="on a terminal too, print one line per match",
     )
     r.add_argument(
         "-t", "--type", action="append", default=[], help="only files of TYPE (py, rust, ...)"
@@ -233,7 +244,7 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         help="stop searching after SECONDS: what was found by then is printed, and stderr "
         "says the search was cut",
     )
-    r.set_defaults(case="sensitive", line_number=True, with_filename=None)
+    r.set_defaults(case="sensitive", line_number=True, with_filename=None, heading=None)
 
 
 def _switch(
