@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from .exits import EXIT_FOUND
 from .parser import add_shared_options
 
@@ -29,6 +31,13 @@ def run(args: argparse.Namespace) -> int:
     from ..shim import make_shim
 
     made = make_shim()
+    if made.previous_binary is not None:
+        # Never silently: the rg on PATH was another codesift-rg (another installation's,
+        # or a moved one) until now.
+        print(
+            f"codesift shim: rg re-pointed: {made.previous_binary} -> {made.binary}",
+            file=sys.stderr,
+        )
     if args.print_path:
         print(made.path)
         return EXIT_FOUND
