@@ -27,6 +27,7 @@ SHARED_TAKEN = {
     # lines whatever the colour.
     "read": ROOT_AND_JSON,
     "edit": ROOT_AND_JSON | {"--color"},
+    "apply-patch": ROOT_AND_JSON | {"--color"},
     # ls lists one directory: the ignore filters apply, links are listed, never walked.
     "ls": ROOT_AND_JSON | {"--color"} | FILTERS,
     "index": ROOT_AND_JSON | {"--color"} | FILTERS | WALK,

@@ -25,7 +25,20 @@ if TYPE_CHECKING:
 def command_modules() -> dict[str, ModuleType]:
     """Each command's module (its `add_command` and `run`), in the order `--help` lists
     them; imported only when a command other than grep runs (grep starts with its own)."""
-    from . import apply_hit, daemon, edit, glob, grep, index, ls, mcp, read, serve, shim
+    from . import (
+        apply_hit,
+        apply_patch,
+        daemon,
+        edit,
+        glob,
+        grep,
+        index,
+        ls,
+        mcp,
+        read,
+        serve,
+        shim,
+    )
 
     return {
         "glob": glob,
@@ -33,6 +46,7 @@ def command_modules() -> dict[str, ModuleType]:
         "read": read,
         "ls": ls,
         "edit": edit,
+        "apply-patch": apply_patch,
         "index": index,
         "daemon": daemon,
         "mcp": mcp,
@@ -134,6 +148,8 @@ def _closed_stream(args: argparse.Namespace) -> str | None:
         )
     if sys.stdin is None and args.command == "apply-hit":
         return "standard input is closed; apply-hit reads the hit as one JSON object on stdin"
+    if sys.stdin is None and args.command == "apply-patch" and args.patch == "-":
+        return "standard input is closed; give the patch as a file: codesift apply-patch FILE"
     if sys.stdin is None and args.command == "mcp" and not http:
         return (
             "standard input is closed; codesift mcp speaks JSON-RPC over stdin and stdout "

@@ -44,7 +44,7 @@ GREP_DESCRIPTION = (
     "flags and meanings, case-sensitive unless -i or -S. Piped, it prints what "
     "`rg -n --no-heading` prints (one line per matching line, path:line:text; context lines "
     "as path-line-text with -- between groups), never capped; on a terminal hits are grouped "
-    "by file with their ids, at most 500 unless -m (and it says so)."
+    "by file, at most 500 unless -m (and it says so)."
 )
 
 
@@ -134,7 +134,7 @@ def _grep_targets(args: argparse.Namespace, paths: list[str]) -> list[_Target]:
 
 def run(args: argparse.Namespace, console: Console | None) -> int:
     """`codesift grep` with rg's habits (see `codesift.cli_grep`): one search per PATH, in the
-    order given; piped, rg's lines; on a terminal, hits grouped by file with their ids."""
+    order given; piped, rg's lines; on a terminal, hits grouped by file."""
     patterns, paths = patterns_and_paths(args)
     spec = grep_pattern(
         patterns,

@@ -1,5 +1,6 @@
 """`codesift grep` on a terminal: hits grouped under their file, matches highlighted, each
-matching line ending with the ids of its hits."""
+matching line once. No hit ids: an id lives in the process whose search made it (the
+library's and the MCP server's store), and no later command could use one printed here."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def render_grep(
     context: bool,
 ) -> None:
     """Hits grouped under their file: one line per matching line (`line:col`, every match on
-    it in bold red, the ids of its hits at the end), context lines dim, `--` between groups."""
+    it in bold red), context lines dim, `--` between groups."""
     from rich.text import Text
 
     first = True
@@ -37,12 +38,10 @@ def render_grep(
         first = False
         console.print(Text(show(file), style="bold magenta"))
         spans: dict[int, list[tuple[int, int]]] = {}
-        ids: dict[int, list[str]] = {}
         for m in group:
             start = m.column - 1
             length = len(m.content.split("\n")[0].rstrip("\r"))
             spans.setdefault(m.line, []).append((start, start + length))
-            ids.setdefault(m.line, []).append(m.id)
         last = -1
         for line, kind, col, text in content_records(group, only_matching=False, lines_of=lines_of):
             if context and last != -1 and line > last + 1:
@@ -54,10 +53,5 @@ def render_grep(
             styled = Text(text)
             for start, end in spans.get(line, ()):
                 styled.stylize("bold red", start, max(end, start))
-            tail = "  " + " ".join(ids[line]) if line in ids else ""
-            console.print(
-                Text.assemble(
-                    (f"{line:>6}:", "green"), (f"{col:<4}", "dim"), styled, (tail, "dim cyan")
-                )
-            )
+            console.print(Text.assemble((f"{line:>6}:", "green"), (f"{col:<4}", "dim"), styled))
     print_note(console, without_hint(result))
