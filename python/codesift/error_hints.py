@@ -16,8 +16,6 @@ This module is imported only when there is an error to show, and imports nothing
 
 from __future__ import annotations
 
-import sys
-
 from .errors import Concept, hints_of, message_in, problem_of
 
 TYPE_CHECKING = False
@@ -142,24 +140,6 @@ def render_cli_error(error: BaseException) -> str:
     return message_in(error, CLI_OPTIONS.get)
 
 
-def report_cli_error(error: BaseException, *, as_json: bool) -> None:
-    """Writes `error` as the CLI reports it: `codesift: MESSAGE` on stderr (with its line
-    breaks), or with `--json-full` `{"error": {"type", "message"}}` on stdout."""
-    message = render_cli_error(error)
-    try:
-        if as_json:
-            import json
-
-            from .escapes import json_escape_surrogates
-
-            data = {"error": {"type": type(error).__name__, "message": message}}
-            print(json_escape_surrogates(json.dumps(data, ensure_ascii=False)))
-        else:
-            print(f"codesift: {message}", file=sys.stderr)
-    except (OSError, ValueError):  # stdout/stderr closed: nothing more can be said
-        pass
-
-
 #: HTTP's names for each concept: the fields of its JSON requests (`/api/preview`, the
 #: tools' arguments) and its routes.
 HTTP_OPTIONS: dict[str, str] = {
@@ -191,6 +171,5 @@ __all__ = [
     "render_cli_error",
     "render_for_tool",
     "render_http_error",
-    "report_cli_error",
     "tool_options",
 ]

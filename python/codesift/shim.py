@@ -41,6 +41,9 @@ class Shim:
     path: Path  # the directory to put first on PATH
     binary: Path  # what its `rg` links to
     real_rg: Path | None  # what its `.real-rg` links to (the fallback of last resort)
+    # What `rg` linked to before, when this call re-pointed it (another installation's
+    # codesift-rg, say); None when it was already `binary` or there was none.
+    previous_binary: str | None = None
 
 
 def installed_binary() -> Path:
@@ -105,7 +108,7 @@ def make_shim() -> Shim:
             fds.append(_private_dir(fds[-1], parent / name, name))
             parent = parent / name
         shim_fd = fds[-1]
-        _link(shim_fd, directory, "rg", str(binary))
+        previous = _link(shim_fd, directory, "rg", str(binary))
         real_rg = environment_rg()
         if real_rg is None:
             _remove(shim_fd, directory, RECORD)
@@ -114,7 +117,7 @@ def make_shim() -> Shim:
     finally:
         for fd in fds:
             os.close(fd)
-    return Shim(directory, binary, real_rg)
+    return Shim(directory, binary, real_rg, previous)
 
 
 def _private_dir(parent_fd: int, path: Path, name: str) -> int:
@@ -152,18 +155,22 @@ def _private_dir(parent_fd: int, path: Path, name: str) -> int:
         raise
 
 
-def _link(dir_fd: int, directory: Path, name: str, target: str) -> None:
+def _link(dir_fd: int, directory: Path, name: str, target: str) -> str | None:
     """Makes `name` a symlink to `target`, replacing whatever link or file had that name in
-    one rename (a concurrent `rg` sees the old link or the new one, never none)."""
+    one rename (a concurrent `rg` sees the old link or the new one, never none). Returns
+    what the link it replaced pointed to (None when there was no link, or it was right)."""
+    previous: str | None = None
     try:
-        if os.readlink(name, dir_fd=dir_fd) == target:
-            return
+        previous = os.readlink(name, dir_fd=dir_fd)
+        if previous == target:
+            return None
     except OSError:
         pass
     temporary = f".{name}.{secrets.token_hex(6)}"
     try:
         os.symlink(target, temporary, dir_fd=dir_fd)
         os.replace(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        return previous
     except OSError as exc:
         try:
             os.unlink(temporary, dir_fd=dir_fd)

@@ -148,7 +148,9 @@ def test_a_cut_read_says_how_to_go_on_with_the_commands_flag(tree, codesift):
 
 
 def test_rich_output_groups_by_file_and_highlights(repo, codesift):
-    out = run(codesift, "grep", "-s", "hello", "--root", str(repo), "--color", "always")
+    out = run(
+        codesift, "grep", "-s", "hello", "--root", str(repo), "--heading", "--color", "always"
+    )
     assert out.returncode == 0
     assert "\x1b[" in out.stdout  # styled
     plain = _strip_ansi(out.stdout).splitlines()

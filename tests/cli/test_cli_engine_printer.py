@@ -76,15 +76,16 @@ def test_vimgrep_and_null_print_what_rg_prints(tmp_path, flags, paths):
 NO_PYTHON_PER_HIT = """
 import sys
 from codesift import cli, streams
+from codesift.cli import grep, lines
 
 def refuse(*args, **kwargs):
     raise AssertionError("a Python renderer of hits ran")
 
 streams.GrepIter.next_piece = refuse
 streams.GrepIter.__next__ = refuse
-cli.content_records = refuse
-cli._stream_grep_json = refuse
-cli.Lines.file = refuse
+grep.content_records = refuse
+grep.stream_grep_json = refuse
+lines.Lines.file = refuse
 sys.exit(cli.main(sys.argv[1:]))
 """
 

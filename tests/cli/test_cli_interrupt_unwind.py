@@ -1,7 +1,7 @@
 """Ctrl-C ends a command only after the engine call it cancelled has unwound: an index build
 removes its temporary file while it unwinds, so a command that exits first (the process
 ends, taking the call's thread with it) leaves the file behind. These tests drive the CLI's
-wait (`_with_progress`) in this process with a stand-in for the engine call that records
+wait (`with_progress`) in this process with a stand-in for the engine call that records
 whether the command had returned before the call finished unwinding."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from codesift import cli
+from codesift.cli import progress
 from codesift.current_call import current_token
 
 #: Upper bound on every wait below; none is reached when the behaviour is right.
@@ -81,7 +81,7 @@ def main_thread_waits_on_the_call() -> bool:
     while frame is not None:
         names.append(frame.f_code.co_name)
         frame = frame.f_back
-    return "start" not in names and "_with_progress" in names
+    return "start" not in names and "with_progress" in names
 
 
 EXPECTED = {"cancelled": True, "returned while unwinding": False}
@@ -95,7 +95,7 @@ def test_ctrl_c_while_waiting_returns_after_the_cancelled_call_unwound(ctrl_c_ra
         os.kill(os.getpid(), signal.SIGINT)
 
     with pytest.raises(KeyboardInterrupt):
-        cli._with_progress(None, "working", lambda: call(interrupt_once_the_command_waits))
+        progress.with_progress(None, "working", lambda: call(interrupt_once_the_command_waits))
     actual = call.outcome()
     assert actual == EXPECTED, f"expected {EXPECTED}, got {actual}"
 
@@ -115,7 +115,7 @@ def test_ctrl_c_as_the_call_starts_cancels_it_and_waits_for_it(ctrl_c_raises, mo
     # The CLI imports `threading` when it waits (a piped grep starts without it).
     monkeypatch.setattr(threading, "Thread", InterruptedStart)
     with pytest.raises(KeyboardInterrupt):
-        cli._with_progress(None, "working", call)
+        progress.with_progress(None, "working", call)
     monkeypatch.undo()
     actual = call.outcome()
     assert actual == EXPECTED, f"expected {EXPECTED}, got {actual}"

@@ -16,6 +16,7 @@ import pytest
 from cli_helpers import codesift_grep as run
 
 from codesift import Workspace, cli, workspace
+from codesift.cli import grep_json
 
 IDS = re.compile(r"sr_[0-9a-z]+")
 
@@ -134,7 +135,7 @@ def whole_json(root: Path, cap: int, **options: Any) -> str:
     )
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        cli._print_grep_json(ws, result, False)
+        grep_json.print_grep_json(ws, result, False)
     return buffer.getvalue()
 
 

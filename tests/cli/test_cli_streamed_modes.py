@@ -19,7 +19,8 @@ import pytest
 from cli_helpers import assert_a_closed_pipe_exits_0_quietly, numbered_tree, start_grep
 from cli_helpers import codesift_grep_bytes as run
 
-from codesift import Workspace, cli
+from codesift import Workspace
+from codesift.cli import grep_json
 
 RG = os.environ.get("CODESIFT_TEST_RG") or shutil.which("rg") or "/work/venv/bin/rg"
 
@@ -62,7 +63,7 @@ def expected_json(root: Path, full: bool, **options: object) -> bytes:
     ws, result = whole(root, **options)
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        cli._print_grep_json(ws, result, full)
+        grep_json.print_grep_json(ws, result, full)
     return buffer.getvalue().encode()
 
 
@@ -131,7 +132,7 @@ def test_json_of_nothing_found_is_the_same_document(tmp_path):
     ws = Workspace(root)
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        cli._print_grep_json(
+        grep_json.print_grep_json(
             ws, ws.grep("absent", ".", max_matches=None, case_sensitive=True), False
         )
     assert proc.returncode == 1, proc.stderr

@@ -144,3 +144,26 @@ def test_the_environments_ripgrep_is_recorded_for_the_fallback(
     monkeypatch.setattr(shim, "environment_rg", lambda: None)
     shim.make_shim()
     assert not os.path.lexists(made.path / shim.RECORD), "a stale record should be removed"
+
+
+@needs_binary
+def test_re_pointing_rg_from_another_installation_says_so(data_home: Path, tmp_path: Path) -> None:
+    """A shim whose `rg` links to another installation's codesift-rg is re-pointed to this
+    one, and stderr says so (old target -> new target); a shim already right says nothing."""
+    first = run_shim("--print-path")
+    assert first.returncode == 0, first.stderr
+    directory = Path(first.stdout.strip())
+    other = tmp_path / "other-venv" / "codesift-rg"
+    other.parent.mkdir()
+    other.write_text("#!/bin/sh\n")
+    other.chmod(0o755)
+    (directory / "rg").unlink()
+    (directory / "rg").symlink_to(other)
+    again = run_shim("--print-path")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == first.stdout, again.stdout
+    expected = f"codesift shim: rg re-pointed: {other} -> {BINARY}\n"
+    assert again.stderr == expected, f"expected {expected!r}, got {again.stderr!r}"
+    assert os.readlink(directory / "rg") == str(BINARY)
+    quiet = run_shim()
+    assert quiet.returncode == 0 and "re-pointed" not in quiet.stderr, quiet.stderr

@@ -150,7 +150,8 @@ def test_grep_with_colour_or_json_still_loads_what_it_needs(tmp_path):
     the absence above is laziness, not a check that cannot see them)."""
     (tmp_path / "a.py").write_text("needle = 2\n")
     cli = "import sys; from codesift.cli import main; sys.exit(main())"
-    modules, out = imported(["-c", cli, "grep", "--color", "always", "needle"], cwd=tmp_path)
+    argv = ["-c", cli, "grep", "--heading", "--color", "always", "needle"]
+    modules, out = imported(argv, cwd=tmp_path)
     assert "rich.console" in modules and "needle" in out, f"{sorted(modules)} {out!r}"
     modules, out = imported(["-c", cli, "grep", "--json", "needle"], cwd=tmp_path)
     assert "json" in modules and '"matches"' in out, f"{sorted(modules)} {out!r}"
@@ -300,7 +301,7 @@ def test_what_was_moved_out_of_the_grep_path_still_answers():
         "from codesift.control import CallControl, controlling, current\n"
         "from codesift.cache import HitState\n"
         "from codesift.extras import require\n"
-        "from codesift.cli_grep import grep_pattern\n"
+        "from codesift.cli.rg_flags import grep_pattern\n"
         "from codesift.roots import root_of\n"
         "require('mcp')\n"
         "a = grep_arguments('x', context_lines=2)\n"
@@ -328,7 +329,7 @@ def test_grep_words_without_options_parse_as_intermixed():
     """`codesift grep` parses words without any option plainly (intermixed parsing first
     formats the whole usage): what the fast path relies on is that both give the same
     namespace for such words."""
-    from codesift import cli
+    from codesift.cli import grep
 
     for words in (
         [],
@@ -338,10 +339,10 @@ def test_grep_words_without_options_parse_as_intermixed():
         ["", ""],
         ["né+dle", "dir with spaces", "x=1"],
     ):
-        plain = vars(cli.grep_parser().parse_args(words))
-        intermixed = vars(cli.grep_parser().parse_intermixed_args(words))
+        plain = vars(grep.grep_parser().parse_args(words))
+        intermixed = vars(grep.grep_parser().parse_intermixed_args(words))
         assert plain == intermixed, f"{words}: plain {plain}, intermixed {intermixed}"
-        parsed = vars(cli._parse_grep(words)) if words else None
+        parsed = vars(grep.parse_grep(words)) if words else None
         if parsed is not None:
             expected = {**intermixed, "command": "grep"}
             assert parsed == expected, f"{words}: expected {expected}, got {parsed}"

@@ -184,10 +184,10 @@ def test_d3_cli_never_shows_secret(denied_links):
         ["grep", "needle", "--root", r],
         ["grep", "-L", "needle", "--json", "--root", r],
         ["glob", "-L", "**", "--root", r],
-        ["read", "-L", "alias.txt", "--root", r],
+        ["read", "alias.txt", "--root", r],
         ["read", "pub/x.txt", "--root", r],
-        ["ls", "-L", "pub", "--root", r],
-        ["edit", "-L", "alias.txt", "SECRET", "leaked", "--root", r],
+        ["ls", "pub", "--root", r],
+        ["edit", "alias.txt", "SECRET", "leaked", "--root", r],
     ):
         proc = run_cli(*args)
         assert_no_traceback(proc)
@@ -250,8 +250,8 @@ def test_followed_links_cli_never_prints_a_traceback(inside_links):
     for args in (
         ["glob", "-L", "**", "--root", r],
         ["grep", "-L", "needle", "--root", r],
-        ["ls", "-L", "loop/loop/loop", "--root", r],
-        ["read", "-L", "loop/loop/y/f.txt", "--root", r],
+        ["ls", "loop/loop/loop", "--root", r],
+        ["read", "loop/loop/y/f.txt", "--root", r],
     ):
         assert_no_traceback(run_cli(*args, timeout=30))
 

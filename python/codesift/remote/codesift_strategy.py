@@ -4,7 +4,7 @@ with the same semantics, ignore rules and speed as locally, and its JSON comes b
 The host's codesift runs with its defaults (gitignore, hidden files, no symlinks, index
 "auto"), the options `codesift index build --root R` builds with: an index built on the host
 for the root is used (never built by a search; the host's daemon builds one in the background,
-see `codesift.cli._want_daemon_index`), and its `indexed` flag comes back."""
+see `codesift.cli.grep`), and its `indexed` flag comes back."""
 
 from __future__ import annotations
 

@@ -1,23 +1,13 @@
 """ripgrep's habits for `codesift grep`: its flags and their meanings (`add_grep_arguments`),
-the pattern its flags make (`-e`, `-F`, `-w`, `-x`, smart case: `grep_pattern`), and its
-piped output (`Lines`, `content_records`, `inverted_records`): one line per matching line
-(`path:line:text`, context as `path-line-text`, `--` between groups), as `rg -n --no-heading`
-prints it. The search itself is the Workspace's; nothing here reads a file that the engine
-did not report (a multi-line match reads its own file, through the Workspace, to print the
-lines it spans)."""
+and the pattern its flags make (`-e`, `-F`, `-w`, `-x`, smart case: `grep_pattern`)."""
 
 from __future__ import annotations
 
 import argparse
 import re
-import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 
-from .errors import InvalidArgumentError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import TextIO
+from ..errors import InvalidArgumentError
 
 # The characters Rust's regex syntax treats as meta (regex_syntax::is_meta_character).
 _RUST_META = frozenset("\\.+*?()|[]{}^$#&-~")
@@ -118,7 +108,14 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         const="sensitive",
         help="match case (the default)",
     )
-    r.add_argument("-i", "--ignore-case", dest="case", action="store_const", const="insensitive")
+    r.add_argument(
+        "-i",
+        "--ignore-case",
+        dest="case",
+        action="store_const",
+        const="insensitive",
+        help="ignore case",
+    )
     r.add_argument(
         "-S",
         "--smart-case",
@@ -141,7 +138,11 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
     r.add_argument("-c", "--count", action="store_true", help="print the matching lines per file")
     r.add_argument("--count-matches", action="store_true", help="print the matches per file")
     _switch(
-        r, ("-n", "--line-number"), ("-N", "--no-line-number"), "print line numbers (the default)"
+        r,
+        ("-n", "--line-number"),
+        ("-N", "--no-line-number"),
+        "print line numbers (the default)",
+        "do not print line numbers (rg's piped default)",
     )
     r.add_argument("--column", action="store_true", help="print the column of the first match")
     r.add_argument(
@@ -161,9 +162,21 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         ("-H", "--with-filename"),
         ("-I", "--no-filename"),
         "print the path (default unless the only PATH is a file)",
+        "never print the path",
     )
     r.add_argument(
-        "--no-heading", action="store_true", help="on a terminal too, print one line per match"
+        "--heading",
+        dest="heading",
+        action="store_const",
+        const=True,
+        help="in a pipe too, group the hits under their file (the terminal's view)",
+    )
+    r.add_argument(
+        "--no-heading",
+        dest="heading",
+        action="store_const",
+        const=False,
+        help="on a terminal too, print one line per match",
     )
     r.add_argument(
         "-t", "--type", action="append", default=[], help="only files of TYPE (py, rust, ...)"
@@ -179,14 +192,36 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         default=[],
         help="include files matching GLOB; !GLOB excludes (repeatable)",
     )
-    r.add_argument("-C", "--context", type=int, default=0, metavar="N", help="lines around")
-    r.add_argument("-B", "--before-context", type=int, default=None, metavar="N")
-    r.add_argument("-A", "--after-context", type=int, default=None, metavar="N")
+    r.add_argument(
+        "-C",
+        "--context",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print N lines before and after each match",
+    )
+    r.add_argument(
+        "-B",
+        "--before-context",
+        type=int,
+        default=None,
+        metavar="N",
+        help="print N lines before each match (overrides -C)",
+    )
+    r.add_argument(
+        "-A",
+        "--after-context",
+        type=int,
+        default=None,
+        metavar="N",
+        help="print N lines after each match (overrides -C)",
+    )
     r.add_argument(
         "-m",
         "--max-count",
         type=int,
         default=None,
+        metavar="N",
         help="stop after N matches in all (0: no limit; default: no limit when piped, 500 on a "
         "terminal)",
     )
@@ -196,19 +231,34 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         default="path",
         help="accepted for rg habits: results are always in path order",
     )
-    r.add_argument("--count-total", action="store_true", help="count all matches")
-    r.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
-    r.set_defaults(case="sensitive", line_number=True, with_filename=None)
+    r.add_argument(
+        "--count-total",
+        action="store_true",
+        help="under a cap (-m, or a terminal's), still count every match (the summary's total)",
+    )
+    r.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop searching after SECONDS: what was found by then is printed, and stderr "
+        "says the search was cut",
+    )
+    r.set_defaults(case="sensitive", line_number=True, with_filename=None, heading=None)
 
 
 def _switch(
-    r: argparse.ArgumentParser, on: tuple[str, str], off: tuple[str, str], help: str
+    r: argparse.ArgumentParser,
+    on: tuple[str, str],
+    off: tuple[str, str],
+    on_help: str,
+    off_help: str,
 ) -> None:
     """A pair of options that set one value True or False (None when neither is given): the
     value's name is `on`'s long option's."""
     dest = on[1].removeprefix("--").replace("-", "_")
-    r.add_argument(*on, dest=dest, action="store_const", const=True, help=help)
-    r.add_argument(*off, dest=dest, action="store_const", const=False)
+    r.add_argument(*on, dest=dest, action="store_const", const=True, help=on_help)
+    r.add_argument(*off, dest=dest, action="store_const", const=False, help=off_help)
 
 
 def patterns_and_paths(args: argparse.Namespace) -> tuple[list[str], list[str]]:
@@ -221,106 +271,3 @@ def patterns_and_paths(args: argparse.Namespace) -> tuple[list[str], list[str]]:
             "no pattern given; usage: codesift grep PATTERN [PATH ...] (or -e PATTERN)"
         )
     return positional[:1], positional[1:]
-
-
-# -- output ---------------------------------------------------------------------------------
-
-#: One output line: (line number, ":" for a selected line or "-" for context, column, text).
-Record = tuple[int, str, int, str]
-
-
-def content_records(
-    hits: Sequence, *, only_matching: bool, lines_of: Callable[[str], list[str]]
-) -> list[Record]:
-    """The output lines of one file's hits (in order): each matching line once (its column is
-    the first match's), or with `only_matching` each match; and the context lines the hits
-    carry that are not matching lines. A match that spans lines selects every line it spans."""
-    selected: dict[int, tuple[int, str]] = {}
-    matches: list[Record] = []
-    context: dict[int, str] = {}
-    for m in hits:
-        if m.end_line > m.line:
-            whole = lines_of(m.file)
-            spanned = whole[m.line - 1 : m.end_line] or [m.text]
-        else:
-            spanned = [m.text]
-        for k, text in enumerate(spanned):
-            selected.setdefault(m.line + k, (m.column if k == 0 else 1, text))
-        if only_matching:
-            for k, piece in enumerate(m.content.split("\n")):
-                matches.append((m.line + k, ":", m.column if k == 0 else 1, piece.rstrip("\r")))
-        first_before = m.line - len(m.before)
-        for k, text in enumerate(m.before):
-            context.setdefault(first_before + k, text)
-        for k, text in enumerate(m.after):
-            context.setdefault(m.end_line + 1 + k, text)
-    if not only_matching:
-        matches = [(n, ":", col, text) for n, (col, text) in selected.items()]
-    records = matches + [(n, "-", 0, t) for n, t in context.items() if n not in selected]
-    records.sort(key=lambda r: (r[0], r[2]))
-    return records
-
-
-def inverted_records(
-    every_line: Sequence, matched: Iterable, *, before: int, after: int
-) -> list[Record]:
-    """`-v` for one file: its lines (the "every line" hits) that no match touches, with
-    `before`/`after` lines of context (which are then matching lines)."""
-    text = {m.line: m.text for m in every_line}
-    touched: set[int] = set()
-    for m in matched:
-        touched.update(range(m.line, m.end_line + 1))
-    chosen = [n for n in sorted(text) if n not in touched]
-    shown = set(chosen)
-    records: list[Record] = [(n, ":", 1, text[n]) for n in chosen]
-    for n in chosen:
-        for k in range(max(1, n - before), n + after + 1):
-            if k in text and k not in shown:
-                shown.add(k)
-                records.append((k, "-", 0, text[k]))
-    records.sort(key=lambda r: r[0])
-    return records
-
-
-class Lines:
-    """Writes rg's piped lines: `path:line:text` (`path-line-text` for context, `--` between
-    groups when context is asked for), each part present as the flags say."""
-
-    def __init__(
-        self,
-        *,
-        line_number: bool,
-        column: bool,
-        context: bool,
-        out: TextIO | None = None,
-    ) -> None:
-        self.line_number = line_number or column  # rg: --column implies --line-number
-        self.column = column
-        self.context = context
-        self.out = out or sys.stdout
-        self.printed = False
-
-    def file(self, name: str | None, records: Sequence[Record]) -> None:
-        """The lines of one file (`name` None: the path is not printed)."""
-        chunks: list[str] = []
-        last = -1
-        for line, kind, col, text in records:
-            if self.context and self.printed and line > last + 1:
-                chunks.append("--\n")
-            parts = [] if name is None else [name]
-            if self.line_number:
-                parts.append(str(line))
-            if self.column and kind == ":":
-                parts.append(str(col))
-            chunks.append(kind.join(parts) + kind + text + "\n" if parts else text + "\n")
-            self.printed = True
-            last = line
-        self.out.write("".join(chunks))
-
-    def name_only(self, name: str) -> None:
-        self.out.write(name + "\n")
-        self.printed = True
-
-    def count(self, name: str | None, count: int) -> None:
-        self.out.write(f"{count}\n" if name is None else f"{name}:{count}\n")
-        self.printed = True

@@ -1,0 +1,103 @@
+"""`codesift apply-patch`: a patch read from a file or stdin, in any format the library
+applies (`Workspace.apply_patch`: Codex's `*** Begin Patch` envelopes, unified diffs,
+SEARCH/REPLACE blocks), all or nothing; `--dry-run` shows the diff and writes nothing."""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import InvalidArgumentError
+from .exits import EXIT_FOUND
+from .output import json_with_root, print_json
+from .parser import add_shared_options
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+
+    from rich.console import Console
+
+    from ..workspace import Workspace
+
+#: A patch is read whole; more than this is refused (an agent's patch is far smaller).
+MAX_PATCH_BYTES = 64 * 1024 * 1024
+
+
+def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
+    ap = new_parser(
+        "apply-patch",
+        help="apply a patch (apply_patch envelope, unified diff, SEARCH/REPLACE) from a file "
+        "or stdin",
+        description="Apply a patch to one or several files, all or nothing: every hunk must "
+        "match one place, every file is planned before any is written (docs/edits.md). The "
+        "format is detected unless --format says it; --dry-run prints the diff it would make "
+        "and writes nothing.",
+    )
+    ap.add_argument(
+        "patch",
+        nargs="?",
+        default="-",
+        metavar="PATCH",
+        help="the file holding the patch (default, or -: standard input)",
+    )
+    ap.add_argument(
+        "--format",
+        choices=["auto", "apply_patch", "unified", "search_replace"],
+        default="auto",
+        help="the patch's format (default: detected)",
+    )
+    ap.add_argument(
+        "--path",
+        metavar="FILE",
+        default=None,
+        help="the file SEARCH/REPLACE blocks apply to (they do not name it)",
+    )
+    ap.add_argument(
+        "--dry-run", action="store_true", help="print the diff it would make; write nothing"
+    )
+    add_shared_options(
+        ap,
+        root="the root the patch's paths are relative to (default: the current directory)",
+        json='print the result as JSON (with "root")',
+        color=True,
+    )
+
+
+def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    result = ws.apply_patch(
+        _patch_text(args.patch), format=args.format, dry_run=args.dry_run, path=args.path
+    )
+    if args.json:
+        print_json(json_with_root(ws, result.to_dict()))
+    elif console is None:
+        print(result.summary)
+        print(result.diff, end="")
+    else:
+        from rich.text import Text
+
+        console.print(Text(result.summary, style="bold"))
+        for line in result.diff.splitlines():
+            style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
+            console.print(Text(line, style=style))
+    return EXIT_FOUND
+
+
+def _patch_text(source: str) -> str:
+    """The patch from the file `source`, or stdin for `-`, as UTF-8 text."""
+    try:
+        if source == "-":
+            raw = sys.stdin.buffer.read(MAX_PATCH_BYTES + 1)
+        else:
+            with open(source, "rb") as f:
+                raw = f.read(MAX_PATCH_BYTES + 1)
+    except OSError as exc:
+        raise InvalidArgumentError(
+            f"cannot read the patch {source}: {exc.strerror}; give a readable file or - (stdin)"
+        ) from None
+    if len(raw) > MAX_PATCH_BYTES:
+        raise InvalidArgumentError(f"the patch is over {MAX_PATCH_BYTES} bytes; split it")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidArgumentError("the patch is not UTF-8 text; save it as UTF-8") from None

@@ -1,0 +1,62 @@
+"""`codesift edit`: replace OLD by NEW in a file, and print the diff."""
+
+from __future__ import annotations
+
+from .exits import EXIT_FOUND
+from .output import json_with_root, print_json
+from .parser import add_shared_options
+from .rooting import FILE_ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+
+    from rich.console import Console
+
+    from ..workspace import Workspace
+
+
+def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
+    e = new_parser(
+        "edit",
+        help="replace OLD by NEW in a file",
+        description="Replace the one place in FILE that OLD matches by NEW, and print the "
+        "diff. OLD is tried exactly, then with line endings normalised, then (unless "
+        "--no-fuzzy) line by line ignoring whitespace and blank lines, then unescaped; it must "
+        "match exactly one place unless --replace-all.",
+    )
+    e.add_argument("path", metavar="FILE", help="the file to edit")
+    e.add_argument(
+        "old", metavar="OLD", help="the text to replace (one place, or see --replace-all)"
+    )
+    e.add_argument("new", metavar="NEW", help="the text to put in its place")
+    e.add_argument(
+        "--replace-all", action="store_true", help="replace every place OLD matches, not just one"
+    )
+    e.add_argument("--no-fuzzy", action="store_true", help="exact and line-ending matches only")
+    add_shared_options(
+        e,
+        root=FILE_ROOT,
+        json='print the result as JSON (with "root")',
+        color=True,
+    )
+
+
+def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    result = ws.edit(
+        args.path, args.old, args.new, replace_all=args.replace_all, fuzzy=not args.no_fuzzy
+    )
+    if args.json:
+        print_json(json_with_root(ws, result.to_dict()))
+    elif console is None:
+        print(result.summary)
+        print(result.diff, end="")
+    else:
+        from rich.text import Text
+
+        console.print(Text(result.summary, style="bold"))
+        for line in result.diff.splitlines():
+            style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
+            console.print(Text(line, style=style))
+    return EXIT_FOUND

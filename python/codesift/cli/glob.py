@@ -1,0 +1,78 @@
+"""`codesift glob`: files by glob pattern."""
+
+from __future__ import annotations
+
+from .exits import EXIT_FOUND, EXIT_NOTHING
+from .output import json_with_root, print_hint, print_json, print_note, without_hint
+from .parser import add_shared_options
+from .progress import with_progress
+from .rooting import PATH_ROOT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+
+    from rich.console import Console
+
+    from ..results import GlobResult
+    from ..workspace import Workspace
+
+
+def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
+    g = new_parser(
+        "glob",
+        help="find files by glob pattern",
+        description="List the files under PATH whose path matches PATTERN, sorted by path "
+        "unless --sort says otherwise, one per line (as PATH was written).",
+    )
+    g.add_argument("pattern", help="the glob, e.g. '*.py' or 'src/**/*.ts'")
+    g.add_argument(
+        "path", nargs="?", default=None, help="directory to search (default: the current one)"
+    )
+    g.add_argument(
+        "--limit", type=int, default=2000, metavar="N", help="list at most N files (default 2000)"
+    )
+    g.add_argument(
+        "--sort",
+        choices=["path", "mtime", "none"],
+        default="path",
+        help="order: path (the default), mtime (newest first) or none",
+    )
+    g.add_argument("--ignore-case", action="store_true", help="case-insensitive glob")
+    add_shared_options(
+        g,
+        root=PATH_ROOT,
+        json='print the result as JSON (paths relative to the root, with "root")',
+        color=True,
+        filters=True,
+        walk=True,
+        index=True,
+    )
+
+
+def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    result: GlobResult = with_progress(
+        console,
+        f"Finding files matching {args.pattern}",
+        lambda: ws.glob(
+            args.pattern,
+            args.path,
+            limit=args.limit,
+            sort=args.sort,
+            case_sensitive=not args.ignore_case,
+        ),
+    )
+    if args.json:
+        print_json(json_with_root(ws, result.to_dict()))
+    elif console is None:
+        for f in result.files:
+            print(args.show(f.path))
+    else:
+        from rich.text import Text
+
+        for f in result.files:
+            console.print(Text(args.show(f.path), style="magenta"))
+        print_note(console, without_hint(result))
+    print_hint(result)
+    return EXIT_FOUND if result.total else EXIT_NOTHING
