@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"cindex in {took:.1f} s, peak RSS {peak / 1024:.0f} MB", flush=True)
 
         # 3. Queries, interleaved.
-        csearch = shutil.which("csearch")
+        csearch = shutil.which("csearch") if cs["seconds"] is not None else None
         results: dict[str, dict[str, list[float]]] = {}
         mismatches = []
         for label, query in QUERIES:
