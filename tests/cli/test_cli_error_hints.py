@@ -12,7 +12,8 @@ import pytest
 from cli_helpers import codesift_run
 from error_hint_cases import advice, foreign_names, hinted_errors, schema_names
 
-from codesift.cli import build_parser, grep_parser
+from codesift.cli.app import build_parser
+from codesift.cli.grep import grep_parser
 from codesift.error_hints import render_cli_error
 from codesift.tools import PROFILES
 

@@ -10,9 +10,10 @@ spinner while a long scan runs); piped, grep prints ripgrep's lines (`path:line:
 one object per line when grep is given several paths). Without `--root`, a command's path
 works from anywhere, as with `rg PATTERN PATH`: its enclosing repository (else the path
 itself) is the root, and human output prints paths the way PATH was written (`roots`).
-Exit codes follow grep: 0 something found (or done), 1 nothing found, 2 error (one line on
-stderr, never a traceback: usage errors, bad values, and even a bug or an engine panic are
-reported in one line), 130 interrupted.
+Exit codes follow grep: 0 something found (or done), 1 nothing found, 2 error (on stderr,
+never a traceback: usage errors, bad values, and even a bug or an engine panic are reported
+in a line; a library error keeps its line breaks, such as a regex error's caret, and names
+the command's own flags in its advice), 130 interrupted.
 File names that are not UTF-8 are printed as the bytes they are (as ls and ripgrep print
 them); `--json` writes them as `\\udcff` escapes, which `json.loads` reads back exactly.
 
