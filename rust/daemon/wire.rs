@@ -250,10 +250,25 @@ pub struct Rules {
     pub key: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "kept")]
     pub kept: Vec<WirePath>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "dropped")]
     pub dropped: Vec<WirePath>,
+}
+
+/// A list of paths named `name`, or a clear error; null is an empty list.
+fn paths_named<'de, D: Deserializer<'de>>(d: D, name: &str) -> Result<Vec<WirePath>, D::Error> {
+    Option::<Vec<WirePath>>::deserialize(d)
+        .map(Option::unwrap_or_default)
+        .map_err(|_| de::Error::custom(format!("{name} must be an array of paths")))
+}
+
+fn kept<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<WirePath>, D::Error> {
+    paths_named(d, "kept")
+}
+
+fn dropped<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<WirePath>, D::Error> {
+    paths_named(d, "dropped")
 }
 
 /// Every request, by its `op` (one at a time per connection, short-lived: the size of the
@@ -788,6 +803,10 @@ mod tests {
             (
                 json!({"op": "select", "root": "/r", "pattern": {}}),
                 "pattern.pattern is required",
+            ),
+            (
+                json!({"op": "rules", "root": "/r", "kept": "a.c"}),
+                "kept must be an array of paths",
             ),
         ] {
             let message = match parsed(request.clone()) {

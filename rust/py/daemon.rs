@@ -54,10 +54,14 @@ pub fn daemon_request(
     timeout: f64,
 ) -> PyResult<(Option<String>, Option<String>, Option<u32>)> {
     // Read through the wire's own types, as the daemon reads it: a request it would refuse
-    // is refused here, with the same message.
+    // gets here the error reply it would send (never sent: nothing could come of it).
     let request = match wire::parse(request.as_bytes()).request {
         Ok(envelope) => envelope.request,
-        Err(refused) => return Err(Error::InvalidArgument(refused.error.message).into()),
+        Err(refused) => {
+            let reply = serde_json::to_string(&refused)
+                .map_err(|e| Error::Io(format!("cannot write an error reply: {e}")))?;
+            return Ok((Some(reply), None, None));
+        }
     };
     let timeout = Duration::from_secs_f64(timeout.clamp(0.001, 3600.0));
     // On a thread of its own, Ctrl-C heard while waiting: on a signal the request is left to
