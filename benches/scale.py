@@ -17,6 +17,12 @@ directory, then measures, with a daemon of its own (its own socket and cache dir
 3. Queries: each query run by codesift-rg (default `auto` mode: answered by the daemon), rg
    and csearch in turn (A B C A B C, after a warm-up round), `R` rounds; medians and ratios to
    rg. Output always read through a pipe; codesift-rg's lines are checked against rg's.
+4. The library through the daemon (`--library`, or alone with `--library-only`): in a worker
+   process, `Workspace(tree, gitignore=False, index="auto")` once the daemon serves the tree
+   with those options (index built, watch caught up): `grep("ERR_PTR")` with every hit and
+   with the first 100 (`max_matches=None` / `100`) beside `rg --no-ignore -n ERR_PTR`, and
+   `glob("**/*.c")` (no limit) beside `fdfind --no-ignore -e c`, interleaved, `R` rounds after
+   a warm-up; medians and ratios. Each answer is checked to come from the index.
 
 Missing codesearch (Debian's `codesearch`): its columns say so. The table goes to stdout and
 DIR/scale.md, raw figures to DIR/scale.json.
@@ -48,6 +54,83 @@ QUERIES: list[tuple[str, list[str]]] = [
 ]
 #: Every tool sees every file (the Linux tree's root .gitignore is `/*`).
 COMMON = ["--no-ignore", "--hidden"]
+
+#: The library's worker (see the module doc, 4.): argv is the tree, the rounds, rg and fd;
+#: prints the medians as JSON.
+LIBRARY_WORKER = r"""
+import json, os, statistics, subprocess, sys, time
+from codesift import Workspace, daemon
+tree, rounds, rg, fd = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+primer = Workspace(tree, gitignore=False, index=True, index_watch=False)
+real = os.path.realpath(tree)
+def served():
+    status = daemon.status() or {"roots": []}
+    return any(r["root"] == real and not r["options"]["gitignore"]
+               and r["watch"]["state"] == "caught up" for r in status["roots"])
+deadline = time.monotonic() + 900
+while not served():
+    if time.monotonic() > deadline:
+        sys.exit("the daemon never caught up with the tree")
+    primer.grep("zebraword_library_ready", max_matches=1)
+    time.sleep(0.5)
+ws = Workspace(tree, gitignore=False, index="auto")
+def piped(argv):
+    subprocess.run(argv, cwd=tree, stdout=subprocess.PIPE, check=False)
+runs = {
+    "grep all": lambda: ws.grep("ERR_PTR", max_matches=None),
+    "grep first 100": lambda: ws.grep("ERR_PTR", max_matches=100),
+    "rg": lambda: piped([rg, "--no-ignore", "-n", "ERR_PTR"]),
+    "glob": lambda: ws.glob("**/*.c", limit=10**7),
+    "fd": lambda: piped([fd, "--no-ignore", "-e", "c"]) if fd else None,
+}
+times = {name: [] for name in runs}
+seen = {}
+for round_no in range(rounds + 1):
+    for name, run in runs.items():
+        started = time.perf_counter()
+        result = run()
+        took = time.perf_counter() - started
+        if round_no:
+            times[name].append(took)
+        if name.startswith("grep"):
+            seen[name] = [len(result.matches), result.indexed]
+        elif name == "glob":
+            seen[name] = [len(result.files), result.total]
+print(json.dumps({"medians": {k: statistics.median(v) for k, v in times.items() if v},
+                  "seen": seen}))
+"""
+
+
+def library_queries(tree: Path, env: dict[str, str], rounds: int, rg: str) -> dict:
+    """The library's grep and glob through the daemon beside rg and fd (module doc, 4.)."""
+    fd = shutil.which("fdfind") or shutil.which("fd") or ""
+    done = subprocess.run(
+        [sys.executable, "-c", LIBRARY_WORKER, str(tree), str(rounds), rg, fd],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"the library worker failed: {done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def library_table(library: dict) -> list[str]:
+    medians, seen = library["medians"], library["seen"]
+    lines = [
+        "",
+        "| library call (daemon) | s | beside | s | ratio | answer |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, other in [("grep all", "rg"), ("grep first 100", "rg"), ("glob", "fd")]:
+        ours, theirs = medians[name], medians.get(other)
+        lines.append(
+            f"| `{name}` | {ours:.4f} | {other} | "
+            f"{'—' if theirs is None else f'{theirs:.3f}'} | "
+            f"{'—' if not theirs else f'{ours / theirs:.4f}'} | {seen.get(name)} |"
+        )
+    return lines
 
 
 def proc_status_kib(pid: int, field: str) -> int:
@@ -131,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--ready-limit", type=float, default=3600.0, help="seconds to wait for the index"
     )
+    parser.add_argument("--library", action="store_true", help="also the library's calls")
+    parser.add_argument("--library-only", action="store_true", help="only the library's calls (4.)")
     args = parser.parse_args(argv)
     if not CODESIFT_RG.is_file():
         print(f"codesift-rg is not built ({CODESIFT_RG}): pip install -e .", file=sys.stderr)
@@ -155,6 +240,13 @@ def main(argv: list[str] | None = None) -> int:
         env.pop("RIPGREP_CONFIG_PATH", None)
         print(f"tree: {args.copies} copies, {files} files, {corpus_bytes / 1e9:.2f} GB", flush=True)
         timed([args.rg, *COMMON, "-c", "zebraword_warm"], tree, env)  # page cache warm
+        if args.library_only:
+            library = library_queries(tree, env, args.rounds, args.rg)
+            table = "\n".join(library_table(library))
+            print(table)
+            (args.out / "scale-library.md").write_text(table + "\n")
+            (args.out / "scale-library.json").write_text(json.dumps(library, indent=2) + "\n")
+            return 0
 
         # 1. Ready: the forced query starts the daemon and has it index the tree; it waits a
         # bounded time and then scans, so readiness is read from the daemon's status: the
@@ -214,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
                 mismatches.append(label)
             results[label] = times
         steady = proc_status_kib(daemon_pid, "VmRSS")
+        library = library_queries(tree, env, args.rounds, args.rg) if args.library else None
     finally:
         subprocess.run(
             [sys.executable, "-m", "codesift", "daemon", "stop"], env=env, capture_output=True
@@ -259,6 +352,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{'—' if cs_q != cs_q else f'{cs_q / rg_s:.3f}'} | "
             f"{'no' if label in mismatches else 'yes'} |"
         )
+    if library is not None:
+        lines += library_table(library)
     table = "\n".join(lines)
     print(table)
     (args.out / "scale.md").write_text(table + "\n")
@@ -273,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         "cindex": cs,
         "queries": results,
         "mismatches": mismatches,
+        "library": library,
     }
     (args.out / "scale.json").write_text(json.dumps(raw, indent=2) + "\n")
     return 1 if mismatches else 0

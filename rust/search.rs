@@ -543,10 +543,16 @@ pub fn grep_selected(
     }
     let (stop, counters) = query.stop_and_counters(&walker);
     let (max, count_all) = query.hit_limit();
+    // Files with known spans are read in those parts only (as the in-process indexed search
+    // reads the candidate units), when the file is still the one indexed.
     let mut files = selected
         .files
         .into_iter()
-        .map(|rel| ToSearch::Path(rel, None));
+        .zip(selected.spans.into_iter().chain(std::iter::repeat(None)))
+        .map(|(rel, spans)| match spans {
+            Some(spans) => ToSearch::Spanned(rel, spans),
+            None => ToSearch::Path(rel, None),
+        });
     let mut outcome = search_in_batches(
         &walker, &mut files, None, &pattern, &stop, &counters, max, count_all, stream,
     );
@@ -677,6 +683,35 @@ fn search_sorted(
                         &mut occurrences,
                     )
                 }
+                (Ok(handle), _, _) => match file.spans() {
+                    Some(known) => {
+                        let ranges: Vec<LineRange> = known
+                            .spans
+                            .iter()
+                            .map(|&(offset, len, first_line)| LineRange {
+                                offset,
+                                len,
+                                first_line,
+                            })
+                            .collect();
+                        // Where else a hit's text occurs is not known without the index: the
+                        // whole file is read when that is asked.
+                        searcher.search_ranges(
+                            handle,
+                            rel,
+                            limits,
+                            stop,
+                            Expected {
+                                size: known.size,
+                                mtime_ns: known.mtime_ns,
+                                ino: known.ino,
+                            },
+                            &ranges,
+                            &mut |_| None,
+                        )
+                    }
+                    None => None,
+                },
                 _ => None,
             };
             let outcome = match (by_units, stream) {
@@ -1400,6 +1435,7 @@ mod tree_tests {
     use super::*;
     use crate::fs::root::Root;
     use crate::fs::walk::WalkOptions;
+    use crate::index::select::FileSpans;
     use crate::index::watched::{caught_up_watch, install_watch};
     use std::os::unix::ffi::OsStrExt;
 
@@ -1685,11 +1721,57 @@ mod tree_tests {
         let stats = selection.walker.stats();
         Selected {
             files: selection.files.clone(),
+            spans: selection.spans.clone(),
             binary: selection.binary,
             ignored: stats.ignored(),
             unreadable: stats.errors(),
             skipped: stats.skipped.report(),
         }
+    }
+
+    #[test]
+    fn a_selection_with_spans_reads_only_those_parts_while_the_file_is_unchanged() {
+        use std::os::unix::fs::MetadataExt;
+        let mut text = b"needle one\n".to_vec();
+        for i in 0..2000 {
+            text.extend_from_slice(format!("filler line {i}\n").as_bytes());
+        }
+        text.extend_from_slice(b"needle two\n");
+        let dir = tree(&[("big.txt", &text)]);
+        let meta = std::fs::metadata(dir.path().join("big.txt")).unwrap();
+        // As the daemon vouches for an unchanged file: only its first line can hold a match.
+        let spans = FileSpans {
+            size: meta.len(),
+            mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+            ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+            ino: meta.ino(),
+            spans: vec![(0, 11, 1)],
+        };
+        let selection = |spans: FileSpans| Selected {
+            files: vec![PathBuf::from("big.txt")],
+            spans: vec![Some(spans)],
+            ..Selected::default()
+        };
+        let q = query("needle");
+        let read = grep_selected(walker(dir.path()), &q, selection(spans.clone()), None).unwrap();
+        assert_eq!(
+            hit_list(&read),
+            vec![("big.txt".to_string(), 1, 1)],
+            "only the span was read (the daemon said the rest holds no match)"
+        );
+        // Not the file the index saw (another size): read whole.
+        let other = FileSpans {
+            size: spans.size + 1,
+            ..spans
+        };
+        let read = grep_selected(walker(dir.path()), &q, selection(other), None).unwrap();
+        assert_eq!(
+            hit_list(&read),
+            vec![
+                ("big.txt".to_string(), 1, 1),
+                ("big.txt".to_string(), 2002, 1)
+            ]
+        );
     }
 
     /// The patterns the index narrows, and what each must find after the tree changed.

@@ -120,11 +120,9 @@ impl Workspace {
             } else {
                 let asking = Asking {
                     handle: &index,
-                    types: &request.types,
-                    types_not: &request.types_not,
                     spawn: daemon.as_deref(),
                 };
-                crate::daemon::ask::grep(walker, &query, &asking, sink)?
+                crate::daemon::ask::grep(walker, &request, &query, &asking, sink)?
             };
             let mut outcome = match via {
                 Via::Answered(outcome) => {
@@ -179,8 +177,6 @@ impl Workspace {
         if !overridden {
             let asking = Asking {
                 handle: index,
-                types: &request.types,
-                types_not: &request.types_not,
                 spawn: self.daemon.as_deref(),
             };
             // The pattern is compiled here first: a bad one is this call's error to report,

@@ -6,15 +6,17 @@
 //! in-process: a dead daemon costs speed, never correctness.
 
 use super::client;
+use super::wire::{self, Globbed, Reply, Request, Selection, Skip, Walk, WirePath};
 use crate::error::Result;
 use crate::fs::skipped::{Example, Reason};
 use crate::fs::walk::{Target, Walker};
 use crate::glob::{GlobFile, GlobOutcome};
 use crate::index::handle::{IndexHandle, Mode};
+use crate::index::select::FileSpans;
 use crate::index::select::Selected;
-use crate::request::GlobRequest;
+use crate::request::{GlobRequest, GrepRequest};
 use crate::search::{GrepOutcome, GrepQuery};
-use serde_json::{Map, Value, json};
+use serde::de::DeserializeOwned;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -58,9 +60,6 @@ pub enum Via<T> {
 /// What the caller knows besides the query.
 pub struct Asking<'a> {
     pub handle: &'a IndexHandle,
-    /// The file types as named (the query holds them compiled).
-    pub types: &'a [String],
-    pub types_not: &'a [String],
     /// How to start the daemon (`None`: never started from here).
     pub spawn: Option<&'a [String]>,
 }
@@ -113,8 +112,11 @@ fn settle<A, T>(
 /// A grep answered from the daemon's selection when the workspace wants an index (`On`, or
 /// `Auto` with one published) and a daemon answers; else `InProcess` (and the daemon is
 /// started in the background when none runs).
+/// `request` is the grep's request as the caller gave it (sent as it is), `query` its checked
+/// form.
 pub fn grep(
     walker: impl Fn() -> Walker,
+    request: &GrepRequest,
     query: &GrepQuery,
     asking: &Asking<'_>,
     sink: Option<crate::search::Sink<'_>>,
@@ -128,11 +130,9 @@ pub fn grep(
             });
         }
     };
-    settle(
-        select(&walker_now, &real, query, asking),
-        asking,
-        |selected| crate::search::grep_selected(walker(), query, selected, sink).map(Via::Answered),
-    )
+    settle(select(&walker_now, &real, request), asking, |selected| {
+        crate::search::grep_selected(walker(), query, selected, sink).map(Via::Answered)
+    })
 }
 
 /// A glob answered by the daemon (from its index and caught-up watch, as an indexed glob in
@@ -149,22 +149,20 @@ pub fn glob(
             daemon_serves: false,
         });
     };
-    let answer = match header("glob", walker, &real) {
+    let answer = match target(walker, &real) {
         Err(e) => Answer::Unavailable(e),
-        Ok(mut message) => {
-            let mut glob = match serde_json::to_value(request) {
-                Ok(Value::Object(glob)) => glob,
-                _ => {
-                    return Ok(Via::InProcess {
-                        daemon_serves: false,
-                    });
-                }
-            };
+        Ok(target) => {
             // Walk overrides are never sent: the walk options are the workspace's, in `walk`.
-            glob.remove("hidden");
-            glob.remove("no_ignore");
-            message.insert("glob".into(), Value::Object(glob));
-            match ask_for(walker, &Value::Object(message)) {
+            let glob = GlobRequest {
+                hidden: None,
+                no_ignore: None,
+                ..request.clone()
+            };
+            let request = Request::Glob(wire::Glob {
+                target,
+                glob: Some(glob),
+            });
+            match ask_for(walker, &request) {
                 Ok((reply, bulk)) => parse_with(&reply, |reply| globbed(reply, bulk, &real)),
                 Err(e) => Answer::Unavailable(e),
             }
@@ -195,95 +193,74 @@ pub fn start_background(argv: &[String]) {
 
 /// Sends a search's request, its files asked for in a bulk frame (`super::bulk`): waits up
 /// to `SELECT_TIMEOUT`, ended at once by the search's cancel (Ctrl-C, `CancelToken`, an MCP
-/// cancel, an HTTP client gone).
-fn ask_for(walker: &Walker, request: &Value) -> io::Result<(Value, Option<Vec<u8>>)> {
+/// cancel, an HTTP client gone). The reply's JSON, and the frame.
+fn ask_for(walker: &Walker, request: &Request) -> io::Result<(Vec<u8>, Option<Vec<u8>>)> {
     let token = walker.cancel_token();
     let cancelled = || token.is_cancelled();
-    let mut request = request.clone();
-    request["bulk"] = Value::Bool(true);
     client::request_bulk(
-        &request,
+        request,
         &client::Wait::new(SELECT_TIMEOUT).cancelled_by(&cancelled),
     )
 }
 
-fn text(path: &Path) -> Option<&str> {
-    path.to_str()
-}
-
 /// The part of a request that names the root, the directory searched (`real`, root-relative)
 /// and the walk options; or why it cannot be sent.
-fn header(op: &str, walker: &Walker, real: &Path) -> io::Result<Map<String, Value>> {
-    let unavailable = |why: &str| io::Error::other(why.to_string());
+fn target(walker: &Walker, real: &Path) -> io::Result<wire::Target> {
     let root = walker.root();
-    let (Some(root_text), Some(path_text)) = (text(root.real_path()), text(real)) else {
-        return Err(unavailable("a path that is not UTF-8 cannot be sent"));
-    };
-    let options = walker.options();
     let ident = root.stat_self().map(|s| (s.st_dev, s.st_ino));
-    let Ok((dev, ino)) = ident else {
-        return Err(unavailable("the root cannot be examined"));
+    let Ok(ident) = ident else {
+        return Err(io::Error::other("the root cannot be examined"));
     };
-    let header = json!({
-        "op": op,
-        "root": root_text,
-        "root_id": [dev, ino],
-        "path": path_text,
-        "walk": {
-            "gitignore": options.rules.gitignore,
-            "hidden": options.hidden,
-            "follow_symlinks": options.follow_symlinks,
-            "max_filesize": options.max_filesize,
-            "access_files": options.rules.access_files,
-        },
-    });
-    match header {
-        Value::Object(map) => Ok(map),
-        _ => unreachable!("a JSON object"),
-    }
+    let mut target = wire::Target::new(root.real_path(), Walk::of(walker.options()));
+    target.root_id = Some(ident);
+    target.path = Some(WirePath::from(real));
+    Ok(target)
 }
 
-/// The daemon's selection for `query` (searching the directory `real`, root-relative).
-pub fn select(walker: &Walker, real: &Path, query: &GrepQuery, asking: &Asking<'_>) -> Answer {
-    let mut request = match header("select", walker, real) {
-        Ok(request) => request,
+/// The daemon's selection for the grep `request` (searching the directory `real`,
+/// root-relative).
+pub fn select(walker: &Walker, real: &Path, request: &GrepRequest) -> Answer {
+    let target = match target(walker, real) {
+        Ok(target) => target,
         Err(e) => return Answer::Unavailable(e),
     };
-    let pattern = &query.pattern;
-    let more = json!({
-        "pattern": {
-            "pattern": pattern.pattern,
-            "literal": pattern.literal,
-            "case_sensitive": pattern.case_sensitive,
-            "multiline": pattern.multiline,
-            "before": pattern.before,
-            "after": pattern.after,
-        },
-        "include": query.include,
-        "exclude": query.exclude,
-        "types": asking.types,
-        "types_not": asking.types_not,
+    // Walk overrides are never sent: the walk options are the workspace's, in `walk`.
+    let grep = GrepRequest {
+        hidden: None,
+        no_ignore: None,
+        ..request.clone()
+    };
+    let request = Request::Select(wire::Select {
+        target,
+        pattern: Some(grep),
+        include: None,
+        exclude: None,
+        types: None,
+        types_not: None,
+        rules: None,
     });
-    if let Value::Object(more) = more {
-        request.extend(more);
-    }
-    match ask_for(walker, &Value::Object(request)) {
+    match ask_for(walker, &request) {
         Ok((reply, bulk)) => parse_with(&reply, |reply| selected(reply, bulk)),
         Err(e) => Answer::Unavailable(e),
     }
 }
 
-/// A reply as an answer, its content read by `read`; anything not understood is `Scan`.
-fn parse_with<T>(reply: &Value, read: impl FnOnce(&Value) -> Option<T>) -> Answer<T> {
-    if let Some(why) = reply.get("scan").and_then(Value::as_str) {
-        return Answer::Scan(why.to_string());
-    }
-    if reply.get("ok") != Some(&Value::Bool(true)) {
-        return Answer::Scan(format!("the daemon refused the search: {}", reply["error"]));
-    }
-    match read(reply) {
-        Some(found) => Answer::Selected(found),
-        None => Answer::Scan("an answer this client does not understand".into()),
+/// A reply (its JSON) as an answer, its content read by `read`; anything not understood
+/// is `Scan`.
+fn parse_with<T: DeserializeOwned, U>(
+    reply: &[u8],
+    read: impl FnOnce(T) -> Option<U>,
+) -> Answer<U> {
+    match wire::read_reply::<T>(reply) {
+        Ok(Reply::Scan(scan)) => Answer::Scan(scan.scan),
+        Ok(Reply::Error(refused)) => {
+            Answer::Scan(format!("the daemon refused the search: {refused}"))
+        }
+        Ok(Reply::Answer(answer)) => match read(answer) {
+            Some(found) => Answer::Selected(found),
+            None => Answer::Scan("an answer this client does not understand".into()),
+        },
+        Err(e) => Answer::Scan(format!("an answer this client does not understand: {e}")),
     }
 }
 
@@ -291,119 +268,148 @@ fn reason_named(name: &str) -> Option<Reason> {
     Reason::ALL.iter().copied().find(|r| r.name() == name)
 }
 
-/// A root-relative path that stays inside the root.
+/// A root-relative path that stays inside the root: names only, no `.` or `..`, no empty
+/// name (checked on the bytes: a glob's answer holds tens of thousands of paths, and
+/// `Path::components` cost more than the rest of reading them).
 fn inside(path: &Path) -> bool {
-    path.is_relative()
-        && path
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)))
+    let bytes = path.as_os_str().as_bytes();
+    !bytes.is_empty()
+        && bytes
+            .split(|b| *b == b'/')
+            .all(|name| !matches!(name, b"" | b"." | b".."))
 }
 
-/// A `select` reply's files: from its bulk frame when it sent one, else from `files`.
-fn selected(reply: &Value, bulk: Option<Vec<u8>>) -> Option<Selected> {
-    let files: Vec<PathBuf> = match bulk {
-        Some(frame) => match super::bulk::decode(&frame)? {
-            (files, None) => files,
-            (_, Some(_)) => return None,
-        },
-        None => reply["files"]
-            .as_array()?
-            .iter()
-            .map(super::roots::json_path)
-            .collect::<Option<_>>()?,
+/// Whether the root-relative `path` (checked by `inside`) lies under `dir` (`""`: the root).
+fn under(path: &Path, dir: &Path) -> bool {
+    let (bytes, dir) = (path.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
+    dir.is_empty()
+        || (bytes.starts_with(dir) && (bytes.len() == dir.len() || bytes[dir.len()] == b'/'))
+}
+
+/// A `select` reply's files (and the parts of them that can hold a match): from its bulk
+/// frame when it sent one, else from `files` (and `spans`).
+fn selected(reply: Selection, bulk: Option<Vec<u8>>) -> Option<Selected> {
+    if !reply.ok {
+        return None;
+    }
+    let (files, spans): (Vec<PathBuf>, Vec<Option<FileSpans>>) = match bulk {
+        Some(frame) => {
+            let decoded = super::bulk::decode(&frame)?;
+            if decoded.metadata.is_some() {
+                return None;
+            }
+            let count = decoded.paths.len();
+            let spans = decoded.spans.unwrap_or_else(|| vec![None; count]);
+            (decoded.paths, spans)
+        }
+        None => {
+            let files: Vec<PathBuf> = reply.files?.into_iter().map(|f| f.0).collect();
+            let spans = match reply.spans {
+                Some(spans) => spans.into_iter().map(|s| s.map(FileSpans::from)).collect(),
+                None => vec![None; files.len()],
+            };
+            (files, spans)
+        }
     };
-    // Root-relative paths in path order, nothing leaving the root: a reply breaking that is
-    // not used.
+    // Root-relative paths in path order, nothing leaving the root, spans (when sent) one per
+    // file, in file order and inside the file: a reply breaking that is not used.
     let sane = files.iter().all(|p| inside(p))
         && files
             .windows(2)
-            .all(|w| w[0].as_os_str().as_bytes() < w[1].as_os_str().as_bytes());
+            .all(|w| w[0].as_os_str().as_bytes() < w[1].as_os_str().as_bytes())
+        && spans.len() == files.len()
+        && spans.iter().flatten().all(spans_fit);
     if !sane {
         return None;
     }
     Some(Selected {
         files,
-        binary: reply["binary"].as_u64()?,
-        ignored: reply["ignored"].as_u64()?,
-        unreadable: reply["unreadable"].as_u64()?,
-        skipped: skips(&reply["skips"])?,
+        spans,
+        binary: reply.binary,
+        ignored: reply.ignored,
+        unreadable: reply.unreadable,
+        skipped: skips(reply.skips)?,
+    })
+}
+
+/// Whether `spans` lie in order inside the file they describe, each a non-empty part that
+/// starts at line 1 or later.
+fn spans_fit(spans: &FileSpans) -> bool {
+    let mut end = 0u64;
+    spans.spans.iter().all(|&(offset, len, line)| {
+        let fits = offset >= end
+            && len > 0
+            && line >= 1
+            && offset.checked_add(len).is_some_and(|e| e <= spans.size);
+        end = offset.saturating_add(len);
+        fits
     })
 }
 
 /// `[[reason, count, [[path, is_dir], ...]], ...]`: what a walk passed over.
-fn skips(value: &Value) -> Option<Vec<(Reason, u64, Vec<Example>)>> {
-    let mut skipped = Vec::new();
-    for entry in value.as_array()? {
-        let entry = entry.as_array()?;
-        let (reason, count, examples) = (
-            reason_named(entry.first()?.as_str()?)?,
-            entry.get(1)?.as_u64()?,
-            entry.get(2)?.as_array()?,
-        );
-        let examples = examples
-            .iter()
-            .map(|e| {
-                let e = e.as_array()?;
-                Some(Example {
-                    path: super::roots::json_path(e.first()?)?,
-                    is_dir: e.get(1)?.as_bool()?,
+fn skips(given: Vec<Skip>) -> Option<Vec<(Reason, u64, Vec<Example>)>> {
+    given
+        .into_iter()
+        .map(|Skip(reason, count, examples)| {
+            let examples = examples
+                .into_iter()
+                .map(|(path, is_dir)| Example {
+                    path: path.0,
+                    is_dir,
                 })
-            })
-            .collect::<Option<Vec<_>>>()?;
-        skipped.push((reason, count, examples));
-    }
-    Some(skipped)
+                .collect();
+            Some((reason_named(&reason)?, count, examples))
+        })
+        .collect()
 }
 
 /// A `glob` reply as the glob's outcome, field by field (the search of `real`): files from
 /// the bulk frame when it sent one, else as `[path, mtime_ms, size]` in `files`; every
 /// reason of the summary (a missing one counted 0).
-fn globbed(reply: &Value, bulk: Option<Vec<u8>>, real: &Path) -> Option<GlobOutcome> {
-    let files = match bulk {
-        Some(frame) => match super::bulk::decode(&frame)? {
-            (paths, Some(metadata)) => paths
+fn globbed(reply: Globbed, bulk: Option<Vec<u8>>, real: &Path) -> Option<GlobOutcome> {
+    if !reply.ok {
+        return None;
+    }
+    let files: Vec<GlobFile> = match bulk {
+        Some(frame) => {
+            let decoded = super::bulk::decode(&frame)?;
+            if decoded.spans.is_some() {
+                return None;
+            }
+            decoded
+                .paths
                 .into_iter()
-                .zip(metadata)
+                .zip(decoded.metadata?)
                 .map(|(path, metadata)| GlobFile { path, metadata })
-                .collect(),
-            (_, None) => return None,
-        },
-        None => json_globbed(reply)?,
+                .collect()
+        }
+        None => reply
+            .files?
+            .into_iter()
+            .map(|wire::GlobbedFile(path, mtime, size)| {
+                let metadata = match (mtime, size) {
+                    (None, None) => None,
+                    (mtime, size) => Some((mtime?, size?)),
+                };
+                Some(GlobFile {
+                    path: path.0,
+                    metadata,
+                })
+            })
+            .collect::<Option<_>>()?,
     };
-    globbed_files(reply, files, real)
-}
-
-/// A glob's files as `[path, mtime_ms, size]` in the reply's `files`.
-fn json_globbed(reply: &Value) -> Option<Vec<GlobFile>> {
-    reply["files"]
-        .as_array()?
-        .iter()
-        .map(|file| {
-            let file = file.as_array()?;
-            let path = super::roots::json_path(file.first()?)?;
-            let metadata = match (file.get(1)?, file.get(2)?) {
-                (Value::Null, Value::Null) => None,
-                (mtime, size) => Some((mtime.as_i64()?, size.as_u64()?)),
-            };
-            Some(GlobFile { path, metadata })
-        })
-        .collect::<Option<Vec<_>>>()
-}
-
-/// The rest of a glob reply, around `files` (already read): checked and made the outcome.
-fn globbed_files(reply: &Value, files: Vec<GlobFile>, real: &Path) -> Option<GlobOutcome> {
     // Files under the directory searched, nothing leaving the root: else not used.
     if !files
         .iter()
-        .all(|f| inside(&f.path) && f.path.starts_with(real))
+        .all(|f| inside(&f.path) && under(&f.path, real))
     {
         return None;
     }
-    let search_path = super::roots::json_path(&reply["search_path"])?;
+    let search_path = reply.search_path.0;
     if search_path != real {
         return None;
     }
-    let mut given = skips(&reply["skips"])?;
+    let mut given = skips(reply.skips)?;
     let skipped = Reason::ALL
         .iter()
         .map(
@@ -415,10 +421,10 @@ fn globbed_files(reply: &Value, files: Vec<GlobFile>, real: &Path) -> Option<Glo
         .collect();
     Some(GlobOutcome {
         files,
-        total: usize::try_from(reply["total"].as_u64()?).ok()?,
-        truncated: reply["truncated"].as_bool()?,
-        ignored: reply["ignored"].as_u64()?,
-        errors: reply["errors"].as_u64()?,
+        total: usize::try_from(reply.total).ok()?,
+        truncated: reply.truncated,
+        ignored: reply.ignored,
+        errors: reply.errors,
         search_path,
         skipped,
     })
@@ -427,9 +433,14 @@ fn globbed_files(reply: &Value, files: Vec<GlobFile>, real: &Path) -> Option<Glo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
+
+    fn bytes(reply: &Value) -> Vec<u8> {
+        serde_json::to_vec(reply).unwrap()
+    }
 
     fn parse(reply: &Value) -> Answer {
-        parse_with(reply, |r| selected(r, None))
+        parse_with(&bytes(reply), |r| selected(r, None))
     }
 
     fn frame(names: &[&str], metadata: Option<&[Option<(i64, u64)>]>) -> Vec<u8> {
@@ -443,7 +454,7 @@ mod tests {
             "bulk_frame": 1,
         });
         let bulk = frame(&["a/b.rs", "c.rs"], None);
-        let Answer::Selected(s) = parse_with(&reply, |r| selected(r, Some(bulk))) else {
+        let Answer::Selected(s) = parse_with(&bytes(&reply), |r| selected(r, Some(bulk))) else {
             panic!("not a selection")
         };
         assert_eq!(s.files, [PathBuf::from("a/b.rs"), PathBuf::from("c.rs")]);
@@ -455,7 +466,7 @@ mod tests {
             frame(&["a"], Some(&[None])),
             b"\x01\x00".to_vec(),
         ] {
-            let answer = parse_with(&reply, |r| selected(r, Some(bad.clone())));
+            let answer = parse_with(&bytes(&reply), |r| selected(r, Some(bad.clone())));
             assert!(matches!(answer, Answer::Scan(_)), "{bad:?}");
         }
         let glob_reply = json!({
@@ -463,9 +474,9 @@ mod tests {
             "search_path": "src", "skips": [], "bulk_frame": 1,
         });
         let bulk = frame(&["src/z.rs", "src/a.rs"], Some(&[Some((5, 6)), None]));
-        let Answer::Selected(outcome) =
-            parse_with(&glob_reply, |r| globbed(r, Some(bulk), Path::new("src")))
-        else {
+        let Answer::Selected(outcome) = parse_with(&bytes(&glob_reply), |r| {
+            globbed(r, Some(bulk), Path::new("src"))
+        }) else {
             panic!("not an answer")
         };
         assert_eq!(outcome.files[0].path, PathBuf::from("src/z.rs"));
@@ -476,11 +487,25 @@ mod tests {
             frame(&["src/../../x"], Some(&[None])),
             frame(&["src/a.rs"], None),
         ] {
-            let answer = parse_with(&glob_reply, |r| {
+            let answer = parse_with(&bytes(&glob_reply), |r| {
                 globbed(r, Some(bad.clone()), Path::new("src"))
             });
             assert!(matches!(answer, Answer::Scan(_)), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn only_plain_paths_under_the_directory_asked_about_are_inside() {
+        for good in ["a", "a/b.rs", "src/.hidden/x", "..a/b..", "a/.../b"] {
+            assert!(inside(Path::new(good)), "{good}");
+        }
+        for bad in ["", "/abs", "a/../b", "..", "./a", "a/.", "a//b", "a/"] {
+            assert!(!inside(Path::new(bad)), "{bad}");
+        }
+        assert!(under(Path::new("src/a.rs"), Path::new("src")));
+        assert!(under(Path::new("src/a.rs"), Path::new("")));
+        assert!(!under(Path::new("srcx/a.rs"), Path::new("src")));
+        assert!(!under(Path::new("docs/a.md"), Path::new("src")));
     }
 
     #[test]
@@ -506,7 +531,8 @@ mod tests {
             "total": 7, "truncated": true, "ignored": 3, "errors": 1, "search_path": "src",
             "skips": [["gitignored", 3, [["src/target", true]]]],
         });
-        let Answer::Selected(outcome) = parse_with(&reply, |r| globbed(r, None, Path::new("src")))
+        let Answer::Selected(outcome) =
+            parse_with(&bytes(&reply), |r| globbed(r, None, Path::new("src")))
         else {
             panic!("not an answer")
         };
@@ -539,7 +565,7 @@ mod tests {
             let mut bad = reply.clone();
             bad["files"] = files;
             bad["search_path"] = json!(search_path);
-            let answer = parse_with(&bad, |r| globbed(r, None, Path::new("src")));
+            let answer = parse_with(&bytes(&bad), |r| globbed(r, None, Path::new("src")));
             assert!(matches!(answer, Answer::Scan(_)), "{bad}");
         }
     }

@@ -4,20 +4,28 @@
 //! of a large glob cost more than finding its files). Layout, every integer little-endian:
 //!
 //! ```text
-//! count: u32 | flags: u8 (bit 0: metadata follows) | path lengths: count × u32
+//! count: u32 | flags: u8 (bit 0: metadata follows, bit 1: spans follow)
+//! path lengths: count × u32
 //! [metadata present: count × u8 (0 or 1) | mtime_ms: count × i64 | size: count × u64]
+//! [span counts: count × u32 | for each file with spans: size u64, mtime_ns i64,
+//!  ctime_ns i64, ino u64, then its spans: (offset u64, length u64, line u64) each]
 //! path bytes: the paths one after another (sum of the lengths)
 //! ```
+//!
+//! Spans (protocol 4, `select` only) are the parts of an unchanged file that can hold a
+//! match (`index::select::FileSpans`); a file with none is read whole.
 //!
 //! The frame must be exactly that long. Decoding trusts nothing: every length is checked
 //! against the frame, and a path that is empty or holds a NUL byte is refused (callers check
 //! that paths stay inside the root and are in order).
 
+use crate::index::select::FileSpans;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 const HAS_METADATA: u8 = 1;
+const HAS_SPANS: u8 = 2;
 
 /// Encodes `paths`, with each file's `(mtime_ms, size)` when `metadata` is given (one per
 /// path).
@@ -25,12 +33,23 @@ pub fn encode<'a>(
     paths: impl ExactSizeIterator<Item = &'a Path> + Clone,
     metadata: Option<&[Option<(i64, u64)>]>,
 ) -> Vec<u8> {
+    encode_with(paths, metadata, None)
+}
+
+/// `encode`, with each file's spans when `spans` is given (one per path).
+pub fn encode_with<'a>(
+    paths: impl ExactSizeIterator<Item = &'a Path> + Clone,
+    metadata: Option<&[Option<(i64, u64)>]>,
+    spans: Option<&[Option<FileSpans>]>,
+) -> Vec<u8> {
     let count = paths.len();
     let bytes: usize = paths.clone().map(|p| p.as_os_str().len()).sum();
     let meta_width = if metadata.is_some() { 17 } else { 0 };
     let mut out = Vec::with_capacity(5 + count * (4 + meta_width) + bytes);
     out.extend_from_slice(&(count as u32).to_le_bytes());
-    out.push(if metadata.is_some() { HAS_METADATA } else { 0 });
+    let flags = if metadata.is_some() { HAS_METADATA } else { 0 }
+        | if spans.is_some() { HAS_SPANS } else { 0 };
+    out.push(flags);
     for path in paths.clone() {
         out.extend_from_slice(&(path.as_os_str().len() as u32).to_le_bytes());
     }
@@ -44,22 +63,45 @@ pub fn encode<'a>(
             out.extend_from_slice(&m.map_or(0, |(_, size)| size).to_le_bytes());
         }
     }
+    if let Some(spans) = spans {
+        debug_assert_eq!(spans.len(), count);
+        for s in spans {
+            let n = s.as_ref().map_or(0, |s| s.spans.len());
+            out.extend_from_slice(&(n as u32).to_le_bytes());
+        }
+        for s in spans.iter().flatten().filter(|s| !s.spans.is_empty()) {
+            out.extend_from_slice(&s.size.to_le_bytes());
+            out.extend_from_slice(&s.mtime_ns.to_le_bytes());
+            out.extend_from_slice(&s.ctime_ns.to_le_bytes());
+            out.extend_from_slice(&s.ino.to_le_bytes());
+            for (offset, len, line) in &s.spans {
+                out.extend_from_slice(&offset.to_le_bytes());
+                out.extend_from_slice(&len.to_le_bytes());
+                out.extend_from_slice(&line.to_le_bytes());
+            }
+        }
+    }
     for path in paths {
         out.extend_from_slice(path.as_os_str().as_bytes());
     }
     out
 }
 
-/// What `encode` wrote: the paths, and the metadata when it was sent (one per path); `None`
-/// for a frame of any other shape.
-pub type Decoded = (Vec<PathBuf>, Option<Vec<Option<(i64, u64)>>>);
+/// What `encode_with` wrote: the paths, and the metadata and the spans when they were sent
+/// (one per path).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Decoded {
+    pub paths: Vec<PathBuf>,
+    pub metadata: Option<Vec<Option<(i64, u64)>>>,
+    pub spans: Option<Vec<Option<FileSpans>>>,
+}
 
 /// Reads a frame `encode` wrote; `None` if it is cut short, too long, or malformed.
 pub fn decode(frame: &[u8]) -> Option<Decoded> {
     let mut rest = frame;
     let count = u32::from_le_bytes(take(&mut rest, 4)?.try_into().ok()?) as usize;
     let flags = *take(&mut rest, 1)?.first()?;
-    if flags & !HAS_METADATA != 0 {
+    if flags & !(HAS_METADATA | HAS_SPANS) != 0 {
         return None;
     }
     // Checked before anything is allocated by `count`: each file takes at least 5 bytes.
@@ -86,6 +128,42 @@ pub fn decode(frame: &[u8]) -> Option<Decoded> {
     } else {
         None
     };
+    let spans = if flags & HAS_SPANS != 0 {
+        let counts = take(&mut rest, count.checked_mul(4)?)?;
+        let mut spans = Vec::with_capacity(count);
+        for n in counts.chunks_exact(4) {
+            let n = u32::from_le_bytes(n.try_into().ok()?) as usize;
+            if n == 0 {
+                spans.push(None);
+                continue;
+            }
+            // Checked before anything is allocated by `n`: each span takes 24 bytes.
+            let head = take(&mut rest, 32)?;
+            let list = take(&mut rest, n.checked_mul(24)?)?;
+            let word = |bytes: &[u8], at: usize| -> Option<[u8; 8]> {
+                bytes.get(at..at + 8)?.try_into().ok()
+            };
+            spans.push(Some(FileSpans {
+                size: u64::from_le_bytes(word(head, 0)?),
+                mtime_ns: i64::from_le_bytes(word(head, 8)?),
+                ctime_ns: i64::from_le_bytes(word(head, 16)?),
+                ino: u64::from_le_bytes(word(head, 24)?),
+                spans: list
+                    .chunks_exact(24)
+                    .map(|s| {
+                        Some((
+                            u64::from_le_bytes(word(s, 0)?),
+                            u64::from_le_bytes(word(s, 8)?),
+                            u64::from_le_bytes(word(s, 16)?),
+                        ))
+                    })
+                    .collect::<Option<Vec<_>>>()?,
+            }));
+        }
+        Some(spans)
+    } else {
+        None
+    };
     let mut paths = Vec::with_capacity(count);
     for length in lengths.chunks_exact(4) {
         let length = u32::from_le_bytes(length.try_into().ok()?) as usize;
@@ -98,7 +176,11 @@ pub fn decode(frame: &[u8]) -> Option<Decoded> {
     if !rest.is_empty() {
         return None;
     }
-    Some((paths, metadata))
+    Some(Decoded {
+        paths,
+        metadata,
+        spans,
+    })
 }
 
 /// The next `n` bytes of `rest`, or `None` when fewer are left.
@@ -127,18 +209,56 @@ mod tests {
         let files = paths(&[b"a.c", b"dir/b\xff.c", "é/ü.rs".as_bytes()]);
         let metadata = vec![Some((-5, 7)), None, Some((i64::MAX, u64::MAX))];
         let frame = encode(files.iter().map(PathBuf::as_path), Some(&metadata));
-        assert_eq!(decode(&frame), Some((files.clone(), Some(metadata))));
+        let decoded = |paths: Vec<PathBuf>, metadata, spans| Decoded {
+            paths,
+            metadata,
+            spans,
+        };
+        assert_eq!(
+            decode(&frame),
+            Some(decoded(files.clone(), Some(metadata), None))
+        );
         let frame = encode(files.iter().map(PathBuf::as_path), None);
-        assert_eq!(decode(&frame), Some((files, None)));
+        assert_eq!(decode(&frame), Some(decoded(files.clone(), None, None)));
         let frame = encode(std::iter::empty(), Some(&[]));
-        assert_eq!(decode(&frame), Some((Vec::new(), Some(Vec::new()))));
+        assert_eq!(
+            decode(&frame),
+            Some(decoded(Vec::new(), Some(Vec::new()), None))
+        );
+        let spans = vec![
+            None,
+            Some(FileSpans {
+                size: 900,
+                mtime_ns: -3,
+                ctime_ns: 4,
+                ino: u64::MAX,
+                spans: vec![(0, 10, 1), (500, 20, 40)],
+            }),
+            None,
+        ];
+        let frame = encode_with(files.iter().map(PathBuf::as_path), None, Some(&spans));
+        assert_eq!(decode(&frame), Some(decoded(files, None, Some(spans))));
     }
 
     #[test]
     fn a_frame_cut_short_or_too_long_is_refused() {
         let files = paths(&[b"a.c", b"src/b.c"]);
         let metadata = vec![Some((1, 2)), Some((3, 4))];
-        let frame = encode(files.iter().map(PathBuf::as_path), Some(&metadata));
+        let spans = vec![
+            Some(FileSpans {
+                size: 9,
+                mtime_ns: 1,
+                ctime_ns: 2,
+                ino: 3,
+                spans: vec![(0, 4, 1)],
+            }),
+            None,
+        ];
+        let frame = encode_with(
+            files.iter().map(PathBuf::as_path),
+            Some(&metadata),
+            Some(&spans),
+        );
         for cut in 0..frame.len() {
             assert_eq!(
                 decode(&frame[..cut]),
@@ -167,7 +287,18 @@ mod tests {
         huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
         assert_eq!(decode(&huge), None);
         // Unknown flags; a presence byte other than 0 or 1.
-        assert_eq!(decode(&corrupt(4, 0x81)), None);
+        assert_eq!(decode(&corrupt(4, 0x84)), None);
+        // A span count far over what the frame holds (never allocated for).
+        let one = [Some(FileSpans {
+            size: 9,
+            mtime_ns: 1,
+            ctime_ns: 2,
+            ino: 3,
+            spans: vec![(0, 4, 1)],
+        })];
+        let mut spanned = encode_with([Path::new("a")].into_iter(), None, Some(&one));
+        spanned[9..13].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(decode(&spanned), None);
         assert_eq!(decode(&corrupt(5 + 8, 2)), None);
         // A path length pointing past the end.
         let mut long_path = good.clone();

@@ -15,9 +15,9 @@
 
 use super::dir::{self, SOCKET_NAME};
 use super::proto::{self, MAX_REPLY, PROTOCOL};
+use super::wire::{self, Envelope, Hello, Request};
 use crate::fs::dir::Dir;
 use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
-use serde_json::Value;
 use std::io;
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
@@ -94,22 +94,21 @@ fn pass_over(socket_dir: Option<PathBuf>) {
 }
 
 /// Asks the daemon `{"op": "ping"}`, passed over or not; an answer ends the passing over.
-pub fn ping(timeout: Duration) -> io::Result<Value> {
-    administer(&serde_json::json!({"op": "ping"}), timeout).0
+pub fn ping(timeout: Duration) -> io::Result<wire::Pong> {
+    let reply = administer(&Request::Ping {}, timeout).0?;
+    match wire::read_reply::<wire::Pong>(&reply) {
+        Ok(wire::Reply::Answer(pong)) => Ok(pong),
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the daemon's answer to a ping is not a pong",
+        )),
+    }
 }
 
-/// `ping`, `status` and `stop`: what a person asked, sent whether or not the daemon is
-/// passed over.
-fn administrative(request: &Value) -> bool {
-    matches!(
-        request.get("op").and_then(Value::as_str),
-        Some("ping" | "status" | "stop")
-    )
-}
-
-/// Sends an administrative request with the whole `timeout` allowed for the hello (a person
-/// asked); an answer ends the passing over. With the serving process's pid once connected.
-fn administer(request: &Value, timeout: Duration) -> (io::Result<Value>, Option<u32>) {
+/// Sends an administrative request (`ping`, `status`, `stop`: what a person asked, sent
+/// whether or not the daemon is passed over) with the whole `timeout` allowed for the hello;
+/// an answer ends the passing over. With the serving process's pid once connected.
+fn administer(request: &Request, timeout: Duration) -> (io::Result<Vec<u8>>, Option<u32>) {
     let (mut stream, pid) = match connect_with_pid() {
         Ok(connected) => connected,
         Err(e) => return (Err(e), None),
@@ -250,34 +249,44 @@ fn connect_in(socket_dir: &Dir) -> io::Result<(UnixStream, Option<u32>)> {
     Ok((stream, u32::try_from(peer.pid.as_raw_nonzero().get()).ok()))
 }
 
-/// Sends `request` and reads the reply, each within `timeout` (`ping`, `status` and `stop`
-/// are sent even while the daemon is passed over).
-pub fn request(request: &Value, timeout: Duration) -> io::Result<Value> {
+/// Sends `request` and reads the reply (its JSON), each within `timeout` (`ping`, `status`
+/// and `stop` are sent even while the daemon is passed over).
+pub fn request(request: &Request, timeout: Duration) -> io::Result<Vec<u8>> {
     request_with(request, &Wait::new(timeout))
 }
 
 /// `request` with its waits as `wait` says.
-pub fn request_with(request: &Value, wait: &Wait<'_>) -> io::Result<Value> {
-    if administrative(request) {
+pub fn request_with(request: &Request, wait: &Wait<'_>) -> io::Result<Vec<u8>> {
+    if request.is_administrative() {
         return administer(request, wait.reply).0;
     }
     let mut stream = connect()?;
     exchange_with(&mut stream, request, wait)
 }
 
+/// What a reply announces to follow it: a bulk frame of a `glob` or `select`.
+#[derive(serde::Deserialize)]
+struct Announced {
+    #[serde(default)]
+    bulk_frame: Option<u64>,
+}
+
 /// `request_with` for a `glob` or `select` asking for its files in a bulk frame
 /// (`"bulk": true`, see `super::bulk`): the reply, and the frame it announces
 /// (`bulk_frame`: its length, checked), read within the same time limit and cancel.
-pub fn request_bulk(request: &Value, wait: &Wait<'_>) -> io::Result<(Value, Option<Vec<u8>>)> {
+pub fn request_bulk(request: &Request, wait: &Wait<'_>) -> io::Result<(Vec<u8>, Option<Vec<u8>>)> {
     let deadline = Instant::now() + wait.reply;
     let mut stream = connect()?;
-    let reply = exchange_with(&mut stream, request, wait)?;
-    let Some(announced) = reply.get("bulk_frame") else {
+    let mut envelope = Envelope::new(request.clone());
+    envelope.bulk = true;
+    let reply = exchange_envelope(&mut stream, &envelope, wait, proto::MAX_REQUEST)?;
+    let announced: Announced = serde_json::from_slice(&reply)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    let Some(announced) = announced.bulk_frame else {
         return Ok((reply, None));
     };
-    let announced = announced
-        .as_u64()
-        .and_then(|n| usize::try_from(n).ok())
+    let announced = usize::try_from(announced)
+        .ok()
         .filter(|n| *n <= MAX_REPLY)
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "a bad bulk_frame length"))?;
     let mut reader = Sliced {
@@ -301,8 +310,11 @@ pub fn request_bulk(request: &Value, wait: &Wait<'_>) -> io::Result<(Value, Opti
 
 /// `request`, with the serving process's pid once connected (see `connect_with_pid`): a
 /// daemon that took no request or gave no reply in time still has one.
-pub fn request_with_pid(request: &Value, timeout: Duration) -> (io::Result<Value>, Option<u32>) {
-    if administrative(request) {
+pub fn request_with_pid(
+    request: &Request,
+    timeout: Duration,
+) -> (io::Result<Vec<u8>>, Option<u32>) {
+    if request.is_administrative() {
         return administer(request, timeout);
     }
     if is_passed_over(&dir::socket_dir()) {
@@ -314,43 +326,53 @@ pub fn request_with_pid(request: &Value, timeout: Duration) -> (io::Result<Value
     }
 }
 
-pub fn exchange(stream: &mut UnixStream, request: &Value, timeout: Duration) -> io::Result<Value> {
+/// Sends `request` (with this build's protocol and version) and reads the reply's JSON.
+pub fn exchange(
+    stream: &mut UnixStream,
+    request: &Request,
+    timeout: Duration,
+) -> io::Result<Vec<u8>> {
     exchange_with(stream, request, &Wait::new(timeout))
 }
 
 pub fn exchange_with(
     stream: &mut UnixStream,
-    request: &Value,
+    request: &Request,
     wait: &Wait<'_>,
-) -> io::Result<Value> {
-    exchange_sized(stream, request, wait, proto::MAX_REQUEST)
+) -> io::Result<Vec<u8>> {
+    exchange_envelope(
+        stream,
+        &Envelope::new(request.clone()),
+        wait,
+        proto::MAX_REQUEST,
+    )
 }
 
 /// `exchange` for a request of up to `max_request` bytes (the daemon takes one request over
 /// its usual limit at a time, up to `proto::MAX_LARGE_REQUEST`).
 pub fn exchange_up_to(
     stream: &mut UnixStream,
-    request: &Value,
+    request: &Request,
     timeout: Duration,
     max_request: usize,
-) -> io::Result<Value> {
-    exchange_sized(stream, request, &Wait::new(timeout), max_request)
+) -> io::Result<Vec<u8>> {
+    exchange_envelope(
+        stream,
+        &Envelope::new(request.clone()),
+        &Wait::new(timeout),
+        max_request,
+    )
 }
 
-fn exchange_sized(
+fn exchange_envelope(
     stream: &mut UnixStream,
-    request: &Value,
+    envelope: &Envelope,
     wait: &Wait<'_>,
     max_request: usize,
-) -> io::Result<Value> {
+) -> io::Result<Vec<u8>> {
     let started = Instant::now();
     stream.set_write_timeout(Some(wait.reply.max(Duration::from_millis(1))))?;
-    let mut request = request.clone();
-    if let Some(object) = request.as_object_mut() {
-        object.insert("protocol".into(), PROTOCOL.into());
-        object.insert("version".into(), version().into());
-    }
-    let body = serde_json::to_vec(&request).map_err(io::Error::other)?;
+    let body = serde_json::to_vec(envelope).map_err(io::Error::other)?;
     // A request over the daemon's limit is refused here, not sent.
     if body.len() > max_request {
         return Err(io::Error::new(
@@ -371,7 +393,7 @@ fn exchange_sized(
     // The hello is due once the request is sent whole: sending a large one (a `files` store
     // of a whole tree's list) takes as long as the daemon takes to read it.
     let sent = Instant::now();
-    let hello = match read_value(stream, sent + wait.ack, wait.cancelled, 4096) {
+    let hello = match read_message(stream, sent + wait.ack, wait.cancelled, 4096) {
         Err(e) if e.kind() == io::ErrorKind::TimedOut => {
             pass_over(dir::socket_dir());
             return Err(io::Error::new(
@@ -387,7 +409,7 @@ fn exchange_sized(
     };
     check_hello(&hello)?;
     let deadline = started + wait.reply;
-    let reply = match read_value(stream, deadline, wait.cancelled, MAX_REPLY) {
+    let reply = match read_message(stream, deadline, wait.cancelled, MAX_REPLY) {
         Err(e) if e.kind() == io::ErrorKind::TimedOut => {
             return Err(io::Error::new(
                 io::ErrorKind::TimedOut,
@@ -412,48 +434,48 @@ fn shown(wait: Duration) -> String {
 }
 
 /// A hello of this protocol and version, or why the answer must not be used.
-fn check_hello(hello: &Value) -> io::Result<()> {
-    if hello.get("hello") != Some(&Value::Bool(true)) {
-        // A reply without a hello: a daemon of an older build, or a refusal before it read
-        // the request ("too many connections").
-        let why = hello.get("error").map_or_else(
-            || "a daemon of another codesift version (no hello)".to_string(),
-            |e| format!("the daemon refused: {e}"),
-        );
-        return Err(io::Error::other(why));
-    }
-    let protocol = hello.get("protocol").and_then(Value::as_u64);
-    let theirs = hello.get("version").and_then(Value::as_str);
-    if protocol != Some(PROTOCOL) || theirs != Some(version()) {
+fn check_hello(message: &[u8]) -> io::Result<()> {
+    let hello = match serde_json::from_slice::<Hello>(message) {
+        Ok(hello) if hello.hello => hello,
+        _ => {
+            // A reply without a hello: a daemon of an older build, or a refusal before it
+            // read the request ("too many connections").
+            let why = match wire::read_reply::<Hello>(message) {
+                Ok(wire::Reply::Error(refused)) => format!("the daemon refused: {refused}"),
+                _ => "a daemon of another codesift version (no hello)".to_string(),
+            };
+            return Err(io::Error::other(why));
+        }
+    };
+    if hello.protocol != PROTOCOL || hello.version != version() {
         return Err(io::Error::other(format!(
             "the daemon is codesift {} (protocol {}), this is {} (protocol {PROTOCOL}): its \
              answers are not used; `codesift daemon stop` lets this version start its own",
-            theirs.unwrap_or("?"),
-            protocol.map_or_else(|| "?".to_string(), |p| p.to_string()),
+            hello.version,
+            hello.protocol,
             version(),
         )));
     }
     Ok(())
 }
 
-/// Reads one JSON message of at most `max` bytes by `deadline`, checking `cancelled`
-/// between slices of waiting.
-fn read_value(
+/// Reads one message of at most `max` bytes by `deadline`, checking `cancelled` between
+/// slices of waiting.
+fn read_message(
     stream: &mut UnixStream,
     deadline: Instant,
     cancelled: &dyn Fn() -> bool,
     max: usize,
-) -> io::Result<Value> {
+) -> io::Result<Vec<u8>> {
     let mut reader = Sliced {
         stream,
         deadline,
         cancelled,
     };
-    let bytes = proto::read_frame(&mut reader, max).map_err(|e| match e {
+    proto::read_frame(&mut reader, max).map_err(|e| match e {
         proto::FrameError::Io(e) => e,
         other => io::Error::other(other.to_string()),
-    })?;
-    serde_json::from_slice(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    })
 }
 
 /// A stream read in waits of at most `SLICE`, the caller's cancel checked before each.
@@ -489,12 +511,6 @@ impl io::Read for Sliced<'_> {
     }
 }
 
-/// `request`, with any problem (no daemon, a refused directory or socket, a timeout, a
-/// malformed reply) as `None`: the caller scans.
-pub fn ask(request_body: &Value, timeout: Duration) -> Option<Value> {
-    request(request_body, timeout).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -502,7 +518,7 @@ mod tests {
 
     #[test]
     fn only_a_hello_of_this_protocol_and_version_is_believed() {
-        assert!(check_hello(&proto::hello()).is_ok());
+        assert!(check_hello(&serde_json::to_vec(&proto::hello()).unwrap()).is_ok());
         let others = [
             json!({"hello": true, "protocol": PROTOCOL, "version": "0.0.0-other"}),
             json!({"hello": true, "protocol": PROTOCOL + 1, "version": version()}),
@@ -511,7 +527,8 @@ mod tests {
             json!({"ok": false, "error": {"type": "BusyError"}}),
         ];
         for other in others {
-            assert!(check_hello(&other).is_err(), "{other}");
+            let body = serde_json::to_vec(&other).unwrap();
+            assert!(check_hello(&body).is_err(), "{other}");
         }
     }
 
@@ -519,7 +536,7 @@ mod tests {
     fn a_wait_ends_at_its_deadline_or_at_once_on_a_cancel() {
         let (mut client, _silent) = UnixStream::pair().unwrap();
         let started = Instant::now();
-        let timed_out = read_value(
+        let timed_out = read_message(
             &mut client,
             started + Duration::from_millis(60),
             &|| false,
@@ -529,7 +546,7 @@ mod tests {
         assert!(started.elapsed() >= Duration::from_millis(60));
         let cancelled_at = Instant::now() + Duration::from_millis(40);
         let far = Instant::now() + Duration::from_secs(600);
-        let cancelled = read_value(&mut client, far, &|| Instant::now() >= cancelled_at, 64);
+        let cancelled = read_message(&mut client, far, &|| Instant::now() >= cancelled_at, 64);
         let err = cancelled.unwrap_err();
         assert!(err.to_string().contains("cancelled"), "{err}");
         assert!(started.elapsed() < Duration::from_secs(60));
@@ -547,8 +564,8 @@ mod tests {
             daemon
         });
         let far = Instant::now() + Duration::from_secs(60);
-        let reply = read_value(&mut client, far, &|| false, 64).unwrap();
-        assert_eq!(reply, json!({"ok": true}));
+        let reply = read_message(&mut client, far, &|| false, 64).unwrap();
+        assert_eq!(reply, br#"{"ok": true}"#);
         drop(writer.join().unwrap());
     }
 
@@ -570,8 +587,7 @@ mod tests {
         let cancelled = || cancel.is_cancelled();
         let long = Duration::from_secs(600);
         let wait = Wait::new(long).ack(long).cancelled_by(&cancelled);
-        let error =
-            exchange_with(&mut stream, &serde_json::json!({"op": "status"}), &wait).unwrap_err();
+        let error = exchange_with(&mut stream, &Request::Status {}, &wait).unwrap_err();
         later.join().unwrap();
         assert!(error.to_string().contains("cancelled"), "{error}");
         // Not a benchmark: the wait would otherwise last its 600 s.
@@ -594,8 +610,7 @@ mod tests {
         let (mut stream, pid) = connect_in(&socket_dir).unwrap();
         assert_eq!(pid, Some(std::process::id()));
         let wait = Wait::new(Duration::from_millis(50)).ack(Duration::from_millis(50));
-        let error =
-            exchange_with(&mut stream, &serde_json::json!({"op": "status"}), &wait).unwrap_err();
+        let error = exchange_with(&mut stream, &Request::Status {}, &wait).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::TimedOut, "{error}");
         assert!(error.to_string().contains("no reply within"), "{error}");
     }

@@ -1,6 +1,7 @@
 //! The per-user index daemon: one process that keeps, for every root its clients search, one
 //! index and one inotify watch, and answers which files a search must read. `dir` finds and
-//! checks the private socket directory, `proto` frames requests, `server` accepts and serves
+//! checks the private socket directory, `proto` frames messages, `wire` types every request
+//! and reply (one definition for both ends), `server` accepts and serves
 //! them, `roots` holds the per-root state and answers `select` (and `files` from the lists
 //! `listings` keeps, and the verdicts of ripgrep's rules `verdicts` keeps), `client` asks it (the bulk of large replies
 //! framed by `bulk`),
@@ -18,3 +19,4 @@ pub mod proto;
 pub mod roots;
 pub mod server;
 pub mod verdicts;
+pub mod wire;

@@ -1,4 +1,4 @@
-//! The daemon's wire format: each message is a 4-byte big-endian length and that many bytes
+//! The daemon's framing (the messages themselves are typed in `super::wire`): each message is a 4-byte big-endian length and that many bytes
 //! of JSON. Requests are capped (`MAX_REQUEST`): a longer one gets an error and the
 //! connection is closed, never read into memory. The one kind of request allowed over that
 //! cap (a `files` store) says so in its header (`LARGE_FLAG`), so that the daemon decides from
@@ -10,12 +10,12 @@
 
 use std::io::{self, Read, Write};
 
-/// The wire's protocol number: raised whenever a request or reply changes shape.
-pub const PROTOCOL: u64 = 3;
+/// The wire's protocol number (the requests and replies themselves: `super::wire`).
+pub use super::wire::PROTOCOL;
 
 /// The daemon's hello: its protocol and version, sent as soon as it has read a request.
-pub fn hello() -> serde_json::Value {
-    serde_json::json!({"hello": true, "protocol": PROTOCOL, "version": env!("CARGO_PKG_VERSION")})
+pub fn hello() -> super::wire::Hello {
+    super::wire::Hello::ours()
 }
 
 /// The largest request the daemon reads (a pattern and a few globs fit easily).
@@ -129,8 +129,8 @@ pub fn write_frame(writer: &mut impl Write, body: &[u8]) -> io::Result<()> {
 }
 
 /// An error reply: `{"error": {"type": ..., "message": ...}}`.
-pub fn error_reply(kind: &str, message: impl Into<String>) -> serde_json::Value {
-    serde_json::json!({"error": {"type": kind, "message": message.into()}})
+pub fn error_reply(kind: &str, message: impl Into<String>) -> super::wire::ErrorReply {
+    super::wire::ErrorReply::new(kind, message)
 }
 
 #[cfg(test)]

@@ -13,6 +13,10 @@
 
 use super::listings::{Listings, MAX_KEY};
 use super::verdicts::Verdicts;
+use super::wire::{
+    self, Globbed, GlobbedFile, Listing, Reply, Selection, Skip, SkipPaths, Stored, WatchStatus,
+    WirePath, WireSpans,
+};
 use crate::fs::root::Root;
 use crate::fs::rules::RuleOptions;
 use crate::fs::walk::{WalkOptions, Walker};
@@ -21,11 +25,9 @@ use crate::index::format::IndexFile;
 use crate::index::fresh::Watch;
 use crate::index::handle::{IndexHandle, Mode, one_at_a_time};
 use crate::index::watched::IndexUse;
-use crate::request::{GlobRequest, GrepRequest};
+use crate::request::GrepRequest;
 use crate::search::GrepQuery;
-use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -167,30 +169,35 @@ impl Roots {
             .any(|e| e.catching_up.load(Ordering::Relaxed) || e.handle.rebuilds().1)
     }
 
-    /// The `select` reply to `request` (see docs/daemon.md), with its files in a bulk frame
-    /// (`super::bulk`) when the request asks for one.
-    pub fn select(&self, request: &Value) -> Result<Bulky, BadRequest> {
+    /// The `select` reply to `request` (see docs/daemon.md), with its files (and the parts
+    /// of them that can hold a match) in a bulk frame (`super::bulk`) when `bulk`.
+    pub fn select(
+        &self,
+        request: &wire::Select,
+        bulk: bool,
+    ) -> Result<Bulky<Selection>, BadRequest> {
         let mut parsed = parse_select(request)?;
         let (entry, inside) = match self.served_below(&parsed.target)? {
             Ok(found) => found,
-            Err(reply) => return Ok((reply, None)),
+            Err(reply) => return Ok((reply.into_any(), None)),
         };
         parsed.query.search_path = inside.join(&parsed.query.search_path);
-        Ok(entry.select(&parsed, &inside, wants_bulk(request)))
+        Ok(entry.select(&parsed, &inside, bulk))
     }
 
     /// The `glob` reply to `request` (see docs/daemon.md), with its files in a bulk frame
-    /// (`super::bulk`) when the request asks for one.
-    pub fn glob(&self, request: &Value) -> Result<Bulky, BadRequest> {
-        let target = parse_target(request)?;
+    /// (`super::bulk`) when `bulk`.
+    pub fn glob(&self, request: &wire::Glob, bulk: bool) -> Result<Bulky<Globbed>, BadRequest> {
+        let target = parse_target(&request.target)?;
         if target.every {
             return Err(BadRequest(
                 "walk.all_files is for select: a glob applies the walk options it is given".into(),
             ));
         }
-        let glob = field(request, "glob").ok_or(BadRequest("glob is required".into()))?;
-        let mut glob: GlobRequest =
-            serde_json::from_value(glob.clone()).map_err(|e| BadRequest(format!("glob: {e}")))?;
+        let mut glob = request
+            .glob
+            .clone()
+            .ok_or(BadRequest("glob is required".into()))?;
         if glob.hidden.is_some() || glob.no_ignore.is_some() {
             return Err(BadRequest(
                 "glob.hidden and glob.no_ignore are not sent: the walk options go in walk".into(),
@@ -200,11 +207,11 @@ impl Roots {
         let query = glob.query().map_err(|e| BadRequest(e.to_string()))?;
         let entry = match self.entry_for(&target)? {
             Ok(entry) => entry,
-            Err(reply) => return Ok((reply, None)),
+            Err(reply) => return Ok((reply.into_any(), None)),
         };
         entry.globs.fetch_add(1, Ordering::Relaxed);
-        let reply = entry.glob(&query, target.build, wants_bulk(request));
-        if reply.0.get("files").is_some() || reply.1.is_some() {
+        let reply = entry.glob(&query, target.build, bulk);
+        if matches!(reply.0, Reply::Answer(_)) {
             entry.globs_answered.fetch_add(1, Ordering::Relaxed);
         }
         Ok(reply)
@@ -212,32 +219,30 @@ impl Roots {
 
     /// The `rules` reply to `request` (see docs/daemon.md): keeps the verdicts of ripgrep's
     /// rules a client decided for the paths a select left undecided.
-    pub fn rules(&self, request: &Value) -> Result<Value, BadRequest> {
-        let target = rg_target(request, "rules verdicts")?;
-        let key = key_field(request, "key")?.ok_or(BadRequest("key is required".into()))?;
-        let token = string(request, "token")?.ok_or(BadRequest("token is required".into()))?;
+    pub fn rules(&self, request: &wire::Rules) -> Result<Reply<Stored>, BadRequest> {
+        let target = rg_target(&request.target, "rules verdicts")?;
+        let key = key_field(&request.key, "key")?.ok_or(BadRequest("key is required".into()))?;
+        let token = request
+            .token
+            .clone()
+            .ok_or(BadRequest("token is required".into()))?;
         let mut verdicts = Vec::new();
-        for (name, keep) in [("kept", true), ("dropped", false)] {
-            let Some(paths) = field(request, name) else {
-                continue;
-            };
-            let paths = paths
-                .as_array()
-                .ok_or_else(|| BadRequest(format!("{name} must be an array of paths")))?;
-            for path in paths {
-                let path = json_path(path)
-                    .filter(|p| is_plain_relative(p))
-                    .ok_or_else(|| {
-                        BadRequest(format!(
-                            "{name} must hold paths relative to the root, without . or .."
-                        ))
-                    })?;
-                verdicts.push((path, keep));
+        for (name, paths, keep) in [
+            ("kept", &request.kept, true),
+            ("dropped", &request.dropped, false),
+        ] {
+            for WirePath(path) in paths {
+                if !is_plain_relative(path) {
+                    return Err(BadRequest(format!(
+                        "{name} must hold paths relative to the root, without . or .."
+                    )));
+                }
+                verdicts.push((path.clone(), keep));
             }
         }
         let (entry, inside) = match self.served_below(&target)? {
             Ok(found) => found,
-            Err(reply) => return Ok(reply),
+            Err(reply) => return Ok(reply.into_any()),
         };
         let verdicts = verdicts
             .into_iter()
@@ -249,14 +254,20 @@ impl Roots {
     /// The `files` reply to `request` (see docs/daemon.md): the list kept under the client's
     /// key when the tree has not changed since it was taken, else `miss` with the token the
     /// client stores its own walk's list under (`store`).
-    pub fn files(&self, request: &Value) -> Result<Value, BadRequest> {
-        let target = rg_target(request, "files lists")?;
-        let key = key_field(request, "key")?.ok_or(BadRequest("key is required".into()))?;
-        let store = match field(request, "store") {
+    pub fn files(&self, request: &wire::Files) -> Result<Reply<Listing>, BadRequest> {
+        let target = rg_target(&request.target, "files lists")?;
+        let key = key_field(&request.key, "key")?.ok_or(BadRequest("key is required".into()))?;
+        let store = match &request.store {
             None => None,
             Some(store) => Some((
-                string(store, "token")?.ok_or(BadRequest("store.token is required".into()))?,
-                string(store, "files")?.ok_or(BadRequest("store.files is required".into()))?,
+                store
+                    .token
+                    .clone()
+                    .ok_or(BadRequest("store.token is required".into()))?,
+                store
+                    .files
+                    .clone()
+                    .ok_or(BadRequest("store.files is required".into()))?,
             )),
         };
         // A directory inside a root served already is answered by that root's watch (the
@@ -266,7 +277,7 @@ impl Roots {
             Some(entry) => entry,
             None => match self.entry_for(&target)? {
                 Ok(entry) => entry,
-                Err(reply) => return Ok(reply),
+                Err(reply) => return Ok(reply.into_any()),
             },
         };
         Ok(entry.files(&key, store, target.build))
@@ -279,7 +290,7 @@ impl Roots {
     fn served_below(
         &self,
         target: &Target,
-    ) -> Result<Result<(Arc<RootEntry>, PathBuf), Value>, BadRequest> {
+    ) -> Result<Result<(Arc<RootEntry>, PathBuf), NotServed>, BadRequest> {
         if target.every
             && target.ident.is_none()
             && let Some(entry) = self.covering(target)
@@ -326,7 +337,7 @@ impl Roots {
     }
 
     /// The entry that answers a query about `target` (counted), or the reply when none may.
-    fn entry_for(&self, target: &Target) -> Result<Result<Arc<RootEntry>, Value>, BadRequest> {
+    fn entry_for(&self, target: &Target) -> Result<Result<Arc<RootEntry>, NotServed>, BadRequest> {
         let root = Root::open(&target.root).map_err(|e| {
             BadRequest(format!(
                 "cannot open the root {}: {e}",
@@ -338,9 +349,8 @@ impl Roots {
         if let Some(ident) = target.ident
             && ident != ident_of(&root)
         {
-            return Ok(Err(scan(
-                "the root at this path is not the client's directory",
-                None,
+            return Ok(Err(NotServed(
+                "the root at this path is not the client's directory".into(),
             )));
         }
         let entry = self.entry(root, target.options.clone());
@@ -348,7 +358,7 @@ impl Roots {
         Ok(Ok(entry))
     }
 
-    pub fn status(&self) -> Vec<Value> {
+    pub fn status(&self) -> Vec<wire::RootStatus> {
         let mut entries: Vec<Arc<RootEntry>> = self.map.lock().unwrap().values().cloned().collect();
         entries.sort_by(|a, b| a.root.real_path().cmp(b.root.real_path()));
         entries.iter().map(|e| e.status()).collect()
@@ -356,43 +366,19 @@ impl Roots {
 }
 
 /// A reply, and the bulk frame that follows it (its length announced as `bulk_frame`).
-pub type Bulky = (Value, Option<Vec<u8>>);
+pub type Bulky<T> = (Reply<T>, Option<Vec<u8>>);
 
-/// Whether a request asks for its files in a bulk frame: `"bulk": true` from a client of
-/// protocol 3 or later (an older client never reads the frame).
-fn wants_bulk(request: &Value) -> bool {
-    request.get("bulk") == Some(&Value::Bool(true))
-        && request
-            .get("protocol")
-            .and_then(Value::as_u64)
-            .is_some_and(|p| p >= 3)
-}
+/// A query that no root entry may answer, and why: the client scans.
+pub struct NotServed(String);
 
-fn scan(reason: impl Into<String>, generation: Option<i64>) -> Value {
-    json!({"ok": true, "scan": reason.into(), "generation": generation})
-}
-
-/// Per file, `null` or `[size, mtime_ns, ctime_ns, ino, [[offset, length, line], ...]]`:
-/// the parts of an unchanged file that can hold a match (see `search::FileSpans`).
-fn spans_json(spans: &[Option<crate::index::select::FileSpans>]) -> Value {
-    if spans.iter().all(Option::is_none) {
-        return Value::Null;
+impl NotServed {
+    fn into_any<T>(self) -> Reply<T> {
+        Reply::scan(self.0, None)
     }
-    spans
-        .iter()
-        .map(|s| match s {
-            None => Value::Null,
-            Some(s) => json!([s.size, s.mtime_ns, s.ctime_ns, s.ino, s.spans]),
-        })
-        .collect()
 }
 
-/// A path for JSON: a string, or for a name that is not UTF-8 the list of its bytes.
-pub fn path_json(path: &Path) -> Value {
-    match path.to_str() {
-        Some(text) => Value::from(text),
-        None => Value::from(path.as_os_str().as_bytes().to_vec()),
-    }
+fn scan<T>(reason: impl Into<String>, generation: Option<i64>) -> Reply<T> {
+    Reply::scan(reason, generation)
 }
 
 /// A path made of names only (no root, `.` or `..`): what a root's files are called.
@@ -401,40 +387,24 @@ fn is_plain_relative(path: &Path) -> bool {
         && path.components().all(|c| matches!(c, Component::Normal(_)))
 }
 
-/// The path `path_json` wrote (a string, or an array of bytes when not UTF-8).
-pub fn json_path(value: &Value) -> Option<PathBuf> {
-    match value {
-        Value::String(s) => Some(PathBuf::from(s)),
-        Value::Array(bytes) => {
-            let bytes: Option<Vec<u8>> = bytes
-                .iter()
-                .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
-                .collect();
-            Some(PathBuf::from(std::ffi::OsStr::from_bytes(&bytes?)))
-        }
-        _ => None,
-    }
-}
-
 /// What a walk passed over, each example with its kind (a directory is shown with a `/`),
-/// for clients that replay the summary field by field: `[[reason, count, [[path, is_dir],
-/// ...]], ...]`, the reasons counted at least once.
+/// for clients that replay the summary field by field; the reasons counted at least once.
 fn skips(
     report: &[(
         crate::fs::skipped::Reason,
         u64,
         Vec<crate::fs::skipped::Example>,
     )],
-) -> Vec<Value> {
+) -> Vec<Skip> {
     report
         .iter()
         .filter(|(_, count, _)| *count > 0)
         .map(|(reason, count, examples)| {
-            let examples: Vec<Value> = examples
+            let examples = examples
                 .iter()
-                .map(|e| json!([path_json(&e.path), e.is_dir]))
+                .map(|e| (WirePath::from(e.path.as_path()), e.is_dir))
                 .collect();
-            json!([reason.name(), count, examples])
+            Skip(reason.name().to_string(), *count, examples)
         })
         .collect()
 }
@@ -449,11 +419,11 @@ impl RootEntry {
     /// to `slot`. Anything the watch cannot vouch for is `scan`. One query per root at a time
     /// (the watch is taken out while it runs); a query that would wait long scans instead, so
     /// no client stalls another. `build`: without an index, start one (else only say `scan`).
-    fn watched(
+    fn watched<T>(
         self: &Arc<Self>,
         build: bool,
-        answer: impl FnOnce(&Arc<IndexFile>, &Mutex<Option<Watch>>, Watch) -> Value,
-    ) -> Value {
+        answer: impl FnOnce(&Arc<IndexFile>, &Mutex<Option<Watch>>, Watch) -> Reply<T>,
+    ) -> Reply<T> {
         if let Some(why) = &self.no_events {
             return scan(why.clone(), None);
         }
@@ -509,7 +479,12 @@ impl RootEntry {
     /// `target.every` asks for the `all_files` answer (binary files listed, an unnarrowed
     /// pattern lists every file); `target.build`: without an index, start one (else only
     /// say `scan`). The files are named from `inside`, the directory asked about.
-    fn select(self: &Arc<Self>, request: &SelectRequest, inside: &Path, bulk: bool) -> Bulky {
+    fn select(
+        self: &Arc<Self>,
+        request: &SelectRequest,
+        inside: &Path,
+        bulk: bool,
+    ) -> Bulky<Selection> {
         let SelectRequest {
             target,
             query,
@@ -536,10 +511,7 @@ impl RootEntry {
                 Err(e) => {
                     // A bad search path costs the root nothing: its watch stays.
                     crate::index::watched::install_watch(slot, watch);
-                    return crate::daemon::proto::error_reply(
-                        "InvalidArgumentError",
-                        e.to_string(),
-                    );
+                    return Reply::invalid(e.to_string());
                 }
             };
             // Read after the selection walked and watched the directories made since the last
@@ -547,77 +519,91 @@ impl RootEntry {
             let rules_token = watch.rules_token();
             // Where `.git` entries are, below the directory asked about: a client whose
             // rules enter them (ripgrep's `--hidden`) lists them from disk.
-            let git_dirs: Vec<Value> = watch
+            let git_dirs: Vec<WirePath> = watch
                 .git_entries
                 .iter()
                 .filter_map(|git| git.parent()?.strip_prefix(inside).ok())
-                .map(path_json)
+                .map(WirePath::from)
                 .collect();
             crate::index::watched::install_watch(slot, watch);
-            match selected {
-                Err(why) => scan(why, generation),
-                Ok(mut selection) => {
-                    // Files the rules drop (as decided at this token) are left out; the
-                    // client applies the rules to those undecided only.
-                    let mut undecided = None;
-                    if let Some(key) = rules {
-                        let mut verdicts = self.verdicts.lock().unwrap();
-                        if let Some(keeps) = verdicts.lookup(key, &rules_token) {
-                            let files = std::mem::take(&mut selection.files)
-                                .into_iter()
-                                .zip(std::mem::take(&mut selection.spans))
-                                .collect();
-                            let (files, open) = super::verdicts::apply(keeps, files);
-                            (selection.files, selection.spans) = files.into_iter().unzip();
-                            undecided = Some(open);
-                        }
-                    }
-                    // Asked about a directory inside this root: its files, named from there.
-                    if !inside.as_os_str().is_empty() {
-                        for file in &mut selection.files {
-                            if let Ok(rel) = file.strip_prefix(inside) {
-                                *file = rel.to_path_buf();
-                            }
-                        }
-                    }
-                    let stats = selection.walker.stats();
-                    let skipped: Vec<Value> = stats
-                        .skipped
-                        .report()
+            let mut selection = match selected {
+                Err(why) => return scan(why, generation),
+                Ok(selection) => selection,
+            };
+            // Files the rules drop (as decided at this token) are left out; the client
+            // applies the rules to those undecided only.
+            let mut undecided = None;
+            if let Some(key) = rules {
+                let mut verdicts = self.verdicts.lock().unwrap();
+                if let Some(keeps) = verdicts.lookup(key, &rules_token) {
+                    let files = std::mem::take(&mut selection.files)
                         .into_iter()
-                        .filter(|(_, count, _)| *count > 0)
-                        .map(|(reason, count, examples)| {
-                            let examples: Vec<Value> =
-                                examples.iter().map(|e| path_json(&e.path)).collect();
-                            json!([reason.name(), count, examples])
-                        })
+                        .zip(std::mem::take(&mut selection.spans))
                         .collect();
-                    let mut reply = json!({
-                        "ok": true,
-                        "skips": skips(&stats.skipped.report()),
-                        "spans": spans_json(&selection.spans),
-                        "binary": selection.binary,
-                        "ignored": stats.ignored(),
-                        "unreadable": stats.errors(),
-                        "skipped": skipped,
-                        "generation": generation,
-                        "watch_generation": watch_generation,
-                        "trusted": true,
-                        "rules_token": rules.map(|_| &rules_token),
-                        "git_dirs": every.then_some(git_dirs),
-                        "undecided": undecided,
-                    });
-                    if bulk {
-                        let bytes =
-                            super::bulk::encode(selection.files.iter().map(PathBuf::as_path), None);
-                        reply["bulk_frame"] = Value::from(bytes.len());
-                        frame = Some(bytes);
-                    } else {
-                        reply["files"] = selection.files.iter().map(|f| path_json(f)).collect();
-                    }
-                    reply
+                    let (files, open) = super::verdicts::apply(keeps, files);
+                    (selection.files, selection.spans) = files.into_iter().unzip();
+                    undecided = Some(open.into_iter().map(|i| i as u64).collect());
                 }
             }
+            // Asked about a directory inside this root: its files, named from there.
+            if !inside.as_os_str().is_empty() {
+                for file in &mut selection.files {
+                    if let Ok(rel) = file.strip_prefix(inside) {
+                        *file = rel.to_path_buf();
+                    }
+                }
+            }
+            let stats = selection.walker.stats();
+            let report = stats.skipped.report();
+            let skipped = report
+                .iter()
+                .filter(|(_, count, _)| *count > 0)
+                .map(|(reason, count, examples)| {
+                    let examples = examples
+                        .iter()
+                        .map(|e| WirePath::from(e.path.as_path()))
+                        .collect();
+                    SkipPaths(reason.name().to_string(), *count, examples)
+                })
+                .collect();
+            let mut reply = Selection {
+                ok: true,
+                files: None,
+                bulk_frame: None,
+                spans: None,
+                binary: selection.binary,
+                ignored: stats.ignored(),
+                unreadable: stats.errors(),
+                skips: skips(&report),
+                skipped,
+                generation,
+                watch_generation: Some(watch_generation),
+                trusted: true,
+                rules_token: rules.map(|_| rules_token),
+                git_dirs: every.then_some(git_dirs),
+                undecided,
+            };
+            let any_spans = selection.spans.iter().any(Option::is_some);
+            if bulk {
+                let spans = any_spans.then_some(selection.spans.as_slice());
+                let bytes = super::bulk::encode_with(
+                    selection.files.iter().map(PathBuf::as_path),
+                    None,
+                    spans,
+                );
+                reply.bulk_frame = Some(bytes.len() as u64);
+                frame = Some(bytes);
+            } else {
+                reply.files = Some(selection.files.into_iter().map(WirePath).collect());
+                reply.spans = any_spans.then(|| {
+                    selection
+                        .spans
+                        .iter()
+                        .map(|s| s.as_ref().map(WireSpans::from))
+                        .collect()
+                });
+            }
+            Reply::Answer(reply)
         });
         (reply, frame)
     }
@@ -629,7 +615,7 @@ impl RootEntry {
         key: &str,
         asked_at: &str,
         verdicts: Vec<(PathBuf, bool)>,
-    ) -> Value {
+    ) -> Reply<Stored> {
         self.watched(false, |index, slot, watch| {
             let generation = Some(index.build_start_ns);
             let token = watch.rules_token();
@@ -639,13 +625,17 @@ impl RootEntry {
                 .lock()
                 .unwrap()
                 .store(key, asked_at, &token, verdicts);
-            json!({"ok": true, "stored": stored, "generation": generation})
+            Reply::Answer(Stored {
+                ok: true,
+                stored,
+                generation,
+            })
         })
     }
 
     /// The glob's outcome as the indexed glob of a workspace with this index and watch finds
     /// it (`glob::glob_indexed`), every field; `scan` when they cannot answer it.
-    fn glob(self: &Arc<Self>, query: &GlobQuery, build: bool, bulk: bool) -> Bulky {
+    fn glob(self: &Arc<Self>, query: &GlobQuery, build: bool, bulk: bool) -> Bulky<Globbed> {
         let mut frame = None;
         let reply = self.watched(build, |index, slot, watch| {
             let generation = Some(index.build_start_ns);
@@ -656,52 +646,58 @@ impl RootEntry {
                 file: index,
                 watch: Some(slot),
             };
-            match crate::glob::glob_indexed(&walker, query, using) {
-                Err(e) => crate::daemon::proto::error_reply("InvalidArgumentError", e.to_string()),
-                Ok(None) => scan("the watch cannot answer this glob", generation),
-                Ok(Some(outcome)) => {
-                    let mut reply = json!({
-                        "ok": true,
-                        "total": outcome.total,
-                        "truncated": outcome.truncated,
-                        "ignored": outcome.ignored,
-                        "errors": outcome.errors,
-                        "search_path": path_json(&outcome.search_path),
-                        "skips": skips(&outcome.skipped),
-                        "generation": generation,
-                        "watch_generation": watch_generation,
-                        "trusted": true,
-                    });
-                    if bulk {
-                        let metadata: Vec<_> = outcome.files.iter().map(|f| f.metadata).collect();
-                        let bytes = super::bulk::encode(
-                            outcome.files.iter().map(|f| f.path.as_path()),
-                            Some(&metadata),
-                        );
-                        reply["bulk_frame"] = Value::from(bytes.len());
-                        frame = Some(bytes);
-                    } else {
-                        reply["files"] = outcome
-                            .files
-                            .iter()
-                            .map(|f| match f.metadata {
-                                Some((mtime_ms, size)) => {
-                                    json!([path_json(&f.path), mtime_ms, size])
-                                }
-                                None => json!([path_json(&f.path), null, null]),
-                            })
-                            .collect();
-                    }
-                    reply
-                }
+            let outcome = match crate::glob::glob_indexed(&walker, query, using) {
+                Err(e) => return Reply::invalid(e.to_string()),
+                Ok(None) => return scan("the watch cannot answer this glob", generation),
+                Ok(Some(outcome)) => outcome,
+            };
+            let mut reply = Globbed {
+                ok: true,
+                files: None,
+                bulk_frame: None,
+                total: outcome.total as u64,
+                truncated: outcome.truncated,
+                ignored: outcome.ignored,
+                errors: outcome.errors,
+                search_path: WirePath(outcome.search_path.clone()),
+                skips: skips(&outcome.skipped),
+                generation,
+                watch_generation: Some(watch_generation),
+                trusted: true,
+            };
+            if bulk {
+                let metadata: Vec<_> = outcome.files.iter().map(|f| f.metadata).collect();
+                let bytes = super::bulk::encode(
+                    outcome.files.iter().map(|f| f.path.as_path()),
+                    Some(&metadata),
+                );
+                reply.bulk_frame = Some(bytes.len() as u64);
+                frame = Some(bytes);
+            } else {
+                reply.files = Some(
+                    outcome
+                        .files
+                        .into_iter()
+                        .map(|f| {
+                            let (mtime_ms, size) = f.metadata.unzip();
+                            GlobbedFile(WirePath(f.path), mtime_ms, size)
+                        })
+                        .collect(),
+                );
             }
+            Reply::Answer(reply)
         });
         (reply, frame)
     }
 
     /// A kept list of files, or `miss` with the token to store one under (`store`: keep the
     /// client's list, taken since the miss that gave `token`).
-    fn files(self: &Arc<Self>, key: &str, store: Option<(String, String)>, build: bool) -> Value {
+    fn files(
+        self: &Arc<Self>,
+        key: &str,
+        store: Option<(String, String)>,
+        build: bool,
+    ) -> Reply<Listing> {
         self.watched(build, |index, slot, watch| {
             let generation = Some(index.build_start_ns);
             // The token vouches only for directories the watch follows: a directory created
@@ -723,14 +719,29 @@ impl RootEntry {
             match store {
                 Some((walked_at, files)) => {
                     let stored = listings.store(key, &walked_at, &token, &files);
-                    json!({"ok": true, "stored": stored, "generation": generation})
+                    Reply::Answer(Listing {
+                        ok: true,
+                        stored: Some(stored),
+                        generation,
+                        ..Listing::default()
+                    })
                 }
                 None => match listings.lookup(key, &token) {
                     Some(files) => {
                         self.listing_hits.fetch_add(1, Ordering::Relaxed);
-                        json!({"ok": true, "files": &*files, "generation": generation})
+                        Reply::Answer(Listing {
+                            ok: true,
+                            files: Some(files.to_string()),
+                            generation,
+                            ..Listing::default()
+                        })
                     }
-                    None => json!({"ok": true, "miss": token, "generation": generation}),
+                    None => Reply::Answer(Listing {
+                        ok: true,
+                        miss: Some(token),
+                        generation,
+                        ..Listing::default()
+                    }),
                 },
             }
         })
@@ -768,58 +779,74 @@ impl RootEntry {
         Ok(())
     }
 
-    fn status(&self) -> Value {
+    fn status(&self) -> wire::RootStatus {
         let index = self.handle.status();
+        let state = |state: &str| WatchStatus {
+            state: state.into(),
+            ..WatchStatus::default()
+        };
         let watch = match (&self.no_events, self.handle.watch_slot()) {
-            (Some(why), _) => json!({"state": "none", "why": why}),
-            (None, None) => json!({"state": "none", "why": "symlinks are followed"}),
+            (Some(why), _) => WatchStatus {
+                why: Some(why.clone()),
+                ..state("none")
+            },
+            (None, None) => WatchStatus {
+                why: Some("symlinks are followed".into()),
+                ..state("none")
+            },
             (None, Some(slot)) => match slot.lock().unwrap().as_ref() {
-                Some(w) if w.trusted() => {
-                    json!({"state": "caught up", "dirty": w.dirty.len(), "generation": w.generation})
-                }
-                Some(w) if w.broken => json!({"state": "broken", "dirty": w.dirty.len()}),
-                Some(_) => json!({"state": "catching up"}),
-                None if self.catching_up.load(Ordering::Relaxed) => {
-                    json!({"state": "catching up"})
-                }
-                None => json!({"state": "none"}),
+                Some(w) if w.trusted() => WatchStatus {
+                    dirty: Some(w.dirty.len() as u64),
+                    generation: Some(w.generation),
+                    ..state("caught up")
+                },
+                Some(w) if w.broken => WatchStatus {
+                    dirty: Some(w.dirty.len() as u64),
+                    ..state("broken")
+                },
+                Some(_) => state("catching up"),
+                None if self.catching_up.load(Ordering::Relaxed) => state("catching up"),
+                None => state("none"),
             },
         };
         let (rebuilds, rebuilding) = self.handle.rebuilds();
         let (built, adopted) = self.handle.builds();
-        json!({
-            "root": path_json(self.root.real_path()),
-            "options": {
-                "gitignore": self.options.rules.gitignore,
-                "hidden": self.options.hidden,
-                "follow_symlinks": self.options.follow_symlinks,
-                "max_filesize": self.options.max_filesize,
-                "access_files": self.options.rules.access_files,
+        // Each lock taken and released apart (a guard in the literal below would live to its
+        // end, and a second lock of the same mutex there would never return).
+        let (files_lists, files_lists_bytes) = {
+            let listings = self.listings.lock().unwrap();
+            (listings.count() as u64, listings.bytes() as u64)
+        };
+        let rules_verdicts = self.verdicts.lock().unwrap().count() as u64;
+        let idle_seconds = self.last_used.lock().unwrap().elapsed().as_secs();
+        let problem = self.problem.lock().unwrap().clone();
+        wire::RootStatus {
+            root: WirePath::from(self.root.real_path()),
+            options: self.options.clone(),
+            index: wire::IndexStatus {
+                path: index.path.as_deref().map(WirePath::from),
+                exists: index.exists,
+                generation: (index.build_start_ns != 0).then_some(index.build_start_ns),
+                files: index.files as u64,
+                bytes: index.bytes as u64,
+                problem: index.problem,
+                built,
+                adopted,
             },
-            "index": {
-                "path": index.path.as_deref().map(path_json),
-                "exists": index.exists,
-                "generation": (index.build_start_ns != 0).then_some(index.build_start_ns),
-                "files": index.files,
-                "bytes": index.bytes,
-                "problem": index.problem,
-                "built": built,
-                "adopted": adopted,
-            },
-            "watch": watch,
-            "catching_up": self.catching_up.load(Ordering::Relaxed),
-            "rebuilds": rebuilds,
-            "rebuilding": rebuilding,
-            "queries": self.queries.load(Ordering::Relaxed),
-            "glob_queries": self.globs.load(Ordering::Relaxed),
-            "glob_answers": self.globs_answered.load(Ordering::Relaxed),
-            "files_lists": self.listings.lock().unwrap().count(),
-            "files_lists_bytes": self.listings.lock().unwrap().bytes(),
-            "files_list_hits": self.listing_hits.load(Ordering::Relaxed),
-            "rules_verdicts": self.verdicts.lock().unwrap().count(),
-            "idle_seconds": self.last_used.lock().unwrap().elapsed().as_secs(),
-            "problem": self.problem.lock().unwrap().clone(),
-        })
+            watch,
+            catching_up: self.catching_up.load(Ordering::Relaxed),
+            rebuilds,
+            rebuilding,
+            queries: self.queries.load(Ordering::Relaxed),
+            glob_queries: self.globs.load(Ordering::Relaxed),
+            glob_answers: self.globs_answered.load(Ordering::Relaxed),
+            files_lists,
+            files_lists_bytes,
+            files_list_hits: self.listing_hits.load(Ordering::Relaxed),
+            rules_verdicts,
+            idle_seconds,
+            problem,
+        }
     }
 }
 
@@ -848,57 +875,18 @@ struct SelectRequest {
     list_unnarrowed: bool,
 }
 
-fn field<'a>(object: &'a Value, name: &str) -> Option<&'a Value> {
-    object.get(name).filter(|v| !v.is_null())
-}
-
-fn bool_field(object: &Value, name: &str, default: bool) -> Result<bool, BadRequest> {
-    match field(object, name) {
-        None => Ok(default),
-        Some(v) => v
-            .as_bool()
-            .ok_or_else(|| BadRequest(format!("{name} must be true or false"))),
-    }
-}
-
-fn strings(object: &Value, name: &str, default: &[&str]) -> Result<Vec<String>, BadRequest> {
-    match field(object, name) {
-        None => Ok(default.iter().map(|s| s.to_string()).collect()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|i| {
-                i.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| BadRequest(format!("{name} must be a list of strings")))
-            })
-            .collect(),
-        Some(_) => Err(BadRequest(format!("{name} must be a list of strings"))),
-    }
-}
-
 /// A client's key (a string of at most `MAX_KEY` bytes), if given.
-fn key_field(object: &Value, name: &str) -> Result<Option<String>, BadRequest> {
-    let key = string(object, name)?;
+fn key_field(key: &Option<String>, name: &str) -> Result<Option<String>, BadRequest> {
     if key.as_ref().is_some_and(|k| k.len() > MAX_KEY) {
         return Err(BadRequest(format!(
             "{name} is over the limit of {MAX_KEY} bytes"
         )));
     }
-    Ok(key)
-}
-
-fn string(object: &Value, name: &str) -> Result<Option<String>, BadRequest> {
-    match field(object, name) {
-        None => Ok(None),
-        Some(v) => v
-            .as_str()
-            .map(|s| Some(s.to_string()))
-            .ok_or_else(|| BadRequest(format!("{name} must be a string"))),
-    }
+    Ok(key.clone())
 }
 
 /// The target of a request only `codesift-rg` makes (`walk.all_files`), about `what`.
-fn rg_target(request: &Value, what: &str) -> Result<Target, BadRequest> {
+fn rg_target(request: &wire::Target, what: &str) -> Result<Target, BadRequest> {
     let target = parse_target(request)?;
     if !target.every {
         return Err(BadRequest(format!(
@@ -908,20 +896,17 @@ fn rg_target(request: &Value, what: &str) -> Result<Target, BadRequest> {
     Ok(target)
 }
 
-fn parse_target(request: &Value) -> Result<Target, BadRequest> {
-    let root =
-        PathBuf::from(string(request, "root")?.ok_or(BadRequest("root is required".into()))?);
+fn parse_target(request: &wire::Target) -> Result<Target, BadRequest> {
+    let root = request.root.0.clone();
     if !root.is_absolute() {
         return Err(BadRequest("root must be an absolute path".into()));
     }
-    let search_path = PathBuf::from(string(request, "path")?.unwrap_or_default());
-    let empty = json!({});
-    let walk = field(request, "walk").unwrap_or(&empty);
+    let search_path = request.path.clone().unwrap_or_default().0;
+    let walk = request.walk.clone().unwrap_or_default();
     // `all_files`: the index of every file (no ignore or access-ignore rules, hidden files,
     // links not followed; `.git` never), for a client that applies its own rules at query
     // time from the path table (`codesift-rg`). It overrides the other walk options.
-    let every = bool_field(walk, "all_files", false)?;
-    let options = if every {
+    let options = if walk.all_files {
         WalkOptions {
             rules: RuleOptions {
                 gitignore: false,
@@ -934,105 +919,98 @@ fn parse_target(request: &Value) -> Result<Target, BadRequest> {
         }
     } else {
         WalkOptions {
-            rules: RuleOptions {
-                gitignore: bool_field(walk, "gitignore", true)?,
-                access_files: strings(walk, "access_files", &[".clineignore", ".codesiftignore"])?,
-            },
-            hidden: bool_field(walk, "hidden", true)?,
-            follow_symlinks: bool_field(walk, "follow_symlinks", false)?,
-            max_filesize: match field(walk, "max_filesize") {
-                None => None,
-                Some(v) => Some(
-                    v.as_u64()
-                        .ok_or(BadRequest("max_filesize must be a number of bytes".into()))?,
-                ),
-            },
             threads: 0,
+            ..walk.options
         }
-    };
-    let build = bool_field(request, "build", true)?;
-    let ident = match field(request, "root_id") {
-        None => None,
-        Some(v) => Some(
-            v.as_array()
-                .filter(|pair| pair.len() == 2)
-                .and_then(|pair| Some((pair[0].as_u64()?, pair[1].as_u64()?)))
-                .ok_or(BadRequest(
-                    "root_id must be [device, inode] of the root directory".into(),
-                ))?,
-        ),
     };
     Ok(Target {
         root,
-        ident,
+        ident: request.root_id,
         search_path,
         options,
-        every,
-        build,
+        every: walk.all_files,
+        build: request.build.unwrap_or(true),
     })
 }
 
-/// The engine's grep request a `select` carries: the fields of `pattern` (`pattern`,
-/// `literal`, `case_sensitive`, `multiline`, `before`, `after`; a null is left out) and the
-/// filters beside it (`include`, `exclude`, `types`, `types_not`). On the wire
-/// `case_sensitive` defaults to true (what `codesift-rg` leaves out), and no limit applies
-/// (a selection lists every file that may match).
-fn grep_request(request: &Value, search_path: &Path) -> Result<GrepRequest, BadRequest> {
-    let Some(Value::Object(pattern)) = field(request, "pattern") else {
+/// The engine's grep request a `select` carries (`pattern`), with the filters beside it
+/// when given (hand-written requests and `codesift-rg` put them there), the search path
+/// the request names, and none of the options that do not choose files: no limit (a
+/// selection lists every file that may match), no paging, no time limit.
+fn grep_request(request: &wire::Select, search_path: &Path) -> Result<GrepRequest, BadRequest> {
+    let Some(mut grep) = request.pattern.clone() else {
         return Err(BadRequest(
             "pattern is required: an object with the pattern and its options".into(),
         ));
     };
-    if field(&Value::Object(pattern.clone()), "pattern").is_none() {
-        return Err(BadRequest("pattern.pattern is required".into()));
+    if grep.hidden.is_some() || grep.no_ignore.is_some() {
+        return Err(BadRequest(
+            "pattern.hidden and pattern.no_ignore are not sent: the walk options go in walk".into(),
+        ));
     }
-    let mut flat = serde_json::Map::new();
-    flat.insert("case_sensitive".into(), Value::Bool(true));
-    flat.insert("max_matches".into(), Value::Null);
-    for (name, value) in pattern.iter().filter(|(_, v)| !v.is_null()) {
-        flat.insert(name.clone(), value.clone());
-    }
-    for name in ["include", "exclude", "types", "types_not"] {
-        if let Some(value) = field(request, name) {
-            flat.insert(name.into(), value.clone());
+    for (beside, field) in [
+        (&request.include, &mut grep.include),
+        (&request.exclude, &mut grep.exclude),
+        (&request.types, &mut grep.types),
+        (&request.types_not, &mut grep.types_not),
+    ] {
+        if let Some(beside) = beside {
+            *field = beside.clone();
         }
     }
-    let mut grep: GrepRequest = serde_json::from_value(Value::Object(flat))
-        .map_err(|e| BadRequest(format!("pattern: {e}")))?;
+    grep.max_matches = None;
+    grep.offset = 0;
+    grep.count_total = false;
+    grep.stream = false;
+    grep.timeout = None;
     grep.search_path = search_path.to_path_buf();
     Ok(grep)
 }
 
-fn parse_select(request: &Value) -> Result<SelectRequest, BadRequest> {
-    let target = parse_target(request)?;
-    let empty = json!({});
-    let walk = field(request, "walk").unwrap_or(&empty);
+fn parse_select(request: &wire::Select) -> Result<SelectRequest, BadRequest> {
+    let target = parse_target(&request.target)?;
     let query = grep_request(request, &target.search_path)?
         .query()
         .map_err(|e| BadRequest(e.to_string()))?;
     // A pattern that does not compile is the client's error, before any index work.
     let pattern = query.compiled().map_err(|e| BadRequest(e.to_string()))?;
-    let rules = key_field(request, "rules")?;
+    let rules = key_field(&request.rules, "rules")?;
     if rules.is_some() && !target.every {
         return Err(BadRequest(
             "rules verdicts are kept for walk.all_files roots (codesift-rg)".into(),
         ));
     }
+    let list_unnarrowed = request
+        .target
+        .walk
+        .as_ref()
+        .and_then(|w| w.list_unnarrowed)
+        .unwrap_or(true);
     Ok(SelectRequest {
         target,
         query,
         rules,
         pattern,
-        list_unnarrowed: bool_field(walk, "list_unnarrowed", true)?,
+        list_unnarrowed,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
 
-    fn parsed(request: Value) -> Result<SelectRequest, String> {
-        parse_select(&request).map_err(|e| e.0)
+    fn parsed(mut request: Value) -> Result<SelectRequest, String> {
+        request["op"] = json!("select");
+        let body = serde_json::to_vec(&request).unwrap();
+        match wire::parse(&body).request {
+            Ok(wire::Envelope {
+                request: wire::Request::Select(select),
+                ..
+            }) => parse_select(&select).map_err(|e| e.0),
+            Ok(other) => panic!("{request} read as {other:?}"),
+            Err(refused) => Err(refused.error.message),
+        }
     }
 
     #[test]

@@ -10,10 +10,10 @@
 
 use super::dir::{self, SOCKET_NAME};
 use super::proto::{self, FrameError, MAX_REQUEST};
-use super::roots::Roots;
+use super::roots::{BadRequest, Roots};
+use super::wire::{self, Envelope, Reply, Request};
 use crate::fs::dir::Dir;
 use rustix::event::{PollFd, PollFlags};
-use serde_json::{Value, json};
 use std::io;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -189,7 +189,7 @@ fn accept(stream: UnixStream, shared: &Arc<Shared>) {
 }
 
 /// Sends one reply, never raising SIGPIPE on a client that went away.
-fn send(stream: &UnixStream, reply: &Value) -> io::Result<()> {
+fn send(stream: &UnixStream, reply: &impl serde::Serialize) -> io::Result<()> {
     let body = serde_json::to_vec(reply).map_err(io::Error::other)?;
     send_frame(stream, &body)
 }
@@ -248,66 +248,74 @@ fn connection(mut stream: UnixStream, shared: &Shared) {
         }
         *shared.last_activity.lock().unwrap() = Instant::now();
         shared.queries.fetch_add(1, Ordering::Relaxed);
-        let mut wants_raw = false;
-        let (reply, bulk) = match serde_json::from_slice::<Value>(&body) {
-            Ok(request) if large.is_some() && !is_files_store(&request) => (
-                proto::error_reply(
+        let parsed = wire::parse(&body);
+        let answered = match parsed.request {
+            Ok(envelope) if large.is_some() && !envelope.request.is_files_store() => {
+                Answered::json(&proto::error_reply(
                     "InvalidArgumentError",
                     format!(
                         "a request of {} bytes is over the limit of {MAX_REQUEST} bytes and \
                          not a `files` store",
                         body.len()
                     ),
-                ),
-                None,
-            ),
-            Ok(request) => {
+                ))
+            }
+            request => {
                 // Taken at once, before any work: the client passes over a daemon that does
                 // not say so within milliseconds (stopped, stuck), and checks the version.
-                if request.get("protocol").is_some() && send(&stream, &proto::hello()).is_err() {
+                if parsed.hello && send(&stream, &proto::hello()).is_err() {
                     return;
                 }
-                wants_raw = request.get("op").and_then(Value::as_str) == Some("files")
-                    && request.get("raw").and_then(Value::as_bool) == Some(true);
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    dispatch_bulky(&request, shared)
-                }))
-                .unwrap_or_else(|_| {
-                    let why = "the daemon failed on this request; scan";
-                    (proto::error_reply("InternalError", why), None)
-                })
+                match request {
+                    Err(refused) => Answered::json(&refused),
+                    Ok(envelope) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        dispatch(envelope, shared)
+                    }))
+                    .unwrap_or_else(|_| {
+                        let why = "the daemon failed on this request; scan";
+                        Answered::json(&proto::error_reply("InternalError", why))
+                    }),
+                }
             }
-            Err(e) => (
-                proto::error_reply(
-                    "InvalidArgumentError",
-                    format!("the request is not JSON: {e}"),
-                ),
-                None,
-            ),
         };
         drop(body);
         drop(large);
-        let (reply, raw) = raw_files(reply, wants_raw);
-        if send(&stream, &reply).is_err() {
+        if send_frame(&stream, &answered.body).is_err() {
             return;
         }
-        if let Some(raw) = raw
-            && send_frame(&stream, raw.as_bytes()).is_err()
-        {
-            return;
-        }
-        if let Some(bulk) = bulk
-            && send_frame(&stream, &bulk).is_err()
+        if let Some(frame) = answered.frame
+            && send_frame(&stream, &frame).is_err()
         {
             return;
         }
     }
 }
 
+/// A reply as sent: its JSON, and the frame of bytes that follows it when it announces one
+/// (a `glob` or `select` reply's `bulk_frame`, a raw `files` list's `files_frame`).
+struct Answered {
+    body: Vec<u8>,
+    frame: Option<Vec<u8>>,
+}
+
+impl Answered {
+    fn json(reply: &impl serde::Serialize) -> Answered {
+        Answered::with_frame(reply, None)
+    }
+
+    fn with_frame(reply: &impl serde::Serialize, frame: Option<Vec<u8>>) -> Answered {
+        let body = serde_json::to_vec(reply).unwrap_or_else(|e| {
+            let failed = proto::error_reply("InternalError", format!("a reply failed: {e}"));
+            serde_json::to_vec(&failed).unwrap_or_default()
+        });
+        Answered { body, frame }
+    }
+}
+
 /// Answers a request refused from its header, then closes: its body is never read as
 /// requests. Closing with unread bytes would reset the connection and could destroy the reply
 /// before the client reads it: a bounded amount is read and dropped first.
-fn refuse_and_close(stream: &mut UnixStream, reply: &Value) {
+fn refuse_and_close(stream: &mut UnixStream, reply: &wire::ErrorReply) {
     let _ = send(stream, reply);
     let _ = stream.shutdown(std::net::Shutdown::Write);
     let deadline = Instant::now() + Duration::from_secs(1);
@@ -326,11 +334,6 @@ fn refuse_and_close(stream: &mut UnixStream, reply: &Value) {
             Err(_) => return,
         }
     }
-}
-
-/// The one request allowed over the usual cap: a `files` op carrying a list to keep.
-fn is_files_store(request: &Value) -> bool {
-    request.get("op").and_then(Value::as_str) == Some("files") && request.get("store").is_some()
 }
 
 /// Reads from `stream` until `limit` after the first byte read, then fails with `TimedOut`
@@ -369,24 +372,6 @@ impl io::Read for Deadline<'_> {
     }
 }
 
-/// A `files` reply asked for `raw`: its list goes out as a frame of its own after the JSON
-/// (`files_frame`: its length), so that neither side escapes a whole tree's paths.
-fn raw_files(mut reply: Value, wants_raw: bool) -> (Value, Option<String>) {
-    if !wants_raw {
-        return (reply, None);
-    }
-    match reply.get_mut("files").map(Value::take) {
-        Some(Value::String(files)) => {
-            reply["files_frame"] = Value::from(files.len());
-            if let Some(object) = reply.as_object_mut() {
-                object.remove("files");
-            }
-            (reply, Some(files))
-        }
-        _ => (reply, None),
-    }
-}
-
 /// Sends one frame of bytes, never raising SIGPIPE on a client that went away.
 fn send_frame(stream: &UnixStream, body: &[u8]) -> io::Result<()> {
     let mut bytes: &[u8] = &proto::frame(body)?;
@@ -416,43 +401,60 @@ impl Drop for LargeRequest<'_> {
     }
 }
 
-/// `dispatch`, with the bulk frame a `glob` or `select` reply announces (`bulk_frame`).
-fn dispatch_bulky(request: &Value, shared: &Shared) -> (Value, Option<Vec<u8>>) {
-    let answered = match request.get("op").and_then(Value::as_str) {
-        Some("glob") => shared.roots.glob(request),
-        Some("select") => shared.roots.select(request),
-        _ => return (dispatch(request, shared), None),
-    };
-    answered.unwrap_or_else(|bad| (proto::error_reply("InvalidArgumentError", bad.0), None))
+/// The reply to `envelope`, with the frame of bytes it announces, if any.
+fn dispatch(envelope: Envelope, shared: &Shared) -> Answered {
+    let bulk = envelope.wants_bulk();
+    let refused =
+        |bad: BadRequest| Answered::json(&proto::error_reply("InvalidArgumentError", bad.0));
+    match envelope.request {
+        Request::Ping {} => Answered::json(&wire::Pong {
+            ok: true,
+            pid: std::process::id(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }),
+        Request::Status {} => Answered::json(&status(shared)),
+        Request::Stop {} => {
+            shared.stop.store(true, Ordering::Release);
+            Answered::json(&wire::Stopping {
+                ok: true,
+                stopping: true,
+                pid: std::process::id(),
+            })
+        }
+        Request::Select(select) => match shared.roots.select(&select, bulk) {
+            Ok((reply, frame)) => Answered::with_frame(&reply, frame),
+            Err(bad) => refused(bad),
+        },
+        Request::Glob(glob) => match shared.roots.glob(&glob, bulk) {
+            Ok((reply, frame)) => Answered::with_frame(&reply, frame),
+            Err(bad) => refused(bad),
+        },
+        Request::Files(files) => match shared.roots.files(&files) {
+            Ok(reply) => {
+                let (reply, frame) = raw_files(reply, files.raw);
+                Answered::with_frame(&reply, frame)
+            }
+            Err(bad) => refused(bad),
+        },
+        Request::Rules(rules) => match shared.roots.rules(&rules) {
+            Ok(reply) => Answered::json(&reply),
+            Err(bad) => refused(bad),
+        },
+    }
 }
 
-fn dispatch(request: &Value, shared: &Shared) -> Value {
-    let op = request.get("op").and_then(Value::as_str).unwrap_or("");
-    match op {
-        "ping" => {
-            json!({"ok": true, "pid": std::process::id(), "version": env!("CARGO_PKG_VERSION")})
-        }
-        "status" => status(shared),
-        "stop" => {
-            shared.stop.store(true, Ordering::Release);
-            json!({"ok": true, "stopping": true, "pid": std::process::id()})
-        }
-        "glob" | "select" => dispatch_bulky(request, shared).0,
-        "files" => match shared.roots.files(request) {
-            Ok(reply) => reply,
-            Err(bad) => proto::error_reply("InvalidArgumentError", bad.0),
+/// A `files` reply asked for `raw`: its list goes out as a frame of its own after the JSON
+/// (`files_frame`: its length), so that neither side escapes a whole tree's paths.
+fn raw_files(reply: Reply<wire::Listing>, raw: bool) -> (Reply<wire::Listing>, Option<Vec<u8>>) {
+    match reply {
+        Reply::Answer(mut listing) if raw => match listing.files.take() {
+            Some(files) => {
+                listing.files_frame = Some(files.len() as u64);
+                (Reply::Answer(listing), Some(files.into_bytes()))
+            }
+            None => (Reply::Answer(listing), None),
         },
-        "rules" => match shared.roots.rules(request) {
-            Ok(reply) => reply,
-            Err(bad) => proto::error_reply("InvalidArgumentError", bad.0),
-        },
-        other => proto::error_reply(
-            "InvalidArgumentError",
-            format!(
-                "unknown op {:?}: use ping, status, stop, select, glob, files or rules",
-                other.chars().take(40).collect::<String>()
-            ),
-        ),
+        other => (other, None),
     }
 }
 
@@ -478,37 +480,38 @@ fn proc_status_bytes(field: &str) -> Option<u64> {
     Some(kib * 1024)
 }
 
-fn status(shared: &Shared) -> Value {
+fn status(shared: &Shared) -> wire::Status {
     let roots = shared.roots.status();
-    let index_bytes: u64 = roots
-        .iter()
-        .filter_map(|r| r["index"]["bytes"].as_u64())
-        .sum();
-    json!({
-        "ok": true,
-        "pid": std::process::id(),
-        "uid": dir::my_uid(),
-        "version": env!("CARGO_PKG_VERSION"),
-        "socket": shared.socket,
-        "started": shared.started.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
-        "uptime_seconds": shared.started_at.elapsed().as_secs(),
-        "idle_exit_seconds": shared.idle.as_secs_f64(),
-        "queries": shared.queries.load(Ordering::Relaxed),
-        "connections": shared.connections.load(Ordering::Relaxed),
-        "active_connections": shared.active.load(Ordering::Relaxed),
-        "refused_connections": shared.refused.load(Ordering::Relaxed),
-        "rss_bytes": rss_bytes(),
-        "rss_index_copies_bytes": rss_shared_bytes(),
-        "peak_rss_bytes": proc_status_bytes("VmHWM:"),
-        "index_bytes": index_bytes,
-        "max_roots": super::roots::MAX_ROOTS,
-        "roots": roots,
-    })
+    let index_bytes: u64 = roots.iter().map(|r| r.index.bytes).sum();
+    wire::Status {
+        ok: true,
+        pid: std::process::id(),
+        uid: dir::my_uid(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        socket: shared.socket.clone(),
+        started: shared
+            .started
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        uptime_seconds: shared.started_at.elapsed().as_secs(),
+        idle_exit_seconds: shared.idle.as_secs_f64(),
+        queries: shared.queries.load(Ordering::Relaxed),
+        connections: shared.connections.load(Ordering::Relaxed),
+        active_connections: shared.active.load(Ordering::Relaxed) as u64,
+        refused_connections: shared.refused.load(Ordering::Relaxed),
+        rss_bytes: rss_bytes(),
+        rss_index_copies_bytes: rss_shared_bytes(),
+        peak_rss_bytes: proc_status_bytes("VmHWM:"),
+        index_bytes,
+        max_roots: super::roots::MAX_ROOTS as u64,
+        roots,
+    }
 }
 
 #[cfg(test)]
 mod raw_tests {
     use super::*;
+    use serde_json::{Value, json};
 
     fn shared_for_test() -> Shared {
         Shared::new(Duration::from_secs(60), String::new())
@@ -625,15 +628,34 @@ mod raw_tests {
 
     #[test]
     fn a_files_list_asked_raw_goes_in_a_frame_of_its_own() {
-        let reply = json!({"ok": true, "files": "a.c\nb.c\n", "generation": 7});
-        let (json_part, raw) = raw_files(reply.clone(), true);
-        assert_eq!(raw.as_deref(), Some("a.c\nb.c\n"));
+        let listing = wire::Listing {
+            ok: true,
+            files: Some("a.c\nb.c\n".into()),
+            generation: Some(7),
+            ..Default::default()
+        };
+        let (json_part, raw) = raw_files(Reply::Answer(listing.clone()), true);
+        assert_eq!(raw.as_deref(), Some(&b"a.c\nb.c\n"[..]));
         assert_eq!(
-            json_part,
+            serde_json::to_value(&json_part).unwrap(),
             json!({"ok": true, "files_frame": 8, "generation": 7})
         );
-        assert_eq!(raw_files(reply.clone(), false), (reply, None));
-        let miss = json!({"ok": true, "miss": "1:0"});
-        assert_eq!(raw_files(miss.clone(), true), (miss, None));
+        let (kept, raw) = raw_files(Reply::Answer(listing.clone()), false);
+        assert!(raw.is_none());
+        assert_eq!(
+            serde_json::to_value(&kept).unwrap(),
+            json!({"ok": true, "files": "a.c\nb.c\n", "generation": 7})
+        );
+        let miss = wire::Listing {
+            ok: true,
+            miss: Some("1:0".into()),
+            ..Default::default()
+        };
+        let (miss_part, raw) = raw_files(Reply::Answer(miss), true);
+        assert!(raw.is_none());
+        assert_eq!(
+            serde_json::to_value(&miss_part).unwrap(),
+            json!({"ok": true, "miss": "1:0", "generation": null})
+        );
     }
 }

@@ -31,12 +31,26 @@ use std::sync::{Arc, RwLock};
 pub const MAX_RULE_FILE: u64 = 8 * 1024 * 1024;
 
 /// Which rule files apply.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct RuleOptions {
     /// Honour `.gitignore`, `.ignore` and `.git/info/exclude`.
     pub gitignore: bool,
     /// File names of access-ignore files, always honoured.
     pub access_files: Vec<String>,
+}
+
+/// The access-ignore files a `Workspace` honours unless told otherwise.
+pub const DEFAULT_ACCESS_FILES: [&str; 2] = [".clineignore", ".codesiftignore"];
+
+impl Default for RuleOptions {
+    /// A `Workspace`'s defaults: `.gitignore` honoured, the default access-ignore files.
+    fn default() -> Self {
+        RuleOptions {
+            gitignore: true,
+            access_files: DEFAULT_ACCESS_FILES.map(String::from).to_vec(),
+        }
+    }
 }
 
 impl RuleOptions {

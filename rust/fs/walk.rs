@@ -38,9 +38,13 @@ use std::time::Duration;
 pub const HANDLE_BUDGET: usize = 256;
 static OPEN_HANDLES: AtomicUsize = AtomicUsize::new(0);
 
-/// How a workspace walks its tree.
-#[derive(Clone, Debug)]
+/// How a workspace walks its tree. On the daemon's wire (`daemon::wire::Walk`) its fields
+/// are flat (`gitignore`, `access_files`, `hidden`, `follow_symlinks`, `max_filesize`), the
+/// threads not sent, and a field left out has a `Workspace`'s default (`Default`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct WalkOptions {
+    #[serde(flatten)]
     pub rules: RuleOptions,
     /// Include hidden (dot) files and directories.
     pub hidden: bool,
@@ -49,7 +53,22 @@ pub struct WalkOptions {
     /// Skip files larger than this many bytes.
     pub max_filesize: Option<u64>,
     /// Worker threads; 0 picks the number of CPUs.
+    #[serde(skip)]
     pub threads: usize,
+}
+
+impl Default for WalkOptions {
+    /// A `Workspace`'s defaults: the rules honoured, hidden files shown, links not followed,
+    /// no size limit, one thread per CPU.
+    fn default() -> Self {
+        WalkOptions {
+            rules: RuleOptions::default(),
+            hidden: true,
+            follow_symlinks: false,
+            max_filesize: None,
+            threads: 0,
+        }
+    }
 }
 
 impl WalkOptions {

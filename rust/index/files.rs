@@ -348,30 +348,43 @@ pub(super) fn candidate_paths<'a>(
 /// A file for an indexed search: found by a walk, or known by its path from the index (opened
 /// from the root only when its turn comes, so a search that stops early opens no more); with
 /// its id in the index when it is unchanged since the build and only its candidate units need
-/// a search.
+/// a search; or known by its path with the parts another process's index says can hold a
+/// match (read only those while the file is still the one indexed).
 pub enum ToSearch {
     Entry(FileEntry, Option<u32>),
     Path(PathBuf, Option<u32>),
+    Spanned(PathBuf, super::select::FileSpans),
 }
 
 impl ToSearch {
     pub fn rel(&self) -> &Path {
         match self {
             ToSearch::Entry(entry, _) => &entry.rel,
-            ToSearch::Path(rel, _) => rel,
+            ToSearch::Path(rel, _) | ToSearch::Spanned(rel, _) => rel,
         }
     }
 
     pub fn by_units(&self) -> Option<u32> {
         match self {
             ToSearch::Entry(_, known) | ToSearch::Path(_, known) => *known,
+            ToSearch::Spanned(..) => None,
+        }
+    }
+
+    /// The parts another process's index says can hold a match.
+    pub fn spans(&self) -> Option<&super::select::FileSpans> {
+        match self {
+            ToSearch::Spanned(_, spans) => Some(spans),
+            _ => None,
         }
     }
 
     pub fn open(&self, walker: &Walker) -> std::io::Result<std::fs::File> {
         match self {
             ToSearch::Entry(entry, _) => entry.open(walker.root()),
-            ToSearch::Path(rel, _) => walker.root().open_file(rel, crate::fs::root::Links::Refuse),
+            ToSearch::Path(rel, _) | ToSearch::Spanned(rel, _) => {
+                walker.root().open_file(rel, crate::fs::root::Links::Refuse)
+            }
         }
     }
 }

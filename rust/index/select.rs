@@ -123,8 +123,9 @@ fn add_skipped(into: &Skipped, from: &Skipped) {
 /// counts them), with what a walk would have passed over recorded in `walker`'s stats.
 pub struct Selection {
     pub files: Vec<PathBuf>,
-    /// For a client that lists every file (`every`): per file, the parts of an unchanged file
-    /// that can hold a match, when they are less than the whole file.
+    /// Per file, the parts of an unchanged file that can hold a match, when they are less
+    /// than the whole file and a reader may read only them (no context lines, not
+    /// multiline).
     pub spans: Vec<Option<FileSpans>>,
     pub binary: u64,
     pub walker: Walker,
@@ -254,7 +255,7 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
         candidate_paths(index, &found.files, &search_dir, &accepts, &watch, reach),
     ) {
         let known = match (&file, &found.units) {
-            (ToSearch::Path(_, Some(i)), Some(units)) if every => file_spans(index, *i, units),
+            (ToSearch::Path(_, Some(i)), Some(units)) if unit_reads => file_spans(index, *i, units),
             _ => None,
         };
         files.push(file.rel().to_path_buf());
@@ -270,11 +271,14 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
 }
 
 /// What another process (the daemon) selected for a search, as `select_watched` chose it:
-/// the files to read in path order, the unchanged binary files passed over, and what a walk
-/// would have passed over (ignored, unreadable, by reason with examples).
+/// the files to read in path order (each with the parts that can hold a match, when known),
+/// the unchanged binary files passed over, and what a walk would have passed over (ignored,
+/// unreadable, by reason with examples).
 #[derive(Debug, Default)]
 pub struct Selected {
     pub files: Vec<PathBuf>,
+    /// One per file.
+    pub spans: Vec<Option<FileSpans>>,
     pub binary: u64,
     pub ignored: u64,
     pub unreadable: u64,

@@ -1,8 +1,8 @@
 //! The daemon's bindings: serving (the GIL released; it is taken back once a tick only to let
 //! Python see its signals, so Ctrl-C and SIGTERM handlers stop the daemon), one request as
-//! JSON through the checked client, starting it detached, and where its socket lives.
+//! JSON read through the wire's types (`daemon::wire`) and sent by the checked client, starting it detached, and where its socket lives.
 
-use crate::daemon::{client, dir, server};
+use crate::daemon::{client, dir, server, wire};
 use crate::error::Error;
 use crate::fs::spawn;
 use crate::py::interrupt;
@@ -53,8 +53,16 @@ pub fn daemon_request(
     request: &str,
     timeout: f64,
 ) -> PyResult<(Option<String>, Option<String>, Option<u32>)> {
-    let request: serde_json::Value = serde_json::from_str(request)
-        .map_err(|e| Error::InvalidArgument(format!("the request is not JSON: {e}")))?;
+    // Read through the wire's own types, as the daemon reads it: a request it would refuse
+    // gets here the error reply it would send (never sent: nothing could come of it).
+    let request = match wire::parse(request.as_bytes()).request {
+        Ok(envelope) => envelope.request,
+        Err(refused) => {
+            let reply = serde_json::to_string(&refused)
+                .map_err(|e| Error::Io(format!("cannot write an error reply: {e}")))?;
+            return Ok((Some(reply), None, None));
+        }
+    };
     let timeout = Duration::from_secs_f64(timeout.clamp(0.001, 3600.0));
     // On a thread of its own, Ctrl-C heard while waiting: on a signal the request is left to
     // end by its own time limit (nothing of it is kept).
@@ -63,7 +71,11 @@ pub fn daemon_request(
         .name("codesift-daemon-request".into())
         .spawn(move || {
             let answer = match client::request_with_pid(&request, timeout) {
-                (Ok(reply), pid) => (Some(reply.to_string()), None, pid),
+                (Ok(reply), pid) => (
+                    Some(String::from_utf8_lossy(&reply).into_owned()),
+                    None,
+                    pid,
+                ),
                 (Err(e), pid) => (None, Some(e.to_string()), pid),
             };
             let _ = sender.send(Ok(answer));

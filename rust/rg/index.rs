@@ -20,13 +20,16 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::args::{Args, CaseMode, Mode, SearchMode};
 use super::haystack::Haystack;
 use super::messages;
 use crate::daemon::client;
+use crate::daemon::wire::{self, Reply, Request, Walk, WirePath};
 use crate::index::select::FileSpans;
+use crate::request::GrepRequest;
 
 /// A scan that visits at least this many files asks the daemon to index its tree (auto).
 /// Below it a scan is fast enough (tens of milliseconds) that an index and a watch per tree
@@ -143,44 +146,21 @@ fn span_reads(a: &Args) -> bool {
 }
 
 /// The files of a select reply, root-relative, each with the parts that can hold a match
-/// when the daemon sent them.
-fn reply_files(reply: &Value) -> Option<Vec<(PathBuf, Option<FileSpans>)>> {
-    let files = reply.get("files")?.as_array()?;
-    let spans = reply.get("spans").and_then(Value::as_array);
-    files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let path = crate::daemon::roots::json_path(f)?;
-            let spans = spans.and_then(|s| s.get(i)).and_then(file_spans);
-            Some((path, spans))
-        })
-        .collect()
-}
-
-/// `[size, mtime_ns, ctime_ns, ino, [[offset, length, line], ...]]` (`None`: read it all).
-fn file_spans(value: &Value) -> Option<FileSpans> {
-    let fields = value.as_array()?;
-    let spans = fields
-        .get(4)?
-        .as_array()?
-        .iter()
-        .map(|s| {
-            let s = s.as_array()?;
-            Some((
-                s.first()?.as_u64()?,
-                s.get(1)?.as_u64()?,
-                s.get(2)?.as_u64()?,
-            ))
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Some(FileSpans {
-        size: fields.first()?.as_u64()?,
-        mtime_ns: fields.get(1)?.as_i64()?,
-        ctime_ns: fields.get(2)?.as_i64()?,
-        ino: fields.get(3)?.as_u64()?,
-        spans,
-    })
+/// when the daemon sent them (one per file, or none at all).
+fn reply_files(reply: &mut wire::Selection) -> Option<Vec<(PathBuf, Option<FileSpans>)>> {
+    let files = reply.files.take()?;
+    let spans = match reply.spans.take() {
+        Some(spans) if spans.len() == files.len() => spans,
+        Some(_) => return None,
+        None => vec![None; files.len()],
+    };
+    Some(
+        files
+            .into_iter()
+            .zip(spans)
+            .map(|(WirePath(path), spans)| (path, spans.map(FileSpans::from)))
+            .collect(),
+    )
 }
 
 /// The Python that hosts the daemon: `CODESIFT_PYTHON`, else `python3` on PATH.
@@ -238,7 +218,7 @@ fn select_request(
     multiline: bool,
     mode: IndexMode,
     rules: Option<&str>,
-) -> Value {
+) -> wire::Select {
     let build = mode == IndexMode::Force;
     // `force` lists every file even when the pattern narrows nothing (every answer goes
     // through the index's path table); otherwise a pattern the index cannot narrow is
@@ -248,42 +228,53 @@ fn select_request(
         // The empty pattern narrows nothing: every file is listed.
         None => ("", false),
     };
-    json!({
-        "op": "select",
-        "root": crate::daemon::roots::path_json(root),
-        "path": "",
-        "walk": {"all_files": true, "list_unnarrowed": build},
-        "build": build,
-        "pattern": {
-            "pattern": pattern,
-            "literal": false,
-            "case_sensitive": !case_insensitive,
-            "multiline": multiline,
+    let mut target = wire::Target::new(
+        root,
+        Walk {
+            list_unnarrowed: Some(build),
+            ..Walk::all_files()
         },
-        "rules": rules,
-    })
+    );
+    target.path = Some(WirePath::default());
+    target.build = Some(build);
+    wire::Select {
+        target,
+        pattern: Some(GrepRequest {
+            pattern: pattern.to_string(),
+            literal: false,
+            case_sensitive: !case_insensitive,
+            multiline: Some(multiline),
+            ..GrepRequest::default()
+        }),
+        include: None,
+        exclude: None,
+        types: None,
+        types_not: None,
+        rules: rules.map(str::to_string),
+    }
 }
 
 /// The positions of the files whose verdict under the rules the daemon does not know
 /// (`None`: all of them), each below `count`.
-fn reply_undecided(reply: &Value, count: usize) -> Result<Option<Vec<usize>>, String> {
-    let Some(undecided) = reply.get("undecided").filter(|v| !v.is_null()) else {
+fn reply_undecided(reply: &wire::Selection, count: usize) -> Result<Option<Vec<usize>>, String> {
+    let Some(undecided) = &reply.undecided else {
         return Ok(None);
     };
     undecided
-        .as_array()
-        .and_then(|list| {
-            list.iter()
-                .map(|i| i.as_u64().map(|i| i as usize).filter(|i| *i < count))
-                .collect::<Option<Vec<usize>>>()
-        })
+        .iter()
+        .map(|&i| usize::try_from(i).ok().filter(|i| *i < count))
+        .collect::<Option<Vec<usize>>>()
         .map(Some)
         .ok_or_else(|| "a malformed reply (undecided)".to_string())
 }
 
-/// The daemon's reply to `request` when it answers it (not `scan`, no error), or why not;
-/// `force` starts the daemon and waits (bounded) for an index being built.
-fn ask_reply(request: &Value, mode: IndexMode) -> Result<Value, String> {
+/// The daemon's answer to `request` when it answers it (not `scan`, no error), with the
+/// connection (a frame may follow the answer), or why not; `force` starts the daemon and
+/// waits (bounded) for an index being built.
+fn ask_reply<T: DeserializeOwned>(
+    request: &Request,
+    mode: IndexMode,
+) -> Result<(T, std::os::unix::net::UnixStream), String> {
     let deadline = Instant::now() + FORCE_DEADLINE;
     // A daemon that has not come up by then will not (no Python, a refused directory).
     let connect_deadline = Instant::now() + FORCE_START;
@@ -313,44 +304,28 @@ fn ask_reply(request: &Value, mode: IndexMode) -> Result<Value, String> {
         };
         let reply = client::exchange_with(&mut stream, request, &wait)
             .map_err(|e| format!("the daemon did not answer: {e}"))?;
-        if let Some(err) = reply.get("error") {
-            return Err(format!("the daemon refused: {err}"));
-        }
-        if let Some(why) = reply.get("scan").and_then(Value::as_str) {
-            // Only an index being built or a watch catching up is worth waiting for; a
-            // network file system or a root inside `.git` is scanned at once.
-            let passing = [
-                "being built",
-                "catching up",
-                "another query",
-                "missed changes",
-            ]
-            .iter()
-            .any(|w| why.contains(w));
-            if mode == IndexMode::Force && passing && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(20));
-                continue;
+        match wire::read_reply::<T>(&reply) {
+            Err(e) => return Err(format!("a malformed reply: {e}")),
+            Ok(Reply::Error(refused)) => return Err(format!("the daemon refused: {refused}")),
+            Ok(Reply::Answer(answer)) => return Ok((answer, stream)),
+            Ok(Reply::Scan(scan)) => {
+                // Only an index being built or a watch catching up is worth waiting for; a
+                // network file system or a root inside `.git` is scanned at once.
+                let passing = [
+                    "being built",
+                    "catching up",
+                    "another query",
+                    "missed changes",
+                ]
+                .iter()
+                .any(|w| scan.scan.contains(w));
+                if mode == IndexMode::Force && passing && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(20));
+                    continue;
+                }
+                return Err(format!("the daemon says scan: {}", scan.scan));
             }
-            return Err(format!("the daemon says scan: {why}"));
         }
-        if reply.get("unreadable").and_then(Value::as_u64).unwrap_or(0) > 0 {
-            // The walk would report those entries: only a scan prints the same messages.
-            return Err("the tree has unreadable entries".into());
-        }
-        if let Some(len) = reply.get("files_frame").and_then(Value::as_u64) {
-            // The list follows as its own frame of bytes (no JSON escaping either way).
-            let raw =
-                crate::daemon::proto::read_frame(&mut stream, crate::daemon::proto::MAX_REPLY)
-                    .map_err(|e| format!("the daemon's list was cut short: {e}"))?;
-            if raw.len() as u64 != len {
-                return Err("the daemon's list is not the length it announced".into());
-            }
-            let text = String::from_utf8(raw).map_err(|_| "the daemon's list is not UTF-8")?;
-            let mut reply = reply;
-            reply["files"] = Value::String(text);
-            return Ok(reply);
-        }
-        return Ok(reply);
     }
 }
 
@@ -358,7 +333,7 @@ fn ask_reply(request: &Value, mode: IndexMode) -> Result<Value, String> {
 /// it decided that the daemon may keep for the next run (`offer_verdicts`).
 pub struct Selected {
     pub haystacks: Vec<Haystack>,
-    pub verdicts: Vec<Value>,
+    pub verdicts: Vec<Request>,
 }
 
 /// The haystacks of `paths` (every one a directory) from the index, with ripgrep's rules
@@ -402,8 +377,12 @@ pub fn haystacks(
             .is_none()
             .then(|| rules_key(a, cwd, dir, &real));
         let request = select_request(&real, &narrow, a.multiline, mode, rules_key.as_deref());
-        let reply = ask_reply(&request, mode)?;
-        let files = reply_files(&reply).ok_or("a malformed reply")?;
+        let (mut reply, _) = ask_reply::<wire::Selection>(&Request::Select(request), mode)?;
+        if reply.unreadable > 0 {
+            // The walk would report those entries: only a scan prints the same messages.
+            return Err("the tree has unreadable entries".into());
+        }
+        let files = reply_files(&mut reply).ok_or("a malformed reply")?;
         let undecided = reply_undecided(&reply, files.len())?;
         let by_spans = span_reads(a);
         // The index never holds `.git`, but a walk showing hidden entries (or whitelisted by
@@ -413,14 +392,14 @@ pub fn haystacks(
         let mut dirs: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
         dirs.insert(PathBuf::new());
         // Those with a `.git` the daemon's watch knows of, whether or not a candidate lies there.
-        let git_dirs = reply.get("git_dirs").and_then(Value::as_array);
-        for git_dir in git_dirs.into_iter().flatten().filter(|_| may_enter_git) {
-            let rel = crate::daemon::roots::json_path(git_dir)
-                .filter(|p| {
-                    p.components()
-                        .all(|c| matches!(c, std::path::Component::Normal(_)))
-                })
-                .ok_or("a malformed reply (git_dirs)")?;
+        let git_dirs = reply.git_dirs.take().unwrap_or_default();
+        for WirePath(rel) in git_dirs.into_iter().filter(|_| may_enter_git) {
+            let plain = rel
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+            if !plain {
+                return Err("a malformed reply (git_dirs)".into());
+            }
             dirs.insert(rel);
         }
         for (rel, _) in files.iter().filter(|_| may_enter_git) {
@@ -459,8 +438,7 @@ pub fn haystacks(
         ));
         let reported_before = messages::reported();
         let keeps = verdicts_by_rules(builder, index_of(paths, dir), &to_decide, a.threads);
-        let token = reply.get("rules_token").and_then(Value::as_str);
-        if let (Some(key), Some(token)) = (&rules_key, token) {
+        if let (Some(key), Some(token)) = (&rules_key, &reply.rules_token) {
             // Verdicts that came with a message (an ignore file that does not parse) are not
             // kept: a run served from them would not print it.
             if !to_decide.is_empty() && messages::reported() == reported_before {
@@ -522,7 +500,7 @@ fn verdicts_request(
     token: &str,
     files: &[(PathBuf, Option<FileSpans>)],
     keeps: &[bool],
-) -> Option<Value> {
+) -> Option<Request> {
     let (mut kept, mut dropped) = (Vec::new(), Vec::new());
     let mut bytes = key.len() + 512;
     for ((rel, _), keep) in files.iter().zip(keeps) {
@@ -531,30 +509,29 @@ fn verdicts_request(
             return None;
         }
         let list = if *keep { &mut kept } else { &mut dropped };
-        list.push(path_json_lossless(rel));
+        list.push(WirePath::from(rel.as_path()));
     }
-    Some(json!({
-        "op": "rules",
-        "root": crate::daemon::roots::path_json(real),
-        "walk": {"all_files": true},
-        "key": key,
-        "token": token,
-        "kept": kept,
-        "dropped": dropped,
+    Some(Request::Rules(wire::Rules {
+        target: wire::Target::new(real, Walk::all_files()),
+        key: Some(key.to_string()),
+        token: Some(token.to_string()),
+        kept,
+        dropped,
     }))
 }
 
 /// Offers the daemon the verdicts a run decided (see `Selected`), each in its own request;
 /// a daemon that is gone or refuses costs nothing but the next run's rules.
-pub fn offer_verdicts(requests: Vec<Value>) {
+pub fn offer_verdicts(requests: Vec<Request>) {
     for request in requests {
         let Ok(mut stream) = client::connect() else {
             return;
         };
-        let stored = client::exchange(&mut stream, &request, Duration::from_secs(2))
-            .ok()
-            .and_then(|r| r.get("stored").and_then(Value::as_bool))
-            .unwrap_or(false);
+        let reply = client::exchange(&mut stream, &request, Duration::from_secs(2));
+        let stored = matches!(
+            reply.as_deref().map(wire::read_reply::<wire::Stored>),
+            Ok(Ok(Reply::Answer(wire::Stored { stored: true, .. })))
+        );
         debug(&format!("rules: verdicts offered, kept: {stored}"));
     }
 }
@@ -691,10 +668,13 @@ pub fn after_scan(paths: &[PathBuf], files: usize) {
         let mut request = select_request(&real, &None, false, IndexMode::Force, None);
         // Only the build is asked for: a tree indexed already answers `scan` at once instead
         // of listing every file (which cost this scan tens of milliseconds on Linux).
-        request["walk"]["list_unnarrowed"] = Value::Bool(false);
+        if let Some(walk) = request.target.walk.as_mut() {
+            walk.list_unnarrowed = Some(false);
+        }
         match client::connect() {
             Ok(mut stream) => {
                 // The daemon starts the build in the background and answers `scan` at once.
+                let request = Request::Select(request);
                 let _ = client::exchange(&mut stream, &request, Duration::from_millis(500));
             }
             Err(_) => {
@@ -712,7 +692,7 @@ pub fn scanned(why: &str) {
 
 /// A `--files` run the daemon may answer from a list it keeps (`daemon::listings`).
 pub struct FilesListing {
-    request: Value,
+    request: Box<wire::Files>,
     /// Set on a miss: the token the walk's list is stored under.
     token: Option<String>,
 }
@@ -759,7 +739,7 @@ fn fingerprint(path: &Path) -> Value {
 }
 
 fn path_json_lossless(path: &Path) -> Value {
-    crate::daemon::roots::path_json(path)
+    serde_json::to_value(WirePath::from(path)).unwrap_or(Value::Null)
 }
 
 /// What names a kept list: the command line, the working directory, the environment the
@@ -855,33 +835,43 @@ pub fn files_listing(
     }
     let dir = &paths[0];
     let real = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let request = json!({
-        "op": "files",
-        "root": crate::daemon::roots::path_json(&real),
-        "walk": {"all_files": true},
-        "build": mode == IndexMode::Force,
-        "key": listing_key(a, cwd, dir, &real),
-        "raw": true,
-    });
-    let reply = ask_reply(&request, mode)?;
-    if let Some(token) = reply.get("miss").and_then(Value::as_str) {
+    let mut target = wire::Target::new(&real, Walk::all_files());
+    target.build = Some(mode == IndexMode::Force);
+    let request = wire::Files {
+        target,
+        key: Some(listing_key(a, cwd, dir, &real)),
+        raw: true,
+        store: None,
+    };
+    let (reply, mut stream) = ask_reply::<wire::Listing>(&Request::Files(request.clone()), mode)?;
+    if let Some(token) = reply.miss {
         debug("files: no list kept: listed and offered");
         return Ok(Listed::Miss(FilesListing {
-            token: Some(token.to_string()),
-            request,
+            token: Some(token),
+            request: Box::new(request),
         }));
     }
-    let files = reply
-        .get("files")
-        .and_then(Value::as_str)
-        .ok_or("a malformed reply")?;
+    let files = match (reply.files, reply.files_frame) {
+        (Some(files), _) => files,
+        (None, Some(len)) => {
+            // The list follows as its own frame of bytes (no JSON escaping either way).
+            let raw =
+                crate::daemon::proto::read_frame(&mut stream, crate::daemon::proto::MAX_REPLY)
+                    .map_err(|e| format!("the daemon's list was cut short: {e}"))?;
+            if raw.len() as u64 != len {
+                return Err("the daemon's list is not the length it announced".into());
+            }
+            String::from_utf8(raw).map_err(|_| "the daemon's list is not UTF-8")?
+        }
+        (None, None) => return Err("a malformed reply".into()),
+    };
     // The list printed before was of the same command line: its paths already carry the
     // form it prints (the implicit `./` stripped), one a line.
     debug(&format!(
         "files: {} from the daemon's list",
         files.bytes().filter(|b| *b == b'\n').count()
     ));
-    Ok(Listed::Kept(files.to_string()))
+    Ok(Listed::Kept(files))
 }
 
 /// The haystacks of a kept list (for a run that prints them otherwise than as they are
@@ -919,21 +909,27 @@ pub fn store_listing(listing: &FilesListing, printed: &[PathBuf], clean: bool) {
         files.push_str(text);
         files.push('\n');
     }
-    let mut request = listing.request.clone();
-    request["store"] = json!({"token": token, "files": files});
+    let mut request = (*listing.request).clone();
+    request.store = Some(wire::Store {
+        token: Some(token.clone()),
+        files: Some(files),
+    });
     let Ok(mut stream) = client::connect() else {
         return;
     };
     let reply = client::exchange_up_to(
         &mut stream,
-        &request,
+        &Request::Files(request),
         Duration::from_secs(2),
         crate::daemon::proto::MAX_LARGE_REQUEST,
     );
-    let stored = reply
-        .ok()
-        .and_then(|r| r.get("stored").and_then(Value::as_bool))
-        .unwrap_or(false);
+    let stored = matches!(
+        reply.as_deref().map(wire::read_reply::<wire::Listing>),
+        Ok(Ok(Reply::Answer(wire::Listing {
+            stored: Some(true),
+            ..
+        })))
+    );
     debug(&format!("files: list offered, kept: {stored}"));
 }
 
