@@ -39,6 +39,9 @@ pub struct IndexStatus {
     pub background_rebuilds: u64,
     pub rebuilding: bool,
     pub strict: bool,
+    /// How long this process has passed the host's daemon over (it did not take a request
+    /// in time: searches scan until it answers a ping), if it does.
+    pub daemon_passed_over_for: Option<std::time::Duration>,
 }
 
 impl Workspace {
@@ -219,6 +222,7 @@ impl Workspace {
             background_rebuilds,
             rebuilding,
             strict: self.index.strict(),
+            daemon_passed_over_for: crate::daemon::client::passed_over_for(),
         }
     }
 }

@@ -535,7 +535,9 @@ class Workspace:
 
     def index_status(self) -> dict[str, object]:
         """The index's mode, path, whether it exists, its counts and size, and a problem (a
-        damaged or foreign index file, which is never used) if any."""
+        damaged or foreign index file, which is never used) if any; `daemon` says whether this
+        process passes the host's index daemon over (it did not take a request in time:
+        searches scan until it answers a ping), None when it does not."""
         return dict(self._engine.index_status())
 
     def index_drop(self) -> bool:

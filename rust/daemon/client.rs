@@ -49,6 +49,8 @@ pub fn ack_timeout() -> Duration {
 /// The daemon this process passes over (by socket directory), and its background ping.
 struct PassedOver {
     socket_dir: Option<PathBuf>,
+    /// When the daemon was passed over.
+    since: Instant,
     last_ping: Instant,
     pinging: bool,
 }
@@ -82,11 +84,23 @@ fn is_passed_over(socket_dir: &Option<PathBuf>) -> bool {
     true
 }
 
+/// How long this process has passed the daemon over, if it does (for a status: the searches
+/// meanwhile scan; asking this sends no ping).
+pub fn passed_over_for() -> Option<Duration> {
+    let socket_dir = dir::socket_dir();
+    let state = PASSED_OVER.lock().unwrap();
+    state
+        .as_ref()
+        .filter(|p| p.socket_dir == socket_dir)
+        .map(|p| p.since.elapsed())
+}
+
 fn pass_over(socket_dir: Option<PathBuf>) {
     let mut state = PASSED_OVER.lock().unwrap();
     if state.as_ref().is_none_or(|p| p.socket_dir != socket_dir) {
         *state = Some(PassedOver {
             socket_dir,
+            since: Instant::now(),
             last_ping: Instant::now(),
             pinging: false,
         });

@@ -135,10 +135,7 @@ impl<'a> Runs<'a> {
 
     /// Every list in trigram order: `rest` (sorted, what was gathered since the last spill)
     /// alone when nothing was spilled, else `rest` spilled too and every run merged.
-    pub fn merged(
-        mut self,
-        rest: Vec<(u32, RoaringBitmap)>,
-    ) -> io::Result<Lists<'a>> {
+    pub fn merged(mut self, rest: Vec<(u32, RoaringBitmap)>) -> io::Result<Lists<'a>> {
         if self.runs.is_empty() {
             return Ok(Box::new(rest.into_iter().map(Ok)));
         }

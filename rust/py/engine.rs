@@ -355,6 +355,17 @@ impl Engine {
         d.set_item("background_rebuilds", status.background_rebuilds)?;
         d.set_item("rebuilding", status.rebuilding)?;
         d.set_item("strict", status.strict)?;
+        d.set_item(
+            "daemon",
+            status.daemon_passed_over_for.map(|since| {
+                format!(
+                    "passed over for {:.1} s: the daemon did not take a request within its \
+                     hello wait; searches scan until it answers a ping (sent at most once a \
+                     second)",
+                    since.as_secs_f64()
+                )
+            }),
+        )?;
         Ok(d)
     }
 

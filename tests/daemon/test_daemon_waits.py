@@ -109,9 +109,12 @@ def test_a_process_that_passed_it_over_asks_again_once_it_answers_a_ping(
         assert ws.grep("value_1").total == 11  # gives up after the hello wait
         assert ws.grep("value_1").total == 11  # does not ask
         took = time.monotonic() - started
+        said = ws.index_status()["daemon"]
     finally:
         os.kill(served.pid, signal.SIGCONT)
     assert took < 2.5, f"two searches took {took:.2f} s while the daemon was stopped"
+    print("status while stopped:", said)
+    assert said is not None and said.startswith("passed over"), said
     # The stopped daemon read the first request when it woke and answered it to nobody.
     after_wake = wait_for(
         "the daemon counts the request it woke to", lambda: answered_by_daemon(root)
@@ -122,6 +125,7 @@ def test_a_process_that_passed_it_over_asks_again_once_it_answers_a_ping(
         return answered_by_daemon(root) > after_wake
 
     wait_for("the same workspace asks the daemon again", asked_again)
+    assert ws.index_status()["daemon"] is None, "still said to be passed over"
 
 
 def test_a_cancel_ends_a_wait_on_a_stopped_daemon(
