@@ -14,6 +14,21 @@ use std::io;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
+/// `prefix`, 32 random hex digits (from the kernel's random source) and `suffix`: a name no
+/// one can predict, for a file created with `O_EXCL`.
+pub fn random_name(prefix: &str, suffix: &str) -> io::Result<String> {
+    let mut random = [0u8; 16];
+    let mut filled = 0;
+    while filled < random.len() {
+        filled +=
+            rustix::rand::getrandom(&mut random[filled..], rustix::rand::GetRandomFlags::empty())?;
+    }
+    Ok(format!(
+        "{prefix}{:032x}{suffix}",
+        u128::from_le_bytes(random)
+    ))
+}
+
 /// Opening a directory: read-only, close-on-exec.
 const DIR_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::DIRECTORY)
@@ -182,15 +197,7 @@ impl Dir {
             Err(
                 rustix::io::Errno::OPNOTSUPP | rustix::io::Errno::ISDIR | rustix::io::Errno::INVAL,
             ) => {
-                let mut random = [0u8; 16];
-                let mut filled = 0;
-                while filled < random.len() {
-                    filled += rustix::rand::getrandom(
-                        &mut random[filled..],
-                        rustix::rand::GetRandomFlags::empty(),
-                    )?;
-                }
-                let name = format!(".codesift-unnamed-{:032x}", u128::from_le_bytes(random));
+                let name = random_name(".codesift-unnamed-", "")?;
                 let create = flags | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
                 let file = File::from(rustix::fs::openat(&self.fd, name.as_str(), create, mode)?);
                 self.remove_file(&name)?;

@@ -377,18 +377,7 @@ impl Locked<'_> {
     /// A new temporary file next to the index, for a build to write: a random name, created
     /// exclusively (`O_EXCL`: never an existing file nor a symlink), `0600`.
     pub fn temp_file(&self) -> io::Result<(File, Temp<'_>)> {
-        let mut random = [0u8; 16];
-        let mut filled = 0;
-        while filled < random.len() {
-            filled += rustix::rand::getrandom(
-                &mut random[filled..],
-                rustix::rand::GetRandomFlags::empty(),
-            )?;
-        }
-        let name = format!(
-            "{TEMP_PREFIX}{:032x}{TEMP_SUFFIX}",
-            u128::from_le_bytes(random)
-        );
+        let name = dir::random_name(TEMP_PREFIX, TEMP_SUFFIX)?;
         let file = self.dir.create_new(&name, 0o600)?;
         Ok((
             file,

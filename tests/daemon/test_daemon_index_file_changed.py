@@ -33,6 +33,14 @@ def served_queries(root: Path) -> int:
     return (root_status(root) or {}).get("queries", 0)
 
 
+def served_and_answering(root: Path) -> list[list[dict]]:
+    """Has the daemon serve `root` and answer as a scan does; the scan's answers."""
+    prime(root)
+    expected = answers(root, index=False)
+    assert answers(root, index=True) == expected
+    return expected
+
+
 def test_the_daemon_maps_no_index_and_holds_no_copy_of_it(
     served: subprocess.Popen[bytes], tmp_path: Path, index_cache: Path
 ) -> None:
@@ -53,9 +61,7 @@ def test_an_index_truncated_under_the_daemon_costs_a_scan_not_a_wrong_answer(
     served: subprocess.Popen[bytes], tmp_path: Path, index_cache: Path
 ) -> None:
     root = write_tree(tmp_path / "tree", TREE)
-    prime(root)
-    expected = answers(root, index=False)
-    assert answers(root, index=True) == expected
+    expected = served_and_answering(root)
     os.truncate(published(index_cache), 300)
 
     for _ in range(3):
@@ -73,9 +79,7 @@ def test_an_index_rewritten_or_replaced_under_the_daemon_costs_a_scan(
     served: subprocess.Popen[bytes], tmp_path: Path, index_cache: Path
 ) -> None:
     root = write_tree(tmp_path / "tree", TREE)
-    prime(root)
-    expected = answers(root, index=False)
-    assert answers(root, index=True) == expected
+    expected = served_and_answering(root)
     path = published(index_cache)
     # Rewritten in place: the same length, every byte past the tables turned over.
     data = bytearray(path.read_bytes())
