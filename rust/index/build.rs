@@ -121,15 +121,21 @@ impl Accumulator {
         }
     }
 
-    /// The posting lists of the units added since the last call, sorted by trigram.
     /// Drops what was gathered (a cancelled build's).
     fn clear(&mut self) {
         self.pairs.clear();
     }
 
-    fn take(&mut self) -> Vec<(u32, RoaringBitmap)> {
+    /// The posting lists of the units added since the last call, sorted by trigram; empty
+    /// once `cancelled` says so (checked between steps: a chunk's sort and lists take a few
+    /// hundred milliseconds, which a Ctrl-C must not wait for).
+    fn take(&mut self, cancelled: &dyn Fn() -> bool) -> Vec<(u32, RoaringBitmap)> {
         // Two stable counting passes of 12 bits each over the 24-bit trigram.
         for shift in [32u32, 44] {
+            if cancelled() {
+                self.clear();
+                return Vec::new();
+            }
             let mut counts = vec![0usize; 1 << 12];
             for &pair in &self.pairs {
                 counts[((pair >> shift) & 0xFFF) as usize] += 1;
@@ -150,7 +156,11 @@ impl Accumulator {
             std::mem::swap(&mut self.pairs, &mut self.scratch);
         }
         let mut out = Vec::new();
-        for run in self.pairs.chunk_by(|a, b| a >> 32 == b >> 32) {
+        for (n, run) in self.pairs.chunk_by(|a, b| a >> 32 == b >> 32).enumerate() {
+            if n % 4096 == 0 && cancelled() {
+                out.clear();
+                break;
+            }
             let units = run.iter().map(|pair| *pair as u32);
             let list = RoaringBitmap::from_sorted_iter(units).expect("units ascend within a run");
             out.push(((run[0] >> 32) as u32, list));
@@ -268,12 +278,10 @@ fn index_chunk(walker: &Walker, files: &[Found], acc: &mut Accumulator) -> Chunk
         acc.clear();
         return result;
     }
-    result.postings = acc.take();
+    result.postings = acc.take(&|| walker.cancel_token().is_cancelled());
     result
 }
 
-/// Builds the index of everything `walker` sees under the root and writes it to `out` (a new
-/// temporary file). `progress(done, total)` is called as files are indexed.
 /// Where a build writes: the new index file, and how to make a file for spilled runs.
 pub struct Output<'a> {
     pub index: std::fs::File,
@@ -283,6 +291,8 @@ pub struct Output<'a> {
     pub memory_budget: u64,
 }
 
+/// Builds the index of everything `walker` sees under the root and writes it to `out.index`
+/// (a new temporary file). `progress(done, total)` is called as files are indexed.
 pub fn build(
     walker: &Walker,
     out: Output<'_>,
@@ -417,7 +427,11 @@ fn build_into(
                     file: u.file + base_file,
                     ..*u
                 }));
-                for (trigram, bitmap) in result.postings {
+                for (n, (trigram, bitmap)) in result.postings.into_iter().enumerate() {
+                    // A chunk's lists take a few hundred milliseconds to merge.
+                    if n % 4096 == 0 && cancel.is_cancelled() {
+                        break;
+                    }
                     let entry = merged.entry(trigram);
                     let new_list = matches!(entry, std::collections::hash_map::Entry::Vacant(_));
                     held += held_bytes(bitmap.serialized_size(), new_list);
@@ -428,6 +442,9 @@ fn build_into(
                         list.append(bitmap.iter().map(|u| u + base_unit))
                             .map_err(|_| io::Error::other("unit ids out of order"))?;
                     }
+                }
+                if cancel.is_cancelled() {
+                    break;
                 }
                 stats.bytes_indexed += result.bytes;
                 stats.peak_list_bytes = stats.peak_list_bytes.max(held);
@@ -519,7 +536,7 @@ mod tests {
         for (unit, text) in texts.iter().enumerate() {
             acc.add_unit(unit as u32, text);
         }
-        let lists = acc.take();
+        let lists = acc.take(&|| false);
         for (trigram, bitmap) in &lists {
             let expected: Vec<u32> = texts
                 .iter()
@@ -547,7 +564,7 @@ mod tests {
         let mut acc = Accumulator::new();
         acc.add_unit(0, b"abcabc");
         acc.add_unit(1, b"xabc");
-        let lists = acc.take();
+        let lists = acc.take(&|| false);
         let abc = lists.iter().find(|(t, _)| *t == 0x616263).unwrap();
         assert_eq!(abc.1.iter().collect::<Vec<_>>(), vec![0, 1]);
         assert!(acc.pairs.is_empty());
