@@ -27,9 +27,12 @@ FIELD_OFF_PATHS = 5
 SECTION_CRCS = 16 + 8 * 11
 LOOKUP_CRC = SECTION_CRCS + 4 * 3
 HEADER_CRC = SECTION_CRCS + 4 * 5
-#: A lookup entry: trigram, list length, list offset, the list's CRC-32, its cardinality.
+#: A lookup entry: trigram (low 24 bits) and the list's encoding (top 8), list length, list
+#: offset, the list's CRC-32, its cardinality.
 LOOKUP_ENTRY = "<IIQII"
 LOOKUP_LEN = 24
+#: List encodings: a roaring bitmap, varint gaps of the unit ids, or of those not in the list.
+ENCODING_ROARING, ENCODING_IDS = 0, 1
 ROARING_NO_RUNS = 12346
 TIMEOUT = 60
 
@@ -194,7 +197,8 @@ def flip_a_posting_byte(data: bytearray) -> None:
     lookup, postings = field(data, FIELD_OFF_LOOKUP), field(data, FIELD_OFF_POSTINGS)
     for i in range(field(data, FIELD_TRIGRAMS)):
         _, size, off, _, _ = struct.unpack_from(LOOKUP_ENTRY, data, lookup + i * LOOKUP_LEN)
-        data[postings + off + size // 2] ^= 0x40
+        if size:  # a list of every unit (or none) takes no bytes
+            data[postings + off + size // 2] ^= 0x40
 
 
 def flip_a_lookup_byte(data: bytearray) -> None:
@@ -203,19 +207,29 @@ def flip_a_lookup_byte(data: bytearray) -> None:
 
 
 def unit_ids_out_of_range(data: bytearray) -> None:
-    """Moves every list's first container to the key 0x7fff (unit ids above 2^31), then
-    recomputes the checksums: only the bounds checks can tell."""
+    """Makes every list name units that do not exist, then recomputes the checksums: only the
+    bounds checks can tell. A list of varint gaps starts at unit 127 (the tree has fewer); a
+    roaring list's first container moves to the key 0x7fff (unit ids above 2^31)."""
     lookup, postings = field(data, FIELD_OFF_LOOKUP), field(data, FIELD_OFF_POSTINGS)
     changed = 0
     for i in range(field(data, FIELD_TRIGRAMS)):
         entry = lookup + i * LOOKUP_LEN
         trigram, size, off, _, count = struct.unpack_from(LOOKUP_ENTRY, data, entry)
         at = postings + off
-        if size >= 10 and struct.unpack_from("<I", data, at)[0] == ROARING_NO_RUNS:
+        encoding = trigram >> 24
+        if encoding == ENCODING_IDS and size and data[at] < 0x80:
+            data[at] = 0x7F
+        elif (
+            encoding == ENCODING_ROARING
+            and size >= 10
+            and struct.unpack_from("<I", data, at)[0] == ROARING_NO_RUNS
+        ):
             struct.pack_into("<H", data, at + 8, 0x7FFF)
-            crc = zlib.crc32(bytes(data[at : at + size]))
-            struct.pack_into(LOOKUP_ENTRY, data, entry, trigram, size, off, crc, count)
-            changed += 1
+        else:
+            continue
+        crc = zlib.crc32(bytes(data[at : at + size]))
+        struct.pack_into(LOOKUP_ENTRY, data, entry, trigram, size, off, crc, count)
+        changed += 1
     assert changed, "no posting list to damage"
     reseal(data)
 
