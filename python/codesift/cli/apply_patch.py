@@ -8,7 +8,7 @@ import sys
 
 from ..errors import InvalidArgumentError
 from .exits import EXIT_FOUND
-from .output import json_with_root, print_json
+from .output import print_change
 from .parser import add_shared_options
 
 TYPE_CHECKING = False
@@ -68,18 +68,7 @@ def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
     result = ws.apply_patch(
         _patch_text(args.patch), format=args.format, dry_run=args.dry_run, path=args.path
     )
-    if args.json:
-        print_json(json_with_root(ws, result.to_dict()))
-    elif console is None:
-        print(result.summary)
-        print(result.diff, end="")
-    else:
-        from rich.text import Text
-
-        console.print(Text(result.summary, style="bold"))
-        for line in result.diff.splitlines():
-            style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
-            console.print(Text(line, style=style))
+    print_change(ws, result, console, as_json=args.json)
     return EXIT_FOUND
 
 

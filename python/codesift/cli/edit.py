@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .exits import EXIT_FOUND
-from .output import json_with_root, print_json
+from .output import print_change
 from .parser import add_shared_options
 from .rooting import FILE_ROOT
 
@@ -47,16 +47,5 @@ def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
     result = ws.edit(
         args.path, args.old, args.new, replace_all=args.replace_all, fuzzy=not args.no_fuzzy
     )
-    if args.json:
-        print_json(json_with_root(ws, result.to_dict()))
-    elif console is None:
-        print(result.summary)
-        print(result.diff, end="")
-    else:
-        from rich.text import Text
-
-        console.print(Text(result.summary, style="bold"))
-        for line in result.diff.splitlines():
-            style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
-            console.print(Text(line, style=style))
+    print_change(ws, result, console, as_json=args.json)
     return EXIT_FOUND

@@ -54,6 +54,23 @@ def print_note(console: Console, note: str) -> None:
     notes.print(Text(note, style="dim"))
 
 
+def print_change(ws: Workspace, result: Any, console: Console | None, *, as_json: bool) -> None:
+    """What an edit or a patch did: its summary and diff (coloured on a terminal), or its
+    `to_dict()` with `--json`."""
+    if as_json:
+        print_json(json_with_root(ws, result.to_dict()))
+    elif console is None:
+        print(result.summary)
+        print(result.diff, end="")
+    else:
+        from rich.text import Text
+
+        console.print(Text(result.summary, style="bold"))
+        for line in result.diff.splitlines():
+            style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
+            console.print(Text(line, style=style))
+
+
 def print_json(data: dict[str, Any]) -> None:
     import json
 
