@@ -1,6 +1,7 @@
 //! codesift's compiled core: the engine modules (fs: the root handle, walkers, rules, file
 //! operations and atomic writes; glob (and its stream), grep, search, print (piped grep
-//! output), index, daemon, types; the stream that
+//! output), index, daemon, types, tags (definitions found by tree-sitter tag queries); the
+//! stream that
 //! `grep_iter` and `glob_iter` share; the grep request
 //! and the workspace that runs it) and the one Python module `codesift._core` (bindings in
 //! `py/`) that exposes them.
@@ -18,6 +19,7 @@ pub mod request;
 pub mod rg;
 pub mod search;
 pub mod stream;
+pub mod tags;
 pub mod types;
 pub mod workspace;
 

@@ -1,0 +1,311 @@
+//! Definitions in source text, found with tree-sitter tag queries: which names a piece of code
+//! defines (functions, classes, types, macros, ...), where, and the head of each definition.
+//!
+//! Built for ranked search, which asks about a few lines around a candidate hit or about a few
+//! whole files: each language's query is compiled once per process and the parser is reused per
+//! thread, so a call costs only the parse and the query over its own text.
+
+mod signature;
+
+#[cfg(test)]
+mod tests;
+
+use std::cell::RefCell;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use tree_sitter_tags::{TagsConfiguration, TagsContext};
+
+use crate::error::{Error, Result};
+
+/// The languages whose definitions are found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Language {
+    C,
+    Cpp,
+    Rust,
+    Go,
+    Python,
+    JavaScript,
+    TypeScript,
+    Tsx,
+    Java,
+    CSharp,
+    Ruby,
+    Php,
+    Kotlin,
+}
+
+impl Language {
+    /// Every language, in declaration order.
+    pub const ALL: [Language; 13] = [
+        Language::C,
+        Language::Cpp,
+        Language::Rust,
+        Language::Go,
+        Language::Python,
+        Language::JavaScript,
+        Language::TypeScript,
+        Language::Tsx,
+        Language::Java,
+        Language::CSharp,
+        Language::Ruby,
+        Language::Php,
+        Language::Kotlin,
+    ];
+
+    /// The language of a file, by its extension (`.h` is taken as C).
+    pub fn of_path(path: &Path) -> Option<Language> {
+        let extension = path.extension()?.to_str()?;
+        Some(match extension {
+            "c" | "h" => Language::C,
+            "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" => Language::Cpp,
+            "rs" => Language::Rust,
+            "go" => Language::Go,
+            "py" | "pyi" => Language::Python,
+            "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
+            "ts" | "mts" | "cts" => Language::TypeScript,
+            "tsx" => Language::Tsx,
+            "java" => Language::Java,
+            "cs" => Language::CSharp,
+            "rb" => Language::Ruby,
+            "php" => Language::Php,
+            "kt" | "kts" => Language::Kotlin,
+            _ => return None,
+        })
+    }
+
+    /// The language's name, as messages and documentation say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::C => "C",
+            Language::Cpp => "C++",
+            Language::Rust => "Rust",
+            Language::Go => "Go",
+            Language::Python => "Python",
+            Language::JavaScript => "JavaScript",
+            Language::TypeScript => "TypeScript",
+            Language::Tsx => "TSX",
+            Language::Java => "Java",
+            Language::CSharp => "C#",
+            Language::Ruby => "Ruby",
+            Language::Php => "PHP",
+            Language::Kotlin => "Kotlin",
+        }
+    }
+
+    fn grammar(self) -> tree_sitter::Language {
+        match self {
+            Language::C => tree_sitter_c::LANGUAGE.into(),
+            Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+            Language::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Language::Go => tree_sitter_go::LANGUAGE.into(),
+            Language::Python => tree_sitter_python::LANGUAGE.into(),
+            Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Language::Java => tree_sitter_java::LANGUAGE.into(),
+            Language::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+            Language::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+            Language::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+            Language::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+        }
+    }
+
+    /// How the language's definitions open their bodies (where a signature ends).
+    fn body(self) -> signature::Body {
+        match self {
+            Language::Python => signature::Body::Colon,
+            Language::Ruby => signature::Body::Line,
+            _ => signature::Body::Brace,
+        }
+    }
+
+    /// The tag query: ours first, then the grammar crate's. Where two patterns tag the same
+    /// name, tree-sitter-tags keeps the earlier pattern's tag, so ours (the whole definition as
+    /// its range, the precise kind) win and the crate's fill in what ours leave out.
+    fn query(self) -> String {
+        let (ours, theirs): (&[&str], &[&str]) = match self {
+            Language::C => (&[C_QUERY], &[tree_sitter_c::TAGS_QUERY]),
+            // The C++ grammar extends C's: C's definitions are C++ definitions too.
+            Language::Cpp => (
+                &[C_QUERY, include_str!("queries/cpp.scm")],
+                &[tree_sitter_cpp::TAGS_QUERY],
+            ),
+            Language::Rust => (
+                &[include_str!("queries/rust.scm")],
+                &[tree_sitter_rust::TAGS_QUERY],
+            ),
+            Language::Go => (
+                &[include_str!("queries/go.scm")],
+                &[tree_sitter_go::TAGS_QUERY],
+            ),
+            Language::Python => (
+                &[include_str!("queries/python.scm")],
+                &[tree_sitter_python::TAGS_QUERY],
+            ),
+            Language::JavaScript => (
+                &[include_str!("queries/javascript.scm")],
+                &[tree_sitter_javascript::TAGS_QUERY],
+            ),
+            // The TypeScript crate's query covers only what TypeScript adds to JavaScript.
+            Language::TypeScript | Language::Tsx => (
+                &[include_str!("queries/typescript.scm")],
+                &[
+                    tree_sitter_javascript::TAGS_QUERY,
+                    tree_sitter_typescript::TAGS_QUERY,
+                ],
+            ),
+            Language::Java => (
+                &[include_str!("queries/java.scm")],
+                &[tree_sitter_java::TAGS_QUERY],
+            ),
+            Language::CSharp => (
+                &[include_str!("queries/csharp.scm")],
+                &[tree_sitter_c_sharp::TAGS_QUERY],
+            ),
+            Language::Ruby => (
+                &[include_str!("queries/ruby.scm")],
+                &[tree_sitter_ruby::TAGS_QUERY],
+            ),
+            Language::Php => (
+                &[include_str!("queries/php.scm")],
+                &[tree_sitter_php::TAGS_QUERY],
+            ),
+            // tree-sitter-kotlin-ng ships no tag query: ours is all of it.
+            Language::Kotlin => (&[include_str!("queries/kotlin.scm")], &[]),
+        };
+        let mut query = String::new();
+        for part in ours.iter().chain(theirs) {
+            query.push('\n');
+            query.push_str(part);
+        }
+        query
+    }
+
+    /// The language's compiled tag configuration, built on first use.
+    fn configuration(self) -> Result<&'static TagsConfiguration> {
+        static CONFIGURATIONS: [OnceLock<std::result::Result<TagsConfiguration, String>>; 13] =
+            [const { OnceLock::new() }; 13];
+        let slot = &CONFIGURATIONS[self as usize];
+        slot.get_or_init(|| build_configuration(self))
+            .as_ref()
+            .map_err(|message| Error::Io(message.clone()))
+    }
+}
+
+/// codesift's C definitions (see the file's comment for why).
+const C_QUERY: &str = include_str!("queries/c.scm");
+
+/// A definition found in a text: all positions are byte offsets into that text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    /// The defined name.
+    pub name: Range<usize>,
+    /// What it defines: "function", "method", "class", "struct", "macro", ... (the KIND of the
+    /// query's `@definition.KIND` capture).
+    pub kind: &'static str,
+    /// The 1-based line of the name.
+    pub line: u64,
+    /// The whole definition.
+    pub range: Range<usize>,
+    /// Its head: from the definition's start up to its body's opening `{` (or Python's `:`),
+    /// at most 3 lines, trimmed; the name's line where there is no such body.
+    pub signature: Range<usize>,
+}
+
+/// The definitions in `text` (in `language`), ordered by where their names start, one per name.
+/// Text that does not parse (a window cut out of a file, binary data) yields the definitions
+/// that the parser could still recognise.
+pub fn definitions(language: Language, text: &[u8]) -> Result<Vec<Definition>> {
+    let configuration = language.configuration()?;
+    thread_local! {
+        static CONTEXT: RefCell<TagsContext> = RefCell::new(TagsContext::new());
+    }
+    let tagged = CONTEXT.with(|context| {
+        // tree-sitter's code is C and Rust we did not write: a panic in it must not take the
+        // caller down, and a context it left half-used is replaced.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut context = context.borrow_mut();
+            tag(&mut context, language, configuration, text)
+        }));
+        outcome.unwrap_or_else(|_| {
+            *context.borrow_mut() = TagsContext::new();
+            Err(format!(
+                "tree-sitter failed on this {} text",
+                language.name()
+            ))
+        })
+    });
+    let mut found = tagged.map_err(|reason| {
+        Error::Io(format!(
+            "cannot find the definitions in this {} text: {reason}",
+            language.name()
+        ))
+    })?;
+    found.sort_by_key(|definition| (definition.name.start, definition.name.end));
+    found.dedup_by_key(|definition| definition.name.clone());
+    Ok(found)
+}
+
+/// Runs the tag query over `text` and keeps its definitions.
+fn tag(
+    context: &mut TagsContext,
+    language: Language,
+    configuration: &'static TagsConfiguration,
+    text: &[u8],
+) -> std::result::Result<Vec<Definition>, String> {
+    let (tags, _has_error) = context
+        .generate_tags(configuration, text, None)
+        .map_err(|err| err.to_string())?;
+    let mut found = Vec::new();
+    for tag in tags {
+        let tag = tag.map_err(|err| err.to_string())?;
+        if !tag.is_definition || tag.name_range.is_empty() {
+            continue;
+        }
+        let kind = kind_name(configuration, tag.syntax_type_id);
+        found.push(Definition {
+            signature: signature::head(text, &tag.range, &tag.name_range, kind, language.body()),
+            line: tag.span.start.row as u64 + 1,
+            name: tag.name_range,
+            kind,
+            range: tag.range,
+        });
+    }
+    Ok(found)
+}
+
+/// The kind named by a tag's syntax type, as a `'static` string (the configurations live for
+/// the whole process).
+fn kind_name(configuration: &'static TagsConfiguration, syntax_type_id: u32) -> &'static str {
+    configuration.syntax_type_name(syntax_type_id)
+}
+
+/// Compiles a language's tag query with only its patterns that tag a definition or keep a name
+/// from being one (`@ignore`, where ours overrule the grammar crate's): the others (references,
+/// package names) would cost time and tag nothing we keep, and some are not even valid tag
+/// patterns (tree-sitter-c-sharp's `@module`).
+fn build_configuration(language: Language) -> std::result::Result<TagsConfiguration, String> {
+    let bug = |err: &dyn std::fmt::Display| {
+        format!(
+            "the {} definition query does not compile ({err}); this is a bug in codesift",
+            language.name()
+        )
+    };
+    let grammar = language.grammar();
+    let query = language.query();
+    let every_pattern = tree_sitter::Query::new(&grammar, &query).map_err(|err| bug(&err))?;
+    let mut definition_patterns = String::with_capacity(query.len());
+    for pattern in 0..every_pattern.pattern_count() {
+        let start = every_pattern.start_byte_for_pattern(pattern);
+        let end = every_pattern.end_byte_for_pattern(pattern);
+        let source = query.get(start..end).unwrap_or_default();
+        if source.contains("@definition.") || source.contains("@ignore") {
+            definition_patterns.push_str(source);
+            definition_patterns.push('\n');
+        }
+    }
+    TagsConfiguration::new(grammar, &definition_patterns, "").map_err(|err| bug(&err))
+}

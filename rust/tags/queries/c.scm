@@ -1,0 +1,106 @@
+; codesift's C definitions, placed before tree-sitter-c's TAGS_QUERY (whose tags they take
+; over where both tag the same name). That query misses what agents look up in C: macros
+; (`#define NAME`, `#define NAME(...)`), unions and structs declared on their own, enum
+; constants, typedefs of pointers and function pointers, struct fields, file-scope variables,
+; and any function whose declarator is a pointer (`static inline void * __must_check
+; ERR_PTR(long error) { ... }`); it tags only a function's declarator, and tags prototypes as
+; if they were definitions. Here a function definition spans the whole function, and a
+; prototype is a "prototype". A union or enum named without its body (`union u x;`) is not
+; its definition: tree-sitter-c's query tags it, so it is ignored here.
+
+(union_specifier name: (type_identifier) @ignore !body)
+(enum_specifier name: (type_identifier) @ignore !body)
+
+(preproc_def name: (identifier) @name) @definition.macro
+(preproc_function_def name: (identifier) @name) @definition.macro
+
+(struct_specifier name: (type_identifier) @name body: (field_declaration_list)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (field_declaration_list)) @definition.union
+(enum_specifier name: (type_identifier) @name body: (enumerator_list)) @definition.enum
+(enumerator name: (identifier) @name) @definition.constant
+
+(type_definition declarator: (type_identifier) @name) @definition.type
+(type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
+(type_definition declarator: (array_declarator declarator: (type_identifier) @name)) @definition.type
+(type_definition
+  declarator: (function_declarator
+    declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))) @definition.type
+(type_definition declarator: (function_declarator declarator: (type_identifier) @name)) @definition.type
+
+(function_definition
+  declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+(function_definition
+  declarator: (pointer_declarator
+    declarator: (function_declarator declarator: (identifier) @name))) @definition.function
+(function_definition
+  declarator: (pointer_declarator
+    declarator: (pointer_declarator
+      declarator: (function_declarator declarator: (identifier) @name)))) @definition.function
+
+(declaration declarator: (function_declarator declarator: (identifier) @name)) @definition.prototype
+(declaration
+  declarator: (pointer_declarator
+    declarator: (function_declarator declarator: (identifier) @name))) @definition.prototype
+(declaration
+  declarator: (pointer_declarator
+    declarator: (pointer_declarator
+      declarator: (function_declarator declarator: (identifier) @name)))) @definition.prototype
+
+(field_declaration declarator: (field_identifier) @name) @definition.field
+(field_declaration declarator: (pointer_declarator declarator: (field_identifier) @name)) @definition.field
+(field_declaration declarator: (array_declarator declarator: (field_identifier) @name)) @definition.field
+(field_declaration
+  declarator: (function_declarator
+    declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))) @definition.field
+
+; File-scope variables (at the top level or in a preprocessor conditional there).
+(translation_unit
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (array_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (identifier) @name)
+    ]) @definition.variable)
+(preproc_if
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (array_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (identifier) @name)
+    ]) @definition.variable)
+(preproc_ifdef
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (array_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (identifier) @name)
+    ]) @definition.variable)
+(preproc_else
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (array_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (identifier) @name)
+    ]) @definition.variable)
+(preproc_elif
+  (declaration
+    declarator: [
+      (identifier) @name
+      (init_declarator declarator: (identifier) @name)
+      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
+      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
+      (array_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (identifier) @name)
+    ]) @definition.variable)
