@@ -15,6 +15,7 @@ pub mod glob_stream;
 pub mod grep;
 pub mod index;
 pub mod print;
+pub mod rank;
 pub mod request;
 pub mod rg;
 pub mod search;

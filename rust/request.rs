@@ -6,6 +6,7 @@
 use crate::error::{Error, Result};
 use crate::glob::{GlobQuery, GlobSort};
 use crate::grep::{FileHits, MAX_TIMEOUT_SECS, OutputMode, PatternOptions, timeout_duration};
+use crate::rank::Reading;
 use crate::search::{GrepOutcome, GrepQuery};
 use crate::types::FileTypes;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -56,6 +57,9 @@ pub struct GrepRequest {
     /// No hit is checked for uniqueness (every `unique` is false; see
     /// `GrepQuery::skip_unique`): what a printer that never shows it needs.
     pub skip_unique: bool,
+    /// Hits ordered by relevance (`crate::rank`), not by path: the search finds every hit,
+    /// ranks them all, then keeps the page asked for (`rank_and_page`).
+    pub rank: bool,
 }
 
 impl Default for GrepRequest {
@@ -83,6 +87,7 @@ impl Default for GrepRequest {
             stream: false,
             one_hit_per_line: false,
             skip_unique: false,
+            rank: false,
         }
     }
 }
@@ -143,13 +148,20 @@ impl GrepRequest {
             search_path: self.search_path.clone(),
             include: self.include.clone(),
             exclude: self.exclude.clone(),
-            // The first `offset` results are found, then dropped (`page`).
-            max_matches: max_matches.map(|max| max.saturating_add(offset)),
+            // The first `offset` results are found, then dropped (`page`); a ranked search
+            // finds every hit of every file (its page is cut once they are ranked).
+            max_matches: match self.rank {
+                true => None,
+                false => max_matches.map(|max| max.saturating_add(offset)),
+            },
             count_total: self.count_total,
             timeout,
-            mode: OutputMode::parse(&self.mode)?,
+            mode: match (self.rank, OutputMode::parse(&self.mode)?) {
+                (true, _) => OutputMode::Content,
+                (false, mode) => mode,
+            },
             types: FileTypes::new(&self.types, &self.types_not)?.map(Arc::new),
-            one_hit_per_line: self.one_hit_per_line,
+            one_hit_per_line: self.one_hit_per_line && !self.rank,
             skip_unique: self.skip_unique,
         })
     }
@@ -157,6 +169,41 @@ impl GrepRequest {
     /// The page this request asks for of `outcome`: its first `offset` hits dropped.
     pub fn page(&self, outcome: &mut GrepOutcome) {
         skip_hits(&mut outcome.files, self.offset.max(0) as usize);
+    }
+
+    /// A ranked request's answer from `outcome` (every hit, in path order): ranked, shown
+    /// one hit per file (the best) in the "files" and "count" modes, then its page: `offset`
+    /// results skipped and `max_matches` kept. `total` counts every result (the search was
+    /// exhaustive); `truncated` says results were left past the page.
+    pub fn rank_and_page(&self, outcome: &mut GrepOutcome, reading: &Reading<'_>) -> Result<()> {
+        let mode = OutputMode::parse(&self.mode)?;
+        let ranked = crate::rank::rank(std::mem::take(&mut outcome.files), reading);
+        let mut results = match mode {
+            OutputMode::Content => ranked,
+            OutputMode::Files | OutputMode::Count => {
+                crate::rank::best_per_file(ranked, mode == OutputMode::Count)
+            }
+        };
+        let total: u64 = results.iter().map(|f| f.hits.len() as u64).sum();
+        let offset = self.offset.max(0) as usize;
+        skip_hits(&mut results, offset);
+        let mut left = self
+            .max_matches
+            .map_or(usize::MAX, |max| max.max(0) as usize);
+        results.retain_mut(|file| {
+            file.hits.truncate(left);
+            if mode == OutputMode::Content {
+                file.count = file.hits.len() as u64;
+                file.matches = file.hits.len() as u64;
+            }
+            left -= file.hits.len();
+            !file.hits.is_empty()
+        });
+        let kept: u64 = results.iter().map(|f| f.hits.len() as u64).sum();
+        outcome.truncated |= kept + (offset as u64).min(total) < total;
+        outcome.total = total;
+        outcome.files = results;
+        Ok(())
     }
 }
 
@@ -259,6 +306,7 @@ mod tests {
                 text: Span::default(),
                 context: None,
                 unique: false,
+                ranking: None,
             })
             .collect();
         FileHits {

@@ -1312,6 +1312,7 @@ mod tests {
             text: Span::default(),
             context: None,
             unique: false,
+            ranking: None,
         };
         FileHits {
             path: PathBuf::from(name),

@@ -10,6 +10,7 @@ use crate::fs::walk::{WalkOptions, Walker};
 use crate::glob::GlobOutcome;
 use crate::index::handle::{IndexHandle, Mode};
 use crate::index::watched::IndexUse;
+use crate::rank::Reading;
 use crate::request::{GlobRequest, GrepRequest};
 use crate::search::{GrepOutcome, Sink, grep_with};
 use std::path::Path;
@@ -112,7 +113,14 @@ impl Workspace {
         let (index, root) = (self.index.clone(), self.root.clone());
         let daemon = self.daemon.clone();
         Ok(Box::new(move |sink: Option<Sink<'_>>| {
+            // A ranked search finds every hit before any is placed: it collects, ranks,
+            // then hands its hits to the stream, if any.
+            let (sink, ranked_sink) = match request.rank {
+                true => (None, sink),
+                false => (sink, None),
+            };
             let collect = sink.is_none();
+            let (reading_root, links) = (root.clone(), options.links());
             let walker = || Walker::new(root.clone(), options.clone()).with_cancel(cancel.clone());
             // The index holds the files of the workspace's options: a call that overrides
             // them scans (and asks no daemon).
@@ -163,7 +171,24 @@ impl Workspace {
             };
             if collect {
                 cancel.check("grep")?;
-                request.page(&mut outcome);
+                if request.rank {
+                    let reading = Reading {
+                        root: &reading_root,
+                        links,
+                        cancel: &cancel,
+                    };
+                    request.rank_and_page(&mut outcome, &reading)?;
+                    cancel.check("grep")?;
+                } else {
+                    request.page(&mut outcome);
+                }
+            }
+            if let Some(sink) = ranked_sink {
+                for piece in std::mem::take(&mut outcome.files) {
+                    if !sink(piece) {
+                        break;
+                    }
+                }
             }
             Ok(outcome)
         }))

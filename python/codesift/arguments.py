@@ -346,6 +346,7 @@ _CONVERSIONS: dict[str, Callable[[str, Any], object]] = {
     "stream": _truth,
     "one_hit_per_line": _truth,
     "skip_unique": _truth,
+    "rank": _truth,
     "context_lines": _count,
     "before": _count,
     "after": _count,

@@ -79,6 +79,12 @@ class GrepStreamOptions(GrepMatching, total=False):
     #: Check no hit for uniqueness: every `GrepMatch.unique` is False (False). For a printer
     #: that never shows it: spares the sort and the scans of the file it costs.
     skip_unique: bool
+    #: Hits ordered by relevance, not by path (False): definitions of the matched identifier
+    #: first, then whole words, files named after it, files with many matches; test,
+    #: vendored and generated files lower. The same hits (every hit is found, then ranked,
+    #: then `offset` and `max_matches` apply); each says why (`GrepMatch.role`, `kind`,
+    #: `score`, `why`). See docs/search.md.
+    rank: bool
 
 
 class GrepOptions(GrepStreamOptions, total=False):

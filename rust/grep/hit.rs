@@ -49,6 +49,8 @@ pub struct Hit {
     pub context: Option<Box<Context>>,
     /// The matched bytes occur exactly once in the file.
     pub unique: bool,
+    /// Why a ranked search put the hit where it is (`None` unranked).
+    pub ranking: Option<Box<crate::rank::Ranking>>,
 }
 
 /// The lines around a hit, without terminators.

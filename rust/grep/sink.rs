@@ -356,6 +356,7 @@ impl<'a> HitSink<'a> {
                 text,
                 context,
                 unique: false,
+                ranking: None,
             };
             self.hits.push(hit);
             if self.pattern.mode == OutputMode::Files {

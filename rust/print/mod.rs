@@ -385,6 +385,9 @@ impl Printer {
             out.extend_from_slice(b"], \"after\": [");
             json_lines(out, &valid, after);
             out.push(b']');
+            if let Some(ranking) = &hit.ranking {
+                push_ranking(out, ranking);
+            }
             if full {
                 out.extend_from_slice(b", \"byte_length\": ");
                 push_number(out, hit.content.len as u64);
@@ -550,3 +553,20 @@ pub fn push_base36(out: &mut Vec<u8>, mut n: u64) {
 
 #[cfg(test)]
 mod tests;
+
+/// A ranked hit's fields as `GrepMatch.to_dict` has them: `role`, `kind` (a definition's),
+/// `score` (as Python prints a float: Rust's `Debug` of an `f64` is the same shortest form
+/// for the scores ranking gives) and `why` (plain ASCII: nothing to escape).
+fn push_ranking(out: &mut Vec<u8>, ranking: &crate::rank::Ranking) {
+    out.extend_from_slice(b", \"role\": \"");
+    out.extend_from_slice(ranking.role.name().as_bytes());
+    if let Some(kind) = ranking.kind {
+        out.extend_from_slice(b"\", \"kind\": \"");
+        out.extend_from_slice(kind.as_bytes());
+    }
+    out.extend_from_slice(b"\", \"score\": ");
+    out.extend_from_slice(format!("{:?}", ranking.score).as_bytes());
+    out.extend_from_slice(b", \"why\": \"");
+    out.extend_from_slice(ranking.why().as_bytes());
+    out.push(b'"');
+}

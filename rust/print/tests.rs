@@ -39,6 +39,7 @@ fn file(path: &[u8], lines: &[&[u8]], found: &[(u64, usize, usize)], context: us
                 text,
                 context,
                 unique: false,
+                ranking: None,
             }
         })
         .collect::<Vec<_>>();

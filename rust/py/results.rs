@@ -299,6 +299,7 @@ impl GrepMatch {
             text: store(&mut bytes, text.as_bytes()),
             context,
             unique,
+            ranking: None,
         };
         let file = StoredFile {
             path: file,
@@ -394,6 +395,32 @@ impl GrepMatch {
         self.hit_data().unique
     }
 
+    /// A ranked hit's role: "definition" (it names a definition of what it matched) or
+    /// "reference"; None unranked.
+    #[getter]
+    fn role(&self) -> Option<&'static str> {
+        self.hit_data().ranking.as_ref().map(|r| r.role.name())
+    }
+
+    /// The kind of definition a ranked definition is ("function", "class", "macro", ...).
+    #[getter]
+    fn kind(&self) -> Option<&'static str> {
+        self.hit_data().ranking.as_ref().and_then(|r| r.kind)
+    }
+
+    /// A ranked hit's score (higher first; see docs/search.md); None unranked.
+    #[getter]
+    fn score(&self) -> Option<f64> {
+        self.hit_data().ranking.as_ref().map(|r| r.score)
+    }
+
+    /// Why a ranked hit is where it is, in words ("definition (function), whole word");
+    /// None unranked.
+    #[getter]
+    fn why(&self) -> Option<String> {
+        self.hit_data().ranking.as_ref().map(|r| r.why())
+    }
+
     #[getter]
     fn file_size(&self) -> u64 {
         self.stored_file().size
@@ -427,6 +454,14 @@ impl GrepMatch {
         d.set_item("after", self.context_lines(true))?;
         if let Some(host) = &self.store.host {
             d.set_item("host", host)?;
+        }
+        if let Some(ranking) = &hit.ranking {
+            d.set_item("role", ranking.role.name())?;
+            if let Some(kind) = ranking.kind {
+                d.set_item("kind", kind)?;
+            }
+            d.set_item("score", ranking.score)?;
+            d.set_item("why", ranking.why())?;
         }
         Ok(d)
     }
@@ -858,7 +893,8 @@ pub fn grep_outcome(
     id_prefix: &str,
     id_start: u64,
 ) -> PyResult<GrepOutcome> {
-    let files_with_matches = outcome.files.len() as u64;
+    // A ranked answer holds a file in several pieces: the first counts.
+    let files_with_matches = outcome.files.iter().filter(|f| !f.continued).count() as u64;
     let counts = outcome.files.iter().map(|f| f.matches).collect();
     let mut encodings: Vec<(TextEncoding, Py<PyString>)> = Vec::new();
     let mut files = Vec::with_capacity(outcome.files.len());

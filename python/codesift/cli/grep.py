@@ -149,6 +149,10 @@ def run(args: argparse.Namespace, console: Console | None) -> int:
             "-v (print the lines that do not match) prints lines: drop --json, -o or "
             "--count-matches, or drop -v"
         )
+    if invert and args.rank:
+        raise InvalidArgumentError(
+            "-v prints the lines that do not match, which have no rank: drop --rank or -v"
+        )
     targets = _grep_targets(args, paths)
     if args.max_count is not None:
         cap = args.max_count or None
@@ -196,6 +200,7 @@ def run(args: argparse.Namespace, console: Console | None) -> int:
             "mode": mode,
             "type": args.type or None,
             "type_not": args.type_not or None,
+            "rank": args.rank,
         }
         settings.update(options)
         return with_progress(
@@ -262,6 +267,7 @@ def run(args: argparse.Namespace, console: Console | None) -> int:
             timeout=args.timeout,
             type=args.type or None,
             type_not=args.type_not or None,
+            rank=args.rank,
             stream=True,
             remember=False,
             mode=mode,

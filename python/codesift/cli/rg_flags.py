@@ -237,6 +237,13 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         help="under a cap (-m, or a terminal's), still count every match (the summary's total)",
     )
     r.add_argument(
+        "--rank",
+        action="store_true",
+        help="order hits by relevance, not by path: definitions of the matched identifier "
+        "first, test, vendored and generated files last (every hit is found first, then "
+        "ranked; see docs/search.md)",
+    )
+    r.add_argument(
         "--timeout",
         type=float,
         default=None,

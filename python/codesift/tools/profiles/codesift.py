@@ -49,7 +49,9 @@ TOOLS: dict[str, dict[str, Any]] = {
     "grep_search": {
         "description": (
             "Search file contents with a regex (Rust syntax; literal=true for plain text). "
-            "Case-insensitive unless case_sensitive=true. Each hit is one line "
+            "Case-insensitive unless case_sensitive=true. Hits come ranked: definitions of "
+            "the matched name first (marked [definition: KIND]), test, vendored and generated "
+            "files last; rank=false for path order. Each hit is one line "
             "`path:line:col [sr_id] text`. To change a hit, call edit with its "
             "search_result_id (the sr_id) and new_string: it replaces exactly that match. "
             'output_mode "files_with_matches" lists paths, "count" `path:N`; offset pages.'
@@ -72,6 +74,11 @@ TOOLS: dict[str, dict[str, Any]] = {
             "multiline": {
                 "type": "boolean",
                 "description": "Let matches span lines (automatic when the pattern has \\n).",
+            },
+            "rank": {
+                "type": "boolean",
+                "description": "Order hits by relevance, definitions first (default true); "
+                "false: by path.",
             },
             "output_mode": {
                 "type": "string",
@@ -390,7 +397,7 @@ def _renamed_edit(item: Any) -> Any:
 #: grep_search's output_mode → the Workspace's grep mode.
 _GREP_MODES = {"content": "content", "files_with_matches": "files", "count": "count"}
 #: Options of a local search that remote search (host) does not have.
-_LOCAL_ONLY = ("output_mode", "offset", "type", "type_not", "no_ignore", "hidden")
+_LOCAL_ONLY = ("output_mode", "offset", "type", "type_not", "no_ignore", "hidden", "rank")
 #: How this profile spells what a skipped-entry hint suggests (`Skipped.hint`).
 _HINT_OPTIONS = {"no_ignore": "no_ignore=true", "hidden": "hidden=true", "path": 'path="{path}"'}
 
@@ -417,6 +424,7 @@ def grep_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
             type_not=args.get("type_not"),
             no_ignore=args.get("no_ignore"),
             hidden=args.get("hidden"),
+            rank=args.get("rank", True),
         )
     else:
         _refuse_local_only(args)
@@ -635,7 +643,9 @@ def _content_lines(box: Toolbox, result: GrepResult, lines: list[str]) -> bool:
                 lines.append(f"{prefix}-{number}- {clip(before, 1, 0)[0]}")
         text, cut = clip(m.text, m.column, len(m.content))
         windowed |= cut
-        lines.append(f"{prefix}:{m.line}:{m.column} [{m.id}] {text}")
+        role = getattr(m, "role", None)
+        mark = f"[definition: {m.kind}] " if role == "definition" else ""
+        lines.append(f"{prefix}:{m.line}:{m.column} [{m.id}] {mark}{text}")
         for k, after in enumerate(m.after):
             number = m.end_line + 1 + k
             if (prefix, number) not in shown_context and (m.file, number) not in hit_lines:

@@ -1,0 +1,166 @@
+//! Which hits define what they match: the lines around each hit whose line may define it
+//! (`words::may_define`), read from the file as it is now and parsed with tree-sitter's tag
+//! queries (`crate::tags`). Tagging a whole tree costs far more than searching it (about
+//! 4 MB/s a core on C, 400 core-seconds for the Linux tree): only these windows are parsed.
+
+use crate::cancel::CancelToken;
+use crate::fs::root::{Links, Root};
+use crate::tags::{Language, definitions};
+use std::io::Read;
+use std::path::Path;
+
+/// Lines of a window before a hit's line: its line alone, or with the line before when
+/// the hit opens its line (a C head whose type is on the line above: `static int\nfoo(`).
+const LINES_BEFORE_OPENING_HIT: u64 = 1;
+/// Lines of a window after a hit's line: enough for a head spread over lines and the start
+/// of its body, which most grammars need to see a definition.
+const LINES_AFTER: u64 = 12;
+/// Files larger than this are not read again to find definitions (their hits rank as
+/// references): a generated table, not a file an agent wants a definition from.
+const MAX_FILE_BYTES: u64 = 8 << 20;
+
+/// One hit asked about: its 1-based line, whether it opens the line, and the identifier
+/// it matched.
+pub struct Asked<'a> {
+    pub line: u64,
+    pub opens_line: bool,
+    pub identifier: &'a [u8],
+    /// The hit's line as the search read it: a window whose line differs (the file changed
+    /// since) answers nothing.
+    pub line_text: &'a [u8],
+}
+
+/// For each of `asked` (hits of the file `rel`, ordered by line), the kind of definition it
+/// is (`"function"`, `"macro"`, ...) or `None`. A file that cannot be read, is too large, or
+/// is of no language tagged answers `None` throughout.
+pub fn kinds(
+    root: &Root,
+    links: Links,
+    rel: &Path,
+    asked: &[Asked<'_>],
+    cancel: &CancelToken,
+) -> Vec<Option<&'static str>> {
+    let mut found = vec![None; asked.len()];
+    let Some(language) = Language::of_path(rel) else {
+        return found;
+    };
+    let Some(text) = read(root, links, rel) else {
+        return found;
+    };
+    let lines = LineStarts::new(&text);
+    for (answer, hit) in found.iter_mut().zip(asked) {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let before = if hit.opens_line {
+            LINES_BEFORE_OPENING_HIT
+        } else {
+            0
+        };
+        let first = hit.line.saturating_sub(before).max(1);
+        let (Some(start), Some(own)) = (lines.start(first), lines.line(hit.line)) else {
+            continue;
+        };
+        if own != hit.line_text {
+            continue;
+        }
+        let end = lines
+            .start(hit.line + LINES_AFTER + 1)
+            .unwrap_or(text.len());
+        let (prefix, prefix_lines) = window_prefix(language);
+        let mut window = Vec::with_capacity(prefix.len() + end - start);
+        window.extend_from_slice(prefix);
+        window.extend_from_slice(&text[start..end]);
+        let Ok(defs) = definitions(language, &window) else {
+            continue;
+        };
+        let line_in_window = hit.line - first + 1 + prefix_lines;
+        *answer = defs
+            .iter()
+            .find(|d| d.line == line_in_window && &window[d.name.clone()] == hit.identifier)
+            .map(|d| d.kind);
+    }
+    found
+}
+
+/// What a window of `language` is parsed after, and its lines: PHP is text until `<?php`,
+/// and C#'s grammar tags a method only inside a type (a bare one is a local function).
+fn window_prefix(language: Language) -> (&'static [u8], u64) {
+    match language {
+        Language::Php => (b"<?php\n", 1),
+        Language::CSharp => (b"class C {\n", 1),
+        _ => (b"", 0),
+    }
+}
+
+/// The file's bytes, when it is a regular file of at most `MAX_FILE_BYTES` beneath the root.
+fn read(root: &Root, links: Links, rel: &Path) -> Option<Vec<u8>> {
+    let file = root.open_file(rel, links).ok()?;
+    let size = file.metadata().ok()?.len();
+    if size > MAX_FILE_BYTES {
+        return None;
+    }
+    let mut text = Vec::with_capacity(size as usize);
+    file.take(MAX_FILE_BYTES).read_to_end(&mut text).ok()?;
+    Some(text)
+}
+
+/// Where a text's lines start, found as far as asked (hits come in line order).
+struct LineStarts<'a> {
+    text: &'a [u8],
+    starts: std::cell::RefCell<Vec<usize>>,
+}
+
+impl<'a> LineStarts<'a> {
+    fn new(text: &'a [u8]) -> Self {
+        LineStarts {
+            text,
+            starts: std::cell::RefCell::new(vec![0]),
+        }
+    }
+
+    /// Where 1-based line `n` starts, if the text has it.
+    fn start(&self, n: u64) -> Option<usize> {
+        let n = usize::try_from(n).ok()?.checked_sub(1)?;
+        let mut starts = self.starts.borrow_mut();
+        while starts.len() <= n {
+            let last = *starts.last()?;
+            let next = memchr::memchr(b'\n', &self.text[last..])? + last + 1;
+            if next > self.text.len() || (next == self.text.len() && starts.len() == n) {
+                return None;
+            }
+            starts.push(next);
+        }
+        Some(starts[n])
+    }
+
+    /// Line `n` without its terminator.
+    fn line(&self, n: u64) -> Option<&'a [u8]> {
+        let start = self.start(n)?;
+        let rest = &self.text[start..];
+        let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+        let line = &rest[..end];
+        Some(line.strip_suffix(b"\r").unwrap_or(line))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_starts() {
+        let text = b"a\nbb\n\nccc";
+        let lines = LineStarts::new(text);
+        assert_eq!(lines.line(1), Some(&b"a"[..]));
+        assert_eq!(lines.line(2), Some(&b"bb"[..]));
+        assert_eq!(lines.line(3), Some(&b""[..]));
+        assert_eq!(lines.line(4), Some(&b"ccc"[..]));
+        assert_eq!(lines.line(5), None);
+        assert_eq!(lines.line(0), None);
+        let ended = LineStarts::new(b"a\r\nb\n");
+        assert_eq!(ended.line(1), Some(&b"a"[..]));
+        assert_eq!(ended.line(2), Some(&b"b"[..]));
+        assert_eq!(ended.line(3), None);
+    }
+}

@@ -1,0 +1,490 @@
+//! Ranked answers (`rank=True`): the hits of a search, all of them, ordered by relevance
+//! instead of by path. Definitions of the matched identifier first (found by tree-sitter tag
+//! queries on the lines around the hits that may define it: `definitions`), then Zoekt-like
+//! scores: a whole word over part of one, a file named after the identifier, BM25 of the
+//! file's matches, and test, vendored and generated files lower (`paths`). Deterministic:
+//! equal scores keep the path order. Each hit carries its `Ranking`: why it is where it is.
+
+pub mod definitions;
+pub mod paths;
+pub mod words;
+
+use crate::cancel::CancelToken;
+use crate::fs::root::{Links, Root};
+use crate::grep::{Context, FileHits, Hit, Span, TextEncoding, store};
+use paths::FileRole;
+use std::collections::HashMap;
+use words::WordFit;
+
+/// What a hit is to the identifier it matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The hit is the name of a definition (a function, class, macro, ...) of it.
+    Definition,
+    /// Any other use of the text.
+    Reference,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Definition => "definition",
+            Role::Reference => "reference",
+        }
+    }
+}
+
+/// Why a ranked hit is where it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ranking {
+    pub role: Role,
+    /// The kind of definition (`"function"`, `"class"`, `"macro"`, ...), for a definition.
+    pub kind: Option<&'static str>,
+    pub score: f64,
+    pub fit: WordFit,
+    pub file_role: FileRole,
+    /// 2: the file's stem is the identifier; 1: it contains it.
+    pub name_match: u8,
+}
+
+impl Ranking {
+    /// The reasons, in words: `definition (function)`, `whole word, file name, test file`.
+    pub fn why(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        match (self.role, self.kind) {
+            (Role::Definition, Some(kind)) => parts.push(format!("definition ({kind})")),
+            (role, _) => parts.push(role.name().to_string()),
+        }
+        parts.push(
+            match self.fit {
+                WordFit::Whole => "whole word",
+                WordFit::Partial => "part of a word",
+                WordFit::Substring => "inside a word",
+            }
+            .to_string(),
+        );
+        match self.name_match {
+            2 => parts.push("file named after it".into()),
+            1 => parts.push("file name contains it".into()),
+            _ => {}
+        }
+        if self.file_role != FileRole::Source {
+            parts.push(self.file_role.name().into());
+        }
+        parts.join(", ")
+    }
+}
+
+/// Points for a hit that defines its identifier: above anything a reference can score.
+const DEFINITION: f64 = 10_000.0;
+/// Points by how the match fits the words of its line.
+const WHOLE_WORD: f64 = 500.0;
+const PARTIAL_WORD: f64 = 100.0;
+const INSIDE_WORD: f64 = 10.0;
+/// Points for a file named after the identifier, or whose name contains it.
+const NAMED_FILE: f64 = 400.0;
+const NAME_CONTAINS: f64 = 100.0;
+/// Most points a file's BM25 term (its match count against its size) adds.
+const BM25_WEIGHT: f64 = 200.0;
+/// BM25's usual constants.
+const BM25_K1: f64 = 1.2;
+const BM25_B: f64 = 0.75;
+/// Windows parsed for definitions at most, in path order: beyond them hits rank as
+/// references (a pattern matching everywhere is not a search for a definition).
+pub const MAX_WINDOWS: usize = 4096;
+
+/// Points by kind of definition: a type first, as Zoekt weighs ctags kinds.
+fn kind_points(kind: &str) -> f64 {
+    match kind {
+        "class" | "struct" | "interface" | "trait" | "type" | "enum" | "union" => 300.0,
+        "function" | "method" | "macro" | "constructor" => 250.0,
+        "module" | "namespace" => 200.0,
+        _ => 100.0,
+    }
+}
+
+/// Where a ranked search reads the files it parses, and what stops it.
+pub struct Reading<'a> {
+    pub root: &'a Root,
+    pub links: Links,
+    pub cancel: &'a CancelToken,
+}
+
+/// One hit's place: its file and position in `files`, its score.
+struct Placed {
+    file: usize,
+    hit: usize,
+    ranking: Ranking,
+}
+
+/// `files` (a search's hits in path order) ranked: every hit, in pieces of consecutive hits
+/// of one file, best first; each hit's `ranking` set. A file's later pieces are marked
+/// `continued`. Each piece holds only its hits' bytes.
+pub fn rank(files: Vec<FileHits>, reading: &Reading<'_>) -> Vec<FileHits> {
+    let placed = score(&files, reading);
+    pieces(files, placed)
+}
+
+/// Every hit of `files` with its ranking, best first.
+fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
+    let sizes: Vec<f64> = files.iter().map(|f| f.size.max(1) as f64).collect();
+    let average_size = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
+    let mut placed = Vec::new();
+    let mut windows = 0usize;
+    for (file_index, file) in files.iter().enumerate() {
+        let file_role = paths::file_role(&file.path);
+        let matches = file.matches.max(file.hits.len() as u64) as f64;
+        let norm = 1.0 - BM25_B + BM25_B * sizes[file_index] / average_size;
+        let bm25 =
+            BM25_WEIGHT * matches * (BM25_K1 + 1.0) / (matches + BM25_K1 * norm) / (BM25_K1 + 1.0);
+        let mut asked = Vec::new();
+        let mut asked_hits = Vec::new();
+        let first_placed = placed.len();
+        for (hit_index, hit) in file.hits.iter().enumerate() {
+            let seen = Seen::of(file, hit);
+            let name_match = seen.identifier.map_or(0, |id| {
+                paths::name_match(&file.path, &String::from_utf8_lossy(id))
+            });
+            let base = match seen.fit {
+                WordFit::Whole => WHOLE_WORD,
+                WordFit::Partial => PARTIAL_WORD,
+                WordFit::Substring => INSIDE_WORD,
+            } + match name_match {
+                2 => NAMED_FILE,
+                1 => NAME_CONTAINS,
+                _ => 0.0,
+            } + bm25;
+            if let (Some(identifier), true) = (seen.identifier, seen.may_define)
+                && windows < MAX_WINDOWS
+                && matches!(file.encoding, TextEncoding::Utf8 | TextEncoding::Utf8Bom)
+            {
+                windows += 1;
+                asked.push(definitions::Asked {
+                    line: hit.line,
+                    opens_line: seen.opens_line,
+                    identifier,
+                    line_text: seen.line,
+                });
+                asked_hits.push(placed.len());
+            }
+            placed.push(Placed {
+                file: file_index,
+                hit: hit_index,
+                ranking: Ranking {
+                    role: Role::Reference,
+                    kind: None,
+                    score: base,
+                    fit: seen.fit,
+                    file_role,
+                    name_match,
+                },
+            });
+        }
+        if !asked.is_empty() {
+            let kinds = definitions::kinds(
+                reading.root,
+                reading.links,
+                &file.path,
+                &asked,
+                reading.cancel,
+            );
+            for (at, kind) in asked_hits.into_iter().zip(kinds) {
+                if let Some(kind) = kind {
+                    let ranking = &mut placed[at].ranking;
+                    ranking.role = Role::Definition;
+                    ranking.kind = Some(kind);
+                    ranking.score += DEFINITION + kind_points(kind);
+                }
+            }
+        }
+        for one in &mut placed[first_placed..] {
+            one.ranking.score *= file_role.weight();
+        }
+    }
+    // A stable sort: equal scores keep the path, line and column order.
+    placed.sort_by(|a, b| b.ranking.score.total_cmp(&a.ranking.score));
+    placed
+}
+
+/// What a hit's bytes and line say about it.
+struct Seen<'a> {
+    /// The identifier the match names, if it names one.
+    identifier: Option<&'a [u8]>,
+    fit: WordFit,
+    may_define: bool,
+    /// The identifier opens its line (no indentation, nothing before it).
+    opens_line: bool,
+    /// The hit's line, without a carriage return.
+    line: &'a [u8],
+}
+
+impl<'a> Seen<'a> {
+    fn of(file: &'a FileHits, hit: &Hit) -> Seen<'a> {
+        let content = file.slice(hit.content);
+        let line = file.slice(hit.text);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let unknown = Seen {
+            identifier: None,
+            fit: WordFit::Substring,
+            may_define: false,
+            opens_line: false,
+            line,
+        };
+        let first_line = content.split(|&b| b == b'\n').next().unwrap_or_default();
+        let Some(at) = match_start(line, hit.column, first_line) else {
+            return unknown;
+        };
+        let matched = at..at + first_line.len();
+        let Some(word) = words::identifier(first_line) else {
+            return Seen {
+                fit: words::word_fit(line, matched),
+                ..unknown
+            };
+        };
+        let word = matched.start + word.start..matched.start + word.end;
+        let fit = words::word_fit(line, word.clone());
+        Seen {
+            identifier: Some(&line[word.clone()]),
+            fit,
+            may_define: fit == WordFit::Whole && words::may_define(line, word.clone()),
+            opens_line: word.start == 0,
+            line,
+        }
+    }
+}
+
+/// Where in `line` a match of `first_line` (its bytes on that line) starts, given its
+/// 1-based column in characters; `None` when the line does not hold it there.
+fn match_start(line: &[u8], column: u64, first_line: &[u8]) -> Option<usize> {
+    let skip = usize::try_from(column.checked_sub(1)?).ok()?;
+    // The byte where character `skip` starts (a character: a byte that does not continue one).
+    let at = line
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| (**b & 0xC0) != 0x80)
+        .map(|(i, _)| i)
+        .chain(std::iter::once(line.len()))
+        .nth(skip)?;
+    line[at..].starts_with(first_line).then_some(at)
+}
+
+/// The hits of `files` in the order of `placed`, in pieces of consecutive hits of one file,
+/// each piece holding only its hits' bytes.
+fn pieces(files: Vec<FileHits>, placed: Vec<Placed>) -> Vec<FileHits> {
+    let mut out: Vec<FileHits> = Vec::new();
+    let mut seen_files: HashMap<usize, ()> = HashMap::new();
+    let mut last_file = usize::MAX;
+    for Placed { file, hit, ranking } in placed {
+        let source = &files[file];
+        if file != last_file {
+            let continued = seen_files.insert(file, ()).is_some();
+            out.push(FileHits {
+                path: source.path.clone(),
+                hits: Vec::new(),
+                bytes: Vec::new(),
+                count: 0,
+                matches: 0,
+                size: source.size,
+                mtime_ns: source.mtime_ns,
+                encoding: source.encoding,
+                continued,
+            });
+            last_file = file;
+        }
+        let piece = out.last_mut().expect("a piece was just pushed");
+        let hit = copy_hit(source, &source.hits[hit], &mut piece.bytes, ranking);
+        piece.hits.push(hit);
+        piece.count += 1;
+        piece.matches += 1;
+    }
+    out
+}
+
+/// Ranked `pieces` as the "files" and "count" modes show them: one result a file, its best
+/// hit, files in the order of their best hits; `matches` the file's number of hits when
+/// `counted`, else 1 (a file's first match, as an unranked "files" search counts it).
+pub fn best_per_file(pieces: Vec<FileHits>, counted: bool) -> Vec<FileHits> {
+    let mut hits_of: HashMap<std::path::PathBuf, u64> = HashMap::new();
+    for piece in &pieces {
+        *hits_of.entry(piece.path.clone()).or_default() += piece.hits.len() as u64;
+    }
+    pieces
+        .into_iter()
+        .filter(|piece| !piece.continued)
+        .map(|mut piece| {
+            piece.hits.truncate(1);
+            piece.count = 1;
+            piece.matches = if counted { hits_of[&piece.path] } else { 1 };
+            piece
+        })
+        .collect()
+}
+
+/// `hit` of `source` with its bytes copied into `bytes`, and its ranking.
+fn copy_hit(source: &FileHits, hit: &Hit, bytes: &mut Vec<u8>, ranking: Ranking) -> Hit {
+    let mut copy = |span: Span| store(bytes, source.slice(span));
+    let context = hit.context.as_ref().map(|c| {
+        Box::new(Context {
+            before: c.before.iter().map(|s| copy(*s)).collect(),
+            after: c.after.iter().map(|s| copy(*s)).collect(),
+        })
+    });
+    Hit {
+        content: copy(hit.content),
+        text: copy(hit.text),
+        context,
+        ranking: Some(Box::new(ranking)),
+        ..hit.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// A file's hits, each a line of text with `word` at its first occurrence.
+    fn file(path: &str, lines: &[&str], word: &str) -> FileHits {
+        let mut bytes = Vec::new();
+        let hits = lines
+            .iter()
+            .enumerate()
+            .map(|(n, line)| {
+                let at = line.find(word).unwrap();
+                Hit {
+                    line: n as u64 + 1,
+                    column: at as u64 + 1,
+                    end_line: n as u64 + 1,
+                    byte_offset: 0,
+                    content: store(&mut bytes, word.as_bytes()),
+                    text: store(&mut bytes, line.as_bytes()),
+                    context: None,
+                    unique: false,
+                    ranking: None,
+                }
+            })
+            .collect();
+        FileHits {
+            path: PathBuf::from(path),
+            hits,
+            bytes,
+            count: lines.len() as u64,
+            matches: lines.len() as u64,
+            size: 1000,
+            mtime_ns: 0,
+            encoding: TextEncoding::Utf8,
+            continued: false,
+        }
+    }
+
+    fn ranked(files: Vec<FileHits>) -> Vec<FileHits> {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let cancel = CancelToken::new();
+        let reading = Reading {
+            root: &root,
+            links: Links::Refuse,
+            cancel: &cancel,
+        };
+        rank(files, &reading)
+    }
+
+    fn order(pieces: &[FileHits]) -> Vec<(String, u64, String)> {
+        pieces
+            .iter()
+            .flat_map(|piece| {
+                piece.hits.iter().map(|hit| {
+                    (
+                        piece.path.to_string_lossy().into_owned(),
+                        hit.line,
+                        String::from_utf8_lossy(piece.slice(hit.text)).into_owned(),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn whole_words_first_tests_last_pieces_hold_their_bytes() {
+        let files = vec![
+            file(
+                "a.txt",
+                &["x parse_thingy y", "call parse_thing here"],
+                "parse_thing",
+            ),
+            file("tests/b.txt", &["call parse_thing here"], "parse_thing"),
+            file("c.txt", &["reparse_thingy"], "parse_thing"),
+            file("parse_thing.txt", &["so parse_thing"], "parse_thing"),
+        ];
+        let pieces = ranked(files);
+        let got = order(&pieces);
+        let want = [
+            ("parse_thing.txt", 1, "so parse_thing"),
+            ("a.txt", 2, "call parse_thing here"),
+            ("tests/b.txt", 1, "call parse_thing here"),
+            ("a.txt", 1, "x parse_thingy y"),
+            ("c.txt", 1, "reparse_thingy"),
+        ];
+        let want: Vec<_> = want
+            .iter()
+            .map(|(p, l, t)| (p.to_string(), *l, t.to_string()))
+            .collect();
+        assert_eq!(got, want);
+        // `a.txt` comes twice: its second piece continues it.
+        let continued: Vec<_> = pieces.iter().map(|p| p.continued).collect();
+        assert_eq!(continued, [false, false, false, true, false]);
+        let first = &pieces[0].hits[0];
+        let ranking = first.ranking.as_ref().unwrap();
+        assert_eq!(ranking.role, Role::Reference);
+        assert_eq!(ranking.why(), "reference, whole word, file named after it");
+        assert_eq!(pieces[0].slice(first.content), b"parse_thing");
+        let test = pieces[2].hits[0].ranking.as_ref().unwrap();
+        assert_eq!(test.file_role, FileRole::Test);
+        assert!(test.why().ends_with("test file"), "{}", test.why());
+    }
+
+    #[test]
+    fn equal_scores_keep_path_order_and_best_per_file_counts() {
+        let files = vec![
+            file("a.txt", &["one word", "two word"], "word"),
+            file("b.txt", &["three word"], "word"),
+        ];
+        let pieces = ranked(files);
+        let got: Vec<_> = order(&pieces).into_iter().map(|(p, l, _)| (p, l)).collect();
+        assert_eq!(
+            got,
+            [
+                ("a.txt".into(), 1),
+                ("a.txt".into(), 2),
+                ("b.txt".into(), 1)
+            ]
+        );
+        let best = best_per_file(
+            ranked(vec![
+                file("a.txt", &["one words", "two word"], "word"),
+                file("b.txt", &["word"], "word"),
+            ]),
+            true,
+        );
+        let got: Vec<_> = best
+            .iter()
+            .map(|f| {
+                (
+                    f.path.to_string_lossy().into_owned(),
+                    f.hits[0].line,
+                    f.matches,
+                )
+            })
+            .collect();
+        assert_eq!(got, [("a.txt".into(), 2, 2), ("b.txt".into(), 1, 1)]);
+    }
+
+    #[test]
+    fn match_starts_count_characters() {
+        assert_eq!(match_start(b"let x = foo(1)", 9, b"foo"), Some(8));
+        assert_eq!(match_start("é = foo".as_bytes(), 5, b"foo"), Some(5));
+        assert_eq!(match_start(b"abc", 2, b"x"), None);
+        assert_eq!(match_start(b"abc", 0, b"a"), None);
+        assert_eq!(match_start(b"abc", 4, b""), Some(3));
+    }
+}

@@ -1,0 +1,194 @@
+//! What a file's path says about its hits: a test, vendored or generated file (ranked
+//! lower, as Zoekt orders them last), and a file named after the searched identifier.
+
+use std::path::Path;
+
+/// The kind of file a path names, for ranking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileRole {
+    /// Written by the project for the project: no penalty.
+    Source,
+    Test,
+    Vendored,
+    Generated,
+}
+
+impl FileRole {
+    /// What a hit's score is multiplied by in a file of this role: low enough that a
+    /// reference in a source file outranks one in a test, high enough that a definition in
+    /// a test still outranks every reference.
+    pub fn weight(self) -> f64 {
+        match self {
+            FileRole::Source => 1.0,
+            FileRole::Test => 0.5,
+            FileRole::Vendored => 0.4,
+            FileRole::Generated => 0.3,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FileRole::Source => "source file",
+            FileRole::Test => "test file",
+            FileRole::Vendored => "vendored file",
+            FileRole::Generated => "generated file",
+        }
+    }
+}
+
+/// Directories whose files are someone else's code, copied in.
+const VENDORED_DIRS: &[&str] = &[
+    "vendor",
+    "vendored",
+    "third_party",
+    "third-party",
+    "thirdparty",
+    "node_modules",
+    "bower_components",
+];
+
+/// Directories of tests and their data.
+const TEST_DIRS: &[&str] = &[
+    "test",
+    "tests",
+    "testing",
+    "__tests__",
+    "__mocks__",
+    "spec",
+    "specs",
+    "testdata",
+    "test_data",
+    "fixtures",
+];
+
+/// File name endings of generated code (by convention of the tools that write them).
+const GENERATED_SUFFIXES: &[&str] = &[
+    ".pb.go",
+    ".pb.cc",
+    ".pb.h",
+    "_pb2.py",
+    "_pb2_grpc.py",
+    ".min.js",
+    ".min.css",
+    ".g.dart",
+    ".designer.cs",
+    ".generated.cs",
+    ".generated.ts",
+    ".gen.go",
+    "_generated.go",
+    "_generated.rs",
+];
+
+/// File name endings and beginnings of tests in the languages ranked.
+const TEST_SUFFIXES: &[&str] = &[
+    "_test.go",
+    "_test.py",
+    "_test.rb",
+    "_spec.rb",
+    "_test.c",
+    "_test.cc",
+    "_test.cpp",
+    "_test.rs",
+    "_tests.rs",
+    ".test.js",
+    ".test.jsx",
+    ".test.ts",
+    ".test.tsx",
+    ".spec.js",
+    ".spec.jsx",
+    ".spec.ts",
+    ".spec.tsx",
+    "test.java",
+    "tests.java",
+    "test.kt",
+    "tests.kt",
+    "test.cs",
+    "tests.cs",
+    "test.php",
+];
+
+/// The role of the file at `path` (workspace-relative), from its name and directories alone
+/// (its content is not read for this: a search reads only the lines it reports).
+pub fn file_role(path: &Path) -> FileRole {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if GENERATED_SUFFIXES.iter().any(|s| name.ends_with(s)) {
+        return FileRole::Generated;
+    }
+    let dirs: Vec<String> = path
+        .parent()
+        .into_iter()
+        .flat_map(|p| p.components())
+        .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
+        .collect();
+    if dirs.iter().any(|d| VENDORED_DIRS.contains(&d.as_str())) {
+        return FileRole::Vendored;
+    }
+    let test_name = name.starts_with("test_")
+        || TEST_SUFFIXES.iter().any(|s| name.ends_with(s))
+        || name == "conftest.py";
+    if test_name || dirs.iter().any(|d| TEST_DIRS.contains(&d.as_str())) {
+        return FileRole::Test;
+    }
+    FileRole::Source
+}
+
+/// How the file's name relates to `identifier`: 2 when its stem is the identifier (case
+/// ignored: `Kmalloc.java`, `kmalloc.c`), 1 when the stem contains it, else 0.
+pub fn name_match(path: &Path, identifier: &str) -> u8 {
+    if identifier.is_empty() {
+        return 0;
+    }
+    let stem = path
+        .file_stem()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let wanted = identifier.to_ascii_lowercase();
+    if stem == wanted {
+        2
+    } else if stem.contains(&wanted) {
+        1
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_come_from_names_and_directories() {
+        let cases = [
+            ("src/lib.rs", FileRole::Source),
+            ("tools/testing/selftests/x.c", FileRole::Test),
+            ("pkg/server_test.go", FileRole::Test),
+            ("tests/unit/a.py", FileRole::Test),
+            ("test_api.py", FileRole::Test),
+            ("web/app.spec.ts", FileRole::Test),
+            ("src/FooTest.java", FileRole::Test),
+            ("vendor/github.com/x/y.go", FileRole::Vendored),
+            ("node_modules/a/index.js", FileRole::Vendored),
+            ("api/v1/types.pb.go", FileRole::Generated),
+            ("static/app.min.js", FileRole::Generated),
+            // A directory named like a test only counts as a directory.
+            ("src/testing.rs", FileRole::Source),
+            ("contest/main.c", FileRole::Source),
+        ];
+        for (path, want) in cases {
+            assert_eq!(file_role(Path::new(path)), want, "{path}");
+        }
+    }
+
+    #[test]
+    fn name_matches_by_stem() {
+        assert_eq!(name_match(Path::new("mm/kmalloc.c"), "kmalloc"), 2);
+        assert_eq!(name_match(Path::new("mm/Kmalloc.java"), "kmalloc"), 2);
+        assert_eq!(name_match(Path::new("mm/kmalloc_test.c"), "kmalloc"), 1);
+        assert_eq!(name_match(Path::new("mm/slab.c"), "kmalloc"), 0);
+        assert_eq!(name_match(Path::new("kmalloc/slab.c"), "kmalloc"), 0);
+        assert_eq!(name_match(Path::new("a.c"), ""), 0);
+    }
+}

@@ -1,0 +1,208 @@
+//! What a match's bytes and its line say, without parsing: the identifier it names, whether
+//! it is a whole word, and whether its line could define it (what is worth a parse).
+
+use std::ops::Range;
+
+/// A byte of an identifier in the languages ranked (`$` for JavaScript and PHP).
+pub fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+/// The identifier a match names: the match without the non-word bytes at its ends
+/// (`ERR_PTR(` names `ERR_PTR`), when what is left is one word; its range in `content`.
+pub fn identifier(content: &[u8]) -> Option<Range<usize>> {
+    let start = content.iter().position(|&b| is_word_byte(b))?;
+    let end = content.iter().rposition(|&b| is_word_byte(b))? + 1;
+    let word = &content[start..end];
+    let one_word = word.iter().all(|&b| is_word_byte(b));
+    let not_a_number = !word[0].is_ascii_digit();
+    (one_word && not_a_number).then_some(start..end)
+}
+
+/// How a match sits among the words of its line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum WordFit {
+    /// Inside a longer word on both sides (`alloc` in `kmalloc_node`).
+    Substring,
+    /// A word boundary on one side (`kmalloc` in `kmalloc_node`).
+    Partial,
+    /// Word boundaries on both sides.
+    Whole,
+}
+
+/// How the bytes `range` of `line` sit among its words.
+pub fn word_fit(line: &[u8], range: Range<usize>) -> WordFit {
+    let before = range.start == 0 || !is_word_byte(line[range.start - 1]);
+    let after = range.end >= line.len() || !is_word_byte(line[range.end]);
+    match (before, after) {
+        (true, true) => WordFit::Whole,
+        (false, false) => WordFit::Substring,
+        _ => WordFit::Partial,
+    }
+}
+
+/// Words that open a definition in one of the languages ranked, or qualify one.
+const DEFINING_WORDS: &[&str] = &[
+    "abstract",
+    "async",
+    "class",
+    "const",
+    "def",
+    "define",
+    "enum",
+    "export",
+    "extern",
+    "final",
+    "fn",
+    "fun",
+    "func",
+    "function",
+    "impl",
+    "inline",
+    "interface",
+    "internal",
+    "let",
+    "macro_rules",
+    "module",
+    "mod",
+    "namespace",
+    "object",
+    "override",
+    "private",
+    "protected",
+    "pub",
+    "public",
+    "record",
+    "static",
+    "struct",
+    "trait",
+    "type",
+    "typedef",
+    "union",
+    "val",
+    "var",
+    "virtual",
+];
+
+/// Whether the line holding a whole-word match at `range` could define that word, judged
+/// by its shape alone; a parse of the lines around it decides (`definitions`). True when a
+/// defining word precedes the match on the line (`def`, `fn`, `class`, `#define`, `public`,
+/// ...), when the match opens a parameter list on a line that is not a statement (a C, Java
+/// or C# function's head: `void *ERR_PTR(long error)`, not `return ERR_PTR(-EINVAL);`), when
+/// the line is not indented (a K&R head, a Ruby or Python top level), or when it closes a
+/// block (`} name_t;`). A shape test, not a parse: it only chooses what is parsed.
+pub fn may_define(line: &[u8], range: Range<usize>) -> bool {
+    let head = &line[..range.start];
+    let tail = line[range.end..].trim_ascii();
+    let text = line.trim_ascii();
+    if head
+        .split(|&b| !is_word_byte(b))
+        .any(|word| DEFINING_WORDS.iter().any(|d| d.as_bytes() == word))
+    {
+        return true;
+    }
+    if !line.first().is_some_and(|b| b.is_ascii_whitespace()) {
+        return true;
+    }
+    if text.starts_with(b"}") {
+        return true;
+    }
+    let statement = text.ends_with(b";") || text.ends_with(b",");
+    let head = head.trim_ascii();
+    let head_words = || head.split(|&b| !is_word_byte(b)).filter(|w| !w.is_empty());
+    let in_code = head_words().any(|word| STATEMENT_WORDS.iter().any(|s| s.as_bytes() == word));
+    if in_code {
+        return false;
+    }
+    if tail.starts_with(b"(") && !statement {
+        // A method of a JavaScript class or object has no word before it, but a body.
+        if head.is_empty() {
+            return text.ends_with(b"{");
+        }
+        // A head of types and modifiers (`static inline void *`, `List<T>`), not a call
+        // through an object or a value (`x = `, `obj.`, `f(`).
+        let typed = head
+            .iter()
+            .all(|&b| is_word_byte(b) || b" \t*&<>[],:".contains(&b));
+        return typed && !head.ends_with(b":") && !head.ends_with(b",");
+    }
+    let assigned = tail.starts_with(b"=") && !tail.starts_with(b"==");
+    let labelled = tail.starts_with(b":") && !tail.starts_with(b"::");
+    (assigned || labelled) && head.is_empty()
+}
+
+/// Words that put a match in a statement, not in a definition's head.
+const STATEMENT_WORDS: &[&str] = &[
+    "return", "new", "await", "yield", "throw", "case", "else", "if", "while", "for", "in", "not",
+    "and", "or", "print", "goto", "sizeof", "typeof", "delete", "assert",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(line: &str, word: &str) -> Range<usize> {
+        let start = line.find(word).unwrap();
+        start..start + word.len()
+    }
+
+    #[test]
+    fn identifiers_are_one_word_without_their_punctuation() {
+        let cases: [(&str, Option<&str>); 6] = [
+            ("ERR_PTR", Some("ERR_PTR")),
+            ("ERR_PTR(", Some("ERR_PTR")),
+            (" foo_resume(", Some("foo_resume")),
+            ("a.b", None),
+            ("42", None),
+            ("(", None),
+        ];
+        for (content, want) in cases {
+            let got = identifier(content.as_bytes()).map(|r| &content[r]);
+            assert_eq!(got, want, "{content:?}");
+        }
+    }
+
+    #[test]
+    fn word_fits() {
+        let line = b"x = kmalloc_node(kmalloc, 1)";
+        assert_eq!(word_fit(line, 4..11), WordFit::Partial);
+        assert_eq!(word_fit(line, 17..24), WordFit::Whole);
+        assert_eq!(word_fit(line, 6..11), WordFit::Substring);
+        assert_eq!(word_fit(b"a = re_parse(x)", 7..12), WordFit::Partial);
+    }
+
+    #[test]
+    fn definition_shapes() {
+        let yes = [
+            (
+                "static inline void * __must_check ERR_PTR(long error)",
+                "ERR_PTR",
+            ),
+            ("#define kmalloc(x) foo", "kmalloc"),
+            ("    def parse(self):", "parse"),
+            ("    public int Parse(string s) {", "Parse"),
+            ("\tfn parse(&self) -> u8 {", "parse"),
+            ("  parse(text) {", "parse"),
+            ("} parser_t;", "parser_t"),
+            ("ERR_PTR(long error)", "ERR_PTR"),
+            ("  parse: function (x) {", "parse"),
+            ("    limit = 10", "limit"),
+        ];
+        for (line, word) in yes {
+            assert!(may_define(line.as_bytes(), at(line, word)), "{line}");
+        }
+        let no = [
+            ("\treturn ERR_PTR(-EINVAL);", "ERR_PTR"),
+            ("\t\terr = request_irq(irq, handler,", "request_irq"),
+            ("    if x == limit:", "limit"),
+            ("    x = parse(text)", "parse"),
+            ("\tfoo::bar::parse();", "parse"),
+            ("\tcase LIMIT:", "LIMIT"),
+            ("    obj.parse(text)", "parse"),
+            ("    if (parse(text)) {", "parse"),
+        ];
+        for (line, word) in no {
+            assert!(!may_define(line.as_bytes(), at(line, word)), "{line}");
+        }
+    }
+}
