@@ -257,20 +257,16 @@ fn select_request(
     );
     target.path = Some(WirePath::default());
     target.build = Some(build);
+    let pattern = GrepRequest {
+        pattern: pattern.to_string(),
+        literal: false,
+        case_sensitive: !case_insensitive,
+        multiline: Some(multiline),
+        ..GrepRequest::default()
+    };
     wire::Select {
-        target,
-        pattern: Some(GrepRequest {
-            pattern: pattern.to_string(),
-            literal: false,
-            case_sensitive: !case_insensitive,
-            multiline: Some(multiline),
-            ..GrepRequest::default()
-        }),
-        include: None,
-        exclude: None,
-        types: None,
-        types_not: None,
         rules: rules.map(str::to_string),
+        ..wire::Select::new(target, pattern)
     }
 }
 
