@@ -230,15 +230,7 @@ pub fn select(walker: &Walker, real: &Path, request: &GrepRequest) -> Answer {
         no_ignore: None,
         ..request.clone()
     };
-    let request = Request::Select(wire::Select {
-        target,
-        pattern: Some(grep),
-        include: None,
-        exclude: None,
-        types: None,
-        types_not: None,
-        rules: None,
-    });
+    let request = Request::Select(wire::Select::new(target, grep));
     match ask_for(walker, &request) {
         Ok((reply, bulk)) => parse_with(&reply, |reply| selected(reply, bulk)),
         Err(e) => Answer::Unavailable(e),

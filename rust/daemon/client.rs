@@ -583,14 +583,23 @@ mod tests {
         drop(writer.join().unwrap());
     }
 
+    /// A socket under `tmp` listening but never accepting, as a stopped daemon (the kernel
+    /// queues the connection and records who listens), and a client connected to it.
+    fn connected_to_a_daemon_that_never_accepts(
+        tmp: &std::path::Path,
+    ) -> (std::os::unix::net::UnixListener, UnixStream, Option<u32>) {
+        let socket_dir = dir::open_dir(&tmp.join("codesift"), true).unwrap();
+        let listener =
+            std::os::unix::net::UnixListener::bind(dir::through_fd(&socket_dir, SOCKET_NAME))
+                .unwrap();
+        let (stream, pid) = connect_in(&socket_dir).unwrap();
+        (listener, stream, pid)
+    }
+
     #[test]
     fn a_cancelled_wait_for_a_daemon_that_never_answers_ends_at_once() {
         let tmp = tempfile::tempdir().unwrap();
-        let socket_dir = dir::open_dir(&tmp.path().join("codesift"), true).unwrap();
-        let _listener =
-            std::os::unix::net::UnixListener::bind(dir::through_fd(&socket_dir, SOCKET_NAME))
-                .unwrap();
-        let (mut stream, _) = connect_in(&socket_dir).unwrap();
+        let (_listener, mut stream, _) = connected_to_a_daemon_that_never_accepts(tmp.path());
         let cancel = crate::cancel::CancelToken::new();
         let canceller = cancel.clone();
         let later = std::thread::spawn(move || {
@@ -615,13 +624,7 @@ mod tests {
     #[test]
     fn a_daemon_that_never_answers_is_named_by_its_pid_and_times_out() {
         let tmp = tempfile::tempdir().unwrap();
-        let socket_dir = dir::open_dir(&tmp.path().join("codesift"), true).unwrap();
-        // Listening but never accepting, as a stopped daemon: the kernel queues the
-        // connection and records who listens.
-        let _listener =
-            std::os::unix::net::UnixListener::bind(dir::through_fd(&socket_dir, SOCKET_NAME))
-                .unwrap();
-        let (mut stream, pid) = connect_in(&socket_dir).unwrap();
+        let (_listener, mut stream, pid) = connected_to_a_daemon_that_never_accepts(tmp.path());
         assert_eq!(pid, Some(std::process::id()));
         let wait = Wait::new(Duration::from_millis(50)).ack(Duration::from_millis(50));
         let error = exchange_with(&mut stream, &Request::Status {}, &wait).unwrap_err();

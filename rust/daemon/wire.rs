@@ -184,6 +184,22 @@ pub struct Select {
     pub rules: Option<String>,
 }
 
+impl Select {
+    /// A `select` of the files `pattern` must read under `target`, with no filters beside
+    /// the pattern and no rules key (what clients other than hand-written ones send).
+    pub fn new(target: Target, pattern: GrepRequest) -> Select {
+        Select {
+            target,
+            pattern: Some(pattern),
+            include: None,
+            exclude: None,
+            types: None,
+            types_not: None,
+            rules: None,
+        }
+    }
+}
+
 /// A `select`'s `pattern`: the engine's `GrepRequest` with the wire's defaults (case
 /// sensitive, no limit) for what it leaves out; `pattern` itself is required.
 fn grep_pattern<'de, D: Deserializer<'de>>(d: D) -> Result<Option<GrepRequest>, D::Error> {
@@ -737,15 +753,7 @@ mod tests {
         let mut target = Target::new(Path::new("/r"), Walk::default());
         target.root_id = Some((1, 2));
         target.path = Some(WirePath::new("sub"));
-        let sent = Envelope::new(Request::Select(Select {
-            target,
-            pattern: Some(grep),
-            include: None,
-            exclude: None,
-            types: None,
-            types_not: None,
-            rules: None,
-        }));
+        let sent = Envelope::new(Request::Select(Select::new(target, grep)));
         let text = serde_json::to_string(&sent).unwrap();
         let Ok(Envelope {
             request: Request::Select(select),

@@ -21,7 +21,8 @@ pub struct Haystack {
     pub spans: Option<crate::index::select::FileSpans>,
 }
 
-/// The settled walk options.
+/// Which files a run searches, settled: ripgrep's walk (`builder`, see `walk::RgWalk`) or
+/// the index's list (`listed`), the threads that search them and the order they come in.
 pub struct FileSet {
     pub paths: Vec<PathBuf>,
     pub implicit_path: bool,
@@ -74,6 +75,28 @@ impl StdoutFile {
     }
 }
 
+impl Haystack {
+    /// A file from a list (the index's, or a kept `--files` list): not named on the command
+    /// line, read in `spans` only when given.
+    pub fn listed(path: PathBuf, spans: Option<crate::index::select::FileSpans>) -> Haystack {
+        Haystack {
+            path,
+            is_stdin: false,
+            explicit: false,
+            spans,
+        }
+    }
+}
+
+/// The path printed for a file found under `path`: without its `./` when the path was
+/// ripgrep's implicit `./` (no path given), as ripgrep prints it.
+pub fn shown_path(path: PathBuf, implicit_path: bool) -> PathBuf {
+    match path.strip_prefix("./") {
+        Ok(shown) if implicit_path => shown.to_path_buf(),
+        _ => path,
+    }
+}
+
 impl FileSet {
     fn haystack(&self, result: Result<ignore::DirEntry, ignore::Error>) -> Option<Haystack> {
         let dent = match result {
@@ -104,16 +127,8 @@ impl FileSet {
         }
         self.visited
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = if self.implicit_path && dent.path().starts_with("./") {
-            dent.path()
-                .strip_prefix("./")
-                .unwrap_or(dent.path())
-                .to_path_buf()
-        } else {
-            dent.path().to_path_buf()
-        };
         Some(Haystack {
-            path,
+            path: shown_path(dent.path().to_path_buf(), self.implicit_path),
             is_stdin,
             explicit,
             spans: None,
@@ -251,71 +266,6 @@ fn parallel_listed<'v, F>(
             });
         }
     });
-}
-
-/// The walk options of ripgrep's `walk_builder`, as plain fields.
-pub struct WalkOptions<'a> {
-    pub paths: &'a [PathBuf],
-    pub ignore_files: &'a [PathBuf],
-    pub no_ignore_files: bool,
-    pub max_depth: Option<usize>,
-    pub follow: bool,
-    pub max_filesize: Option<u64>,
-    pub threads: usize,
-    pub one_file_system: bool,
-    pub overrides: ignore::overrides::Override,
-    pub types: ignore::types::Types,
-    pub hidden: bool,
-    pub no_ignore_parent: bool,
-    pub no_ignore_dot: bool,
-    pub no_ignore_vcs: bool,
-    pub no_ignore_global: bool,
-    pub no_ignore_exclude: bool,
-    pub no_require_git: bool,
-    pub ignore_case_insensitive: bool,
-    pub cwd: &'a Path,
-    pub sort: Option<Sort>,
-}
-
-pub fn walk_builder(o: WalkOptions<'_>) -> WalkBuilder {
-    let mut b = WalkBuilder::new(&o.paths[0]);
-    for p in &o.paths[1..] {
-        b.add(p);
-    }
-    if !o.no_ignore_files {
-        for p in o.ignore_files {
-            if let Some(err) = b.add_ignore(p) {
-                messages::ignore(&err.to_string());
-            }
-        }
-    }
-    b.max_depth(o.max_depth)
-        .follow_links(o.follow)
-        .max_filesize(o.max_filesize)
-        .threads(o.threads)
-        .same_file_system(o.one_file_system)
-        .overrides(o.overrides)
-        .types(o.types)
-        .hidden(!o.hidden)
-        .parents(!o.no_ignore_parent)
-        .ignore(!o.no_ignore_dot)
-        .git_global(!o.no_ignore_vcs && !o.no_ignore_global)
-        .git_ignore(!o.no_ignore_vcs)
-        .git_exclude(!o.no_ignore_vcs && !o.no_ignore_exclude)
-        .require_git(!o.no_require_git)
-        .ignore_case_insensitive(o.ignore_case_insensitive)
-        .current_dir(o.cwd);
-    if !o.no_ignore_dot {
-        b.add_custom_ignore_filename(".rgignore");
-    }
-    if let Some(Sort {
-        kind: SortKind::Path,
-        reverse: false,
-    }) = o.sort
-    {
-        b.sort_by_file_name(|a, b| a.cmp(b));
-    }
-    b
 }
 
 #[cfg(test)]

@@ -24,10 +24,12 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::args::{Args, CaseMode, Mode, SearchMode};
-use super::haystack::Haystack;
+use super::haystack::{Haystack, shown_path};
 use super::messages;
 use crate::daemon::client;
 use crate::daemon::wire::{self, Reply, Request, Walk, WirePath};
+// The engine's index modes, named apart from ripgrep's run mode (`args::Mode`).
+use crate::index::handle::Mode as IndexMode;
 use crate::index::select::FileSpans;
 use crate::request::GrepRequest;
 
@@ -42,20 +44,38 @@ const FORCE_DEADLINE: Duration = Duration::from_secs(60);
 /// How long `force` waits for a daemon it started to accept connections.
 const FORCE_START: Duration = Duration::from_secs(15);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IndexMode {
-    Never,
-    Auto,
-    Force,
+/// The words `CODESIFT_RG_INDEX` takes, each with the engine's index mode it means: `never`
+/// scans (`Off`); `auto` answers from roots the daemon indexed already (`Auto`); `force`
+/// has every searched tree indexed, waiting for it (`On`, as the engine's first search
+/// builds a missing index). ripgrep's users know these words; the mode is the engine's.
+const MODE_WORDS: [(&str, IndexMode); 3] = [
+    ("never", IndexMode::Off),
+    ("auto", IndexMode::Auto),
+    ("force", IndexMode::On),
+];
+
+/// `CODESIFT_RG_INDEX` (unset or empty: `auto`), or the value that is none of its words.
+pub fn mode_setting() -> Result<IndexMode, std::ffi::OsString> {
+    let Some(value) = std::env::var_os("CODESIFT_RG_INDEX").filter(|v| !v.is_empty()) else {
+        return Ok(IndexMode::Auto);
+    };
+    MODE_WORDS
+        .iter()
+        .find(|(word, _)| value == *word)
+        .map(|(_, mode)| *mode)
+        .ok_or(value)
 }
 
-/// `CODESIFT_RG_INDEX` (an unknown value reads as the default, `auto`).
+/// The words of `CODESIFT_RG_INDEX`, for the message that names them.
+pub fn mode_words() -> String {
+    let words: Vec<&str> = MODE_WORDS.iter().map(|(word, _)| *word).collect();
+    words.join(", ")
+}
+
+/// `CODESIFT_RG_INDEX` (an unknown value reads as the default, `auto`: `main` refuses one
+/// before any run).
 pub fn mode() -> IndexMode {
-    match std::env::var("CODESIFT_RG_INDEX").as_deref() {
-        Ok("never") => IndexMode::Never,
-        Ok("force") => IndexMode::Force,
-        _ => IndexMode::Auto,
-    }
+    mode_setting().unwrap_or(IndexMode::Auto)
 }
 
 /// `CODESIFT_RG_DEBUG=index`: one stderr line saying whether the index answered (tests).
@@ -219,7 +239,7 @@ fn select_request(
     mode: IndexMode,
     rules: Option<&str>,
 ) -> wire::Select {
-    let build = mode == IndexMode::Force;
+    let build = mode == IndexMode::On;
     // `force` lists every file even when the pattern narrows nothing (every answer goes
     // through the index's path table); otherwise a pattern the index cannot narrow is
     // answered `scan`: ripgrep's parallel walk is faster.
@@ -237,20 +257,16 @@ fn select_request(
     );
     target.path = Some(WirePath::default());
     target.build = Some(build);
+    let pattern = GrepRequest {
+        pattern: pattern.to_string(),
+        literal: false,
+        case_sensitive: !case_insensitive,
+        multiline: Some(multiline),
+        ..GrepRequest::default()
+    };
     wire::Select {
-        target,
-        pattern: Some(GrepRequest {
-            pattern: pattern.to_string(),
-            literal: false,
-            case_sensitive: !case_insensitive,
-            multiline: Some(multiline),
-            ..GrepRequest::default()
-        }),
-        include: None,
-        exclude: None,
-        types: None,
-        types_not: None,
         rules: rules.map(str::to_string),
+        ..wire::Select::new(target, pattern)
     }
 }
 
@@ -281,12 +297,12 @@ fn ask_reply<T: DeserializeOwned>(
     let mut started = false;
     loop {
         let timeout = match mode {
-            IndexMode::Force => deadline.saturating_duration_since(Instant::now()),
+            IndexMode::On => deadline.saturating_duration_since(Instant::now()),
             _ => AUTO_TIMEOUT,
         };
         let mut stream = match client::connect() {
             Ok(stream) => stream,
-            Err(_) if mode == IndexMode::Force && Instant::now() < connect_deadline => {
+            Err(_) if mode == IndexMode::On && Instant::now() < connect_deadline => {
                 if !started {
                     start_daemon();
                     started = true;
@@ -299,7 +315,7 @@ fn ask_reply<T: DeserializeOwned>(
         // A daemon that dies mid-query is no answer: scan (never retried, never waited for).
         // Forced: the daemon was just started or is busy building; it is waited for.
         let wait = match mode {
-            IndexMode::Force => client::Wait::new(timeout).ack(timeout),
+            IndexMode::On => client::Wait::new(timeout).ack(timeout),
             _ => client::Wait::new(timeout),
         };
         let reply = client::exchange_with(&mut stream, request, &wait)
@@ -319,7 +335,7 @@ fn ask_reply<T: DeserializeOwned>(
                 ]
                 .iter()
                 .any(|w| scan.scan.contains(w));
-                if mode == IndexMode::Force && passing && Instant::now() < deadline {
+                if mode == IndexMode::On && passing && Instant::now() < deadline {
                     std::thread::sleep(Duration::from_millis(20));
                     continue;
                 }
@@ -331,7 +347,7 @@ fn ask_reply<T: DeserializeOwned>(
 
 /// What the index path found for a run: the files to search, and the verdicts of the rules
 /// it decided that the daemon may keep for the next run (`offer_verdicts`).
-pub struct Selected {
+pub struct SelectedHaystacks {
     pub haystacks: Vec<Haystack>,
     pub verdicts: Vec<Request>,
 }
@@ -348,16 +364,15 @@ pub fn haystacks(
     paths: &[PathBuf],
     implicit_path: bool,
     mode: IndexMode,
-) -> Result<Selected, String> {
+) -> Result<SelectedHaystacks, String> {
     let narrow = narrowing(a, patterns);
-    if narrow.is_none() && mode != IndexMode::Force {
+    if narrow.is_none() && mode != IndexMode::On {
         // Every file is listed: applying ripgrep's rules to the path table loads every
         // directory's ignore files as a walk does, and a walk does it on every thread (on the
         // Linux tree `--files` listed from the index took 0.3 s, walked 0.1 s).
         return Err("every file is needed: a walk is faster".into());
     }
-    if let Some((pattern, case_insensitive)) = narrow.as_ref().filter(|_| mode != IndexMode::Force)
-    {
+    if let Some((pattern, case_insensitive)) = narrow.as_ref().filter(|_| mode != IndexMode::On) {
         // No trigram to require (`\w+_\d+\(`): the daemon would answer `scan` after
         // compiling the pattern; a walk starts at once. (The daemon plans the pattern with
         // its newlines made `\r?\n`, which can only loosen it: a pattern planned as every
@@ -467,17 +482,7 @@ pub fn haystacks(
             return Err("no candidates in the implicit path".into());
         }
         out.extend(kept.into_iter().map(|(rel, spans)| {
-            let path = dir.join(&rel);
-            let path = match path.strip_prefix("./") {
-                Ok(p) if implicit_path => p.to_path_buf(),
-                _ => path,
-            };
-            Haystack {
-                path,
-                is_stdin: false,
-                explicit: false,
-                spans,
-            }
+            Haystack::listed(shown_path(dir.join(&rel), implicit_path), spans)
         }));
     }
     let in_parts = out.iter().filter(|h| h.spans.is_some()).count();
@@ -485,7 +490,7 @@ pub fn haystacks(
         "{} files from the index ({in_parts} read in parts)",
         out.len()
     ));
-    Ok(Selected {
+    Ok(SelectedHaystacks {
         haystacks: out,
         verdicts,
     })
@@ -520,7 +525,7 @@ fn verdicts_request(
     }))
 }
 
-/// Offers the daemon the verdicts a run decided (see `Selected`), each in its own request;
+/// Offers the daemon the verdicts a run decided (see `SelectedHaystacks`), each in its own request;
 /// a daemon that is gone or refuses costs nothing but the next run's rules.
 pub fn offer_verdicts(requests: Vec<Request>) {
     for request in requests {
@@ -665,7 +670,7 @@ pub fn after_scan(paths: &[PathBuf], files: usize) {
         let Ok(real) = std::fs::canonicalize(dir) else {
             continue;
         };
-        let mut request = select_request(&real, &None, false, IndexMode::Force, None);
+        let mut request = select_request(&real, &None, false, IndexMode::On, None);
         // Only the build is asked for: a tree indexed already answers `scan` at once instead
         // of listing every file (which cost this scan tens of milliseconds on Linux).
         if let Some(walk) = request.target.walk.as_mut() {
@@ -698,7 +703,7 @@ pub struct FilesListing {
 }
 
 /// What the daemon said about this `--files` run.
-pub enum Listed {
+pub enum FilesAnswer {
     /// The list kept for this command line, still the tree's (its paths as printed, each
     /// ending in a newline): print it.
     Kept(String),
@@ -829,14 +834,14 @@ pub fn files_listing(
     cwd: &Path,
     paths: &[PathBuf],
     mode: IndexMode,
-) -> Result<Listed, String> {
+) -> Result<FilesAnswer, String> {
     if let Some(why) = refusal(a, paths).or_else(|| listing_refusal(a, paths)) {
         return Err(why.into());
     }
     let dir = &paths[0];
     let real = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut target = wire::Target::new(&real, Walk::all_files());
-    target.build = Some(mode == IndexMode::Force);
+    target.build = Some(mode == IndexMode::On);
     let request = wire::Files {
         target,
         key: Some(listing_key(a, cwd, dir, &real)),
@@ -846,7 +851,7 @@ pub fn files_listing(
     let (reply, mut stream) = ask_reply::<wire::Listing>(&Request::Files(request.clone()), mode)?;
     if let Some(token) = reply.miss {
         debug("files: no list kept: listed and offered");
-        return Ok(Listed::Miss(FilesListing {
+        return Ok(FilesAnswer::Miss(FilesListing {
             token: Some(token),
             request: Box::new(request),
         }));
@@ -871,7 +876,7 @@ pub fn files_listing(
         "files: {} from the daemon's list",
         files.bytes().filter(|b| *b == b'\n').count()
     ));
-    Ok(Listed::Kept(files))
+    Ok(FilesAnswer::Kept(files))
 }
 
 /// The haystacks of a kept list (for a run that prints them otherwise than as they are
@@ -879,12 +884,7 @@ pub fn files_listing(
 pub fn kept_haystacks(list: &str) -> Vec<Haystack> {
     list.split('\n')
         .filter(|line| !line.is_empty())
-        .map(|line| Haystack {
-            path: PathBuf::from(line),
-            is_stdin: false,
-            explicit: false,
-            spans: None,
-        })
+        .map(|line| Haystack::listed(PathBuf::from(line), None))
         .collect()
 }
 

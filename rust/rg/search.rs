@@ -12,18 +12,22 @@ use termcolor::WriteColor;
 use super::haystack::Haystack;
 use crate::index::select::FileSpans;
 
-pub enum Printer<W> {
+/// The printer of one search, as ripgrep builds it from its flags (`grep_printer`'s
+/// standard, summary or JSON printer). Not the engine's `crate::print::Printer`, which
+/// prints codesift's own hits for `codesift grep`: ripgrep's output is grep_printer's, to
+/// the byte.
+pub enum RgPrinter<W> {
     Standard(Standard<W>),
     Summary(Summary<W>),
     Json(JSON<W>),
 }
 
-impl<W: WriteColor> Printer<W> {
+impl<W: WriteColor> RgPrinter<W> {
     pub fn get_mut(&mut self) -> &mut W {
         match self {
-            Printer::Standard(p) => p.get_mut(),
-            Printer::Summary(p) => p.get_mut(),
-            Printer::Json(p) => p.get_mut(),
+            RgPrinter::Standard(p) => p.get_mut(),
+            RgPrinter::Summary(p) => p.get_mut(),
+            RgPrinter::Json(p) => p.get_mut(),
         }
     }
 }
@@ -41,13 +45,13 @@ macro_rules! printed {
         let ($m, $s) = (&$worker.matcher, &mut $worker.searcher);
         let path = $h.path.as_path();
         match &mut $worker.printer {
-            Printer::Standard(p) => {
+            RgPrinter::Standard(p) => {
                 printed!(@sink p, $m, path, $sink, $search, $sink.stats().cloned())
             }
-            Printer::Summary(p) => {
+            RgPrinter::Summary(p) => {
                 printed!(@sink p, $m, path, $sink, $search, $sink.stats().cloned())
             }
-            Printer::Json(p) => {
+            RgPrinter::Json(p) => {
                 printed!(@sink p, $m, path, $sink, $search, Some($sink.stats().clone()))
             }
         }
@@ -66,7 +70,7 @@ macro_rules! printed {
 pub struct Worker<W> {
     pub matcher: RegexMatcher,
     pub searcher: Searcher,
-    pub printer: Printer<W>,
+    pub printer: RgPrinter<W>,
     pub binary_explicit: BinaryDetection,
     pub binary_implicit: BinaryDetection,
     /// `-z`: compressed files are read through their decompression tool.
@@ -143,7 +147,7 @@ impl<W: WriteColor> Worker<W> {
             line += memchr::memchr_iter(b'\n', &text[start..]).count() as u64;
         }
         // `span_reads` never lets JSON (byte offsets) read in parts.
-        if let Printer::Json(_) = self.printer {
+        if let RgPrinter::Json(_) = self.printer {
             return self.search_path(h);
         }
         printed!(self, h, |s, m, sink| s.search_slice(m, &text, &mut sink))
