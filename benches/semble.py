@@ -465,6 +465,7 @@ def report(
     tasks: list[Task],
     published: dict[str, float],
     rg: str | None,
+    runs_per_query: int,
 ) -> str:
     repos = sorted({task.repo for task in tasks})
     lines = [
@@ -523,7 +524,12 @@ def report(
             f"semble's published rg over these {len(shared)} repositories (mean of repository "
             f"means): {fmt(mean([published[r] for r in shared]))}.",
         ]
-    lines += ["", f"rg: {_rg_version(rg)}; runs per query: see --runs; warm latencies.", ""]
+    lines += [
+        "",
+        f"rg: {_rg_version(rg)}; latencies warm, each query's median of {runs_per_query} "
+        "runs, then p50 and p95 over the queries.",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -637,7 +643,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_method(m, args.rg, args.repos, present, tasks_by_repo, args.runs, args.verbose)
         for m in methods
     ]
-    text = report(runs, present, args.repos, tasks, published, args.rg)
+    text = report(runs, present, args.repos, tasks, published, args.rg, args.runs)
     print(text)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
