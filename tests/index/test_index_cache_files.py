@@ -31,7 +31,8 @@ HEADER_CRC = SECTION_CRCS + 4 * 5
 #: offset, the list's CRC-32, its cardinality.
 LOOKUP_ENTRY = "<IIQII"
 LOOKUP_LEN = 24
-#: List encodings: a roaring bitmap, varint gaps of the unit ids, or of those not in the list.
+#: List encodings: a roaring bitmap, varint gaps of the unit ids, or of those not in the list,
+#: and the same two with the gaps bit-packed in blocks of 32 (the writer picks the smallest).
 ENCODING_ROARING, ENCODING_IDS = 0, 1
 ROARING_NO_RUNS = 12346
 TIMEOUT = 60
