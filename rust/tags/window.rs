@@ -13,6 +13,8 @@ pub fn closing(language: Language, text: &[u8]) -> Vec<u8> {
     let mut at = 0;
     while at < text.len() {
         match text[at] {
+            // In Rust a quote is a lifetime (`&'a str`) unless it is a character literal.
+            b'\'' if language == Language::Rust && !is_char_literal(text, at) => at += 1,
             b'"' | b'\'' | b'`' => at = past_quoted(text, at),
             b'/' if text.get(at + 1) == Some(&b'/') => at = line_end(text, at),
             b'#' if hash_comments => at = line_end(text, at),
@@ -44,6 +46,11 @@ pub fn closing(language: Language, text: &[u8]) -> Vec<u8> {
         }
     }
     suffix
+}
+
+/// Whether the quote at `at` starts a character literal (`'{'`, `'\n'`, `'\''`).
+fn is_char_literal(text: &[u8], at: usize) -> bool {
+    text.get(at + 1) == Some(&b'\\') || text.get(at + 2) == Some(&b'\'')
 }
 
 fn closer(opener: u8) -> u8 {
@@ -121,6 +128,16 @@ mod tests {
                 "closing {text:?}"
             );
         }
+    }
+
+    #[test]
+    fn rust_lifetimes_are_not_quotes() {
+        let text =
+            b"impl<'a> W<'a> {\n    fn f(&'a self, c: char) -> &'a str {\n        if c == '{' {\n";
+        assert_eq!(
+            String::from_utf8_lossy(&closing(Language::Rust, text)),
+            "\n}}}"
+        );
     }
 
     #[test]
