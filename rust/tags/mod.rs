@@ -6,6 +6,7 @@
 //! thread, so a call costs only the parse and the query over its own text.
 
 mod signature;
+mod window;
 
 #[cfg(test)]
 mod tests;
@@ -216,10 +217,25 @@ pub struct Definition {
 }
 
 /// The definitions in `text` (in `language`), ordered by where their names start, one per name.
-/// Text that does not parse (a window cut out of a file, binary data) yields the definitions
-/// that the parser could still recognise.
+/// `text` may be a window cut out of a file (a few lines around a hit): what it leaves open is
+/// closed for the parser (see `window`), and PHP without its `<?php` is read as PHP. Text that
+/// does not parse (binary data) yields the definitions that the parser could still recognise.
 pub fn definitions(language: Language, text: &[u8]) -> Result<Vec<Definition>> {
     let configuration = language.configuration()?;
+    let prefix: &[u8] =
+        if language == Language::Php && memchr::memmem::find(text, b"<?php").is_none() {
+            b"<?php\n"
+        } else {
+            b""
+        };
+    let suffix = window::closing(language, text);
+    let whole;
+    let parsed = if prefix.is_empty() && suffix.is_empty() {
+        text
+    } else {
+        whole = [prefix, text, &suffix].concat();
+        &whole[..]
+    };
     thread_local! {
         static CONTEXT: RefCell<TagsContext> = RefCell::new(TagsContext::new());
     }
@@ -228,7 +244,7 @@ pub fn definitions(language: Language, text: &[u8]) -> Result<Vec<Definition>> {
         // caller down, and a context it left half-used is replaced.
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut context = context.borrow_mut();
-            tag(&mut context, language, configuration, text)
+            tag(&mut context, language, configuration, parsed)
         }));
         outcome.unwrap_or_else(|_| {
             *context.borrow_mut() = TagsContext::new();
@@ -238,12 +254,29 @@ pub fn definitions(language: Language, text: &[u8]) -> Result<Vec<Definition>> {
             ))
         })
     });
-    let mut found = tagged.map_err(|reason| {
+    let tagged = tagged.map_err(|reason| {
         Error::Io(format!(
             "cannot find the definitions in this {} text: {reason}",
             language.name()
         ))
     })?;
+    let shift = prefix.len();
+    let prefix_lines = memchr::memchr_iter(b'\n', prefix).count() as u64;
+    let within = |range: &Range<usize>| {
+        range.start.clamp(shift, shift + text.len()) - shift
+            ..range.end.clamp(shift, shift + text.len()) - shift
+    };
+    let mut found: Vec<Definition> = tagged
+        .into_iter()
+        .filter(|d| d.name.start >= shift && d.name.end <= shift + text.len())
+        .map(|d| Definition {
+            name: within(&d.name),
+            kind: d.kind,
+            line: d.line - prefix_lines,
+            range: within(&d.range),
+            signature: within(&d.signature),
+        })
+        .collect();
     found.sort_by_key(|definition| (definition.name.start, definition.name.end));
     found.dedup_by_key(|definition| definition.name.clone());
     Ok(found)

@@ -12,3 +12,5 @@
 (enum_member_declaration name: (identifier) @name) @definition.constant
 (namespace_declaration name: (_) @name) @definition.namespace
 (file_scoped_namespace_declaration name: (_) @name) @definition.namespace
+; A method in a window cut out of its class parses as a local function.
+(local_function_statement name: (identifier) @name) @definition.function
