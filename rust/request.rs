@@ -60,6 +60,9 @@ pub struct GrepRequest {
     /// Hits ordered by relevance (`crate::rank`), not by path: the search finds every hit,
     /// ranks them all, then keeps the page asked for (`rank_and_page`).
     pub rank: bool,
+    /// The best ranked hits whose text fits in this many tokens (`crate::rank::budget`),
+    /// each with its enclosing definition's head, and what was left out. Implies `rank`.
+    pub budget_tokens: Option<i64>,
 }
 
 impl Default for GrepRequest {
@@ -88,6 +91,7 @@ impl Default for GrepRequest {
             one_hit_per_line: false,
             skip_unique: false,
             rank: false,
+            budget_tokens: None,
         }
     }
 }
@@ -119,6 +123,16 @@ impl GrepRequest {
         let context = at_least("context_lines", self.context_lines, 0)?;
         let side = |name, value: Option<i64>| value.map_or(Ok(context), |v| at_least(name, v, 0));
         let (before, after) = (side("before", self.before)?, side("after", self.after)?);
+        if let Some(budget) = self.budget_tokens {
+            at_least("budget_tokens", budget, 1)?;
+            if self.offset > 0 || self.stream {
+                return Err(Error::InvalidArgument(
+                    "budget_tokens returns the best hits that fit at once: drop offset and \
+                     stream, or drop budget_tokens and page with offset"
+                        .into(),
+                ));
+            }
+        }
         if self.stream && (self.count_total || self.offset > 0) {
             return Err(Error::InvalidArgument(
                 "count_total and offset need the whole answer: drop them to stream, or call \
@@ -150,20 +164,25 @@ impl GrepRequest {
             exclude: self.exclude.clone(),
             // The first `offset` results are found, then dropped (`page`); a ranked search
             // finds every hit of every file (its page is cut once they are ranked).
-            max_matches: match self.rank {
+            max_matches: match self.ranked() {
                 true => None,
                 false => max_matches.map(|max| max.saturating_add(offset)),
             },
             count_total: self.count_total,
             timeout,
-            mode: match (self.rank, OutputMode::parse(&self.mode)?) {
+            mode: match (self.ranked(), OutputMode::parse(&self.mode)?) {
                 (true, _) => OutputMode::Content,
                 (false, mode) => mode,
             },
             types: FileTypes::new(&self.types, &self.types_not)?.map(Arc::new),
-            one_hit_per_line: self.one_hit_per_line && !self.rank,
+            one_hit_per_line: self.one_hit_per_line && !self.ranked(),
             skip_unique: self.skip_unique,
         })
+    }
+
+    /// Whether the hits are ranked (`rank`, or a token budget, which ranks them).
+    pub fn ranked(&self) -> bool {
+        self.rank || self.budget_tokens.is_some()
     }
 
     /// The page this request asks for of `outcome`: its first `offset` hits dropped.
@@ -185,6 +204,11 @@ impl GrepRequest {
             }
         };
         let total: u64 = results.iter().map(|f| f.hits.len() as u64).sum();
+        if let Some(budget) = self.budget_tokens {
+            let (kept, spent) = crate::rank::budget::fit(results, budget.max(1) as u64, reading);
+            results = kept;
+            outcome.spent = Some(spent);
+        }
         let offset = self.offset.max(0) as usize;
         skip_hits(&mut results, offset);
         let mut left = self

@@ -115,6 +115,8 @@ pub struct GrepOutcome {
     pub indexed: bool,
     /// What the walk and the searches passed over, by reason, with examples.
     pub skipped: Vec<(Reason, u64, Vec<Example>)>,
+    /// What a token budget spent and left out (`crate::rank::budget`), with one.
+    pub spent: Option<crate::rank::budget::Spent>,
 }
 
 #[derive(Default)]

@@ -115,7 +115,7 @@ impl Workspace {
         Ok(Box::new(move |sink: Option<Sink<'_>>| {
             // A ranked search finds every hit before any is placed: it collects, ranks,
             // then hands its hits to the stream, if any.
-            let (sink, ranked_sink) = match request.rank {
+            let (sink, ranked_sink) = match request.ranked() {
                 true => (None, sink),
                 false => (sink, None),
             };
@@ -171,7 +171,7 @@ impl Workspace {
             };
             if collect {
                 cancel.check("grep")?;
-                if request.rank {
+                if request.ranked() {
                     let reading = Reading {
                         root: &reading_root,
                         links,

@@ -136,6 +136,10 @@ class GrepMatch:
     @property
     def why(self) -> str | None: ...
     @property
+    def signature(self) -> str | None: ...
+    @property
+    def signature_line(self) -> int | None: ...
+    @property
     def file_size(self) -> int: ...
     @property
     def file_mtime_ns(self) -> int: ...
@@ -208,6 +212,7 @@ class GrepOutcome:
     indexed: bool
     counts: list[int]
     skipped: dict[str, tuple[int, list[str]]]
+    spent: dict[str, Any] | None
 
 @final
 class GrepStream:

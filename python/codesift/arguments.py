@@ -347,6 +347,7 @@ _CONVERSIONS: dict[str, Callable[[str, Any], object]] = {
     "one_hit_per_line": _truth,
     "skip_unique": _truth,
     "rank": _truth,
+    "budget_tokens": _count,
     "context_lines": _count,
     "before": _count,
     "after": _count,

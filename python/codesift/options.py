@@ -94,6 +94,11 @@ class GrepOptions(GrepStreamOptions, total=False):
     count_total: bool
     #: Results of the deterministic order skipped, for paging (0).
     offset: int
+    #: The best ranked hits whose text fits in this many tokens (about 4 bytes a token),
+    #: each with the head of the definition enclosing it (`GrepMatch.signature`), and what
+    #: was left out, by file and directory (`GrepResult.budget`) (None: no budget). Ranks
+    #: the hits (implies `rank`); no flat cap unless `max_matches` is given too.
+    budget_tokens: int | None
 
 
 class GlobFilters(TypedDict, total=False):

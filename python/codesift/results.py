@@ -102,6 +102,53 @@ class GlobResult:
 
 
 @dataclass(frozen=True)
+class BudgetSpent:
+    """What a grep with `budget_tokens` spent of its budget, and the hits it left out: how
+    many, in how many files, and where most of them are (files, directories two deep)."""
+
+    budget_tokens: int
+    tokens: int
+    left_out: int
+    left_out_files: int
+    by_file: Sequence[tuple[str, int]] = ()
+    by_directory: Sequence[tuple[str, int]] = ()
+
+    @classmethod
+    def from_engine(cls, spent: dict[str, Any]) -> BudgetSpent:
+        left = spent["left_out"]
+        return cls(
+            budget_tokens=spent["budget_tokens"],
+            tokens=spent["tokens"],
+            left_out=left["hits"],
+            left_out_files=left["files"],
+            by_file=tuple(left["by_file"]),
+            by_directory=tuple(left["by_directory"]),
+        )
+
+    @property
+    def note(self) -> str:
+        """The budget in one line: spent, and what was left out where."""
+        text = f"{self.tokens} of {self.budget_tokens} tokens"
+        if self.left_out:
+            where = ", ".join(f"{d}/ {n}" for d, n in self.by_directory[:5])
+            text += (
+                f"; {plural(self.left_out, 'hit')} in {plural(self.left_out_files, 'file')} "
+                f"left out ({where})"
+            )
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "budget_tokens": self.budget_tokens,
+            "tokens": self.tokens,
+            "left_out": self.left_out,
+            "left_out_files": self.left_out_files,
+            "left_out_by_file": [list(item) for item in self.by_file],
+            "left_out_by_directory": [list(item) for item in self.by_directory],
+        }
+
+
+@dataclass(frozen=True)
 class GrepResult:
     """Matches of a content search, ordered by path, line and column."""
 
@@ -137,6 +184,10 @@ class GrepResult:
     counts: Sequence[int] = ()
     #: What the walk and the searches passed over (see `codesift.skipped`).
     skipped: Skipped = field(default_factory=Skipped)
+    #: Hits ordered by relevance (`rank=True` or a token budget), not by path.
+    ranked: bool = False
+    #: With `budget_tokens`: what the budget spent and left out.
+    budget: BudgetSpent | None = None
 
     @property
     def files(self) -> list[str]:
@@ -162,6 +213,8 @@ class GrepResult:
                 f"timed out after {self.timeout:g}s; results are partial, narrow the search "
                 "with path or include"
             )
+        if self.budget is not None:
+            return f"token budget: {self.budget.note}" if self.budget.left_out else None
         if self.truncated:
             return f"reached limit {self.max_matches} before completing search"
         return None
@@ -174,6 +227,8 @@ class GrepResult:
         else:
             found = plural(self.total, "file") + " with matches"
         text = f"Found {found} for {shown} in {self.path}"
+        if self.ranked:
+            text += ", ranked"
         if self.mode == "count" and self.counts:
             text += f" ({plural(sum(self.counts), 'match', 'matches')} in the files listed)"
         filters = []
@@ -216,6 +271,8 @@ class GrepResult:
             "files": self.files,
             "counts": list(self.counts),
             "skipped": self.skipped.to_dict(),
+            "ranked": self.ranked,
+            "budget": None if self.budget is None else self.budget.to_dict(),
             "hint": self.hint,
             "summary": self.summary,
         }

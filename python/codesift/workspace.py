@@ -367,6 +367,9 @@ class Workspace:
         partial is returned). Default: the token of the current `CallControl` (see
         `codesift.control`), if any."""
         check_names("Workspace.grep", options, GREP_OPTIONS)
+        if options.get("budget_tokens") is not None:
+            # The budget is the limit: no flat cap besides it unless one is asked for.
+            options.setdefault("max_matches", None)
         request = grep_request(pattern, self.sandbox.relative(path), stream=stream, **options)
         cancel = _cancel_token(cancel)
         if stream:
@@ -405,7 +408,7 @@ class Workspace:
     ) -> GrepResult:
         """The result of `request`: its hits, or with `files` (the files a stream gave) the
         figures of a stream that ended."""
-        from .results import GrepResult
+        from .results import BudgetSpent, GrepResult
         from .skipped import Skipped
 
         options = request.options
@@ -431,6 +434,8 @@ class Workspace:
             offset=options["offset"],
             counts=outcome.counts if files is None else [],
             skipped=Skipped.from_engine(outcome.skipped),
+            ranked=bool(options["rank"] or options["budget_tokens"]),
+            budget=None if outcome.spent is None else BudgetSpent.from_engine(outcome.spent),
         )
 
     def grep_page(

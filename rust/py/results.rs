@@ -414,6 +414,21 @@ impl GrepMatch {
         self.hit_data().ranking.as_ref().map(|r| r.score)
     }
 
+    /// The head of the definition enclosing the hit (`int f(void)`), given with a token
+    /// budget; None otherwise or where none was found.
+    #[getter]
+    fn signature(&self) -> Option<String> {
+        let ranking = self.hit_data().ranking.as_ref()?;
+        ranking.enclosing.as_ref().map(|e| e.1.clone())
+    }
+
+    /// The line of the name of the definition enclosing the hit (see `signature`).
+    #[getter]
+    fn signature_line(&self) -> Option<u64> {
+        let ranking = self.hit_data().ranking.as_ref()?;
+        ranking.enclosing.as_ref().map(|e| e.0)
+    }
+
     /// Why a ranked hit is where it is, in words ("definition (function), whole word");
     /// None unranked.
     #[getter]
@@ -462,6 +477,10 @@ impl GrepMatch {
             }
             d.set_item("score", ranking.score)?;
             d.set_item("why", ranking.why())?;
+            if let Some(enclosing) = &ranking.enclosing {
+                d.set_item("signature", &enclosing.1)?;
+                d.set_item("signature_line", enclosing.0)?;
+            }
         }
         Ok(d)
     }
@@ -746,6 +765,28 @@ pub struct GrepOutcome {
     pub counts: Vec<u64>,
     /// What the walk and the searches passed over: reason -> (count, example paths).
     pub skipped: Py<PyDict>,
+    /// With a token budget: `{"budget_tokens", "tokens", "left_out": {"hits", "files",
+    /// "by_file": [(path, hits)], "by_directory": [(path, hits)]}}`; else None.
+    pub spent: Option<Py<PyDict>>,
+}
+
+/// A token budget's account as a dict (see `GrepOutcome::spent`).
+fn spent_dict(py: Python<'_>, spent: crate::rank::budget::Spent) -> PyResult<Py<PyDict>> {
+    let left = PyDict::new(py);
+    left.set_item("hits", spent.left_out.hits)?;
+    left.set_item("files", spent.left_out.files)?;
+    let named = |list: Vec<(std::path::PathBuf, u64)>| -> PyResult<Vec<(Py<PyAny>, u64)>> {
+        list.into_iter()
+            .map(|(path, n)| Ok((path.into_os_string().into_pyobject(py)?.into_any().unbind(), n)))
+            .collect()
+    };
+    left.set_item("by_file", named(spent.left_out.by_file)?)?;
+    left.set_item("by_directory", named(spent.left_out.by_directory)?)?;
+    let d = PyDict::new(py);
+    d.set_item("budget_tokens", spent.budget_tokens)?;
+    d.set_item("tokens", spent.tokens)?;
+    d.set_item("left_out", left)?;
+    Ok(d.unbind())
 }
 
 /// A directory tree for `list_dir`, before the Python layer adds its summary.
@@ -895,7 +936,19 @@ pub fn grep_outcome(
 ) -> PyResult<GrepOutcome> {
     // A ranked answer holds a file in several pieces: the first counts.
     let files_with_matches = outcome.files.iter().filter(|f| !f.continued).count() as u64;
-    let counts = outcome.files.iter().map(|f| f.matches).collect();
+    // One count a file, in the order files first come (a ranked answer's later pieces of a
+    // file add to its count).
+    let mut counts: Vec<u64> = Vec::new();
+    let mut count_of: std::collections::HashMap<&std::path::Path, usize> = Default::default();
+    for file in &outcome.files {
+        match count_of.get(file.path.as_path()) {
+            Some(&at) if file.continued => counts[at] += file.matches,
+            _ => {
+                count_of.insert(&file.path, counts.len());
+                counts.push(file.matches);
+            }
+        }
+    }
     let mut encodings: Vec<(TextEncoding, Py<PyString>)> = Vec::new();
     let mut files = Vec::with_capacity(outcome.files.len());
     for file in outcome.files {
@@ -956,5 +1009,6 @@ pub fn grep_outcome(
         indexed: outcome.indexed,
         counts,
         skipped: skipped_dict(py, outcome.skipped)?,
+        spent: outcome.spent.map(|spent| spent_dict(py, spent)).transpose()?,
     })
 }

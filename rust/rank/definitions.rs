@@ -61,7 +61,7 @@ pub fn kinds(
         let (Some(start), Some(own)) = (lines.start(first), lines.line(hit.line)) else {
             continue;
         };
-        if own != hit.line_text {
+        if own != hit.line_text || continues_expression(lines.line(hit.line - 1)) {
             continue;
         }
         let end = lines
@@ -81,6 +81,64 @@ pub fn kinds(
             .map(|d| d.kind);
     }
     found
+}
+
+/// Lines before a hit searched for the definition enclosing it: most functions are shorter;
+/// a hit deeper in a longer one has no enclosing definition reported.
+const ENCLOSING_LINES: u64 = 150;
+
+/// The definition enclosing `hit` of the file `rel` (the innermost whose head starts at most
+/// `ENCLOSING_LINES` before it; a definition encloses itself): its name's line and its head
+/// (`Definition::signature`). `None` where no definition is found, the file is of no
+/// language tagged, or its line changed since the search.
+pub fn enclosing(reading: &super::Reading<'_>, rel: &Path, hit: &crate::grep::Hit) -> Option<(u64, String)> {
+    let language = Language::of_path(rel)?;
+    let text = read(reading.root, reading.links, rel)?;
+    let lines = LineStarts::new(&text);
+    let first = hit.line.saturating_sub(ENCLOSING_LINES).max(1);
+    let start = lines.start(first)?;
+    let end = lines.start(hit.line + 1).unwrap_or(text.len());
+    let (prefix, prefix_lines) = window_prefix(language);
+    let mut window = Vec::with_capacity(prefix.len() + end - start);
+    window.extend_from_slice(prefix);
+    window.extend_from_slice(&text[start..end]);
+    let hit_line = hit.line - first + 1 + prefix_lines;
+    let defs = definitions(language, &window).ok()?;
+    // Definitions come ordered by their names: the innermost enclosing one is the last whose
+    // head starts on or before the hit's line and whose range reaches it (a definition cut
+    // by the window's end reaches it too).
+    let hit_start = prefix.len() + lines.start(hit.line)? - start;
+    let inner = defs
+        .iter()
+        .filter(|d| d.line <= hit_line && d.range.start <= hit_start && d.range.end > hit_start)
+        .max_by_key(|d| d.range.start)?;
+    let head = String::from_utf8_lossy(&window[inner.signature.clone()]).into_owned();
+    Some((inner.line - prefix_lines + first - 1, head))
+}
+
+/// Whether a line ending like `previous` leaves an expression, an argument list or a macro
+/// open, so that the next line continues it: a window opening there parses half a
+/// statement (`val, ERR_PTR(ret));`) as whatever it resembles.
+fn continues_expression(previous: Option<&[u8]>) -> bool {
+    let Some(previous) = previous else {
+        return false;
+    };
+    let end = previous.trim_ascii_end();
+    [
+        &b","[..],
+        b"(",
+        b"[",
+        b"\\",
+        b"&&",
+        b"||",
+        b"+",
+        b"-",
+        b"=",
+        b"?",
+        b"|",
+    ]
+    .iter()
+    .any(|open| end.ends_with(open))
 }
 
 /// What a window of `language` is parsed after, and its lines: PHP is text until `<?php`,
@@ -147,6 +205,17 @@ impl<'a> LineStarts<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn continued_lines() {
+        assert!(continues_expression(Some(b"\t\tguc_probe_error(x, \"%pe\",")));
+        assert!(continues_expression(Some(b"#define X(a) \\")));
+        assert!(continues_expression(Some(b"\tif (a &&  ")));
+        assert!(!continues_expression(Some(b" */")));
+        assert!(!continues_expression(Some(b"@Override")));
+        assert!(!continues_expression(Some(b"static int")));
+        assert!(!continues_expression(None));
+    }
 
     #[test]
     fn line_starts() {

@@ -5,6 +5,7 @@
 //! file's matches, and test, vendored and generated files lower (`paths`). Deterministic:
 //! equal scores keep the path order. Each hit carries its `Ranking`: why it is where it is.
 
+pub mod budget;
 pub mod definitions;
 pub mod paths;
 pub mod words;
@@ -45,6 +46,9 @@ pub struct Ranking {
     pub file_role: FileRole,
     /// 2: the file's stem is the identifier; 1: it contains it.
     pub name_match: u8,
+    /// The definition enclosing the hit (its name's line and its head), given with a token
+    /// budget (`budget::fit`).
+    pub enclosing: Option<Box<(u64, String)>>,
 }
 
 impl Ranking {
@@ -177,6 +181,7 @@ fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
                     fit: seen.fit,
                     file_role,
                     name_match,
+                    enclosing: None,
                 },
             });
         }

@@ -95,6 +95,9 @@ pub fn may_define(line: &[u8], range: Range<usize>) -> bool {
     let head = &line[..range.start];
     let tail = line[range.end..].trim_ascii();
     let text = line.trim_ascii();
+    if is_comment(text) {
+        return false;
+    }
     if head
         .split(|&b| !is_word_byte(b))
         .any(|word| DEFINING_WORDS.iter().any(|d| d.as_bytes() == word))
@@ -129,6 +132,23 @@ pub fn may_define(line: &[u8], range: Range<usize>) -> bool {
     let assigned = tail.starts_with(b"=") && !tail.starts_with(b"==");
     let labelled = tail.starts_with(b":") && !tail.starts_with(b"::");
     (assigned || labelled) && head.is_empty()
+}
+
+/// Whether a (trimmed) line is a comment's: it opens one (`//`, `/*`, `#` but for the C
+/// preprocessor's directives that define, `--`, `<!--`) or continues a block comment (`*`).
+/// A parse of a window opening inside a comment reads prose as code (`Will be an ERR_PTR()
+/// on error` declares a function), so these lines are never parsed.
+fn is_comment(text: &[u8]) -> bool {
+    let directive = |rest: &[u8]| {
+        let word = rest.trim_ascii_start();
+        word.starts_with(b"define") || word.starts_with(b"undef")
+    };
+    match text {
+        [b'/', b'/' | b'*', ..] | [b'-', b'-', ..] | [b'<', b'!', b'-', b'-', ..] => true,
+        [b'*'] | [b'*', b' ' | b'\t' | b'/', ..] => true,
+        [b'#', rest @ ..] => !directive(rest),
+        _ => false,
+    }
 }
 
 /// Words that put a match in a statement, not in a definition's head.
@@ -198,6 +218,10 @@ mod tests {
             ("    x = parse(text)", "parse"),
             ("\tfoo::bar::parse();", "parse"),
             ("\tcase LIMIT:", "LIMIT"),
+            (" * Return: Will be an ERR_PTR() on error or", "ERR_PTR"),
+            ("// ERR_PTR(x) makes one", "ERR_PTR"),
+            ("# parse(text) is called", "parse"),
+            ("/* parse(text) */", "parse"),
             ("    obj.parse(text)", "parse"),
             ("    if (parse(text)) {", "parse"),
         ];
