@@ -52,35 +52,104 @@ pub fn kinds(
         if cancel.is_cancelled() {
             break;
         }
-        let before = if hit.opens_line {
-            LINES_BEFORE_OPENING_HIT
-        } else {
-            0
+        let line = Line {
+            line: hit.line,
+            opens_line: hit.opens_line,
+            line_text: hit.line_text,
         };
-        let first = hit.line.saturating_sub(before).max(1);
-        let (Some(start), Some(own)) = (lines.start(first), lines.line(hit.line)) else {
+        let Some((window, defs, line_in_window)) =
+            window_definitions(language, &text, &lines, &line)
+        else {
             continue;
         };
-        if own != hit.line_text {
-            continue;
-        }
-        let end = lines
-            .start(hit.line + LINES_AFTER + 1)
-            .unwrap_or(text.len());
-        let (prefix, prefix_lines) = window_prefix(language);
-        let mut window = Vec::with_capacity(prefix.len() + end - start);
-        window.extend_from_slice(prefix);
-        window.extend_from_slice(&text[start..end]);
-        let Ok(defs) = definitions(language, &window) else {
-            continue;
-        };
-        let line_in_window = hit.line - first + 1 + prefix_lines;
         *answer = defs
             .iter()
             .find(|d| d.line == line_in_window && &window[d.name.clone()] == hit.identifier)
             .map(|d| d.kind);
     }
     found
+}
+
+/// A hit's line asked about for every definition it names (`names_on_lines`).
+pub struct Line<'a> {
+    /// 1-based.
+    pub line: u64,
+    /// A definition's name may open the line (then the window starts a line earlier).
+    pub opens_line: bool,
+    /// The line as the search read it: a window whose line differs answers nothing.
+    pub line_text: &'a [u8],
+}
+
+/// For each of `asked` (lines of the file `rel`, ordered by line), the definitions whose
+/// names are on that line: `(name, kind)`, in the order of the line. One parse a line,
+/// whatever the number of names on it; a file that cannot be read, is too large, or is of
+/// no language tagged answers nothing.
+pub fn names_on_lines(
+    root: &Root,
+    links: Links,
+    rel: &Path,
+    asked: &[Line<'_>],
+    cancel: &CancelToken,
+) -> Vec<Vec<(String, &'static str)>> {
+    let mut found = vec![Vec::new(); asked.len()];
+    let Some(language) = Language::of_path(rel) else {
+        return found;
+    };
+    let Some(text) = read(root, links, rel) else {
+        return found;
+    };
+    let lines = LineStarts::new(&text);
+    for (answer, line) in found.iter_mut().zip(asked) {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let Some((window, defs, line_in_window)) =
+            window_definitions(language, &text, &lines, line)
+        else {
+            continue;
+        };
+        *answer = defs
+            .iter()
+            .filter(|d| d.line == line_in_window)
+            .map(|d| {
+                (
+                    String::from_utf8_lossy(&window[d.name.clone()]).into_owned(),
+                    d.kind,
+                )
+            })
+            .collect();
+    }
+    found
+}
+
+/// The window around `line` of `text` parsed: its bytes, its definitions and the line of
+/// `line` in it; `None` when the file no longer holds that line or the parse fails.
+fn window_definitions(
+    language: Language,
+    text: &[u8],
+    lines: &LineStarts<'_>,
+    line: &Line<'_>,
+) -> Option<(Vec<u8>, Vec<crate::tags::Definition>, u64)> {
+    let before = if line.opens_line {
+        LINES_BEFORE_OPENING_HIT
+    } else {
+        0
+    };
+    let first = line.line.saturating_sub(before).max(1);
+    let (start, own) = (lines.start(first)?, lines.line(line.line)?);
+    if own != line.line_text {
+        return None;
+    }
+    let end = lines
+        .start(line.line + LINES_AFTER + 1)
+        .unwrap_or(text.len());
+    let (prefix, prefix_lines) = window_prefix(language);
+    let mut window = Vec::with_capacity(prefix.len() + end - start);
+    window.extend_from_slice(prefix);
+    window.extend_from_slice(&text[start..end]);
+    let defs = definitions(language, &window).ok()?;
+    let line_in_window = line.line - first + 1 + prefix_lines;
+    Some((window, defs, line_in_window))
 }
 
 /// What a window of `language` is parsed after, and its lines: PHP is text until `<?php`,

@@ -7,6 +7,7 @@
 
 pub mod definitions;
 pub mod paths;
+pub mod question;
 pub mod words;
 
 use crate::cancel::CancelToken;
