@@ -40,6 +40,7 @@ CANONICAL = {
     "edit_many",
     "apply_patch",
     "write_file",
+    "search",
 }
 
 
@@ -87,7 +88,7 @@ def test_every_tool_has_annotations_and_its_results_match_its_output_schema(tree
                 assert notes.open_world_hint is False, tool.name
                 jsonschema.Draft202012Validator.check_schema(tool.output_schema)
             read_only = {n for n, t in tools.items() if t.annotations.read_only_hint}
-            assert read_only == {"grep_search", "glob_search", "read_file", "list_dir"}
+            assert read_only == {"grep_search", "glob_search", "search", "read_file", "list_dir"}
             assert tools["edit"].annotations.destructive_hint is True
             assert tools["edit"].annotations.idempotent_hint is False
             assert tools["write_file"].annotations.idempotent_hint is True
