@@ -50,8 +50,8 @@ if TYPE_CHECKING:
         WriteResult,
     )
     from .options import GlobFilters, GlobOptions, GrepOptions, GrepStreamOptions
-    from .search_results import SearchResult
     from .results import GlobResult, GrepResult
+    from .search_results import SearchResult
 
 DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
 # Compiled on first use (by `re`'s cache), not at every search's start.
