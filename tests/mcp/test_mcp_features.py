@@ -101,6 +101,7 @@ def test_every_tool_has_annotations_and_its_results_match_its_output_schema(tree
                 ("read_file", {"path": "src/app.py"}),
                 ("read_file", {"path": "notes.md", "offset": 5}),
                 ("list_dir", {"path": "src"}),
+                ("search", {"question": "how is compute handled", "max_results": 2}),
                 ("edit", {"path": "notes.md", "old_string": "write", "new_string": "keep"}),
                 ("write_file", {"path": "new/file.txt", "content": "hello\n"}),
                 ("write_file", {"path": "notes.md", "content": "x\n", "dry_run": True}),
