@@ -11,6 +11,7 @@ use crate::glob::GlobOutcome;
 use crate::index::handle::{IndexHandle, Mode};
 use crate::index::watched::IndexUse;
 use crate::rank::Reading;
+use crate::rank::question::{QuestionOutcome, QuestionRequest};
 use crate::request::{GlobRequest, GrepRequest};
 use crate::search::{GrepOutcome, Sink, grep_with};
 use std::path::Path;
@@ -192,6 +193,65 @@ impl Workspace {
             }
             Ok(outcome)
         }))
+    }
+
+    /// The files that answer `question` best (`crate::rank::question`): one search of its
+    /// terms' alternation, case-insensitive, every hit, through the workspace's grep (the
+    /// daemon or the index answers where there is one), then BM25F over the files found.
+    pub fn search_question(
+        &self,
+        question: &QuestionRequest,
+        cancel: CancelToken,
+    ) -> Result<QuestionOutcome> {
+        let terms = crate::rank::question::terms(&question.question);
+        if terms.is_empty() {
+            return Err(Error::InvalidArgument(format!(
+                "the question {:?} has no words to search for: stop words (how, what, the, \
+                 is, ...) and words of 1-2 characters are dropped; ask with the words or \
+                 names the code would use, e.g. \"where is the config file parsed\"",
+                question.question
+            )));
+        }
+        if question.max_results < 1 {
+            return Err(Error::InvalidArgument(format!(
+                "max_results must be at least 1, not {}",
+                question.max_results
+            )));
+        }
+        let request = GrepRequest {
+            search_path: question.search_path.clone(),
+            pattern: crate::rank::question::pattern(&terms),
+            case_sensitive: false,
+            multiline: Some(false),
+            include: question.include.clone(),
+            exclude: question.exclude.clone(),
+            types: question.types.clone(),
+            max_matches: None,
+            one_hit_per_line: true,
+            skip_unique: true,
+            ..GrepRequest::default()
+        };
+        let run = self.grep_run(&request, cancel.clone())?;
+        let outcome = run(None)?;
+        let reading = Reading {
+            root: &self.root,
+            links: self.options.links(),
+            cancel: &cancel,
+        };
+        let answers = crate::rank::question::answer(
+            &outcome.files,
+            &terms,
+            outcome.files_searched,
+            &reading,
+            question.max_results as usize,
+        );
+        cancel.check("search")?;
+        Ok(QuestionOutcome {
+            answers,
+            files_searched: outcome.files_searched,
+            terms,
+            indexed: outcome.indexed,
+        })
     }
 
     /// The files `request` asks for. A glob of an indexed workspace asks the host's daemon

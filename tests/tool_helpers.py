@@ -10,6 +10,7 @@ CODESIFT_TOOLS = [
     "read_file",
     "list_dir",
     "write_file",
+    "search",
 ]
 
 

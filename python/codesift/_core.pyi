@@ -291,6 +291,19 @@ class Engine:
     def grep_iter(
         self, request: GrepRequest, *, cancel: CancelToken | None = None
     ) -> GrepStream: ...
+    def search(
+        self,
+        question: str,
+        search_path: str | Path,
+        *,
+        max_results: int = 10,
+        include: list[str] = ...,
+        exclude: list[str] = ...,
+        types: list[str] = ...,
+        cancel: CancelToken | None = None,
+    ) -> tuple[
+        list[tuple[str, float, str, list[tuple[int, str]], list[str]]], int, list[str], bool
+    ]: ...
     def glob_iter(
         self, request: GlobRequest, *, cancel: CancelToken | None = None
     ) -> GlobStream: ...

@@ -149,6 +149,31 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
         },
         optional=("hosts", "skipped", "hint"),
     ),
+    "search": _object(
+        {
+            "results": {
+                "type": "array",
+                "items": _object(
+                    {
+                        "file": {"type": "string"},
+                        "score": {"type": "number"},
+                        "why": {"type": "string"},
+                        "lines": {
+                            "type": "array",
+                            "items": _object({"line": _LINE, "text": {"type": "string"}}),
+                        },
+                        "symbols": _STRINGS,
+                    }
+                ),
+            },
+            "question": {"type": "string"},
+            "path": {"type": "string"},
+            "terms": _STRINGS,
+            "files_searched": _COUNT,
+            "indexed": {"type": "boolean"},
+            **_TOOL_KEYS,
+        }
+    ),
     "read_file": _object(
         {
             "path": {"type": "string"},

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     )
     from .options import GlobFilters, GlobOptions, GrepOptions, GrepStreamOptions
     from .results import GlobResult, GrepResult
+    from .search_results import SearchResult
 
 DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
 # Compiled on first use (by `re`'s cache), not at every search's start.
@@ -402,6 +403,63 @@ class Workspace:
         check_names("Workspace.grep_iter", options, GREP_STREAM_OPTIONS)
         options.setdefault("max_matches", None)
         return self.grep(pattern, path, cancel=cancel, stream=True, remember=remember, **options)
+
+    def search(
+        self,
+        question: str,
+        path: PathArg = ".",
+        *,
+        max_results: int = 10,
+        include: str | Sequence[str] | None = None,
+        exclude: str | Sequence[str] | None = None,
+        type: str | Sequence[str] | None = None,  # noqa: A002 (grep's name for it)
+        cancel: _core.CancelToken | None = None,
+    ) -> SearchResult:
+        """The files under `path` that best answer `question`, a question or description in
+        words ("how are routes registered"), by keywords alone: no embeddings, no model.
+
+        The question becomes terms: its words and the parts of its identifiers
+        (`HTTPServerError`: `httpservererror`, `http`, `server`, `error`), lowercased, stop
+        words and terms of 1-2 characters dropped, plural and `-ing`/`-ed` endings stripped.
+        One case-insensitive search of the terms (through the index or the daemon where there
+        is one) finds the files holding any; a term matches inside identifiers (`skip` finds
+        `skipUnknown`). Each file is scored by BM25F over its path, the definitions on its
+        matching lines whose names hold a term, and its matching lines; times the share of
+        the terms it holds; test, vendored and generated files lower. At most `max_results`
+        files, best first (equal scores by path). `include`, `exclude` and `type` as for
+        `grep`. A question of stop words only is an `InvalidArgumentError`."""
+        from .arguments import check_int, check_text, glob_list, type_list
+        from .search_results import SearchHit, SearchResult
+
+        check_text("question", question)
+        check_int("max_results", max_results, minimum=1, required=True)
+        relative = self.sandbox.relative(path)
+        answers, files_searched, terms, indexed = self._engine.search(
+            question,
+            relative,
+            max_results=max_results,
+            include=glob_list("include", include),
+            exclude=glob_list("exclude", exclude),
+            types=type_list("type", type),
+            cancel=_cancel_token(cancel),
+        )
+        return SearchResult(
+            results=tuple(
+                SearchHit(
+                    file=file,
+                    score=score,
+                    why=why,
+                    lines=tuple(lines),
+                    symbols=tuple(symbols),
+                )
+                for file, score, why, lines, symbols in answers
+            ),
+            files_searched=files_searched,
+            terms=tuple(terms),
+            indexed=indexed,
+            question=question,
+            path=self.sandbox.display(relative),
+        )
 
     def _grep_result(
         self, request: _core.GrepRequest, outcome: _core.GrepOutcome, files: int | None = None

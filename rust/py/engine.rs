@@ -14,6 +14,7 @@ use crate::py::results::{
     GlobOutcome, GrepOutcome, Listing as TreeListing, glob_outcome, grep_outcome, tree_listing,
 };
 use crate::py::stream::GrepStream;
+use crate::rank::question::QuestionRequest;
 use crate::workspace::Workspace;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -21,6 +22,15 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A question's answer for Python: `(answers, files_searched, terms, indexed)`, each answer
+/// `(path, score, why, lines, symbols)`.
+type QuestionAnswer = (
+    Vec<(OsString, f64, String, Vec<(u64, String)>, Vec<String>)>,
+    u64,
+    Vec<String>,
+    bool,
+);
 
 /// A listing for Python: `(name, is_dir)` entries, entries hidden by rules, the real path.
 type Listing = (Vec<(OsString, bool)>, u64, OsString);
@@ -134,6 +144,47 @@ impl Engine {
         let count: usize = outcome.files.iter().map(|f| f.hits.len()).sum();
         let first_id = self.reserve_ids(count as u64);
         grep_outcome(py, outcome, &self.id_prefix, first_id)
+    }
+
+    /// The files that best answer `question` under `search_path`
+    /// (`crate::rank::question`): `(answers, files_searched, terms, indexed)`, each answer
+    /// `(path, score, why, [(line, text)], [symbol])`, best first.
+    #[pyo3(signature = (question, search_path, *, max_results = 10, include = vec![], exclude = vec![], types = vec![], cancel = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &self,
+        py: Python<'_>,
+        question: String,
+        search_path: PathBuf,
+        max_results: i64,
+        include: Vec<String>,
+        exclude: Vec<String>,
+        types: Vec<String>,
+        cancel: Option<PyRef<'_, CancelToken>>,
+    ) -> PyResult<QuestionAnswer> {
+        let (cancel, _) = CancelToken::engine_token(cancel);
+        let request = QuestionRequest {
+            question,
+            search_path,
+            max_results,
+            include,
+            exclude,
+            types,
+        };
+        let outcome = interruptible(py, &cancel, || {
+            self.ws.search_question(&request, cancel.clone())
+        })?;
+        let answers = outcome
+            .answers
+            .into_iter()
+            .map(|a| (a.path.into_os_string(), a.score, a.why, a.lines, a.symbols))
+            .collect();
+        Ok((
+            answers,
+            outcome.files_searched,
+            outcome.terms,
+            outcome.indexed,
+        ))
     }
 
     /// `grep` as a stream (`GrepStream`): the same files with the same hits in the same

@@ -52,35 +52,104 @@ pub fn kinds(
         if cancel.is_cancelled() {
             break;
         }
-        let before = if hit.opens_line {
-            LINES_BEFORE_OPENING_HIT
-        } else {
-            0
+        let line = Line {
+            line: hit.line,
+            opens_line: hit.opens_line,
+            line_text: hit.line_text,
         };
-        let first = hit.line.saturating_sub(before).max(1);
-        let (Some(start), Some(own)) = (lines.start(first), lines.line(hit.line)) else {
+        let Some((window, defs, line_in_window)) =
+            window_definitions(language, &text, &lines, &line)
+        else {
             continue;
         };
-        if own != hit.line_text || continues_expression(lines.line(hit.line - 1)) {
-            continue;
-        }
-        let end = lines
-            .start(hit.line + LINES_AFTER + 1)
-            .unwrap_or(text.len());
-        let (prefix, prefix_lines) = window_prefix(language);
-        let mut window = Vec::with_capacity(prefix.len() + end - start);
-        window.extend_from_slice(prefix);
-        window.extend_from_slice(&text[start..end]);
-        let Ok(defs) = definitions(language, &window) else {
-            continue;
-        };
-        let line_in_window = hit.line - first + 1 + prefix_lines;
         *answer = defs
             .iter()
             .find(|d| d.line == line_in_window && &window[d.name.clone()] == hit.identifier)
             .map(|d| d.kind);
     }
     found
+}
+
+/// A hit's line asked about for every definition it names (`names_on_lines`).
+pub struct Line<'a> {
+    /// 1-based.
+    pub line: u64,
+    /// A definition's name may open the line (then the window starts a line earlier).
+    pub opens_line: bool,
+    /// The line as the search read it: a window whose line differs answers nothing.
+    pub line_text: &'a [u8],
+}
+
+/// For each of `asked` (lines of the file `rel`, ordered by line), the definitions whose
+/// names are on that line: `(name, kind)`, in the order of the line. One parse a line,
+/// whatever the number of names on it; a file that cannot be read, is too large, or is of
+/// no language tagged answers nothing.
+pub fn names_on_lines(
+    root: &Root,
+    links: Links,
+    rel: &Path,
+    asked: &[Line<'_>],
+    cancel: &CancelToken,
+) -> Vec<Vec<(String, &'static str)>> {
+    let mut found = vec![Vec::new(); asked.len()];
+    let Some(language) = Language::of_path(rel) else {
+        return found;
+    };
+    let Some(text) = read(root, links, rel) else {
+        return found;
+    };
+    let lines = LineStarts::new(&text);
+    for (answer, line) in found.iter_mut().zip(asked) {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let Some((window, defs, line_in_window)) =
+            window_definitions(language, &text, &lines, line)
+        else {
+            continue;
+        };
+        *answer = defs
+            .iter()
+            .filter(|d| d.line == line_in_window)
+            .map(|d| {
+                (
+                    String::from_utf8_lossy(&window[d.name.clone()]).into_owned(),
+                    d.kind,
+                )
+            })
+            .collect();
+    }
+    found
+}
+
+/// The window around `line` of `text` parsed: its bytes, its definitions and the line of
+/// `line` in it; `None` when the file no longer holds that line or the parse fails.
+fn window_definitions(
+    language: Language,
+    text: &[u8],
+    lines: &LineStarts<'_>,
+    line: &Line<'_>,
+) -> Option<(Vec<u8>, Vec<crate::tags::Definition>, u64)> {
+    let before = if line.opens_line {
+        LINES_BEFORE_OPENING_HIT
+    } else {
+        0
+    };
+    let first = line.line.saturating_sub(before).max(1);
+    let (start, own) = (lines.start(first)?, lines.line(line.line)?);
+    if own != line.line_text || continues_expression(lines.line(line.line - 1)) {
+        return None;
+    }
+    let end = lines
+        .start(line.line + LINES_AFTER + 1)
+        .unwrap_or(text.len());
+    let (prefix, prefix_lines) = window_prefix(language);
+    let mut window = Vec::with_capacity(prefix.len() + end - start);
+    window.extend_from_slice(prefix);
+    window.extend_from_slice(&text[start..end]);
+    let defs = definitions(language, &window).ok()?;
+    let line_in_window = line.line - first + 1 + prefix_lines;
+    Some((window, defs, line_in_window))
 }
 
 /// Lines before a hit searched for the definition enclosing it: most functions are shorter;
@@ -91,7 +160,11 @@ const ENCLOSING_LINES: u64 = 150;
 /// `ENCLOSING_LINES` before it; a definition encloses itself): its name's line and its head
 /// (`Definition::signature`). `None` where no definition is found, the file is of no
 /// language tagged, or its line changed since the search.
-pub fn enclosing(reading: &super::Reading<'_>, rel: &Path, hit: &crate::grep::Hit) -> Option<(u64, String)> {
+pub fn enclosing(
+    reading: &super::Reading<'_>,
+    rel: &Path,
+    hit: &crate::grep::Hit,
+) -> Option<(u64, String)> {
     let language = Language::of_path(rel)?;
     let text = read(reading.root, reading.links, rel)?;
     let lines = LineStarts::new(&text);
@@ -208,7 +281,9 @@ mod tests {
 
     #[test]
     fn continued_lines() {
-        assert!(continues_expression(Some(b"\t\tguc_probe_error(x, \"%pe\",")));
+        assert!(continues_expression(Some(
+            b"\t\tguc_probe_error(x, \"%pe\","
+        )));
         assert!(continues_expression(Some(b"#define X(a) \\")));
         assert!(continues_expression(Some(b"\tif (a &&  ")));
         assert!(!continues_expression(Some(b" */")));

@@ -8,6 +8,7 @@
 pub mod budget;
 pub mod definitions;
 pub mod paths;
+pub mod question;
 pub mod words;
 
 use crate::cancel::CancelToken;

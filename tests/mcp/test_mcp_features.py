@@ -40,6 +40,7 @@ CANONICAL = {
     "edit_many",
     "apply_patch",
     "write_file",
+    "search",
 }
 
 
@@ -87,7 +88,7 @@ def test_every_tool_has_annotations_and_its_results_match_its_output_schema(tree
                 assert notes.open_world_hint is False, tool.name
                 jsonschema.Draft202012Validator.check_schema(tool.output_schema)
             read_only = {n for n, t in tools.items() if t.annotations.read_only_hint}
-            assert read_only == {"grep_search", "glob_search", "read_file", "list_dir"}
+            assert read_only == {"grep_search", "glob_search", "search", "read_file", "list_dir"}
             assert tools["edit"].annotations.destructive_hint is True
             assert tools["edit"].annotations.idempotent_hint is False
             assert tools["write_file"].annotations.idempotent_hint is True
@@ -100,6 +101,7 @@ def test_every_tool_has_annotations_and_its_results_match_its_output_schema(tree
                 ("read_file", {"path": "src/app.py"}),
                 ("read_file", {"path": "notes.md", "offset": 5}),
                 ("list_dir", {"path": "src"}),
+                ("search", {"question": "how is compute handled", "max_results": 2}),
                 ("edit", {"path": "notes.md", "old_string": "write", "new_string": "keep"}),
                 ("write_file", {"path": "new/file.txt", "content": "hello\n"}),
                 ("write_file", {"path": "notes.md", "content": "x\n", "dry_run": True}),

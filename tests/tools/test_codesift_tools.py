@@ -535,3 +535,29 @@ def test_new_tools_have_short_descriptions_with_the_flow_first(module):
     assert box.description("grep_search").startswith("Search file contents")
     assert "search_result_id" in box.description("grep_search").split(". ")[3]
     assert not box.tool("edit_many").read_only and not box.tool("apply_patch").read_only
+
+
+# -- search ---------------------------------------------------------------------------------
+
+
+def test_search_tool_gives_a_block_per_file(tmp_path):
+    (tmp_path / "session.py").write_text("def retry_session_backoff(delay):\n    return delay\n")
+    (tmp_path / "noise.py").write_text("retry = 1\n")
+    box = Toolbox(Workspace(tmp_path))
+    result = box.call("search", {"question": "how does the session backoff retry"})
+    text = ok(result)
+    lines = text.splitlines()
+    assert lines[0].startswith("2 files for 'how does the session backoff retry'"), text
+    assert lines[2].startswith("session.py (") and "all 3 terms" in lines[2], text
+    assert lines[3] == "  1: def retry_session_backoff(delay):", text
+    assert lines[5].startswith("noise.py (") and "1 of 3 terms" in lines[5], text
+    assert lines[6] == "  1: retry = 1", text
+    assert [r["file"] for r in result.data["results"]] == ["session.py", "noise.py"]
+    # Other agents' name for the question.
+    assert not box.call("search", {"query": "session backoff"}).is_error
+
+
+def test_search_tool_question_of_stop_words_is_an_error_saying_what_to_do(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    text = error(Toolbox(Workspace(tmp_path)).call("search", {"question": "how is it"}))
+    assert "no words to search for" in text and "Traceback" not in text, text

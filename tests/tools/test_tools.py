@@ -62,7 +62,7 @@ def test_grep_text_lists_hits_with_ids_grouped_by_file(toolbox):
 
 
 def test_names_are_case_insensitive_and_aliased(toolbox):
-    for name in ("GREP", "Grep", "search", "rg", "grep_search"):
+    for name in ("GREP", "Grep", "rg", "grep_search"):
         assert not toolbox.call(name, {"pattern": "getUser"}).is_error, name
     for name, args in [
         ("glob", {"pattern": "*.ts"}),

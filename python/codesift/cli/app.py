@@ -36,6 +36,7 @@ def command_modules() -> dict[str, ModuleType]:
         ls,
         mcp,
         read,
+        search,
         serve,
         shim,
     )
@@ -43,6 +44,7 @@ def command_modules() -> dict[str, ModuleType]:
     return {
         "glob": glob,
         "grep": grep,
+        "search": search,
         "read": read,
         "ls": ls,
         "edit": edit,

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     import argparse
 
 # Commands whose root, without --root, is found from their path (see `locate`).
-PATH_COMMANDS = frozenset({"glob", "grep", "read", "ls", "edit", "index"})
+PATH_COMMANDS = frozenset({"glob", "grep", "search", "read", "ls", "edit", "index"})
 #: --root of a command that takes a PATH, of one that takes a FILE, of grep (PATHs), and of
 #: the servers: the root rule as each of them follows it.
 PATH_ROOT = (

@@ -243,9 +243,45 @@ TOOLS: dict[str, dict[str, Any]] = {
     },
 }
 
+TOOLS["search"] = {
+    "description": (
+        'Find the files that answer a question in words ("how are routes registered"), '
+        "by keywords: the question's words and identifier parts (stop words dropped), ranked "
+        "by BM25F over each file's path, definitions and matching lines; files holding every "
+        "term first, tests lower. Each file comes as `path (score) why` and its best lines "
+        "`  line: text`. For an exact name or regex use grep_search."
+    ),
+    "properties": {
+        "question": {
+            "type": "string",
+            "description": "The question or description, in words or code names.",
+        },
+        "path": {"type": "string", "description": "Directory or file to search (default .)."},
+        "max_results": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Files to return at most (10).",
+        },
+        "include": {
+            "type": ["string", "array"],
+            "items": {"type": "string"},
+            "description": 'Only files matching these globs, e.g. "*.py".',
+        },
+        "exclude": {
+            "type": ["string", "array"],
+            "items": {"type": "string"},
+            "description": "Skip files or directories matching these globs.",
+        },
+        "type": _TYPES,
+    },
+    "required": ["question"],
+}
+
 OUTPUT_REQUIRED: dict[str, tuple[str, ...]] = {
     "grep_search": ("matches", "total", "truncated", "summary"),
     "glob_search": ("files", "total", "truncated", "summary"),
+    "search": ("results", "terms", "files_searched", "summary"),
     "read_file": ("path", "content", "start_line", "end_line", "summary"),
     "list_dir": ("path", "entries", "total", "truncated", "summary"),
     "edit": ("path", "replacements", "strategy", "diff", "summary"),
@@ -257,7 +293,6 @@ OUTPUT_REQUIRED: dict[str, tuple[str, ...]] = {
 TOOL_ALIASES = {
     "grep_search": (
         "grep",
-        "search",
         "rg",
         "ripgrep",
         "grep_files",
@@ -361,6 +396,7 @@ NEGATED_ALIASES = {
 # Per-tool aliases that mean different things elsewhere.
 TOOL_PARAM_ALIASES = {
     "grep_search": {"glob": "include"},
+    "search": {"query": "question", "glob": "include", "limit": "max_results"},
     "apply_patch": {"input": "patch", "patchText": "patch", "patch_text": "patch", "diff": "patch"},
 }
 
@@ -435,6 +471,18 @@ def grep_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
         result = target.grep(args.pop("pattern"), args.pop("path", "."), **options)
     text, windowed = grep_text(box, result)
     return box.finish("grep_search", text, result.to_dict(), truncated=windowed)
+
+
+def search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
+    result = box.workspace.search(
+        args["question"],
+        args.get("path", "."),
+        max_results=args.get("max_results", 10),
+        include=args.get("include"),
+        exclude=args.get("exclude"),
+        type=args.get("type"),
+    )
+    return box.finish("search", f"{result.summary}\n\n{result.text()}", result.to_dict())
 
 
 def glob_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
@@ -660,6 +708,7 @@ _HANDLERS = {
     "edit_many": edit_many,
     "apply_patch": apply_patch,
     "glob_search": glob_search,
+    "search": search,
     "read_file": read_file,
     "list_dir": list_dir,
     "write_file": write_file,
@@ -670,7 +719,7 @@ _EXAMPLES = {
     "apply_patch": '{"patch": "*** Begin Patch\\n*** Update File: a.py\\n@@\\n-x = 1\\n+x = 2'
     '\\n*** End Patch"}',
 }
-_READ_ONLY = {"grep_search", "glob_search", "read_file", "list_dir"}
+_READ_ONLY = {"grep_search", "glob_search", "search", "read_file", "list_dir"}
 
 PROFILE = Profile(
     name="codesift",
@@ -690,7 +739,8 @@ PROFILE = Profile(
         "Search with grep_search, then change a hit with edit {search_result_id, new_string}: "
         "it replaces exactly what the search found. edit_many makes several edits to one file "
         "and apply_patch applies a patch, all or nothing; dry_run=true on any edit shows the "
-        "diff without writing. glob_search finds files, read_file reads them, list_dir lists "
+        "diff without writing. search finds the files that answer a question in words, "
+        "glob_search finds files, read_file reads them, list_dir lists "
         "a directory (or a tree), write_file writes a whole file. Paths are relative to the "
         "workspace root."
     ),
