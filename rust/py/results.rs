@@ -777,7 +777,12 @@ fn spent_dict(py: Python<'_>, spent: crate::rank::budget::Spent) -> PyResult<Py<
     left.set_item("files", spent.left_out.files)?;
     let named = |list: Vec<(std::path::PathBuf, u64)>| -> PyResult<Vec<(Py<PyAny>, u64)>> {
         list.into_iter()
-            .map(|(path, n)| Ok((path.into_os_string().into_pyobject(py)?.into_any().unbind(), n)))
+            .map(|(path, n)| {
+                Ok((
+                    path.into_os_string().into_pyobject(py)?.into_any().unbind(),
+                    n,
+                ))
+            })
             .collect()
     };
     left.set_item("by_file", named(spent.left_out.by_file)?)?;
@@ -1009,6 +1014,9 @@ pub fn grep_outcome(
         indexed: outcome.indexed,
         counts,
         skipped: skipped_dict(py, outcome.skipped)?,
-        spent: outcome.spent.map(|spent| spent_dict(py, spent)).transpose()?,
+        spent: outcome
+            .spent
+            .map(|spent| spent_dict(py, spent))
+            .transpose()?,
     })
 }

@@ -37,10 +37,9 @@ pub struct Spent {
 /// The tokens `hit` of `file` costs shown: its path, its line, its context lines (and the
 /// head of its enclosing definition, `signature`, when given), at `BYTES_PER_TOKEN`.
 fn cost(file: &FileHits, hit: &Hit, signature: Option<&str>) -> u64 {
-    let context: usize = hit
-        .context
-        .as_ref()
-        .map_or(0, |c| c.before.iter().chain(&c.after).map(|s| s.len + 8).sum());
+    let context: usize = hit.context.as_ref().map_or(0, |c| {
+        c.before.iter().chain(&c.after).map(|s| s.len + 8).sum()
+    });
     let bytes = file.path.as_os_str().len()
         + hit.text.len
         + context
@@ -74,7 +73,11 @@ pub fn fit(ranked: Vec<FileHits>, budget: u64, reading: &Reading<'_>) -> (Vec<Fi
             let mut price = bare;
             let head = enclosing(reading, &piece.path, &hit).filter(|(line, head)| {
                 let new = !shown_heads.contains(&(piece.path.clone(), *line));
-                let extra = if new { head.len().div_ceil(BYTES_PER_TOKEN) as u64 } else { 0 };
+                let extra = if new {
+                    head.len().div_ceil(BYTES_PER_TOKEN) as u64
+                } else {
+                    0
+                };
                 // A head that does not fit is left off; the hit is shown without it.
                 let fits = tokens + bare + extra <= budget;
                 if fits {
@@ -134,7 +137,12 @@ fn left_out(by_file: HashMap<PathBuf, u64>, hits: u64) -> LeftOut {
 /// The directory a file is counted under: its first two directories (`drivers/gpu`), or
 /// `.` for a file at the top.
 fn directory_of(path: &Path) -> PathBuf {
-    let dirs: Vec<_> = path.parent().into_iter().flat_map(|p| p.components()).take(2).collect();
+    let dirs: Vec<_> = path
+        .parent()
+        .into_iter()
+        .flat_map(|p| p.components())
+        .take(2)
+        .collect();
     if dirs.is_empty() {
         PathBuf::from(".")
     } else {
