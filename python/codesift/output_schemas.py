@@ -52,8 +52,14 @@ _GREP_MATCH = _object(
         "before": _STRINGS,
         "after": _STRINGS,
         "host": _HOST,
+        "role": {"type": "string", "enum": ["definition", "reference"]},
+        "kind": {"type": "string", "description": "A definition's kind: function, class, ..."},
+        "score": {"type": "number"},
+        "why": {"type": "string", "description": "Why a ranked hit is where it is."},
+        "signature": {"type": "string", "description": "The enclosing definition's head."},
+        "signature_line": _LINE,
     },
-    optional=("host",),
+    optional=("host", "role", "kind", "score", "why", "signature", "signature_line"),
 )
 
 _GLOB_FILE = _object(
@@ -125,11 +131,26 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
                 "description": "Matches per file, in the order of files (count mode).",
             },
             "skipped": _SKIPPED,
+            "ranked": {"type": "boolean", "description": "Hits ordered by relevance."},
+            "budget": {
+                "type": ["object", "null"],
+                "description": "With budget_tokens: tokens spent, hits left out and where.",
+            },
             "hint": _HINT,
             "hosts": _STRINGS,
             **_TOOL_KEYS,
         },
-        optional=("hosts", "mode", "offset", "files", "counts", "skipped", "hint"),
+        optional=(
+            "hosts",
+            "mode",
+            "offset",
+            "files",
+            "counts",
+            "skipped",
+            "ranked",
+            "budget",
+            "hint",
+        ),
     ),
     "glob_search": _object(
         {

@@ -227,8 +227,6 @@ class GrepResult:
         else:
             found = plural(self.total, "file") + " with matches"
         text = f"Found {found} for {shown} in {self.path}"
-        if self.ranked:
-            text += ", ranked"
         if self.mode == "count" and self.counts:
             text += f" ({plural(sum(self.counts), 'match', 'matches')} in the files listed)"
         filters = []

@@ -50,7 +50,7 @@ pub struct Hit {
     /// The matched bytes occur exactly once in the file.
     pub unique: bool,
     /// Why a ranked search put the hit where it is (`None` unranked).
-    pub ranking: Option<Box<crate::rank::Ranking>>,
+    pub ranking: Option<Box<super::ranking::Ranking>>,
 }
 
 /// The lines around a hit, without terminators.

@@ -2,10 +2,12 @@
 //! finds (`hit`), when a search stops and how much of a file it keeps (`stop`), the
 //! per-thread searcher that reads a file and decides whether it is binary (`searcher`), the
 //! sink that turns `grep-searcher` callbacks into one hit per match with exact offsets and
-//! context lines (`sink`), and the proof that a hit's text occurs once in its file (`unique`).
+//! context lines (`sink`), the proof that a hit's text occurs once in its file (`unique`),
+//! and what a ranked hit carries (`ranking`).
 
 mod hit;
 mod pattern;
+pub mod ranking;
 mod searcher;
 mod sink;
 mod stop;

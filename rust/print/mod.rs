@@ -557,7 +557,7 @@ mod tests;
 /// A ranked hit's fields as `GrepMatch.to_dict` has them: `role`, `kind` (a definition's),
 /// `score` (as Python prints a float: Rust's `Debug` of an `f64` is the same shortest form
 /// for the scores ranking gives) and `why` (plain ASCII: nothing to escape).
-fn push_ranking(out: &mut Vec<u8>, ranking: &crate::rank::Ranking) {
+fn push_ranking(out: &mut Vec<u8>, ranking: &crate::grep::ranking::Ranking) {
     out.extend_from_slice(b", \"role\": \"");
     out.extend_from_slice(ranking.role.name().as_bytes());
     if let Some(kind) = ranking.kind {

@@ -14,7 +14,7 @@ use std::path::Path;
 const LINES_BEFORE_OPENING_HIT: u64 = 1;
 /// Lines of a window after a hit's line: enough for a head spread over lines and the start
 /// of its body, which most grammars need to see a definition.
-const LINES_AFTER: u64 = 12;
+const LINES_AFTER: u64 = 4;
 /// Files larger than this are not read again to find definitions (their hits rank as
 /// references): a generated table, not a file an agent wants a definition from.
 const MAX_FILE_BYTES: u64 = 8 << 20;

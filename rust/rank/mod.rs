@@ -13,72 +13,10 @@ pub mod words;
 
 use crate::cancel::CancelToken;
 use crate::fs::root::{Links, Root};
+pub use crate::grep::ranking::{FileRole, Ranking, Role};
 use crate::grep::{Context, FileHits, Hit, Span, TextEncoding, store};
-use paths::FileRole;
 use std::collections::HashMap;
 use words::WordFit;
-
-/// What a hit is to the identifier it matched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// The hit is the name of a definition (a function, class, macro, ...) of it.
-    Definition,
-    /// Any other use of the text.
-    Reference,
-}
-
-impl Role {
-    pub fn name(self) -> &'static str {
-        match self {
-            Role::Definition => "definition",
-            Role::Reference => "reference",
-        }
-    }
-}
-
-/// Why a ranked hit is where it is.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Ranking {
-    pub role: Role,
-    /// The kind of definition (`"function"`, `"class"`, `"macro"`, ...), for a definition.
-    pub kind: Option<&'static str>,
-    pub score: f64,
-    pub fit: WordFit,
-    pub file_role: FileRole,
-    /// 2: the file's stem is the identifier; 1: it contains it.
-    pub name_match: u8,
-    /// The definition enclosing the hit (its name's line and its head), given with a token
-    /// budget (`budget::fit`).
-    pub enclosing: Option<Box<(u64, String)>>,
-}
-
-impl Ranking {
-    /// The reasons, in words: `definition (function)`, `whole word, file name, test file`.
-    pub fn why(&self) -> String {
-        let mut parts: Vec<String> = Vec::new();
-        match (self.role, self.kind) {
-            (Role::Definition, Some(kind)) => parts.push(format!("definition ({kind})")),
-            (role, _) => parts.push(role.name().to_string()),
-        }
-        parts.push(
-            match self.fit {
-                WordFit::Whole => "whole word",
-                WordFit::Partial => "part of a word",
-                WordFit::Substring => "inside a word",
-            }
-            .to_string(),
-        );
-        match self.name_match {
-            2 => parts.push("file named after it".into()),
-            1 => parts.push("file name contains it".into()),
-            _ => {}
-        }
-        if self.file_role != FileRole::Source {
-            parts.push(self.file_role.name().into());
-        }
-        parts.join(", ")
-    }
-}
 
 /// Points for a hit that defines its identifier: above anything a reference can score.
 const DEFINITION: f64 = 10_000.0;
@@ -136,6 +74,9 @@ fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
     let average_size = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
     let mut placed = Vec::new();
     let mut windows = 0usize;
+    // Per file with hits that may define what they match: the lines to parse, and where
+    // their hits are in `placed`.
+    let mut asks: Vec<(usize, Vec<definitions::Asked<'_>>, Vec<usize>)> = Vec::new();
     for (file_index, file) in files.iter().enumerate() {
         let file_role = paths::file_role(&file.path);
         let matches = file.matches.max(file.hits.len() as u64) as f64;
@@ -144,7 +85,6 @@ fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
             BM25_WEIGHT * matches * (BM25_K1 + 1.0) / (matches + BM25_K1 * norm) / (BM25_K1 + 1.0);
         let mut asked = Vec::new();
         let mut asked_hits = Vec::new();
-        let first_placed = placed.len();
         for (hit_index, hit) in file.hits.iter().enumerate() {
             let seen = Seen::of(file, hit);
             let name_match = seen.identifier.map_or(0, |id| {
@@ -178,7 +118,7 @@ fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
                 ranking: Ranking {
                     role: Role::Reference,
                     kind: None,
-                    score: base,
+                    score: base * file_role.weight(),
                     fit: seen.fit,
                     file_role,
                     name_match,
@@ -187,29 +127,57 @@ fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
             });
         }
         if !asked.is_empty() {
-            let kinds = definitions::kinds(
-                reading.root,
-                reading.links,
-                &file.path,
-                &asked,
-                reading.cancel,
-            );
-            for (at, kind) in asked_hits.into_iter().zip(kinds) {
-                if let Some(kind) = kind {
-                    let ranking = &mut placed[at].ranking;
-                    ranking.role = Role::Definition;
-                    ranking.kind = Some(kind);
-                    ranking.score += DEFINITION + kind_points(kind);
-                }
-            }
+            asks.push((file_index, asked, asked_hits));
         }
-        for one in &mut placed[first_placed..] {
-            one.ranking.score *= file_role.weight();
-        }
+    }
+    for (at, kind) in parse_asked(files, &asks, reading) {
+        let ranking = &mut placed[at].ranking;
+        ranking.role = Role::Definition;
+        ranking.kind = Some(kind);
+        ranking.score += (DEFINITION + kind_points(kind)) * ranking.file_role.weight();
     }
     // A stable sort: equal scores keep the path, line and column order.
     placed.sort_by(|a, b| b.ranking.score.total_cmp(&a.ranking.score));
     placed
+}
+
+/// The hits of `asks` that are definitions (their index in `placed`, their kind): each
+/// file's windows parsed (`definitions::kinds`), the files shared among as many threads as
+/// the machine runs at once (the parses are what a ranked search spends most on).
+fn parse_asked(
+    files: &[FileHits],
+    asks: &[(usize, Vec<definitions::Asked<'_>>, Vec<usize>)],
+    reading: &Reading<'_>,
+) -> Vec<(usize, &'static str)> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(asks.len().div_ceil(8).max(1));
+    let work = |share: usize| {
+        let mut found = Vec::new();
+        for (file_index, asked, asked_hits) in asks.iter().skip(share).step_by(threads) {
+            let path = &files[*file_index].path;
+            let kinds =
+                definitions::kinds(reading.root, reading.links, path, asked, reading.cancel);
+            for (&at, kind) in asked_hits.iter().zip(kinds) {
+                if let Some(kind) = kind {
+                    found.push((at, kind));
+                }
+            }
+        }
+        found
+    };
+    if threads == 1 {
+        return work(0);
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|share| scope.spawn(move || work(share)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
 }
 
 /// What a hit's bytes and line say about it.

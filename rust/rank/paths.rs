@@ -1,40 +1,8 @@
 //! What a file's path says about its hits: a test, vendored or generated file (ranked
 //! lower, as Zoekt orders them last), and a file named after the searched identifier.
 
+pub use crate::grep::ranking::FileRole;
 use std::path::Path;
-
-/// The kind of file a path names, for ranking.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileRole {
-    /// Written by the project for the project: no penalty.
-    Source,
-    Test,
-    Vendored,
-    Generated,
-}
-
-impl FileRole {
-    /// What a hit's score is multiplied by in a file of this role: low enough that a
-    /// reference in a source file outranks one in a test, high enough that a definition in
-    /// a test still outranks every reference.
-    pub fn weight(self) -> f64 {
-        match self {
-            FileRole::Source => 1.0,
-            FileRole::Test => 0.5,
-            FileRole::Vendored => 0.4,
-            FileRole::Generated => 0.3,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            FileRole::Source => "source file",
-            FileRole::Test => "test file",
-            FileRole::Vendored => "vendored file",
-            FileRole::Generated => "generated file",
-        }
-    }
-}
 
 /// Directories whose files are someone else's code, copied in.
 const VENDORED_DIRS: &[&str] = &[

@@ -1,6 +1,7 @@
 //! What a match's bytes and its line say, without parsing: the identifier it names, whether
 //! it is a whole word, and whether its line could define it (what is worth a parse).
 
+pub use crate::grep::ranking::WordFit;
 use std::ops::Range;
 
 /// A byte of an identifier in the languages ranked (`$` for JavaScript and PHP).
@@ -17,17 +18,6 @@ pub fn identifier(content: &[u8]) -> Option<Range<usize>> {
     let one_word = word.iter().all(|&b| is_word_byte(b));
     let not_a_number = !word[0].is_ascii_digit();
     (one_word && not_a_number).then_some(start..end)
-}
-
-/// How a match sits among the words of its line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum WordFit {
-    /// Inside a longer word on both sides (`alloc` in `kmalloc_node`).
-    Substring,
-    /// A word boundary on one side (`kmalloc` in `kmalloc_node`).
-    Partial,
-    /// Word boundaries on both sides.
-    Whole,
 }
 
 /// How the bytes `range` of `line` sit among its words.

@@ -100,13 +100,20 @@ def test_read_tools(client: httpx.Client) -> None:
     grep = answer(client.post("/api/tools/grep_search", json={"pattern": "getuser", "path": "src"}))
     assert grep["is_error"] is False
     assert grep["data"]["total"] == 5
-    assert [(m["file"], m["line"]) for m in grep["data"]["matches"]] == [
+    # The page's tool ranks: the same hits, the definition first.
+    assert sorted((m["file"], m["line"]) for m in grep["data"]["matches"]) == [
         ("src/app/main.ts", 1),
         ("src/app/main.ts", 2),
         ("src/users.py", 1),
         ("src/users.py", 2),
         ("src/users.py", 5),
     ]
+    assert grep["data"]["matches"][0]["role"] == "definition", grep["data"]["matches"][0]
+    grep = answer(
+        client.post(
+            "/api/tools/grep_search", json={"pattern": "getuser", "path": "src", "rank": False}
+        )
+    )
     first = grep["data"]["matches"][0]
     assert f"src/app/main.ts:1:10 [{first['id']}]" in grep["text"]
 
@@ -377,7 +384,7 @@ def test_token_option_and_reads_without_token(root: Path) -> None:
 def test_read_only_server(root: Path) -> None:
     with live_server(root, read_only=True) as server, httpx.Client(base_url=server.url) as http:
         names = {t["name"] for t in answer(http.get("/api/tools"))["tools"]}
-        assert names == {"grep_search", "glob_search", "read_file", "list_dir"}
+        assert names == {"grep_search", "glob_search", "read_file", "list_dir", "search"}
         assert answer(http.get("/api/info"))["read_only"] is True
         for name in ("edit", "write_file", "replace"):
             error = error_of(

@@ -52,7 +52,7 @@ def hits(tree) -> Path:
 
 def test_grep_output_mode_files_with_matches_lists_one_path_per_line(hits):
     box = Toolbox(Workspace(hits))
-    result = box.call("grep_search", {"pattern": "hit", "output_mode": "files_with_matches"})
+    result = box.call("grep_search", {"rank": False, "pattern": "hit", "output_mode": "files_with_matches"})
     assert ok(result) == "Found 3 files with matches for /hit/ in .\na.txt\nb.txt\nc.txt"
     assert result.data["mode"] == "files" and result.data["files"] == ["a.txt", "b.txt", "c.txt"]
     assert result.data["total"] == 3
@@ -60,7 +60,7 @@ def test_grep_output_mode_files_with_matches_lists_one_path_per_line(hits):
 
 def test_grep_output_mode_count_gives_path_colon_count_lines(hits):
     box = Toolbox(Workspace(hits))
-    result = box.call("grep_search", {"pattern": "hit", "output_mode": "count"})
+    result = box.call("grep_search", {"rank": False, "pattern": "hit", "output_mode": "count"})
     assert ok(result) == (
         "Found 3 files with matches for /hit/ in . (6 matches in the files listed)\n"
         "a.txt:3\nb.txt:2\nc.txt:1"
@@ -70,7 +70,7 @@ def test_grep_output_mode_count_gives_path_colon_count_lines(hits):
 
 def test_grep_content_mode_is_the_default_and_unchanged(hits):
     box = Toolbox(Workspace(hits))
-    result = box.call("grep_search", {"pattern": "hit [56]"})
+    result = box.call("grep_search", {"rank": False, "pattern": "hit [56]"})
     ids = [m["id"] for m in result.data["matches"]]
     assert ok(result) == (
         f"Found 2 matches for /hit [56]/ in .\n\nb.txt:2:1 [{ids[0]}] hit 5\n\n"
@@ -80,11 +80,11 @@ def test_grep_content_mode_is_the_default_and_unchanged(hits):
 
 def test_grep_offset_pages_through_the_deterministic_order(hits):
     box = Toolbox(Workspace(hits))
-    everything = box.call("grep_search", {"pattern": "hit"}).data["matches"]
+    everything = box.call("grep_search", {"rank": False, "pattern": "hit"}).data["matches"]
     order = [(m["file"], m["line"]) for m in everything]
     assert len(order) == 6
 
-    first = box.call("grep_search", {"pattern": "hit", "max_matches": 4})
+    first = box.call("grep_search", {"rank": False, "pattern": "hit", "max_matches": 4})
     lines = ok(first).split("\n")
     assert (
         lines[0]
@@ -92,7 +92,7 @@ def test_grep_offset_pages_through_the_deterministic_order(hits):
     )
     assert lines[1] == "[results 1-4 shown; for the next page call again with offset=4]"
 
-    second = box.call("grep_search", {"pattern": "hit", "max_matches": 4, "offset": 4})
+    second = box.call("grep_search", {"rank": False, "pattern": "hit", "max_matches": 4, "offset": 4})
     ids = [m["id"] for m in second.data["matches"]]
     assert ok(second) == (
         f"Found 6 matches for /hit/ in . [results 5-6]\n\nb.txt:2:1 [{ids[0]}] hit 5\n\n"
@@ -101,7 +101,7 @@ def test_grep_offset_pages_through_the_deterministic_order(hits):
     paged = [(m["file"], m["line"]) for m in first.data["matches"] + second.data["matches"]]
     assert paged == order, (paged, order)
 
-    past = box.call("grep_search", {"pattern": "hit", "offset": 50})
+    past = box.call("grep_search", {"rank": False, "pattern": "hit", "offset": 50})
     assert ok(past).split("\n")[1] == (
         "[offset=50 is past the last result (6 results); pass a smaller offset]"
     )
@@ -109,7 +109,7 @@ def test_grep_offset_pages_through_the_deterministic_order(hits):
 
 def test_grep_offset_pages_files_in_the_files_mode(hits):
     box = Toolbox(Workspace(hits))
-    args = {"pattern": "hit", "output_mode": "files_with_matches", "max_matches": 2}
+    args = {"rank": False, "pattern": "hit", "output_mode": "files_with_matches", "max_matches": 2}
     first = ok(box.call("grep_search", args))
     assert first.split("\n")[1:] == [
         "[results 1-2 shown; for the next page call again with offset=2]",

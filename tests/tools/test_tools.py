@@ -51,7 +51,7 @@ def test_descriptions_put_search_then_edit_by_id_first(toolbox):
 
 
 def test_grep_text_lists_hits_with_ids_grouped_by_file(toolbox):
-    result = toolbox.call("grep_search", {"pattern": "getUser", "path": "src"})
+    result = toolbox.call("grep_search", {"rank": False, "pattern": "getUser", "path": "src"})
     assert not result.is_error
     lines = result.text.splitlines()
     assert lines[0] == "Found 2 matches for /getUser/ in ./src"
