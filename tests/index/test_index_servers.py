@@ -49,7 +49,9 @@ def test_mcp_index_answers_grep_through_the_index(tmp_path, index_cache):
     async def session():
         with anyio.fail_after(60):
             async with Client(server_params(root, "--index")) as client:
-                found = await client.call_tool("grep_search", {"pattern": "rare_needle", "rank": False})
+                found = await client.call_tool(
+                    "grep_search", {"pattern": "rare_needle", "rank": False}
+                )
                 assert not found.is_error, found.content[0].text
                 data = found.structured_content
                 assert data["indexed"] is True, data
@@ -57,7 +59,9 @@ def test_mcp_index_answers_grep_through_the_index(tmp_path, index_cache):
 
                 # Written behind the server's back: its watch sees the change.
                 (root / "src/m05.py").write_text("rare_needle = 1\n")
-                again = await client.call_tool("grep_search", {"pattern": "rare_needle", "rank": False})
+                again = await client.call_tool(
+                    "grep_search", {"pattern": "rare_needle", "rank": False}
+                )
                 data = again.structured_content
                 assert data["indexed"] is True, data
                 assert served(data["matches"]) == scan(root)
@@ -88,7 +92,9 @@ def test_serve_index_answers_grep_through_the_index(tmp_path, index_cache):
         with httpx.Client(base_url=url[0], timeout=60) as http:
 
             def grep() -> dict[str, Any]:
-                response = http.post("/api/tools/grep_search", json={"pattern": "rare_needle", "rank": False})
+                response = http.post(
+                    "/api/tools/grep_search", json={"pattern": "rare_needle", "rank": False}
+                )
                 assert response.status_code == 200, response.text
                 body = response.json()
                 assert body["is_error"] is False, body

@@ -52,7 +52,9 @@ def hits(tree) -> Path:
 
 def test_grep_output_mode_files_with_matches_lists_one_path_per_line(hits):
     box = Toolbox(Workspace(hits))
-    result = box.call("grep_search", {"rank": False, "pattern": "hit", "output_mode": "files_with_matches"})
+    result = box.call(
+        "grep_search", {"rank": False, "pattern": "hit", "output_mode": "files_with_matches"}
+    )
     assert ok(result) == "Found 3 files with matches for /hit/ in .\na.txt\nb.txt\nc.txt"
     assert result.data["mode"] == "files" and result.data["files"] == ["a.txt", "b.txt", "c.txt"]
     assert result.data["total"] == 3
@@ -92,7 +94,9 @@ def test_grep_offset_pages_through_the_deterministic_order(hits):
     )
     assert lines[1] == "[results 1-4 shown; for the next page call again with offset=4]"
 
-    second = box.call("grep_search", {"rank": False, "pattern": "hit", "max_matches": 4, "offset": 4})
+    second = box.call(
+        "grep_search", {"rank": False, "pattern": "hit", "max_matches": 4, "offset": 4}
+    )
     ids = [m["id"] for m in second.data["matches"]]
     assert ok(second) == (
         f"Found 6 matches for /hit/ in . [results 5-6]\n\nb.txt:2:1 [{ids[0]}] hit 5\n\n"

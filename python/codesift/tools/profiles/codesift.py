@@ -50,9 +50,9 @@ TOOLS: dict[str, dict[str, Any]] = {
         "description": (
             "Search file contents with a regex (Rust syntax; literal=true for plain text). "
             "Case-insensitive unless case_sensitive=true. Hits: `path:line:col [sr_id] text`, "
-            "definitions first (rank=false: path order). To change a hit, call edit with its search_result_id and new_string: it replaces exactly "
-            'that match. output_mode "files_with_matches" lists paths, "count" `path:N`; '
-            "offset pages."
+            "definitions first (rank=false: path order). To change a hit, call edit with its "
+            "search_result_id and new_string: it replaces exactly that match. output_mode "
+            '"files_with_matches" lists paths, "count" `path:N`; offset pages.'
         ),
         "properties": {
             "pattern": {"type": "string", "description": "Regex (or text with literal=true)."},
