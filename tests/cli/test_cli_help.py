@@ -23,6 +23,7 @@ SHARED = {"--root"} | OUTPUT | FILTERS | WALK | INDEX
 SHARED_TAKEN = {
     "glob": {"--root"} | OUTPUT | FILTERS | WALK | INDEX,
     "grep": {"--root"} | OUTPUT | FILTERS | WALK | INDEX,
+    "search": {"--root"} | OUTPUT | FILTERS | WALK | INDEX,
     # read and edit open one file: no ignore rule, walk or index applies; read prints plain
     # lines whatever the colour.
     "read": ROOT_AND_JSON,
