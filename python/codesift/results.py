@@ -269,8 +269,9 @@ class GrepResult:
             "files": self.files,
             "counts": list(self.counts),
             "skipped": self.skipped.to_dict(),
-            "ranked": self.ranked,
-            "budget": None if self.budget is None else self.budget.to_dict(),
+            # Only a ranked answer says so: an unranked one keeps its fields (and bytes).
+            **({"ranked": True} if self.ranked else {}),
+            **({} if self.budget is None else {"budget": self.budget.to_dict()}),
             "hint": self.hint,
             "summary": self.summary,
         }
