@@ -34,17 +34,13 @@ pub struct Spent {
     pub left_out: LeftOut,
 }
 
-/// The tokens `hit` of `file` costs shown: its path, its line, its context lines (and the
-/// head of its enclosing definition, `signature`, when given), at `BYTES_PER_TOKEN`.
-fn cost(file: &FileHits, hit: &Hit, signature: Option<&str>) -> u64 {
+/// The tokens `hit` of `file` costs shown without a signature: its path, its line and its
+/// context lines, at `BYTES_PER_TOKEN` (a signature's tokens are added once per definition).
+fn cost(file: &FileHits, hit: &Hit) -> u64 {
     let context: usize = hit.context.as_ref().map_or(0, |c| {
         c.before.iter().chain(&c.after).map(|s| s.len + 8).sum()
     });
-    let bytes = file.path.as_os_str().len()
-        + hit.text.len
-        + context
-        + signature.map_or(0, str::len)
-        + HIT_OVERHEAD;
+    let bytes = file.path.as_os_str().len() + hit.text.len + context + HIT_OVERHEAD;
     bytes.div_ceil(BYTES_PER_TOKEN) as u64
 }
 
@@ -64,7 +60,7 @@ pub fn fit(ranked: Vec<FileHits>, budget: u64, reading: &Reading<'_>) -> (Vec<Fi
         let hits = std::mem::take(&mut piece.hits);
         let mut fitting = Vec::new();
         for mut hit in hits {
-            let bare = cost(&piece, &hit, None);
+            let bare = cost(&piece, &hit);
             if tokens + bare > budget {
                 left_hits += 1;
                 *left.entry(piece.path.clone()).or_default() += 1;
