@@ -149,13 +149,18 @@ def run(args: argparse.Namespace, console: Console | None) -> int:
             "-v (print the lines that do not match) prints lines: drop --json, -o or "
             "--count-matches, or drop -v"
         )
-    if invert and args.rank:
+    budgeted = args.budget_tokens is not None
+    if invert and (args.rank or budgeted):
         raise InvalidArgumentError(
-            "-v prints the lines that do not match, which have no rank: drop --rank or -v"
+            "-v prints the lines that do not match, which have no rank: drop "
+            + ("--budget-tokens" if budgeted else "--rank")
+            + " or -v"
         )
     targets = _grep_targets(args, paths)
     if args.max_count is not None:
         cap = args.max_count or None
+    elif budgeted:  # the budget is the limit
+        cap = None
     else:  # a cap only where a person reads; a pipe gets everything
         cap = TERMINAL_CAP if sys.stdout.isatty() else None
     before = args.context if args.before_context is None else args.before_context
@@ -200,7 +205,8 @@ def run(args: argparse.Namespace, console: Console | None) -> int:
             "mode": mode,
             "type": args.type or None,
             "type_not": args.type_not or None,
-            "rank": args.rank,
+            "rank": args.rank or budgeted,
+            "budget_tokens": args.budget_tokens,
         }
         settings.update(options)
         return with_progress(
@@ -209,8 +215,9 @@ def run(args: argparse.Namespace, console: Console | None) -> int:
             lambda: t.ws.grep(pattern, t.path, **settings),
         )
 
-    # Everything piped streams; the terminal view waits for the whole answer.
-    streams = not rich_view
+    # Everything piped streams; the terminal view waits for the whole answer, and so does a
+    # token budget (the best hits that fit are known once every hit is ranked).
+    streams = not rich_view and not budgeted
     # --count-total with a cap: the stream runs to the end uncapped, the cap applies to what
     # is printed (`Capped`), the rest is only counted. Without a cap every total is exact.
     counting = args.count_total and cap is not None

@@ -244,6 +244,14 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         "ranked; see docs/search.md)",
     )
     r.add_argument(
+        "--budget-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="print the best ranked hits that fit in N tokens (4 bytes each; implies --rank); "
+        "stderr says how many hits were left out and where",
+    )
+    r.add_argument(
         "--timeout",
         type=float,
         default=None,
