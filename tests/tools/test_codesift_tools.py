@@ -565,3 +565,50 @@ def test_search_tool_question_of_stop_words_is_an_error_saying_what_to_do(tmp_pa
     (tmp_path / "a.py").write_text("x = 1\n")
     text = error(Toolbox(Workspace(tmp_path)).call("search", {"question": "how is it"}))
     assert "no words to search for" in text and "Traceback" not in text, text
+
+
+@pytest.fixture
+def calls(tmp_path: Path) -> Path:
+    """A macro called from six files, each call inside a function whose head is above it."""
+    for i in range(1, 7):
+        (tmp_path / f"a{i}.c").write_text(
+            f"static int caller_{i}(int value)\n{{\n\tint x = 0;\n\treturn frob(value);\n}}\n"
+        )
+    (tmp_path / "z.h").write_text("#define frob(x) ((x) + 1)\n")
+    return tmp_path
+
+
+def test_grep_budget_tokens_keeps_the_best_hits_under_their_heads(calls):
+    box = Toolbox(Workspace(calls))
+    result = box.call("grep_search", {"pattern": "frob", "budget_tokens": 40})
+    text = ok(result)
+    print(text)
+    lines = text.split("\n")
+    budget = result.data["budget"]
+    assert budget["budget_tokens"] == 40 and budget["tokens"] <= 40
+    kept = len(result.data["matches"])
+    assert 1 < kept < 7 and budget["left_out"] == 7 - kept
+    assert lines[0].endswith(
+        f"[TRUNCATED: token budget: {budget['tokens']} of 40 tokens; {7 - kept} hits in "
+        f"{7 - kept} files left out (./ {7 - kept})]"
+    )
+    # No page note: a budget answers at once.
+    assert not any("offset=" in line for line in lines)
+    assert "[definition: macro] #define frob(x) ((x) + 1)" in lines[2]
+    # A call comes under the head of the function around it, shown as a context line.
+    first_call = result.data["matches"][1]
+    head = f"{first_call['file']}-1- static int caller_{first_call['file'][1]}(int value)"
+    assert lines[4] == head, lines
+
+
+def test_grep_budget_tokens_refuses_pages_path_order_and_other_modes(calls):
+    box = Toolbox(Workspace(calls))
+    for extra, says in (
+        ({"offset": 2}, "drop offset, or drop budget_tokens"),
+        ({"rank": False}, "drop rank=false or budget_tokens"),
+        ({"output_mode": "count"}, "drop output_mode or budget_tokens"),
+    ):
+        text = error(box.call("grep_search", {"pattern": "frob", "budget_tokens": 40, **extra}))
+        print(extra, text)
+        assert says in text
+        assert "stream" not in text

@@ -78,6 +78,14 @@ TOOLS: dict[str, dict[str, Any]] = {
                 "description": "Order hits by relevance, definitions first (default true); "
                 "false: by path.",
             },
+            "budget_tokens": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 1000000,
+                "description": "Return the best ranked hits that fit in about this many tokens "
+                "(4 bytes each), each under the head of the definition around it, and say what "
+                "was left out (no max_matches cap unless given; no offset).",
+            },
             "output_mode": {
                 "type": "string",
                 "enum": ["content", "files_with_matches", "count"],
@@ -431,7 +439,16 @@ def _renamed_edit(item: Any) -> Any:
 #: grep_search's output_mode → the Workspace's grep mode.
 _GREP_MODES = {"content": "content", "files_with_matches": "files", "count": "count"}
 #: Options of a local search that remote search (host) does not have.
-_LOCAL_ONLY = ("output_mode", "offset", "type", "type_not", "no_ignore", "hidden", "rank")
+_LOCAL_ONLY = (
+    "output_mode",
+    "offset",
+    "type",
+    "type_not",
+    "no_ignore",
+    "hidden",
+    "rank",
+    "budget_tokens",
+)
 #: How this profile spells what a skipped-entry hint suggests (`Skipped.hint`).
 _HINT_OPTIONS = {"no_ignore": "no_ignore=true", "hidden": "hidden=true", "path": 'path="{path}"'}
 
@@ -462,7 +479,26 @@ def grep_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
         )
     else:
         _refuse_local_only(args)
-    if target is box.workspace:
+    budget = args.get("budget_tokens")
+    if budget is not None and target is box.workspace:
+        # The best hits that fit are known once every hit is ranked: one whole answer, no
+        # pages (the budget says what it left out instead).
+        if args.get("rank") is False:
+            raise InvalidArgumentError(
+                "budget_tokens keeps the best ranked hits: drop rank=false or budget_tokens"
+            )
+        if args.get("offset"):
+            raise InvalidArgumentError(
+                "budget_tokens answers at once and has no pages: drop offset, or drop "
+                "budget_tokens and page with offset"
+            )
+        if args.get("output_mode", "content") != "content":
+            raise InvalidArgumentError(
+                "budget_tokens fits hits' lines: drop output_mode or budget_tokens"
+            )
+        options.update(budget_tokens=budget, rank=True, max_matches=args.get("max_matches"))
+        result = box.workspace.grep(args.pop("pattern"), args.pop("path", "."), **options)
+    elif target is box.workspace:
         # Pages of one search read on one kept stream (`Workspace.grep_page`).
         result = box.workspace.grep_page(args.pop("pattern"), args.pop("path", "."), **options)
     else:
@@ -634,6 +670,9 @@ def page_note(result: GrepResult) -> str | None:
     shows them all."""
     offset = getattr(result, "offset", 0)
     shown = len(result.matches)
+    if getattr(result, "budget", None) is not None:
+        # A budgeted answer has no next page: its summary says what the budget left out.
+        return None
     if result.truncated and not result.timed_out and shown:
         return (
             f"[results {offset + 1}-{offset + shown} shown; for the next page call again "
@@ -687,6 +726,12 @@ def _content_lines(box: Toolbox, result: GrepResult, lines: list[str]) -> bool:
             if (prefix, number) not in shown_context and (m.file, number) not in hit_lines:
                 shown_context.add((prefix, number))
                 lines.append(f"{prefix}-{number}- {clip(before, 1, 0)[0]}")
+        head_line = getattr(m, "signature_line", None)
+        if head_line is not None and head_line < m.line - len(m.before):
+            # A budgeted hit comes under the head of the definition around it, once.
+            if (prefix, head_line) not in shown_context and (m.file, head_line) not in hit_lines:
+                shown_context.add((prefix, head_line))
+                lines.append(f"{prefix}-{head_line}- {clip(m.signature, 1, 0)[0]}")
         text, cut = clip(m.text, m.column, len(m.content))
         windowed |= cut
         role = getattr(m, "role", None)
