@@ -239,3 +239,38 @@ def test_an_index_ranks_as_a_scan_does(tree):
         (*hit, m.role, m.score) for hit, m in zip(placed(indexed), indexed.matches, strict=True)
     ] == [(*hit, m.role, m.score) for hit, m in zip(placed(scanned), scanned.matches, strict=True)]
     assert [m.role for m in scanned.matches[:5]] == ["definition"] * 5
+
+
+def test_definitions_stay_fresh_after_edits_behind_an_indexed_workspace(tree):
+    """Tags are read at the query, through the same files the search reads: an edit made
+    behind the index's back (same size, old mtime restored) moves the definition, and the
+    ranked answer follows it at once, equal to a scan's."""
+    definition = "def frob_it(x):\n    return x\n"
+    call = "y = frob_it(3)\n#############\n"  # as long as the definition
+    files = {"a.py": definition, "b.py": call}
+    files.update({f"other/o{n}.py": f"value_{n} = {n}\n" for n in range(50)})
+    root = tree(files)
+    old = time.time() - 60
+    for path in root.rglob("*.py"):
+        os.utime(path, (old, old))
+    ws = Workspace(root, index=True)
+    ws.index_build()
+    before = ws.grep("frob_it", rank=True, max_matches=None)
+    assert before.indexed
+    assert [(m.file, m.role, m.kind) for m in before.matches][0] == ("a.py", "definition", "function")
+
+    # Behind its back: the definition moves from a.py to b.py; sizes and mtimes kept.
+    assert len(call) == len(definition)
+    (root / "a.py").write_text(call)
+    (root / "b.py").write_text(definition)
+    for name in ("a.py", "b.py"):
+        os.utime(root / name, (old, old))
+
+    after = ws.grep("frob_it", rank=True, max_matches=None)
+    scanned = Workspace(root).grep("frob_it", rank=True, max_matches=None)
+    got = [(m.file, m.line, m.role, m.kind) for m in after.matches]
+    want = [(m.file, m.line, m.role, m.kind) for m in scanned.matches]
+    print("indexed:", got, "scanned:", want, sep="\n")
+    assert got == want
+    assert got[0] == ("b.py", 1, "definition", "function")
+    assert ("a.py", 1, "reference", None) in got
