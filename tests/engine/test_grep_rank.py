@@ -257,7 +257,8 @@ def test_definitions_stay_fresh_after_edits_behind_an_indexed_workspace(tree):
     ws.index_build()
     before = ws.grep("frob_it", rank=True, max_matches=None)
     assert before.indexed
-    assert [(m.file, m.role, m.kind) for m in before.matches][0] == ("a.py", "definition", "function")
+    first = before.matches[0]
+    assert (first.file, first.role, first.kind) == ("a.py", "definition", "function")
 
     # Behind its back: the definition moves from a.py to b.py; sizes and mtimes kept.
     assert len(call) == len(definition)
