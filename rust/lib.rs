@@ -51,6 +51,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py::glob::file_types, m)?)?;
     m.add_class::<py::glob::GlobMatcher>()?;
     m.add_function(wrap_pyfunction!(py::glob::normalize_glob, m)?)?;
+    m.add_function(wrap_pyfunction!(py::glob::check_regex, m)?)?;
     m.add_function(wrap_pyfunction!(py::daemon::daemon_serve, m)?)?;
     m.add_function(wrap_pyfunction!(py::daemon::daemon_request, m)?)?;
     m.add_function(wrap_pyfunction!(py::daemon::daemon_spawn, m)?)?;

@@ -139,3 +139,21 @@ fn listed(files: Vec<GlobFile>) -> EngineGlobOutcome {
         skipped: Vec::new(),
     }
 }
+
+/// Checks a regex as a search would compile it, raising the `PatternError` the search would
+/// (its caret under the pattern given here): what lets a caller that combines patterns (the
+/// CLI's `-e`, `-w`, `-x`) report each one in its user's own words, not the combination.
+#[pyfunction]
+pub fn check_regex(pattern: &str, case_sensitive: bool) -> PyResult<()> {
+    let options = crate::grep::PatternOptions {
+        pattern: pattern.to_owned(),
+        literal: false,
+        case_sensitive,
+        multiline: None,
+        before: 0,
+        after: 0,
+    };
+    crate::grep::CompiledPattern::new(&options)
+        .map(drop)
+        .map_err(PyErr::from)
+}
