@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from ..results import GlobResult
+    from ..results.matches import GlobResult
     from ..workspace import Workspace
 
 

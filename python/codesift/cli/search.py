@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from ..search_results import SearchResult
+    from ..results.ranked import SearchResult
     from ..workspace import Workspace
 
 
