@@ -60,17 +60,15 @@ _FILES = (
 
 __all__ = [*_MATCHES, *_FILES]
 
-_SOURCES = {**dict.fromkeys(_MATCHES, "matches"), **dict.fromkeys(_FILES, "files")}
-
 
 def __getattr__(name: str) -> Any:
-    source = _SOURCES.get(name)
-    if source is None:
+    if name in _MATCHES:
+        from . import matches as source
+    elif name in _FILES:
+        from . import files as source
+    else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    # `__import__` with a fromlist returns the submodule itself (without `importlib`).
-    value = getattr(__import__(f"{__name__}.{source}", fromlist=(name,)), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+    return getattr(source, name)
 
 
 def __dir__() -> list[str]:
