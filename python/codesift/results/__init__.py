@@ -63,12 +63,14 @@ __all__ = [*_MATCHES, *_FILES]
 
 def __getattr__(name: str) -> Any:
     if name in _MATCHES:
-        from . import matches as source
-    elif name in _FILES:
-        from . import files as source
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(source, name)
+        from . import matches
+
+        return getattr(matches, name)
+    if name in _FILES:
+        from . import files
+
+        return getattr(files, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
