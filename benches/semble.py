@@ -335,7 +335,7 @@ def availability(method: str, rg: str | None) -> str | None:
         return None if rg else "no rg on PATH (pip install ripgrep, or give --rg)"
     try:
         import codesift
-        from codesift import options
+        from codesift.arguments import options
     except ImportError as error:
         return f"codesift does not import ({error}): pip install -e ."
     if method == "codesift-rank" and "rank" not in options.GREP_OPTIONS:

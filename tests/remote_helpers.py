@@ -8,7 +8,7 @@ from pathlib import Path
 
 from codesift.arguments import grep_arguments
 from codesift.remote.queries import GrepQuery
-from codesift.results import GrepResult
+from codesift.results.matches import GrepResult
 
 #: Files changed less than 2 s before a build are searched from disk until they are older;
 #: the tree is left alone this long so that the index trusts it (see tests/index/test_index.py).

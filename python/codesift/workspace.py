@@ -18,11 +18,11 @@ from .arguments import (
     glob_request,
     grep_request,
 )
-from .current_call import current_token
+from .arguments.options import GLOB_FILTERS, GLOB_OPTIONS, GREP_OPTIONS, GREP_STREAM_OPTIONS
+from .arguments.sandbox import PathArg, Sandbox, path_text
+from .control.current import current_token
 from .errors import InvalidArgumentError
-from .options import GLOB_FILTERS, GLOB_OPTIONS, GREP_OPTIONS, GREP_STREAM_OPTIONS
-from .sandbox import PathArg, Sandbox, path_text
-from .streams import GlobIter, GrepIter
+from .results.streams import GlobIter, GrepIter
 
 # The edit machinery and the results of reading and editing are imported on first use: a
 # search needs none of them. Nor does a streamed search need the results of glob and grep
@@ -36,10 +36,11 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-    from .cache import HitState, LiveSearches, ResultCache
+    from .arguments.options import GlobFilters, GlobOptions, GrepOptions, GrepStreamOptions
     from .edits import Editor
     from .edits.history import EditHistory
-    from .file_results import (
+    from .results.cache import HitState, LiveSearches, ResultCache
+    from .results.files import (
         EditResult,
         FileLine,
         FileLines,
@@ -49,9 +50,8 @@ if TYPE_CHECKING:
         UndoResult,
         WriteResult,
     )
-    from .options import GlobFilters, GlobOptions, GrepOptions, GrepStreamOptions
-    from .results import GlobResult, GrepResult
-    from .search_results import SearchResult
+    from .results.matches import GlobResult, GrepResult
+    from .results.ranked import SearchResult
 
 DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
 # Compiled on first use (by `re`'s cache), not at every search's start.
@@ -156,7 +156,7 @@ class Workspace:
         `cache_size` most recently used)."""
 
         def make() -> ResultCache:
-            from .cache import ResultCache
+            from .results.cache import ResultCache
 
             return ResultCache(self._engine.id_prefix, capacity=self._cache_size)
 
@@ -171,7 +171,7 @@ class Workspace:
         """The searches `grep_page` keeps running between pages."""
 
         def make() -> LiveSearches:
-            from .cache import LiveSearches
+            from .results.cache import LiveSearches
 
             return LiveSearches()
 
@@ -252,7 +252,7 @@ class Workspace:
 
         `cancel`: a `CancelToken` whose `cancel()` (from another thread) stops the walk; the
         call then raises `CancelledError`. Default: the token of the current `CallControl`
-        (see `codesift.control`), if any."""
+        (see `codesift.control.call`), if any."""
         check_names("Workspace.glob", options, GLOB_OPTIONS)
         request = self._glob_request(pattern, path, options)
         outcome = self._engine.glob(request, cancel=_cancel_token(cancel))
@@ -296,8 +296,8 @@ class Workspace:
         files: Sequence[_core.GlobMatch],
     ) -> GlobResult:
         """The result of `request`: `files`, and the figures of its walk."""
-        from .results import GlobResult
-        from .skipped import Skipped
+        from .results.matches import GlobResult
+        from .results.skipped import Skipped
 
         return GlobResult(
             files=files,
@@ -361,12 +361,12 @@ class Workspace:
         exactly the results `k, k+1, ...` of the same search without it). `type`,
         `type_not`, `no_ignore` and `hidden` as for `glob`. `one_hit_per_line=True` keeps
         each matching line's first match only (for a printer of lines; see
-        `codesift.options.GrepStreamOptions`).
+        `codesift.arguments.options.GrepStreamOptions`).
 
         `cancel`: a `CancelToken` whose `cancel()` (from another thread) stops the walk and
         the search within milliseconds; the call then raises `CancelledError` (nothing
         partial is returned). Default: the token of the current `CallControl` (see
-        `codesift.control`), if any."""
+        `codesift.control.call`), if any."""
         check_names("Workspace.grep", options, GREP_OPTIONS)
         if options.get("budget_tokens") is not None:
             # The budget is the limit: no flat cap besides it unless one is asked for.
@@ -429,7 +429,7 @@ class Workspace:
         files, best first (equal scores by path). `include`, `exclude` and `type` as for
         `grep`. A question of stop words only is an `InvalidArgumentError`."""
         from .arguments import check_int, check_text, glob_list, type_list
-        from .search_results import SearchHit, SearchResult
+        from .results.ranked import SearchHit, SearchResult
 
         check_text("question", question)
         check_int("max_results", max_results, minimum=1, required=True)
@@ -466,8 +466,8 @@ class Workspace:
     ) -> GrepResult:
         """The result of `request`: its hits, or with `files` (the files a stream gave) the
         figures of a stream that ended."""
-        from .results import BudgetSpent, GrepResult
-        from .skipped import Skipped
+        from .results.matches import BudgetSpent, GrepResult
+        from .results.skipped import Skipped
 
         options = request.options
         return GrepResult(
@@ -520,7 +520,7 @@ class Workspace:
         check_int("offset", offset, minimum=0)
         check_int("max_matches", max_matches, minimum=1)
         key = (pattern, str(path), repr(sorted(options.items())))
-        from .cache import LiveSearch
+        from .results.cache import LiveSearch
 
         live = self.live.get(key) if offset else None
         if live is None or offset > len(live.hits):
@@ -548,7 +548,7 @@ class Workspace:
             per_file[hit.file] = per_file.get(hit.file, 0) + count
         import dataclasses
 
-        from .results import GrepResult
+        from .results.matches import GrepResult
 
         if found is None:  # the figures of a search not ended yet: its options
             given = grep_request(pattern, **options)
@@ -624,9 +624,9 @@ class Workspace:
         `start_line`/`end_line` (1-based, inclusive) pick lines instead of `offset`/`limit`:
         `end_line` alone reads from line 1, `start_line` alone reads `limit` lines; an
         `end_line` past the end reads to the end, a `start_line` past it is an error."""
-        from .file_results import MAX_LINE_CHARS, ReadResult
-        from .line_reader import TextLines
-        from .results import plural
+        from .results.files import MAX_LINE_CHARS, ReadResult
+        from .results.matches import plural
+        from .text.line_reader import TextLines
 
         by_lines = start_line is not None or end_line is not None
         if by_lines:
@@ -676,8 +676,8 @@ class Workspace:
         characters) and the length it was cut from; with the file's line count and whether it
         ends with a newline. The path may end in `:START-END` as for `read`. Large files are
         streamed (the lines after `end` are counted, not kept)."""
-        from .file_results import MAX_LINE_CHARS, FileLine, FileLines
-        from .line_reader import TextLines
+        from .results.files import MAX_LINE_CHARS, FileLine, FileLines
+        from .text.line_reader import TextLines
 
         check_int("start", start, minimum=1, required=True)
         check_int("end", end, minimum=1)
@@ -714,8 +714,8 @@ class Workspace:
         alone), a tree in pre-order: each directory followed by its own entries, paths
         relative to `path`; symlinks are listed as what they point to but never entered.
         `limit` caps the entries of the whole tree. `no_ignore` and `hidden` as for `glob`."""
-        from .file_results import ListResult
-        from .skipped import Skipped
+        from .results.files import ListResult
+        from .results.skipped import Skipped
 
         check_int("limit", limit, minimum=1, required=True)
         check_int("depth", depth, minimum=1)
@@ -835,7 +835,7 @@ class Workspace:
             byte_length=byte_length,
             unique=unique,
         )
-        from .cache import HitState
+        from .results.cache import HitState
 
         state = HitState(byte_offset, line, line)
         return self.editor.edit_hit(match, state, new, None)
@@ -880,7 +880,7 @@ class Workspace:
         insert, a patch, a write): the file gets its previous content back, a file codesift
         created is deleted, a file it deleted is created again. Refused (`ConflictError`) when
         the file changed since codesift wrote it: nothing is ever overwritten that codesift did
-        not write. Earlier versions can be undone in turn (see `codesift.history` for the
+        not write. Earlier versions can be undone in turn (see `codesift.edits.history` for the
         bounds)."""
         return self.editor.undo(path)
 

@@ -75,7 +75,8 @@ def test_vimgrep_and_null_print_what_rg_prints(tmp_path, flags, paths):
 #: engine printed is on stdout.
 NO_PYTHON_PER_HIT = """
 import sys
-from codesift import cli, streams
+from codesift import cli
+from codesift.results import streams
 from codesift.cli import grep, lines
 
 def refuse(*args, **kwargs):

@@ -14,7 +14,7 @@ from error_hint_cases import advice, foreign_names, hinted_errors, schema_names
 
 from codesift.cli.app import build_parser
 from codesift.cli.grep import grep_parser
-from codesift.error_hints import render_cli_error
+from codesift.errors.hints import render_cli_error
 from codesift.tools import PROFILES
 
 

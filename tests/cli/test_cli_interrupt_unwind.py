@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from codesift.cli import progress
-from codesift.current_call import current_token
+from codesift.control.current import current_token
 
 #: Upper bound on every wait below; none is reached when the behaviour is right.
 BOUND = 30.0

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from codesift import shim
-from codesift.cli import main
+from codesift.cli import main, shim_dir
 
-BINARY = shim.installed_binary()
+BINARY = shim_dir.installed_binary()
 needs_binary = pytest.mark.skipif(
     not os.access(BINARY, os.X_OK),
     reason=f"codesift-rg not built ({BINARY}; pip install -e . builds it)",
@@ -118,7 +117,7 @@ def test_a_build_without_codesift_rg_says_how_to_get_it(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setattr(shim, "installed_binary", lambda: tmp_path / "bin" / "codesift-rg")
+    monkeypatch.setattr(shim_dir, "installed_binary", lambda: tmp_path / "bin" / "codesift-rg")
     code = main(["shim"])
     err = capsys.readouterr().err
     assert code == 2, f"expected exit 2, got {code}: {err}"
@@ -137,13 +136,13 @@ def test_the_environments_ripgrep_is_recorded_for_the_fallback(
     real.parent.mkdir(parents=True)
     real.write_text("#!/bin/sh\n")
     real.chmod(0o755)
-    monkeypatch.setattr(shim, "installed_binary", lambda: fake_binary)
-    monkeypatch.setattr(shim, "environment_rg", lambda: real)
-    made = shim.make_shim()
-    assert os.readlink(made.path / shim.RECORD) == str(real), "record should name the env's rg"
-    monkeypatch.setattr(shim, "environment_rg", lambda: None)
-    shim.make_shim()
-    assert not os.path.lexists(made.path / shim.RECORD), "a stale record should be removed"
+    monkeypatch.setattr(shim_dir, "installed_binary", lambda: fake_binary)
+    monkeypatch.setattr(shim_dir, "environment_rg", lambda: real)
+    made = shim_dir.make_shim()
+    assert os.readlink(made.path / shim_dir.RECORD) == str(real), "record should name the env's rg"
+    monkeypatch.setattr(shim_dir, "environment_rg", lambda: None)
+    shim_dir.make_shim()
+    assert not os.path.lexists(made.path / shim_dir.RECORD), "a stale record should be removed"
 
 
 @needs_binary

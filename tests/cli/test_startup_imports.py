@@ -37,10 +37,10 @@ HEAVY_FOR_IMPORT = [
     "codesift.mcp",
     "codesift.serve",
 ]
-EDIT_MACHINERY = ["codesift.edits", "codesift.patches", "codesift.linediff", "difflib"]
+EDIT_MACHINERY = ["codesift.edits", "codesift.patches", "codesift.text.linediff", "difflib"]
 NEVER_IN_A_SEARCH = [
     *EDIT_MACHINERY,
-    "codesift.file_results",
+    "codesift.results.files",
     "secrets",
     "hmac",
     "tempfile",
@@ -166,7 +166,7 @@ def test_grep_with_colour_or_json_still_loads_what_it_needs(tmp_path):
 NEVER_IN_A_PIPED_GREP_WITHOUT_SITE = [
     "signal",
     "importlib.util",
-    "codesift.grep_args",
+    "codesift.arguments.grep_args",
     "dataclasses",
     "inspect",
     "ast",
@@ -175,15 +175,16 @@ NEVER_IN_A_PIPED_GREP_WITHOUT_SITE = [
     "pathlib",
     "urllib",
     "ipaddress",
-    "codesift.results",
-    "codesift.skipped",
-    "codesift.control",
+    "codesift.results.matches",
+    "codesift.results.files",
+    "codesift.results.skipped",
+    "codesift.control.call",
     # argparse asks shutil for the terminal's width, and shutil imports these
     "shutil",
     "bz2",
     "lzma",
     # `typing` (the options' TypedDicts are made on first use: a search checks the names
-    # `codesift.options` takes from their classes; the cache's tuples are
+    # `codesift.arguments.options` takes from their classes; the cache's tuples are
     # `collections.namedtuple`s), `threading` (`_thread`'s locks are the same; a piped grep
     # waits on no thread), `contextlib`, and what only a timeout or a non-ASCII pattern needs.
     "typing",
@@ -191,11 +192,11 @@ NEVER_IN_A_PIPED_GREP_WITHOUT_SITE = [
     "contextlib",
     "math",
     # The hits' cache (and `bisect`): made on first use, a piped grep keeps no hits.
-    "codesift.cache",
+    "codesift.results.cache",
     "bisect",
     # What only an error (a missing optional dependency) or a server needs, and the lazy
     # names' loader.
-    "codesift.extras",
+    "codesift.cli.extras",
     "importlib",
 ]
 
@@ -243,13 +244,14 @@ def test_piped_grep_with_notes_still_builds_its_result(tmp_path):
 
 
 def test_option_names_are_the_typed_options_keys():
-    """Each option is written once, in `codesift.options`'s classes: the names a search
+    """Each option is written once, in `codesift.arguments.options`'s classes: the names a search
     checks (without `typing`) are their keys, and the public names are real TypedDicts with
     those keys, their types and their documentation (also reachable from
     `codesift.arguments` as before)."""
     import typing
 
-    from codesift import arguments, options
+    from codesift import arguments
+    from codesift.arguments import options
 
     pairs = {
         "GrepMatching": options.GREP_MATCHING,
@@ -267,7 +269,10 @@ def test_option_names_are_the_typed_options_keys():
         assert typed.__total__ is False and not typed.__required_keys__, name
         keys = typed.__optional_keys__
         assert keys == names, f"{name}: TypedDict keys {sorted(keys)}, names {sorted(names)}"
-        assert typed.__doc__ and typed.__module__ == "codesift.options", (name, typed.__module__)
+        assert typed.__doc__ and typed.__module__ == "codesift.arguments.options", (
+            name,
+            typed.__module__,
+        )
         assert name in dir(options) and name in dir(arguments), name
     hints = typing.get_type_hints(options.GrepOptions)
     expected = {"include": str | Iterable[str] | None, "offset": int}
@@ -279,9 +284,9 @@ def test_option_names_are_the_typed_options_keys():
 
 
 def test_options_module_loads_without_typing():
-    """`codesift.options` is imported by every search: it must not bring `typing` in."""
+    """`codesift.arguments.options` is imported by every search: it must not bring `typing` in."""
     code = (
-        "import sys\nimport codesift.options as o\n"
+        "import sys\nimport codesift.arguments.options as o\n"
         "print('typing' in sys.modules, sorted(o.GLOB_OPTIONS))\n"
         "o.GlobOptions\nprint('typing' in sys.modules)"
     )
@@ -298,11 +303,11 @@ def test_what_was_moved_out_of_the_grep_path_still_answers():
     """The names loaded on first use still import from where they did."""
     code = (
         "from codesift.arguments import GrepArgs, grep_arguments, GrepOptions\n"
-        "from codesift.control import CallControl, controlling, current\n"
-        "from codesift.cache import HitState\n"
-        "from codesift.extras import require\n"
+        "from codesift.control.call import CallControl, controlling, current\n"
+        "from codesift.results.cache import HitState\n"
+        "from codesift.cli.extras import require\n"
         "from codesift.cli.rg_flags import grep_pattern\n"
-        "from codesift.roots import root_of\n"
+        "from codesift.cli.roots import root_of\n"
         "require('mcp')\n"
         "a = grep_arguments('x', context_lines=2)\n"
         "print(type(a) is GrepArgs, a.before, a.after)\n"

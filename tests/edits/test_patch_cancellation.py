@@ -13,7 +13,7 @@ from mcp import Client
 
 import codesift.edits.patch as apply_module
 from codesift import CancelledError, Workspace
-from codesift.control import CallControl, controlling
+from codesift.control.call import CallControl, controlling
 from codesift.mcp import CodesiftMCP
 from codesift.tools import Toolbox
 

@@ -9,7 +9,7 @@ import pytest
 
 from codesift import Workspace
 from codesift.errors import MatchError
-from codesift.linediff import opcodes, unified_diff
+from codesift.text.linediff import opcodes, unified_diff
 
 REPEATED = "same line\n" * 16_000
 

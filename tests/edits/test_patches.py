@@ -19,8 +19,8 @@ from codesift import (
     SandboxError,
     Workspace,
 )
+from codesift.edits.history import EditHistory
 from codesift.errors import PatchFormatError
-from codesift.history import EditHistory
 from codesift.patches import detect_format, parse_patch
 
 Tree = Callable[[dict[str, Any]], Path]

@@ -9,7 +9,7 @@ from typing import overload
 
 from codesift import StaleResultError, Workspace
 from codesift._core import GrepMatch
-from codesift.cache import HitState, ResultCache
+from codesift.results.cache import HitState, ResultCache
 
 PREFIX = "sr_tst"
 

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codesift import CodesiftError, Workspace
-from codesift.options import GREP_OPTIONS
+from codesift.arguments.options import GREP_OPTIONS
 from codesift.tools import PARAM_ALIASES, TOOL_ALIASES, TOOLS, Toolbox, ToolResult
 
 # Deterministic in the suite (a fixed sequence of examples, a few seconds in all);

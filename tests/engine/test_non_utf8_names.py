@@ -10,7 +10,7 @@ import os
 import pytest
 
 from codesift import Workspace
-from codesift.escapes import (
+from codesift.text.escapes import (
     escape_surrogates,
     json_escape_surrogates,
     json_safe,

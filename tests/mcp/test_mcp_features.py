@@ -24,7 +24,7 @@ from mcp_helpers import server_env, server_params
 from sshd import SshLab, codesift_bin_dir
 
 from codesift import CancelledError, CancelToken, Workspace
-from codesift.control import CallControl, controlling
+from codesift.control.call import CallControl, controlling
 from codesift.mcp import CodesiftMCP
 from codesift.mcp.annotations import describe
 from codesift.mcp.http import check_bind, origin_allowed, parse_bind

@@ -31,7 +31,7 @@ from sshd import SshLab, codesift_bin_dir
 
 from codesift import Workspace
 from codesift.remote import RemoteWorkspace
-from codesift.results import GrepResult
+from codesift.results.matches import GrepResult
 
 #: How long the daemon may take to start, build the index and catch its watch up.
 INDEXED_WITHIN = 60.0

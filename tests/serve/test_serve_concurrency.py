@@ -21,7 +21,7 @@ import pytest
 from serve_helpers import answer, auth, live_server, post_tool
 from tool_helpers import edit_args
 
-from codesift.control import current
+from codesift.control.call import current
 from codesift.serve import Server
 from codesift.serve.limits import Limits
 

@@ -15,7 +15,7 @@ import pytest
 
 from codesift import Workspace
 from codesift.errors import InvalidArgumentError, NotFoundError
-from codesift.skipped import FEW_HITS, SkipCount, Skipped
+from codesift.results.skipped import FEW_HITS, SkipCount, Skipped
 
 RG = shutil.which("rg")
 

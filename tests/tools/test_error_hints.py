@@ -9,7 +9,7 @@ import pytest
 from error_hint_cases import advice, foreign_names, hinted_errors, schema_names
 
 from codesift import Workspace
-from codesift.error_hints import render_for_tool
+from codesift.errors.hints import render_for_tool
 from codesift.tools import PROFILES, Toolbox
 
 #: Every name a profile's tool has (its parameters) and every tool name, in all profiles: what

@@ -8,7 +8,7 @@ import sys
 
 from .._core import __version__
 from ..errors import CodesiftError, InvalidArgumentError
-from ..escapes import install_stream_handler
+from ..text.escapes import install_stream_handler
 from .errors import report, report_error, report_unexpected
 from .exits import EXIT_ERROR, EXIT_FOUND, EXIT_INTERRUPTED
 from .output import console_for
@@ -118,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit:
         raise
     except ModuleNotFoundError as exc:
-        from ..extras import extra_for, missing
+        from .extras import extra_for, missing
 
         extra = extra_for(exc.name)
         if extra is None:

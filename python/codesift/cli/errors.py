@@ -32,7 +32,7 @@ def render(error: CodesiftError) -> str:
     """What the command line says of a library error: its problem, with its hints naming the
     command's own flags and commands (`error_hints.render_cli_error`), line breaks kept. The
     one place that turns an error into text for every command."""
-    from ..error_hints import render_cli_error
+    from ..errors.hints import render_cli_error
 
     return render_cli_error(error)
 

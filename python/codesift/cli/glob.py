@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from .exits import EXIT_FOUND, EXIT_NOTHING
-from .output import json_with_root, print_hint, print_json, print_note, without_hint
-from .parser import add_shared_options
-from .progress import with_progress
-from .rooting import PATH_ROOT
+from .listing import add_tree_options, search_and_print
+from .output import print_hint, print_note, without_hint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -15,7 +13,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from ..results import GlobResult
+    from ..results.matches import GlobResult
     from ..workspace import Workspace
 
 
@@ -40,19 +38,24 @@ def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
         help="order: path (the default), mtime (newest first) or none",
     )
     g.add_argument("--ignore-case", action="store_true", help="case-insensitive glob")
-    add_shared_options(
-        g,
-        root=PATH_ROOT,
-        json='print the result as JSON (paths relative to the root, with "root")',
-        color=True,
-        filters=True,
-        walk=True,
-        index=True,
-    )
+    add_tree_options(g)
 
 
 def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
-    result: GlobResult = with_progress(
+    def plain(result: GlobResult) -> None:
+        for f in result.files:
+            print(args.show(f.path))
+
+    def rich(result: GlobResult, console: Console) -> None:
+        from rich.text import Text
+
+        for f in result.files:
+            console.print(Text(args.show(f.path), style="magenta"))
+        print_note(console, without_hint(result))
+
+    result = search_and_print(
+        ws,
+        args,
         console,
         f"Finding files matching {args.pattern}",
         lambda: ws.glob(
@@ -62,17 +65,8 @@ def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
             sort=args.sort,
             case_sensitive=not args.ignore_case,
         ),
+        plain=plain,
+        rich=rich,
     )
-    if args.json:
-        print_json(json_with_root(ws, result.to_dict()))
-    elif console is None:
-        for f in result.files:
-            print(args.show(f.path))
-    else:
-        from rich.text import Text
-
-        for f in result.files:
-            console.print(Text(args.show(f.path), style="magenta"))
-        print_note(console, without_hint(result))
     print_hint(result)
     return EXIT_FOUND if result.total else EXIT_NOTHING

@@ -12,8 +12,7 @@ from itertools import groupby
 
 from .._core import __version__
 from ..errors import CodesiftError, InvalidArgumentError
-from ..roots import RootedPath, root_of
-from ..streams import GrepIter
+from ..results.streams import GrepIter
 from .exits import EXIT_FOUND, EXIT_NOTHING
 from .grep_json import end_grep_json, print_grep_json, stream_grep_json
 from .grep_view import render_grep
@@ -23,6 +22,7 @@ from .parser import Parser, add_shared_options
 from .progress import with_progress
 from .rg_flags import EVERY_LINE, add_grep_arguments, grep_pattern, patterns_and_paths
 from .rooting import GREP_ROOT, as_is, open_workspace
+from .roots import RootedPath, root_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from .. import _core
-    from ..results import GrepResult
+    from ..results.matches import GrepResult
     from ..workspace import Workspace
 
 #: What a terminal shows at most unless -m says otherwise (a pipe gets every match).
@@ -597,7 +597,7 @@ class Capped:
 
     def files(self) -> Iterator[list[Any]]:
         """The kept hits a file at a time."""
-        from ..streams import by_file
+        from ..results.streams import by_file
 
         return by_file(self.pieces())
 

@@ -3,15 +3,15 @@ whole or streamed as the search settles its hits (the same document, byte for by
 
 from __future__ import annotations
 
-from ..escapes import json_escape_surrogates
+from ..text.escapes import json_escape_surrogates
 from .output import json_with_root, print_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..results import GrepResult
-    from ..streams import GrepIter
+    from ..results.matches import GrepResult
+    from ..results.streams import GrepIter
     from ..workspace import Workspace
     from .grep import Capped
 

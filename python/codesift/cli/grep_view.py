@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from ..results import GrepResult
+    from ..results.matches import GrepResult
 
 
 def render_grep(

@@ -56,7 +56,7 @@ def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
-    from ..extras import require
+    from .extras import require
 
     require("mcp", "codesift mcp")
     from ..mcp import run

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from ..escapes import json_escape_surrogates
-from ..skip_hints import few, skip_hint
+from ..results.skip_hints import few, skip_hint
+from ..text.escapes import json_escape_surrogates
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from .. import _core
-    from ..results import GlobResult, GrepResult
+    from ..results.matches import GlobResult, GrepResult
     from ..workspace import Workspace
 
 

@@ -31,7 +31,7 @@ def with_progress(console: Console | None, label: str, work: Callable[[], T]) ->
     takes more than a moment."""
     import threading
 
-    from ..control import CallControl, controlling
+    from ..control.call import CallControl, controlling
 
     outcome: dict[str, Any] = {}
     control = CallControl()

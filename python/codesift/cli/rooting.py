@@ -1,12 +1,12 @@
 """The root rule every command follows: with `--root`, paths are relative to it; without
 it, a command that takes a path works like `rg PATTERN PATH` from anywhere (the root is the
-path's enclosing repository, else the path itself: `codesift.roots`), and results are shown
+path's enclosing repository, else the path itself: `codesift.cli.roots`), and results are shown
 the way the path was written."""
 
 from __future__ import annotations
 
-from ..roots import root_of
 from ..workspace import Workspace
+from .roots import root_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

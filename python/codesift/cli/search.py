@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from .exits import EXIT_FOUND, EXIT_NOTHING
-from .output import json_with_root, print_json, print_note
-from .parser import add_shared_options
-from .progress import with_progress
-from .rooting import PATH_ROOT
+from .listing import add_tree_options, search_and_print
+from .output import print_note
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -15,7 +13,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from ..search_results import SearchResult
+    from ..results.ranked import SearchResult
     from ..workspace import Workspace
 
 
@@ -64,35 +62,11 @@ def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
         metavar="TYPE",
         help="search only files of this ripgrep type, e.g. py or rust (repeatable)",
     )
-    add_shared_options(
-        s,
-        root=PATH_ROOT,
-        json='print the result as JSON (paths relative to the root, with "root")',
-        color=True,
-        filters=True,
-        walk=True,
-        index=True,
-    )
+    add_tree_options(s)
 
 
 def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
-    result: SearchResult = with_progress(
-        console,
-        f"Searching for {args.question}",
-        lambda: ws.search(
-            args.question,
-            args.path,
-            max_results=args.max_results,
-            include=args.include,
-            exclude=args.exclude,
-            type=args.type,
-        ),
-    )
-    if args.json:
-        print_json(json_with_root(ws, result.to_dict()))
-    elif console is None:
-        print(_text(result, args.show))
-    else:
+    def rich(result: SearchResult, console: Console) -> None:
         from rich.text import Text
 
         for index, hit in enumerate(result.results):
@@ -107,6 +81,23 @@ def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
                 row.append(f" {text}")
                 console.print(row)
         print_note(console, result.summary)
+
+    result = search_and_print(
+        ws,
+        args,
+        console,
+        f"Searching for {args.question}",
+        lambda: ws.search(
+            args.question,
+            args.path,
+            max_results=args.max_results,
+            include=args.include,
+            exclude=args.exclude,
+            type=args.type,
+        ),
+        plain=lambda result: print(_text(result, args.show)),
+        rich=rich,
+    )
     return EXIT_FOUND if result.results else EXIT_NOTHING
 
 

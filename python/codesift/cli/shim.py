@@ -28,7 +28,7 @@ def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..shim import make_shim
+    from .shim_dir import make_shim
 
     made = make_shim()
     if made.previous_binary is not None:

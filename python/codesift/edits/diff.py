@@ -4,7 +4,7 @@ diff applies back exactly (`apply_patch` reads it the same way)."""
 
 from __future__ import annotations
 
-from .. import linediff
+from ..text import linediff
 from .text import split_lines
 
 

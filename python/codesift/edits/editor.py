@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from .. import _core
-from ..cache import HitState, ResultCache
+from ..arguments.sandbox import PathArg, Sandbox
 from ..errors import (
     BinaryFileError,
     CodesiftError,
@@ -25,10 +25,10 @@ from ..errors import (
     problem_of,
     reworded,
 )
-from ..file_results import EditResult, PatchResult, UndoResult, WriteResult
-from ..files import TextFile
 from ..patches.model import ParsedPatch
-from ..sandbox import PathArg, Sandbox
+from ..results.cache import HitState, ResultCache
+from ..results.files import EditResult, PatchResult, UndoResult, WriteResult
+from ..text.files import TextFile
 from . import patch
 from .diff import file_diff
 from .history import EditHistory, digest

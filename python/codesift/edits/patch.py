@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NoReturn
 
 from .. import _core
-from ..control import current as current_control
+from ..control.call import current as current_control
 from ..errors import (
     CancelledError,
     CodesiftError,
@@ -32,10 +32,10 @@ from ..errors import (
     problem_of,
     reworded,
 )
-from ..file_results import FileChange, PatchResult
-from ..files import TextFile
 from ..patches.hunks import plan_hunks
 from ..patches.model import FileOp, Hunk, ParsedPatch
+from ..results.files import FileChange, PatchResult
+from ..text.files import TextFile
 from .diff import count_lines, file_diff, line_counts
 from .plan import Change, apply_changes, plan_sequential
 from .text import split_lines

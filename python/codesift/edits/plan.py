@@ -29,7 +29,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import linediff
 from ..arguments import check_writable_text
 from ..errors import (
     CodesiftError,
@@ -41,6 +40,7 @@ from ..errors import (
     problem_of,
     reworded,
 )
+from ..text import linediff
 from .text import (
     Line,
     convert_newlines,

@@ -1,11 +1,11 @@
-"""Text for editing: a decoded file's lines and line endings (no I/O; `codesift.files.TextFile`
+"""Text for editing: a decoded file's lines and line endings (no I/O; `codesift.text.files.TextFile`
 decodes the bytes)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..file_results import MAX_LINE_CHARS, FileLine
+from ..results.files import MAX_LINE_CHARS, FileLine
 
 #: Lines around an edit that its result shows (`EditResult.snippet`): enough for the agents'
 #: snippets (Claude Code shows 4 lines either side, one more after a final newline).

@@ -32,9 +32,9 @@ from mcp import types
 from mcp.server.lowlevel import Server
 
 from .. import __version__
-from ..control import CallControl, controlling
+from ..control.call import CallControl, controlling
 from ..errors import CodesiftError
-from ..escapes import json_safe
+from ..text.escapes import json_safe
 from ..tools import Toolbox, ToolResult
 from ..tools.registry import get_profile
 from .annotations import describe, tool_annotations

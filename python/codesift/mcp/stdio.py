@@ -20,7 +20,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from ..escapes import escape_surrogates
+from ..text.escapes import escape_surrogates
 
 #: Longest part of a parser's message quoted in an error reply.
 MAX_DETAIL_CHARS = 300

@@ -33,10 +33,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from .. import linediff
 from ..edits.plan import Change, apply_line_change, check_disjoint, most_similar
 from ..edits.text import Line, dominant_newline, newline_of, split_lines
 from ..errors import MatchError
+from ..text import linediff
 from .model import Hunk
 
 MAX_LISTED = 10

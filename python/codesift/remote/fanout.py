@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from ..control import current as current_control
+from ..control.call import current as current_control
 from ..errors import CodesiftError
 from .errors import CALLER_ERRORS, RemoteError
 from .host import RemoteHost

@@ -10,8 +10,8 @@ import threading
 from collections.abc import Mapping, Sequence
 
 from .._core import GrepMatch
-from ..cache import ResultCache
 from ..errors import StaleResultError
+from ..results.cache import ResultCache
 from .queries import Hit
 
 ID_SALT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..grep_args import GrepArgs
+from ..arguments.grep_args import GrepArgs
 
 
 @dataclass(frozen=True)

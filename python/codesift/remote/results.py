@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..file_results import EditResult
-from ..results import GlobResult, GrepResult, plural
+from ..results.files import EditResult
+from ..results.matches import GlobResult, GrepResult, plural
 
 
 class _OverHosts:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..control import current as current_control
+from ..control.call import current as current_control
 from ..errors import CancelledError
 from .errors import RemoteError
 from .host_specs import HostSpec

@@ -20,10 +20,10 @@ from ..arguments import (
     check_text,
     glob_request,
 )
-from ..cache import ResultCache, check_result_id
+from ..arguments.grep_args import grep_arguments
+from ..arguments.options import REMOTE_GREP_OPTIONS
 from ..errors import InvalidArgumentError
-from ..grep_args import grep_arguments
-from ..options import REMOTE_GREP_OPTIONS
+from ..results.cache import ResultCache, check_result_id
 from .answers import check_edit
 from .fanout import each_host, fair_share
 from .globs import PathPattern
@@ -39,7 +39,7 @@ from .ssh import CONTROL_PERSIST, SshClient
 if TYPE_CHECKING:
     from typing import Unpack
 
-    from ..options import RemoteGrepOptions
+    from ..arguments.options import RemoteGrepOptions
 
 
 class RemoteWorkspace:

@@ -41,10 +41,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..control import CallControl, controlling
-from ..error_hints import render_http_error
+from ..control.call import CallControl, controlling
 from ..errors import CodesiftError, InvalidArgumentError, first_line
-from ..escapes import json_escape_surrogates
+from ..errors.hints import render_http_error
+from ..text.escapes import json_escape_surrogates
 from ..tools import Toolbox
 from ..workspace import Workspace
 from .commands import TOOL_CHOICES, CommandError, plan

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..arguments import check_writable_text
 from ..errors import InvalidArgumentError
-from ..file_results import EditResult
+from ..results.files import EditResult
 from ..workspace import Workspace
 
 HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,\d+)? @@")

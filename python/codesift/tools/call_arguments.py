@@ -15,7 +15,7 @@ import jsonschema
 
 from ..arguments import check_writable_text
 from ..errors import InvalidArgumentError
-from ..escapes import unescape_path
+from ..text.escapes import unescape_path
 from .spec import Profile, Tool
 from .tool_result import cut, echo
 

@@ -4,7 +4,7 @@ always written `@@ -a,b +c,d @@`, 4 lines of context by default)."""
 
 from __future__ import annotations
 
-from .. import linediff
+from ..text import linediff
 
 NO_NEWLINE = "\\ No newline at end of file"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from ..edits.text import shown_line, shown_text
 from ..errors import CodesiftError, NotFoundError
-from ..file_results import EditResult, FileLine, FileLines
-from ..files import text_as_read
+from ..results.files import EditResult, FileLine, FileLines
+from ..text.files import text_as_read
 from ..workspace import Workspace
 
 #: A line as read (number, text cut at 2000 characters, the length it was cut from).

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..results import GrepResult
+from ..results.matches import GrepResult
 
 #: How much wider each retry asks when matches crowd onto fewer lines than wanted.
 WIDEN = 4

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..escapes import escape_surrogates
-from ..results import plural
-from ..sandbox import PathArg
+from ..arguments.sandbox import PathArg
+from ..results.matches import plural
+from ..text.escapes import escape_surrogates
 from ..workspace import Workspace
 from .spill import SpillDir, SpillError
 from .tool_result import ToolResult

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..error_hints import Option
+    from ..errors.hints import Option
     from .tool_result import ToolResult
     from .toolbox import Toolbox
 
@@ -116,7 +116,7 @@ class Profile:
     #: whose tool set has one (opencode's `invalid`); None: the call is an error result.
     unknown_tool: str | None = None
     #: How this profile names the options an error's hints need, by concept (a tool's
-    #: parameter or another tool: `codesift.error_hints.Option`); None: the names the agents'
+    #: parameter or another tool: `codesift.errors.hints.Option`); None: the names the agents'
     #: tool sets share (`error_hints.DEFAULT_OPTIONS`). Only those the called tool's schema
     #: has (or the profile's tools) are ever named.
     hint_options: Mapping[str, tuple[Option, ...]] | None = None

@@ -20,7 +20,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from ..sandbox import PathArg
+from ..arguments.sandbox import PathArg
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..escapes import escape_surrogates
+from ..text.escapes import escape_surrogates
 
 #: Longest echo of a bad value (a tool name, a schema message) in an error text.
 MAX_ECHO_CHARS = 200

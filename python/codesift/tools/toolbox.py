@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..error_hints import render_for_tool
+from ..arguments.sandbox import PathArg
 from ..errors import CodesiftError, InvalidArgumentError, first_line
-from ..sandbox import PathArg
+from ..errors.hints import render_for_tool
 from ..workspace import Workspace
 from .call_arguments import ArgumentReader, BadArguments
 from .output import MAX_LINE_CHARS, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES, OutputCap

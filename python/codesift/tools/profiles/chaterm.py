@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ...results import GlobResult, GrepResult, plural
+from ...results.matches import GlobResult, GrepResult, plural
 from ...workspace import Workspace
 from ..call_arguments import renamed
 from ..spec import Profile, Tool

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._core import GlobMatcher
 from ...errors import InvalidArgumentError
-from ...results import EditResult
+from ...results.files import EditResult
 from ..filetypes import type_globs
 from ..lines import absolute, edited_lines, exists, read_lines
 from ..spec import Profile, Tool

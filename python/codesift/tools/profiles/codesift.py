@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...arguments import MAX_TIMEOUT_SECONDS
 from ...errors import InvalidArgumentError
-from ...output_schemas import output_schema
-from ...results import GrepResult, plural
+from ...results.matches import GrepResult, plural
 from ..call_arguments import renamed
+from ..output_schemas import output_schema
 from ..spec import Profile, Tool, tools_of
 from ..tool_result import ToolResult
 

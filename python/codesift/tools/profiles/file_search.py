@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ...results import plural
+from ...results.matches import plural
 from ..call_arguments import renamed
 from ..matching import LineHit, matching_lines
 from ..spec import Profile, Tool

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...results import plural
+from ...results.matches import plural
 from ..matching import matching_lines
 from ..spec import Profile, tools_of
 from ..tool_result import ToolResult, echo

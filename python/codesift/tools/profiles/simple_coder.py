@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...arguments import MAX_LINES
-from ...error_hints import DEFAULT_OPTIONS, Option
 from ...errors import (
     BinaryFileError,
     CodesiftError,
@@ -26,6 +25,7 @@ from ...errors import (
     PatternError,
     SandboxError,
 )
+from ...errors.hints import DEFAULT_OPTIONS, Option
 from ..call_arguments import renamed
 from ..lines import read_lines
 from ..matching import matching_lines, shorten

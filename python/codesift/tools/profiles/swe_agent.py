@@ -14,8 +14,8 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, Any
 
-from ...error_hints import DEFAULT_OPTIONS, Option
 from ...errors import Concept, InvalidArgumentError, NotAFileError
+from ...errors.hints import DEFAULT_OPTIONS, Option
 from ..lines import absolute, edited_text, exists, full_text
 from ..spec import Profile, Tool
 from ..tool_result import ToolResult

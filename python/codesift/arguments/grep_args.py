@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import _core
-from .arguments import grep_request
+from .. import _core
+from . import grep_request
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ server needs `codesift[mcp]`, the web server `codesift[serve]`. A missing one is
 
 from __future__ import annotations
 
-from .errors import CodesiftError
+from ..errors import CodesiftError
 
 # The top-level modules each extra installs (and that its features import).
 EXTRAS: dict[str, tuple[str, ...]] = {

@@ -6,11 +6,11 @@ An error says what went wrong and what to do next. Where what to do needs an opt
 literal search, replacing every occurrence, reading the region first...), the exception keeps
 the two apart as data: `problem` (its text) and `hints` (`Hint`s whose options are named by
 concept, `Concept`), so that each surface names the option in its own words
-(`codesift.error_hints`); `str(exc)` says it in the library's words."""
+(`codesift.errors.hints`); `str(exc)` says it in the library's words."""
 
 from __future__ import annotations
 
-from ._core import (
+from .._core import (
     BinaryFileError,
     CancelledError,
     CodesiftError,

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from . import _core
-from .errors import CodesiftError, InvalidArgumentError, PatternError
+from .. import _core
+from ..errors import CodesiftError, InvalidArgumentError, PatternError
 from .options import OPTION_TYPES
 
 #: The largest integer any count or size argument may be (the engine counts in 64 bits).
@@ -40,8 +40,8 @@ MAXIMA = {
     "port": 65_535,
 }
 
-# What a remote host is asked (`GrepArgs`, `grep_arguments`) lives in `codesift.grep_args`,
-# loaded on first use: a local search does not define its dataclass.
+# What a remote host is asked (`GrepArgs`, `grep_arguments`) lives in `grep_args`, loaded on
+# first use: a local search does not define its dataclass.
 _GREP_ARGS = frozenset(("GrepArgs", "grep_arguments"))
 # `typing` is not imported at run time (a start-up cost of every command).
 TYPE_CHECKING = False
@@ -62,7 +62,7 @@ if TYPE_CHECKING:  # re-exported for type checkers
 
 def check_names(call: str, options: Mapping[str, object], allowed: frozenset[str]) -> None:
     """Refuses a keyword argument `call` does not take (`allowed`: its option names, e.g.
-    `codesift.options.GREP_OPTIONS`), as Python refuses one a signature does not name."""
+    `codesift.arguments.options.GREP_OPTIONS`), as Python refuses one a signature does not name."""
     for name in options:
         if name not in allowed:
             raise TypeError(f"{call}() got an unexpected keyword argument {name!r}")

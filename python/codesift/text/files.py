@@ -4,7 +4,7 @@ and `_core.Engine.write` work beneath the root handle.)"""
 
 from __future__ import annotations
 
-from .errors import BinaryFileError, InvalidArgumentError
+from ..errors import BinaryFileError, InvalidArgumentError
 
 BINARY_SNIFF = 8192
 

@@ -7,9 +7,9 @@ import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ._core import GlobMatch, GrepMatch, ResultList
+from .._core import GlobMatch, GrepMatch, ResultList
 from .skipped import Skipped, few
 
 # The engine's lazy result sequence is a Sequence in every respect but inheritance.
@@ -56,7 +56,7 @@ class GlobResult:
     unreadable: int = 0
     #: Failed hosts of a remote search, with their messages (empty for a local search).
     errors: dict[str, str] = field(default_factory=dict)
-    #: What the walk passed over (see `codesift.skipped`).
+    #: What the walk passed over (see `codesift.results.skipped`).
     skipped: Skipped = field(default_factory=Skipped)
 
     @property
@@ -182,7 +182,7 @@ class GrepResult:
     #: `count_total`; otherwise a file cut by `max_matches` counts the hits it keeps, whether
     #: a scan or the index answered.
     counts: Sequence[int] = ()
-    #: What the walk and the searches passed over (see `codesift.skipped`).
+    #: What the walk and the searches passed over (see `codesift.results.skipped`).
     skipped: Skipped = field(default_factory=Skipped)
     #: Hits ordered by relevance (`rank=True` or a token budget), not by path.
     ranked: bool = False
@@ -275,51 +275,3 @@ class GrepResult:
             "hint": self.hint,
             "summary": self.summary,
         }
-
-
-# The results of reading, listing, writing and editing are defined in `codesift.file_results`
-# and loaded on first use: a search (the CLI's grep) does not define their dataclasses.
-_FILE_RESULTS = frozenset(
-    (
-        "EditResult",
-        "FileChange",
-        "FileLine",
-        "FileLines",
-        "ListResult",
-        "MAX_LINE_CHARS",
-        "PATCH_LETTERS",
-        "PatchResult",
-        "ReadResult",
-        "STRATEGY_NOTES",
-        "UndoResult",
-        "WriteResult",
-    )
-)
-
-if TYPE_CHECKING:  # re-exported for type checkers
-    from .file_results import (  # noqa: F401
-        MAX_LINE_CHARS,
-        PATCH_LETTERS,
-        STRATEGY_NOTES,
-        EditResult,
-        FileChange,
-        FileLine,
-        FileLines,
-        ListResult,
-        PatchResult,
-        ReadResult,
-        UndoResult,
-        WriteResult,
-    )
-
-
-def __getattr__(name: str) -> Any:
-    if name in _FILE_RESULTS:
-        from . import file_results
-
-        return getattr(file_results, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_FILE_RESULTS})

@@ -24,7 +24,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CodesiftError
+from ..errors import CodesiftError
 
 BINARY_NAME = "codesift-rg"
 #: codesift-rg reads this name beside the link it ran through (rust/rg/fallback.rs).
@@ -49,7 +49,7 @@ class Shim:
 def installed_binary() -> Path:
     """Where `pip install` puts codesift-rg: the package's `bin/` (in the source tree for an
     editable install)."""
-    return Path(__file__).resolve().parent / "bin" / BINARY_NAME
+    return Path(__file__).resolve().parent.parent / "bin" / BINARY_NAME
 
 
 def environment_rg() -> Path | None:

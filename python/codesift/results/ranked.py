@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .results import plural
+from .matches import plural
 
 
 @dataclass(frozen=True)

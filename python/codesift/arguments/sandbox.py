@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import posixpath
 
-from .errors import InvalidArgumentError, SandboxError
+from ..errors import InvalidArgumentError, SandboxError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

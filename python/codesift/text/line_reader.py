@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .file_results import MAX_LINE_CHARS
+from ..results.files import MAX_LINE_CHARS
 from .files import BINARY_SNIFF, TextFile, binary_error
 
 READ_CHUNK = 64 * 1024

@@ -9,8 +9,8 @@ import os
 import posixpath
 import re
 
-from .errors import NotFoundError
-from .sandbox import path_text
+from ..arguments.sandbox import path_text
+from ..errors import NotFoundError
 
 # `file:START-END` (or `file:LINE`) as `codesift read` accepts it.
 # Compiled on first use (by `re`'s cache), not at every command's start.

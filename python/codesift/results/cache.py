@@ -19,8 +19,8 @@ import time
 from _thread import RLock, allocate_lock
 from collections import namedtuple
 
-from ._core import GrepMatch
-from .errors import InvalidArgumentError, StaleResultError
+from .._core import GrepMatch
+from ..errors import InvalidArgumentError, StaleResultError
 
 # `threading`'s locks are `_thread`'s (`Lock` is `allocate_lock`, `RLock` the C one), and the
 # tuples `collections.namedtuple`s, as `typing.NamedTuple` makes them: a workspace is made at

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-from . import _core
+from .. import _core
 
 # Nothing of `typing` (nor the results' dataclasses) at run time: a piped `codesift grep`
 # streams through here, and those imports would be most of its start-up.
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from .cache import ResultCache
-    from .results import GlobResult, GrepResult
+    from .matches import GlobResult, GrepResult
 
     T = TypeVar("T")
 

@@ -1,4 +1,4 @@
-"""The call control current in this thread or task (see `codesift.control`), kept apart from
+"""The call control current in this thread or task (see `codesift.control.call`), kept apart from
 it so that a search, which only asks for the current cancel token, starts without defining
 `control.Progress` (a dataclass: `dataclasses` and `inspect` are start-up costs) nor
 importing `contextlib` (`control.controlling` calls `make_current` and `restore`)."""
@@ -11,8 +11,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from contextvars import Token
 
-    from ._core import CancelToken
-    from .control import CallControl
+    from .._core import CancelToken
+    from .call import CallControl
 
 _current: ContextVar[CallControl | None] = ContextVar("codesift_call_control", default=None)
 

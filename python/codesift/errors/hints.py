@@ -16,7 +16,7 @@ This module is imported only when there is an error to show, and imports nothing
 
 from __future__ import annotations
 
-from .errors import Concept, hints_of, message_in, problem_of
+from . import Concept, hints_of, message_in, problem_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

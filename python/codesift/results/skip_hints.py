@@ -1,4 +1,4 @@
-"""The one-line hint of what a search passed over (see `codesift.skipped`), made from the
+"""The one-line hint of what a search passed over (see `codesift.results.skipped`), made from the
 engine's counts as they come (`reason -> (count, examples)`): `Skipped.hint` words it, and
 a piped `codesift grep` says it straight from the engine's figures, without building a
 result (whose dataclasses cost start-up the `dataclasses` and `inspect` imports)."""

@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from ._core import CancelToken
-from .current_call import current, current_token, make_current, restore
-from .results import plural
+from .._core import CancelToken
+from ..results.matches import plural
+from .current import current, current_token, make_current, restore
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .results import plural
+from .matches import plural
 from .skipped import Skipped, few
 
 
@@ -73,7 +73,7 @@ class ListResult:
     ignored: int = 0
     #: Levels listed: 1 is the directory's own entries; None is the whole tree.
     depth: int | None = 1
-    #: What the listing passed over (see `codesift.skipped`).
+    #: What the listing passed over (see `codesift.results.skipped`).
     skipped: Skipped = field(default_factory=Skipped)
     #: Entries that are symlinks (listed as what they point to, never entered).
     links: frozenset[str] = frozenset()
