@@ -60,9 +60,10 @@ def hinted_errors(root: Path) -> dict[str, CodesiftError]:
     return errors
 
 
-def advice(rendered: str, error: BaseException) -> str:
-    """The part of a rendered message after the error's problem: its hints as rendered."""
-    problem = problem_of(error)
+def advice(rendered: str, error: BaseException, problem: str | None = None) -> str:
+    """The part of a rendered message after the error's problem (`problem`: as the surface
+    words it, by default the library's): its hints as rendered."""
+    problem = problem_of(error) if problem is None else problem
     assert rendered.startswith(problem), (
         f"expected the message to start with the problem {problem!r}, got {rendered!r}"
     )

@@ -14,7 +14,7 @@ from error_hint_cases import advice, foreign_names, hinted_errors, schema_names
 
 from codesift.cli.app import build_parser
 from codesift.cli.grep import grep_parser
-from codesift.errors.hints import render_cli_error
+from codesift.errors.hints import cli_error_fields, render_cli_error
 from codesift.tools import PROFILES
 
 
@@ -50,7 +50,7 @@ def errors(tmp_path_factory):
 def test_every_cli_hint_names_only_the_clis_flags_and_commands(errors):
     wrong = []
     for kind, error in errors.items():
-        hint = advice(render_cli_error(error), error)
+        hint = advice(render_cli_error(error), error, cli_error_fields(error)["problem"])
         flags = set(FLAG.findall(hint)) - FLAGS
         commands = set(COMMAND.findall(hint)) - COMMANDS
         rest = FLAG.sub(" ", COMMAND.sub(" ", hint))
@@ -127,3 +127,56 @@ def test_json_errors_carry_the_same_message(tmp_path):
     error = json.loads(proc.stdout)["error"]
     assert error["type"] == "MatchError", error
     assert error["message"].endswith("or pass --replace-all to change every one."), error
+    assert len(error["hints"]) == 1 and error["hints"][0].endswith(
+        "--replace-all to change every one."
+    ), error
+    assert error["message"].startswith(error["problem"]), error
+    assert error["message"].endswith(error["hints"][0]), error
+
+
+#: Bad option values of every command: the message names the flag given, never the
+#: library's parameter it becomes.
+BAD_VALUES = [
+    ("grep", "x", ".", "-m", "-1"),
+    ("grep", "x", ".", "--timeout", "-1"),
+    ("grep", "x", ".", "-C", "-1"),
+    ("grep", "x", ".", "-B", "-2"),
+    ("grep", "x", ".", "-A", "99999999999"),
+    ("grep", "x", ".", "--budget-tokens", "0"),
+    ("grep", "x", ".", "-t", "pyy"),
+    ("grep", "x", ".", "-T", "pyy"),
+    ("search", "x", ".", "-n", "0"),
+    ("read", "a.py", "--offset", "-1", "--root", "."),
+    ("read", "a.py", "--limit", "0", "--root", "."),
+    ("ls", ".", "--limit", "-1", "--root", "."),
+    ("glob", "*.py", ".", "--limit", "-1"),
+]
+#: The library's names of those options (`-m` is `max_matches`...): what the CLI must not say.
+LIBRARY_WORDS = re.compile(
+    r"\b(max_matches|max_results|context_lines|budget_tokens|type_not|None)\b"
+    r"|^(timeout|before|after|limit|offset|type) |\bin (type|type_not)\b"
+)
+
+
+@pytest.mark.parametrize("args", BAD_VALUES, ids=lambda a: " ".join(a))
+def test_a_bad_option_value_names_the_flag_given(tmp_path, args):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    err = _error(codesift_run(tmp_path, *args)).removeprefix("codesift: ")
+    print(args, err)
+    flag = next(a for a in args if a.startswith("-") and not a.lstrip("-").isdigit())
+    assert flag in err, f"expected {flag} in {err!r}"
+    assert not LIBRARY_WORDS.search(err), f"expected no library option name in {err!r}"
+    # `rg --type-list` names ripgrep's own flag (codesift-rg has it too).
+    assert set(FLAG.findall(err.replace("rg --type-list", ""))) <= FLAGS, err
+
+
+@pytest.mark.parametrize(
+    ("flags", "pattern"), [(["-w"], "x("), (["-x"], "a{"), (["-e", "ok", "-e"], "b[")]
+)
+def test_a_combined_pattern_reports_the_pattern_typed(tmp_path, flags, pattern):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    err = _error(codesift_run(tmp_path, "grep", *flags, pattern, "."))
+    print(err)
+    assert err.startswith(f"codesift: invalid regex /{pattern}/: regex parse error:\n"), err
+    assert f"\n    {pattern}\n" in err, err
+    assert "(?:" not in err and "start-half" not in err, err

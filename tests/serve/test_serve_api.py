@@ -61,8 +61,11 @@ def assert_writes(
 def error_of(response: httpx.Response, status: int) -> dict[str, str]:
     body = answer(response, status)
     assert set(body) == {"error"}, body
-    assert set(body["error"]) == {"type", "message"}, body
+    # A library error also has its problem and hints apart.
+    assert set(body["error"]) in ({"type", "message"}, {"type", "message", "problem", "hints"})
     assert body["error"]["message"], body
+    if "problem" in body["error"]:
+        assert body["error"]["message"].startswith(body["error"]["problem"]), body
     return body["error"]
 
 

@@ -43,7 +43,9 @@ def report_error(as_json: bool, error: CodesiftError) -> None:
     message = render(error)
     try:
         if as_json:
-            print_json({"error": {"type": type(error).__name__, "message": message}})
+            from ..errors.hints import cli_error_fields
+
+            print_json({"error": cli_error_fields(error)})
         else:
             print(f"codesift: {message}", file=sys.stderr)
     except (OSError, ValueError):  # stdout/stderr closed: nothing more can be said

@@ -16,7 +16,7 @@ This module is imported only when there is an error to show, and imports nothing
 
 from __future__ import annotations
 
-from . import Concept, hints_of, message_in, problem_of
+from . import Concept, hints_of, message_in, problem_of, render_hint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -134,10 +134,79 @@ CLI_OPTIONS: dict[str, str] = {
 }
 
 
+#: The CLI's flags for the library's option names that an option check's problem names: the
+#: checks (the library's and the engine's) open with the option ("max_matches must be at
+#: least 1, not -1") or name it after "in" ("unknown file type "x" in type."), and say
+#: "pass None" to mean leaving it out.
+CLI_PARAMETERS: dict[str, str] = {
+    "max_matches": "-m (--max-count)",
+    "timeout": "--timeout",
+    "context_lines": "-C (--context)",
+    "before": "-B (--before-context)",
+    "after": "-A (--after-context)",
+    "budget_tokens": "--budget-tokens",
+    "type": "-t (--type)",
+    "type_not": "-T (--type-not)",
+    "max_results": "-n (--max-results)",
+    "limit": "--limit",
+    "offset": "--offset",
+}
+
+
+def name_parameters(problem: str, names: Mapping[str, str]) -> str:
+    """`problem` with the option an option check names given its surface's name from
+    `names` (unchanged where the option is not there, or the problem is no option check's)."""
+    import re
+
+    def named(match: re.Match[str]) -> str:
+        return names.get(match.group(0), match.group(0))
+
+    problem = re.sub(r"^\w+(?= must )", named, problem, count=1)
+    problem = re.sub(r"(?<= in )type(_not)?(?=\.)", named, problem, count=1)
+    leave_out = f"leave out {names.get('timeout', 'timeout')}"
+    return problem.replace("pass None to search without", f"{leave_out} to search without")
+
+
 def render_cli_error(error: BaseException) -> str:
     """`error`'s message as the `codesift` command prints it (after `codesift: `): its hints
-    name the command's own flags and commands, its line breaks are kept."""
-    return message_in(error, CLI_OPTIONS.get)
+    name the command's own flags and commands, an option check names the flag, and its
+    line breaks are kept."""
+    from . import InvalidArgumentError
+
+    text = message_in(error, CLI_OPTIONS.get)
+    if isinstance(error, InvalidArgumentError):
+        text = name_parameters(text, CLI_PARAMETERS)
+    return text
+
+
+def error_fields(
+    error: BaseException,
+    name_of: Callable[[str], str | None],
+    parameters: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """An error as a JSON answer's `error` object: its `type`, its whole `message`, and the
+    same apart as data: `problem` (what went wrong) and `hints` (what to do next, each in
+    the words `name_of` gives; an option check names its option from `parameters`)."""
+    from . import InvalidArgumentError
+
+    problem = problem_of(error)
+    if parameters is not None and isinstance(error, InvalidArgumentError):
+        problem = name_parameters(problem, parameters)
+    hints = [text for text in (render_hint(h, name_of) for h in hints_of(error)) if text]
+    message = message_in(error, name_of)
+    if parameters is not None and isinstance(error, InvalidArgumentError):
+        message = name_parameters(message, parameters)
+    return {"type": type(error).__name__, "message": message, "problem": problem, "hints": hints}
+
+
+def cli_error_fields(error: BaseException) -> dict[str, Any]:
+    """`error_fields` in the command line's words (its `--json-full` error)."""
+    return error_fields(error, CLI_OPTIONS.get, CLI_PARAMETERS)
+
+
+def http_error_fields(error: BaseException) -> dict[str, Any]:
+    """`error_fields` in HTTP's words: JSON fields and routes."""
+    return error_fields(error, HTTP_OPTIONS.get)
 
 
 #: HTTP's names for each concept: the fields of its JSON requests (`/api/preview`, the
@@ -162,6 +231,11 @@ def render_http_error(error: BaseException) -> str:
 
 __all__ = [
     "CLI_OPTIONS",
+    "CLI_PARAMETERS",
+    "cli_error_fields",
+    "error_fields",
+    "http_error_fields",
+    "name_parameters",
     "DEFAULT_OPTIONS",
     "HTTP_OPTIONS",
     "Option",

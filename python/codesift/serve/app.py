@@ -1,8 +1,9 @@
 """The Starlette application of `codesift serve`: the JSON API over one Workspace and its
 Toolbox, and the static page.
 
-Routes (every answer is JSON except the page; an error is `{"error": {"type", "message"}}`
-with a 4xx/5xx status, never a traceback):
+Routes (every answer is JSON except the page; an error is `{"error": {"type", "message"}}`,
+a library error's with its `problem` and `hints` apart too, with a 4xx/5xx status, never a
+traceback):
 
 - `GET  /` and `GET /static/{file}`: the page.
 - `GET  /api/info`: the root, whether the server is read-only, its profile.
@@ -43,7 +44,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..control.call import CallControl, controlling
 from ..errors import CodesiftError, InvalidArgumentError, first_line
-from ..errors.hints import render_http_error
+from ..errors.hints import http_error_fields
 from ..text.escapes import json_escape_surrogates
 from ..tools import Toolbox
 from ..workspace import Workspace
@@ -343,7 +344,9 @@ def _endpoint(handler: Endpoint) -> Callable[[Service], Callable[[Request], Awai
             except ApiError as exc:
                 return error_response(exc.status, exc.kind, exc.message)
             except CodesiftError as exc:
-                return error_response(400, type(exc).__name__, render_http_error(exc))
+                return JSONResponse(
+                    {"error": http_error_fields(exc)}, status_code=400, headers=COMMON_HEADERS
+                )
             except Exception as exc:
                 print(f"codesift serve: unexpected error: {exc!r}", file=sys.stderr)
                 return error_response(
@@ -529,12 +532,11 @@ async def preview(service: Service, request: Request) -> Response:
         )
     except CodesiftError as exc:
         # What to do names the fields of an edit's JSON arguments, not a CLI's flags.
-        message = render_http_error(exc)
-        kind = type(exc).__name__
+        fields = http_error_fields(exc)
         return JSONResponse(
             {
-                "text": f"Error: {message}",
-                "data": {"error": {"type": kind, "message": message}},
+                "text": f"Error: {fields['message']}",
+                "data": {"error": fields},
                 "is_error": True,
             },
             headers=COMMON_HEADERS,
