@@ -33,7 +33,7 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
-python3 -m pip install -q --only-binary ripgrep,python-ripgrep -e '.[test,bench]'
+python3 -m pip install -q --only-binary python-ripgrep -e '.[test,bench]'
 cargo test --quiet
 # Style gates: rustfmt, clippy with warnings as errors, ruff.
 cargo fmt --check

@@ -90,7 +90,7 @@ def table_rows(markdown: str) -> dict[str, list[str]]:
 def test_planted_ranks_give_semble_figures(tmp_path: Path) -> None:
     rg = shutil.which("rg")
     if not rg:
-        pytest.skip("rg missing: pip install --only-binary :all: ripgrep")
+        pytest.skip("rg missing: pip install 'ripgrep>=15.1'")
     bench, repos = planted(tmp_path)
     out = tmp_path / "semble.md"
     methods = "rg-count,codesift,codesift-rank,codesift-search"

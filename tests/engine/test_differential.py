@@ -47,7 +47,7 @@ def stdlib_tree(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def rg() -> str:
     path = shutil.which("rg")
-    assert path, "ripgrep is needed: pip install --only-binary :all: ripgrep"
+    assert path, "ripgrep is needed: pip install 'ripgrep>=15.1'"
     return path
 
 
