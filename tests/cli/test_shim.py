@@ -166,3 +166,22 @@ def test_re_pointing_rg_from_another_installation_says_so(data_home: Path, tmp_p
     assert os.readlink(directory / "rg") == str(BINARY)
     quiet = run_shim()
     assert quiet.returncode == 0 and "re-pointed" not in quiet.stderr, quiet.stderr
+
+
+@needs_binary
+def test_what_codesift_rg_hands_on_goes_to_ripgrep_15(data_home: Path, tmp_path: Path) -> None:
+    """The installed environment's real rg (the `rg` extra: ripgrep>=15.1) is what the shim
+    records, so a command line codesift-rg does not serve runs on ripgrep 15, not 14."""
+    made = run_shim()
+    assert made.returncode == 0, made.stderr
+    directory = data_home / "codesift" / "shim"
+    env = {**os.environ, "PATH": f"{directory}{os.pathsep}/usr/bin{os.pathsep}/bin"}
+    env.pop("CODESIFT_REAL_RG", None)
+    # `--generate` is not served (ripgrep's man page): the real rg writes it.
+    page = subprocess.run(
+        ["rg", "--generate", "man"], capture_output=True, text=True, env=env, timeout=60
+    )
+    print(page.stderr, page.stdout[:300])
+    assert page.returncode == 0, page.stderr
+    version = next(line for line in page.stdout.splitlines() if line.startswith(".TH "))
+    assert '"15.' in version or " 15." in version, version
