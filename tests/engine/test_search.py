@@ -105,6 +105,6 @@ def test_a_question_of_stop_words_only_is_a_clear_error(tmp_path, question):
 
 def test_no_file_holds_a_term(tmp_path):
     root = plant(tmp_path, {"a.py": "x = 1\n"})
-    result = Workspace(root).search("frobnicator")
-    assert result.results == () and result.terms == ("frobnicator",)
+    result = Workspace(root).search("frobnitz")
+    assert result.results == () and result.terms == ("frobnitz",)
     assert "No files match" in result.text()
