@@ -1,11 +1,12 @@
 //! Questions in words (`Workspace.search`): the files that answer a question best, by keywords
 //! alone (no embeddings, no model). The question becomes terms (words and the parts of
-//! identifiers, stop words dropped, light suffix stemming); one case-insensitive search of
-//! their alternation finds the candidate files (a term matches inside identifiers); each file
-//! is scored by BM25F over three fields: its path, the definitions on its hit lines whose
-//! names hold a term, and its hit lines; scaled by the share of terms it holds and by its role
-//! (tests, vendored and generated files lower). Deterministic: equal scores in path order.
-
+//! identifiers, stop words dropped, light inflectional and derivational stemming); one
+//! case-insensitive search of their alternation finds the candidate files (a term matches
+//! inside identifiers); each file is scored by BM25F over four fields: its directories, its
+//! name, the definitions on its hit lines whose names hold a term, and its hit lines; scaled by
+//! the share of terms it holds, by how much its name and its directory's name are made of
+//! terms, by the share of terms its best line holds, and by its role (tests, vendored and
+//! generated files, prose and configuration lower). Deterministic: equal scores in path order.
 use super::Reading;
 use super::definitions::{self, Line};
 use super::paths::{self, FileRole};
