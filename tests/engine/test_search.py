@@ -1,6 +1,8 @@
-"""Workspace.search: a question in words answered by keywords (BM25F over path, definitions
-and matching lines, times term coverage): the file whose definitions hold every term beats
-one with many hits of one term; identifiers split; stop words dropped; tests below their
+"""Workspace.search: a question in words answered by keywords (BM25F over directories, file
+name, definitions and matching lines, times term coverage, name cover and proximity): the file
+whose definitions hold every term beats one with many hits of one term; a file named for the
+question beats files that mention it; the file defining the name asked beats its users;
+derived words find their root; identifiers split; stop words dropped; tests and prose below
 source; a question of stop words only is a clear error."""
 
 from __future__ import annotations
@@ -105,6 +107,89 @@ def test_a_question_of_stop_words_only_is_a_clear_error(tmp_path, question):
 
 def test_no_file_holds_a_term(tmp_path):
     root = plant(tmp_path, {"a.py": "x = 1\n"})
-    result = Workspace(root).search("frobnicator")
-    assert result.results == () and result.terms == ("frobnicator",)
+    result = Workspace(root).search("frobnitz")
+    assert result.results == () and result.terms == ("frobnitz",)
     assert "No files match" in result.text()
+
+
+def test_a_file_named_for_the_question_comes_first(tmp_path):
+    # JsonArray.java is what "JSON array operations" asks for; the parser names both words
+    # far more often, in its text and its definitions.
+    parser = "".join(
+        f"    JsonArray parseJsonArray{i}(String json) {{ return readArray(json); }}\n"
+        for i in range(30)
+    )
+    root = plant(
+        tmp_path,
+        {
+            "gson/JsonArray.java": "public final class JsonArray {\n"
+            "  public void add(JsonElement e) { elements.add(e); }\n"
+            "  public int size() { return elements.size(); }\n}\n",
+            "gson/JsonParser.java": f"public final class JsonParser {{\n{parser}}}\n",
+        },
+    )
+    got = order(Workspace(root).search("JSON array operations"))
+    assert got[0] == "gson/JsonArray.java", f"expected gson/JsonArray.java first, got {got}"
+
+
+def test_a_module_named_for_the_question_beats_many_mentions(tmp_path):
+    # The loader of the plugins directory (its directory and its name are the terms) answers
+    # "how are plugins loaded"; the app module mentions plugins and loading on many lines.
+    app = "".join(f"    registry.load(plugin_{i})  # plugin {i}\n" for i in range(30))
+    root = plant(
+        tmp_path,
+        {
+            "app/plugins/loader.py": "def load(path):\n    return import_module(path)\n",
+            "app/core.py": f"def start(registry):\n{app}",
+        },
+    )
+    got = order(Workspace(root).search("how are plugins loaded"))
+    assert got[0] == "app/plugins/loader.py", f"expected app/plugins/loader.py first, got {got}"
+
+
+def test_prose_ranks_below_the_code_it_describes(tmp_path):
+    readme = "".join(f"Set the retry policy in the config, step {i}.\n" for i in range(30))
+    root = plant(
+        tmp_path,
+        {
+            "README.md": readme,
+            "client.py": "def send(request, config):\n"
+            "    attempts = config.retry_attempts\n"
+            "    return retry(request, attempts)\n",
+        },
+    )
+    result = Workspace(root).search("retry config")
+    got = order(result)
+    assert got == ["client.py", "README.md"], f"expected client.py then README.md, got {got}"
+
+
+def test_a_derived_word_finds_its_root(tmp_path):
+    # "serialization" asks for the code that serializes: `serializ` is searched.
+    root = plant(
+        tmp_path,
+        {
+            "encode.py": "def serialize_value(value):\n    return dumps(value)\n",
+            "other.py": "x = 1\n",
+        },
+    )
+    result = Workspace(root).search("value serialization")
+    assert "serializ" in result.terms, result.terms
+    got = order(result)
+    assert got[:1] == ["encode.py"], f"expected encode.py first, got {got}"
+    assert result.results[0].symbols == ("serialize_value",), result.results[0]
+
+
+def test_the_file_defining_the_name_asked_beats_its_users(tmp_path):
+    users = "".join(
+        f"  TypeAdapter<T{i}> adapter{i} = create(TypeAdapter.class);\n" for i in range(30)
+    )
+    root = plant(
+        tmp_path,
+        {
+            "gson/TypeAdapter.java": "public abstract class TypeAdapter<T> {\n"
+            "  public abstract void write(JsonWriter out, T value);\n}\n",
+            "gson/TypeAdapterFactory.java": f"public interface TypeAdapterFactory {{\n{users}}}\n",
+        },
+    )
+    got = order(Workspace(root).search("TypeAdapter"))
+    assert got[0] == "gson/TypeAdapter.java", f"expected gson/TypeAdapter.java first, got {got}"
