@@ -239,3 +239,23 @@ def test_an_index_ranks_as_a_scan_does(tree):
         (*hit, m.role, m.score) for hit, m in zip(placed(indexed), indexed.matches, strict=True)
     ] == [(*hit, m.role, m.score) for hit, m in zip(placed(scanned), scanned.matches, strict=True)]
     assert [m.role for m in scanned.matches[:5]] == ["definition"] * 5
+
+
+def test_a_file_changed_between_ranked_searches_ranks_by_its_new_text(tree):
+    # Windows parsed once are remembered by their bytes: after the definition moves to the
+    # other file, the same search finds it there, and the old place is a reference.
+    definition, _, _, uses, name = DEFINITIONS["c"]
+    root = tree({"a_uses/use.c": uses, "z_defs/frob.c": definition})
+    ws = Workspace(root)
+    before = ws.grep(name, literal=True, case_sensitive=True, rank=True)
+    assert (before.matches[0].file, before.matches[0].role) == ("z_defs/frob.c", "definition")
+    (root / "a_uses/use.c").write_text(definition)
+    (root / "z_defs/frob.c").write_text(uses)
+    after = ws.grep(name, literal=True, case_sensitive=True, rank=True)
+    got = [(m.file, m.line, m.role) for m in after.matches]
+    want = [
+        ("a_uses/use.c", 1, "definition"),
+        ("z_defs/frob.c", 3, "reference"),
+        ("z_defs/frob.c", 4, "reference"),
+    ]
+    assert got == want, f"expected {want}, got {got}"
