@@ -1,7 +1,8 @@
 //! Which hits define what they match: the lines around each hit whose line may define it
-//! (`words::may_define`), read from the file as it is now and parsed with tree-sitter's tag
-//! queries (`crate::tags`). Tagging a whole tree costs far more than searching it (about
-//! 4 MB/s a core on C, 400 core-seconds for the Linux tree): only these windows are parsed.
+//! (`words::may_define`), read from the file as it is now (only the part around each hit's
+//! line) and parsed with tree-sitter's tag queries (`crate::tags`). Tagging a whole tree costs
+//! far more than searching it (about 4 MB/s a core on C, 400 core-seconds for the Linux tree):
+//! only these windows are parsed, each once a process (`parse_window` remembers them).
 
 use crate::cancel::CancelToken;
 use crate::fs::root::{Links, Root};
