@@ -14,7 +14,7 @@ mod stop;
 mod unique;
 
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 pub use hit::{Context, FileHits, FileOutcome, Hit, Span, TextEncoding, store};
 pub(crate) use pattern::abbreviate;

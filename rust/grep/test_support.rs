@@ -1,11 +1,45 @@
 //! Helpers shared by the unit tests of the grep modules: default options, and hits resolved
-//! into their text for assertions.
+//! into their text for assertions; and planted hits for the modules that order them.
 
 use super::hit::{FileOutcome, Hit, Span};
 use super::pattern::{CompiledPattern, PatternOptions};
 use super::sink::HitSink;
 use super::stop::{FileLimits, StopSignal};
 use super::unique::mark_unique;
+
+/// A file's hits as a search would give them: each `(line, text, word)` a hit on `line` whose
+/// line is `text`, matching `word` at its first occurrence there.
+pub(crate) fn planted(path: &str, hits: &[(u64, &str, &str)]) -> super::FileHits {
+    let mut bytes = Vec::new();
+    let hits = hits
+        .iter()
+        .map(|&(line, text, word)| {
+            let at = text.find(word).expect("the word is on its line");
+            Hit {
+                line,
+                column: at as u64 + 1,
+                end_line: line,
+                byte_offset: 0,
+                content: super::store(&mut bytes, word.as_bytes()),
+                text: super::store(&mut bytes, text.as_bytes()),
+                context: None,
+                unique: false,
+                ranking: None,
+            }
+        })
+        .collect::<Vec<_>>();
+    super::FileHits {
+        path: std::path::PathBuf::from(path),
+        count: hits.len() as u64,
+        matches: hits.len() as u64,
+        hits,
+        bytes,
+        size: 1000,
+        mtime_ns: 0,
+        encoding: super::TextEncoding::Utf8,
+        continued: false,
+    }
+}
 
 pub(super) fn opts(pattern: &str) -> PatternOptions {
     PatternOptions {

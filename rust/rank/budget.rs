@@ -2,7 +2,7 @@
 //! head of the definition enclosing it, and what was left out, by file and by directory.
 
 use super::Reading;
-use super::definitions::enclosing;
+use super::definitions::{Source, enclosing};
 use crate::grep::{FileHits, Hit};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -14,6 +14,9 @@ pub const BYTES_PER_TOKEN: usize = 4;
 const HIT_OVERHEAD: usize = 24;
 /// Files and directories named in what was left out, at most (the rest are counted).
 const LEFT_OUT_NAMED: usize = 10;
+/// Bytes of files kept read for the heads of the hits still to come: a file's hits come in
+/// several pieces, each would read it again; past this the kept files are dropped.
+const SOURCES_KEPT_BYTES: usize = 64 << 20;
 
 /// What a budget left out: hits not returned, and where they are.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -56,6 +59,7 @@ pub fn fit(ranked: Vec<FileHits>, budget: u64, reading: &Reading<'_>) -> (Vec<Fi
     let mut left_hits = 0u64;
     // A signature is paid for once: hits in the same definition share it.
     let mut shown_heads: std::collections::HashSet<(PathBuf, u64)> = Default::default();
+    let mut sources = Sources::default();
     for mut piece in ranked {
         let hits = std::mem::take(&mut piece.hits);
         let mut fitting = Vec::new();
@@ -67,20 +71,24 @@ pub fn fit(ranked: Vec<FileHits>, budget: u64, reading: &Reading<'_>) -> (Vec<Fi
                 continue;
             }
             let mut price = bare;
-            let head = enclosing(reading, &piece.path, &hit).filter(|(line, head)| {
-                let new = !shown_heads.contains(&(piece.path.clone(), *line));
-                let extra = if new {
-                    head.len().div_ceil(BYTES_PER_TOKEN) as u64
-                } else {
-                    0
-                };
-                // A head that does not fit is left off; the hit is shown without it.
-                let fits = tokens + bare + extra <= budget;
-                if fits {
-                    price = bare + extra;
-                }
-                fits
-            });
+            let line_text = first_line(piece.slice(hit.text));
+            let head = sources
+                .of(reading, &piece.path)
+                .and_then(|source| enclosing(source, hit.line, line_text))
+                .filter(|(line, head)| {
+                    let new = !shown_heads.contains(&(piece.path.clone(), *line));
+                    let extra = if new {
+                        head.len().div_ceil(BYTES_PER_TOKEN) as u64
+                    } else {
+                        0
+                    };
+                    // A head that does not fit is left off; the hit is shown without it.
+                    let fits = tokens + bare + extra <= budget;
+                    if fits {
+                        price = bare + extra;
+                    }
+                    fits
+                });
             if let Some((line, _)) = &head {
                 shown_heads.insert((piece.path.clone(), *line));
             }
@@ -108,6 +116,35 @@ pub fn fit(ranked: Vec<FileHits>, budget: u64, reading: &Reading<'_>) -> (Vec<Fi
         left_out: left_out(left, left_hits),
     };
     (kept, spent)
+}
+
+/// The files read for heads, each read once while they fit in `SOURCES_KEPT_BYTES`.
+#[derive(Default)]
+struct Sources {
+    read: HashMap<PathBuf, Option<Source>>,
+    bytes: usize,
+}
+
+impl Sources {
+    /// The file `rel` read (`None`: of no language tagged, or unreadable).
+    fn of(&mut self, reading: &Reading<'_>, rel: &Path) -> Option<&Source> {
+        if !self.read.contains_key(rel) {
+            if self.bytes > SOURCES_KEPT_BYTES {
+                self.read.clear();
+                self.bytes = 0;
+            }
+            let source = Source::read(reading.root, reading.links, rel);
+            self.bytes += source.as_ref().map_or(0, Source::size);
+            self.read.insert(rel.to_path_buf(), source);
+        }
+        self.read.get(rel)?.as_ref()
+    }
+}
+
+/// A hit's first line (a multiline hit's text holds several), without its line ending.
+fn first_line(text: &[u8]) -> &[u8] {
+    let line = text.split(|&b| b == b'\n').next().unwrap_or_default();
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 /// The hits left out, by file and by directory two levels deep, most first.

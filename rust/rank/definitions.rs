@@ -1,13 +1,16 @@
 //! Which hits define what they match: the lines around each hit whose line may define it
-//! (`words::may_define`), read from the file as it is now and parsed with tree-sitter's tag
-//! queries (`crate::tags`). Tagging a whole tree costs far more than searching it (about
-//! 4 MB/s a core on C, 400 core-seconds for the Linux tree): only these windows are parsed.
+//! (`words::may_define`), read from the file as it is now (only the part around each hit's
+//! line) and parsed with tree-sitter's tag queries (`crate::tags`). Tagging a whole tree costs
+//! far more than searching it (about 4 MB/s a core on C, 400 core-seconds for the Linux tree):
+//! only these windows are parsed, each once a process (`parse_window` remembers them).
 
 use crate::cancel::CancelToken;
 use crate::fs::root::{Links, Root};
-use crate::tags::{Language, definitions};
+use crate::tags::{Definition, Language, definitions};
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 /// Lines of a window before a hit's line: its line alone, or with the line before when
 /// the hit opens its line (a C head whose type is on the line above: `static int\nfoo(`).
@@ -19,10 +22,12 @@ const LINES_AFTER: u64 = 4;
 /// references): a generated table, not a file an agent wants a definition from.
 const MAX_FILE_BYTES: u64 = 8 << 20;
 
-/// One hit asked about: its 1-based line, whether it opens the line, and the identifier
-/// it matched.
+/// One hit asked about: its 1-based line and where that line starts in the file, whether
+/// it opens the line, and the identifier it matched.
 pub struct Asked<'a> {
     pub line: u64,
+    /// The byte of the file where the hit's line starts.
+    pub line_offset: u64,
     pub opens_line: bool,
     pub identifier: &'a [u8],
     /// The hit's line as the search read it: a window whose line differs (the file changed
@@ -44,30 +49,199 @@ pub fn kinds(
     let Some(language) = Language::of_path(rel) else {
         return found;
     };
-    let Some(text) = read(root, links, rel) else {
+    let Some(mut file) = Around::open(root, links, rel) else {
         return found;
     };
-    let lines = LineStarts::new(&text);
+    // Hits on one line (`ERR_PTR(ERR_PTR(x))`, a regex matching twice) share its window:
+    // the last window parsed is kept for them (asked comes ordered by line).
+    let mut last: Option<(&Asked<'_>, Option<Parsed>)> = None;
     for (answer, hit) in found.iter_mut().zip(asked) {
         if cancel.is_cancelled() {
             break;
         }
-        let line = Line {
-            line: hit.line,
-            opens_line: hit.opens_line,
-            line_text: hit.line_text,
-        };
-        let Some((window, defs, line_in_window)) =
-            window_definitions(language, &text, &lines, &line)
-        else {
+        let same = last.as_ref().is_some_and(|(seen, _)| {
+            (seen.line_offset, seen.opens_line, seen.line_text)
+                == (hit.line_offset, hit.opens_line, hit.line_text)
+        });
+        if !same {
+            let parsed = file.window_definitions(language, hit);
+            last = Some((hit, parsed));
+        }
+        let Some((_, Some(parsed))) = &last else {
             continue;
         };
-        *answer = defs
+        *answer = parsed
+            .defs
             .iter()
-            .find(|d| d.line == line_in_window && &window[d.name.clone()] == hit.identifier)
+            .find(|d| {
+                d.line == parsed.line_in_window && &parsed.window[d.name.clone()] == hit.identifier
+            })
             .map(|d| d.kind);
     }
     found
+}
+
+/// Bytes read around a hit's line for its window, by a positioned read of that part of
+/// the file: a file is neither read whole nor counted line by line from its start to find
+/// a window (hits say where their lines start).
+struct Around {
+    file: std::fs::File,
+    size: u64,
+    /// The part of the file last read, and where in the file it starts.
+    start: u64,
+    bytes: Vec<u8>,
+}
+
+/// Bytes read before and after a hit's line at first: enough for most windows' lines.
+const AROUND_BEFORE: u64 = 1024;
+const AROUND_AFTER: u64 = 2048;
+
+/// A window found in the bytes read: where it starts and ends, where the hit's line starts
+/// and ends, all in `Around::bytes`, and the line before the hit's.
+struct WindowBytes {
+    window: std::ops::Range<usize>,
+    own: std::ops::Range<usize>,
+    previous: Option<std::ops::Range<usize>>,
+}
+
+impl Around {
+    fn open(root: &Root, links: Links, rel: &Path) -> Option<Around> {
+        let file = root.open_file(rel, links).ok()?;
+        let size = file.metadata().ok()?.len();
+        if size > MAX_FILE_BYTES {
+            return None;
+        }
+        Some(Around {
+            file,
+            size,
+            start: 0,
+            bytes: Vec::new(),
+        })
+    }
+
+    /// The window of `hit` parsed, as `Source::window_definitions` parses it.
+    fn window_definitions(&mut self, language: Language, hit: &Asked<'_>) -> Option<Parsed> {
+        let found = self.window_bytes(hit.line_offset, hit.opens_line)?;
+        let own = &self.bytes[found.own.clone()];
+        let own = own.strip_suffix(b"\r").unwrap_or(own);
+        let previous = found.previous.clone().map(|range| {
+            let line = &self.bytes[range];
+            line.strip_suffix(b"\r").unwrap_or(line)
+        });
+        if own != hit.line_text || continues_expression(previous) {
+            return None;
+        }
+        let (prefix, prefix_lines) = window_prefix(language);
+        let mut window = Vec::with_capacity(prefix.len() + found.window.len());
+        window.extend_from_slice(prefix);
+        window.extend_from_slice(&self.bytes[found.window]);
+        let defs = parse_window(language, &window)?;
+        let opened_before = u64::from(hit.opens_line && found.previous.is_some());
+        Some(Parsed {
+            window,
+            defs,
+            line_in_window: 1 + opened_before + prefix_lines,
+        })
+    }
+
+    /// Where the window of the line starting at byte `offset` is in the bytes read (read
+    /// again, wider, until they hold it all); `None` when the file has no line starting
+    /// there (it changed since the search) or cannot be read.
+    fn window_bytes(&mut self, offset: u64, opens_line: bool) -> Option<WindowBytes> {
+        // A line starting at the file's end is no line (the file ends with a line's end).
+        if offset >= self.size {
+            return None;
+        }
+        let (mut before, mut after) = (AROUND_BEFORE, AROUND_AFTER);
+        loop {
+            let held = self.start <= offset && offset < self.start + self.bytes.len() as u64;
+            if held {
+                match self.find_window(offset, opens_line) {
+                    Found::Window(found) => return Some(found),
+                    Found::Changed => return None,
+                    Found::Wider => {}
+                }
+            }
+            let whole = self.start == 0 && self.bytes.len() as u64 == self.size;
+            if whole {
+                return None;
+            }
+            if held {
+                before *= 4;
+                after *= 4;
+            }
+            let start = offset.saturating_sub(before);
+            let end = offset.saturating_add(after).min(self.size);
+            self.bytes.clear();
+            self.bytes.resize((end - start) as usize, 0);
+            use std::os::unix::fs::FileExt;
+            self.file.read_exact_at(&mut self.bytes, start).ok()?;
+            self.start = start;
+        }
+    }
+
+    /// The window of the line at `offset` in the bytes read, if they hold all of it: the
+    /// line before it whole (or the file's start), and the `LINES_AFTER` lines after it
+    /// (or the file's end).
+    fn find_window(&self, offset: u64, opens_line: bool) -> Found {
+        let bytes = &self.bytes;
+        let at = (offset - self.start) as usize;
+        let at_file_start = self.start == 0;
+        let at_file_end = self.start + bytes.len() as u64 == self.size;
+        // The line must start at `offset`: the file's start or just after a line's end.
+        let previous = if at == 0 {
+            if !at_file_start {
+                return Found::Wider;
+            }
+            None
+        } else {
+            if bytes[at - 1] != b'\n' {
+                // Not a line's start: the file changed since the search.
+                return Found::Changed;
+            }
+            match memchr::memrchr(b'\n', &bytes[..at - 1]) {
+                Some(end) => Some(end + 1..at - 1),
+                None if at_file_start => Some(0..at - 1),
+                None => return Found::Wider,
+            }
+        };
+        let own_end = match memchr::memchr(b'\n', &bytes[at..]) {
+            Some(n) => at + n,
+            None if at_file_end => bytes.len(),
+            None => return Found::Wider,
+        };
+        // The window ends after the `LINES_AFTER` lines after the hit's, or at the file's end.
+        let mut end = own_end;
+        for _ in 0..LINES_AFTER {
+            if end >= bytes.len() {
+                break;
+            }
+            match memchr::memchr(b'\n', &bytes[end + 1..]) {
+                Some(n) => end = end + 1 + n,
+                None if at_file_end => end = bytes.len(),
+                None => return Found::Wider,
+            }
+        }
+        let end = (end + 1).min(bytes.len());
+        let start = match (&previous, opens_line) {
+            (Some(line), true) => line.start,
+            _ => at,
+        };
+        Found::Window(WindowBytes {
+            window: start..end,
+            own: at..own_end,
+            previous,
+        })
+    }
+}
+
+/// What the bytes read say of a window.
+enum Found {
+    Window(WindowBytes),
+    /// They hold only part of it: read more.
+    Wider,
+    /// No line starts where the hit's did.
+    Changed,
 }
 
 /// A hit's line asked about for every definition it names (`names_on_lines`).
@@ -92,28 +266,23 @@ pub fn names_on_lines(
     cancel: &CancelToken,
 ) -> Vec<Vec<(String, &'static str)>> {
     let mut found = vec![Vec::new(); asked.len()];
-    let Some(language) = Language::of_path(rel) else {
+    let Some(source) = Source::read(root, links, rel) else {
         return found;
     };
-    let Some(text) = read(root, links, rel) else {
-        return found;
-    };
-    let lines = LineStarts::new(&text);
     for (answer, line) in found.iter_mut().zip(asked) {
         if cancel.is_cancelled() {
             break;
         }
-        let Some((window, defs, line_in_window)) =
-            window_definitions(language, &text, &lines, line)
-        else {
+        let Some(parsed) = source.window_definitions(line) else {
             continue;
         };
-        *answer = defs
+        *answer = parsed
+            .defs
             .iter()
-            .filter(|d| d.line == line_in_window)
+            .filter(|d| d.line == parsed.line_in_window)
             .map(|d| {
                 (
-                    String::from_utf8_lossy(&window[d.name.clone()]).into_owned(),
+                    String::from_utf8_lossy(&parsed.window[d.name.clone()]).into_owned(),
                     d.kind,
                 )
             })
@@ -122,65 +291,146 @@ pub fn names_on_lines(
     found
 }
 
-/// The window around `line` of `text` parsed: its bytes, its definitions and the line of
-/// `line` in it; `None` when the file no longer holds that line or the parse fails.
-fn window_definitions(
+/// A window parsed: its bytes (with the language's prefix), its definitions, and the line
+/// of the hit's line in it.
+struct Parsed {
+    window: Vec<u8>,
+    defs: Arc<[Definition]>,
+    line_in_window: u64,
+}
+
+/// A file of a tagged language read once for every question asked about it (the windows
+/// of its hits, the definitions enclosing them): its language, its bytes and where its
+/// lines start.
+pub struct Source {
     language: Language,
-    text: &[u8],
-    lines: &LineStarts<'_>,
-    line: &Line<'_>,
-) -> Option<(Vec<u8>, Vec<crate::tags::Definition>, u64)> {
-    let before = if line.opens_line {
-        LINES_BEFORE_OPENING_HIT
-    } else {
-        0
-    };
-    let first = line.line.saturating_sub(before).max(1);
-    let (start, own) = (lines.start(first)?, lines.line(line.line)?);
-    if own != line.line_text || continues_expression(lines.line(line.line - 1)) {
-        return None;
+    lines: LineStarts,
+}
+
+impl Source {
+    /// The file `rel` when it is of a language tagged and can be read (`read`).
+    pub fn read(root: &Root, links: Links, rel: &Path) -> Option<Source> {
+        let language = Language::of_path(rel)?;
+        let text = read(root, links, rel)?;
+        Some(Source {
+            language,
+            lines: LineStarts::new(text),
+        })
     }
-    let end = lines
-        .start(line.line + LINES_AFTER + 1)
-        .unwrap_or(text.len());
-    let (prefix, prefix_lines) = window_prefix(language);
-    let mut window = Vec::with_capacity(prefix.len() + end - start);
-    window.extend_from_slice(prefix);
-    window.extend_from_slice(&text[start..end]);
-    let defs = definitions(language, &window).ok()?;
-    let line_in_window = line.line - first + 1 + prefix_lines;
-    Some((window, defs, line_in_window))
+
+    fn text(&self) -> &[u8] {
+        &self.lines.text
+    }
+
+    /// How many bytes the file holds, for a cache to weigh.
+    pub fn size(&self) -> usize {
+        self.text().len()
+    }
+
+    /// The window around `line` parsed; `None` when the file no longer holds that line,
+    /// the line continues the one before, or the parse fails.
+    fn window_definitions(&self, line: &Line<'_>) -> Option<Parsed> {
+        let lines = &self.lines;
+        let before = if line.opens_line {
+            LINES_BEFORE_OPENING_HIT
+        } else {
+            0
+        };
+        let first = line.line.saturating_sub(before).max(1);
+        let (start, own) = (lines.start(first)?, lines.line(line.line)?);
+        if own != line.line_text || continues_expression(lines.line(line.line - 1)) {
+            return None;
+        }
+        let end = lines
+            .start(line.line + LINES_AFTER + 1)
+            .unwrap_or(self.text().len());
+        let window = self.window(start..end);
+        let defs = parse_window(self.language, &window)?;
+        let line_in_window = line.line - first + 1 + window_prefix(self.language).1;
+        Some(Parsed {
+            window,
+            defs,
+            line_in_window,
+        })
+    }
+
+    /// The bytes `range` of the file after the language's window prefix.
+    fn window(&self, range: std::ops::Range<usize>) -> Vec<u8> {
+        let (prefix, _) = window_prefix(self.language);
+        let mut window = Vec::with_capacity(prefix.len() + range.len());
+        window.extend_from_slice(prefix);
+        window.extend_from_slice(&self.text()[range]);
+        window
+    }
+}
+
+/// Bytes of windows whose definitions are kept (`parse_window`), at most: past this the
+/// memo starts over.
+const MEMO_BYTES: usize = 32 << 20;
+
+/// A window's definitions, shared by the memo and its askers (`None`: the parse failed).
+type WindowDefinitions = Option<Arc<[Definition]>>;
+
+/// Windows parsed before, by language and bytes, with their definitions.
+#[derive(Default)]
+struct Memo {
+    windows: HashMap<Language, HashMap<Box<[u8]>, WindowDefinitions>>,
+    bytes: usize,
+}
+
+static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
+
+/// The definitions of `window` (`tags::definitions`), remembered by its bytes: they depend
+/// on the bytes alone, so a window met again (a search repeated or refined, another pattern
+/// hitting the same line) is not parsed again, and a file that changed has other bytes.
+/// `None` when the parse fails.
+fn parse_window(language: Language, window: &[u8]) -> WindowDefinitions {
+    // A thread that panicked holding the lock left a map still whole: it is used as is.
+    let lock = || MEMO.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(known) = lock()
+        .as_ref()
+        .and_then(|memo| memo.windows.get(&language)?.get(window))
+    {
+        return known.clone();
+    }
+    let parsed: WindowDefinitions = definitions(language, window).ok().map(Arc::from);
+    let mut memo = lock();
+    let memo = memo.get_or_insert_with(Memo::default);
+    if memo.bytes + window.len() > MEMO_BYTES {
+        *memo = Memo::default();
+    }
+    memo.bytes += window.len();
+    memo.windows
+        .entry(language)
+        .or_default()
+        .insert(window.into(), parsed.clone());
+    parsed
 }
 
 /// Lines before a hit searched for the definition enclosing it: most functions are shorter;
 /// a hit deeper in a longer one has no enclosing definition reported.
 const ENCLOSING_LINES: u64 = 150;
 
-/// The definition enclosing `hit` of the file `rel` (the innermost whose head starts at most
-/// `ENCLOSING_LINES` before it; a definition encloses itself): its name's line and its head
-/// (`Definition::signature`). `None` where no definition is found, the file is of no
-/// language tagged, or its line changed since the search.
-pub fn enclosing(
-    reading: &super::Reading<'_>,
-    rel: &Path,
-    hit: &crate::grep::Hit,
-) -> Option<(u64, String)> {
-    let language = Language::of_path(rel)?;
-    let text = read(reading.root, reading.links, rel)?;
-    let lines = LineStarts::new(&text);
-    let first = hit.line.saturating_sub(ENCLOSING_LINES).max(1);
+/// The definition enclosing the hit on 1-based line `line` of `source` (the innermost whose
+/// head starts at most `ENCLOSING_LINES` before it; a definition encloses itself): its
+/// name's line and its head (`Definition::signature`). `None` where no definition is found,
+/// or the line is no longer `line_text` (the file changed since the search).
+pub fn enclosing(source: &Source, line: u64, line_text: &[u8]) -> Option<(u64, String)> {
+    let lines = &source.lines;
+    if lines.line(line)? != line_text {
+        return None;
+    }
+    let first = line.saturating_sub(ENCLOSING_LINES).max(1);
     let start = lines.start(first)?;
-    let end = lines.start(hit.line + 1).unwrap_or(text.len());
-    let (prefix, prefix_lines) = window_prefix(language);
-    let mut window = Vec::with_capacity(prefix.len() + end - start);
-    window.extend_from_slice(prefix);
-    window.extend_from_slice(&text[start..end]);
-    let hit_line = hit.line - first + 1 + prefix_lines;
-    let defs = definitions(language, &window).ok()?;
+    let end = lines.start(line + 1).unwrap_or(source.text().len());
+    let (prefix, prefix_lines) = window_prefix(source.language);
+    let window = source.window(start..end);
+    let hit_line = line - first + 1 + prefix_lines;
+    let defs = parse_window(source.language, &window)?;
     // Definitions come ordered by their names: the innermost enclosing one is the last whose
     // head starts on or before the hit's line and whose range reaches it (a definition cut
     // by the window's end reaches it too).
-    let hit_start = prefix.len() + lines.start(hit.line)? - start;
+    let hit_start = prefix.len() + lines.start(line)? - start;
     let inner = defs
         .iter()
         .filter(|d| d.line <= hit_line && d.range.start <= hit_start && d.range.end > hit_start)
@@ -236,14 +486,14 @@ fn read(root: &Root, links: Links, rel: &Path) -> Option<Vec<u8>> {
     Some(text)
 }
 
-/// Where a text's lines start, found as far as asked (hits come in line order).
-struct LineStarts<'a> {
-    text: &'a [u8],
+/// A text and where its lines start, found as far as asked (hits come in line order).
+struct LineStarts {
+    text: Vec<u8>,
     starts: std::cell::RefCell<Vec<usize>>,
 }
 
-impl<'a> LineStarts<'a> {
-    fn new(text: &'a [u8]) -> Self {
+impl LineStarts {
+    fn new(text: Vec<u8>) -> Self {
         LineStarts {
             text,
             starts: std::cell::RefCell::new(vec![0]),
@@ -266,7 +516,7 @@ impl<'a> LineStarts<'a> {
     }
 
     /// Line `n` without its terminator.
-    fn line(&self, n: u64) -> Option<&'a [u8]> {
+    fn line(&self, n: u64) -> Option<&[u8]> {
         let start = self.start(n)?;
         let rest = &self.text[start..];
         let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
@@ -278,6 +528,150 @@ impl<'a> LineStarts<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every word of every line of `text` (the file `name` in a new directory) asked about,
+    /// opening its line or not: `kinds` (reading around each line's offset) against the
+    /// windows cut by line numbers from the whole file (`Source::window_definitions`).
+    fn kinds_agree_with_whole_file_windows(name: &str, text: &[u8]) -> usize {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(name), text).unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let cancel = CancelToken::new();
+        let rel = Path::new(name);
+        let mut asked = Vec::new();
+        let mut offset = 0usize;
+        for (n, raw) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+            let line = raw.strip_suffix(b"\n").unwrap_or(raw);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let mut at = 0;
+            while let Some(start) = line[at..].iter().position(|&b| b.is_ascii_alphabetic()) {
+                let start = at + start;
+                let end = line[start..]
+                    .iter()
+                    .position(|&b| !crate::rank::words::is_word_byte(b))
+                    .map_or(line.len(), |e| start + e);
+                asked.push(Asked {
+                    line: n as u64 + 1,
+                    line_offset: offset as u64,
+                    opens_line: start == 0,
+                    identifier: &line[start..end],
+                    line_text: line,
+                });
+                at = end;
+            }
+            offset += raw.len();
+        }
+        let got = kinds(&root, Links::Refuse, rel, &asked, &cancel);
+        let source = Source::read(&root, Links::Refuse, rel).unwrap();
+        let want: Vec<Option<&str>> = asked
+            .iter()
+            .map(|hit| {
+                let line = Line {
+                    line: hit.line,
+                    opens_line: hit.opens_line,
+                    line_text: hit.line_text,
+                };
+                let parsed = source.window_definitions(&line)?;
+                parsed
+                    .defs
+                    .iter()
+                    .find(|d| {
+                        d.line == parsed.line_in_window
+                            && parsed.window[d.name.clone()] == *hit.identifier
+                    })
+                    .map(|d| d.kind)
+            })
+            .collect();
+        for ((hit, got), want) in asked.iter().zip(&got).zip(&want) {
+            assert_eq!(
+                got,
+                want,
+                "line {} {:?}: expected {want:?}, got {got:?}",
+                hit.line,
+                String::from_utf8_lossy(hit.identifier)
+            );
+        }
+        want.iter().filter(|k| k.is_some()).count()
+    }
+
+    #[test]
+    fn windows_read_around_a_line_match_windows_cut_from_the_whole_file() {
+        // Long lines before and after definitions (wider reads than the first), a head on
+        // two lines, a continued line, CRLF endings, the last line without its end.
+        let long = "x".repeat(3000);
+        let mut text = String::new();
+        for n in 0..40 {
+            text.push_str(&format!(
+                "/* {long} */\nstatic int\nfn_{n}(int a)\n{{\n\treturn a;\n}}\n"
+            ));
+            text.push_str(&format!("#define MACRO_{n}(x) \\\n\t(x + {n})\n"));
+            text.push_str(&format!(
+                "struct s_{n} {{ int a; }};\nint call_{n} = f(a,\n\tfn_{n}(1));\n"
+            ));
+        }
+        text.push_str("int last(void) { return 0; }");
+        let defined = kinds_agree_with_whole_file_windows("a.c", text.as_bytes());
+        assert!(
+            defined >= 120,
+            "expected at least 120 definitions, got {defined}"
+        );
+        let crlf = text.replace('\n', "\r\n");
+        kinds_agree_with_whole_file_windows("b.c", crlf.as_bytes());
+        let python = "def top(x):\n    return x\n\nclass K:\n    def m(self):\n        pass\n";
+        assert!(kinds_agree_with_whole_file_windows("c.py", python.as_bytes()) >= 3);
+    }
+
+    #[test]
+    fn a_window_parsed_again_is_remembered_by_its_bytes() {
+        let window = b"static int\nremembered_fn(int a)\n{\n\treturn a;\n";
+        let first = parse_window(Language::C, window).unwrap();
+        let again = parse_window(Language::C, window).unwrap();
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "the second parse was not remembered"
+        );
+        assert_eq!(&first[..], &definitions(Language::C, window).unwrap()[..]);
+        let other = parse_window(Language::C, b"int other_fn(void)\n{\n").unwrap();
+        assert_eq!(
+            other.iter().map(|d| d.kind).collect::<Vec<_>>(),
+            ["function"]
+        );
+        // The same bytes in another language are another window.
+        let python = parse_window(Language::Python, window).unwrap();
+        assert!(!Arc::ptr_eq(&first, &python));
+    }
+
+    #[test]
+    fn a_window_whose_line_changed_answers_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.c"), "int x;\nint grow(int a)\n{\n}\n").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let cancel = CancelToken::new();
+        let ask = |line_offset: u64, line_text: &'static [u8]| Asked {
+            line: 2,
+            line_offset,
+            opens_line: false,
+            identifier: b"grow",
+            line_text,
+        };
+        let asked = [
+            ask(7, b"int grow(int a)"),
+            // The line as the search read it differs.
+            ask(7, b"int grow(int b)"),
+            // No line starts there any more.
+            ask(6, b"int grow(int a)"),
+            ask(8, b"nt grow(int a)"),
+            // Past the file's end.
+            ask(40, b"int grow(int a)"),
+        ];
+        let got = kinds(&root, Links::Refuse, Path::new("a.c"), &asked, &cancel);
+        assert_eq!(got, [Some("function"), None, None, None, None]);
+        // The head enclosing a hit, for a budget: none when the hit's line changed.
+        let source = Source::read(&root, Links::Refuse, Path::new("a.c")).unwrap();
+        let head = enclosing(&source, 2, b"int grow(int a)");
+        assert_eq!(head, Some((2, "int grow(int a)".to_string())));
+        assert_eq!(enclosing(&source, 2, b"int grow(int b)"), None);
+    }
 
     #[test]
     fn continued_lines() {
@@ -295,14 +689,14 @@ mod tests {
     #[test]
     fn line_starts() {
         let text = b"a\nbb\n\nccc";
-        let lines = LineStarts::new(text);
+        let lines = LineStarts::new(text.to_vec());
         assert_eq!(lines.line(1), Some(&b"a"[..]));
         assert_eq!(lines.line(2), Some(&b"bb"[..]));
         assert_eq!(lines.line(3), Some(&b""[..]));
         assert_eq!(lines.line(4), Some(&b"ccc"[..]));
         assert_eq!(lines.line(5), None);
         assert_eq!(lines.line(0), None);
-        let ended = LineStarts::new(b"a\r\nb\n");
+        let ended = LineStarts::new(b"a\r\nb\n".to_vec());
         assert_eq!(ended.line(1), Some(&b"a"[..]));
         assert_eq!(ended.line(2), Some(&b"b"[..]));
         assert_eq!(ended.line(3), None);

@@ -79,6 +79,7 @@ fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
     let mut asks: Vec<(usize, Vec<definitions::Asked<'_>>, Vec<usize>)> = Vec::new();
     for (file_index, file) in files.iter().enumerate() {
         let file_role = paths::file_role(&file.path);
+        let stem = paths::Stem::of(&file.path);
         let matches = file.matches.max(file.hits.len() as u64) as f64;
         let norm = 1.0 - BM25_B + BM25_B * sizes[file_index] / average_size;
         let bm25 =
@@ -87,9 +88,7 @@ fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
         let mut asked_hits = Vec::new();
         for (hit_index, hit) in file.hits.iter().enumerate() {
             let seen = Seen::of(file, hit);
-            let name_match = seen.identifier.map_or(0, |id| {
-                paths::name_match(&file.path, &String::from_utf8_lossy(id))
-            });
+            let name_match = seen.identifier.map_or(0, |id| stem.name_match(id));
             let base = match seen.fit {
                 WordFit::Whole => WHOLE_WORD,
                 WordFit::Partial => PARTIAL_WORD,
@@ -106,6 +105,7 @@ fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
                 windows += 1;
                 asked.push(definitions::Asked {
                     line: hit.line,
+                    line_offset: hit.byte_offset.saturating_sub(seen.column_bytes as u64),
                     opens_line: seen.opens_line,
                     identifier,
                     line_text: seen.line,
@@ -190,6 +190,8 @@ struct Seen<'a> {
     opens_line: bool,
     /// The hit's line, without a carriage return.
     line: &'a [u8],
+    /// Bytes of the line before the match.
+    column_bytes: usize,
 }
 
 impl<'a> Seen<'a> {
@@ -203,12 +205,17 @@ impl<'a> Seen<'a> {
             may_define: false,
             opens_line: false,
             line,
+            column_bytes: 0,
         };
         let first_line = content.split(|&b| b == b'\n').next().unwrap_or_default();
         let Some(at) = match_start(line, hit.column, first_line) else {
             return unknown;
         };
         let matched = at..at + first_line.len();
+        let unknown = Seen {
+            column_bytes: at,
+            ..unknown
+        };
         let Some(word) = words::identifier(first_line) else {
             return Seen {
                 fit: words::word_fit(line, matched),
@@ -223,6 +230,7 @@ impl<'a> Seen<'a> {
             may_define: fit == WordFit::Whole && words::may_define(line, word.clone()),
             opens_line: word.start == 0,
             line,
+            column_bytes: at,
         }
     }
 }
@@ -315,40 +323,14 @@ fn copy_hit(source: &FileHits, hit: &Hit, bytes: &mut Vec<u8>, ranking: Ranking)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
 
     /// A file's hits, each a line of text with `word` at its first occurrence.
     fn file(path: &str, lines: &[&str], word: &str) -> FileHits {
-        let mut bytes = Vec::new();
-        let hits = lines
-            .iter()
-            .enumerate()
-            .map(|(n, line)| {
-                let at = line.find(word).unwrap();
-                Hit {
-                    line: n as u64 + 1,
-                    column: at as u64 + 1,
-                    end_line: n as u64 + 1,
-                    byte_offset: 0,
-                    content: store(&mut bytes, word.as_bytes()),
-                    text: store(&mut bytes, line.as_bytes()),
-                    context: None,
-                    unique: false,
-                    ranking: None,
-                }
-            })
+        let hits: Vec<_> = (1..)
+            .zip(lines)
+            .map(|(line, text)| (line, *text, word))
             .collect();
-        FileHits {
-            path: PathBuf::from(path),
-            hits,
-            bytes,
-            count: lines.len() as u64,
-            matches: lines.len() as u64,
-            size: 1000,
-            mtime_ns: 0,
-            encoding: TextEncoding::Utf8,
-            continued: false,
-        }
+        crate::grep::test_support::planted(path, &hits)
     }
 
     fn ranked(files: Vec<FileHits>) -> Vec<FileHits> {

@@ -103,23 +103,40 @@ pub fn file_role(path: &Path) -> FileRole {
     FileRole::Source
 }
 
-/// How the file's name relates to `identifier`: 2 when its stem is the identifier (case
-/// ignored: `Kmalloc.java`, `kmalloc.c`), 1 when the stem contains it, else 0.
-pub fn name_match(path: &Path, identifier: &str) -> u8 {
-    if identifier.is_empty() {
-        return 0;
+/// A file's stem lowercased once, for every hit of the file to be matched against
+/// (`name_match`): a file with thousands of hits pays for one lowercasing.
+pub struct Stem(Vec<u8>);
+
+impl Stem {
+    pub fn of(path: &Path) -> Stem {
+        let stem = path
+            .file_stem()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        Stem(stem.into_bytes())
     }
-    let stem = path
-        .file_stem()
-        .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    let wanted = identifier.to_ascii_lowercase();
-    if stem == wanted {
-        2
-    } else if stem.contains(&wanted) {
-        1
-    } else {
-        0
+
+    /// How the file's name relates to `identifier`: 2 when its stem is the identifier (case
+    /// ignored: `Kmalloc.java`, `kmalloc.c`), 1 when the stem contains it, else 0. The
+    /// identifier is compared as text (bytes that are not UTF-8 as U+FFFD), without copying
+    /// it when it is UTF-8.
+    pub fn name_match(&self, identifier: &[u8]) -> u8 {
+        if identifier.is_empty() || identifier.len() > self.0.len() {
+            return 0;
+        }
+        let identifier = String::from_utf8_lossy(identifier);
+        let wanted = identifier.as_bytes();
+        if self.0.eq_ignore_ascii_case(wanted) {
+            2
+        } else if self
+            .0
+            .windows(wanted.len())
+            .any(|part| part.eq_ignore_ascii_case(wanted))
+        {
+            1
+        } else {
+            0
+        }
     }
 }
 
@@ -150,6 +167,10 @@ mod tests {
         }
     }
 
+    fn name_match(path: &Path, identifier: &str) -> u8 {
+        Stem::of(path).name_match(identifier.as_bytes())
+    }
+
     #[test]
     fn name_matches_by_stem() {
         assert_eq!(name_match(Path::new("mm/kmalloc.c"), "kmalloc"), 2);
@@ -158,5 +179,14 @@ mod tests {
         assert_eq!(name_match(Path::new("mm/slab.c"), "kmalloc"), 0);
         assert_eq!(name_match(Path::new("kmalloc/slab.c"), "kmalloc"), 0);
         assert_eq!(name_match(Path::new("a.c"), ""), 0);
+        // One stem for many identifiers, as a file's hits use it.
+        let stem = Stem::of(Path::new("drivers/base/Power_Resume.c"));
+        assert_eq!(stem.name_match(b"power_resume"), 2);
+        assert_eq!(stem.name_match(b"POWER"), 1);
+        assert_eq!(stem.name_match(b"resume_power"), 0);
+        assert_eq!(stem.name_match(b"power_resume_all"), 0);
+        assert_eq!(stem.name_match(b"\xff"), 0);
+        let lossy = Stem::of(Path::new("caf\u{e9}.c"));
+        assert_eq!(lossy.name_match("CAF\u{e9}".as_bytes()), 2);
     }
 }

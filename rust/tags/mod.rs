@@ -127,11 +127,12 @@ impl Language {
     /// name, tree-sitter-tags keeps the earlier pattern's tag, so ours (the whole definition as
     /// its range, the precise kind) win and the crate's fill in what ours leave out.
     fn query(self) -> String {
+        let c = c_query();
         let (ours, theirs): (&[&str], &[&str]) = match self {
-            Language::C => (&[C_QUERY], &[tree_sitter_c::TAGS_QUERY]),
+            Language::C => (&[&c], &[tree_sitter_c::TAGS_QUERY]),
             // The C++ grammar extends C's: C's definitions are C++ definitions too.
             Language::Cpp => (
-                &[C_QUERY, include_str!("queries/cpp.scm")],
+                &[&c, include_str!("queries/cpp.scm")],
                 &[tree_sitter_cpp::TAGS_QUERY],
             ),
             Language::Rust => (
@@ -147,12 +148,12 @@ impl Language {
                 &[tree_sitter_python::TAGS_QUERY],
             ),
             Language::JavaScript => (
-                &[include_str!("queries/javascript.scm")],
+                &[ECMASCRIPT_QUERY, include_str!("queries/javascript.scm")],
                 &[tree_sitter_javascript::TAGS_QUERY],
             ),
             // The TypeScript crate's query covers only what TypeScript adds to JavaScript.
             Language::TypeScript | Language::Tsx => (
-                &[include_str!("queries/typescript.scm")],
+                &[include_str!("queries/typescript.scm"), ECMASCRIPT_QUERY],
                 &[
                     tree_sitter_javascript::TAGS_QUERY,
                     tree_sitter_typescript::TAGS_QUERY,
@@ -196,8 +197,26 @@ impl Language {
     }
 }
 
-/// codesift's C definitions (see the file's comment for why).
-const C_QUERY: &str = include_str!("queries/c.scm");
+/// codesift's C definitions (see c.scm's comment for why), with the file-scope variable
+/// pattern once for each node a declaration is at file scope in: the top level, or a
+/// preprocessor conditional there.
+fn c_query() -> String {
+    let variable = include_str!("queries/c_variable.scm");
+    let mut query = String::from(include_str!("queries/c.scm"));
+    for parent in [
+        "translation_unit",
+        "preproc_if",
+        "preproc_ifdef",
+        "preproc_else",
+        "preproc_elif",
+    ] {
+        query.push_str(&variable.replace("(PARENT", &format!("({parent}")));
+    }
+    query
+}
+
+/// codesift's definitions shared by JavaScript and TypeScript.
+const ECMASCRIPT_QUERY: &str = include_str!("queries/ecmascript.scm");
 
 /// A definition found in a text: all positions are byte offsets into that text.
 #[derive(Debug, Clone, PartialEq, Eq)]

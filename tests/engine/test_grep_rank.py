@@ -275,3 +275,23 @@ def test_definitions_stay_fresh_after_edits_behind_an_indexed_workspace(tree):
     assert got == want
     assert got[0] == ("b.py", 1, "definition", "function")
     assert ("a.py", 1, "reference", None) in got
+
+
+def test_a_file_changed_between_ranked_searches_ranks_by_its_new_text(tree):
+    # Windows parsed once are remembered by their bytes: after the definition moves to the
+    # other file, the same search finds it there, and the old place is a reference.
+    definition, _, _, uses, name = DEFINITIONS["c"]
+    root = tree({"a_uses/use.c": uses, "z_defs/frob.c": definition})
+    ws = Workspace(root)
+    before = ws.grep(name, literal=True, case_sensitive=True, rank=True)
+    assert (before.matches[0].file, before.matches[0].role) == ("z_defs/frob.c", "definition")
+    (root / "a_uses/use.c").write_text(definition)
+    (root / "z_defs/frob.c").write_text(uses)
+    after = ws.grep(name, literal=True, case_sensitive=True, rank=True)
+    got = [(m.file, m.line, m.role) for m in after.matches]
+    want = [
+        ("a_uses/use.c", 1, "definition"),
+        ("z_defs/frob.c", 3, "reference"),
+        ("z_defs/frob.c", 4, "reference"),
+    ]
+    assert got == want, f"expected {want}, got {got}"

@@ -53,54 +53,5 @@
   declarator: (function_declarator
     declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))) @definition.field
 
-; File-scope variables (at the top level or in a preprocessor conditional there).
-(translation_unit
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (array_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
-(preproc_if
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (array_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
-(preproc_ifdef
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (array_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
-(preproc_else
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (array_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
-(preproc_elif
-  (declaration
-    declarator: [
-      (identifier) @name
-      (init_declarator declarator: (identifier) @name)
-      (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (init_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (array_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (identifier) @name)
-    ]) @definition.variable)
+; File-scope variables: c_variable.scm, once for each place a declaration is at file scope
+; (the top level, or a preprocessor conditional there; `c_query` in mod.rs adds them).
