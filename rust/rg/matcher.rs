@@ -299,3 +299,65 @@ fn suggest_pcre2(msg: String) -> String {
         msg
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(engine: Engine) -> Args {
+        Args {
+            engine,
+            ..Args::default()
+        }
+    }
+
+    fn build(engine: Engine, pattern: &str) -> io::Result<RgMatcher> {
+        build_matcher(&args(engine), &[pattern.to_string()])
+    }
+
+    #[test]
+    fn auto_picks_rust_regex_when_it_compiles_else_pcre2() {
+        for (pattern, expected) in [
+            ("fo+", Engine::Default),
+            (r"(\w+) \1", Engine::Pcre2),
+            (r"(?<=the )\w+", Engine::Pcre2),
+        ] {
+            let got = build(Engine::Auto, pattern).map(|m| m.engine());
+            assert_eq!(
+                got.as_ref().ok(),
+                Some(&expected),
+                "auto {pattern:?}: expected {expected:?}, got {got:?}"
+            );
+        }
+        let err = build(Engine::Auto, r"(\w+) \1(").unwrap_err().to_string();
+        assert!(
+            err.starts_with("regex could not be compiled with either the default regex engine")
+                && err.contains("PCRE2 regex engine error:\nPCRE2: error compiling pattern"),
+            "got {err:?}"
+        );
+    }
+
+    #[test]
+    fn default_engine_suggests_pcre2_for_backreferences_only() {
+        let err = build(Engine::Default, r"(\w+) \1").unwrap_err().to_string();
+        assert!(err.ends_with("Consider enabling PCRE2 with the --pcre2 flag, which can handle backreferences\nand look-around."), "got {err:?}");
+        let err = build(Engine::Default, "(").unwrap_err().to_string();
+        assert!(!err.contains("PCRE2"), "got {err:?}");
+    }
+
+    #[test]
+    fn pcre2_matches_and_captures_through_the_one_matcher_type() {
+        let m = build(Engine::Pcre2, r"(\w)(\w)\1\2").expect("compiles");
+        let hay = b"xx abab";
+        assert_eq!(m.find(hay).unwrap(), Some(Match::new(3, 7)));
+        assert_eq!(m.capture_count(), 3);
+        let mut caps = m.new_captures().unwrap();
+        assert!(m.captures(hay, &mut caps).unwrap());
+        assert_eq!(caps.get(2), Some(Match::new(4, 5)));
+        // Captures made by the other engine's matcher are replaced, not misread.
+        let rust = build(Engine::Default, "b").expect("compiles");
+        let mut foreign = rust.new_captures().unwrap();
+        assert!(m.captures(hay, &mut foreign).unwrap());
+        assert_eq!(foreign.get(1), Some(Match::new(3, 4)));
+    }
+}
