@@ -34,6 +34,9 @@ fn main() {
         .arg("--target-dir")
         .arg(&target)
         .env("CODESIFT_RG_NESTED_BUILD", "1")
+        // PCRE2 built from the source `pcre2-sys` vendors and linked in statically, even where
+        // a system libpcre2 is found: the executables ship in a wheel.
+        .env("PCRE2_SYS_STATIC", "1")
         .env_remove("PYO3_BUILD_EXTENSION_MODULE")
         .env_remove("CARGO_TARGET_DIR")
         .env_remove("RUSTFLAGS")

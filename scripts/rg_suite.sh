@@ -13,6 +13,10 @@
 #   CODESIFT_RG_BIN=path scripts/rg_suite.sh   # tests that binary instead
 #   RG_SUITE_DIR=dir (default target/rg-suite) keeps the build between runs.
 #
+# Both rgs are built with PCRE2 (`--features pcre2`, PCRE2's C source built by `pcre2-sys`):
+# every case (`rgtest!`) runs twice in one test, the second time with `--pcre2`, so a case
+# counts as passed only when both its default-engine and its PCRE2 run pass.
+#
 # The last line is `rg suite: N passed, M failed` (M: cases the real rg passes and codesift-rg
 # fails); the exit status is 0 only when M is 0 and the real rg ran the suite.
 set -euo pipefail
@@ -52,9 +56,10 @@ print(re.search(r"name = \"%s\"\nversion = \"([^\"]+)\"" % sys.argv[2], text).gr
     && cargo update --quiet -p globset --precise "$(locked globset)") \
   || { echo "rg_suite: cannot build ripgrep with codesift-rg's ignore and globset" >&2; exit 2; }
 
-# 2. The suite and the real rg.
-(cd "$work/ripgrep" && cargo test --no-run --test integration --target-dir "$work/target" \
-    --message-format=json > "$work/build.json" 2> "$work/build.log") \
+# 2. The suite and the real rg, with PCRE2 as ripgrep's releases are built: each case then
+# runs a second time with `--pcre2` (ripgrep's `rgtest!`), on codesift-rg as on the real rg.
+(cd "$work/ripgrep" && cargo test --no-run --test integration --features pcre2 \
+    --target-dir "$work/target" --message-format=json > "$work/build.json" 2> "$work/build.log") \
   || { tail -30 "$work/build.log" >&2; exit 2; }
 suite=$(python3 -c '
 import json, sys

@@ -30,6 +30,24 @@ pub enum CaseMode {
     Smart,
 }
 
+/// The regex engine (`--engine`, `-P`, `--auto-hybrid-regex`): Rust's regex (`default`),
+/// PCRE2, or `auto` (Rust's regex when the patterns compile there, else PCRE2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    Default,
+    Pcre2,
+    Auto,
+}
+
+/// What ripgrep prints instead of searching: `-V`, `--version`, `--pcre2-version` (the last
+/// one given wins, whatever else is on the command line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Special {
+    VersionShort,
+    VersionLong,
+    VersionPcre2,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Boundary {
     Word,
@@ -122,6 +140,7 @@ pub struct Args {
     pub context: Context,
     pub context_separator: Option<Vec<u8>>,
     pub crlf: bool,
+    pub engine: Engine,
     pub field_context_separator: Vec<u8>,
     pub field_match_separator: Vec<u8>,
     pub fixed_strings: bool,
@@ -176,9 +195,9 @@ pub struct Args {
     pub search_zip: bool,
     pub pre: Option<PathBuf>,
     pub pre_globs: Vec<String>,
-    /// `-V` (false) or `--version` (true): print the version and nothing else, as ripgrep
-    /// does whatever else is given.
-    pub version: Option<bool>,
+    /// `-V`, `--version` or `--pcre2-version`: print it and nothing else, as ripgrep does
+    /// whatever else is given.
+    pub special: Option<Special>,
     /// The whole command line parsed (configuration file arguments first): what names a
     /// `--files` list kept by the daemon.
     pub command_line: Vec<OsString>,
@@ -205,6 +224,7 @@ impl Default for Args {
             },
             context_separator: Some(b"--".to_vec()),
             crlf: false,
+            engine: Engine::Default,
             field_context_separator: b"-".to_vec(),
             field_match_separator: b":".to_vec(),
             fixed_strings: false,
@@ -258,7 +278,7 @@ impl Default for Args {
             search_zip: false,
             pre: None,
             pre_globs: vec![],
-            version: None,
+            special: None,
         }
     }
 }
@@ -383,15 +403,24 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
             "--no-multiline-dotall" => args.multiline_dotall = false,
             "--crlf" => args.crlf = true,
             "--no-crlf" => args.crlf = false,
-            "--no-unicode" => args.no_unicode = true,
-            "--unicode" => args.no_unicode = false,
+            "--no-unicode" | "--no-pcre2-unicode" => args.no_unicode = true,
+            "--unicode" | "--pcre2-unicode" => args.no_unicode = false,
             "-m" | "--max-count" => args.max_count = Some(number!()),
             "--stop-on-nonmatch" => args.stop_on_nonmatch = true,
-            "--engine" => match string!().as_str() {
-                "default" => {}
-                v @ ("pcre2" | "auto") => return Err(unsupported(&format!("--engine {v}"))),
-                v => return Err(usage(&name, &format!("unrecognized regex engine '{v}'"))),
-            },
+            "--engine" => {
+                args.engine = match string!().as_str() {
+                    "default" => Engine::Default,
+                    "pcre2" => Engine::Pcre2,
+                    "auto" => Engine::Auto,
+                    v => return Err(usage(&name, &format!("unrecognized regex engine '{v}'"))),
+                }
+            }
+            // ripgrep: `-P` is `--engine pcre2`, its negation `--engine default` (whatever
+            // engine was chosen before); likewise `--auto-hybrid-regex` and `auto`.
+            "-P" | "--pcre2" => args.engine = Engine::Pcre2,
+            "--auto-hybrid-regex" => args.engine = Engine::Auto,
+            "--no-pcre2" | "--no-auto-hybrid-regex" => args.engine = Engine::Default,
+            "--pcre2-version" => args.special = Some(Special::VersionPcre2),
             "-a" | "--text" => args.binary = BinaryMode::AsText,
             "--no-text" => {
                 if args.binary == BinaryMode::AsText {
@@ -599,12 +628,12 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
                 };
             }
             "--no-encoding" => args.encoding = None,
-            "-V" => args.version = Some(false),
-            "--version" => args.version = Some(true),
-            // Every short flag of ripgrep 15 is served but -P (PCRE2) and -h (help): any other
-            // is ripgrep's own usage error, which needs no real rg (a pattern starting with
-            // '-' passed positionally, as agents do, lands here).
-            other if other.chars().count() == 2 && !matches!(other, "-P" | "-h") => {
+            "-V" => args.special = Some(Special::VersionShort),
+            "--version" => args.special = Some(Special::VersionLong),
+            // Every short flag of ripgrep 15 is served but -h (help): any other is ripgrep's
+            // own usage error, which needs no real rg (a pattern starting with '-' passed
+            // positionally, as agents do, lands here).
+            other if other.chars().count() == 2 && other != "-h" => {
                 return Err(ParseError::Usage(format!("unrecognized flag {other}")));
             }
             other => return Err(unsupported(other)),
@@ -707,18 +736,70 @@ mod tests {
 
     #[test]
     fn unknown_flag_is_unsupported_not_an_error() {
-        let err = parse(vec!["--pcre2".into()]).unwrap_err();
+        let err = parse(vec!["--generate".into(), "man".into()]).unwrap_err();
         assert!(
-            matches!(err, ParseError::Unsupported(ref f) if f == "--pcre2"),
+            matches!(err, ParseError::Unsupported(ref f) if f == "--generate"),
             "{err:?}"
         );
     }
 
     #[test]
     fn version_flags_last_one_wins() {
-        assert_eq!(p(&["-V"]).version, Some(false));
-        assert_eq!(p(&["-V", "--version"]).version, Some(true));
-        assert_eq!(p(&["--version", "foo", "-V"]).version, Some(false));
+        assert_eq!(p(&["-V"]).special, Some(Special::VersionShort));
+        assert_eq!(p(&["-V", "--version"]).special, Some(Special::VersionLong));
+        assert_eq!(
+            p(&["--version", "foo", "-V"]).special,
+            Some(Special::VersionShort)
+        );
+        assert_eq!(
+            p(&["-V", "--pcre2-version"]).special,
+            Some(Special::VersionPcre2)
+        );
+    }
+
+    /// ripgrep 15's own cases (`test_pcre2`, `test_engine`, `test_auto_hybrid_regex`): the
+    /// last of `-P`, `--engine`, `--auto-hybrid-regex` and their negations wins.
+    #[test]
+    fn engine_flags_last_one_wins_as_in_ripgrep() {
+        let cases: &[(&[&str], Engine)] = &[
+            (&[], Engine::Default),
+            (&["-P"], Engine::Pcre2),
+            (&["--pcre2"], Engine::Pcre2),
+            (&["-P", "--no-pcre2"], Engine::Default),
+            (&["--engine=auto", "-P", "--no-pcre2"], Engine::Default),
+            (&["-P", "--engine=auto"], Engine::Auto),
+            (&["--engine", "pcre2"], Engine::Pcre2),
+            (&["--engine=pcre2", "--engine=default"], Engine::Default),
+            (&["--auto-hybrid-regex", "--engine=pcre2"], Engine::Pcre2),
+            (&["--engine=pcre2", "--auto-hybrid-regex"], Engine::Auto),
+            (
+                &["--engine=pcre2", "--no-auto-hybrid-regex"],
+                Engine::Default,
+            ),
+            (&["--auto-hybrid-regex", "-P"], Engine::Pcre2),
+            (&["-P", "--auto-hybrid-regex"], Engine::Auto),
+            (&["-Pi", "foo"], Engine::Pcre2),
+        ];
+        for (argv, expected) in cases {
+            let got = p(argv).engine;
+            assert_eq!(
+                got, *expected,
+                "argv {argv:?}: expected {expected:?}, got {got:?}"
+            );
+        }
+        let err = parse(vec!["--engine".into(), "perl".into()]).unwrap_err();
+        assert!(
+            matches!(err, ParseError::Usage(ref m) if m.contains("unrecognized regex engine 'perl'")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn pcre2_unicode_flags_are_no_unicode_and_unicode() {
+        assert!(p(&["--no-pcre2-unicode"]).no_unicode);
+        assert!(!p(&["--no-pcre2-unicode", "--pcre2-unicode"]).no_unicode);
+        assert!(!p(&["--no-unicode", "--pcre2-unicode"]).no_unicode);
+        assert!(!p(&["--no-pcre2-unicode", "--unicode"]).no_unicode);
     }
 
     #[test]

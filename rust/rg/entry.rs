@@ -36,8 +36,8 @@ pub fn main() -> i32 {
         Err(ParseError::Unsupported(flag)) => return hand_over(&argv, &flag, None),
         Err(ParseError::Usage(msg)) => return hand_over(&argv, "this command line", Some(msg)),
     };
-    if let Some(long) = parsed.version {
-        return version::print_version(long);
+    if let Some(special) = parsed.special {
+        return version::print_special(special);
     }
     messages::configure(!parsed.no_messages, !parsed.no_ignore_messages);
     for w in config_warnings {

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::args::{Args, CaseMode, Mode, SearchMode};
+use super::args::{Args, CaseMode, Engine, Mode, SearchMode};
 use super::haystack::{Haystack, shown_path};
 use super::messages;
 use crate::daemon::client;
@@ -127,7 +127,11 @@ fn narrowing(a: &Args, patterns: &[String]) -> Option<(String, bool)> {
     // pattern means other bytes than the index's planner reads it as.
     let other_bytes =
         matches!(a.encoding, Some(Some(_))) || a.search_zip || a.null_data || a.no_unicode;
-    if every_file_needed || other_bytes || patterns.is_empty() {
+    // The planner reads Rust regex syntax: a PCRE2 pattern (`-P`, or `auto` settled on PCRE2
+    // by the caller) means other things in places (`\Q..\E`, `(?x)`, possessive and
+    // atomic groups, `\K`, backreferences), so no plan made from it is known to be sound.
+    let other_syntax = a.engine != Engine::Default;
+    if every_file_needed || other_bytes || other_syntax || patterns.is_empty() {
         return None;
     }
     let pattern = if a.fixed_strings {

@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 
 use grep_printer::{ColorSpecs, UserColorSpec};
 
-use super::args::{self, Args, ColorChoice, Context, Mode, PatternSource, SearchMode};
+use super::args::{self, Args, ColorChoice, Context, Engine, Mode, PatternSource, SearchMode};
 use super::haystack::{self, FileSet};
 use super::walk::{self, RgWalk};
 use super::{index, listing, matcher, messages, worker};
@@ -228,13 +228,24 @@ pub(super) fn run(mut a: Args) -> io::Result<i32> {
     // While the daemon selects (milliseconds), the matcher compiles on another thread: a
     // Unicode class such as `\w` takes as long to compile as the daemon takes to answer.
     let mut compiling = None;
+    let mut compiled = None;
     let mut offering = None;
     if index_mode != IndexMode::Off && searches && !answered {
         if matches!(a.mode, Mode::Search(_)) {
-            let (a, patterns) = (a.clone(), patterns.clone());
-            compiling = Some(std::thread::spawn(move || {
-                matcher::build_matcher(&a, &patterns)
-            }));
+            if a.engine == Engine::Auto {
+                // `auto` is settled before the index is asked: it narrows by Rust regex
+                // patterns only (a PCRE2 pattern is not planned from another syntax's parse).
+                let built = matcher::build_matcher(&a, &patterns);
+                if let Ok(m) = &built {
+                    a.engine = m.engine();
+                }
+                compiled = Some(built);
+            } else {
+                let (a, patterns) = (a.clone(), patterns.clone());
+                compiling = Some(std::thread::spawn(move || {
+                    matcher::build_matcher(&a, &patterns)
+                }));
+            }
         }
         match index::refusal(&a, &paths) {
             Some(why) => index::scanned(why),
@@ -315,8 +326,8 @@ pub(super) fn run(mut a: Args) -> io::Result<i32> {
         }
         Mode::Search(_) if !matches_possible(&run) => false,
         Mode::Search(mode) => {
-            let matcher = match compiling.take().map(std::thread::JoinHandle::join) {
-                Some(Ok(compiled)) => compiled?,
+            let matcher = match (compiled.take(), compiling.take().map(|c| c.join())) {
+                (Some(built), _) | (None, Some(Ok(built))) => built?,
                 _ => matcher::build_matcher(&a, &run.patterns)?,
             };
             let spec = worker::WorkerSpec {

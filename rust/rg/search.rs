@@ -5,11 +5,11 @@
 use std::io;
 
 use grep_printer::{JSON, Standard, Stats, Summary};
-use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher};
 use termcolor::WriteColor;
 
 use super::haystack::Haystack;
+use super::matcher::RgMatcher;
 use crate::index::select::FileSpans;
 
 /// The printer of one search, as ripgrep builds it from its flags (`grep_printer`'s
@@ -68,7 +68,7 @@ macro_rules! printed {
 
 /// A matcher, a searcher and a printer: what each search thread owns.
 pub struct Worker<W> {
-    pub matcher: RegexMatcher,
+    pub matcher: RgMatcher,
     pub searcher: Searcher,
     pub printer: RgPrinter<W>,
     pub binary_explicit: BinaryDetection,

@@ -22,7 +22,7 @@ pub(super) struct WorkerSpec<'a> {
     pub(super) run: &'a Run,
     /// Compiled once: a Unicode class such as `\w` takes milliseconds to compile, and each
     /// thread's worker gets a clone (cheap: the compiled parts are shared).
-    pub(super) matcher: &'a grep_regex::RegexMatcher,
+    pub(super) matcher: &'a super::matcher::RgMatcher,
     pub(super) a: &'a Args,
     pub(super) mode: SearchMode,
     pub(super) colors: &'a ColorSpecs,

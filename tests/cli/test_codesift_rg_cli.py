@@ -72,8 +72,8 @@ def test_bad_regex_exits_2_with_rg_message(tree: Path) -> None:
 
 
 def test_unsupported_flag_is_refused_without_fallback(tree: Path) -> None:
-    got = rg(tree, "--pcre2", "foo", CODESIFT_RG_FALLBACK="never")
-    expected = "codesift-rg: --pcre2 is not supported\n"
+    got = rg(tree, "--generate", "man", "foo", CODESIFT_RG_FALLBACK="never")
+    expected = "codesift-rg: --generate is not supported\n"
     assert (got.returncode, got.stderr) == (2, expected), f"expected {expected!r}, got {got}"
 
 
@@ -92,13 +92,20 @@ def test_unsupported_flag_runs_the_real_rg(tree: Path) -> None:
     real = shutil.which("rg")
     if real is None:
         pytest.skip("no real rg on PATH")
-    # --pcre2 is not served here (and --version alone is): the real rg answers.
-    got = rg(tree, "--pcre2", "--version", CODESIFT_REAL_RG=real)
+    # --generate is not served here (and --version alone is): the real rg answers.
+    got = rg(tree, "--generate", "man", "--version", CODESIFT_REAL_RG=real)
     assert got.returncode == 0 and got.stdout.startswith("ripgrep "), f"got {got}"
 
 
 def test_real_rg_pointing_at_itself_is_never_executed(tree: Path) -> None:
-    got = rg(tree, "--pcre2", "--version", CODESIFT_REAL_RG=str(BIN), PATH=str(Path(BIN).parent))
+    got = rg(
+        tree,
+        "--generate",
+        "man",
+        "--version",
+        CODESIFT_REAL_RG=str(BIN),
+        PATH=str(Path(BIN).parent),
+    )
     assert got.returncode == 2 and "not supported" in got.stderr, f"got {got}"
 
 
@@ -131,15 +138,15 @@ def test_unsupported_flag_runs_the_first_other_rg_on_path(tree: Path, tmp_path: 
     link_to_self(tmp_path / "shim")
     fake_rg(tmp_path / "real")
     path = f"{tmp_path / 'shim'}:{tmp_path / 'real'}"
-    got = rg(tree, "--pcre2", "foo", PATH=path)
-    expected = "real rg ran with: --pcre2 foo\n"
+    got = rg(tree, "--generate", "man", "foo", PATH=path)
+    expected = "real rg ran with: --generate man foo\n"
     assert (got.returncode, got.stdout) == (0, expected), f"expected {expected!r}, got {got}"
 
 
 def test_path_holding_only_links_to_itself_ends_with_exit_2(tree: Path, tmp_path: Path) -> None:
     link_to_self(tmp_path / "a")
     link_to_self(tmp_path / "b")
-    got = rg(tree, "--pcre2", "foo", PATH=f"{tmp_path / 'a'}:{tmp_path / 'b'}")
+    got = rg(tree, "--generate", "man", "foo", PATH=f"{tmp_path / 'a'}:{tmp_path / 'b'}")
     assert got.returncode == 2, f"expected exit 2, got {got}"
     assert "no real rg was found" in got.stderr and "CODESIFT_REAL_RG" in got.stderr, got.stderr
 
@@ -151,8 +158,8 @@ def test_a_link_to_another_copy_of_codesift_rg_is_skipped(tree: Path, tmp_path: 
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "rg").symlink_to(copy)
     fake_rg(tmp_path / "real")
-    got = rg(tree, "--pcre2", "foo", PATH=f"{tmp_path / 'other'}:{tmp_path / 'real'}")
-    assert got.stdout == "real rg ran with: --pcre2 foo\n", f"got {got}"
+    got = rg(tree, "--generate", "man", "foo", PATH=f"{tmp_path / 'other'}:{tmp_path / 'real'}")
+    assert got.stdout == "real rg ran with: --generate man foo\n", f"got {got}"
 
 
 def test_a_wrapper_script_running_codesift_rg_again_does_not_loop(
@@ -162,13 +169,13 @@ def test_a_wrapper_script_running_codesift_rg_again_does_not_loop(
     wrapper.parent.mkdir()
     wrapper.write_text(f'#!/bin/sh\nexec "{BIN}" "$@"\n')
     wrapper.chmod(0o755)
-    got = rg(tree, "--pcre2", "foo", PATH=f"{wrapper.parent}:/usr/bin:/bin")
+    got = rg(tree, "--generate", "man", "foo", PATH=f"{wrapper.parent}:/usr/bin:/bin")
     assert got.returncode == 2 and "no real rg was found" in got.stderr, f"got {got}"
 
 
 def test_real_rg_variable_that_is_not_executable_is_named(tree: Path, tmp_path: Path) -> None:
     missing = tmp_path / "nowhere" / "rg"
-    got = rg(tree, "--pcre2", "foo", CODESIFT_REAL_RG=str(missing))
+    got = rg(tree, "--generate", "man", "foo", CODESIFT_REAL_RG=str(missing))
     assert got.returncode == 2, f"got {got}"
     assert f"CODESIFT_REAL_RG={missing} is not an executable file" in got.stderr, got.stderr
 
@@ -186,11 +193,11 @@ def test_the_shims_record_of_the_ripgrep_package_is_the_last_resort(
     shim = tmp_path / "shim"
     link_to_self(shim)
     (shim / ".real-rg").symlink_to(fake_rg(tmp_path / "venv" / "bin"))
-    through_path = run_with_path(tree, f"{shim}:/nonexistent", "rg", "--pcre2", "foo")
-    assert through_path.stdout == "real rg ran with: --pcre2 foo\n", f"got {through_path}"
+    through_path = run_with_path(tree, f"{shim}:/nonexistent", "rg", "--generate", "man", "foo")
+    assert through_path.stdout == "real rg ran with: --generate man foo\n", f"got {through_path}"
     # Run by its full path (as agents that resolve `rg` first do), PATH not holding it.
-    by_path = run_with_path(tree, "/nonexistent", str(shim / "rg"), "--pcre2", "foo")
-    assert by_path.stdout == "real rg ran with: --pcre2 foo\n", f"got {by_path}"
+    by_path = run_with_path(tree, "/nonexistent", str(shim / "rg"), "--generate", "man", "foo")
+    assert by_path.stdout == "real rg ran with: --generate man foo\n", f"got {by_path}"
 
 
 def test_the_rg_of_the_environment_holding_codesift_rg_is_found(tree: Path, tmp_path: Path) -> None:
@@ -199,8 +206,8 @@ def test_the_rg_of_the_environment_holding_codesift_rg_is_found(tree: Path, tmp_
     installed = package_bin / "codesift-rg"
     shutil.copy2(BIN, installed)
     fake_rg(tmp_path / "env" / "bin")
-    got = run_with_path(tree, "/nonexistent", str(installed), "--pcre2", "foo")
-    assert got.stdout == "real rg ran with: --pcre2 foo\n", f"got {got}"
+    got = run_with_path(tree, "/nonexistent", str(installed), "--generate", "man", "foo")
+    assert got.stdout == "real rg ran with: --generate man foo\n", f"got {got}"
 
 
 def test_index_variable_accepts_its_three_values_and_names_a_wrong_one(tree: Path) -> None:
