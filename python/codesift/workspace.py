@@ -945,6 +945,11 @@ class Workspace:
                     raise InvalidArgumentError(
                         f"line range {start}-{end} is backwards; write START-END with START <= END"
                     )
+                if end > MAX_COUNT:
+                    # Said of the range the caller wrote, not of the `limit` it becomes.
+                    raise InvalidArgumentError(
+                        f"line range {start}-{end} ends past line {MAX_COUNT}; write a smaller END"
+                    )
                 return m["path"], start, end - start + 1
         return path, offset, limit
 

@@ -73,14 +73,17 @@ def grep_pattern(
     if fixed and len(patterns) == 1 and not word and not line:
         # The engine's own fixed-string search keeps its newline handling (multi-line).
         return GrepPattern(patterns[0], True, sensitive)
-    if not fixed:
+    if not fixed and (len(patterns) > 1 or word or line):
         # Each pattern is checked alone before they are combined: an error then shows the
         # user's own pattern under its caret, not the `(?:…)|(?:…)` or `\b{start-half}`
         # wrapping made here.
         from .._core import check_regex
 
         for pattern in patterns:
-            check_regex(pattern, sensitive)
+            try:
+                check_regex(pattern, sensitive)
+            except UnicodeEncodeError:
+                pass  # not text: the search's own check says so in words
     parts = [rust_escape(p) if fixed else p for p in patterns]
     combined = parts[0] if len(parts) == 1 else "|".join(f"(?:{p})" for p in parts)
     if line:

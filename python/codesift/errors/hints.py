@@ -150,6 +150,7 @@ CLI_PARAMETERS: dict[str, str] = {
     "max_results": "-n (--max-results)",
     "limit": "--limit",
     "offset": "--offset",
+    "threads": "-j (--threads)",
 }
 
 
