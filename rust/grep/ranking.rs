@@ -10,6 +10,9 @@ pub enum FileRole {
     Test,
     Vendored,
     Generated,
+    /// Documentation, manifests and data (`*.md`, `*.json`, `LICENSE`, ...): prose about
+    /// the code, below the code itself.
+    Prose,
 }
 
 impl FileRole {
@@ -19,7 +22,7 @@ impl FileRole {
     pub fn weight(self) -> f64 {
         match self {
             FileRole::Source => 1.0,
-            FileRole::Test => 0.5,
+            FileRole::Test | FileRole::Prose => 0.5,
             FileRole::Vendored => 0.4,
             FileRole::Generated => 0.3,
         }
@@ -31,6 +34,7 @@ impl FileRole {
             FileRole::Test => "test file",
             FileRole::Vendored => "vendored file",
             FileRole::Generated => "generated file",
+            FileRole::Prose => "documentation or data file",
         }
     }
 }

@@ -364,22 +364,22 @@ mod tests {
     fn whole_words_first_tests_last_pieces_hold_their_bytes() {
         let files = vec![
             file(
-                "a.txt",
+                "a.c",
                 &["x parse_thingy y", "call parse_thing here"],
                 "parse_thing",
             ),
-            file("tests/b.txt", &["call parse_thing here"], "parse_thing"),
-            file("c.txt", &["reparse_thingy"], "parse_thing"),
-            file("parse_thing.txt", &["so parse_thing"], "parse_thing"),
+            file("tests/b.c", &["call parse_thing here"], "parse_thing"),
+            file("c.c", &["reparse_thingy"], "parse_thing"),
+            file("parse_thing.c", &["so parse_thing"], "parse_thing"),
         ];
         let pieces = ranked(files);
         let got = order(&pieces);
         let want = [
-            ("parse_thing.txt", 1, "so parse_thing"),
-            ("a.txt", 2, "call parse_thing here"),
-            ("tests/b.txt", 1, "call parse_thing here"),
-            ("a.txt", 1, "x parse_thingy y"),
-            ("c.txt", 1, "reparse_thingy"),
+            ("parse_thing.c", 1, "so parse_thing"),
+            ("a.c", 2, "call parse_thing here"),
+            ("tests/b.c", 1, "call parse_thing here"),
+            ("a.c", 1, "x parse_thingy y"),
+            ("c.c", 1, "reparse_thingy"),
         ];
         let want: Vec<_> = want
             .iter()
@@ -397,6 +397,24 @@ mod tests {
         let test = pieces[2].hits[0].ranking.as_ref().unwrap();
         assert_eq!(test.file_role, FileRole::Test);
         assert!(test.why().ends_with("test file"), "{}", test.why());
+    }
+
+    #[test]
+    fn prose_comes_below_the_code_it_describes() {
+        let files = vec![
+            file("README.md", &["call parse_thing here"], "parse_thing"),
+            file("src/lib.c", &["call parse_thing here"], "parse_thing"),
+        ];
+        let pieces = ranked(files);
+        let got: Vec<_> = order(&pieces).into_iter().map(|(p, _, _)| p).collect();
+        assert_eq!(got, ["src/lib.c", "README.md"]);
+        let prose = pieces[1].hits[0].ranking.as_ref().unwrap();
+        assert_eq!(prose.file_role, FileRole::Prose);
+        assert!(
+            prose.why().ends_with("documentation or data file"),
+            "{}",
+            prose.why()
+        );
     }
 
     #[test]

@@ -100,7 +100,45 @@ pub fn file_role(path: &Path) -> FileRole {
     if test_name || dirs.iter().any(|d| TEST_DIRS.contains(&d.as_str())) {
         return FileRole::Test;
     }
+    if is_prose(path) {
+        return FileRole::Prose;
+    }
     FileRole::Source
+}
+
+/// Prose and configuration (documentation, manifests, data): a question about code is
+/// answered by code first, and a name by its definition in code.
+pub fn is_prose(path: &Path) -> bool {
+    const PROSE: &[&str] = &[
+        "md",
+        "markdown",
+        "rst",
+        "txt",
+        "adoc",
+        "asciidoc",
+        "html",
+        "htm",
+        "yml",
+        "yaml",
+        "json",
+        "toml",
+        "xml",
+        "csv",
+        "lock",
+        "cfg",
+        "ini",
+        "in",
+        "tt",
+        "svg",
+        "properties",
+    ];
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| PROSE.contains(&e.to_ascii_lowercase().as_str()))
+        || path.file_name().is_some_and(|n| {
+            let n = n.to_string_lossy().to_ascii_lowercase();
+            n.starts_with("license") || n.starts_with("changelog") || n == "authors"
+        })
 }
 
 /// A file's stem lowercased once, for every hit of the file to be matched against

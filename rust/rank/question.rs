@@ -104,9 +104,6 @@ const NAME_COVER: f64 = 2.0;
 /// And by `1 + PROXIMITY × the share of the terms its best line holds`: terms together on a
 /// line are about one thing.
 const PROXIMITY: f64 = 1.0;
-/// Prose and configuration (Markdown, text, YAML, JSON, templates, ...) weigh this much of a
-/// source file: a question about code is answered by code first.
-const PROSE_WEIGHT: f64 = 0.5;
 /// Files whose definitions are looked for (the best by path and text first), at least the
 /// answers asked for: parsing is most of a question's cost (30 files cost twice the time of
 /// 10 on semble's benchmark, for the same answers), and a file below the answers rarely
@@ -544,52 +541,12 @@ fn score(one: &Scored<'_>, idf: &[f64], average: &Averages) -> f64 {
         .max()
         .unwrap_or(0) as f64
         / terms;
-    let prose = if is_prose(&one.file.path) {
-        PROSE_WEIGHT
-    } else {
-        1.0
-    };
+    // Prose and configuration weigh as their role says (`FileRole::Prose`).
     total
         * coverage
         * one.role.weight()
-        * prose
         * (1.0 + NAME_COVER * one.name_cover)
         * (1.0 + PROXIMITY * best_line)
-}
-
-/// Prose and configuration (documentation, manifests, data): a question about code is
-/// answered by code first.
-fn is_prose(path: &Path) -> bool {
-    const PROSE: &[&str] = &[
-        "md",
-        "markdown",
-        "rst",
-        "txt",
-        "adoc",
-        "asciidoc",
-        "html",
-        "htm",
-        "yml",
-        "yaml",
-        "json",
-        "toml",
-        "xml",
-        "csv",
-        "lock",
-        "cfg",
-        "ini",
-        "in",
-        "tt",
-        "svg",
-        "properties",
-    ];
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| PROSE.contains(&e.to_ascii_lowercase().as_str()))
-        || path.file_name().is_some_and(|n| {
-            let n = n.to_string_lossy().to_ascii_lowercase();
-            n.starts_with("license") || n.starts_with("changelog") || n == "authors"
-        })
 }
 
 /// The definitions on `one`'s hit lines whose names hold a term: the lines where a word
@@ -886,10 +843,10 @@ mod tests {
             "a/b.yaml",
             "LICENSE",
         ] {
-            assert!(is_prose(Path::new(path)), "{path}");
+            assert!(paths::is_prose(Path::new(path)), "{path}");
         }
         for path in ["src/lib.rs", "web.py", "Makefile", "core.h"] {
-            assert!(!is_prose(Path::new(path)), "{path}");
+            assert!(!paths::is_prose(Path::new(path)), "{path}");
         }
     }
 
