@@ -26,9 +26,6 @@ DESCRIPTION = (
 def add_arguments(g: argparse.ArgumentParser) -> None:
     g.add_argument("pattern", help="the glob, e.g. '*.py' or 'src/**/*.ts'")
     g.add_argument(
-        "path", nargs="?", default=None, help="directory to search (default: the current one)"
-    )
-    g.add_argument(
         "--limit", type=int, default=2000, metavar="N", help="list at most N files (default 2000)"
     )
     g.add_argument(

@@ -29,9 +29,6 @@ DESCRIPTION = (
 def add_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("question", help="the question, e.g. 'how are routes registered'")
     s.add_argument(
-        "path", nargs="?", default=None, help="directory to search (default: the current one)"
-    )
-    s.add_argument(
         "-n",
         "--max-results",
         type=int,
