@@ -1445,11 +1445,7 @@ mod tree_tests {
     /// A tree with `files` (relative path, contents), directories made as needed.
     fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        for (rel, text) in files {
-            let path = dir.path().join(rel);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
-        }
+        crate::test_support::write_files(dir.path(), files);
         dir
     }
 
