@@ -316,34 +316,10 @@ fn skip_hits(files: &mut Vec<FileHits>, offset: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grep::{Hit, Span, TextEncoding};
+    use crate::test_support::blank_hits;
 
     fn file(name: &str, lines: &[u64]) -> FileHits {
-        let hits = lines
-            .iter()
-            .map(|&line| Hit {
-                line,
-                column: 1,
-                end_line: line,
-                byte_offset: 0,
-                content: Span::default(),
-                text: Span::default(),
-                context: None,
-                unique: false,
-                ranking: None,
-            })
-            .collect();
-        FileHits {
-            path: PathBuf::from(name),
-            hits,
-            bytes: Vec::new(),
-            count: lines.len() as u64,
-            matches: lines.len() as u64,
-            size: 0,
-            mtime_ns: 0,
-            encoding: TextEncoding::Utf8,
-            continued: false,
-        }
+        blank_hits(name, lines, lines.len() as u64)
     }
 
     fn flat(files: &[FileHits]) -> Vec<(String, u64)> {

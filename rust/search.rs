@@ -1302,31 +1302,10 @@ fn finish(mut files: Vec<FileHits>, max: usize, found: u64, counted: bool) -> Gr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grep::{Hit, Span, TextEncoding};
+    use crate::test_support::blank_hits;
 
     fn file(name: &str, hits: usize, matches: u64) -> FileHits {
-        let hit = Hit {
-            line: 1,
-            column: 1,
-            end_line: 1,
-            byte_offset: 0,
-            content: Span::default(),
-            text: Span::default(),
-            context: None,
-            unique: false,
-            ranking: None,
-        };
-        FileHits {
-            path: PathBuf::from(name),
-            hits: vec![hit; hits],
-            bytes: Vec::new(),
-            count: matches,
-            matches,
-            size: 0,
-            mtime_ns: 0,
-            encoding: TextEncoding::Utf8,
-            continued: false,
-        }
+        blank_hits(name, &vec![1; hits], matches)
     }
 
     fn counts(outcome: &GrepOutcome) -> Vec<(usize, u64)> {
