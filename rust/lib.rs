@@ -21,6 +21,8 @@ pub mod rg;
 pub mod search;
 pub mod stream;
 pub mod tags;
+#[cfg(test)]
+mod test_support;
 pub mod types;
 pub mod workspace;
 

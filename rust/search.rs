@@ -1302,31 +1302,10 @@ fn finish(mut files: Vec<FileHits>, max: usize, found: u64, counted: bool) -> Gr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grep::{Hit, Span, TextEncoding};
+    use crate::test_support::blank_hits;
 
     fn file(name: &str, hits: usize, matches: u64) -> FileHits {
-        let hit = Hit {
-            line: 1,
-            column: 1,
-            end_line: 1,
-            byte_offset: 0,
-            content: Span::default(),
-            text: Span::default(),
-            context: None,
-            unique: false,
-            ranking: None,
-        };
-        FileHits {
-            path: PathBuf::from(name),
-            hits: vec![hit; hits],
-            bytes: Vec::new(),
-            count: matches,
-            matches,
-            size: 0,
-            mtime_ns: 0,
-            encoding: TextEncoding::Utf8,
-            continued: false,
-        }
+        blank_hits(name, &vec![1; hits], matches)
     }
 
     fn counts(outcome: &GrepOutcome) -> Vec<(usize, u64)> {
@@ -1404,29 +1383,22 @@ mod tests {
     /// at the limit, an indexed search at what the files before left), the result is the same.
     #[test]
     fn a_file_cut_by_the_limit_counts_the_hits_it_keeps_unless_all_were_counted() {
-        for searched in [3, 7, 12] {
-            let files = vec![file("a", 2, 2), file("b", searched, searched as u64 + 1)];
-            let found = 2 + searched as u64 + 1;
-            let outcome = finish(files, 3, found, false);
-            assert_eq!(
-                counts(&outcome),
-                vec![(2, 2), (1, 1)],
-                "searched {searched}"
-            );
-            assert_eq!((outcome.total, outcome.truncated), (3, true));
+        // (b's hits searched, b's matches, matches found, all counted) and what is kept of b,
+        // the total and whether it is cut.
+        for (searched, matches, found, counted, kept, total, truncated) in [
+            (3, 4, 7, false, (1, 1), 3, true),
+            (7, 8, 11, false, (1, 1), 3, true),
+            (12, 13, 16, false, (1, 1), 3, true),
+            (4, 20, 22, true, (1, 20), 22, true),
+            (1, 1, 3, false, (1, 1), 3, false),
+        ] {
+            let files = vec![file("a", 2, 2), file("b", searched, matches)];
+            let outcome = finish(files, 3, found, counted);
+            let case = format!("searched {searched}, found {found}, counted {counted}");
+            assert_eq!(counts(&outcome), vec![(2, 2), kept], "{case}");
+            let figures = (outcome.total, outcome.truncated);
+            assert_eq!(figures, (total, truncated), "{case}");
         }
-        let files = vec![file("a", 2, 2), file("b", 4, 20)];
-        let outcome = finish(files, 3, 22, true);
-        assert_eq!(
-            counts(&outcome),
-            vec![(2, 2), (1, 20)],
-            "counted: every match"
-        );
-        assert_eq!((outcome.total, outcome.truncated), (22, true));
-        let files = vec![file("a", 2, 2), file("b", 1, 1)];
-        let outcome = finish(files, 3, 3, false);
-        assert_eq!(counts(&outcome), vec![(2, 2), (1, 1)], "exactly the limit");
-        assert!(!outcome.truncated);
     }
 }
 
@@ -1445,11 +1417,7 @@ mod tree_tests {
     /// A tree with `files` (relative path, contents), directories made as needed.
     fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        for (rel, text) in files {
-            let path = dir.path().join(rel);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
-        }
+        crate::test_support::write_files(dir.path(), files);
         dir
     }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pty
+import signal
 import subprocess
 import sys
 import time
@@ -45,6 +46,9 @@ def start_grep(cwd: Path, *args: str) -> subprocess.Popen[bytes]:
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # A suite started without job control runs with SIGINT ignored; the command under
+        # test gets the disposition a terminal gives it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 

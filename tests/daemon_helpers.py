@@ -195,3 +195,9 @@ def change_in_another_process(root: Path, appended: str, new: str, writes: dict[
     of `writes` (path: text)."""
     script = [sys.executable, "-c", _CHANGE, str(root), appended, new, json.dumps(writes)]
     subprocess.run(script, check=True, timeout=60)
+
+
+def published(cache: Path) -> Path:
+    """The one index file published under the index cache `cache`."""
+    (found,) = cache.glob("*/index-*.bin")
+    return found

@@ -121,6 +121,26 @@ def real_rgs() -> list[tuple[Path, str]]:
     return sorted(found, key=lambda f: not f[1].startswith("15."))
 
 
+def index_agrees(env: Env, cwd: Path, args: Sequence[str], what: str) -> bytes:
+    """Asserts `args` through the index (force, auto) answer as a scan and the real ripgrep
+    do, from `cwd`; returns the scan's output."""
+    scan = env.rg(cwd, "never", *args)
+    reals = real_rgs()
+    if reals:
+        real = env.rg(cwd, "never", *args, binary=reals[0][0])
+        assert (real.returncode, real.stdout) == (scan.returncode, scan.stdout), (
+            f"{what}: rg {' '.join(args)}: the scan differs from {reals[0][1]}\n"
+            f"rg   {real.stdout!r}\nscan {scan.stdout!r}"
+        )
+    for mode in ("force", "auto"):
+        got = env.rg(cwd, mode, *args)
+        assert (got.returncode, got.stdout) == (scan.returncode, scan.stdout), (
+            f"{what}: rg {' '.join(args)} ({mode})\nexpected {scan.stdout!r}\n"
+            f"actual   {got.stdout!r}\n{got.stderr.decode()}"
+        )
+    return scan.stdout
+
+
 def run_rg(
     binary: Path, cwd: Path, args: Sequence[str], *, text: bool = False, **env: str
 ) -> subprocess.CompletedProcess[Any]:

@@ -76,46 +76,38 @@ class Scenario:
         return base / "tree"
 
 
-def _symlink_in_tree(base: Path) -> None:
+def _linked_rules(
+    base: Path, rules: str, link: Callable[[str | Path, Path], None], name: str, target: str = ""
+) -> None:
+    """The tree with `name` made by `link` (os.symlink or os.link) to the rules `base / rules`
+    (`target` is the symlink's text when it is not that absolute path)."""
     tree = base / "tree"
     write_files(tree)
-    (tree / "shared").mkdir()
-    (tree / "shared" / "rules").write_text(BEFORE)
-    os.symlink("shared/rules", tree / ".gitignore")
+    (base / rules).parent.mkdir()
+    (base / rules).write_text(BEFORE)
+    link(target or base / rules, tree / name)
 
 
-def _symlink_replaced(base: Path) -> None:
-    _symlink_in_tree(base)
+def _linked(
+    name: str,
+    rules: str,
+    link: Callable[[str | Path, Path], None],
+    link_name: str,
+    target: str = "",
+) -> Scenario:
+    """A scenario whose rules `base / rules` are read through the link `link_name`, and
+    change in place."""
+    return Scenario(
+        name,
+        lambda b: _linked_rules(b, rules, link, link_name, target),
+        lambda b: write_in_place(b / rules, AFTER),
+    )
 
 
 def _replace_by_rename(base: Path) -> None:
     fresh = base / "tree" / "shared" / "rules.new"
     fresh.write_text(AFTER)
     os.replace(fresh, base / "tree" / "shared" / "rules")
-
-
-def _ignore_outside(base: Path) -> None:
-    tree = base / "tree"
-    write_files(tree)
-    (base / "outside").mkdir()
-    (base / "outside" / "rules").write_text(BEFORE)
-    os.symlink(base / "outside" / "rules", tree / ".ignore")
-
-
-def _hard_link_in_tree(base: Path) -> None:
-    tree = base / "tree"
-    write_files(tree)
-    (tree / "shared").mkdir()
-    (tree / "shared" / "rules").write_text(BEFORE)
-    os.link(tree / "shared" / "rules", tree / ".gitignore")
-
-
-def _hard_link_outside(base: Path) -> None:
-    tree = base / "tree"
-    write_files(tree)
-    (base / "outside").mkdir()
-    (base / "outside" / "rules").write_text(BEFORE)
-    os.link(base / "outside" / "rules", tree / ".gitignore")
 
 
 def _worktree(base: Path) -> None:
@@ -138,27 +130,15 @@ def _global_excludes(base: Path) -> None:
 
 
 SCENARIOS = [
+    _linked("symlink-in-tree", "tree/shared/rules", os.symlink, ".gitignore", "shared/rules"),
     Scenario(
-        "symlink-in-tree",
-        _symlink_in_tree,
-        lambda b: write_in_place(b / "tree" / "shared" / "rules", AFTER),
+        "symlink-target-replaced",
+        lambda b: _linked_rules(b, "tree/shared/rules", os.symlink, ".gitignore", "shared/rules"),
+        _replace_by_rename,
     ),
-    Scenario("symlink-target-replaced", _symlink_replaced, _replace_by_rename),
-    Scenario(
-        "ignore-linked-outside",
-        _ignore_outside,
-        lambda b: write_in_place(b / "outside" / "rules", AFTER),
-    ),
-    Scenario(
-        "hard-link-in-tree",
-        _hard_link_in_tree,
-        lambda b: write_in_place(b / "tree" / "shared" / "rules", AFTER),
-    ),
-    Scenario(
-        "hard-link-outside",
-        _hard_link_outside,
-        lambda b: write_in_place(b / "outside" / "rules", AFTER),
-    ),
+    _linked("ignore-linked-outside", "outside/rules", os.symlink, ".ignore"),
+    _linked("hard-link-in-tree", "tree/shared/rules", os.link, ".gitignore"),
+    _linked("hard-link-outside", "outside/rules", os.link, ".gitignore"),
     Scenario(
         "worktree-main-exclude",
         _worktree,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import resource
 import socket
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -79,3 +80,21 @@ def silent_flood(port: int, path: str, count: int = 400, wait: float = 30.0) -> 
         for sock in socks:
             sock.close()
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def read_until_closed(sock: socket.socket, wait: float) -> bytes:
+    """Everything the server sends until it closes (or resets) the connection; fails when it
+    keeps it open for `wait` seconds."""
+    data = b""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            break
+        except ConnectionResetError:
+            return data
+        if not chunk:
+            return data
+        data += chunk
+    raise AssertionError(f"the server kept the connection open; it sent {data[:500]!r}")

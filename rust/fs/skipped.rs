@@ -179,6 +179,7 @@ impl Skipped {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{shown_entry, write_files};
 
     #[test]
     fn keeps_the_top_most_examples_whatever_the_order() {
@@ -214,20 +215,19 @@ mod tests {
         use std::sync::Arc;
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        for (path, text) in [
-            ("src/a.rs", "x"),
-            ("build/deep/out.o", "x"),
-            ("dist/b.js", "x"),
-            ("src/gen.log", "x"),
-            (".env", "x"),
-            (".github/ci.yml", "x"),
-            ("big.txt", "0123456789"),
-            ("secret.key", "x"),
-        ] {
-            let p = root.join(path);
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(p, text).unwrap();
-        }
+        write_files(
+            root,
+            &[
+                ("src/a.rs", "x"),
+                ("build/deep/out.o", "x"),
+                ("dist/b.js", "x"),
+                ("src/gen.log", "x"),
+                (".env", "x"),
+                (".github/ci.yml", "x"),
+                ("big.txt", "0123456789"),
+                ("secret.key", "x"),
+            ],
+        );
         fs::write(root.join(".gitignore"), "build/\ndist/\n*.log\n").unwrap();
         fs::write(root.join(".codesiftignore"), "*.key\n").unwrap();
         std::os::unix::fs::symlink("src", root.join("lib")).unwrap();
@@ -249,13 +249,7 @@ mod tests {
         skipped
             .examples(reason)
             .iter()
-            .map(|e| {
-                let mut s = e.path.to_string_lossy().into_owned();
-                if e.is_dir {
-                    s.push('/');
-                }
-                s
-            })
+            .map(|e| shown_entry(&e.path, e.is_dir))
             .collect()
     }
 

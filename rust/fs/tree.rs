@@ -96,6 +96,7 @@ mod tests {
     use super::*;
     use crate::fs::root::Root;
     use crate::fs::walk::WalkOptions;
+    use crate::test_support::{shown_entry, write_files};
     use std::fs;
     use std::sync::Arc;
 
@@ -109,29 +110,22 @@ mod tests {
     fn shown(tree: &Tree) -> Vec<String> {
         tree.entries
             .iter()
-            .map(|e| {
-                let mut s = e.rel.to_string_lossy().into_owned();
-                if e.is_dir {
-                    s.push('/');
-                }
-                s
-            })
+            .map(|e| shown_entry(&e.rel, e.is_dir))
             .collect()
     }
 
     fn sample() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        for path in [
-            "a/x.txt",
-            "a/b/y.txt",
-            "a-b/z.txt",
-            "top.txt",
-            "build/out.o",
-        ] {
-            let p = dir.path().join(path);
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(p, "x").unwrap();
-        }
+        write_files(
+            dir.path(),
+            &[
+                ("a/x.txt", "x"),
+                ("a/b/y.txt", "x"),
+                ("a-b/z.txt", "x"),
+                ("top.txt", "x"),
+                ("build/out.o", "x"),
+            ],
+        );
         fs::write(dir.path().join(".gitignore"), "build/\n").unwrap();
         std::os::unix::fs::symlink("a", dir.path().join("link")).unwrap();
         dir

@@ -1196,6 +1196,7 @@ pub fn rel_bytes(rel: &Path) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::write_files;
     use std::fs;
 
     fn options() -> WalkOptions {
@@ -1210,22 +1211,20 @@ mod tests {
 
     fn tree() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        for (path, text) in [
-            ("a.txt", "x"),
-            ("a/b.txt", "x"),
-            ("ab.txt", "x"),
-            ("a-b/c.txt", "x"),
-            (".hidden/h.txt", "x"),
-            (".git/config", "x"),
-            ("build/out.o", "x"),
-            (".gitignore", "build/\n"),
-            (".a.txt.codesift-0123abcd.tmp", "x"),
-        ] {
-            let p = root.join(path);
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(p, text).unwrap();
-        }
+        write_files(
+            dir.path(),
+            &[
+                ("a.txt", "x"),
+                ("a/b.txt", "x"),
+                ("ab.txt", "x"),
+                ("a-b/c.txt", "x"),
+                (".hidden/h.txt", "x"),
+                (".git/config", "x"),
+                ("build/out.o", "x"),
+                (".gitignore", "build/\n"),
+                (".a.txt.codesift-0123abcd.tmp", "x"),
+            ],
+        );
         dir
     }
 
@@ -1336,11 +1335,10 @@ mod tests {
     #[test]
     fn units_and_parallel_walks_agree_with_the_sorted_walk() {
         let dir = tree();
-        for (path, text) in [("a/b/c/d.txt", "x"), ("a/b.c", "x"), ("z/y/x/w.txt", "x")] {
-            let p = dir.path().join(path);
-            fs::create_dir_all(p.parent().unwrap()).unwrap();
-            fs::write(p, text).unwrap();
-        }
+        write_files(
+            dir.path(),
+            &[("a/b/c/d.txt", "x"), ("a/b.c", "x"), ("z/y/x/w.txt", "x")],
+        );
         let w = walker(dir.path(), options());
         let expected = sorted(&w, "");
         let mut expanded = Vec::new();

@@ -459,26 +459,11 @@ mod tests {
 
     #[test]
     fn a_change_by_another_writer_is_a_conflict() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.txt");
-        fs::write(&path, "old").unwrap();
-        let root = Root::open(dir.path()).unwrap();
-        let place = Place::find(&root, Path::new("f.txt"), false).unwrap();
-        let (_lock, stat) = place.lock().unwrap();
-        fs::write(&path, "someone else, longer").unwrap();
-        let err = place
-            .replace(
-                b"mine",
-                Some(stat.st_mode),
-                Some(Fingerprint::of(&stat)),
-                true,
-            )
-            .unwrap_err();
-        assert!(
-            err.get_ref()
-                .is_some_and(|e| e.is::<crate::error::ChangedOnDisk>())
-        );
-        assert_eq!(fs::read_to_string(&path).unwrap(), "someone else, longer");
+        let (done, now, _) = replace_while(None, |path| {
+            fs::write(path, "someone else, longer").unwrap()
+        });
+        assert!(is_conflict(&done), "{done:?}");
+        assert_eq!(now.as_deref(), Some("someone else, longer"));
     }
 
     thread_local! {
@@ -493,10 +478,11 @@ mod tests {
 
     type Hook = std::thread::LocalKey<std::cell::Cell<Option<Box<dyn FnOnce()>>>>;
 
-    /// `place.replace` of f.txt ("old") with "mine" while `theirs` runs at `hook`: what it
-    /// returned, what f.txt then holds (None: gone) and every name left in the directory.
+    /// `place.replace` of f.txt ("old") with "mine" while `theirs` runs at `hook` (`None`:
+    /// after the lock is taken, before the replace starts): what it returned, what f.txt then
+    /// holds (None: gone) and every name left in the directory.
     fn replace_while(
-        hook: &'static Hook,
+        hook: Option<&'static Hook>,
         theirs: impl FnOnce(&Path) + 'static,
     ) -> (io::Result<()>, Option<String>, Vec<OsString>) {
         let dir = tempfile::tempdir().unwrap();
@@ -506,7 +492,10 @@ mod tests {
         let place = Place::find(&root, Path::new("f.txt"), false).unwrap();
         let (_lock, stat) = place.lock().unwrap();
         let target = path.clone();
-        hook.with(|hook| hook.set(Some(Box::new(move || theirs(&target)))));
+        match hook {
+            Some(hook) => hook.with(|hook| hook.set(Some(Box::new(move || theirs(&target))))),
+            None => theirs(&target),
+        }
         let done = place.replace(
             b"mine",
             Some(stat.st_mode),
@@ -537,7 +526,7 @@ mod tests {
 
     #[test]
     fn a_change_while_the_new_file_is_linked_is_a_conflict() {
-        let (done, now, names) = replace_while(&AFTER_LINK, replaced_by_them);
+        let (done, now, names) = replace_while(Some(&AFTER_LINK), replaced_by_them);
         assert!(is_conflict(&done), "expected a conflict, got {done:?}");
         assert_eq!(
             now.as_deref(),
@@ -564,7 +553,7 @@ mod tests {
             ),
             ("deleted", Box::new(deleted), None),
         ] {
-            let (done, now, names) = replace_while(&AFTER_CHECK, theirs);
+            let (done, now, names) = replace_while(Some(&AFTER_CHECK), theirs);
             assert!(
                 is_conflict(&done),
                 "{what}: expected a conflict, got {done:?}"
@@ -577,7 +566,7 @@ mod tests {
 
     #[test]
     fn a_swap_with_nothing_changed_puts_the_new_file_in_place() {
-        let (done, now, names) = replace_while(&AFTER_CHECK, |_| {});
+        let (done, now, names) = replace_while(Some(&AFTER_CHECK), |_| {});
         assert!(done.is_ok(), "{done:?}");
         assert_eq!(now.as_deref(), Some("mine"));
         assert_eq!(names, ["f.txt"], "temporary files left behind");

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import assert_a_closed_pipe_exits_0_quietly, numbered_tree
+from cli_helpers import assert_a_closed_pipe_exits_0_quietly, numbered_tree, start_grep
 
 RG = os.environ.get("CODESIFT_TEST_RG") or shutil.which("rg") or "/work/venv/bin/rg"
 
@@ -150,18 +150,6 @@ def test_a_match_spanning_lines_is_still_printed_with_the_lines_it_spans(tmp_pat
     assert done.returncode == 0
 
 
-def start(root: Path, *args: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "codesift", "grep", *args],
-        cwd=root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        # A suite started without job control runs with SIGINT ignored; the command under
-        # test gets the disposition a terminal gives it.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-
-
 MODES = [[], ["-o"], ["--json"], ["-c"], ["-l"], ["--vimgrep"], ["-C", "1"]]
 #: The modes whose output fills the pipe long before the search ends.
 PER_HIT = [m for m in MODES if m not in (["-c"], ["-l"])]
@@ -171,7 +159,7 @@ PER_HIT = [m for m in MODES if m not in (["-c"], ["-l"])]
 def test_ctrl_c_stops_each_mode_with_exit_130(tmp_path, flags):
     root = tmp_path / "t"
     numbered_tree(root, 3000, "needle\n" * 20)
-    proc = start(root, *flags, "needle")
+    proc = start_grep(root, *flags, "needle")
     assert proc.stdout is not None and proc.stderr is not None
     assert proc.stdout.read(1)  # under way; then the pipe fills up (or the search goes on)
     time.sleep(0.2)
@@ -189,7 +177,7 @@ def test_ctrl_c_stops_each_mode_with_exit_130(tmp_path, flags):
 def test_a_closed_pipe_ends_each_mode_quietly(tmp_path, flags):
     root = tmp_path / "t"
     numbered_tree(root, 3000, "needle\n" * 20)
-    proc = start(root, *flags, "needle")
+    proc = start_grep(root, *flags, "needle")
     assert proc.stdout is not None
     assert proc.stdout.read(1)
     assert_a_closed_pipe_exits_0_quietly(proc)

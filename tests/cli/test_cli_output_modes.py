@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import codesift_grep_bytes
 
 GOLDEN = Path(__file__).with_name("output_modes_golden.json")
 
@@ -102,16 +103,6 @@ CASES: list[list[str]] = [
 ]
 
 
-def run(root: Path, args: list[str]) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "codesift", "grep", *args],
-        cwd=root,
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
-
-
 def normalized(out: bytes, root: Path) -> str:
     """The output as text (bytes that are not UTF-8 kept as surrogates), the hits' ids (a
     workspace's random prefix) and the tree's location written as placeholders."""
@@ -154,7 +145,7 @@ def golden() -> dict[str, dict[str, object]]:
 @pytest.mark.parametrize("args", CASES, ids=[" ".join(c) for c in CASES])
 def test_each_mode_prints_the_pinned_bytes(tmp_path, golden, args):
     root = planted_tree(tmp_path / "tree")
-    done = run(root, args)
+    done = codesift_grep_bytes(root, *args)
     pinned = golden[key(args)]
     actual = pinned_form(done, root)
     assert b"Traceback" not in done.stderr, done.stderr
@@ -169,7 +160,7 @@ def write_golden(where: Path) -> None:
     root = planted_tree(where / "tree")
     pinned = {}
     for args in CASES:
-        pinned[key(args)] = pinned_form(run(root, args), root)
+        pinned[key(args)] = pinned_form(codesift_grep_bytes(root, *args), root)
     GOLDEN.write_text(json.dumps(pinned, indent=1, ensure_ascii=True) + "\n")
 
 

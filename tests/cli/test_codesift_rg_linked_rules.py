@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, Env, real_rgs
+from rg_helpers import BIN, Env, index_agrees
 from rule_links import HAS_GIT, SCENARIOS, Scenario, environment
 
 pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
@@ -21,24 +21,6 @@ QUERIES = [
     ("--sort", "path", "-c", "needle"),
     ("--sort", "path", "--files"),
 ]
-
-
-def check(env: Env, tree: Path, args: tuple[str, ...], what: str) -> None:
-    """`args` through the index (force, auto) equal a scan and the real ripgrep."""
-    scan = env.rg(tree, "never", *args)
-    reals = real_rgs()
-    if reals:
-        real = env.rg(tree, "never", *args, binary=reals[0][0])
-        assert (real.returncode, real.stdout) == (scan.returncode, scan.stdout), (
-            f"{what}: rg {' '.join(args)}: the scan differs from {reals[0][1]}\n"
-            f"rg   {real.stdout!r}\nscan {scan.stdout!r}"
-        )
-    for mode in ("force", "auto"):
-        got = env.rg(tree, mode, *args)
-        assert (got.returncode, got.stdout) == (scan.returncode, scan.stdout), (
-            f"{what}: rg {' '.join(args)} ({mode})\nexpected {scan.stdout!r}\n"
-            f"actual   {got.stdout!r}\n{got.stderr.decode()}"
-        )
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
@@ -56,10 +38,10 @@ def test_a_rule_file_changed_through_another_name_is_seen(
         for args in QUERIES:
             # The first runs index the tree and keep verdicts and lists; the next use them.
             for run in ("first", "second"):
-                check(env, tree, args, f"before the change ({run} run)")
+                index_agrees(env, tree, args, f"before the change ({run} run)")
         indexed = env.rg(tree, "force", "-l", "needle")
         assert b"files from the index" in indexed.stderr, indexed.stderr.decode()
         scenario.change(tmp_path)
         for args in QUERIES:
-            check(env, tree, args, f"{scenario.name} changed")
-            check(env, tree, args, f"{scenario.name} changed (again)")
+            index_agrees(env, tree, args, f"{scenario.name} changed")
+            index_agrees(env, tree, args, f"{scenario.name} changed (again)")

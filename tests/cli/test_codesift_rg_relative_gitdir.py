@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, Env, real_rgs
+from rg_helpers import BIN, Env, index_agrees
 from rule_links import AFTER, BEFORE, environment, write_files, write_in_place
 
 pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
@@ -32,26 +32,6 @@ def repository(main: Path, exclude: str) -> None:
     (main / ".git" / "info" / "exclude").write_text(exclude)
 
 
-def answers(env: Env, cwd: Path, args: tuple[str, ...], what: str) -> bytes:
-    """`args` through the index (force, auto) equal a scan and the real ripgrep; the scan's
-    output."""
-    scan = env.rg(cwd, "never", *args)
-    reals = real_rgs()
-    if reals:
-        real = env.rg(cwd, "never", *args, binary=reals[0][0])
-        assert (real.returncode, real.stdout) == (scan.returncode, scan.stdout), (
-            f"{what}: rg {' '.join(args)}: the scan differs from {reals[0][1]}\n"
-            f"rg   {real.stdout!r}\nscan {scan.stdout!r}"
-        )
-    for mode in ("force", "auto"):
-        got = env.rg(cwd, mode, *args)
-        assert (got.returncode, got.stdout) == (scan.returncode, scan.stdout), (
-            f"{what}: rg {' '.join(args)} ({mode})\nexpected {scan.stdout!r}\n"
-            f"actual   {got.stdout!r}\n{got.stderr.decode()}"
-        )
-    return scan.stdout
-
-
 def test_excludes_found_through_a_relative_gitdir_from_another_cwd(tmp_path: Path) -> None:
     # The worktree `tree` names `../main/.git/worktrees/wt`: git's is `main`, beside it;
     # from the working directory `away/deeper` ripgrep reads `away/main`'s excludes.
@@ -70,12 +50,14 @@ def test_excludes_found_through_a_relative_gitdir_from_another_cwd(tmp_path: Pat
         for args in QUERIES:
             # The first runs index the tree and keep verdicts and lists; the next use them.
             for run in ("first", "second"):
-                out = answers(env, cwd, args + searched, f"before the change ({run} run)")
+                out = index_agrees(env, cwd, args + searched, f"before the change ({run} run)")
                 assert b"c.tmp" not in out, f"ripgrep did not read away/main's excludes: {out!r}"
         indexed = env.rg(cwd, "force", "-l", "needle", *searched)
         assert b"files from the index" in indexed.stderr, indexed.stderr.decode()
         write_in_place(tmp_path / "away" / "main" / ".git" / "info" / "exclude", AFTER)
         for args in QUERIES:
             for run in ("first", "second"):
-                out = answers(env, cwd, args + searched, f"away/main's excludes changed ({run})")
+                out = index_agrees(
+                    env, cwd, args + searched, f"away/main's excludes changed ({run})"
+                )
                 assert b"c.tmp" in out and b"b.log" not in out, out

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from daemon_helpers import daemon_env, root_status, wait_for
+from daemon_helpers import daemon_env, published, root_status, wait_for
 from trees import write_tree
 
 from codesift import Workspace
@@ -29,11 +29,6 @@ def index_build(root: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-
-
-def published(cache: Path) -> Path:
-    (found,) = cache.glob("*/index-*.bin")
-    return found
 
 
 def caught_up(root: Path) -> dict | None:

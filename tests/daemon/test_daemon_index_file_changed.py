@@ -8,7 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from daemon_helpers import prime, root_status, wait_for
+from daemon_helpers import prime, published, root_status, wait_for
 from index_helpers import hits
 from trees import write_tree
 
@@ -16,11 +16,6 @@ from codesift import Workspace
 
 TREE = {f"src/f{i}.c": f'int value_{i} = {i};\nchar *name_{i} = "n{i}";\n' for i in range(300)}
 PATTERNS = ["value_7 =", "name_12", r"value_\d+ = 4", "n29"]
-
-
-def published(cache: Path) -> Path:
-    (found,) = cache.glob("*/index-*.bin")
-    return found
 
 
 def answers(root: Path, index: bool) -> list[list[dict]]:

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from serve_helpers import printed_port
+from serve_helpers import printed_port, read_until_closed
 
 #: Generous bound on any wait in these tests: only a hang ever reaches it.
 HANG = 60.0
@@ -52,23 +52,6 @@ def running(argv: list[str], root: Path, url_on_stderr: bool) -> Iterator[int]:
             process.wait()
 
 
-def _read_all(sock: socket.socket) -> bytes:
-    """Everything the server sends until it closes the connection."""
-    data = b""
-    deadline = time.monotonic() + HANG
-    while time.monotonic() < deadline:
-        try:
-            chunk = sock.recv(65536)
-        except TimeoutError:
-            break
-        except ConnectionResetError:
-            return data
-        if not chunk:
-            return data
-        data += chunk
-    raise AssertionError(f"the server kept the connection open; it sent {data[:500]!r}")
-
-
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     tree = tmp_path / "tree"
@@ -96,7 +79,7 @@ def test_a_request_with_both_lengths_is_refused_and_its_connection_closed(
         ).encode()
         with socket.create_connection(("127.0.0.1", port), timeout=HANG) as sock:
             sock.sendall(request + chunked + smuggled)
-            reply = _read_all(sock)
+            reply = read_until_closed(sock, HANG)
         print(f"{command}: {reply[:400]!r}")
         assert reply.startswith(b"HTTP/1.1 400 "), f"expected 400, got {reply[:400]!r}"
         assert reply.count(b"HTTP/1.1 ") == 1, f"a second request was answered: {reply!r}"
@@ -130,7 +113,7 @@ def test_a_search_with_millions_of_globs_is_refused_while_it_arrives(root: Path)
                         sock.sendall(b"0\r\n\r\n")
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # refused and closed before the whole body was sent
-                reply = _read_all(sock)
+                reply = read_until_closed(sock, HANG)
             took = time.monotonic() - started
             print(f"{framing}: refused after {took:.2f} s: {reply[:300]!r}")
             assert reply.startswith(b"HTTP/1.1 413 "), f"{framing}: got {reply[:400]!r}"

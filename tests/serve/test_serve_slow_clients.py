@@ -10,12 +10,11 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
-from serve_helpers import live_server, printed_port, silent_flood
+from serve_helpers import live_server, printed_port, read_until_closed, silent_flood
 
 from codesift.serve.limits import Limits
 
@@ -33,29 +32,16 @@ def _connect(port: int) -> socket.socket:
     return sock
 
 
-def _read_all(sock: socket.socket) -> bytes:
-    """Everything the server sends until it closes (or HANG passes: then what came)."""
-    data = b""
-    deadline = time.monotonic() + HANG
-    while time.monotonic() < deadline:
-        try:
-            chunk = sock.recv(65536)
-        except TimeoutError:
-            break
-        if not chunk:
-            return data
-        data += chunk
-    raise AssertionError(f"the server kept the connection open; it sent {data[:300]!r}")
-
-
 def test_a_connection_whose_request_head_never_arrives_is_closed(root: Path) -> None:
     with live_server(root, limits=Limits(head_seconds=0.5)) as server:
         idle = _connect(server.port)
         partial = _connect(server.port)
         partial.sendall(f"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n".encode())
         try:
-            assert _read_all(idle) == b"", "a connection that sent nothing gets nothing"
-            _read_all(partial)
+            assert read_until_closed(idle, HANG) == b"", (
+                "a connection that sent nothing gets nothing"
+            )
+            read_until_closed(partial, HANG)
         finally:
             idle.close()
             partial.close()
@@ -73,7 +59,7 @@ def test_a_body_that_does_not_arrive_in_time_is_answered_408(root: Path) -> None
                     "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
                 ).encode()
             )
-            reply = _read_all(sock)
+            reply = read_until_closed(sock, HANG)
         finally:
             sock.close()
         head, _, body = reply.partition(b"\r\n\r\n")

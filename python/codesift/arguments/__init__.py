@@ -233,21 +233,26 @@ def _short(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _strings(name: str, value: str | Iterable[str], expected: str) -> list[str]:
+    """`value` as a list of strings (a string is one), each valid Unicode; `expected` says
+    what a bad value should have been ("a glob or a list of globs")."""
+    if not isinstance(value, str | Iterable) or isinstance(value, bytes | Mapping):
+        raise InvalidArgumentError(f"{name} must be {expected}, not {_short(value)}")
+    items = [value] if isinstance(value, str) else list(value)
+    for item in items:
+        if not isinstance(item, str):
+            raise InvalidArgumentError(f"{name} must be {expected}, not {_short(item)}")
+        check_unicode(name, item)
+    return items
+
+
 def glob_list(name: str, value: str | Iterable[str] | None) -> list[str]:
     """Glob filters as a list; a string may hold several, separated by commas outside braces
     (`"*.ts,*.tsx"` = `["*.ts", "*.tsx"]`, `"*.{ts,tsx}"` stays whole)."""
     if value is None:
         return []
-    if not isinstance(value, str | Iterable) or isinstance(value, bytes | Mapping):
-        raise InvalidArgumentError(f"{name} must be a glob or a list of globs, not {_short(value)}")
-    items = [value] if isinstance(value, str) else list(value)
     globs: list[str] = []
-    for item in items:
-        if not isinstance(item, str):
-            raise InvalidArgumentError(
-                f"{name} must be a glob or a list of globs, not {_short(item)}"
-            )
-        check_unicode(name, item)
+    for item in _strings(name, value, "a glob or a list of globs"):
         check_glob_nesting(name, item)
         globs.extend(part for part in split_top_level(item) if part)
     return globs
@@ -276,21 +281,13 @@ def type_list(name: str, value: str | Iterable[str] | None) -> list[str]:
     (`"py,rust"`). The engine checks the names (an unknown one is an error naming close ones)."""
     if value is None:
         return []
-    if not isinstance(value, str | Iterable) or isinstance(value, bytes | Mapping):
-        raise InvalidArgumentError(
-            f"{name} must be a file type such as py or rust, or a list of them, not {_short(value)}"
-        )
-    items = [value] if isinstance(value, str) else list(value)
-    names: list[str] = []
-    for item in items:
-        if not isinstance(item, str):
-            raise InvalidArgumentError(
-                f"{name} must be a file type such as py or rust, or a list of them, not "
-                f"{_short(item)}"
-            )
-        check_unicode(name, item)
-        names.extend(part.strip() for part in item.split(",") if part.strip())
-    return names
+    expected = "a file type such as py or rust, or a list of them"
+    return [
+        part.strip()
+        for item in _strings(name, value, expected)
+        for part in item.split(",")
+        if part.strip()
+    ]
 
 
 def check_flag(name: str, value: object) -> bool | None:

@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 
 
 def command_modules() -> dict[str, ModuleType]:
-    """Each command's module (its `add_command` and `run`), in the order `--help` lists
-    them; imported only when a command other than grep runs (grep starts with its own)."""
+    """Each command's module (its `HELP`, `DESCRIPTION`, `add_arguments` and `run`), in the
+    order `--help` lists them; imported only when a command other than grep runs (grep starts
+    with its own)."""
     from . import (
         apply_hit,
         apply_patch,
@@ -64,8 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"codesift {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in command_modules().values():
-        module.add_command(sub.add_parser)
+    for name, module in command_modules().items():
+        module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION))
     return parser
 
 

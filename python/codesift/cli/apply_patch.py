@@ -14,7 +14,6 @@ from .parser import add_shared_options
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
 
     from rich.console import Console
 
@@ -24,16 +23,16 @@ if TYPE_CHECKING:
 MAX_PATCH_BYTES = 64 * 1024 * 1024
 
 
-def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
-    ap = new_parser(
-        "apply-patch",
-        help="apply a patch (apply_patch envelope, unified diff, SEARCH/REPLACE) from a file "
-        "or stdin",
-        description="Apply a patch to one or several files, all or nothing: every hunk must "
-        "match one place, every file is planned before any is written (docs/edits.md). The "
-        "format is detected unless --format says it; --dry-run prints the diff it would make "
-        "and writes nothing.",
-    )
+HELP = "apply a patch (apply_patch envelope, unified diff, SEARCH/REPLACE) from a file or stdin"
+DESCRIPTION = (
+    "Apply a patch to one or several files, all or nothing: every hunk must "
+    "match one place, every file is planned before any is written (docs/edits.md). The "
+    "format is detected unless --format says it; --dry-run prints the diff it would make "
+    "and writes nothing."
+)
+
+
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
         "patch",
         nargs="?",

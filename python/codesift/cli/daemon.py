@@ -7,16 +7,16 @@ from .parser import add_shared_options
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
 
 
-def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
-    dm = new_parser(
-        "daemon",
-        help="start, inspect or stop this user's index daemon",
-        description="Start, inspect or stop this user's index daemon, which keeps the indexes "
-        "of the roots searched and answers searches from them (docs/daemon.md).",
-    )
+HELP = "start, inspect or stop this user's index daemon"
+DESCRIPTION = (
+    "Start, inspect or stop this user's index daemon, which keeps the indexes "
+    "of the roots searched and answers searches from them (docs/daemon.md)."
+)
+
+
+def add_arguments(dm: argparse.ArgumentParser) -> None:
     dm.add_argument(
         "action",
         choices=["start", "status", "stop", "run"],

@@ -10,22 +10,22 @@ from .rooting import FILE_ROOT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
 
     from rich.console import Console
 
     from ..workspace import Workspace
 
 
-def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
-    e = new_parser(
-        "edit",
-        help="replace OLD by NEW in a file",
-        description="Replace the one place in FILE that OLD matches by NEW, and print the "
-        "diff. OLD is tried exactly, then with line endings normalised, then (unless "
-        "--no-fuzzy) line by line ignoring whitespace and blank lines, then unescaped; it must "
-        "match exactly one place unless --replace-all.",
-    )
+HELP = "replace OLD by NEW in a file"
+DESCRIPTION = (
+    "Replace the one place in FILE that OLD matches by NEW, and print the "
+    "diff. OLD is tried exactly, then with line endings normalised, then (unless "
+    "--no-fuzzy) line by line ignoring whitespace and blank lines, then unescaped; it must "
+    "match exactly one place unless --replace-all."
+)
+
+
+def add_arguments(e: argparse.ArgumentParser) -> None:
     e.add_argument("path", metavar="FILE", help="the file to edit")
     e.add_argument(
         "old", metavar="OLD", help="the text to replace (one place, or see --replace-all)"

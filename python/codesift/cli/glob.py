@@ -9,7 +9,6 @@ from .output import print_hint, print_note, without_hint
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
 
     from rich.console import Console
 
@@ -17,17 +16,15 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
-    g = new_parser(
-        "glob",
-        help="find files by glob pattern",
-        description="List the files under PATH whose path matches PATTERN, sorted by path "
-        "unless --sort says otherwise, one per line (as PATH was written).",
-    )
+HELP = "find files by glob pattern"
+DESCRIPTION = (
+    "List the files under PATH whose path matches PATTERN, sorted by path "
+    "unless --sort says otherwise, one per line (as PATH was written)."
+)
+
+
+def add_arguments(g: argparse.ArgumentParser) -> None:
     g.add_argument("pattern", help="the glob, e.g. '*.py' or 'src/**/*.ts'")
-    g.add_argument(
-        "path", nargs="?", default=None, help="directory to search (default: the current one)"
-    )
     g.add_argument(
         "--limit", type=int, default=2000, metavar="N", help="list at most N files (default 2000)"
     )

@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 
 #: What a terminal shows at most unless -m says otherwise (a pipe gets every match).
 TERMINAL_CAP = 500
-GREP_HELP = "search file contents by regex, with ripgrep's flags"
-GREP_DESCRIPTION = (
+HELP = "search file contents by regex, with ripgrep's flags"
+DESCRIPTION = (
     "Search file contents with ripgrep's habits: options anywhere, several PATHs, rg's "
     "flags and meanings, case-sensitive unless -i or -S. Piped, it prints what "
     "`rg -n --no-heading` prints (one line per matching line, path:line:text; context lines "
@@ -48,19 +48,15 @@ GREP_DESCRIPTION = (
 )
 
 
-def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
-    add_grep_options(new_parser("grep", help=GREP_HELP, description=GREP_DESCRIPTION))
-
-
 def grep_parser() -> argparse.ArgumentParser:
     """`codesift grep` on its own, parsed with options anywhere among the arguments (as rg
     takes them: `codesift grep PATTERN -s src`)."""
-    parser = Parser(prog="codesift grep", description=GREP_DESCRIPTION)
-    add_grep_options(parser)
+    parser = Parser(prog="codesift grep", description=DESCRIPTION)
+    add_arguments(parser)
     return parser
 
 
-def add_grep_options(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """grep's options: rg's flags, then every shared option (grep acts on all of them)."""
     add_grep_arguments(parser)
     add_shared_options(

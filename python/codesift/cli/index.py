@@ -10,7 +10,6 @@ from .progress import with_progress
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
     from typing import Any
 
     from rich.console import Console
@@ -18,14 +17,15 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
-    ix = new_parser(
-        "index",
-        help="build, inspect or remove the index",
-        description="Build, inspect or remove the persistent trigram index of a root "
-        "(docs/index.md). It is built for the ignore and walk options given, and searches "
-        "with the same options use it.",
-    )
+HELP = "build, inspect or remove the index"
+DESCRIPTION = (
+    "Build, inspect or remove the persistent trigram index of a root "
+    "(docs/index.md). It is built for the ignore and walk options given, and searches "
+    "with the same options use it."
+)
+
+
+def add_arguments(ix: argparse.ArgumentParser) -> None:
     ix.add_argument(
         "action",
         choices=["build", "status", "drop"],

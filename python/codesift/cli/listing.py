@@ -23,8 +23,11 @@ if TYPE_CHECKING:
 
 
 def add_tree_options(parser: argparse.ArgumentParser) -> None:
-    """`--root` (PATH's root by default), `--json` (with "root"), `--color`, the ignore
-    filters, the walk and the index."""
+    """PATH (after the command's own positional), `--root` (PATH's root by default), `--json`
+    (with "root"), `--color`, the ignore filters, the walk and the index."""
+    parser.add_argument(
+        "path", nargs="?", default=None, help="directory to search (default: the current one)"
+    )
     add_shared_options(
         parser,
         root=PATH_ROOT,

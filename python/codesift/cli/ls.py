@@ -10,20 +10,20 @@ from .rooting import PATH_ROOT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
 
     from rich.console import Console
 
     from ..workspace import Workspace
 
 
-def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
-    ls = new_parser(
-        "ls",
-        help="list a directory",
-        description="List a directory's entries, directories first with a trailing /, each "
-        "group sorted, honouring the ignore rules.",
-    )
+HELP = "list a directory"
+DESCRIPTION = (
+    "List a directory's entries, directories first with a trailing /, each "
+    "group sorted, honouring the ignore rules."
+)
+
+
+def add_arguments(ls: argparse.ArgumentParser) -> None:
     ls.add_argument(
         "path",
         nargs="?",

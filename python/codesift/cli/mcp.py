@@ -10,21 +10,21 @@ from .rooting import SERVER_ROOT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
 
     from rich.console import Console
 
     from ..workspace import Workspace
 
 
-def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
-    m = new_parser(
-        "mcp",
-        help="serve the tools over MCP (stdio, or Streamable HTTP)",
-        description="Serve codesift's tools to an agent over the Model Context Protocol: "
-        "JSON-RPC on stdin and stdout (as an MCP client starts it), or Streamable HTTP with "
-        "--http. The tools work inside the root and never outside it.",
-    )
+HELP = "serve the tools over MCP (stdio, or Streamable HTTP)"
+DESCRIPTION = (
+    "Serve codesift's tools to an agent over the Model Context Protocol: "
+    "JSON-RPC on stdin and stdout (as an MCP client starts it), or Streamable HTTP with "
+    "--http. The tools work inside the root and never outside it."
+)
+
+
+def add_arguments(m: argparse.ArgumentParser) -> None:
     m.add_argument(
         "--spill-dir", default=None, metavar="DIR", help="where oversized outputs are saved"
     )

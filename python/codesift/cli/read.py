@@ -13,21 +13,21 @@ from .rooting import FILE_ROOT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
 
     from rich.console import Console
 
     from ..workspace import Workspace
 
 
-def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
-    rd = new_parser(
-        "read",
-        help="print a file with line numbers",
-        description="Print a text file's lines, numbered (as cat -n), from --offset for at most "
-        "--limit lines, or the lines FILE:START-END names; stderr says when lines were left "
-        "out and how to read on.",
-    )
+HELP = "print a file with line numbers"
+DESCRIPTION = (
+    "Print a text file's lines, numbered (as cat -n), from --offset for at most "
+    "--limit lines, or the lines FILE:START-END names; stderr says when lines were left "
+    "out and how to read on."
+)
+
+
+def add_arguments(rd: argparse.ArgumentParser) -> None:
     rd.add_argument("path", metavar="FILE", help="the file, optionally with :START-END or :LINE")
     rd.add_argument(
         "--offset", type=int, default=1, metavar="N", help="first line to print (default 1)"

@@ -17,19 +17,17 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
-    s = new_parser(
-        "search",
-        help="find the files that answer a question in words",
-        description="List the files under PATH that best answer QUESTION, best first, each "
-        "with its score, why, and its best lines. Keywords only (no model): the question's "
-        "words and identifier parts, stop words dropped, ranked by BM25F over each file's "
-        "path, definitions and matching lines.",
-    )
+HELP = "find the files that answer a question in words"
+DESCRIPTION = (
+    "List the files under PATH that best answer QUESTION, best first, each "
+    "with its score, why, and its best lines. Keywords only (no model): the question's "
+    "words and identifier parts, stop words dropped, ranked by BM25F over each file's "
+    "path, definitions and matching lines."
+)
+
+
+def add_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("question", help="the question, e.g. 'how are routes registered'")
-    s.add_argument(
-        "path", nargs="?", default=None, help="directory to search (default: the current one)"
-    )
     s.add_argument(
         "-n",
         "--max-results",

@@ -9,20 +9,20 @@ from .rooting import SERVER_ROOT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
 
     from rich.console import Console
 
     from ..workspace import Workspace
 
 
-def add_command(new_parser: Callable[..., argparse.ArgumentParser]) -> None:
-    sv = new_parser(
-        "serve",
-        help="serve the tools and a web page over HTTP",
-        description="Serve codesift's tools as an HTTP API and a web page to search and edit "
-        "the root from a browser (docs/serve.md); writes need the token.",
-    )
+HELP = "serve the tools and a web page over HTTP"
+DESCRIPTION = (
+    "Serve codesift's tools as an HTTP API and a web page to search and edit "
+    "the root from a browser (docs/serve.md); writes need the token."
+)
+
+
+def add_arguments(sv: argparse.ArgumentParser) -> None:
     sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     sv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free port)")
     sv.add_argument("--open", action="store_true", help="open the page in a browser")

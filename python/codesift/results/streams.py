@@ -12,7 +12,7 @@ from .. import _core
 # streams through here, and those imports would be most of its start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
+    from typing import TypeVar
 
     # `typing.Self` is Python 3.11's; annotations are not evaluated at run time
     from typing_extensions import Self
@@ -23,12 +23,12 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 
-class _Streamed:
+class _Streamed(Iterator["T"]):
     """What a streamed answer (`GrepIter`, `GlobIter`) does with its engine stream: closing
     it (or leaving its `with` block, or dropping it) stops the engine's threads."""
 
     _stream: _core.GrepStream | _core.GlobStream
-    _batch: Iterator[Any]
+    _batch: Iterator[T]
 
     def close(self) -> None:
         """Stops the search or walk (waiting for its threads); nothing more comes."""
@@ -46,8 +46,25 @@ class _Streamed:
         if stream is not None:
             stream.close()
 
+    def __iter__(self) -> Self:
+        return self
 
-class GrepIter(_Streamed, Iterator[_core.GrepMatch]):
+    def __next__(self) -> T:
+        while True:
+            item = next(self._batch, None)
+            if item is not None:
+                return item
+            batch = self._next_batch()
+            if batch is None:
+                raise StopIteration
+            self._batch = iter(batch)
+
+    def _next_batch(self) -> Sequence[T] | None:
+        """The stream's next items, or None at its end (when `result` is set)."""
+        raise NotImplementedError
+
+
+class GrepIter(_Streamed[_core.GrepMatch]):
     """The hits of `Workspace.grep_iter`, one at a time (a context manager: leaving the
     block stops the search)."""
 
@@ -83,18 +100,9 @@ class GrepIter(_Streamed, Iterator[_core.GrepMatch]):
         of, for a caller that needs no `GrepResult` (the CLI's piped grep)."""
         return self._outcome
 
-    def __iter__(self) -> GrepIter:
-        return self
-
-    def __next__(self) -> _core.GrepMatch:
-        while True:
-            hit = next(self._batch, None)
-            if hit is not None:
-                return hit
-            piece = self.next_piece()
-            if piece is None:
-                raise StopIteration
-            self._batch = iter(piece[0])
+    def _next_batch(self) -> Sequence[_core.GrepMatch] | None:
+        piece = self.next_piece()
+        return None if piece is None else piece[0]
 
     def next_piece(self) -> tuple[Sequence[_core.GrepMatch], int, bool] | None:
         """The stream's next item: hits of one file in line order, the matches they stand
@@ -147,7 +155,7 @@ class GrepIter(_Streamed, Iterator[_core.GrepMatch]):
             yield hits
 
 
-class GlobIter(_Streamed, Iterator[_core.GlobMatch]):
+class GlobIter(_Streamed[_core.GlobMatch]):
     """The files of `Workspace.glob_iter`, one at a time (a context manager: leaving the
     block stops the walk)."""
 
@@ -161,21 +169,14 @@ class GlobIter(_Streamed, Iterator[_core.GlobMatch]):
         self._batch: Iterator[_core.GlobMatch] = iter(())
         self.result: GlobResult | None = None
 
-    def __iter__(self) -> GlobIter:
-        return self
-
-    def __next__(self) -> _core.GlobMatch:
-        while True:
-            found = next(self._batch, None)
-            if found is not None:
-                return found
-            try:
-                self._batch = iter(next(self._stream))
-            except StopIteration:
-                outcome = self._stream.outcome
-                if outcome is not None and self.result is None:
-                    self.result = self._summary(outcome)
-                raise
+    def _next_batch(self) -> Sequence[_core.GlobMatch] | None:
+        try:
+            return next(self._stream)
+        except StopIteration:
+            outcome = self._stream.outcome
+            if outcome is not None and self.result is None:
+                self.result = self._summary(outcome)
+            return None
 
 
 def by_file(

@@ -490,6 +490,17 @@ def write(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     return box.finish("Write", text, data)
 
 
+#: Glob's parameters (opencode's glob takes the same, word for word).
+GLOB_PROPERTIES = {
+    "pattern": {"type": "string", "description": "The glob pattern to match files against"},
+    "path": {
+        "type": "string",
+        "description": "The directory to search in. If not specified, the current working "
+        "directory will be used. IMPORTANT: Omit this field to use the default directory. DO "
+        'NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a '
+        "valid directory path if provided.",
+    },
+}
 _FILE_PATH = {"type": "string", "description": "The absolute path to the file to modify"}
 
 PROFILE = Profile(
@@ -509,19 +520,7 @@ PROFILE = Profile(
         Tool(
             name="Glob",
             description=GLOB_DESCRIPTION,
-            properties={
-                "pattern": {
-                    "type": "string",
-                    "description": "The glob pattern to match files against",
-                },
-                "path": {
-                    "type": "string",
-                    "description": "The directory to search in. If not specified, the current "
-                    "working directory will be used. IMPORTANT: Omit this field to use the "
-                    'default directory. DO NOT enter "undefined" or "null" - simply omit it for '
-                    "the default behavior. Must be a valid directory path if provided.",
-                },
-            },
+            properties=GLOB_PROPERTIES,
             handler=glob,
             required=("pattern",),
             output_required=("numFiles", "filenames", "truncated"),

@@ -43,6 +43,11 @@ _TYPES = {
     "description": 'ripgrep file types, e.g. "py" or ["rust","toml"].',
 }
 _TYPES_NOT = {**_TYPES, "description": "Skip files of these ripgrep file types."}
+_EXCLUDE = {
+    "type": ["string", "array"],
+    "items": {"type": "string"},
+    "description": "Skip files or directories matching these globs.",
+}
 _LINES = {"type": "integer", "minimum": 0, "maximum": 50}
 
 TOOLS: dict[str, dict[str, Any]] = {
@@ -58,15 +63,10 @@ TOOLS: dict[str, dict[str, Any]] = {
             "pattern": {"type": "string", "description": "Regex (or text with literal=true)."},
             "path": {"type": "string", "description": "Directory or file to search (default .)."},
             "include": {
-                "type": ["string", "array"],
-                "items": {"type": "string"},
+                **_EXCLUDE,
                 "description": 'Only files matching these globs, e.g. "*.ts" or ["*.ts","*.tsx"].',
             },
-            "exclude": {
-                "type": ["string", "array"],
-                "items": {"type": "string"},
-                "description": "Skip files or directories matching these globs.",
-            },
+            "exclude": _EXCLUDE,
             "literal": {"type": "boolean", "description": "Treat pattern as plain text."},
             "case_sensitive": {"type": "boolean"},
             "multiline": {
@@ -269,16 +269,8 @@ TOOLS["search"] = {
             "maximum": 1000,
             "description": "Files to return at most (10).",
         },
-        "include": {
-            "type": ["string", "array"],
-            "items": {"type": "string"},
-            "description": 'Only files matching these globs, e.g. "*.py".',
-        },
-        "exclude": {
-            "type": ["string", "array"],
-            "items": {"type": "string"},
-            "description": "Skip files or directories matching these globs.",
-        },
+        "include": {**_EXCLUDE, "description": 'Only files matching these globs, e.g. "*.py".'},
+        "exclude": _EXCLUDE,
         "type": _TYPES,
     },
     "required": ["question"],

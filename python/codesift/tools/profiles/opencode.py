@@ -14,6 +14,7 @@ from ...errors import InvalidArgumentError, NotAFileError
 from ..lines import absolute, read_lines
 from ..spec import Profile, Tool
 from ..tool_result import ToolResult
+from .claude_code import GLOB_PROPERTIES
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
@@ -308,19 +309,7 @@ PROFILE = Profile(
                 '- Supports glob patterns like "**/*.js" or "src/**/*.ts"\n'
                 "- Returns matching file paths sorted by modification time"
             ),
-            properties={
-                "pattern": {
-                    "type": "string",
-                    "description": "The glob pattern to match files against",
-                },
-                "path": {
-                    "type": "string",
-                    "description": "The directory to search in. If not specified, the current "
-                    "working directory will be used. IMPORTANT: Omit this field to use the "
-                    'default directory. DO NOT enter "undefined" or "null" - simply omit it for '
-                    "the default behavior. Must be a valid directory path if provided.",
-                },
-            },
+            properties=GLOB_PROPERTIES,
             handler=glob,
             required=("pattern",),
             path_parameters=("path",),
