@@ -24,6 +24,7 @@ __all__ = [
     "Listing",
     "GlobMatcher",
     "normalize_glob",
+    "check_regex",
     "file_types",
     "CodesiftError",
     "SandboxError",

@@ -719,7 +719,7 @@ def _content_lines(box: Toolbox, result: GrepResult, lines: list[str]) -> bool:
                 shown_context.add((prefix, number))
                 lines.append(f"{prefix}-{number}- {clip(before, 1, 0)[0]}")
         head_line = getattr(m, "signature_line", None)
-        if head_line is not None and head_line < m.line - len(m.before):
+        if head_line is not None and m.signature is not None and head_line < m.line - len(m.before):
             # A budgeted hit comes under the head of the definition around it, once.
             if (prefix, head_line) not in shown_context and (m.file, head_line) not in hit_lines:
                 shown_context.add((prefix, head_line))
