@@ -39,3 +39,16 @@ def test_blank_lines_the_file_has_before_the_match_are_not_guessed_away(tree) ->
     intended = "\n\n    x\nx"  # old's first blank line deleted
     actual = edit_or_refuse(tree, original, "\n\tx\nx", "\tx\nx")
     assert actual in (original, intended), f"expected {intended!r} or no change, got {actual!r}"
+
+
+def test_a_line_new_puts_after_a_blank_line_both_have_stays_after_it(tree) -> None:
+    """`old` drops one of the file's blank lines but keeps another; a line `new` inserts
+    right after the kept one goes after it in the file too (it went before it)."""
+    original = "mod debug;\n\nuse syn::{Expr, Item};\n\n#[test]\nfn f() {\n}\n"
+    old = "mod debug;\n\nuse syn::{Expr, Item};\n#[test]\nfn f() {"
+    new = "mod debug;\n\nlet _checkpoint = ();\nuse syn::{Expr, Item};\n#[test]\nfn f() {"
+    intended = (
+        "mod debug;\n\nlet _checkpoint = ();\nuse syn::{Expr, Item};\n\n#[test]\nfn f() {\n}\n"
+    )
+    actual = edit_or_refuse(tree, original, old, new)
+    assert actual == intended, f"expected {intended!r}, got {actual!r}"

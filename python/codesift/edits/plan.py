@@ -387,10 +387,18 @@ def apply_line_change(
         old_to_file = dict(enumerate(aligned))
     else:
         k = 0
+        previous = first - 1  # the file line the last old line was mapped to
         for i, line in enumerate(old_lines):
             if line.strip():
                 old_to_file[i] = aligned[k]
+                previous = aligned[k]
                 k += 1
+            elif previous + 1 < (aligned[k] if k < len(aligned) else last + 1):
+                # A blank line `old` has where the file has one too (the file lines between
+                # two aligned ones are blank): the same line, so that what `new` puts after
+                # it goes after it in the file too.
+                previous += 1
+                old_to_file[i] = previous
     file_line = [text[lines[i].start : lines[i].content_end] for i in range(first, last + 1)]
     pairs = [
         (indent_of(old_lines[i]), indent_of(file_line[f - first]))
