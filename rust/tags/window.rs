@@ -4,9 +4,10 @@
 
 use super::Language;
 
-/// What closes every bracket `text` leaves open (innermost first) and, in Ruby, every block
-/// (`end`): appended to a window cut out of a file, it lets the parser see whole definitions.
-/// Empty where nothing is left open.
+/// What closes every bracket `text` leaves open (innermost first), in Python the head of a
+/// `def` or `class` whose parameters are left open (`:` and a `pass` body: a long signature
+/// outgrows the window), and in Ruby every block (`end`): appended to a window cut out of a
+/// file, it lets the parser see whole definitions. Empty where nothing is left open.
 pub fn closing(language: Language, text: &[u8]) -> Vec<u8> {
     let mut open = Vec::new();
     let hash_comments = matches!(language, Language::Python | Language::Ruby | Language::Php);
@@ -23,11 +24,11 @@ pub fn closing(language: Language, text: &[u8]) -> Vec<u8> {
                     .map_or(text.len(), |end| at + 2 + end + 2);
             }
             byte @ (b'(' | b'[' | b'{') => {
-                open.push(byte);
+                open.push((byte, at));
                 at += 1;
             }
             byte @ (b')' | b']' | b'}') => {
-                if let Some(position) = open.iter().rposition(|&o| closer(o) == byte) {
+                if let Some(position) = open.iter().rposition(|&(o, _)| closer(o) == byte) {
                     open.truncate(position);
                 }
                 at += 1;
@@ -36,9 +37,12 @@ pub fn closing(language: Language, text: &[u8]) -> Vec<u8> {
         }
     }
     let mut suffix = Vec::new();
-    if !open.is_empty() {
+    if let Some(&(_, outermost)) = open.first() {
         suffix.push(b'\n');
-        suffix.extend(open.iter().rev().map(|&o| closer(o)));
+        suffix.extend(open.iter().rev().map(|&(o, _)| closer(o)));
+        if language == Language::Python && opens_a_python_head(text, outermost) {
+            suffix.extend_from_slice(b":\n    pass\n");
+        }
     }
     if language == Language::Ruby {
         for _ in 0..unclosed_ruby_blocks(text) {
@@ -46,6 +50,15 @@ pub fn closing(language: Language, text: &[u8]) -> Vec<u8> {
         }
     }
     suffix
+}
+
+/// Whether the line holding `at` is the head of a Python `def` or `class`.
+fn opens_a_python_head(text: &[u8], at: usize) -> bool {
+    let start = memchr::memrchr(b'\n', &text[..at]).map_or(0, |n| n + 1);
+    let line = text[start..at].trim_ascii_start();
+    [&b"def "[..], b"async def ", b"class "]
+        .iter()
+        .any(|head| line.starts_with(head))
 }
 
 /// Whether the quote at `at` starts a character literal (`'{'`, `'\n'`, `'\''`).
@@ -111,6 +124,23 @@ fn contains_word(line: &[u8], word: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_python_head_left_open_gets_its_colon_and_a_body() {
+        let head = "def Field(  # noqa: C901\n    default: Any = X,\n    *,\n    alias: str = (\n";
+        let closed = closing(Language::Python, head.as_bytes());
+        assert_eq!(String::from_utf8_lossy(&closed), "\n)):\n    pass\n");
+        // `definitions` closes a window itself: the head is found as a function.
+        let found: Vec<_> = crate::tags::definitions(Language::Python, head.as_bytes())
+            .unwrap()
+            .into_iter()
+            .map(|d| (&head[d.name], d.kind, d.line))
+            .collect();
+        assert_eq!(found, [("Field", "function", 1)]);
+        // A call left open is closed, nothing more.
+        let call = closing(Language::Python, b"x = Field(\n    1,\n");
+        assert_eq!(String::from_utf8_lossy(&call), "\n)");
+    }
 
     #[test]
     fn open_brackets_are_closed_innermost_first() {

@@ -295,3 +295,18 @@ def test_a_file_changed_between_ranked_searches_ranks_by_its_new_text(tree):
         ("z_defs/frob.c", 4, "reference"),
     ]
     assert got == want, f"expected {want}, got {got}"
+
+
+def test_a_python_function_with_a_long_signature_is_a_definition(tree):
+    """Its parameters run past the window parsed around the hit: the head is still seen."""
+    params = "".join(f"    option_{n}: int = {n},\n" for n in range(12))
+    root = tree(
+        {
+            "a_use.py": "value = make_field(1)\n",
+            "fields.py": f"def make_field(  # noqa: C901\n{params}) -> int:\n    return 1\n",
+        }
+    )
+    result = Workspace(root).grep("make_field", rank=True)
+    got = [(m.file, m.line, m.role, m.kind) for m in result.matches]
+    print(got)
+    assert got[0] == ("fields.py", 1, "definition", "function")
