@@ -166,22 +166,22 @@ def test_ranked_hits_are_the_unranked_ones_and_deterministic(tree):
 def test_whole_words_and_source_files_come_before_parts_and_tests(tree):
     root = tree(
         {
-            "a/notes.c": "reparse_thingy\n",
-            "b/tests/check.c": "uses parse_thing here\n",
-            "c/src/main.c": "uses parse_thing here\n",
-            "d/vendor/x.c": "uses parse_thing here\n",
-            "e/parse_thing.c": "so parse_thing\n",
+            "a/notes.go": "reparse_thingy\n",
+            "b/tests/check.go": "uses parse_thing here\n",
+            "c/src/main.go": "uses parse_thing here\n",
+            "d/vendor/x.go": "uses parse_thing here\n",
+            "e/parse_thing.go": "so parse_thing\n",
         }
     )
     ranked = Workspace(root).grep("parse_thing", rank=True)
     got = [(m.file, m.why) for m in ranked.matches]
     print(got)
     assert got == [
-        ("e/parse_thing.c", "reference, whole word, file named after it"),
-        ("c/src/main.c", "reference, whole word"),
-        ("b/tests/check.c", "reference, whole word, test file"),
-        ("d/vendor/x.c", "reference, whole word, vendored file"),
-        ("a/notes.c", "reference, inside a word"),
+        ("e/parse_thing.go", "reference, whole word, file named after it"),
+        ("c/src/main.go", "reference, whole word"),
+        ("b/tests/check.go", "reference, whole word, test file"),
+        ("d/vendor/x.go", "reference, whole word, vendored file"),
+        ("a/notes.go", "reference, inside a word"),
     ]
 
 
