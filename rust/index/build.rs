@@ -71,9 +71,36 @@ struct ChunkResult {
     files: Vec<FileRecord>,
     /// Per unit; `file` counts within the chunk.
     units: Vec<UnitRecord>,
-    postings: Vec<(u32, RoaringBitmap)>,
+    postings: ChunkPostings,
     bytes: u64,
 }
+
+/// A chunk's posting lists, flat: for each trigram in ascending order, how many of `units`
+/// (ascending, chunk-relative) are its list. One allocation per chunk instead of a bitmap per
+/// trigram: the merge appends them to the build's lists, which is the only place bitmaps
+/// are made (a bitmap per trigram per chunk cost more in malloc than it saved).
+#[derive(Default)]
+struct ChunkPostings {
+    trigrams: Vec<(u32, u32)>,
+    units: Vec<u32>,
+}
+
+impl ChunkPostings {
+    /// `(trigram, units)` in trigram order.
+    fn lists(&self) -> impl Iterator<Item = (u32, &[u32])> {
+        let mut at = 0;
+        self.trigrams.iter().map(move |&(trigram, count)| {
+            let units = &self.units[at..at + count as usize];
+            at += count as usize;
+            (trigram, units)
+        })
+    }
+}
+
+/// The build's posting lists while they are gathered, by trigram. Keys are trigrams (24 bits,
+/// not chosen by anyone who could aim at collisions), so a fast fixed hash serves; the
+/// default SipHash cost a tenth of the merge.
+type Lists = HashMap<u32, RoaringBitmap, foldhash::fast::FixedState>;
 
 /// Per-thread trigram accumulator. Which trigrams a unit already added is a bitset of all 2^24
 /// trigrams (2 MiB: it stays in a core's cache, where the byte loop touches it once per
@@ -129,12 +156,12 @@ impl Accumulator {
     /// The posting lists of the units added since the last call, sorted by trigram; empty
     /// once `cancelled` says so (checked between steps: a chunk's sort and lists take a few
     /// hundred milliseconds, which a Ctrl-C must not wait for).
-    fn take(&mut self, cancelled: &dyn Fn() -> bool) -> Vec<(u32, RoaringBitmap)> {
+    fn take(&mut self, cancelled: &dyn Fn() -> bool) -> ChunkPostings {
         // Two stable counting passes of 12 bits each over the 24-bit trigram.
         for shift in [32u32, 44] {
             if cancelled() {
                 self.clear();
-                return Vec::new();
+                return ChunkPostings::default();
             }
             let mut counts = vec![0usize; 1 << 12];
             for &pair in &self.pairs {
@@ -155,15 +182,16 @@ impl Accumulator {
             }
             std::mem::swap(&mut self.pairs, &mut self.scratch);
         }
-        let mut out = Vec::new();
-        for (n, run) in self.pairs.chunk_by(|a, b| a >> 32 == b >> 32).enumerate() {
-            if n % 4096 == 0 && cancelled() {
-                out.clear();
-                break;
-            }
-            let units = run.iter().map(|pair| *pair as u32);
-            let list = RoaringBitmap::from_sorted_iter(units).expect("units ascend within a run");
-            out.push(((run[0] >> 32) as u32, list));
+        if cancelled() {
+            self.clear();
+            return ChunkPostings::default();
+        }
+        let mut out = ChunkPostings {
+            trigrams: Vec::new(),
+            units: self.pairs.iter().map(|pair| *pair as u32).collect(),
+        };
+        for run in self.pairs.chunk_by(|a, b| a >> 32 == b >> 32) {
+            out.trigrams.push(((run[0] >> 32) as u32, run.len() as u32));
         }
         self.pairs.clear();
         self.scratch = Vec::new();
@@ -212,7 +240,7 @@ fn index_chunk(walker: &Walker, files: &[Found], acc: &mut Accumulator) -> Chunk
     let mut result = ChunkResult {
         files: Vec::with_capacity(files.len()),
         units: Vec::new(),
-        postings: Vec::new(),
+        postings: ChunkPostings::default(),
         bytes: 0,
     };
     let mut buffer = Vec::new();
@@ -375,7 +403,7 @@ fn build_into(
     let (sender, receiver) = crossbeam_channel::bounded::<(usize, ChunkResult)>(threads * 2);
     let mut files: Vec<FileRecord> = Vec::with_capacity(total);
     let mut unit_table: Vec<UnitRecord> = Vec::new();
-    let mut merged: HashMap<u32, RoaringBitmap> = HashMap::new();
+    let mut merged = Lists::default();
     let mut runs = Runs::new(out.spill);
     let list_budget = list_budget(out.memory_budget);
     let mut held = 0u64;
@@ -427,21 +455,20 @@ fn build_into(
                     file: u.file + base_file,
                     ..*u
                 }));
-                for (n, (trigram, bitmap)) in result.postings.into_iter().enumerate() {
+                for (n, (trigram, units)) in result.postings.lists().enumerate() {
                     // A chunk's lists take a few hundred milliseconds to merge.
                     if n % 4096 == 0 && cancel.is_cancelled() {
                         break;
                     }
                     let entry = merged.entry(trigram);
                     let new_list = matches!(entry, std::collections::hash_map::Entry::Vacant(_));
-                    held += held_bytes(bitmap.serialized_size(), new_list);
-                    let list = entry.or_default();
-                    if base_unit == 0 {
-                        *list |= bitmap;
-                    } else {
-                        list.append(bitmap.iter().map(|u| u + base_unit))
-                            .map_err(|_| io::Error::other("unit ids out of order"))?;
-                    }
+                    // What the units take serialized: 2 bytes each in an array container,
+                    // and the container's header.
+                    held += held_bytes(2 * units.len() + 16, new_list);
+                    entry
+                        .or_default()
+                        .append(units.iter().map(|u| u + base_unit))
+                        .map_err(|_| io::Error::other("unit ids out of order"))?;
                 }
                 if cancel.is_cancelled() {
                     break;
@@ -486,7 +513,7 @@ fn build_into(
 }
 
 /// The lists of `merged` in trigram order.
-fn sorted(merged: HashMap<u32, RoaringBitmap>) -> Vec<(u32, RoaringBitmap)> {
+fn sorted(merged: Lists) -> Vec<(u32, RoaringBitmap)> {
     let mut lists: Vec<(u32, RoaringBitmap)> = merged.into_iter().collect();
     lists.sort_unstable_by_key(|(t, _)| *t);
     lists
@@ -536,18 +563,19 @@ mod tests {
         for (unit, text) in texts.iter().enumerate() {
             acc.add_unit(unit as u32, text);
         }
-        let lists = acc.take(&|| false);
-        for (trigram, bitmap) in &lists {
+        let postings = acc.take(&|| false);
+        let lists: Vec<(u32, &[u32])> = postings.lists().collect();
+        for &(trigram, units) in &lists {
             let expected: Vec<u32> = texts
                 .iter()
                 .enumerate()
                 .filter(|(_, t)| {
                     t.windows(3)
-                        .any(|w| crate::index::plan::trigram([w[0], w[1], w[2]]) == *trigram)
+                        .any(|w| crate::index::plan::trigram([w[0], w[1], w[2]]) == trigram)
                 })
                 .map(|(u, _)| u as u32)
                 .collect();
-            assert_eq!(bitmap.iter().collect::<Vec<_>>(), expected, "{trigram:06x}");
+            assert_eq!(units, &expected[..], "{trigram:06x}");
         }
         let distinct: std::collections::HashSet<u32> = texts
             .iter()
@@ -564,9 +592,9 @@ mod tests {
         let mut acc = Accumulator::new();
         acc.add_unit(0, b"abcabc");
         acc.add_unit(1, b"xabc");
-        let lists = acc.take(&|| false);
-        let abc = lists.iter().find(|(t, _)| *t == 0x616263).unwrap();
-        assert_eq!(abc.1.iter().collect::<Vec<_>>(), vec![0, 1]);
+        let postings = acc.take(&|| false);
+        let abc = postings.lists().find(|(t, _)| *t == 0x616263).unwrap();
+        assert_eq!(abc.1, &[0, 1]);
         assert!(acc.pairs.is_empty());
         assert!(acc.seen.iter().all(|&w| w == 0));
     }

@@ -1937,15 +1937,15 @@ mod tests {
             ("(?-u:[\\x00-\\x60])".repeat(3_000), false),
             ("[a-e][a-d]x".repeat(5_000), false),
         ];
+        // No clock here (no timing assertions in tests): a plan that blew up exponentially
+        // would not finish, and the test run's time limit reports it.
         for (regex, case_insensitive) in cases {
-            let start = std::time::Instant::now();
             let q = plan(&regex, case_insensitive);
-            let elapsed = start.elapsed();
             let mut atoms = Vec::new();
             collect_trigrams(&q, &mut atoms);
             assert!(
-                elapsed.as_secs_f64() < 5.0 && atoms.len() <= MAX_ATOMS,
-                "{}...: {elapsed:?}, {} trigrams",
+                atoms.len() <= MAX_ATOMS,
+                "{}...: {} trigrams",
                 &regex[..40],
                 atoms.len()
             );
