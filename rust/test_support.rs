@@ -1,6 +1,6 @@
 //! Helpers shared by the unit tests of several modules: a tree written from a table of files
-//! (in a new temporary directory or under a given one),
-//! a path shown as listings show it, and a file's hits without text.
+//! (in a new temporary directory or under a given one), a path shown as listings show it, and
+//! a file's hits (with their text, or without).
 
 use crate::grep::{FileHits, Hit, Span, TextEncoding};
 use std::path::{Path, PathBuf};
@@ -35,6 +35,22 @@ pub fn shown_entry(path: &Path, is_dir: bool) -> String {
     shown
 }
 
+/// File `path`'s hits, their text in `bytes`, each standing for one match (size and mtime
+/// 0, UTF-8).
+pub fn file_hits(path: impl Into<PathBuf>, hits: Vec<Hit>, bytes: Vec<u8>) -> FileHits {
+    FileHits {
+        path: path.into(),
+        count: hits.len() as u64,
+        matches: hits.len() as u64,
+        hits,
+        bytes,
+        size: 0,
+        mtime_ns: 0,
+        encoding: TextEncoding::Utf8,
+        continued: false,
+    }
+}
+
 /// The hits of file `name` at `lines` (column 1, no text, none unique), standing for `matches`
 /// matches: what paging and totals see of a file.
 pub fn blank_hits(name: &str, lines: &[u64], matches: u64) -> FileHits {
@@ -53,14 +69,8 @@ pub fn blank_hits(name: &str, lines: &[u64], matches: u64) -> FileHits {
         })
         .collect();
     FileHits {
-        path: PathBuf::from(name),
-        hits,
-        bytes: Vec::new(),
         count: matches,
         matches,
-        size: 0,
-        mtime_ns: 0,
-        encoding: TextEncoding::Utf8,
-        continued: false,
+        ..file_hits(name, hits, Vec::new())
     }
 }

@@ -29,15 +29,8 @@ pub(crate) fn planted(path: &str, hits: &[(u64, &str, &str)]) -> super::FileHits
         })
         .collect::<Vec<_>>();
     super::FileHits {
-        path: std::path::PathBuf::from(path),
-        count: hits.len() as u64,
-        matches: hits.len() as u64,
-        hits,
-        bytes,
         size: 1000,
-        mtime_ns: 0,
-        encoding: super::TextEncoding::Utf8,
-        continued: false,
+        ..crate::test_support::file_hits(path, hits, bytes)
     }
 }
 
