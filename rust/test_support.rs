@@ -2,8 +2,8 @@
 //! (in a new temporary directory or under a given one), a path shown as listings show it, and
 //! a file's hits (with their text, or without).
 
-use crate::grep::{FileHits, Hit, Span, TextEncoding};
-use std::path::{Path, PathBuf};
+use crate::grep::{FileHits, Hit, Span};
+use std::path::Path;
 
 /// Writes each `(relative path, contents)` under `root`, making directories as needed; a
 /// path ending in `/` is a directory (its contents are not used).
@@ -35,22 +35,6 @@ pub fn shown_entry(path: &Path, is_dir: bool) -> String {
     shown
 }
 
-/// File `path`'s hits, their text in `bytes`, each standing for one match (size and mtime
-/// 0, UTF-8).
-pub fn file_hits(path: impl Into<PathBuf>, hits: Vec<Hit>, bytes: Vec<u8>) -> FileHits {
-    FileHits {
-        path: path.into(),
-        count: hits.len() as u64,
-        matches: hits.len() as u64,
-        hits,
-        bytes,
-        size: 0,
-        mtime_ns: 0,
-        encoding: TextEncoding::Utf8,
-        continued: false,
-    }
-}
-
 /// The hits of file `name` at `lines` (column 1, no text, none unique), standing for `matches`
 /// matches: what paging and totals see of a file.
 pub fn blank_hits(name: &str, lines: &[u64], matches: u64) -> FileHits {
@@ -71,6 +55,6 @@ pub fn blank_hits(name: &str, lines: &[u64], matches: u64) -> FileHits {
     FileHits {
         count: matches,
         matches,
-        ..file_hits(name, hits, Vec::new())
+        ..crate::grep::test_support::file_hits(name, hits, Vec::new())
     }
 }

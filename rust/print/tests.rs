@@ -44,7 +44,7 @@ fn file(path: &[u8], lines: &[&[u8]], found: &[(u64, usize, usize)], context: us
         })
         .collect::<Vec<_>>();
     let path = PathBuf::from(std::ffi::OsStr::from_bytes(path));
-    crate::test_support::file_hits(path, hits, bytes)
+    crate::grep::test_support::file_hits(path, hits, bytes)
 }
 
 fn options(layout: Layout) -> PrintOptions {
