@@ -1,16 +1,29 @@
-//! Helpers shared by the unit tests of several modules: a tree written from a table of files,
-//! a path shown as listings show it, and a file's hits without text.
+//! Helpers shared by the unit tests of several modules: a tree written from a table of files
+//! (in a new temporary directory or under a given one), a path shown as listings show it, and
+//! a file's hits (with their text, or without).
 
-use crate::grep::{FileHits, Hit, Span, TextEncoding};
-use std::path::{Path, PathBuf};
+use crate::grep::{FileHits, Hit, Span};
+use std::path::Path;
 
-/// Writes each `(relative path, contents)` under `root`, making directories as needed.
+/// Writes each `(relative path, contents)` under `root`, making directories as needed; a
+/// path ending in `/` is a directory (its contents are not used).
 pub fn write_files<T: AsRef<[u8]>>(root: &Path, files: &[(&str, T)]) {
     for (rel, contents) in files {
         let path = root.join(rel);
+        if rel.ends_with('/') {
+            std::fs::create_dir_all(&path).unwrap();
+            continue;
+        }
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, contents).unwrap();
     }
+}
+
+/// A new temporary directory holding `files` (as `write_files` writes them).
+pub fn temp_tree<T: AsRef<[u8]>>(files: &[(&str, T)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(dir.path(), files);
+    dir
 }
 
 /// `path` as a listing shows it: a directory with a trailing `/`.
@@ -40,14 +53,8 @@ pub fn blank_hits(name: &str, lines: &[u64], matches: u64) -> FileHits {
         })
         .collect();
     FileHits {
-        path: PathBuf::from(name),
-        hits,
-        bytes: Vec::new(),
         count: matches,
         matches,
-        size: 0,
-        mtime_ns: 0,
-        encoding: TextEncoding::Utf8,
-        continued: false,
+        ..crate::grep::test_support::file_hits(name, hits, Vec::new())
     }
 }

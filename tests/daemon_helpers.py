@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trees import TreeSpec, write_tree
 
 from codesift import Workspace, daemon
 
@@ -171,6 +172,14 @@ def prime(root: Path, **options: Any) -> None:
         return False
 
     wait_for("the daemon watches the root", check, limit=60)
+
+
+def primed_tree(root: Path, files: TreeSpec) -> Path:
+    """`files` written under `root` (see `trees.write_tree`), which the daemon then watches,
+    caught up (`prime`); returns `root`."""
+    write_tree(root, files)
+    prime(root)
+    return root
 
 
 _CHANGE = """

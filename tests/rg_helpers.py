@@ -141,6 +141,20 @@ def index_agrees(env: Env, cwd: Path, args: Sequence[str], what: str) -> bytes:
     return scan.stdout
 
 
+def without_timings(line: str | bytes) -> dict[str, Any]:
+    """One `--json` message without its timings (they differ from run to run)."""
+    message = json.loads(line)
+    data = message.get("data", {})
+    data.pop("elapsed_total", None)
+    data.get("stats", {}).pop("elapsed", None)
+    return message
+
+
+def json_without_timings(out: str | bytes) -> str:
+    """`--json` output without its timings, each message's keys sorted: comparable."""
+    return "\n".join(json.dumps(without_timings(line), sort_keys=True) for line in out.splitlines())
+
+
 def run_rg(
     binary: Path, cwd: Path, args: Sequence[str], *, text: bool = False, **env: str
 ) -> subprocess.CompletedProcess[Any]:

@@ -342,7 +342,7 @@ fn matched(matcher: &Option<Gitignore>, path: &Path, is_dir: bool) -> Match<()> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::fs;
+    use crate::test_support::temp_tree;
 
     fn rules(root: &Path, gitignore: bool) -> Rules {
         Rules::new(
@@ -354,85 +354,101 @@ mod tests {
         )
     }
 
-    fn verdict(r: &Rules, rel: &str, is_dir: bool) -> Verdict {
-        r.verdict_with_ancestors(Path::new(rel), is_dir)
+    /// Asserts each `(path, verdict)`: a path ending in `/` is a directory's.
+    fn assert_verdicts(r: &Rules, expected: &[(&str, Verdict)]) {
+        for &(rel, want) in expected {
+            let is_dir = rel.ends_with('/');
+            let got = r.verdict_with_ancestors(Path::new(rel.trim_end_matches('/')), is_dir);
+            assert_eq!(got, want, "{rel}");
+        }
     }
 
     #[test]
-    fn gitignore_hides_and_access_file_denies() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        fs::write(root.join(".gitignore"), "*.log\nbuild/\n").unwrap();
-        fs::write(root.join(".clineignore"), "secret.txt\n").unwrap();
-        let r = rules(root, true);
-        assert_eq!(verdict(&r, "a.log", false), Verdict::Hidden);
-        assert_eq!(verdict(&r, "build", true), Verdict::Hidden);
-        assert_eq!(verdict(&r, "secret.txt", false), Verdict::Denied);
-        assert_eq!(verdict(&r, "a.rs", false), Verdict::Visible);
-        let off = rules(root, false);
-        assert_eq!(verdict(&off, "a.log", false), Verdict::Visible);
-        assert_eq!(verdict(&off, "secret.txt", false), Verdict::Denied);
-    }
-
-    #[test]
-    fn deeper_rules_override_and_ancestors_count() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        fs::create_dir_all(root.join("sub/deep")).unwrap();
-        fs::write(root.join(".gitignore"), "*.gen\n").unwrap();
-        fs::write(root.join("sub/.gitignore"), "!keep.gen\n").unwrap();
-        fs::write(root.join(".clineignore"), "sub/deep/\n").unwrap();
-        let r = rules(root, true);
-        assert_eq!(verdict(&r, "sub/x.gen", false), Verdict::Hidden);
-        assert_eq!(verdict(&r, "sub/keep.gen", false), Verdict::Visible);
-        assert_eq!(verdict(&r, "sub/deep/file.txt", false), Verdict::Denied);
-        assert_eq!(verdict(&r, "sub/file.txt", false), Verdict::Visible);
-    }
-
-    #[test]
-    fn git_info_exclude_applies() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        fs::create_dir_all(root.join(".git/info")).unwrap();
-        fs::write(root.join(".git/info/exclude"), "local.txt\n").unwrap();
-        let r = rules(root, true);
-        assert_eq!(verdict(&r, "local.txt", false), Verdict::Hidden);
+    fn rule_files_decide_what_is_hidden_and_what_is_denied() {
+        use Verdict::{Denied, Hidden, Visible};
+        // (what, the tree, the verdicts in it)
+        type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [(&'a str, Verdict)]);
+        let cases: [Case; 4] = [
+            (
+                "gitignore hides, the access file denies",
+                &[
+                    (".gitignore", "*.log\nbuild/\n"),
+                    (".clineignore", "secret.txt\n"),
+                ],
+                &[
+                    ("a.log", Hidden),
+                    ("build/", Hidden),
+                    ("secret.txt", Denied),
+                    ("a.rs", Visible),
+                ],
+            ),
+            (
+                "deeper rules override, and ancestors count",
+                &[
+                    ("sub/deep/", ""),
+                    (".gitignore", "*.gen\n"),
+                    ("sub/.gitignore", "!keep.gen\n"),
+                    (".clineignore", "sub/deep/\n"),
+                ],
+                &[
+                    ("sub/x.gen", Hidden),
+                    ("sub/keep.gen", Visible),
+                    ("sub/deep/file.txt", Denied),
+                    ("sub/file.txt", Visible),
+                ],
+            ),
+            (
+                ".git/info/exclude applies",
+                &[(".git/info/exclude", "local.txt\n")],
+                &[("local.txt", Hidden)],
+            ),
+            (
+                "git rules stop at a nested repository, the others do not",
+                &[
+                    ("nested/.git/", ""),
+                    (".gitignore", "*.log\n"),
+                    (".ignore", "*.tmp\n"),
+                    (".clineignore", "*.key\n"),
+                ],
+                &[
+                    ("top.log", Hidden),
+                    ("nested/a.log", Visible),
+                    ("nested/a.tmp", Hidden),
+                    ("nested/a.key", Denied),
+                ],
+            ),
+        ];
+        for (what, files, expected) in cases {
+            eprintln!("{what}");
+            let dir = temp_tree(files);
+            assert_verdicts(&rules(dir.path(), true), expected);
+        }
+        // Without gitignore, only the access files count.
+        let dir = temp_tree(cases[0].1);
+        assert_verdicts(
+            &rules(dir.path(), false),
+            &[("a.log", Visible), ("secret.txt", Denied)],
+        );
     }
 
     #[test]
     fn git_info_exclude_behind_a_link_outside_the_root_is_not_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let outside = tempfile::tempdir().unwrap();
-        fs::create_dir_all(outside.path().join("info")).unwrap();
-        fs::write(outside.path().join("info/exclude"), "local.txt\n").unwrap();
+        let outside = temp_tree(&[("info/exclude", "local.txt\n")]);
+        let dir = temp_tree(&[("sub/.git/", ""), ("in/gitdir/info/exclude", "local.txt\n")]);
         let root = dir.path();
         std::os::unix::fs::symlink(outside.path(), root.join(".git")).unwrap();
-        fs::create_dir_all(root.join("sub/.git")).unwrap();
         std::os::unix::fs::symlink(outside.path().join("info"), root.join("sub/.git/info"))
             .unwrap();
-        fs::create_dir_all(root.join("in/gitdir/info")).unwrap();
-        fs::write(root.join("in/gitdir/info/exclude"), "local.txt\n").unwrap();
         std::os::unix::fs::symlink("gitdir", root.join("in/.git")).unwrap();
-        let r = rules(root, true);
-        assert_eq!(verdict(&r, "local.txt", false), Verdict::Visible);
-        assert_eq!(verdict(&r, "sub/local.txt", false), Verdict::Visible);
         // A link that stays inside the root is followed, as for other rule files.
-        assert_eq!(verdict(&r, "in/local.txt", false), Verdict::Hidden);
-    }
-
-    #[test]
-    fn git_rules_stop_at_a_nested_repository() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        fs::create_dir_all(root.join("nested/.git")).unwrap();
-        fs::write(root.join(".gitignore"), "*.log\n").unwrap();
-        fs::write(root.join(".ignore"), "*.tmp\n").unwrap();
-        fs::write(root.join(".clineignore"), "*.key\n").unwrap();
-        let r = rules(root, true);
-        assert_eq!(verdict(&r, "top.log", false), Verdict::Hidden);
-        assert_eq!(verdict(&r, "nested/a.log", false), Verdict::Visible);
-        assert_eq!(verdict(&r, "nested/a.tmp", false), Verdict::Hidden);
-        assert_eq!(verdict(&r, "nested/a.key", false), Verdict::Denied);
+        assert_verdicts(
+            &rules(root, true),
+            &[
+                ("local.txt", Verdict::Visible),
+                ("sub/local.txt", Verdict::Visible),
+                ("in/local.txt", Verdict::Hidden),
+            ],
+        );
     }
 
     #[test]
@@ -441,7 +457,6 @@ mod tests {
         let root = dir.path();
         let fifo = std::ffi::CString::new(root.join(".gitignore").as_os_str().as_bytes()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
-        let r = rules(root, true);
-        assert_eq!(verdict(&r, "a.txt", false), Verdict::Visible);
+        assert_verdicts(&rules(root, true), &[("a.txt", Verdict::Visible)]);
     }
 }

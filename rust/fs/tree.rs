@@ -96,8 +96,7 @@ mod tests {
     use super::*;
     use crate::fs::root::Root;
     use crate::fs::walk::WalkOptions;
-    use crate::test_support::{shown_entry, write_files};
-    use std::fs;
+    use crate::test_support::{shown_entry, temp_tree};
     use std::sync::Arc;
 
     fn walker(root: &Path) -> Walker {
@@ -115,18 +114,14 @@ mod tests {
     }
 
     fn sample() -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        write_files(
-            dir.path(),
-            &[
-                ("a/x.txt", "x"),
-                ("a/b/y.txt", "x"),
-                ("a-b/z.txt", "x"),
-                ("top.txt", "x"),
-                ("build/out.o", "x"),
-            ],
-        );
-        fs::write(dir.path().join(".gitignore"), "build/\n").unwrap();
+        let dir = temp_tree(&[
+            ("a/x.txt", "x"),
+            ("a/b/y.txt", "x"),
+            ("a-b/z.txt", "x"),
+            ("top.txt", "x"),
+            ("build/out.o", "x"),
+            (".gitignore", "build/\n"),
+        ]);
         std::os::unix::fs::symlink("a", dir.path().join("link")).unwrap();
         dir
     }

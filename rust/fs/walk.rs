@@ -1196,7 +1196,7 @@ pub fn rel_bytes(rel: &Path) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::write_files;
+    use crate::test_support::{temp_tree, write_files};
     use std::fs;
 
     fn options() -> WalkOptions {
@@ -1210,22 +1210,17 @@ mod tests {
     }
 
     fn tree() -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        write_files(
-            dir.path(),
-            &[
-                ("a.txt", "x"),
-                ("a/b.txt", "x"),
-                ("ab.txt", "x"),
-                ("a-b/c.txt", "x"),
-                (".hidden/h.txt", "x"),
-                (".git/config", "x"),
-                ("build/out.o", "x"),
-                (".gitignore", "build/\n"),
-                (".a.txt.codesift-0123abcd.tmp", "x"),
-            ],
-        );
-        dir
+        temp_tree(&[
+            ("a.txt", "x"),
+            ("a/b.txt", "x"),
+            ("ab.txt", "x"),
+            ("a-b/c.txt", "x"),
+            (".hidden/h.txt", "x"),
+            (".git/config", "x"),
+            ("build/out.o", "x"),
+            (".gitignore", "build/\n"),
+            (".a.txt.codesift-0123abcd.tmp", "x"),
+        ])
     }
 
     fn names(files: impl Iterator<Item = FileEntry>) -> Vec<String> {
@@ -1369,8 +1364,7 @@ mod tests {
 
     #[test]
     fn symlinks_followed_only_inside_root_and_loops_end() {
-        let outside = tempfile::tempdir().unwrap();
-        fs::write(outside.path().join("secret.txt"), "s").unwrap();
+        let outside = temp_tree(&[("secret.txt", "s")]);
         let dir = tree();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
         std::os::unix::fs::symlink("a", dir.path().join("in")).unwrap();
@@ -1399,12 +1393,12 @@ mod tests {
 
     #[test]
     fn a_denied_target_stays_hidden_behind_a_link() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = temp_tree(&[
+            ("private/x.txt", "s"),
+            ("secret.txt", "s"),
+            (".codesiftignore", "secret.txt\nprivate/\n"),
+        ]);
         let root = dir.path();
-        fs::create_dir_all(root.join("private")).unwrap();
-        fs::write(root.join("private/x.txt"), "s").unwrap();
-        fs::write(root.join("secret.txt"), "s").unwrap();
-        fs::write(root.join(".codesiftignore"), "secret.txt\nprivate/\n").unwrap();
         std::os::unix::fs::symlink("secret.txt", root.join("alias.txt")).unwrap();
         std::os::unix::fs::symlink("private", root.join("pub")).unwrap();
         let mut opts = options();
@@ -1418,11 +1412,8 @@ mod tests {
 
     #[test]
     fn a_directory_swapped_for_a_link_is_not_entered() {
-        let outside = tempfile::tempdir().unwrap();
-        fs::write(outside.path().join("secret.txt"), "s").unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        fs::create_dir(dir.path().join("d")).unwrap();
-        fs::write(dir.path().join("d/f.txt"), "f").unwrap();
+        let outside = temp_tree(&[("secret.txt", "s")]);
+        let dir = temp_tree(&[("d/f.txt", "f")]);
         let w = walker(dir.path(), options());
         let start = w.start(Path::new(""), Links::Refuse).unwrap();
         let mut units = w.sorted_units(start, Some(1));

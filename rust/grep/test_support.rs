@@ -1,11 +1,32 @@
 //! Helpers shared by the unit tests of the grep modules: default options, and hits resolved
-//! into their text for assertions; and planted hits for the modules that order them.
+//! into their text for assertions; a file's hits as made by hand, and planted hits for the
+//! modules that order them.
 
 use super::hit::{FileOutcome, Hit, Span};
 use super::pattern::{CompiledPattern, PatternOptions};
 use super::sink::HitSink;
 use super::stop::{FileLimits, StopSignal};
 use super::unique::mark_unique;
+
+/// File `path`'s hits, their text in `bytes`, each standing for one match (size and mtime
+/// 0, UTF-8).
+pub(crate) fn file_hits(
+    path: impl Into<std::path::PathBuf>,
+    hits: Vec<Hit>,
+    bytes: Vec<u8>,
+) -> super::FileHits {
+    super::FileHits {
+        path: path.into(),
+        count: hits.len() as u64,
+        matches: hits.len() as u64,
+        hits,
+        bytes,
+        size: 0,
+        mtime_ns: 0,
+        encoding: super::TextEncoding::Utf8,
+        continued: false,
+    }
+}
 
 /// A file's hits as a search would give them: each `(line, text, word)` a hit on `line` whose
 /// line is `text`, matching `word` at its first occurrence there.
@@ -29,15 +50,8 @@ pub(crate) fn planted(path: &str, hits: &[(u64, &str, &str)]) -> super::FileHits
         })
         .collect::<Vec<_>>();
     super::FileHits {
-        path: std::path::PathBuf::from(path),
-        count: hits.len() as u64,
-        matches: hits.len() as u64,
-        hits,
-        bytes,
         size: 1000,
-        mtime_ns: 0,
-        encoding: super::TextEncoding::Utf8,
-        continued: false,
+        ..file_hits(path, hits, bytes)
     }
 }
 

@@ -1457,7 +1457,7 @@ mod tests {
     fn every_encoding_round_trips() {
         let n = 200_000u32;
         let all = every_unit(n);
-        let cases: Vec<(&str, RoaringBitmap, Encoding)> = vec![
+        let mut cases: Vec<(&str, RoaringBitmap, Encoding)> = vec![
             ("empty", RoaringBitmap::new(), Encoding::Ids),
             ("one id", RoaringBitmap::from_iter([7u32]), Encoding::Ids),
             (
@@ -1479,36 +1479,6 @@ mod tests {
                 "half of the first 70,000 at random",
                 RoaringBitmap::from_iter((0..n).filter(|&u| u < 70_000 && scattered(u))),
                 Encoding::Roaring,
-            ),
-            (
-                "31 ids",
-                RoaringBitmap::from_iter((0..31).map(|i| i * 5)),
-                Encoding::Ids,
-            ),
-            (
-                "32 ids: one block",
-                RoaringBitmap::from_iter((0..32).map(|i| i * 5)),
-                Encoding::Packed,
-            ),
-            (
-                "33 ids",
-                RoaringBitmap::from_iter((0..33).map(|i| i * 5)),
-                Encoding::Packed,
-            ),
-            (
-                "127 ids",
-                RoaringBitmap::from_iter((0..127).map(|i| i * 9)),
-                Encoding::Packed,
-            ),
-            (
-                "128 ids",
-                RoaringBitmap::from_iter((0..128).map(|i| i * 9)),
-                Encoding::Packed,
-            ),
-            (
-                "129 ids",
-                RoaringBitmap::from_iter((0..129).map(|i| i * 9)),
-                Encoding::Packed,
             ),
             (
                 "consecutive ids: blocks of width 0",
@@ -1537,6 +1507,19 @@ mod tests {
                 Encoding::Complement,
             ),
         ];
+        // Lists of `count` ids `spacing` apart, on either side of a packed block's 32 ids
+        // and of 128.
+        for (name, count, spacing, expected) in [
+            ("31 ids", 31, 5, Encoding::Ids),
+            ("32 ids: one block", 32, 5, Encoding::Packed),
+            ("33 ids", 33, 5, Encoding::Packed),
+            ("127 ids", 127, 9, Encoding::Packed),
+            ("128 ids", 128, 9, Encoding::Packed),
+            ("129 ids", 129, 9, Encoding::Packed),
+        ] {
+            let list = RoaringBitmap::from_iter((0..count).map(|i| i * spacing));
+            cases.push((name, list, expected));
+        }
         for (name, list, expected) in &cases {
             let mut bytes = Vec::new();
             let encoding = encode_list(list, &all, &mut bytes).unwrap();

@@ -770,15 +770,35 @@ pub fn dirty_files(
 mod tests {
     use super::*;
     use crate::fs::dir::Dir;
+    use crate::test_support::{temp_tree, write_files};
     use std::fs;
+
+    /// A watch whose `.gitignore` files are rule files, following `dirs` of `root`.
+    fn watching(root: &Path, dirs: &[&str]) -> Watch {
+        let mut watch = Watch::new(vec![b".gitignore".to_vec()]).unwrap();
+        for rel in dirs {
+            let dir = Dir::open_ambient(&root.join(rel)).unwrap();
+            watch.add(Path::new(rel), dir.borrow());
+        }
+        watch
+    }
+
+    /// Asserts that the history part of a token (before its `:`) is `watch`'s own: another
+    /// watch's differs.
+    fn assert_history_is_its_own(watch: &Watch, token: fn(&Watch) -> String) {
+        let other = Watch::new(Vec::new()).unwrap();
+        assert_ne!(
+            token(&other).split(':').next(),
+            token(watch).split(':').next(),
+            "another watch has another history"
+        );
+    }
 
     #[test]
     fn the_listing_token_moves_with_entries_and_rule_files_not_with_contents() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("a.txt"), "x").unwrap();
-        let mut watch = Watch::new(vec![b".gitignore".to_vec()]).unwrap();
-        let root = Dir::open_ambient(dir.path()).unwrap();
-        watch.add(Path::new(""), root.borrow());
+        let mut watch = watching(dir.path(), &[""]);
         let start = watch.listing_token();
         fs::write(dir.path().join("a.txt"), "new contents").unwrap();
         watch.drain();
@@ -798,20 +818,13 @@ mod tests {
         fs::rename(dir.path().join("b.txt"), dir.path().join("c.txt")).unwrap();
         watch.drain();
         assert_ne!(watch.listing_token(), before, "a rename");
-        let other = Watch::new(Vec::new()).unwrap();
-        assert_ne!(
-            other.listing_token().split(':').next(),
-            watch.listing_token().split(':').next(),
-            "another watch has another history"
-        );
+        assert_history_is_its_own(&watch, Watch::listing_token);
     }
 
     #[test]
     fn the_rules_token_moves_with_directories_and_rule_files_not_with_files() {
         let dir = tempfile::tempdir().unwrap();
-        let mut watch = Watch::new(vec![b".gitignore".to_vec()]).unwrap();
-        let root = Dir::open_ambient(dir.path()).unwrap();
-        watch.add(Path::new(""), root.borrow());
+        let mut watch = watching(dir.path(), &[""]);
         let mut token = watch.rules_token();
         type Change<'a> = (&'a str, &'a dyn Fn(&Path));
         let file_changes: [Change; 4] = [
@@ -860,12 +873,7 @@ mod tests {
             assert_ne!(watch.rules_token(), token, "{what}");
             token = watch.rules_token();
         }
-        let other = Watch::new(Vec::new()).unwrap();
-        assert_ne!(
-            other.rules_token().split(':').next(),
-            watch.rules_token().split(':').next(),
-            "another watch has another history"
-        );
+        assert_history_is_its_own(&watch, Watch::rules_token);
     }
 
     #[test]
@@ -892,9 +900,7 @@ mod tests {
     fn changes_are_seen_when_drained() {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir(dir.path().join("sub")).unwrap();
-        let mut watch = Watch::new(vec![b".gitignore".to_vec()]).unwrap();
-        let sub = Dir::open_ambient(&dir.path().join("sub")).unwrap();
-        watch.add(Path::new("sub"), sub.borrow());
+        let mut watch = watching(dir.path(), &["sub"]);
         fs::write(dir.path().join("sub/a.txt"), "x").unwrap();
         watch.drain();
         assert!(watch.is_dirty(Path::new("sub/a.txt")));
@@ -903,15 +909,6 @@ mod tests {
         fs::write(dir.path().join("sub/.gitignore"), "*.txt\n").unwrap();
         watch.drain();
         assert!(watch.broken);
-    }
-
-    fn watching(root: &Path, dirs: &[&str]) -> Watch {
-        let mut watch = Watch::new(vec![b".gitignore".to_vec()]).unwrap();
-        for rel in dirs {
-            let dir = Dir::open_ambient(&root.join(rel)).unwrap();
-            watch.add(Path::new(rel), dir.borrow());
-        }
-        watch
     }
 
     #[test]
@@ -1085,21 +1082,24 @@ mod tests {
         );
     }
 
+    /// A repository `main` (its exclude `*.tmp`) and its worktree `wt`, whose `.git` names
+    /// its git directory by its absolute path (returned).
+    fn linked_worktree() -> (tempfile::TempDir, PathBuf) {
+        let base = temp_tree(&[
+            ("main/.git/info/exclude", "*.tmp\n"),
+            ("main/.git/worktrees/wt/commondir", "../..\n"),
+        ]);
+        let git_dir = base.path().join("main/.git/worktrees/wt");
+        let gitdir_line = format!("gitdir: {}\n", git_dir.display());
+        write_files(base.path(), &[("wt/.git", gitdir_line)]);
+        (base, git_dir)
+    }
+
     #[test]
     fn a_worktrees_common_excludes_are_watched() {
-        let base = tempfile::tempdir().unwrap();
+        let (base, git_dir) = linked_worktree();
         let b = base.path();
-        fs::create_dir_all(b.join("main/.git/info")).unwrap();
-        fs::write(b.join("main/.git/info/exclude"), "*.tmp\n").unwrap();
-        fs::create_dir_all(b.join("main/.git/worktrees/wt/info")).unwrap();
-        fs::write(b.join("main/.git/worktrees/wt/commondir"), "../..\n").unwrap();
-        fs::create_dir(b.join("wt")).unwrap();
-        let git_dir = b.join("main/.git/worktrees/wt");
-        fs::write(
-            b.join("wt/.git"),
-            format!("gitdir: {}\n", git_dir.display()),
-        )
-        .unwrap();
+        fs::create_dir(git_dir.join("info")).unwrap();
         let mut watch = watching_root(&b.join("wt"));
         let rules = watch.rules_token();
         rewrite(&b.join("main/.git/info/exclude"), "*.log\n");
@@ -1128,15 +1128,9 @@ mod tests {
 
     #[test]
     fn a_worktree_found_relative_to_ripgreps_working_directory_distrusts_the_tokens() {
-        let base = tempfile::tempdir().unwrap();
+        let (base, git_dir) = linked_worktree();
         let b = base.path();
-        fs::create_dir_all(b.join("main/.git/info")).unwrap();
-        fs::write(b.join("main/.git/info/exclude"), "*.tmp\n").unwrap();
-        fs::create_dir_all(b.join("main/.git/worktrees/wt")).unwrap();
-        fs::write(b.join("main/.git/worktrees/wt/commondir"), "../..\n").unwrap();
-        fs::create_dir(b.join("wt")).unwrap();
-        let absolute = format!("gitdir: {}\n", b.join("main/.git/worktrees/wt").display());
-        fs::write(b.join("wt/.git"), &absolute).unwrap();
+        let absolute = format!("gitdir: {}\n", git_dir.display());
         let watch = watching_root(&b.join("wt"));
         assert_eq!(
             watch.rules_token(),

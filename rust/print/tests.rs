@@ -1,7 +1,7 @@
 //! The printer's layouts on hand-made hits.
 
 use super::*;
-use crate::grep::{Context, TextEncoding};
+use crate::grep::Context;
 use std::path::PathBuf;
 
 /// A file of `lines` (stored once, each its own span) whose hits are `(line, byte start in
@@ -43,17 +43,8 @@ fn file(path: &[u8], lines: &[&[u8]], found: &[(u64, usize, usize)], context: us
             }
         })
         .collect::<Vec<_>>();
-    FileHits {
-        path: PathBuf::from(std::ffi::OsStr::from_bytes(path)),
-        matches: hits.len() as u64,
-        count: hits.len() as u64,
-        hits,
-        bytes,
-        size: 0,
-        mtime_ns: 0,
-        encoding: TextEncoding::Utf8,
-        continued: false,
-    }
+    let path = PathBuf::from(std::ffi::OsStr::from_bytes(path));
+    crate::grep::test_support::file_hits(path, hits, bytes)
 }
 
 fn options(layout: Layout) -> PrintOptions {

@@ -187,24 +187,32 @@ pub(super) fn build_matcher(a: &Args, patterns: &[String]) -> io::Result<RgMatch
     }
 }
 
+/// Sets `a`'s case mode and boundary (`-x`, `-w`) on matcher builder `b`: the PCRE2 and
+/// Rust builders name these settings alike but for case-insensitivity, `$caseless`.
+macro_rules! case_and_boundary {
+    ($b:ident, $a:ident, $caseless:ident) => {
+        match $a.case {
+            CaseMode::Sensitive => $b.$caseless(false),
+            CaseMode::Insensitive => $b.$caseless(true),
+            CaseMode::Smart => $b.case_smart(true),
+        };
+        match $a.boundary {
+            Some(Boundary::Line) => {
+                $b.whole_line(true);
+            }
+            Some(Boundary::Word) => {
+                $b.word(true);
+            }
+            None => {}
+        }
+    };
+}
+
 /// PCRE2's matcher, configured as ripgrep 15 configures it (`HiArgs::matcher_pcre2`).
 fn build_pcre2(a: &Args, patterns: &[String]) -> Result<grep_pcre2::RegexMatcher, String> {
     let mut b = grep_pcre2::RegexMatcherBuilder::new();
     b.multi_line(true).fixed_strings(a.fixed_strings);
-    match a.case {
-        CaseMode::Sensitive => b.caseless(false),
-        CaseMode::Insensitive => b.caseless(true),
-        CaseMode::Smart => b.case_smart(true),
-    };
-    match a.boundary {
-        Some(Boundary::Line) => {
-            b.whole_line(true);
-        }
-        Some(Boundary::Word) => {
-            b.word(true);
-        }
-        None => {}
-    }
+    case_and_boundary!(b, a, caseless);
     // ripgrep leaves the JIT out on 32-bit targets (it fails there with "no more memory"),
     // and gives it a 10 MiB stack (PCRE2's default is 32 KiB).
     if cfg!(target_pointer_width = "64") {
@@ -231,20 +239,7 @@ fn build_rust(a: &Args, patterns: &[String]) -> Result<grep_regex::RegexMatcher,
         .unicode(!a.no_unicode)
         .octal(false)
         .fixed_strings(a.fixed_strings);
-    match a.case {
-        CaseMode::Sensitive => b.case_insensitive(false),
-        CaseMode::Insensitive => b.case_insensitive(true),
-        CaseMode::Smart => b.case_smart(true),
-    };
-    match a.boundary {
-        Some(Boundary::Line) => {
-            b.whole_line(true);
-        }
-        Some(Boundary::Word) => {
-            b.word(true);
-        }
-        None => {}
-    }
+    case_and_boundary!(b, a, case_insensitive);
     if a.multiline {
         b.dot_matches_new_line(a.multiline_dotall);
         if a.crlf {

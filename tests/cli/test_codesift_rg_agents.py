@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, Env, real_rgs
+from rg_helpers import BIN, Env, real_rgs, without_timings
 
 REAL = real_rgs()
 REAL_RG, REAL_VERSION = REAL[0] if REAL else (None, "")
@@ -390,14 +390,6 @@ def display_forms(root: Path) -> list[bytes]:
 # ripgrep 14's closing `--json` summary counts only the files with a match (15 counts every
 # file searched): against 14 it is left out of the comparison.
 JSON_SUMMARY = REAL_VERSION.startswith("15.")
-
-
-def without_timings(line: bytes) -> dict:
-    message = json.loads(line)
-    data = message.get("data", {})
-    data.pop("elapsed_total", None)
-    data.get("stats", {}).pop("elapsed", None)
-    return message
 
 
 def blocks(out: bytes, argv: list[str], forms: list[bytes]):

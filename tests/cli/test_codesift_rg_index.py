@@ -5,7 +5,6 @@ clients at once; a daemon killed mid-query costs a scan, never a wrong answer.""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rg_helpers import BIN, Env
+from rg_helpers import BIN, Env, json_without_timings
 
 REAL_RG = Path("/work/venv/bin/rg")
 
@@ -27,14 +26,7 @@ def comparable(out: bytes, args: tuple[str, ...]) -> bytes:
     """`--json` and `--stats` output without its timings."""
     if "--json" not in args:
         return out
-    lines = []
-    for line in out.splitlines():
-        message = json.loads(line)
-        data = message.get("data", {})
-        data.pop("elapsed_total", None)
-        data.get("stats", {}).pop("elapsed", None)
-        lines.append(json.dumps(message, sort_keys=True).encode())
-    return b"\n".join(lines)
+    return json_without_timings(out).encode()
 
 
 def without_summary(out: bytes, args: tuple[str, ...]) -> bytes:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, Env, real_rgs, run_rg
+from rg_helpers import BIN, Env, json_without_timings, real_rgs, run_rg
 
 pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
 
@@ -99,14 +99,7 @@ def comparable(out: str) -> str:
     """`--json` output without its timings."""
     if not out.startswith("{"):
         return out
-    lines = []
-    for line in out.splitlines():
-        message = json.loads(line)
-        data = message.get("data", {})
-        data.pop("elapsed_total", None)
-        data.get("stats", {}).pop("elapsed", None)
-        lines.append(json.dumps(message, sort_keys=True))
-    return "\n".join(lines)
+    return json_without_timings(out)
 
 
 def real_pcre2_rg() -> Path | None:

@@ -8,7 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from daemon_helpers import prime, published, root_status, wait_for
+from daemon_helpers import prime, primed_tree, published, root_status, wait_for
 from index_helpers import hits
 from trees import write_tree
 
@@ -39,8 +39,7 @@ def served_and_answering(root: Path) -> list[list[dict]]:
 def test_the_daemon_maps_no_index_and_holds_no_copy_of_it(
     served: subprocess.Popen[bytes], tmp_path: Path, index_cache: Path
 ) -> None:
-    root = write_tree(tmp_path / "tree", TREE)
-    prime(root)
+    root = primed_tree(tmp_path / "tree", TREE)
     before = served_queries(root)
     assert answers(root, index=True) == answers(root, index=False)
     assert served_queries(root) > before, "the daemon did not answer"

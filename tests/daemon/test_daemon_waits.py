@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from daemon_helpers import daemon_env, prime, root_status, wait_for
+from daemon_helpers import daemon_env, primed_tree, root_status, wait_for
 from trees import write_tree
 
 import codesift
@@ -72,8 +72,7 @@ def default_hello_wait(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_stopped_daemon_is_passed_over_until_it_answers_again(
     served: subprocess.Popen[bytes], tmp_path: Path, default_hello_wait: None
 ) -> None:
-    root = write_tree(tmp_path / "tree", TREE)
-    prime(root)
+    root = primed_tree(tmp_path / "tree", TREE)
     before = answered_by_daemon(root)
     answered = searches(root, 1)
     assert answered["totals"] == [11], answered
@@ -97,8 +96,7 @@ def test_a_stopped_daemon_is_passed_over_until_it_answers_again(
 def test_a_process_that_passed_it_over_asks_again_once_it_answers_a_ping(
     served: subprocess.Popen[bytes], tmp_path: Path, default_hello_wait: None
 ) -> None:
-    root = write_tree(tmp_path / "tree", TREE)
-    prime(root)
+    root = primed_tree(tmp_path / "tree", TREE)
     ws = Workspace(root, index=True, index_watch=False)
     before = answered_by_daemon(root)
     assert ws.grep("value_1").total == 11
@@ -131,8 +129,7 @@ def test_a_process_that_passed_it_over_asks_again_once_it_answers_a_ping(
 def test_a_cancel_ends_a_wait_on_a_stopped_daemon(
     served: subprocess.Popen[bytes], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = write_tree(tmp_path / "tree", TREE)
-    prime(root)
+    root = primed_tree(tmp_path / "tree", TREE)
     # A hello wait far longer than the test: only the cancel can end it.
     monkeypatch.setenv("CODESIFT_DAEMON_ACK_MS", "60000")
     ws = Workspace(root, index=True, index_watch=False)

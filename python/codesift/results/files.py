@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .matches import plural
+from .matches import field_values, plural
 from .skipped import Skipped, few
 
 
@@ -49,17 +49,7 @@ class ReadResult:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "content": self.content,
-            "start_line": self.start_line,
-            "end_line": self.end_line,
-            "truncated": self.truncated,
-            "total_lines": self.total_lines,
-            "long_lines": self.long_lines,
-            "encoding": self.encoding,
-            "summary": self.summary,
-        }
+        return {**field_values(self), "summary": self.summary}
 
 
 @dataclass(frozen=True)
@@ -73,10 +63,10 @@ class ListResult:
     ignored: int = 0
     #: Levels listed: 1 is the directory's own entries; None is the whole tree.
     depth: int | None = 1
-    #: What the listing passed over (see `codesift.results.skipped`).
-    skipped: Skipped = field(default_factory=Skipped)
     #: Entries that are symlinks (listed as what they point to, never entered).
     links: frozenset[str] = frozenset()
+    #: What the listing passed over (see `codesift.results.skipped`).
+    skipped: Skipped = field(default_factory=Skipped)
 
     @property
     def tree(self) -> str:
@@ -127,12 +117,8 @@ class ListResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "path": self.path,
+            **field_values(self),
             "entries": list(self.entries),
-            "total": self.total,
-            "truncated": self.truncated,
-            "ignored": self.ignored,
-            "depth": self.depth,
             "links": sorted(self.links),
             "skipped": self.skipped.to_dict(),
             "hint": self.hint,
@@ -166,14 +152,7 @@ class WriteResult:
         return f"{verb} {self.path} ({plural(self.bytes_written, 'byte')})"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "bytes_written": self.bytes_written,
-            "created": self.created,
-            "dry_run": self.dry_run,
-            "diff": self.diff,
-            "summary": self.summary,
-        }
+        return {**field_values(self), "summary": self.summary}
 
 
 STRATEGY_NOTES = {
@@ -408,10 +387,4 @@ class UndoResult:
         return f"Undid the last edit of {self.path}: {what}; {more}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "action": self.action,
-            "diff": self.diff,
-            "remaining": self.remaining,
-            "summary": self.summary,
-        }
+        return {**field_values(self), "summary": self.summary}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .._core import GlobMatch, GrepMatch, ResultList
@@ -39,6 +39,12 @@ def plural(count: int, singular: str, many: str | None = None) -> str:
     """`count` with the noun in the right number: `plural(1, "directory", "directories")` is
     "1 directory", `plural(0, "file")` "0 files" (the default plural adds an "s")."""
     return f"{count} {singular}" if count == 1 else f"{count} {many or singular + 's'}"
+
+
+def field_values(result: Any) -> dict[str, Any]:
+    """A result dataclass's fields by name, in their order: the start of its `to_dict`. A
+    field kept out of its repr (a text kept for the tools, never sent) is left out."""
+    return {f.name: getattr(result, f.name) for f in fields(result) if f.repr}
 
 
 @dataclass(frozen=True)
@@ -85,15 +91,8 @@ class GlobResult:
         with gc_paused():
             files = [f.to_dict() for f in self.files]
         return {
+            **field_values(self),
             "files": files,
-            "total": self.total,
-            "truncated": self.truncated,
-            "ignored": self.ignored,
-            "pattern": self.pattern,
-            "path": self.path,
-            "sort": self.sort,
-            "limit": self.limit,
-            "unreadable": self.unreadable,
             "errors": dict(self.errors),
             "skipped": self.skipped.to_dict(),
             "hint": self.hint,
