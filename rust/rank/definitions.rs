@@ -93,8 +93,8 @@ struct Around {
 }
 
 /// Bytes read before and after a hit's line at first: enough for most windows' lines.
-const AROUND_BEFORE: u64 = 1024;
-const AROUND_AFTER: u64 = 2048;
+const AROUND_BEFORE: u64 = 256;
+const AROUND_AFTER: u64 = 1024;
 
 /// A window found in the bytes read: where it starts and ends, where the hit's line starts
 /// and ends, all in `Around::bytes`, and the line before the hit's.
@@ -121,7 +121,7 @@ impl Around {
 
     /// The window of `hit` parsed, as `Source::window_definitions` parses it.
     fn window_definitions(&mut self, language: Language, hit: &Asked<'_>) -> Option<Parsed> {
-        let found = self.window_bytes(hit.line_offset, hit.opens_line)?;
+        let found = self.window_bytes(language, hit.line_offset, hit.opens_line)?;
         let own = &self.bytes[found.own.clone()];
         let own = own.strip_suffix(b"\r").unwrap_or(own);
         let previous = found.previous.clone().map(|range| {
@@ -147,7 +147,12 @@ impl Around {
     /// Where the window of the line starting at byte `offset` is in the bytes read (read
     /// again, wider, until they hold it all); `None` when the file has no line starting
     /// there (it changed since the search) or cannot be read.
-    fn window_bytes(&mut self, offset: u64, opens_line: bool) -> Option<WindowBytes> {
+    fn window_bytes(
+        &mut self,
+        language: Language,
+        offset: u64,
+        opens_line: bool,
+    ) -> Option<WindowBytes> {
         // A line starting at the file's end is no line (the file ends with a line's end).
         if offset >= self.size {
             return None;
@@ -156,7 +161,7 @@ impl Around {
         loop {
             let held = self.start <= offset && offset < self.start + self.bytes.len() as u64;
             if held {
-                match self.find_window(offset, opens_line) {
+                match self.find_window(language, offset, opens_line) {
                     Found::Window(found) => return Some(found),
                     Found::Changed => return None,
                     Found::Wider => {}
@@ -183,7 +188,7 @@ impl Around {
     /// The window of the line at `offset` in the bytes read, if they hold all of it: the
     /// line before it whole (or the file's start), and the `LINES_AFTER` lines after it
     /// (or the file's end).
-    fn find_window(&self, offset: u64, opens_line: bool) -> Found {
+    fn find_window(&self, language: Language, offset: u64, opens_line: bool) -> Found {
         let bytes = &self.bytes;
         let at = (offset - self.start) as usize;
         let at_file_start = self.start == 0;
@@ -210,12 +215,15 @@ impl Around {
             None if at_file_end => bytes.len(),
             None => return Found::Wider,
         };
-        // The window ends after the `LINES_AFTER` lines after the hit's, or at the file's end.
+        // The window ends after the line that opens the body, at most `LINES_AFTER` lines
+        // after the hit's, or at the file's end.
         let mut end = own_end;
+        let mut line_start = at;
         for _ in 0..LINES_AFTER {
-            if end >= bytes.len() {
+            if end >= bytes.len() || opens_body(language, &bytes[line_start..end]) {
                 break;
             }
+            line_start = end + 1;
             match memchr::memchr(b'\n', &bytes[end + 1..]) {
                 Some(n) => end = end + 1 + n,
                 None if at_file_end => end = bytes.len(),
@@ -341,9 +349,15 @@ impl Source {
         if own != line.line_text || continues_expression(lines.line(line.line - 1)) {
             return None;
         }
-        let end = lines
-            .start(line.line + LINES_AFTER + 1)
-            .unwrap_or(self.text().len());
+        let mut last = line.line;
+        while last < line.line + LINES_AFTER
+            && !lines
+                .line(last)
+                .is_some_and(|text| opens_body(self.language, text))
+        {
+            last += 1;
+        }
+        let end = lines.start(last + 1).unwrap_or(self.text().len());
         let window = self.window(start..end);
         let defs = parse_window(self.language, &window)?;
         let line_in_window = line.line - first + 1 + window_prefix(self.language).1;
@@ -437,6 +451,21 @@ pub fn enclosing(source: &Source, line: u64, line_text: &[u8]) -> Option<(u64, S
         .max_by_key(|d| d.range.start)?;
     let head = String::from_utf8_lossy(&window[inner.signature.clone()]).into_owned();
     Some((inner.line - prefix_lines + first - 1, head))
+}
+
+/// Whether `line` opens the body of what a window's head defines (`{` ending it): the
+/// window ends there, since the rest of a body only adds bytes to parse (`window`
+/// closes what is left open). A `= {` opens an initializer, which some grammars need whole
+/// (its `;` closes a C variable's definition). Python and Ruby windows keep their
+/// `LINES_AFTER` lines: a head there needs a body's first line to parse as one.
+fn opens_body(language: Language, line: &[u8]) -> bool {
+    let line = line.strip_suffix(b"\r").unwrap_or(line).trim_ascii_end();
+    match language {
+        Language::Python | Language::Ruby => false,
+        _ => line
+            .strip_suffix(b"{")
+            .is_some_and(|head| !head.trim_ascii_end().ends_with(b"=")),
+    }
 }
 
 /// Whether a line ending like `previous` leaves an expression, an argument list or a macro
@@ -684,6 +713,55 @@ mod tests {
         assert!(!continues_expression(Some(b"@Override")));
         assert!(!continues_expression(Some(b"static int")));
         assert!(!continues_expression(None));
+    }
+
+    #[test]
+    fn a_window_ends_at_the_line_opening_the_body() {
+        let opens = [
+            (Language::C, "int grow(int a) {"),
+            (Language::C, "{"),
+            (Language::C, "  {\r"),
+            (Language::Rust, "fn grow(&self) -> u8 {  "),
+            (Language::Go, "func (t *T) Grow() error {"),
+            (Language::JavaScript, "const grow = (a) => {"),
+            (Language::Java, "class Grow extends Base {"),
+        ];
+        for (language, line) in opens {
+            assert!(
+                opens_body(language, line.as_bytes()),
+                "{language:?} {line:?}"
+            );
+        }
+        let not = [
+            (Language::C, "int grow(int a,"),
+            (Language::C, "static const struct ops grow_ops = {"),
+            (Language::C, "#define GROW(x) do { \\"),
+            (Language::JavaScript, "const grow ={"),
+            (Language::Python, "def grow(a):"),
+            (Language::Ruby, "def grow(a) {"),
+        ];
+        for (language, line) in not {
+            assert!(
+                !opens_body(language, line.as_bytes()),
+                "{language:?} {line:?}"
+            );
+        }
+        // The window parsed for `grow` holds its head up to `{`, not the body after it.
+        let dir = tempfile::tempdir().unwrap();
+        let text = "static int\ngrow(int a,\n\tint b)\n{\n\tint c = a;\n\treturn c;\n}\n";
+        std::fs::write(dir.path().join("a.c"), text).unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let source = Source::read(&root, Links::Refuse, Path::new("a.c")).unwrap();
+        let line = Line {
+            line: 2,
+            opens_line: true,
+            line_text: b"grow(int a,",
+        };
+        let parsed = source.window_definitions(&line).unwrap();
+        let window = String::from_utf8_lossy(&parsed.window);
+        assert_eq!(window, "static int\ngrow(int a,\n\tint b)\n{\n");
+        let kinds: Vec<_> = parsed.defs.iter().map(|d| d.kind).collect();
+        assert_eq!(kinds, ["function"]);
     }
 
     #[test]

@@ -251,15 +251,39 @@ fn match_start(line: &[u8], column: u64, first_line: &[u8]) -> Option<usize> {
 }
 
 /// The hits of `files` in the order of `placed`, in pieces of consecutive hits of one file,
-/// each piece holding only its hits' bytes.
+/// each piece holding only its hits' bytes. A file whose hits all come in one piece, in their
+/// order (most files: a file's hits score alike), is that piece: its hits and bytes are moved,
+/// not copied.
 fn pieces(files: Vec<FileHits>, placed: Vec<Placed>) -> Vec<FileHits> {
+    let whole = files_in_one_piece(&files, &placed);
+    let mut files: Vec<Option<FileHits>> = files.into_iter().map(Some).collect();
     let mut out: Vec<FileHits> = Vec::new();
-    let mut seen_files: HashMap<usize, ()> = HashMap::new();
+    let mut seen_files = vec![false; files.len()];
     let mut last_file = usize::MAX;
     for Placed { file, hit, ranking } in placed {
-        let source = &files[file];
+        if whole[file] {
+            if file != last_file {
+                let moved = files[file]
+                    .take()
+                    .expect("a file in one piece is moved once");
+                let count = moved.hits.len() as u64;
+                out.push(FileHits {
+                    count,
+                    matches: count,
+                    continued: false,
+                    ..moved
+                });
+                last_file = file;
+            }
+            let piece = out.last_mut().expect("the file's piece was just pushed");
+            piece.hits[hit].ranking = Some(Box::new(ranking));
+            continue;
+        }
+        let Some(source) = files[file].as_ref() else {
+            continue;
+        };
         if file != last_file {
-            let continued = seen_files.insert(file, ()).is_some();
+            let continued = std::mem::replace(&mut seen_files[file], true);
             out.push(FileHits {
                 path: source.path.clone(),
                 hits: Vec::new(),
@@ -280,6 +304,28 @@ fn pieces(files: Vec<FileHits>, placed: Vec<Placed>) -> Vec<FileHits> {
         piece.matches += 1;
     }
     out
+}
+
+/// For each of `files`, whether `placed` puts its hits in one run, in their own order.
+fn files_in_one_piece(files: &[FileHits], placed: &[Placed]) -> Vec<bool> {
+    // The next hit each file's run expects, or `usize::MAX` once the run broke.
+    let mut next = vec![0usize; files.len()];
+    let mut last_file = usize::MAX;
+    for p in placed {
+        let expected = &mut next[p.file];
+        let continues = *expected == 0 || last_file == p.file;
+        *expected = if continues && p.hit == *expected {
+            *expected + 1
+        } else {
+            usize::MAX
+        };
+        last_file = p.file;
+    }
+    files
+        .iter()
+        .zip(next)
+        .map(|(file, next)| next == file.hits.len() && !file.hits.is_empty())
+        .collect()
 }
 
 /// Ranked `pieces` as the "files" and "count" modes show them: one result a file, its best
@@ -451,6 +497,81 @@ mod tests {
             })
             .collect();
         assert_eq!(got, [("a.txt".into(), 2, 2), ("b.txt".into(), 1, 1)]);
+    }
+
+    #[test]
+    fn a_file_in_one_piece_is_moved_and_one_split_is_copied() {
+        let placed = |order: &[(usize, usize)]| -> Vec<Placed> {
+            let ranking = ranked(vec![file("x.txt", &["word"], "word")])[0].hits[0]
+                .ranking
+                .as_deref()
+                .cloned()
+                .unwrap();
+            order
+                .iter()
+                .map(|&(file, hit)| Placed {
+                    file,
+                    hit,
+                    ranking: ranking.clone(),
+                })
+                .collect()
+        };
+        let files = || {
+            vec![
+                file("a.txt", &["word one", "word two"], "word"),
+                file("b.txt", &["word three", "word four"], "word"),
+                file("c.txt", &["word five"], "word"),
+            ]
+        };
+        // b's hits out of their order, a's split by c's: only c is one piece in order.
+        let order = [(0, 0), (2, 0), (1, 1), (1, 0), (0, 1)];
+        assert_eq!(
+            files_in_one_piece(&files(), &placed(&order)),
+            [false, false, true]
+        );
+        let got: Vec<_> = pieces(files(), placed(&order))
+            .iter()
+            .map(|piece| {
+                let lines: Vec<_> = piece
+                    .hits
+                    .iter()
+                    .map(|h| String::from_utf8_lossy(piece.slice(h.text)).into_owned())
+                    .collect();
+                (
+                    piece.path.to_string_lossy().into_owned(),
+                    lines,
+                    piece.count,
+                    piece.continued,
+                )
+            })
+            .collect();
+        let want: Vec<(String, Vec<String>, u64, bool)> = [
+            ("a.txt", &["word one"][..], 1, false),
+            ("c.txt", &["word five"][..], 1, false),
+            ("b.txt", &["word four", "word three"][..], 2, false),
+            ("a.txt", &["word two"][..], 1, true),
+        ]
+        .iter()
+        .map(|(p, l, c, k)| {
+            (
+                p.to_string(),
+                l.iter().map(|s| s.to_string()).collect(),
+                *c,
+                *k,
+            )
+        })
+        .collect();
+        assert_eq!(got, want);
+        assert!(
+            pieces(files(), placed(&order))
+                .iter()
+                .all(|piece| piece.hits.iter().all(|h| h.ranking.is_some()))
+        );
+        let in_order = [(1, 0), (1, 1), (0, 0), (0, 1), (2, 0)];
+        assert_eq!(
+            files_in_one_piece(&files(), &placed(&in_order)),
+            [true, true, true]
+        );
     }
 
     #[test]

@@ -88,6 +88,12 @@ pub fn may_define(line: &[u8], range: Range<usize>) -> bool {
     if is_comment(text) {
         return false;
     }
+    // A value assigned (`p = ERR_PTR(-EINVAL);`) or a statement's operand after the head
+    // (`int f(void) { return ERR_PTR(-ENOSYS); }`) is no name being defined, whatever
+    // defining words come before it; a chained assignment (`x = y = 0`) may define `y`.
+    if (follows_assignment(head) && !assigns(tail)) || operand_of_statement(head) {
+        return false;
+    }
     if head
         .split(|&b| !is_word_byte(b))
         .any(|word| DEFINING_WORDS.iter().any(|d| d.as_bytes() == word))
@@ -123,6 +129,53 @@ pub fn may_define(line: &[u8], range: Range<usize>) -> bool {
     let labelled = tail.starts_with(b":") && !tail.starts_with(b"::");
     (assigned || labelled) && head.is_empty()
 }
+
+/// Whether `head` (a line up to a match) ends with an assignment's `=` (`:=`, `+=`, ... too,
+/// not a comparison), maybe with a cast or an operator after it (`= (void *)`, `= &`).
+fn follows_assignment(head: &[u8]) -> bool {
+    let operators = |head: &[u8]| {
+        head.iter()
+            .rposition(|b| !b" \t(*&!-~".contains(b))
+            .map_or(0, |n| n + 1)
+    };
+    let mut end = operators(head);
+    // A cast: `(void *)`, `(struct foo *)`.
+    if head[..end].ends_with(b")")
+        && let Some(open) = memchr::memrchr(b'(', &head[..end])
+        && head[open + 1..end - 1]
+            .iter()
+            .all(|&b| is_word_byte(b) || b" \t*".contains(&b))
+    {
+        end = operators(&head[..open]);
+    }
+    match head[..end] {
+        [.., b'=', b'='] | [.., b'!' | b'<' | b'>', b'='] => false,
+        [.., b'='] => true,
+        _ => false,
+    }
+}
+
+/// Whether `tail` (a line after a match, trimmed) opens with an assignment's `=`.
+fn assigns(tail: &[u8]) -> bool {
+    tail.starts_with(b"=") && !tail.starts_with(b"==") && !tail.starts_with(b"=>")
+}
+
+/// Whether the last word of `head` that opens a definition or a statement opens a statement
+/// whose operand follows (`return`, `throw`, `if`, ...): the match is in that operand.
+fn operand_of_statement(head: &[u8]) -> bool {
+    let last = head.split(|&b| !is_word_byte(b)).rev().find(|word| {
+        OPERAND_WORDS.iter().any(|s| s.as_bytes() == *word)
+            || DEFINING_WORDS.iter().any(|d| d.as_bytes() == *word)
+    });
+    last.is_some_and(|word| OPERAND_WORDS.iter().any(|s| s.as_bytes() == word))
+}
+
+/// Statement words whose operand a match after them is in (not `new`, a C# modifier, nor
+/// `for`, which opens Rust's `impl Trait for Type`).
+const OPERAND_WORDS: &[&str] = &[
+    "return", "throw", "yield", "await", "goto", "sizeof", "typeof", "delete", "assert", "if",
+    "while", "case",
+];
 
 /// Whether a (trimmed) line is a comment's: it opens one (`//`, `/*`, `#` but for the C
 /// preprocessor's directives that define, `--`, `<!--`) or continues a block comment (`*`).
@@ -197,6 +250,15 @@ mod tests {
             ("ERR_PTR(long error)", "ERR_PTR"),
             ("  parse: function (x) {", "parse"),
             ("    limit = 10", "limit"),
+            // A chained assignment, a named function expression, a C# `new` modifier, a
+            // Rust `impl ... for`, a type assigned an object type.
+            ("x = y = 0", "y"),
+            ("const handler = function irq_handler(irq) {", "irq_handler"),
+            ("    public new void Parse(string s) {", "Parse"),
+            ("impl Display for Parser {", "Parser"),
+            ("type Api = { parse(text: string): void }", "parse"),
+            ("static int foo_resume(struct device *dev)", "foo_resume"),
+            ("const struct ops *parse_ops(void) {", "parse_ops"),
         ];
         for (line, word) in yes {
             assert!(may_define(line.as_bytes(), at(line, word)), "{line}");
@@ -214,6 +276,24 @@ mod tests {
             ("/* parse(text) */", "parse"),
             ("    obj.parse(text)", "parse"),
             ("    if (parse(text)) {", "parse"),
+            // Values assigned, after defining words or not.
+            ("\tstruct sk_buff *segs = ERR_PTR(-EINVAL);", "ERR_PTR"),
+            (
+                "struct clk *clk = ERR_PTR(-EOPNOTSUPP), *parent;",
+                "ERR_PTR",
+            ),
+            ("static void *p = (void *)kmalloc(8, 0);", "kmalloc"),
+            ("	x := parse(text)", "parse"),
+            ("const x = parse(text);", "parse"),
+            ("let limit = parse(text)", "parse"),
+            ("    val total: Int = parse(text)", "parse"),
+            // A statement's operand in a one-line body.
+            (
+                "static inline void *f(void) { return ERR_PTR(-ENOSYS); }",
+                "ERR_PTR",
+            ),
+            ("{ return ERR_PTR(-ENODEV); }", "ERR_PTR"),
+            ("pub fn f() -> u8 { if parse(x) { 1 } else { 0 } }", "parse"),
         ];
         for (line, word) in no {
             assert!(!may_define(line.as_bytes(), at(line, word)), "{line}");

@@ -338,7 +338,9 @@ fn kind_name(configuration: &'static TagsConfiguration, syntax_type_id: u32) -> 
 /// Compiles a language's tag query with only its patterns that tag a definition or keep a name
 /// from being one (`@ignore`, where ours overrule the grammar crate's): the others (references,
 /// package names) would cost time and tag nothing we keep, and some are not even valid tag
-/// patterns (tree-sitter-c-sharp's `@module`).
+/// patterns (tree-sitter-c-sharp's `@module`). The patterns are told apart by their brackets
+/// (`top_level_patterns`), not by compiling the whole query first: a compile costs about as
+/// much as a thousand windows' parses, and the first ranked search of a process pays it.
 fn build_configuration(language: Language) -> std::result::Result<TagsConfiguration, String> {
     let bug = |err: &dyn std::fmt::Display| {
         format!(
@@ -346,18 +348,66 @@ fn build_configuration(language: Language) -> std::result::Result<TagsConfigurat
             language.name()
         )
     };
-    let grammar = language.grammar();
     let query = language.query();
-    let every_pattern = tree_sitter::Query::new(&grammar, &query).map_err(|err| bug(&err))?;
-    let mut definition_patterns = String::with_capacity(query.len());
-    for pattern in 0..every_pattern.pattern_count() {
-        let start = every_pattern.start_byte_for_pattern(pattern);
-        let end = every_pattern.end_byte_for_pattern(pattern);
-        let source = query.get(start..end).unwrap_or_default();
-        if source.contains("@definition.") || source.contains("@ignore") {
-            definition_patterns.push_str(source);
-            definition_patterns.push('\n');
+    TagsConfiguration::new(language.grammar(), &definition_patterns(&query), "")
+        .map_err(|err| bug(&err))
+}
+
+/// The patterns of `query` that tag a definition or an `@ignore`, one a line.
+fn definition_patterns(query: &str) -> String {
+    let mut kept = String::with_capacity(query.len());
+    for pattern in top_level_patterns(query) {
+        if pattern.contains("@definition.") || pattern.contains("@ignore") {
+            kept.push_str(pattern);
+            kept.push('\n');
         }
     }
-    TagsConfiguration::new(grammar, &definition_patterns, "").map_err(|err| bug(&err))
+    kept
+}
+
+/// The top-level patterns of a tree-sitter query's source, in order: each a bracketed node
+/// (`(...)`, `[...]`) or a string, with the captures and quantifiers after it. Comments
+/// (`;` to the line's end) and strings are skipped when counting brackets.
+fn top_level_patterns(query: &str) -> Vec<&str> {
+    let bytes = query.as_bytes();
+    let mut patterns = Vec::new();
+    let mut depth = 0usize;
+    let mut start: Option<usize> = None;
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b';' => {
+                at = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |n| at + n);
+                continue;
+            }
+            b'"' => {
+                if depth == 0 {
+                    if let Some(begun) = start.take() {
+                        patterns.push(query[begun..at].trim_end());
+                    }
+                    start = Some(at);
+                }
+                at += 1;
+                while at < bytes.len() && bytes[at] != b'"' {
+                    at += if bytes[at] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' => {
+                if depth == 0 {
+                    if let Some(begun) = start.take() {
+                        patterns.push(query[begun..at].trim_end());
+                    }
+                    start = Some(at);
+                }
+                depth += 1;
+            }
+            b')' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    if let Some(begun) = start {
+        patterns.push(query[begun..].trim_end());
+    }
+    patterns
 }

@@ -62,6 +62,24 @@ fn every_language_query_compiles() {
 }
 
 #[test]
+fn patterns_are_told_apart_as_the_query_compiler_tells_them() {
+    // Split by brackets, each language's query gives the patterns tree-sitter finds in it.
+    for language in Language::ALL {
+        let query = language.query();
+        let compiled = tree_sitter::Query::new(&language.grammar(), &query).unwrap();
+        let want: Vec<&str> = (0..compiled.pattern_count())
+            .map(|p| {
+                let start = compiled.start_byte_for_pattern(p);
+                let end = compiled.end_byte_for_pattern(p);
+                query[start..end].trim_end()
+            })
+            .collect();
+        let got = super::top_level_patterns(&query);
+        assert_eq!(got, want, "{}: the patterns differ", language.name());
+    }
+}
+
+#[test]
 fn languages_are_known_by_their_extensions() {
     for (path, expected) in [
         ("a.c", Some(Language::C)),

@@ -310,3 +310,37 @@ def test_a_python_function_with_a_long_signature_is_a_definition(tree):
     got = [(m.file, m.line, m.role, m.kind) for m in result.matches]
     print(got)
     assert got[0] == ("fields.py", 1, "definition", "function")
+
+
+def test_values_assigned_do_not_use_up_the_windows_parsed(tree):
+    """Windows parsed are capped (4,096 a search, in path order): hits in a value assigned
+    after a type (`struct s *p = grow_it(1);`) or in a one-line body's `return` are never
+    definitions, so they are not parsed and a definition in a later file still is."""
+    body = "".join(f"\tstruct s *p{n} = grow_it({n});\n" for n in range(4200))
+    root = tree(
+        {
+            "a_uses.c": f"void f(void)\n{{\n{body}}}\n",
+            "b_inline.h": "static inline int g(void) { return grow_it(0); }\n",
+            "z_defs/grow.c": "int grow_it(int x)\n{\n\treturn x;\n}\n",
+        }
+    )
+    result = Workspace(root).grep("grow_it", rank=True, max_matches=2)
+    got = [(m.file, m.line, m.role, m.kind) for m in result.matches]
+    want = [("z_defs/grow.c", 1, "definition", "function"), ("a_uses.c", 3, "reference", None)]
+    assert got == want, f"expected {want}, got {got}"
+
+
+def test_a_parameter_on_a_head_spread_over_lines_is_no_definition(tree):
+    """The window around a function's head ends at the line that opens its body: the
+    statements after it made the parser read a parameter as a variable."""
+    root = tree(
+        {
+            "state.c": "void\npush_state(union state **stack_top,\n"
+            "\t\t union state *state)\n{\n\tFUNCTION_ENTRY();\n\n"
+            "\t/* Push it */\n\n\tstate->next = *stack_top;\n\t*stack_top = state;\n}\n",
+        }
+    )
+    result = Workspace(root).grep("stack_top", rank=True)
+    got = [(m.line, m.role, m.kind) for m in result.matches]
+    want = [(2, "reference", None), (9, "reference", None), (10, "reference", None)]
+    assert got == want, f"expected {want}, got {got}"
