@@ -23,6 +23,27 @@ struct Rule {
     name_only: bool,
     /// Leading directories without glob syntax (`drivers` in `drivers/**/*.h`).
     literal_dirs: PathBuf,
+    /// For `*.ext` and `**/*.ext` matched case-sensitively, `.ext`: such a glob matches
+    /// exactly the files whose name ends with it, which a byte comparison answers without
+    /// globset's candidate (its name, extension and hash lookup were a quarter of a glob
+    /// over an index's path table).
+    name_suffix: Option<Vec<u8>>,
+}
+
+/// `.ext` for a glob `*.ext` or `**/*.ext` whose extension is plain text (no glob syntax,
+/// no `.`, no `/`), matched case-sensitively; `None` for any other glob. Case-insensitive
+/// globs are left to globset: its case folding is Unicode's (`K` also matches U+212A).
+fn name_suffix(normalized: &str, case_sensitive: bool) -> Option<Vec<u8>> {
+    let name = normalized.strip_prefix("**/").unwrap_or(normalized);
+    let ext = name.strip_prefix("*.")?;
+    let plain = !ext.is_empty()
+        && ext.bytes().all(|b| {
+            !matches!(
+                b,
+                b'*' | b'?' | b'[' | b']' | b'{' | b'}' | b'\\' | b'/' | b'.'
+            )
+        });
+    (case_sensitive && plain).then(|| format!(".{ext}").into_bytes())
 }
 
 /// Longest glob accepted, in bytes. A glob compiles to a regex in proportion to its length
@@ -91,6 +112,7 @@ impl PathPattern {
                 matcher,
                 name_only,
                 literal_dirs: literal_dirs(&normalized),
+                name_suffix: name_suffix(&normalized, case_sensitive),
             });
         }
         Ok(PathPattern {
@@ -117,7 +139,9 @@ impl PathPattern {
             _ => rel_root.file_name().map_or(rel_root, Path::new),
         };
         self.rules.iter().any(|rule| {
-            if rule.name_only {
+            if let Some(suffix) = &rule.name_suffix {
+                name.as_os_str().as_bytes().ends_with(suffix)
+            } else if rule.name_only {
                 rule.matcher.is_match(name)
             } else {
                 rule.matcher.is_match(rel_search)
@@ -689,6 +713,60 @@ mod tests {
         }
         let list: Vec<String> = (0..MAX_GLOBS).map(|i| format!("src/**/f{i}.rs")).collect();
         assert!(PathPattern::new(&list, true).is_ok());
+    }
+
+    #[test]
+    fn an_extension_glob_answers_as_globset_does() {
+        let names = [
+            "a.c",
+            "dir/a.c",
+            ".c",
+            "a.c/b",
+            "a.cc",
+            "a.C",
+            "dir.c/x",
+            "a.b.c",
+            "c",
+            "x.",
+            "d/e/f/g.c",
+            "dir/.c",
+            "é.c",
+            "a.c.",
+            "ac",
+            "x.tar",
+            "x.tar.gz",
+            "t/x.TAR",
+        ];
+        for (pattern, case_sensitive, fast) in [
+            ("*.c", true, true),
+            ("**/*.c", true, true),
+            ("*.tar", true, true),
+            ("./**/*.tar", true, true),
+            ("*.c", false, false),
+            ("*.tar.gz", true, false),
+            ("*.[ch]", true, false),
+            ("*.", true, false),
+            ("dir/*.c", true, false),
+        ] {
+            let quick = PathPattern::new(&[pattern], case_sensitive).unwrap();
+            assert_eq!(
+                quick.rules[0].name_suffix.is_some(),
+                fast,
+                "{pattern} case_sensitive={case_sensitive}"
+            );
+            let mut slow = PathPattern::new(&[pattern], case_sensitive).unwrap();
+            slow.rules[0].name_suffix = None;
+            for name in names {
+                for search in ["", "dir"] {
+                    let rel = Path::new(name);
+                    let (expected, actual) = (
+                        slow.matches_rel(rel, Path::new(search)),
+                        quick.matches_rel(rel, Path::new(search)),
+                    );
+                    assert_eq!(actual, expected, "{pattern} on {name} from {search:?}");
+                }
+            }
+        }
     }
 
     #[test]
