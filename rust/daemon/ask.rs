@@ -265,10 +265,21 @@ fn reason_named(name: &str) -> Option<Reason> {
 /// `Path::components` cost more than the rest of reading them).
 fn inside(path: &Path) -> bool {
     let bytes = path.as_os_str().as_bytes();
-    !bytes.is_empty()
-        && bytes
-            .split(|b| *b == b'/')
-            .all(|name| !matches!(name, b"" | b"." | b".."))
+    // An empty name is a leading, trailing or doubled `/`; a `.` or `..` name starts at a
+    // dot that opens a name. Paths hold few dots and no `//`, which memchr finds by the
+    // vector (a loop over every byte was a fifth of a large glob's time in the client).
+    let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
+        return false;
+    };
+    if first == b'/' || last == b'/' || memchr::memmem::find(bytes, b"//").is_some() {
+        return false;
+    }
+    memchr::memchr_iter(b'.', bytes).all(|dot| {
+        let opens_name = dot == 0 || bytes[dot - 1] == b'/';
+        let rest = &bytes[dot + 1..];
+        let ends_name = |rest: &[u8]| rest.first().is_none_or(|&b| b == b'/');
+        !(opens_name && (ends_name(rest) || (rest.first() == Some(&b'.') && ends_name(&rest[1..]))))
+    })
 }
 
 /// Whether the root-relative `path` (checked by `inside`) lies under `dir` (`""`: the root).
@@ -514,6 +525,44 @@ mod tests {
         assert_eq!((s.binary, s.ignored, s.unreadable), (2, 3, 1));
         assert_eq!(s.skipped[0].0, Reason::Gitignored);
         assert!(s.skipped[0].2[0].is_dir);
+    }
+
+    #[test]
+    fn names_inside_the_root_are_told_as_names_split_by_slashes_would_be() {
+        let by_names = |bytes: &[u8]| {
+            !bytes.is_empty()
+                && bytes
+                    .split(|b| *b == b'/')
+                    .all(|name| !matches!(name, b"" | b"." | b".."))
+        };
+        let mut paths: Vec<Vec<u8>> = [
+            "a", "a/b.c", ".hidden", "a/.b", "..a", "a..", "a/..b/c", "a/b..", ".", "..", "./a",
+            "../a", "a/.", "a/..", "a/./b", "a/../b", "/a", "a/", "a//b", "", "...", "a/.../b",
+            ".a./..b.", "é/.ü",
+        ]
+        .iter()
+        .map(|p| p.as_bytes().to_vec())
+        .collect();
+        // Every string of up to 5 of `a`, `.` and `/`.
+        let mut shorter: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..5 {
+            let longer: Vec<Vec<u8>> = shorter
+                .iter()
+                .flat_map(|p| {
+                    b"a./".iter().map(move |&b| {
+                        let mut q = p.clone();
+                        q.push(b);
+                        q
+                    })
+                })
+                .collect();
+            paths.extend(longer.iter().cloned());
+            shorter = longer;
+        }
+        for bytes in paths {
+            let path = Path::new(std::ffi::OsStr::from_bytes(&bytes));
+            assert_eq!(inside(path), by_names(&bytes), "{path:?}");
+        }
     }
 
     #[test]
