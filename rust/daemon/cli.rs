@@ -90,6 +90,7 @@ pub fn main() -> i32 {
             return 2;
         }
     };
+    crate::index::build::bound_retained_heap();
     handle_stop_signals();
     let options = ServeOptions {
         idle: Duration::from_secs_f64(idle.min(1e9)),

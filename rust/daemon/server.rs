@@ -31,6 +31,9 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often the accept loop looks at the stop flag, the idle time and the socket.
 const TICK: Duration = Duration::from_millis(200);
+/// Quiet for this long (no request, no background work), the daemon hands the heap its
+/// requests and background jobs freed back to the kernel (see `release_freed_memory`).
+const TRIM_AFTER: Duration = Duration::from_millis(500);
 
 pub struct ServeOptions {
     /// Exit after this long without a request (and no background work).
@@ -125,16 +128,22 @@ fn accept_loop(
         tv_sec: 0,
         tv_nsec: TICK.as_nanos() as i64,
     };
+    // The last activity after which the heap was handed back: once per quiet spell.
+    let mut trimmed_after: Option<Instant> = None;
     loop {
         if shared.stop.load(Ordering::Acquire) || interrupted() {
             return Ok(());
         }
-        let idle_for = shared.last_activity.lock().unwrap().elapsed();
-        if idle_for >= shared.idle
-            && shared.active.load(Ordering::Acquire) == 0
-            && !shared.roots.busy()
-        {
+        let last_activity = *shared.last_activity.lock().unwrap();
+        let quiet = shared.active.load(Ordering::Acquire) == 0 && !shared.roots.busy();
+        if quiet && last_activity.elapsed() >= shared.idle {
             return Ok(());
+        }
+        // glibc keeps what threads free in their arenas: a large reply, a catch-up's last
+        // tables freed after its own trim, would stay resident for the daemon's life.
+        if quiet && last_activity.elapsed() >= TRIM_AFTER && trimmed_after != Some(last_activity) {
+            crate::index::build::release_freed_memory();
+            trimmed_after = Some(last_activity);
         }
         // Removed or replaced by hand: nobody can reach this daemon any more.
         if dir::check_socket(socket_dir).ok() != Some(inode) {

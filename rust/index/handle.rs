@@ -484,6 +484,9 @@ pub(crate) fn one_at_a_time<T: Send + Sync + 'static>(
         .spawn(move || {
             super::background::lower_this_thread();
             work(&me);
+            // Builds and catch-up walks free hundreds of megabytes, some of it only as the
+            // job's captures drop: handed back here, once the job is over.
+            super::build::release_freed_memory();
             running(&me).store(false, Ordering::Release);
         });
     if spawned.is_err() {

@@ -199,7 +199,6 @@ impl RootEntry {
              rules changed meanwhile)",
         )?;
         crate::index::watched::install_watch(slot, watch);
-        crate::index::build::release_freed_memory();
         Ok(())
     }
 
