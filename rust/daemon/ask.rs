@@ -264,22 +264,23 @@ fn reason_named(name: &str) -> Option<Reason> {
 /// name (checked on the bytes: a glob's answer holds tens of thousands of paths, and
 /// `Path::components` cost more than the rest of reading them).
 fn inside(path: &Path) -> bool {
-    let bytes = path.as_os_str().as_bytes();
-    // An empty name is a leading, trailing or doubled `/`; a `.` or `..` name starts at a
-    // dot that opens a name. Paths hold few dots and no `//`, which memchr finds by the
-    // vector (a loop over every byte was a fifth of a large glob's time in the client).
-    let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
-        return false;
-    };
-    if first == b'/' || last == b'/' || memchr::memmem::find(bytes, b"//").is_some() {
-        return false;
+    // One branch-light pass over the bytes: paths are short and hold several slashes, so
+    // a vector search restarted at every slash (memchr2) cost more than this loop, as did a
+    // memmem finder built per path and `Path::components`.
+    let bad = |len: usize, all_dots: bool| len == 0 || (all_dots && len <= 2);
+    let (mut len, mut all_dots) = (0, true);
+    for &b in path.as_os_str().as_bytes() {
+        if b == b'/' {
+            if bad(len, all_dots) {
+                return false;
+            }
+            (len, all_dots) = (0, true);
+        } else {
+            len += 1;
+            all_dots &= b == b'.';
+        }
     }
-    memchr::memchr_iter(b'.', bytes).all(|dot| {
-        let opens_name = dot == 0 || bytes[dot - 1] == b'/';
-        let rest = &bytes[dot + 1..];
-        let ends_name = |rest: &[u8]| rest.first().is_none_or(|&b| b == b'/');
-        !(opens_name && (ends_name(rest) || (rest.first() == Some(&b'.') && ends_name(&rest[1..]))))
-    })
+    !bad(len, all_dots)
 }
 
 /// Whether the root-relative `path` (checked by `inside`) lies under `dir` (`""`: the root).

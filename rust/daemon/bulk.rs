@@ -168,7 +168,7 @@ pub fn decode(frame: &[u8]) -> Option<Decoded> {
     for length in lengths.chunks_exact(4) {
         let length = u32::from_le_bytes(length.try_into().ok()?) as usize;
         let bytes = take(&mut rest, length)?;
-        if bytes.is_empty() || bytes.contains(&0) {
+        if bytes.is_empty() || memchr::memchr(0, bytes).is_some() {
             return None;
         }
         paths.push(PathBuf::from(OsStr::from_bytes(bytes)));
