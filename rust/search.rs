@@ -77,7 +77,7 @@ impl GrepQuery {
     /// The hits a search keeps in all (`max_matches`, else no limit), and whether it goes on
     /// counting every match past them (`count_total`: then the limit cuts the hits kept, not
     /// the search).
-    fn hit_limit(&self) -> (usize, bool) {
+    pub(crate) fn hit_limit(&self) -> (usize, bool) {
         match self.max_matches {
             Some(max) if !self.count_total => (max, false),
             other => (other.unwrap_or(usize::MAX), self.count_total),
@@ -484,14 +484,18 @@ pub fn select_watched(
     watch: Watch,
 ) -> (Result<std::result::Result<Selection, &'static str>>, Watch) {
     match query.compiled() {
-        Ok(pattern) => select_watched_with(walker, query, &pattern, index, watch, false, true),
+        Ok(pattern) => {
+            select_watched_with(walker, query, &pattern, index, watch, false, true, None)
+        }
         Err(e) => (Err(e), watch),
     }
 }
 
 /// `select_watched`, and with `every`: binary files are listed (the client decides how to
 /// read them) and a pattern the index does not narrow lists every file, so a client that
-/// applies its own rules (`codesift-rg`) gets the path table without a walk.
+/// applies its own rules (`codesift-rg`) gets the path table without a walk. With `first`:
+/// only that many files, in path order (`Selection::more` says whether any were left out).
+#[allow(clippy::too_many_arguments)]
 pub fn select_watched_with(
     walker: Walker,
     query: &GrepQuery,
@@ -500,6 +504,7 @@ pub fn select_watched_with(
     watch: Watch,
     every: bool,
     list_unnarrowed: bool,
+    first: Option<usize>,
 ) -> (Result<std::result::Result<Selection, &'static str>>, Watch) {
     let search_dir = match walker.target(&query.search_path) {
         Ok(Target::Dir(start)) => start.rel().to_path_buf(),
@@ -519,6 +524,7 @@ pub fn select_watched_with(
         watch,
         every,
         list_unnarrowed,
+        first,
         filter,
     )
 }
@@ -1697,6 +1703,7 @@ mod tree_tests {
             ignored: stats.ignored(),
             unreadable: stats.errors(),
             skipped: stats.skipped.report(),
+            more: selection.more,
         }
     }
 
@@ -1843,6 +1850,48 @@ mod tree_tests {
     }
 
     #[test]
+    fn a_selection_of_its_first_files_is_the_whole_one_cut_and_says_so() {
+        let dir = indexed_tree();
+        let store = tempfile::tempdir().unwrap();
+        let index = build_index(dir.path(), &store.path().join("index"));
+        let mut watch = Some(caught_up_watch(walker(dir.path()), &index).expect("a watch"));
+        let q = query("needle");
+        let pattern = q.compiled().unwrap();
+        let mut select = |first: Option<usize>| {
+            let taken = watch.take().unwrap();
+            let (selection, back) = select_watched_with(
+                walker(dir.path()),
+                &q,
+                &pattern,
+                &index,
+                taken,
+                false,
+                true,
+                first,
+            );
+            watch = Some(back);
+            selection.unwrap().expect("the watch answers")
+        };
+        let whole = select(None);
+        assert!(whole.files.len() > 2 && !whole.more, "{:?}", whole.files);
+        let page = select(Some(2));
+        assert_eq!(
+            page.files,
+            whole.files[..2],
+            "the first files, in path order"
+        );
+        assert_eq!(page.spans, whole.spans[..2]);
+        assert!(page.more, "files were left out");
+        assert_eq!(
+            (page.binary, selected(&page).skipped),
+            (whole.binary, selected(&whole).skipped)
+        );
+        let exact = select(Some(whole.files.len()));
+        assert_eq!(exact.files, whole.files);
+        assert!(!exact.more, "nothing was left out");
+    }
+
+    #[test]
     fn a_pattern_the_index_cannot_narrow_is_left_to_a_scan() {
         let dir = indexed_tree();
         let store = tempfile::tempdir().unwrap();
@@ -1872,6 +1921,7 @@ mod tree_tests {
             watch,
             true,
             true,
+            None,
         );
         let selection = selection.unwrap().expect("every file is listed");
         let mut visible: Vec<PathBuf> = scan

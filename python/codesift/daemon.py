@@ -158,10 +158,14 @@ def select(
     walk: dict[str, Any] | None = None,
     include: list[str] | None = None,
     exclude: list[str] | None = None,
+    first: int | None = None,
     timeout: float = REQUEST_TIMEOUT,
 ) -> dict | None:
-    """The daemon's `select` reply for a search, or None (no daemon, an error: scan)."""
+    """The daemon's `select` reply for a search (its `first` files only, when given; `more`
+    says some were left out), or None (no daemon, an error: scan)."""
     body: dict[str, Any] = {"op": "select", "root": root, "path": path, "pattern": pattern}
+    if first is not None:
+        body["first"] = first
     if walk is not None:
         body["walk"] = walk
     if include:

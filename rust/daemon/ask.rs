@@ -130,10 +130,39 @@ pub fn grep(
             });
         }
     };
-    settle(select(&walker_now, &real, request), asking, |selected| {
-        crate::search::grep_selected(walker(), query, selected, sink).map(Via::Answered)
-    })
+    // A search that wants its first few hits and streams nothing asks for the first files
+    // only: the daemon then works out and sends a page, not thousands of files' parts. When
+    // files were left out and the page does not hold more hits than the limit (so the
+    // outcome would depend on them), the search is made again over the whole selection.
+    let (max, count_all) = query.hit_limit();
+    if sink.is_none() && !count_all && max < FIRST_PAGE_FOR_LIMITS_UNDER {
+        let first = (2 * (max + 1)).max(FIRST_PAGE_FILES);
+        match select(&walker_now, &real, request, Some(first)) {
+            Answer::Selected(page) if page.more => {
+                let outcome = crate::search::grep_selected(walker(), query, page, None)?;
+                // Out of time: the page's outcome says so, as a scan's would.
+                if outcome.truncated || outcome.timed_out {
+                    return Ok(Via::Answered(outcome));
+                }
+            }
+            answer => {
+                return settle(answer, asking, |selected| {
+                    crate::search::grep_selected(walker(), query, selected, None).map(Via::Answered)
+                });
+            }
+        }
+    }
+    settle(
+        select(&walker_now, &real, request, None),
+        asking,
+        |selected| crate::search::grep_selected(walker(), query, selected, sink).map(Via::Answered),
+    )
 }
+
+/// The fewest files a first page asks for (twice the hits wanted, when more).
+const FIRST_PAGE_FILES: usize = 256;
+/// Searches wanting this many hits or more ask for the whole selection at once.
+const FIRST_PAGE_FOR_LIMITS_UNDER: usize = 10_000;
 
 /// A glob answered by the daemon (from its index and caught-up watch, as an indexed glob in
 /// this process would be) under the same conditions as a grep (`grep`); else `InProcess`.
@@ -218,8 +247,8 @@ fn target(walker: &Walker, real: &Path) -> io::Result<wire::Target> {
 }
 
 /// The daemon's selection for the grep `request` (searching the directory `real`,
-/// root-relative).
-pub fn select(walker: &Walker, real: &Path, request: &GrepRequest) -> Answer {
+/// root-relative): its `first` files when given.
+pub fn select(walker: &Walker, real: &Path, request: &GrepRequest, first: Option<usize>) -> Answer {
     let target = match target(walker, real) {
         Ok(target) => target,
         Err(e) => return Answer::Unavailable(e),
@@ -230,7 +259,10 @@ pub fn select(walker: &Walker, real: &Path, request: &GrepRequest) -> Answer {
         no_ignore: None,
         ..request.clone()
     };
-    let request = Request::Select(wire::Select::new(target, grep));
+    let request = Request::Select(wire::Select {
+        first: first.map(|n| n as u64),
+        ..wire::Select::new(target, grep)
+    });
     match ask_for(walker, &request) {
         Ok((reply, bulk)) => parse_with(&reply, |reply| selected(reply, bulk)),
         Err(e) => Answer::Unavailable(e),
@@ -333,6 +365,7 @@ fn selected(reply: Selection, bulk: Option<Vec<u8>>) -> Option<Selected> {
         ignored: reply.ignored,
         unreadable: reply.unreadable,
         skipped: skips(reply.skips)?,
+        more: reply.more,
     })
 }
 

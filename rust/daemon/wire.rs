@@ -182,6 +182,10 @@ pub struct Select {
     /// A `codesift-rg` client's key for the verdicts of its rules (`daemon::verdicts`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<String>,
+    /// Only the first this many files of the selection, in path order (a search that wants
+    /// its first few hits); the reply says `more` when it left files out. Not with `rules`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first: Option<u64>,
 }
 
 impl Select {
@@ -196,6 +200,7 @@ impl Select {
             types: None,
             types_not: None,
             rules: None,
+            first: None,
         }
     }
 }
@@ -605,6 +610,9 @@ pub struct Selection {
     pub git_dirs: Option<Vec<WirePath>>,
     #[serde(default)]
     pub undecided: Option<Vec<u64>>,
+    /// Files were left out after the `first` asked for.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub more: bool,
 }
 
 /// One file of a glob's answer: `[path, mtime_ms, size]` (both null when not known).

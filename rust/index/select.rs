@@ -129,6 +129,8 @@ pub struct Selection {
     pub spans: Vec<Option<FileSpans>>,
     pub binary: u64,
     pub walker: Walker,
+    /// Files were left out after the `first` asked for.
+    pub more: bool,
 }
 
 /// The parts of an indexed file that can hold a match (its candidate units, adjacent ones
@@ -189,6 +191,7 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
     watch: Watch,
     every: bool,
     list_unnarrowed: bool,
+    first: Option<usize>,
     filter: impl FnOnce() -> crate::error::Result<(F, Option<DirFilter>)>,
 ) -> (crate::error::Result<Result<Selection, &'static str>>, Watch) {
     if watch.generation > index.build_start_ns {
@@ -250,10 +253,18 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
     );
     replay_skips(&watch, &scopes, walker.dir_filter(), walker.stats());
     let (mut files, mut spans) = (Vec::new(), Vec::new());
+    let mut more = false;
+    let first = first.unwrap_or(usize::MAX);
     for file in merge_by_path(
         extras,
         candidate_paths(index, &found.files, &search_dir, &accepts, &watch, reach),
     ) {
+        // The files past `first` cost nothing more than being found: the counts above are
+        // the whole selection's already.
+        if files.len() == first {
+            more = true;
+            break;
+        }
         let known = match (&file, &found.units) {
             (ToSearch::Path(_, Some(i)), Some(units)) if unit_reads => file_spans(index, *i, units),
             _ => None,
@@ -266,6 +277,7 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
         spans,
         binary: binary.load(Ordering::Relaxed),
         walker,
+        more,
     };
     (Ok(Ok(selection)), watch)
 }
@@ -283,6 +295,8 @@ pub struct Selected {
     pub ignored: u64,
     pub unreadable: u64,
     pub skipped: Vec<(Reason, u64, Vec<Example>)>,
+    /// Files were left out after the first ones asked for.
+    pub more: bool,
 }
 
 #[cfg(test)]

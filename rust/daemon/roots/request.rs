@@ -42,6 +42,8 @@ pub(super) struct SelectRequest {
     pub(super) pattern: crate::grep::CompiledPattern,
     /// With `every`: a pattern the index does not narrow lists every file (else: `scan`).
     pub(super) list_unnarrowed: bool,
+    /// Only the first this many files (`wire::Select::first`).
+    pub(super) first: Option<usize>,
 }
 
 /// A client's key (a string of at most `MAX_KEY` bytes), if given.
@@ -149,6 +151,16 @@ pub(super) fn parse_select(request: &wire::Select) -> Result<SelectRequest, BadR
             "rules verdicts are kept for walk.all_files roots (codesift-rg)".into(),
         ));
     }
+    if request.first.is_some() && rules.is_some() {
+        return Err(BadRequest(
+            "first is not asked with rules: the verdicts apply to the whole selection".into(),
+        ));
+    }
+    let first = match request.first {
+        Some(0) => return Err(BadRequest("first must be at least 1".into())),
+        Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+        None => None,
+    };
     let list_unnarrowed = request
         .target
         .walk
@@ -161,6 +173,7 @@ pub(super) fn parse_select(request: &wire::Select) -> Result<SelectRequest, BadR
         rules,
         pattern,
         list_unnarrowed,
+        first,
     })
 }
 

@@ -31,6 +31,7 @@ impl RootEntry {
             rules,
             pattern,
             list_unnarrowed,
+            first,
         } = request;
         let (every, list_unnarrowed, rules) = (target.every, *list_unnarrowed, rules.as_deref());
         let mut frame = None;
@@ -45,6 +46,7 @@ impl RootEntry {
                 watch,
                 every,
                 list_unnarrowed,
+                *first,
             );
             let selected = match selected {
                 Ok(selected) => selected,
@@ -112,6 +114,7 @@ impl RootEntry {
                 rules_token: rules.map(|_| rules_token),
                 git_dirs: every.then_some(git_dirs),
                 undecided,
+                more: selection.more,
             };
             let any_spans = selection.spans.iter().any(Option::is_some);
             if bulk {
