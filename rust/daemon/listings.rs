@@ -23,9 +23,16 @@ pub const MAX_LISTING_BYTES: usize = 32 << 20;
 pub const MAX_KEY: usize = 64 << 10;
 
 /// The lists of one root.
-#[derive(Default)]
 pub struct Listings {
     kept: TokenKept<Arc<str>>,
+}
+
+impl Default for Listings {
+    fn default() -> Self {
+        Listings {
+            kept: TokenKept::new(MAX_LISTINGS, MAX_LISTING_BYTES, |files| files.len()),
+        }
+    }
 }
 
 impl Listings {
@@ -42,24 +49,17 @@ impl Listings {
         if walked_at != token || files.len() > MAX_LISTING_BYTES || key.len() > MAX_KEY {
             return false;
         }
-        *self.kept.entry(key, token, || Arc::from("")) = Arc::from(files);
-        self.kept.evict(key, |kept| {
-            kept.keys() > MAX_LISTINGS || bytes(kept) > MAX_LISTING_BYTES
-        });
+        self.kept.store(key, token, |kept| *kept = Arc::from(files));
         true
     }
 
     pub fn bytes(&self) -> usize {
-        bytes(&self.kept)
+        self.kept.total()
     }
 
     pub fn count(&self) -> usize {
         self.kept.keys()
     }
-}
-
-fn bytes(kept: &TokenKept<Arc<str>>) -> usize {
-    kept.values().map(|files| files.len()).sum()
 }
 
 #[cfg(test)]

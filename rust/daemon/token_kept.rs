@@ -12,20 +12,25 @@ struct Kept<V> {
     used: Instant,
 }
 
-/// Values by client key, each with the token it was taken at.
+/// Values by client key, each with the token it was taken at, within bounds: how many keys,
+/// and how large all the values together (each value's size as `size` tells).
 pub struct TokenKept<V> {
     kept: HashMap<String, Kept<V>>,
+    max_keys: usize,
+    max_total: usize,
+    size: fn(&V) -> usize,
 }
 
-impl<V> Default for TokenKept<V> {
-    fn default() -> Self {
+impl<V: Default> TokenKept<V> {
+    pub fn new(max_keys: usize, max_total: usize, size: fn(&V) -> usize) -> Self {
         TokenKept {
             kept: HashMap::new(),
+            max_keys,
+            max_total,
+            size,
         }
     }
-}
 
-impl<V> TokenKept<V> {
     /// The value kept under `key` when it was taken at `token` (else none; an outdated one
     /// is dropped).
     pub fn lookup(&mut self, key: &str, token: &str) -> Option<&V> {
@@ -37,28 +42,24 @@ impl<V> TokenKept<V> {
         Some(&kept.value)
     }
 
-    /// The value under `key` at `token` to store into (made by `make` when there is none),
-    /// after dropping every value of another token: a store at a new token leaves none of
-    /// the older states.
-    pub fn entry(&mut self, key: &str, token: &str, make: impl FnOnce() -> V) -> &mut V {
+    /// Stores into the value under `key` at `token` (an empty one when there is none) with
+    /// `update`, after dropping every value of another token: a store at a new token leaves
+    /// none of the older states. Then the least recently used values but this one go while
+    /// the whole is beyond its bounds.
+    pub fn store(&mut self, key: &str, token: &str, update: impl FnOnce(&mut V)) {
         self.kept.retain(|_, k| k.token == token);
         let kept = self.kept.entry(key.to_string()).or_insert_with(|| Kept {
             token: token.to_string(),
-            value: make(),
+            value: V::default(),
             used: Instant::now(),
         });
         kept.used = Instant::now();
-        &mut kept.value
-    }
-
-    /// Drops the least recently used values but `keep`'s while `over` says the whole is
-    /// beyond its bounds.
-    pub fn evict(&mut self, keep: &str, over: impl Fn(&Self) -> bool) {
-        while over(self) {
+        update(&mut kept.value);
+        while self.kept.len() > self.max_keys || self.total() > self.max_total {
             let oldest = self
                 .kept
                 .iter()
-                .filter(|(k, _)| k.as_str() != keep)
+                .filter(|(k, _)| k.as_str() != key)
                 .min_by_key(|(_, kept)| kept.used)
                 .map(|(k, _)| k.clone());
             match oldest {
@@ -73,8 +74,9 @@ impl<V> TokenKept<V> {
         self.kept.len()
     }
 
-    pub fn values(&self) -> impl Iterator<Item = &V> {
-        self.kept.values().map(|k| &k.value)
+    /// The size of all the values together.
+    pub fn total(&self) -> usize {
+        self.kept.values().map(|k| (self.size)(&k.value)).sum()
     }
 }
 
@@ -82,11 +84,15 @@ impl<V> TokenKept<V> {
 mod tests {
     use super::*;
 
+    fn counts(max_keys: usize, max_total: usize) -> TokenKept<usize> {
+        TokenKept::new(max_keys, max_total, |n| *n)
+    }
+
     #[test]
     fn a_value_is_served_only_at_its_token_and_dropped_once_outdated() {
-        let mut kept = TokenKept::default();
+        let mut kept = counts(4, 100);
         assert!(kept.lookup("k", "1:0").is_none());
-        *kept.entry("k", "1:0", || 0) = 7;
+        kept.store("k", "1:0", |n| *n = 7);
         assert_eq!(kept.lookup("k", "1:0"), Some(&7));
         assert!(kept.lookup("other", "1:0").is_none());
         assert!(kept.lookup("k", "1:1").is_none(), "the token moved");
@@ -94,30 +100,35 @@ mod tests {
     }
 
     #[test]
-    fn a_store_at_a_new_token_drops_the_older_states() {
-        let mut kept = TokenKept::default();
-        *kept.entry("a", "1:0", || 0) = 1;
-        *kept.entry("b", "1:0", || 0) = 2;
-        *kept.entry("a", "1:0", || 0) += 10;
-        assert_eq!(
-            kept.lookup("a", "1:0"),
-            Some(&11),
-            "an entry adds to what is kept"
-        );
-        *kept.entry("c", "1:1", || 0) = 3;
+    fn a_store_adds_to_its_key_and_one_at_a_new_token_drops_the_older_states() {
+        let mut kept = counts(4, 100);
+        kept.store("a", "1:0", |n| *n = 1);
+        kept.store("b", "1:0", |n| *n = 2);
+        kept.store("a", "1:0", |n| *n += 10);
+        assert_eq!(kept.lookup("a", "1:0"), Some(&11));
+        assert_eq!((kept.keys(), kept.total()), (2, 13));
+        kept.store("c", "1:1", |n| *n = 3);
         assert_eq!(kept.keys(), 1);
     }
 
     #[test]
-    fn eviction_drops_the_least_recently_used_but_the_one_kept() {
-        let mut kept = TokenKept::default();
-        for (i, key) in ["a", "b", "c"].into_iter().enumerate() {
-            *kept.entry(key, "1:0", || 0) = i;
-        }
+    fn the_least_recently_used_go_first_but_never_the_one_stored() {
+        let mut kept = counts(2, 100);
+        kept.store("a", "1:0", |n| *n = 1);
+        kept.store("b", "1:0", |n| *n = 2);
         kept.lookup("a", "1:0");
-        kept.evict("c", |k| k.keys() > 1);
-        assert_eq!(kept.values().copied().collect::<Vec<_>>(), vec![2]);
-        kept.evict("c", |k| !k.values().any(|v| *v == 0));
-        assert_eq!(kept.keys(), 1, "the one kept stays even when over");
+        kept.store("c", "1:0", |n| *n = 3);
+        assert!(
+            kept.lookup("b", "1:0").is_none(),
+            "b was used least recently"
+        );
+        assert_eq!(kept.total(), 4);
+        kept.store("big", "1:0", |n| *n = 500);
+        assert_eq!(kept.keys(), 1, "over the total alone: the others went");
+        assert_eq!(
+            kept.lookup("big", "1:0"),
+            Some(&500),
+            "the one stored stays"
+        );
     }
 }

@@ -25,9 +25,16 @@ pub const MAX_VERDICTS: usize = 256 * 1024;
 pub type Keeps = HashMap<PathBuf, bool>;
 
 /// The verdicts of one root.
-#[derive(Default)]
 pub struct Verdicts {
     kept: TokenKept<Keeps>,
+}
+
+impl Default for Verdicts {
+    fn default() -> Self {
+        Verdicts {
+            kept: TokenKept::new(MAX_KEYS, MAX_VERDICTS, HashMap::len),
+        }
+    }
 }
 
 impl Verdicts {
@@ -49,31 +56,25 @@ impl Verdicts {
         if asked_at != token {
             return false;
         }
-        let keeps = self.kept.entry(key, token, HashMap::new);
-        for (path, keep) in verdicts {
-            if keeps.len() >= MAX_VERDICTS {
-                break;
+        self.kept.store(key, token, |keeps| {
+            for (path, keep) in verdicts {
+                if keeps.len() >= MAX_VERDICTS {
+                    break;
+                }
+                keeps.insert(path, keep);
             }
-            keeps.insert(path, keep);
-        }
-        self.kept.evict(key, |kept| {
-            kept.keys() > MAX_KEYS || count(kept) > MAX_VERDICTS
         });
         true
     }
 
     /// How many verdicts are kept, over every key.
     pub fn count(&self) -> usize {
-        count(&self.kept)
+        self.kept.total()
     }
 
     pub fn keys(&self) -> usize {
         self.kept.keys()
     }
-}
-
-fn count(kept: &TokenKept<Keeps>) -> usize {
-    kept.values().map(HashMap::len).sum()
 }
 
 /// `files` (with their spans) less those the rules drop, and the positions (in what is
