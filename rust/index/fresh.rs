@@ -913,10 +913,8 @@ mod tests {
 
     #[test]
     fn only_the_way_to_a_repositorys_exclude_file_breaks_the_watch() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = temp_tree(&[(".git/info/", ""), ("sub/.git/", "")]);
         let root = dir.path();
-        fs::create_dir_all(root.join(".git/info")).unwrap();
-        fs::create_dir_all(root.join("sub/.git")).unwrap();
         let mut watch = watching(root, &["", "sub"]);
         // Git's own files change all the time: no path is dirty, nothing breaks.
         fs::write(root.join(".git/index"), "x").unwrap();
@@ -973,12 +971,9 @@ mod tests {
 
     #[test]
     fn a_rule_file_written_through_a_link_counts_as_written() {
-        let dir = tempfile::tempdir().unwrap();
-        let outside = tempfile::tempdir().unwrap();
+        let dir = temp_tree(&[("shared/rules", "*.tmp\n")]);
+        let outside = temp_tree(&[("rules", "*.tmp\n")]);
         let root = dir.path();
-        fs::create_dir(root.join("shared")).unwrap();
-        fs::write(root.join("shared/rules"), "*.tmp\n").unwrap();
-        fs::write(outside.path().join("rules"), "*.tmp\n").unwrap();
         std::os::unix::fs::symlink("shared/rules", root.join(".gitignore")).unwrap();
         std::os::unix::fs::symlink(outside.path().join("rules"), root.join(".rgignore")).unwrap();
         let mut watch = watching_root(root);
@@ -1025,12 +1020,8 @@ mod tests {
     #[test]
     fn a_link_retargeted_outside_the_tree_counts_as_a_change() {
         let dir = tempfile::tempdir().unwrap();
-        let outside = tempfile::tempdir().unwrap();
+        let outside = temp_tree(&[("a/rules", "*.tmp\n"), ("b/rules", "*.log\n")]);
         let o = outside.path();
-        fs::create_dir(o.join("a")).unwrap();
-        fs::write(o.join("a/rules"), "*.tmp\n").unwrap();
-        fs::create_dir(o.join("b")).unwrap();
-        fs::write(o.join("b/rules"), "*.log\n").unwrap();
         std::os::unix::fs::symlink(o.join("a"), o.join("current")).unwrap();
         std::os::unix::fs::symlink(o.join("current/rules"), dir.path().join(".rgignore")).unwrap();
         let mut watch = watching_root(dir.path());
