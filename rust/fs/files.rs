@@ -392,15 +392,19 @@ mod tests {
         )
     }
 
+    /// A new tree of `tree`'s files (as `temp_tree` writes them) and the `Files` over it.
+    fn files_in(tree: &[(&str, &str)]) -> (tempfile::TempDir, Files) {
+        let dir = temp_tree(tree);
+        let f = files(dir.path());
+        (dir, f)
+    }
+
     #[test]
     fn real_follows_links_inside_the_root_only() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, f) = files_in(&[("sub/a.txt", "x")]);
         let outside = tempfile::tempdir().unwrap();
-        fs::create_dir(dir.path().join("sub")).unwrap();
-        fs::write(dir.path().join("sub/a.txt"), "x").unwrap();
         std::os::unix::fs::symlink("sub/a.txt", dir.path().join("link")).unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
-        let f = files(dir.path());
         let real = |rel: &str| f.real(Path::new(rel));
         assert_eq!(real("sub/a.txt"), Some(PathBuf::from("sub/a.txt")));
         assert_eq!(real("link"), Some(PathBuf::from("sub/a.txt")));
@@ -410,9 +414,7 @@ mod tests {
 
     #[test]
     fn edits_read_under_the_lock_and_replace() {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("a.txt"), "hello").unwrap();
-        let f = files(dir.path());
+        let (dir, f) = files_in(&[("a.txt", "hello")]);
         let mut locked = f.lock(Path::new("a.txt"), 1 << 20).unwrap();
         assert_eq!(locked.data, b"hello");
         locked.replace(b"bye").unwrap();
@@ -421,9 +423,7 @@ mod tests {
 
     #[test]
     fn a_lock_holds_across_replacements_so_a_rollback_is_safe() {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("a.txt"), "one").unwrap();
-        let f = files(dir.path());
+        let (dir, f) = files_in(&[("a.txt", "one")]);
         let mut locked = f.lock(Path::new("a.txt"), 1 << 20).unwrap();
         locked.replace(b"two").unwrap();
         // The new file is locked too: a second open + flock would block.
@@ -443,10 +443,8 @@ mod tests {
 
     #[test]
     fn create_never_replaces_and_remove_checks_the_file() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, f) = files_in(&[("old.txt", "old")]);
         let root = dir.path();
-        fs::write(root.join("old.txt"), "old").unwrap();
-        let f = files(root);
         assert!(matches!(
             f.create(Path::new("old.txt"), b"x", None),
             Err(Error::Conflict(_))
