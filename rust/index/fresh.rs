@@ -969,6 +969,14 @@ mod tests {
         )
     }
 
+    /// Whether `change` moves the watch's rules token (once the watch has read its events).
+    fn rules_moved(watch: &mut Watch, change: impl FnOnce()) -> bool {
+        let before = watch.rules_token();
+        change();
+        watch.drain();
+        watch.rules_token() != before
+    }
+
     fn rewrite(path: &Path, text: &str) {
         use std::io::Write;
         let mut f = fs::OpenOptions::new()
@@ -998,26 +1006,20 @@ mod tests {
         assert_ne!(watch.rules_token(), rules, ".rgignore's target written");
         assert_ne!(watch.listing_token(), listing, ".rgignore's target written");
         assert!(watch.is_dirty(Path::new(".rgignore")));
-        let rules = watch.rules_token();
-        fs::write(outside.path().join("new"), "*.c\n").unwrap();
-        fs::rename(outside.path().join("new"), outside.path().join("rules")).unwrap();
-        watch.drain();
-        assert_ne!(
-            watch.rules_token(),
-            rules,
+        assert!(
+            rules_moved(&mut watch, || {
+                fs::write(outside.path().join("new"), "*.c\n").unwrap();
+                fs::rename(outside.path().join("new"), outside.path().join("rules")).unwrap();
+            }),
             ".rgignore's target replaced by rename"
         );
-        let rules = watch.rules_token();
-        rewrite(&outside.path().join("rules"), "*.h\n");
-        watch.drain();
-        assert_ne!(
-            watch.rules_token(),
-            rules,
+        assert!(
+            rules_moved(&mut watch, || {
+                rewrite(&outside.path().join("rules"), "*.h\n");
+            }),
             "the new target written: watched too"
         );
-        let rules = watch.rules_token();
-        watch.drain();
-        assert_eq!(watch.rules_token(), rules, "nothing changed");
+        assert!(!rules_moved(&mut watch, || {}), "nothing changed");
         rewrite(&root.join("shared/rules"), "*.log\n");
         watch.drain();
         assert!(
@@ -1035,21 +1037,23 @@ mod tests {
         std::os::unix::fs::symlink(o.join("a"), o.join("current")).unwrap();
         std::os::unix::fs::symlink(o.join("current/rules"), dir.path().join(".rgignore")).unwrap();
         let mut watch = watching_root(dir.path());
-        let rules = watch.rules_token();
-        fs::remove_file(o.join("current")).unwrap();
-        std::os::unix::fs::symlink(o.join("b"), o.join("current")).unwrap();
-        watch.drain();
-        assert_ne!(watch.rules_token(), rules, "a link on the way retargeted");
-        let rules = watch.rules_token();
-        fs::rename(o.join("b"), o.join("gone")).unwrap();
-        watch.drain();
-        assert_ne!(watch.rules_token(), rules, "a directory on the way renamed");
-        let rules = watch.rules_token();
-        fs::rename(o.join("gone"), o.join("b")).unwrap();
-        watch.drain();
-        assert_ne!(
-            watch.rules_token(),
-            rules,
+        assert!(
+            rules_moved(&mut watch, || {
+                fs::remove_file(o.join("current")).unwrap();
+                std::os::unix::fs::symlink(o.join("b"), o.join("current")).unwrap();
+            }),
+            "a link on the way retargeted"
+        );
+        assert!(
+            rules_moved(&mut watch, || {
+                fs::rename(o.join("b"), o.join("gone")).unwrap();
+            }),
+            "a directory on the way renamed"
+        );
+        assert!(
+            rules_moved(&mut watch, || {
+                fs::rename(o.join("gone"), o.join("b")).unwrap();
+            }),
             "a dangling link's target appeared"
         );
     }
@@ -1073,12 +1077,10 @@ mod tests {
         watch.drain();
         fs::hard_link(dir.path().join(".rgignore"), outside.path().join("other")).unwrap();
         watch.drain();
-        let rules = watch.rules_token();
-        rewrite(&outside.path().join("other"), "*.h\n");
-        watch.drain();
-        assert_ne!(
-            watch.rules_token(),
-            rules,
+        assert!(
+            rules_moved(&mut watch, || {
+                rewrite(&outside.path().join("other"), "*.h\n");
+            }),
             "a new rule file's other name written"
         );
     }
@@ -1114,12 +1116,10 @@ mod tests {
             rules,
             "the main repository's exclude written"
         );
-        let rules = watch.rules_token();
-        fs::write(git_dir.join("info/exclude"), "*.c\n").unwrap();
-        watch.drain();
-        assert_ne!(
-            watch.rules_token(),
-            rules,
+        assert!(
+            rules_moved(&mut watch, || {
+                fs::write(git_dir.join("info/exclude"), "*.c\n").unwrap();
+            }),
             "the worktree's own exclude created"
         );
         fs::write(git_dir.join("commondir"), "/elsewhere\n").unwrap();
@@ -1168,12 +1168,11 @@ mod tests {
             breaks: false,
         };
         watch.add_rule_file(global.clone(), true, of.clone());
-        let rules = watch.rules_token();
-        watch.drain();
-        assert_eq!(watch.rules_token(), rules, "nothing changed");
-        rewrite(&global, "*.log\n");
-        watch.drain();
-        assert_ne!(watch.rules_token(), rules, "the global excludes written");
+        assert!(!rules_moved(&mut watch, || {}), "nothing changed");
+        assert!(
+            rules_moved(&mut watch, || rewrite(&global, "*.log\n")),
+            "the global excludes written"
+        );
         assert!(!watch.broken);
         // A file that cannot be watched (inotify needs permission to read it, which a test run
         // as root always has: the flag is set here as a failed watch sets it): the tokens
