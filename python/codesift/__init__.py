@@ -9,11 +9,11 @@
 # a command or a tool pays only for the modules its calls need.
 from __future__ import annotations
 
+from ._lazy import lazy_exports
+
 # `typing` itself is not imported: its import costs more than all of this module.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from ._core import CancelToken, GlobMatch, GrepMatch, __version__
     from .errors import (
         BinaryFileError,
@@ -88,16 +88,4 @@ def _source(name: str) -> str:
 _SOURCES = {name: _source(name) for name in __all__}
 
 
-def __getattr__(name: str) -> Any:
-    source = _SOURCES.get(name)
-    if source is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    # `__import__` with a fromlist returns the submodule itself, as `import_module` would
-    # (without importing `importlib`: a start-up cost).
-    value = getattr(__import__(f"{__name__}.{source}", fromlist=(name,)), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _SOURCES)

@@ -11,9 +11,9 @@
 //! that missed (before the walk began) and the store (after it ended), and served only while
 //! the token stays the same (see `index::fresh::Watch::listing_token`).
 
-use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
+
+use super::token_kept::TokenKept;
 
 /// Lists kept per root at most (each key is one command line).
 pub const MAX_LISTINGS: usize = 16;
@@ -22,33 +22,24 @@ pub const MAX_LISTING_BYTES: usize = 32 << 20;
 /// The longest key accepted (a command line with its fingerprints fits easily).
 pub const MAX_KEY: usize = 64 << 10;
 
-struct Kept {
-    token: String,
-    files: Arc<str>,
-    used: Instant,
+/// The lists of one root.
+pub struct Listings {
+    kept: TokenKept<Arc<str>>,
 }
 
-/// The lists of one root.
-#[derive(Default)]
-pub struct Listings {
-    kept: HashMap<String, Kept>,
+impl Default for Listings {
+    fn default() -> Self {
+        Listings {
+            kept: TokenKept::new(MAX_LISTINGS, MAX_LISTING_BYTES, |files| files.len()),
+        }
+    }
 }
 
 impl Listings {
     /// The list kept under `key` when it was taken at `token` (else none; an outdated one is
     /// dropped).
     pub fn lookup(&mut self, key: &str, token: &str) -> Option<Arc<str>> {
-        match self.kept.get_mut(key) {
-            Some(kept) if kept.token == token => {
-                kept.used = Instant::now();
-                Some(kept.files.clone())
-            }
-            Some(_) => {
-                self.kept.remove(key);
-                None
-            }
-            None => None,
-        }
+        self.kept.lookup(key, token).cloned()
     }
 
     /// Keeps `files` under `key`, taken between the lookup that answered `walked_at` and now
@@ -58,56 +49,22 @@ impl Listings {
         if walked_at != token || files.len() > MAX_LISTING_BYTES || key.len() > MAX_KEY {
             return false;
         }
-        self.kept.retain(|_, k| k.token == token);
-        self.kept.insert(
-            key.to_string(),
-            Kept {
-                token: token.to_string(),
-                files: Arc::from(files),
-                used: Instant::now(),
-            },
-        );
-        while self.kept.len() > MAX_LISTINGS || self.bytes() > MAX_LISTING_BYTES {
-            let oldest = self
-                .kept
-                .iter()
-                .filter(|(k, _)| k.as_str() != key)
-                .min_by_key(|(_, kept)| kept.used)
-                .map(|(k, _)| k.clone());
-            match oldest {
-                Some(k) => self.kept.remove(&k),
-                None => break,
-            };
-        }
+        self.kept.store(key, token, |kept| *kept = Arc::from(files));
         true
     }
 
     pub fn bytes(&self) -> usize {
-        self.kept.values().map(|k| k.files.len()).sum()
+        self.kept.total()
     }
 
     pub fn count(&self) -> usize {
-        self.kept.len()
+        self.kept.keys()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_list_is_served_only_at_the_token_it_was_taken_at() {
-        let mut listings = Listings::default();
-        assert!(listings.lookup("k", "1:0").is_none());
-        assert!(listings.store("k", "1:0", "1:0", "a\nb"));
-        assert_eq!(listings.lookup("k", "1:0").as_deref(), Some("a\nb"));
-        assert!(listings.lookup("other", "1:0").is_none());
-        assert!(listings.lookup("k", "1:1").is_none(), "the tree changed");
-        assert!(
-            listings.lookup("k", "1:0").is_none(),
-            "dropped once outdated"
-        );
-    }
 
     #[test]
     fn a_list_walked_while_the_tree_changed_is_not_kept() {

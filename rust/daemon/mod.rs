@@ -18,5 +18,6 @@ pub mod listings;
 pub mod proto;
 pub mod roots;
 pub mod server;
+pub mod token_kept;
 pub mod verdicts;
 pub mod wire;

@@ -13,34 +13,34 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+
+use super::token_kept::TokenKept;
 
 /// Keys (flag sets) kept per root at most.
 pub const MAX_KEYS: usize = 16;
 /// Verdicts kept per root at most, over every key (about 100 bytes each).
 pub const MAX_VERDICTS: usize = 256 * 1024;
 
-struct Kept {
-    token: String,
-    keeps: HashMap<PathBuf, bool>,
-    used: Instant,
-}
+/// Whether the rules keep each path, by path.
+pub type Keeps = HashMap<PathBuf, bool>;
 
 /// The verdicts of one root.
-#[derive(Default)]
 pub struct Verdicts {
-    kept: HashMap<String, Kept>,
+    kept: TokenKept<Keeps>,
+}
+
+impl Default for Verdicts {
+    fn default() -> Self {
+        Verdicts {
+            kept: TokenKept::new(MAX_KEYS, MAX_VERDICTS, HashMap::len),
+        }
+    }
 }
 
 impl Verdicts {
     /// The verdicts kept under `key` at `token` (an outdated set is dropped).
-    pub fn lookup(&mut self, key: &str, token: &str) -> Option<&HashMap<PathBuf, bool>> {
-        if self.kept.get(key).is_some_and(|k| k.token != token) {
-            self.kept.remove(key);
-        }
-        let kept = self.kept.get_mut(key)?;
-        kept.used = Instant::now();
-        Some(&kept.keeps)
+    pub fn lookup(&mut self, key: &str, token: &str) -> Option<&Keeps> {
+        self.kept.lookup(key, token)
     }
 
     /// Adds `verdicts`, decided between the select that answered `asked_at` and now
@@ -56,53 +56,24 @@ impl Verdicts {
         if asked_at != token {
             return false;
         }
-        self.kept.retain(|_, k| k.token == token);
-        let others: usize = self
-            .kept
-            .iter()
-            .filter(|(k, _)| k.as_str() != key)
-            .map(|(_, kept)| kept.keeps.len())
-            .sum();
-        let kept = self.kept.entry(key.to_string()).or_insert_with(|| Kept {
-            token: token.to_string(),
-            keeps: HashMap::new(),
-            used: Instant::now(),
-        });
-        kept.used = Instant::now();
-        for (path, keep) in verdicts {
-            if kept.keeps.len() >= MAX_VERDICTS {
-                break;
+        self.kept.store(key, token, |keeps| {
+            for (path, keep) in verdicts {
+                if keeps.len() >= MAX_VERDICTS {
+                    break;
+                }
+                keeps.insert(path, keep);
             }
-            kept.keeps.insert(path, keep);
-        }
-        if others + kept.keeps.len() > MAX_VERDICTS || self.kept.len() > MAX_KEYS {
-            self.evict(key);
-        }
+        });
         true
-    }
-
-    fn evict(&mut self, keep: &str) {
-        while self.kept.len() > MAX_KEYS || self.count() > MAX_VERDICTS {
-            let oldest = self
-                .kept
-                .iter()
-                .filter(|(k, _)| k.as_str() != keep)
-                .min_by_key(|(_, kept)| kept.used)
-                .map(|(k, _)| k.clone());
-            match oldest {
-                Some(k) => self.kept.remove(&k),
-                None => break,
-            };
-        }
     }
 
     /// How many verdicts are kept, over every key.
     pub fn count(&self) -> usize {
-        self.kept.values().map(|k| k.keeps.len()).sum()
+        self.kept.total()
     }
 
     pub fn keys(&self) -> usize {
-        self.kept.len()
+        self.kept.keys()
     }
 }
 
@@ -134,20 +105,6 @@ mod tests {
             .iter()
             .map(|(p, k)| (PathBuf::from(p), *k))
             .collect()
-    }
-
-    #[test]
-    fn verdicts_are_served_only_at_the_token_they_were_decided_at() {
-        let mut verdicts = Verdicts::default();
-        assert!(verdicts.lookup("k", "1:0").is_none());
-        assert!(verdicts.store("k", "1:0", "1:0", paths(&[("a.c", true), ("b.o", false)])));
-        assert_eq!(verdicts.lookup("k", "1:0").unwrap().len(), 2);
-        assert!(verdicts.lookup("other", "1:0").is_none());
-        assert!(verdicts.lookup("k", "1:1").is_none(), "the rules changed");
-        assert!(
-            verdicts.lookup("k", "1:0").is_none(),
-            "dropped once outdated"
-        );
     }
 
     #[test]

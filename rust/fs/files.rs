@@ -4,7 +4,7 @@
 //! nothing inside `.git`, no access-ignore file, nothing an access-ignore file denies.
 
 use crate::error::{Error, Hint, Result, concept, shown};
-use crate::fs::root::{Links, READ_FLAGS, Root, regular_file, split_parent};
+use crate::fs::root::{Links, READ_FLAGS, Resolved, Root, regular_file, split_parent};
 use crate::fs::rules::{RuleOptions, Rules, Verdict};
 use crate::fs::write::{Fingerprint, Place, read_head};
 use rustix::fs::{FileType, Stat};
@@ -119,13 +119,18 @@ impl Files {
         Some(found.real)
     }
 
+    /// `rel` resolved beneath the root (a symlink followed when it leads inside) and opened
+    /// with `flags`; a failure says what could not be done to it (`action`: "read", "list").
+    fn resolve(&self, rel: &Path, flags: rustix::fs::OFlags, action: &str) -> Result<Resolved> {
+        self.root
+            .resolve(rel, Links::Inside, flags)
+            .map_err(|e| Error::io(rel, action, &e))
+    }
+
     /// Opens the regular file `rel` to read it.
     pub fn open_read(&self, rel: &Path) -> Result<Opened> {
         let io = |e: &std::io::Error| Error::io(rel, "read", e);
-        let resolved = self
-            .root
-            .resolve(rel, Links::Inside, READ_FLAGS)
-            .map_err(|e| io(&e))?;
+        let resolved = self.resolve(rel, READ_FLAGS, "read")?;
         let real = resolved.real;
         let file = regular_file(resolved.fd).map_err(|e| io(&e))?;
         self.deny_if_denied(&self.rules(), rel, &real, false)?;
@@ -135,12 +140,9 @@ impl Files {
 
     /// The directory `rel` where it really is, checked for listing: not in `.git`, not denied.
     pub fn list_target(&self, rel: &Path) -> Result<PathBuf> {
-        let io = |e: &std::io::Error| Error::io(rel, "list", e);
-        let resolved = self
-            .root
-            .resolve(rel, Links::Inside, PATH_FLAGS)
-            .map_err(|e| io(&e))?;
-        let stat = rustix::fs::fstat(&resolved.fd).map_err(|e| io(&e.into()))?;
+        let resolved = self.resolve(rel, PATH_FLAGS, "list")?;
+        let stat =
+            rustix::fs::fstat(&resolved.fd).map_err(|e| Error::io(rel, "list", &e.into()))?;
         if FileType::from_raw_mode(stat.st_mode) != FileType::Directory {
             return Err(
                 Error::NotAFile(format!("{} is a file, not a directory", shown(rel))).hinted(
@@ -377,6 +379,7 @@ fn in_git(real: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::temp_tree;
     use std::fs;
 
     fn files(root: &Path) -> Files {
@@ -389,15 +392,19 @@ mod tests {
         )
     }
 
+    /// A new tree of `tree`'s files (as `temp_tree` writes them) and the `Files` over it.
+    fn files_in(tree: &[(&str, &str)]) -> (tempfile::TempDir, Files) {
+        let dir = temp_tree(tree);
+        let f = files(dir.path());
+        (dir, f)
+    }
+
     #[test]
     fn real_follows_links_inside_the_root_only() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, f) = files_in(&[("sub/a.txt", "x")]);
         let outside = tempfile::tempdir().unwrap();
-        fs::create_dir(dir.path().join("sub")).unwrap();
-        fs::write(dir.path().join("sub/a.txt"), "x").unwrap();
         std::os::unix::fs::symlink("sub/a.txt", dir.path().join("link")).unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
-        let f = files(dir.path());
         let real = |rel: &str| f.real(Path::new(rel));
         assert_eq!(real("sub/a.txt"), Some(PathBuf::from("sub/a.txt")));
         assert_eq!(real("link"), Some(PathBuf::from("sub/a.txt")));
@@ -407,9 +414,7 @@ mod tests {
 
     #[test]
     fn edits_read_under_the_lock_and_replace() {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("a.txt"), "hello").unwrap();
-        let f = files(dir.path());
+        let (dir, f) = files_in(&[("a.txt", "hello")]);
         let mut locked = f.lock(Path::new("a.txt"), 1 << 20).unwrap();
         assert_eq!(locked.data, b"hello");
         locked.replace(b"bye").unwrap();
@@ -418,9 +423,7 @@ mod tests {
 
     #[test]
     fn a_lock_holds_across_replacements_so_a_rollback_is_safe() {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("a.txt"), "one").unwrap();
-        let f = files(dir.path());
+        let (dir, f) = files_in(&[("a.txt", "one")]);
         let mut locked = f.lock(Path::new("a.txt"), 1 << 20).unwrap();
         locked.replace(b"two").unwrap();
         // The new file is locked too: a second open + flock would block.
@@ -440,10 +443,8 @@ mod tests {
 
     #[test]
     fn create_never_replaces_and_remove_checks_the_file() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, f) = files_in(&[("old.txt", "old")]);
         let root = dir.path();
-        fs::write(root.join("old.txt"), "old").unwrap();
-        let f = files(root);
         assert!(matches!(
             f.create(Path::new("old.txt"), b"x", None),
             Err(Error::Conflict(_))
@@ -488,11 +489,12 @@ mod tests {
 
     #[test]
     fn the_write_policy_holds_on_the_real_location() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = temp_tree(&[
+            (".git/", ""),
+            ("private/", ""),
+            (".clineignore", "private/\n"),
+        ]);
         let root = dir.path();
-        fs::create_dir_all(root.join(".git")).unwrap();
-        fs::create_dir_all(root.join("private")).unwrap();
-        fs::write(root.join(".clineignore"), "private/\n").unwrap();
         std::os::unix::fs::symlink("private", root.join("pub")).unwrap();
         std::os::unix::fs::symlink(".clineignore", root.join("rules")).unwrap();
         let f = files(root);

@@ -430,14 +430,14 @@ pub fn read_head(file: &mut File, limit: usize) -> io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::temp_tree;
     use std::fs;
 
     #[test]
     fn replace_keeps_mode_and_leaves_no_temp_file() {
         use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
+        let dir = temp_tree(&[("f.sh", "old")]);
         let path = dir.path().join("f.sh");
-        fs::write(&path, "old").unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o750)).unwrap();
         let root = Root::open(dir.path()).unwrap();
         let place = Place::find(&root, Path::new("f.sh"), false).unwrap();
@@ -485,9 +485,8 @@ mod tests {
         hook: Option<&'static Hook>,
         theirs: impl FnOnce(&Path) + 'static,
     ) -> (io::Result<()>, Option<String>, Vec<OsString>) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = temp_tree(&[("f.txt", "old")]);
         let path = dir.path().join("f.txt");
-        fs::write(&path, "old").unwrap();
         let root = Root::open(dir.path()).unwrap();
         let place = Place::find(&root, Path::new("f.txt"), false).unwrap();
         let (_lock, stat) = place.lock().unwrap();
@@ -574,10 +573,11 @@ mod tests {
 
     #[test]
     fn stale_temp_files_of_the_name_are_removed() {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("a.txt"), "a").unwrap();
-        fs::write(dir.path().join(".a.txt.codesift-0011aabb.tmp"), "left").unwrap();
-        fs::write(dir.path().join(".b.txt.codesift-0011aabb.tmp"), "other").unwrap();
+        let dir = temp_tree(&[
+            ("a.txt", "a"),
+            (".a.txt.codesift-0011aabb.tmp", "left"),
+            (".b.txt.codesift-0011aabb.tmp", "other"),
+        ]);
         let root = Root::open(dir.path()).unwrap();
         let place = Place::find(&root, Path::new("a.txt"), false).unwrap();
         let (_lock, _) = place.lock().unwrap();

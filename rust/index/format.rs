@@ -1197,18 +1197,9 @@ mod tests {
         let (files, units, _) = sample();
         let list = RoaringBitmap::from_iter([0u32]);
         for order in [[2u32, 1], [1, 1]] {
-            let mut lists = order.into_iter().map(|t| Ok((t, list.clone())));
-            let err = write(
-                File::create(dir.path().join("index")).unwrap(),
-                Contents {
-                    options_hash: 1,
-                    build_start_ns: 1,
-                    files: &files,
-                    units: &units,
-                    postings: &mut lists,
-                },
-            )
-            .expect_err("refused");
+            let lists = order.map(|t| (t, list.clone()));
+            let err = write_index(&dir.path().join("index"), &files, &units, &lists)
+                .expect_err("refused");
             assert!(err.to_string().contains("out of trigram order"), "{err}");
         }
     }
@@ -1291,17 +1282,28 @@ mod tests {
         postings: &[(u32, RoaringBitmap)],
     ) -> (std::path::PathBuf, Vec<u8>) {
         let path = dir.join("index");
+        write_index(&path, &files, &units, postings).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        (path, bytes)
+    }
+
+    /// Writes an index of `files`, `units` and `postings` at `path` (options hash and build
+    /// start 1): what `write` answers, a refusal included.
+    fn write_index(
+        path: &Path,
+        files: &[FileRecord],
+        units: &[UnitRecord],
+        postings: &[(u32, RoaringBitmap)],
+    ) -> io::Result<Written> {
         let mut lists = postings.iter().cloned().map(Ok);
         let contents = Contents {
             options_hash: 1,
             build_start_ns: 1,
-            files: &files,
-            units: &units,
+            files,
+            units,
             postings: &mut lists,
         };
-        write(File::create(&path).unwrap(), contents).unwrap();
-        let bytes = std::fs::read(&path).unwrap();
-        (path, bytes)
+        write(File::create(path).unwrap(), contents)
     }
 
     fn header_field(bytes: &[u8], i: usize) -> usize {
@@ -1894,18 +1896,9 @@ mod tests {
     fn lists_naming_units_that_do_not_exist_are_never_written() {
         let dir = tempfile::tempdir().unwrap();
         let (files, units, _) = sample();
-        let mut lists = std::iter::once(Ok((1u32, RoaringBitmap::from_iter([0u32, 2]))));
-        let err = write(
-            File::create(dir.path().join("index")).unwrap(),
-            Contents {
-                options_hash: 1,
-                build_start_ns: 1,
-                files: &files,
-                units: &units,
-                postings: &mut lists,
-            },
-        )
-        .expect_err("refused");
+        let lists = [(1u32, RoaringBitmap::from_iter([0u32, 2]))];
+        let err =
+            write_index(&dir.path().join("index"), &files, &units, &lists).expect_err("refused");
         assert!(err.to_string().contains("does not exist"), "{err}");
     }
 

@@ -913,10 +913,8 @@ mod tests {
 
     #[test]
     fn only_the_way_to_a_repositorys_exclude_file_breaks_the_watch() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = temp_tree(&[(".git/info/", ""), ("sub/.git/", "")]);
         let root = dir.path();
-        fs::create_dir_all(root.join(".git/info")).unwrap();
-        fs::create_dir_all(root.join("sub/.git")).unwrap();
         let mut watch = watching(root, &["", "sub"]);
         // Git's own files change all the time: no path is dirty, nothing breaks.
         fs::write(root.join(".git/index"), "x").unwrap();
@@ -961,6 +959,24 @@ mod tests {
         watch
     }
 
+    /// Whether the rules token and the listing token repeat from one read to the next: a
+    /// token the watch cannot vouch for is new at every read (nothing kept under it is
+    /// ever served).
+    fn repeating_tokens(watch: &Watch) -> (bool, bool) {
+        (
+            watch.rules_token() == watch.rules_token(),
+            watch.listing_token() == watch.listing_token(),
+        )
+    }
+
+    /// Whether `change` moves the watch's rules token (once the watch has read its events).
+    fn rules_moved(watch: &mut Watch, change: impl FnOnce()) -> bool {
+        let before = watch.rules_token();
+        change();
+        watch.drain();
+        watch.rules_token() != before
+    }
+
     fn rewrite(path: &Path, text: &str) {
         use std::io::Write;
         let mut f = fs::OpenOptions::new()
@@ -973,12 +989,9 @@ mod tests {
 
     #[test]
     fn a_rule_file_written_through_a_link_counts_as_written() {
-        let dir = tempfile::tempdir().unwrap();
-        let outside = tempfile::tempdir().unwrap();
+        let dir = temp_tree(&[("shared/rules", "*.tmp\n")]);
+        let outside = temp_tree(&[("rules", "*.tmp\n")]);
         let root = dir.path();
-        fs::create_dir(root.join("shared")).unwrap();
-        fs::write(root.join("shared/rules"), "*.tmp\n").unwrap();
-        fs::write(outside.path().join("rules"), "*.tmp\n").unwrap();
         std::os::unix::fs::symlink("shared/rules", root.join(".gitignore")).unwrap();
         std::os::unix::fs::symlink(outside.path().join("rules"), root.join(".rgignore")).unwrap();
         let mut watch = watching_root(root);
@@ -993,26 +1006,20 @@ mod tests {
         assert_ne!(watch.rules_token(), rules, ".rgignore's target written");
         assert_ne!(watch.listing_token(), listing, ".rgignore's target written");
         assert!(watch.is_dirty(Path::new(".rgignore")));
-        let rules = watch.rules_token();
-        fs::write(outside.path().join("new"), "*.c\n").unwrap();
-        fs::rename(outside.path().join("new"), outside.path().join("rules")).unwrap();
-        watch.drain();
-        assert_ne!(
-            watch.rules_token(),
-            rules,
+        assert!(
+            rules_moved(&mut watch, || {
+                fs::write(outside.path().join("new"), "*.c\n").unwrap();
+                fs::rename(outside.path().join("new"), outside.path().join("rules")).unwrap();
+            }),
             ".rgignore's target replaced by rename"
         );
-        let rules = watch.rules_token();
-        rewrite(&outside.path().join("rules"), "*.h\n");
-        watch.drain();
-        assert_ne!(
-            watch.rules_token(),
-            rules,
+        assert!(
+            rules_moved(&mut watch, || {
+                rewrite(&outside.path().join("rules"), "*.h\n");
+            }),
             "the new target written: watched too"
         );
-        let rules = watch.rules_token();
-        watch.drain();
-        assert_eq!(watch.rules_token(), rules, "nothing changed");
+        assert!(!rules_moved(&mut watch, || {}), "nothing changed");
         rewrite(&root.join("shared/rules"), "*.log\n");
         watch.drain();
         assert!(
@@ -1025,30 +1032,28 @@ mod tests {
     #[test]
     fn a_link_retargeted_outside_the_tree_counts_as_a_change() {
         let dir = tempfile::tempdir().unwrap();
-        let outside = tempfile::tempdir().unwrap();
+        let outside = temp_tree(&[("a/rules", "*.tmp\n"), ("b/rules", "*.log\n")]);
         let o = outside.path();
-        fs::create_dir(o.join("a")).unwrap();
-        fs::write(o.join("a/rules"), "*.tmp\n").unwrap();
-        fs::create_dir(o.join("b")).unwrap();
-        fs::write(o.join("b/rules"), "*.log\n").unwrap();
         std::os::unix::fs::symlink(o.join("a"), o.join("current")).unwrap();
         std::os::unix::fs::symlink(o.join("current/rules"), dir.path().join(".rgignore")).unwrap();
         let mut watch = watching_root(dir.path());
-        let rules = watch.rules_token();
-        fs::remove_file(o.join("current")).unwrap();
-        std::os::unix::fs::symlink(o.join("b"), o.join("current")).unwrap();
-        watch.drain();
-        assert_ne!(watch.rules_token(), rules, "a link on the way retargeted");
-        let rules = watch.rules_token();
-        fs::rename(o.join("b"), o.join("gone")).unwrap();
-        watch.drain();
-        assert_ne!(watch.rules_token(), rules, "a directory on the way renamed");
-        let rules = watch.rules_token();
-        fs::rename(o.join("gone"), o.join("b")).unwrap();
-        watch.drain();
-        assert_ne!(
-            watch.rules_token(),
-            rules,
+        assert!(
+            rules_moved(&mut watch, || {
+                fs::remove_file(o.join("current")).unwrap();
+                std::os::unix::fs::symlink(o.join("b"), o.join("current")).unwrap();
+            }),
+            "a link on the way retargeted"
+        );
+        assert!(
+            rules_moved(&mut watch, || {
+                fs::rename(o.join("b"), o.join("gone")).unwrap();
+            }),
+            "a directory on the way renamed"
+        );
+        assert!(
+            rules_moved(&mut watch, || {
+                fs::rename(o.join("gone"), o.join("b")).unwrap();
+            }),
             "a dangling link's target appeared"
         );
     }
@@ -1072,12 +1077,10 @@ mod tests {
         watch.drain();
         fs::hard_link(dir.path().join(".rgignore"), outside.path().join("other")).unwrap();
         watch.drain();
-        let rules = watch.rules_token();
-        rewrite(&outside.path().join("other"), "*.h\n");
-        watch.drain();
-        assert_ne!(
-            watch.rules_token(),
-            rules,
+        assert!(
+            rules_moved(&mut watch, || {
+                rewrite(&outside.path().join("other"), "*.h\n");
+            }),
             "a new rule file's other name written"
         );
     }
@@ -1113,12 +1116,10 @@ mod tests {
             rules,
             "the main repository's exclude written"
         );
-        let rules = watch.rules_token();
-        fs::write(git_dir.join("info/exclude"), "*.c\n").unwrap();
-        watch.drain();
-        assert_ne!(
-            watch.rules_token(),
-            rules,
+        assert!(
+            rules_moved(&mut watch, || {
+                fs::write(git_dir.join("info/exclude"), "*.c\n").unwrap();
+            }),
             "the worktree's own exclude created"
         );
         fs::write(git_dir.join("commondir"), "/elsewhere\n").unwrap();
@@ -1133,20 +1134,18 @@ mod tests {
         let absolute = format!("gitdir: {}\n", git_dir.display());
         let watch = watching_root(&b.join("wt"));
         assert_eq!(
-            watch.rules_token(),
-            watch.rules_token(),
+            repeating_tokens(&watch),
+            (true, true),
             "an absolute gitdir and a commondir relative to it are watched"
         );
-        assert_eq!(watch.listing_token(), watch.listing_token());
         // ripgrep opens a relative gitdir from its working directory (git from `wt`).
         fs::write(b.join("wt/.git"), "gitdir: ../main/.git/worktrees/wt\n").unwrap();
         let watch = watching_root(&b.join("wt"));
-        assert_ne!(
-            watch.rules_token(),
-            watch.rules_token(),
+        assert_eq!(
+            repeating_tokens(&watch),
+            (false, false),
             "a relative gitdir"
         );
-        assert_ne!(watch.listing_token(), watch.listing_token());
         assert!(
             !watch.broken,
             "the walk does not read a worktree's excludes"
@@ -1155,11 +1154,7 @@ mod tests {
         fs::write(b.join("wt/.git"), &absolute).unwrap();
         fs::write(b.join("main/.git/worktrees/wt/commondir"), "elsewhere\n").unwrap();
         let watch = watching_root(&b.join("wt"));
-        assert_ne!(
-            watch.rules_token(),
-            watch.rules_token(),
-            "commondir `elsewhere`"
-        );
+        assert!(!repeating_tokens(&watch).0, "commondir `elsewhere`");
     }
 
     #[test]
@@ -1173,20 +1168,18 @@ mod tests {
             breaks: false,
         };
         watch.add_rule_file(global.clone(), true, of.clone());
-        let rules = watch.rules_token();
-        watch.drain();
-        assert_eq!(watch.rules_token(), rules, "nothing changed");
-        rewrite(&global, "*.log\n");
-        watch.drain();
-        assert_ne!(watch.rules_token(), rules, "the global excludes written");
+        assert!(!rules_moved(&mut watch, || {}), "nothing changed");
+        assert!(
+            rules_moved(&mut watch, || rewrite(&global, "*.log\n")),
+            "the global excludes written"
+        );
         assert!(!watch.broken);
         // A file that cannot be watched (inotify needs permission to read it, which a test run
         // as root always has: the flag is set here as a failed watch sets it): the tokens
         // never repeat, so nothing kept under them is ever served.
         let mut watch = Watch::new(Vec::new()).unwrap();
         watch.rules_unwatched = true;
-        assert_ne!(watch.rules_token(), watch.rules_token());
-        assert_ne!(watch.listing_token(), watch.listing_token());
+        assert_eq!(repeating_tokens(&watch), (false, false));
         assert!(!watch.broken, "the walk does not read it");
     }
 

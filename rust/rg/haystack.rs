@@ -271,13 +271,12 @@ fn parallel_listed<'v, F>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::temp_tree;
 
     #[test]
     fn the_output_file_is_known_by_any_name_and_no_other_file_is() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = temp_tree(&[("out.txt", ""), ("other.txt", "")]);
         let out = dir.path().join("out.txt");
-        std::fs::write(&out, "").unwrap();
-        std::fs::write(dir.path().join("other.txt"), "").unwrap();
         std::fs::hard_link(&out, dir.path().join("link.txt")).unwrap();
         let stdout = StdoutFile::of(&std::fs::metadata(&out).unwrap());
         assert!(stdout.is(&out, None));

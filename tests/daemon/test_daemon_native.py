@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from daemon_helpers import alive, daemon_env, end_process, run_daemon, serving, stop, wait_for
+from processes import child
 from rg_helpers import BIN as RG_BIN
 
 from codesift import daemon
@@ -63,17 +64,11 @@ def test_codesift_daemon_start_detaches_the_native_daemon(socket_dir: Path) -> N
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_a_signal_stops_it_cleanly(socket_dir: Path, signum: int) -> None:
-    process = subprocess.Popen(
-        [str(DAEMON_BIN), "--idle", "60"], env=daemon_env(), stderr=subprocess.PIPE
-    )
-    try:
+    argv = [str(DAEMON_BIN), "--idle", "60"]
+    with child(argv, env=daemon_env(), stderr=subprocess.PIPE) as process:
         serving(process)
         process.send_signal(signum)
         assert process.wait(timeout=30) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     assert not (socket_dir / "daemon.sock").exists()
     assert daemon.ping(0.5) is None
 

@@ -6,6 +6,7 @@ whose first lines are not the file's first lines, changing nothing."""
 from __future__ import annotations
 
 import pytest
+from patch_helpers import assert_applies
 
 from codesift import Workspace
 from codesift.tools import Toolbox
@@ -57,11 +58,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_git_diff_with_the_byte_order_mark_applies_as_git_does(tmp_path, name):
-    before, diff, expected = CASES[name]
-    (tmp_path / "f.txt").write_bytes(before)
-    Workspace(tmp_path).apply_patch(diff)
-    actual = (tmp_path / "f.txt").read_bytes()
-    assert actual == expected, f"expected {expected!r}, got {actual!r}"
+    assert_applies(tmp_path, "f.txt", *CASES[name])
 
 
 @pytest.mark.parametrize("profile", ["codesift", "codex", "opencode"])

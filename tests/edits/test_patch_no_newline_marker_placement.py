@@ -6,6 +6,7 @@ contradicts itself: the diff is refused with a message naming the line, and noth
 from __future__ import annotations
 
 import pytest
+from patch_helpers import assert_applies
 
 from codesift import Workspace
 from codesift.tools import Toolbox
@@ -65,8 +66,4 @@ APPLIED = {
 
 @pytest.mark.parametrize("name", sorted(APPLIED))
 def test_markers_after_the_last_line_of_their_side_apply(tmp_path, name):
-    before, diff, expected = APPLIED[name]
-    (tmp_path / "a.txt").write_bytes(before)
-    Workspace(tmp_path).apply_patch(diff)
-    actual = (tmp_path / "a.txt").read_bytes()
-    assert actual == expected, f"expected {expected!r}, got {actual!r}"
+    assert_applies(tmp_path, "a.txt", *APPLIED[name])

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from daemon_helpers import daemon_env, run_daemon, serving, stop, use_runtime_dir
+from processes import child
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
 
@@ -101,14 +102,9 @@ def _tree_for(mode: str, request: pytest.FixtureRequest) -> Path:
 def _interrupted(mode: str, root: Path, env: dict[str, str], after: float = SIGNAL_AFTER) -> dict:
     """Runs `mode` in a child process, sends SIGINT `after` seconds into the call; returns
     the child's report with `stopped_after` (seconds from the signal to the child's exit)."""
-    process = subprocess.Popen(
-        [sys.executable, "-c", _CALL, mode, str(root)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    argv = [sys.executable, "-c", _CALL, mode, str(root)]
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    with child(argv, env=env, text=True, **pipes) as process:
         assert process.stdout is not None
         assert process.stdout.readline() == "started\n", process.communicate()
         time.sleep(after)
@@ -116,10 +112,6 @@ def _interrupted(mode: str, root: Path, env: dict[str, str], after: float = SIGN
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=120)
         stopped_after = time.monotonic() - signalled
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     assert "Traceback" not in err, err
     report = json.loads(out.strip().splitlines()[-1])
     report["stopped_after"] = round(stopped_after, 3)

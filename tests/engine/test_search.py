@@ -112,41 +112,6 @@ def test_no_file_holds_a_term(tmp_path):
     assert "No files match" in result.text()
 
 
-def test_a_file_named_for_the_question_comes_first(tmp_path):
-    # JsonArray.java is what "JSON array operations" asks for; the parser names both words
-    # far more often, in its text and its definitions.
-    parser = "".join(
-        f"    JsonArray parseJsonArray{i}(String json) {{ return readArray(json); }}\n"
-        for i in range(30)
-    )
-    root = plant(
-        tmp_path,
-        {
-            "gson/JsonArray.java": "public final class JsonArray {\n"
-            "  public void add(JsonElement e) { elements.add(e); }\n"
-            "  public int size() { return elements.size(); }\n}\n",
-            "gson/JsonParser.java": f"public final class JsonParser {{\n{parser}}}\n",
-        },
-    )
-    got = order(Workspace(root).search("JSON array operations"))
-    assert got[0] == "gson/JsonArray.java", f"expected gson/JsonArray.java first, got {got}"
-
-
-def test_a_module_named_for_the_question_beats_many_mentions(tmp_path):
-    # The loader of the plugins directory (its directory and its name are the terms) answers
-    # "how are plugins loaded"; the app module mentions plugins and loading on many lines.
-    app = "".join(f"    registry.load(plugin_{i})  # plugin {i}\n" for i in range(30))
-    root = plant(
-        tmp_path,
-        {
-            "app/plugins/loader.py": "def load(path):\n    return import_module(path)\n",
-            "app/core.py": f"def start(registry):\n{app}",
-        },
-    )
-    got = order(Workspace(root).search("how are plugins loaded"))
-    assert got[0] == "app/plugins/loader.py", f"expected app/plugins/loader.py first, got {got}"
-
-
 def test_prose_ranks_below_the_code_it_describes(tmp_path):
     readme = "".join(f"Set the retry policy in the config, step {i}.\n" for i in range(30))
     root = plant(
@@ -179,17 +144,60 @@ def test_a_derived_word_finds_its_root(tmp_path):
     assert result.results[0].symbols == ("serialize_value",), result.results[0]
 
 
-def test_the_file_defining_the_name_asked_beats_its_users(tmp_path):
-    users = "".join(
-        f"  TypeAdapter<T{i}> adapter{i} = create(TypeAdapter.class);\n" for i in range(30)
-    )
-    root = plant(
-        tmp_path,
+# A file named for the question, or defining the name asked, beats the files that only
+# mention it, however often.
+FIRST_ANSWERS = [
+    pytest.param(
+        # JsonArray.java is what "JSON array operations" asks for; the parser names both words
+        # far more often, in its text and its definitions.
+        {
+            "gson/JsonArray.java": "public final class JsonArray {\n"
+            "  public void add(JsonElement e) { elements.add(e); }\n"
+            "  public int size() { return elements.size(); }\n}\n",
+            "gson/JsonParser.java": "public final class JsonParser {\n"
+            + "".join(
+                f"    JsonArray parseJsonArray{i}(String json) {{ return readArray(json); }}\n"
+                for i in range(30)
+            )
+            + "}\n",
+        },
+        "JSON array operations",
+        "gson/JsonArray.java",
+        id="a_file_named_for_the_question",
+    ),
+    pytest.param(
+        # The loader of the plugins directory (its directory and its name are the terms)
+        # answers "how are plugins loaded"; the app module mentions plugins and loading on
+        # many lines.
+        {
+            "app/plugins/loader.py": "def load(path):\n    return import_module(path)\n",
+            "app/core.py": "def start(registry):\n"
+            + "".join(f"    registry.load(plugin_{i})  # plugin {i}\n" for i in range(30)),
+        },
+        "how are plugins loaded",
+        "app/plugins/loader.py",
+        id="a_module_named_for_the_question",
+    ),
+    pytest.param(
         {
             "gson/TypeAdapter.java": "public abstract class TypeAdapter<T> {\n"
             "  public abstract void write(JsonWriter out, T value);\n}\n",
-            "gson/TypeAdapterFactory.java": f"public interface TypeAdapterFactory {{\n{users}}}\n",
+            "gson/TypeAdapterFactory.java": "public interface TypeAdapterFactory {\n"
+            + "".join(
+                f"  TypeAdapter<T{i}> adapter{i} = create(TypeAdapter.class);\n" for i in range(30)
+            )
+            + "}\n",
         },
-    )
-    got = order(Workspace(root).search("TypeAdapter"))
-    assert got[0] == "gson/TypeAdapter.java", f"expected gson/TypeAdapter.java first, got {got}"
+        "TypeAdapter",
+        "gson/TypeAdapter.java",
+        id="the_file_defining_the_name_asked",
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "question", "expected"), FIRST_ANSWERS)
+def test_the_file_the_question_names_beats_the_files_that_mention_it(
+    tmp_path, files, question, expected
+):
+    got = order(Workspace(plant(tmp_path, files)).search(question))
+    assert got[:1] == [expected], f"expected {expected} first, got {got}"

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import child
 from trees import write_tree
 
 from codesift import CancelToken, CodesiftError, Workspace
@@ -83,21 +84,15 @@ BUILD = textwrap.dedent(
 
 
 def test_an_explicit_build_waiting_for_the_lock_stops_on_ctrl_c(held_lock: Path) -> None:
-    child = subprocess.Popen(
-        [sys.executable, "-c", BUILD, str(held_lock)], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "building"
+    argv = [sys.executable, "-c", BUILD, str(held_lock)]
+    with child(argv, stdout=subprocess.PIPE, text=True) as build:
+        assert build.stdout is not None
+        assert build.stdout.readline().strip() == "building"
         time.sleep(0.5)
-        child.send_signal(signal.SIGINT)
+        build.send_signal(signal.SIGINT)
         sent = time.monotonic()
-        out, _ = child.communicate(timeout=30)
+        out, _ = build.communicate(timeout=30)
         took = time.monotonic() - sent
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    print(out, child.returncode, f"{took:.2f} s")
-    assert child.returncode == 130 and "interrupted" in out
+    print(out, build.returncode, f"{took:.2f} s")
+    assert build.returncode == 130 and "interrupted" in out
     assert took < 10.0

@@ -16,6 +16,7 @@ import anyio
 import httpx
 from mcp import Client
 from mcp_helpers import server_env, server_params
+from processes import child
 
 from codesift import Workspace
 
@@ -75,16 +76,9 @@ def test_mcp_index_answers_grep_through_the_index(tmp_path, index_cache):
 def test_serve_index_answers_grep_through_the_index(tmp_path, index_cache):
     root = make_tree(tmp_path / "ws")
     env = dict(server_env(), PYTHONUNBUFFERED="1", CODESIFT_CACHE_DIR=str(index_cache))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "codesift", "serve", "--root", str(root), "--port", "0", "--index"]
-        + ["--token", "tok"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    )
-    try:
+    argv = [sys.executable, "-m", "codesift", "serve", "--root", str(root), "--port", "0"]
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "stdin": subprocess.DEVNULL}
+    with child([*argv, "--index", "--token", "tok"], text=True, env=env, **pipes) as process:
         assert process.stdout is not None
         banner = [process.stdout.readline() for _ in range(3)]
         url = re.search(r"http://127\.0\.0\.1:\d+", "".join(banner))
@@ -112,12 +106,8 @@ def test_serve_index_answers_grep_through_the_index(tmp_path, index_cache):
                 == scan(root)
                 == [("src/m11.py", 3, 7, "# the rare_needle lives here")]
             )
-    finally:
+        # Ctrl-C stops it (a failed assertion above: `child` kills it).
         process.send_signal(signal.SIGINT)
-        try:
-            process.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate()
+        process.communicate(timeout=30)
     # `--index` built the index into the test's cache directory.
     assert any(index_cache.rglob("index-*.bin")), list(index_cache.rglob("*"))

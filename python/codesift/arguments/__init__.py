@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from .. import _core
+from .._lazy import lazy_exports
 from ..errors import CodesiftError, InvalidArgumentError, PatternError
 from .options import OPTION_TYPES
 
@@ -376,17 +377,8 @@ _GLOB_CONVERSIONS: dict[str, Callable[[str, Any], object]] = {
 _RENAMED = {"type": "types", "type_not": "types_not"}
 
 
-def __getattr__(name: str) -> Any:
-    if name in _GREP_ARGS:
-        from . import grep_args
-
-        return getattr(grep_args, name)
-    if name in OPTION_TYPES:
-        from . import options
-
-        return getattr(options, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_GREP_ARGS, *OPTION_TYPES})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    globals(),
+    {**dict.fromkeys(_GREP_ARGS, "grep_args"), **dict.fromkeys(OPTION_TYPES, "options")},
+)

@@ -512,7 +512,9 @@ def _want_daemon_index(ws: Workspace) -> None:
     root = str(ws.root)
     # The daemon keeps no watch of followed links (it is never asked then), and its requests
     # are JSON: a root whose name is not UTF-8 cannot be sent.
-    if ws.follow_symlinks or _not_utf8(root):
+    from ..text.escapes import has_surrogates
+
+    if ws.follow_symlinks or has_surrogates(root):
         return
     from .. import daemon
 
@@ -529,14 +531,6 @@ def _want_daemon_index(ws: Workspace) -> None:
 
     with contextlib.suppress(CodesiftError, OSError, ValueError):
         daemon.want_index(root, walk)
-
-
-def _not_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def _descriptor(out: Any) -> int | None:

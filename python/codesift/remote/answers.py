@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..arguments import MAX_COUNT, MAX_LINES
+from ..text.escapes import has_surrogates
 from .errors import RemoteError
 from .queries import GlobQuery, GrepQuery, Hit, HostGlob, HostGrep
 
@@ -102,11 +103,11 @@ def check_hit(reader: Answer, hit: Hit, start: str) -> None:
     _in_range(reader, "byte_length", hit.byte_length, 0, MAX_COUNT)
     for name in ("content", "text", "encoding"):
         value = getattr(hit, name)
-        if not isinstance(value, str) or not _is_text(value):
+        if not isinstance(value, str) or has_surrogates(value):
             raise reader.bad(f"{name} of a hit in {_shown(hit.file)} is not text")
     for name in ("before", "after"):
         lines = getattr(hit, name)
-        if not all(isinstance(v, str) and _is_text(v) for v in lines):
+        if not all(isinstance(v, str) and not has_surrogates(v) for v in lines):
             raise reader.bad(f"{name} of a hit in {_shown(hit.file)} is not lines of text")
 
 
@@ -144,15 +145,6 @@ def check_file(reader: Answer, file: object, start: str) -> None:
 def _in_range(reader: Answer, name: str, value: object, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise reader.bad(f"{name} is {_shown(value)}, out of range")
-
-
-def _is_text(value: str) -> bool:
-    """Valid Unicode: no lone surrogate (which no file's decoded text holds)."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _shown(value: object) -> str:

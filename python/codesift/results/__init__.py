@@ -14,11 +14,11 @@ use (PEP 562): a piped grep streams through `streams` without defining any datac
 
 from __future__ import annotations
 
+from .._lazy import lazy_exports
+
 # `typing` itself is not imported: a piped grep loads this package (for `streams`).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from .files import (  # noqa: F401
         MAX_LINE_CHARS,
         PATCH_LETTERS,
@@ -61,17 +61,6 @@ _FILES = (
 __all__ = [*_MATCHES, *_FILES]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _MATCHES:
-        from . import matches
-
-        return getattr(matches, name)
-    if name in _FILES:
-        from . import files
-
-        return getattr(files, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_exports(
+    __name__, globals(), {**dict.fromkeys(_MATCHES, "matches"), **dict.fromkeys(_FILES, "files")}
+)

@@ -29,6 +29,8 @@ class OutputCap:
             nothing is saved.
         max_output_lines / max_output_bytes: the cap on a result's text.
         max_line_chars: longer lines are shown as a window around the interesting part.
+        read_hint: how to read a spill file on, formatted with its path and the first line
+            not shown (each profile names its own read tool).
     """
 
     def __init__(
@@ -38,12 +40,14 @@ class OutputCap:
         max_output_lines: int = MAX_OUTPUT_LINES,
         max_output_bytes: int = MAX_OUTPUT_BYTES,
         max_line_chars: int = MAX_LINE_CHARS,
+        read_hint: str = 'read_file(path="{spill}", offset={offset})',
     ) -> None:
         self.spills = SpillDir(spill_dir)
         self._spill_workspace: Workspace | None = None
         self.max_output_lines = max_output_lines
         self.max_output_bytes = max_output_bytes
         self.max_line_chars = max_line_chars
+        self.read_hint = read_hint
 
     def finish(
         self,
@@ -53,13 +57,11 @@ class OutputCap:
         *,
         truncated: bool = False,
         allow_spill: bool = True,
-        read_hint: str = 'read_file(path="{spill}", offset={offset})',
     ) -> ToolResult:
         """Applies the output cap: over `max_output_lines` lines or `max_output_bytes` bytes,
         the text becomes a preview and the whole of it goes to a spill file; the preview ends
-        with `read_hint` (formatted with the spill path and the first line not shown: each
-        profile names its own read tool). Lone surrogates (non-UTF-8 file names) are escaped
-        in the text (`\\xff`); `data` keeps exact strings."""
+        with `read_hint`. Lone surrogates (non-UTF-8 file names) are escaped in the text
+        (`\\xff`); `data` keeps exact strings."""
         data = dict(data)
         text = escape_surrogates(text)
         lines = text.split("\n")
@@ -85,7 +87,7 @@ class OutputCap:
                 else "its first line alone is over the size cap, so none is shown"
             )
             if spill is not None:
-                hint = read_hint.format(spill=spill, offset=len(preview) + 1)
+                hint = self.read_hint.format(spill=spill, offset=len(preview) + 1)
                 where = f"The full output is in {spill}; read it with {hint}"
             else:
                 where = f"The full output was not saved: {problem}"

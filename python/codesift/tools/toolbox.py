@@ -51,7 +51,11 @@ class Toolbox:
             max_output_lines=max_output_lines,
             max_output_bytes=max_output_bytes,
             max_line_chars=max_line_chars,
+            read_hint=self.profile.spill_hint,
         )
+        #: `text` and `data` as a tool's result, capped (see `OutputCap.finish`): what the
+        #: profiles' handlers end with.
+        self.finish = self.output.finish
         self._reader = ArgumentReader(self.profile, workspace.root)
         #: Per-toolbox state a profile's handlers keep between calls (e.g. files read).
         self.state: dict[str, Any] = {}
@@ -169,25 +173,6 @@ class Toolbox:
         return render_for_tool(error, self.profile, tool)
 
     # -- helpers the profiles' handlers share --------------------------------------------
-
-    def finish(
-        self,
-        tool: str,
-        text: str,
-        data: dict[str, Any],
-        *,
-        truncated: bool = False,
-        allow_spill: bool = True,
-    ) -> ToolResult:
-        """`text` and `data` as a result, capped (see `OutputCap.finish`)."""
-        return self.output.finish(
-            tool,
-            text,
-            data,
-            truncated=truncated,
-            allow_spill=allow_spill,
-            read_hint=self.profile.spill_hint,
-        )
 
     def finish_read(self, result: Any, summary: str | None = None) -> ToolResult:
         """A `ReadResult` as a read_file result: its lines, then `summary` (its own by

@@ -243,6 +243,14 @@
   }
 
   // -- rendering answers ---------------------------------------------------------------------
+  // The tools whose answers have a view of their own; any other shows its text.
+  const RENDERERS = new Map([
+    ["grep_search", renderHits],
+    ["read_file", renderRead],
+    ["list_dir", renderList],
+    ["glob_search", renderGlob],
+  ]);
+
   function render(answer, elapsed) {
     moreButton.hidden = true;
     const data = answer.data || {};
@@ -263,24 +271,14 @@
     stateDrawn = false;
     if (answer.note) blocks.push(el("p", { class: "note", text: `→ ${answer.tool}: ${answer.note}` }));
     let summary;
-    switch (answer.tool) {
-      case "grep_search":
-        summary = renderHits(data, elapsed, blocks);
-        break;
-      case "read_file":
-        summary = renderRead(data, elapsed, blocks);
-        break;
-      case "list_dir":
-        summary = renderList(data, elapsed, blocks);
-        break;
-      case "glob_search":
-        summary = renderGlob(data, elapsed, blocks);
-        break;
-      default:
-        stats.textContent = `${data.summary || answer.tool} · ${elapsed} ms`;
-        blocks.push(el("div", { class: "text-out", text: answer.text.replace(/^\[tool=[^\]]*\] ?/, "") }));
-        if (data.diff) blocks.push(diffView(data.diff));
-        summary = data.summary || answer.tool;
+    const renderer = RENDERERS.get(answer.tool);
+    if (renderer) {
+      summary = renderer(data, elapsed, blocks);
+    } else {
+      stats.textContent = `${data.summary || answer.tool} · ${elapsed} ms`;
+      blocks.push(el("div", { class: "text-out", text: answer.text.replace(/^\[tool=[^\]]*\] ?/, "") }));
+      if (data.diff) blocks.push(diffView(data.diff));
+      summary = data.summary || answer.tool;
     }
     if (!stateDrawn) results.replaceChildren(...blocks);
     return summary;

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..._core import GlobMatcher
 from ...errors import InvalidArgumentError
 from ...results.files import EditResult
+from .. import schema
 from ..filetypes import type_globs
 from ..lines import absolute, edited_lines, exists, read_lines
 from ..spec import Profile, Tool
@@ -85,10 +86,6 @@ Usage:
 - ALWAYS prefer editing existing files in the codebase. NEVER write new files unless explicitly required."""  # noqa: E501
 
 
-def _number(description: str) -> dict[str, Any]:
-    return {"type": "number", "description": description}
-
-
 GREP_PARAMETERS: dict[str, Any] = {
     "pattern": {
         "type": "string",
@@ -112,47 +109,45 @@ GREP_PARAMETERS: dict[str, Any] = {
         'head_limit), "count" shows match counts (supports head_limit). Defaults to '
         '"files_with_matches".',
     },
-    "-B": _number(
+    "-B": schema.number(
         'Number of lines to show before each match (rg -B). Requires output_mode: "content", '
         "ignored otherwise."
     ),
-    "-A": _number(
+    "-A": schema.number(
         'Number of lines to show after each match (rg -A). Requires output_mode: "content", '
         "ignored otherwise."
     ),
-    "-C": _number(
+    "-C": schema.number(
         "Number of lines to show before and after each match (rg -C). Requires output_mode: "
         '"content", ignored otherwise.'
     ),
-    "context": _number(
+    "context": schema.number(
         "Number of lines to show before and after each match (rg -C). Requires output_mode: "
         '"content", ignored otherwise.'
     ),
-    "-n": {
-        "type": "boolean",
-        "description": 'Show line numbers in output (rg -n). Requires output_mode: "content", '
-        "ignored otherwise. Defaults to true.",
-    },
-    "-i": {"type": "boolean", "description": "Case insensitive search (rg -i)"},
+    "-n": schema.boolean(
+        'Show line numbers in output (rg -n). Requires output_mode: "content", '
+        "ignored otherwise. Defaults to true."
+    ),
+    "-i": schema.boolean("Case insensitive search (rg -i)"),
     "type": {
         "type": "string",
         "description": "File type to search (rg --type). Common types: js, py, rust, go, java, "
         "etc. More efficient than include for standard file types.",
     },
-    "head_limit": _number(
+    "head_limit": schema.number(
         'Limit output to first N lines/entries, equivalent to "| head -N". Works across all '
         "output modes: content (limits output lines), files_with_matches (limits file paths), "
         "count (limits count entries). Defaults to 0 (unlimited)."
     ),
-    "offset": _number(
+    "offset": schema.number(
         'Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | '
         'head -N". Works across all output modes. Defaults to 0.'
     ),
-    "multiline": {
-        "type": "boolean",
-        "description": "Enable multiline mode where . matches newlines and patterns can span "
-        "lines (rg -U --multiline-dotall). Default: false.",
-    },
+    "multiline": schema.boolean(
+        "Enable multiline mode where . matches newlines and patterns can span "
+        "lines (rg -U --multiline-dotall). Default: false."
+    ),
 }
 _EDIT_ITEM = {
     "type": "object",
@@ -534,11 +529,11 @@ PROFILE = Profile(
                     "type": "string",
                     "description": "The absolute path to the file to read",
                 },
-                "offset": _number(
+                "offset": schema.number(
                     "The line number to start reading from. Only provide if the file is too "
                     "large to read at once"
                 ),
-                "limit": _number(
+                "limit": schema.number(
                     "The number of lines to read. Only provide if the file is too large to read "
                     "at once."
                 ),

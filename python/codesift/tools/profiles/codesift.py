@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ...arguments import MAX_TIMEOUT_SECONDS
 from ...errors import InvalidArgumentError
 from ...results.matches import GrepResult, plural
+from .. import schema
 from ..call_arguments import renamed
 from ..output_schemas import output_schema
 from ..spec import Profile, Tool, tools_of
@@ -28,15 +29,11 @@ _HOST = {
 }
 _PATH_IN_WORKSPACE = "Path relative to the workspace root (absolute paths inside it work too)."
 
-_DRY_RUN = {
-    "type": "boolean",
-    "description": "Write nothing; return the diff the call would make.",
-}
-_NO_IGNORE = {
-    "type": "boolean",
-    "description": "Include files .gitignore/.ignore rules hide (access rules still apply).",
-}
-_HIDDEN = {"type": "boolean", "description": "Include (true) or skip (false) dot files."}
+_DRY_RUN = schema.boolean("Write nothing; return the diff the call would make.")
+_NO_IGNORE = schema.boolean(
+    "Include files .gitignore/.ignore rules hide (access rules still apply)."
+)
+_HIDDEN = schema.boolean("Include (true) or skip (false) dot files.")
 _TYPES = {
     "type": ["string", "array"],
     "items": {"type": "string"},
@@ -67,17 +64,14 @@ TOOLS: dict[str, dict[str, Any]] = {
                 "description": 'Only files matching these globs, e.g. "*.ts" or ["*.ts","*.tsx"].',
             },
             "exclude": _EXCLUDE,
-            "literal": {"type": "boolean", "description": "Treat pattern as plain text."},
+            "literal": schema.boolean("Treat pattern as plain text."),
             "case_sensitive": {"type": "boolean"},
-            "multiline": {
-                "type": "boolean",
-                "description": "Let matches span lines (automatic when the pattern has \\n).",
-            },
-            "rank": {
-                "type": "boolean",
-                "description": "Order hits by relevance, definitions first (default true); "
-                "false: by path.",
-            },
+            "multiline": schema.boolean(
+                "Let matches span lines (automatic when the pattern has \\n)."
+            ),
+            "rank": schema.boolean(
+                "Order hits by relevance, definitions first (default true); false: by path."
+            ),
             "budget_tokens": {
                 "type": "integer",
                 "minimum": 1,
@@ -101,11 +95,9 @@ TOOLS: dict[str, dict[str, Any]] = {
                 "maximum": 100000,
                 "description": "Results per call (500); files in the files/count modes.",
             },
-            "offset": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "Skip this many results (paging: pass the offset the text gives).",
-            },
+            "offset": schema.integer(
+                "Skip this many results (paging: pass the offset the text gives).", minimum=0
+            ),
             "type": _TYPES,
             "type_not": _TYPES_NOT,
             "no_ignore": _NO_IGNORE,
@@ -213,10 +205,10 @@ TOOLS: dict[str, dict[str, Any]] = {
         ),
         "properties": {
             "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
-            "offset": {"type": "integer", "minimum": 1, "description": "First line (1-based)."},
-            "limit": {"type": "integer", "minimum": 1, "description": "Lines to read (2000)."},
-            "start_line": {"type": "integer", "minimum": 1, "description": "First line."},
-            "end_line": {"type": "integer", "minimum": 1, "description": "Last line (inclusive)."},
+            "offset": schema.integer("First line (1-based).", minimum=1),
+            "limit": schema.integer("Lines to read (2000).", minimum=1),
+            "start_line": schema.integer("First line.", minimum=1),
+            "end_line": schema.integer("Last line (inclusive).", minimum=1),
         },
         "required": ["path"],
     },
@@ -229,7 +221,7 @@ TOOLS: dict[str, dict[str, Any]] = {
             "path": {"type": "string", "description": "Directory (default .)."},
             "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
             "recursive": {"type": "boolean"},
-            "depth": {"type": "integer", "minimum": 1, "description": "Levels (1: this one)."},
+            "depth": schema.integer("Levels (1: this one).", minimum=1),
             "no_ignore": _NO_IGNORE,
             "hidden": _HIDDEN,
         },

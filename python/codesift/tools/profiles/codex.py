@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArgumentError
 from ...patches import parse_patch
+from .. import schema
 from ..lines import Line, absolute, read_lines
 from ..spec import Profile, Tool
 from ..tool_result import ToolResult
@@ -261,11 +262,9 @@ PROFILE = Profile(
                     "description": "Directory or file path to search. Defaults to the session's "
                     "working directory.",
                 },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "description": "Maximum number of file paths to return (defaults to 100).",
-                },
+                "limit": schema.integer(
+                    "Maximum number of file paths to return (defaults to 100).", minimum=0
+                ),
             },
             handler=grep_files,
             required=("pattern",),
@@ -279,16 +278,10 @@ PROFILE = Profile(
             ),
             properties={
                 "file_path": {"type": "string", "description": "Absolute path to the file"},
-                "offset": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "description": "The line number to start reading from. Must be 1 or greater.",
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "description": "The maximum number of lines to return.",
-                },
+                "offset": schema.integer(
+                    "The line number to start reading from. Must be 1 or greater.", minimum=0
+                ),
+                "limit": schema.integer("The maximum number of lines to return.", minimum=0),
                 "mode": {
                     "type": "string",
                     "enum": ["slice", "indentation"],
@@ -298,34 +291,25 @@ PROFILE = Profile(
                 "indentation": {
                     "type": "object",
                     "properties": {
-                        "anchor_line": {
-                            "type": "integer",
-                            "minimum": 0,
-                            "description": "Anchor line to center the indentation lookup on "
-                            "(defaults to offset).",
-                        },
-                        "max_levels": {
-                            "type": "integer",
-                            "minimum": 0,
-                            "description": "How many parent indentation levels (smaller indents) "
-                            "to include.",
-                        },
-                        "include_siblings": {
-                            "type": "boolean",
-                            "description": "When true, include additional blocks that share the "
-                            "anchor indentation.",
-                        },
-                        "include_header": {
-                            "type": "boolean",
-                            "description": "Include doc comments or attributes directly above "
-                            "the selected block.",
-                        },
-                        "max_lines": {
-                            "type": "integer",
-                            "minimum": 0,
-                            "description": "Hard cap on the number of lines returned when using "
-                            "indentation mode.",
-                        },
+                        "anchor_line": schema.integer(
+                            "Anchor line to center the indentation lookup on (defaults to offset).",
+                            minimum=0,
+                        ),
+                        "max_levels": schema.integer(
+                            "How many parent indentation levels (smaller indents) to include.",
+                            minimum=0,
+                        ),
+                        "include_siblings": schema.boolean(
+                            "When true, include additional blocks that share the "
+                            "anchor indentation."
+                        ),
+                        "include_header": schema.boolean(
+                            "Include doc comments or attributes directly above the selected block."
+                        ),
+                        "max_lines": schema.integer(
+                            "Hard cap on the number of lines returned when using indentation mode.",
+                            minimum=0,
+                        ),
                     },
                     "additionalProperties": False,
                 },
@@ -345,21 +329,13 @@ PROFILE = Profile(
                     "type": "string",
                     "description": "Absolute path to the directory to list.",
                 },
-                "offset": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "description": "The entry number to start listing from. Must be 1 or greater.",
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "description": "The maximum number of entries to return.",
-                },
-                "depth": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "description": "The maximum directory depth to traverse. Must be 1 or greater.",
-                },
+                "offset": schema.integer(
+                    "The entry number to start listing from. Must be 1 or greater.", minimum=0
+                ),
+                "limit": schema.integer("The maximum number of entries to return.", minimum=0),
+                "depth": schema.integer(
+                    "The maximum directory depth to traverse. Must be 1 or greater.", minimum=0
+                ),
             },
             handler=list_dir,
             required=("dir_path",),

@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArgumentError
+from .. import schema
 from ..lines import absolute, child_sizes, read_lines
 from ..spec import Profile, Tool
 from ..tool_result import ToolResult
@@ -254,14 +255,6 @@ def write_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     return box.finish("write_file", text, {"path": result.path, "created": result.created})
 
 
-def _int(description: str, minimum: int) -> dict[str, Any]:
-    return {"type": "integer", "minimum": minimum, "description": description}
-
-
-def _bool(description: str) -> dict[str, Any]:
-    return {"type": "boolean", "description": description}
-
-
 GREP_PARAMETERS = {
     "pattern": {
         "type": "string",
@@ -285,43 +278,43 @@ GREP_PARAMETERS = {
         "results. If a line matches both the pattern and the exclude_pattern, it will be "
         "omitted.",
     },
-    "names_only": _bool(
+    "names_only": schema.boolean(
         "Optional: If true, only the file paths of the matches will be returned, without the "
         "line content or line numbers. This is useful for gathering a list of files."
     ),
-    "case_sensitive": _bool(
+    "case_sensitive": schema.boolean(
         "If true, search is case-sensitive. Defaults to false (ignore case) if omitted."
     ),
-    "fixed_strings": _bool(
+    "fixed_strings": schema.boolean(
         "If true, treats the `pattern` as a literal string instead of a regular expression. "
         "Defaults to false (basic regex) if omitted."
     ),
-    "context": _int(
+    "context": schema.integer(
         "Show this many lines of context around each match (equivalent to grep -C). Defaults "
         "to 0 if omitted.",
-        0,
+        minimum=0,
     ),
-    "after": _int(
+    "after": schema.integer(
         "Show this many lines after each match (equivalent to grep -A). Defaults to 0 if omitted.",
-        0,
+        minimum=0,
     ),
-    "before": _int(
+    "before": schema.integer(
         "Show this many lines before each match (equivalent to grep -B). Defaults to 0 if omitted.",
-        0,
+        minimum=0,
     ),
-    "no_ignore": _bool(
+    "no_ignore": schema.boolean(
         "If true, searches all files including those usually ignored (like in .gitignore, "
         "build/, dist/, etc). Defaults to false if omitted."
     ),
-    "max_matches_per_file": _int(
+    "max_matches_per_file": schema.integer(
         "Optional: Maximum number of matches to return per file. Use this to prevent being "
         "overwhelmed by repetitive matches in large files.",
-        1,
+        minimum=1,
     ),
-    "total_max_matches": _int(
+    "total_max_matches": schema.integer(
         "Optional: Maximum number of total matches to return. Use this to limit the overall "
         "size of the response. Defaults to 100 if omitted.",
-        1,
+        minimum=1,
     ),
 }
 
@@ -356,14 +349,14 @@ PROFILE = Profile(
                     "description": "Optional: The absolute path to the directory to search "
                     "within. If omitted, searches the root directory.",
                 },
-                "case_sensitive": _bool(
+                "case_sensitive": schema.boolean(
                     "Optional: Whether the search should be case-sensitive. Defaults to false."
                 ),
-                "respect_git_ignore": _bool(
+                "respect_git_ignore": schema.boolean(
                     "Optional: Whether to respect .gitignore patterns when finding files. Only "
                     "available in git repositories. Defaults to true."
                 ),
-                "respect_gemini_ignore": _bool(
+                "respect_gemini_ignore": schema.boolean(
                     "Optional: Whether to respect .geminiignore patterns when finding files. "
                     "Defaults to true."
                 ),
@@ -390,11 +383,11 @@ PROFILE = Profile(
                     "description": "Optional: Whether to respect ignore patterns from "
                     ".gitignore or .geminiignore",
                     "properties": {
-                        "respect_git_ignore": _bool(
+                        "respect_git_ignore": schema.boolean(
                             "Optional: Whether to respect .gitignore patterns when listing "
                             "files. Only available in git repositories. Defaults to true."
                         ),
-                        "respect_gemini_ignore": _bool(
+                        "respect_gemini_ignore": schema.boolean(
                             "Optional: Whether to respect .geminiignore patterns when listing "
                             "files. Defaults to true."
                         ),
@@ -416,9 +409,11 @@ PROFILE = Profile(
             ),
             properties={
                 "file_path": {"type": "string", "description": "The path to the file to read."},
-                "start_line": _int("Optional: The 1-based line number to start reading from.", 1),
-                "end_line": _int(
-                    "Optional: The 1-based line number to end reading at (inclusive).", 1
+                "start_line": schema.integer(
+                    "Optional: The 1-based line number to start reading from.", minimum=1
+                ),
+                "end_line": schema.integer(
+                    "Optional: The 1-based line number to end reading at (inclusive).", minimum=1
                 ),
             },
             handler=read_file,
@@ -455,7 +450,7 @@ PROFILE = Profile(
                     "preferably unescaped. Provide the EXACT text. Ensure the resulting code is "
                     "correct and idiomatic.",
                 },
-                "allow_multiple": _bool(
+                "allow_multiple": schema.boolean(
                     "If true, the tool will replace all occurrences of `old_string`. If false "
                     "(default), it will only succeed if exactly one occurrence is found."
                 ),

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._core import GlobMatcher
 from ...errors import InvalidArgumentError, NotAFileError
+from .. import schema
 from ..lines import absolute, read_lines
 from ..spec import Profile, Tool
 from ..tool_result import ToolResult
@@ -267,7 +268,7 @@ _NEW = {
     "type": "string",
     "description": "The text to replace it with (must be different from oldString)",
 }
-_ALL = {"type": "boolean", "description": "Replace all occurrences of oldString (default false)"}
+_ALL = schema.boolean("Replace all occurrences of oldString (default false)")
 
 PROFILE = Profile(
     name="opencode",
@@ -352,11 +353,9 @@ PROFILE = Profile(
                     "type": "integer",
                     "description": "The line number to start reading from (1-indexed)",
                 },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "The maximum number of lines to read (defaults to 2000)",
-                },
+                "limit": schema.integer(
+                    "The maximum number of lines to read (defaults to 2000)", minimum=1
+                ),
             },
             handler=read,
             required=("filePath",),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...results.matches import plural
+from .. import schema
 from ..matching import matching_lines
 from ..spec import Profile, tools_of
 from ..tool_result import ToolResult, echo
@@ -69,8 +70,8 @@ TOOLS: dict[str, dict[str, Any]] = {
         "description": "Read a text file with line numbers; offset/limit select lines.",
         "properties": {
             "path": _PATH,
-            "offset": {"type": "integer", "minimum": 1, "description": "First line (1-based)."},
-            "limit": {"type": "integer", "minimum": 1, "description": "Lines to read (2000)."},
+            "offset": schema.integer("First line (1-based).", minimum=1),
+            "limit": schema.integer("Lines to read (2000).", minimum=1),
         },
         "required": ["path"],
     },

@@ -26,6 +26,7 @@ from ...errors import (
     SandboxError,
 )
 from ...errors.hints import DEFAULT_OPTIONS, Option
+from .. import schema
 from ..call_arguments import renamed
 from ..lines import read_lines
 from ..matching import matching_lines, shorten
@@ -61,8 +62,8 @@ TOOLS: dict[str, dict[str, Any]] = {
                 "description": "File path relative to the repository root, optionally with a "
                 'line range "file:START-END".',
             },
-            "start_line": {"type": "integer", "minimum": 1, "description": "Default 1."},
-            "end_line": {"type": "integer", "minimum": 1, "description": "Default: end of file."},
+            "start_line": schema.integer("Default 1.", minimum=1),
+            "end_line": schema.integer("Default: end of file.", minimum=1),
         },
         "required": ["path"],
     },
