@@ -11,7 +11,7 @@ use crate::tags::{Definition, Language, definitions};
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 
 /// Lines of a window before a hit's line: its line alone, or with the line before when
 /// the hit opens its line (a C head whose type is on the line above: `static int\nfoo(`).
@@ -449,14 +449,17 @@ const MEMO_BYTES: usize = 32 << 20;
 /// A window's definitions, shared by the memo and its askers (`None`: the parse failed).
 type WindowDefinitions = Option<Arc<[Definition]>>;
 
-/// Windows parsed before, by language and bytes, with their definitions.
+/// Windows parsed before, by language and bytes, with their definitions (a fast hash:
+/// a warm ranked search looks up thousands of windows, and no key comes from an adversary
+/// who gains by colliding them: a collision costs a comparison, not a wrong answer).
 #[derive(Default)]
 struct Memo {
-    windows: HashMap<Language, HashMap<Box<[u8]>, WindowDefinitions>>,
+    windows: HashMap<Language, HashMap<Box<[u8]>, WindowDefinitions, foldhash::fast::RandomState>>,
     bytes: usize,
 }
 
-static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
+/// Read-locked for lookups, which the threads of a ranked search make side by side.
+static MEMO: RwLock<Option<Memo>> = RwLock::new(None);
 
 /// The definitions of `window` (`tags::definitions`), remembered by its bytes: they depend
 /// on the bytes alone, so a window met again (a search repeated or refined, another pattern
@@ -464,15 +467,18 @@ static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
 /// `None` when the parse fails.
 fn parse_window(language: Language, window: &[u8]) -> WindowDefinitions {
     // A thread that panicked holding the lock left a map still whole: it is used as is.
-    let lock = || MEMO.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(known) = lock()
+    if let Some(known) = MEMO
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
         .as_ref()
         .and_then(|memo| memo.windows.get(&language)?.get(window))
     {
         return known.clone();
     }
     let parsed: WindowDefinitions = definitions(language, window).ok().map(Arc::from);
-    let mut memo = lock();
+    let mut memo = MEMO
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let memo = memo.get_or_insert_with(Memo::default);
     if memo.bytes + window.len() > MEMO_BYTES {
         *memo = Memo::default();
