@@ -177,6 +177,7 @@ impl GrepRequest {
             types: FileTypes::new(&self.types, &self.types_not)?.map(Arc::new),
             one_hit_per_line: self.one_hit_per_line && !self.ranked(),
             skip_unique: self.skip_unique,
+            windows: self.ranked().then_some(crate::rank::WINDOWS),
         })
     }
 

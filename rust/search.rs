@@ -19,7 +19,7 @@ use crate::fs::walk::{DirFilter, DirWork, FileEntry, Target, WalkState, Walker};
 use crate::glob::PathPattern;
 use crate::grep::{
     CompiledPattern, Expected, FileHits, FileLimits, FileOutcome, FileSearcher, LineRange,
-    OutputMode, PatternOptions, StopSignal,
+    OutputMode, PatternOptions, StopSignal, WindowCapture,
 };
 use crate::index::files::{self, ToSearch};
 use crate::index::format::{FileRecord, IndexFile};
@@ -59,6 +59,9 @@ pub struct GrepQuery {
     /// No hit is checked for uniqueness (`Hit::unique` stays false): what a printer that
     /// never shows it needs (see `CompiledPattern::without_unique`).
     pub skip_unique: bool,
+    /// The bytes around which hits' lines are kept with them (`FileHits::windows`): what a
+    /// ranked search parses (see `CompiledPattern::with_windows`).
+    pub windows: Option<WindowCapture>,
 }
 
 impl GrepQuery {
@@ -71,7 +74,8 @@ impl GrepQuery {
         Ok(CompiledPattern::new(&self.pattern)?
             .with_mode(self.mode)
             .with_lines(self.keeps_one_hit_per_line())
-            .without_unique(self.skip_unique))
+            .without_unique(self.skip_unique)
+            .with_windows(self.windows))
     }
 
     /// The hits a search keeps in all (`max_matches`, else no limit), and whether it goes on

@@ -16,11 +16,11 @@ mod unique;
 #[cfg(test)]
 pub(crate) mod test_support;
 
-pub use hit::{Context, FileHits, FileOutcome, Hit, Span, TextEncoding, store};
+pub use hit::{Context, FileHits, FileOutcome, Hit, Span, TextEncoding, Windows, store};
 pub(crate) use pattern::abbreviate;
 pub use pattern::{
     CompiledPattern, DFA_CACHE_BYTES, MAX_COMPILED_BYTES, MAX_PATTERN_BYTES, MAX_UNICODE_CLASSES,
-    OutputMode, PatternOptions,
+    OutputMode, PatternOptions, WindowCapture,
 };
 pub use searcher::{Expected, FileSearcher, LineRange};
 pub use stop::{FileLimits, MAX_TIMEOUT_SECS, StopSignal, timeout_duration};

@@ -109,6 +109,22 @@ pub struct CompiledPattern {
     pub lines: bool,
     /// No hit is checked for uniqueness (see `without_unique`).
     pub skip_unique: bool,
+    /// The bytes around which hits' lines are kept with the hits (see `with_windows`).
+    pub windows: Option<WindowCapture>,
+}
+
+/// Which hits' lines a search keeps the bytes around (`FileHits::windows`), and how many:
+/// the line before the hit's and `lines_after` lines after it, within `bytes_before` bytes
+/// before the hit's line and `bytes_after` after its start (a part cut short by them, or by
+/// the end of what was read, is what it is: its reader reads the file for what it lacks).
+#[derive(Clone, Copy, Debug)]
+pub struct WindowCapture {
+    /// Whether the match at `matched` (its first line) of `line` (without its terminator)
+    /// wants the bytes around its line.
+    pub wants: fn(line: &[u8], matched: std::ops::Range<usize>) -> bool,
+    pub lines_after: usize,
+    pub bytes_before: usize,
+    pub bytes_after: usize,
 }
 
 impl CompiledPattern {
@@ -131,6 +147,14 @@ impl CompiledPattern {
     /// that shows no hit's uniqueness spares the sort and the scans it costs.
     pub fn without_unique(mut self, skip: bool) -> CompiledPattern {
         self.skip_unique = skip;
+        self
+    }
+
+    /// With `capture`, the bytes around the lines of the hits it wants are kept with the
+    /// file's hits (`FileHits::windows`), as the search read them: a ranked search parses
+    /// them instead of reading the files again. A search without it keeps none.
+    pub fn with_windows(mut self, capture: Option<WindowCapture>) -> CompiledPattern {
+        self.windows = capture;
         self
     }
 
@@ -191,6 +215,7 @@ impl CompiledPattern {
             mode: OutputMode::Content,
             lines: false,
             skip_unique: false,
+            windows: None,
         })
     }
 

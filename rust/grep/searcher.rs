@@ -186,6 +186,7 @@ impl FileSearcher {
                         mtime_ns,
                         encoding,
                         continued: handed > 1,
+                        windows: Default::default(),
                     })
                 }
             });
@@ -376,6 +377,7 @@ impl FileSearcher {
             pieces,
             binary,
             interrupted,
+            windows,
         } = taken;
         for buffer in [&mut self.buffer, &mut self.decoded] {
             if buffer.capacity() > KEEP_READ_BUFFER {
@@ -410,6 +412,7 @@ impl FileSearcher {
             mtime_ns,
             encoding,
             continued: pieces > 0,
+            windows,
         });
         match (interrupted, hits) {
             (true, hits) => FileOutcome::Interrupted(hits),
@@ -896,6 +899,115 @@ mod tests {
             limits(max_hits),
             &StopSignal::new(None),
         )
+    }
+
+    /// The bytes kept around wanted hits' lines (`CompiledPattern::with_windows`) are the
+    /// file's, hold the line before each wanted line and the lines after it asked for, and
+    /// no others are kept; a search not asking keeps none.
+    #[test]
+    fn windows_kept_around_wanted_lines_are_the_files_bytes() {
+        let mut text = Vec::new();
+        for n in 0..2000 {
+            text.extend_from_slice(
+                format!("line {n} before\nwant_{n} here\nskip_{n}\nfill a\nfill b\n").as_bytes(),
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.c");
+        std::fs::write(&path, &text).unwrap();
+        let capture = crate::grep::WindowCapture {
+            wants: |line, matched| line[matched].starts_with(b"want"),
+            lines_after: 2,
+            bytes_before: 64,
+            bytes_after: 256,
+        };
+        let stop = StopSignal::new(None);
+        let line_start = |n: usize| {
+            let marker = format!("want_{n} here\n");
+            memchr::memmem::find(&text, marker.as_bytes()).unwrap()
+        };
+        let check = |windows: &crate::grep::Windows, every_line: bool| {
+            // Parts apart: the lines between two wanted lines' parts are not kept.
+            assert!(windows.parts.len() > 1, "{} parts", windows.parts.len());
+            for &(offset, span) in &windows.parts {
+                let at = offset as usize;
+                assert_eq!(
+                    &windows.bytes[span.start..span.start + span.len],
+                    &text[at..at + span.len],
+                    "part at {offset}"
+                );
+            }
+            for n in 0..2000 {
+                let own = line_start(n);
+                let held = windows.part_holding(own as u64);
+                let Some((start, bytes)) = held.filter(|_| every_line) else {
+                    // A search of some units keeps only what they hold.
+                    assert!(!every_line, "no part holds want_{n}");
+                    continue;
+                };
+                let end = start as usize + bytes.len();
+                let before = format!("line {n} before\n");
+                let after = format!("want_{n} here\nskip_{n}\nfill a\n");
+                // With the newline before the line before, but at the file's start.
+                let previous = (own - before.len()).saturating_sub(1);
+                assert!(start as usize <= previous, "want_{n}: no line before");
+                assert!(
+                    end >= (own + after.len()).min(text.len()),
+                    "want_{n}: short"
+                );
+            }
+            // Nor is the line between two wanted lines' parts.
+            let between = memchr::memmem::find(&text, b"fill b").unwrap();
+            assert!(
+                windows.part_holding(between as u64).is_none(),
+                "fill b kept"
+            );
+        };
+        let pattern = CompiledPattern::new(&opts(r"\w+_\d+")).unwrap();
+        let keeping = pattern.clone().with_windows(Some(capture));
+        let open = || File::open(&path);
+        let mut searcher = FileSearcher::new(&keeping);
+        let FileOutcome::Matched(whole) =
+            searcher.search(open(), || "f.c".into(), limits(10_000), &stop)
+        else {
+            panic!("no hits");
+        };
+        check(&whole.windows, true);
+        // A search of some units: its parts are the file's too, cut where its units are.
+        let cut = crate::index::build::units(&text);
+        let mut line = 1u64;
+        let mut ranges = Vec::new();
+        for (i, &(start, end)) in cut.iter().enumerate() {
+            if i % 2 == 0 {
+                ranges.push(LineRange {
+                    offset: start as u64,
+                    len: (end - start) as u64,
+                    first_line: line,
+                });
+            }
+            line += memchr_iter(b'\n', &text[start..end]).count() as u64;
+        }
+        let file = File::open(&path).unwrap();
+        let Some(FileOutcome::Matched(parts)) = searcher.search_ranges(
+            &file,
+            || "f.c".into(),
+            limits(10_000),
+            &stop,
+            expected_of(&path),
+            &ranges,
+            &mut |_| None,
+        ) else {
+            panic!("no hits in the units");
+        };
+        assert!(!parts.windows.parts.is_empty());
+        check(&parts.windows, false);
+        let mut plain = FileSearcher::new(&pattern);
+        let FileOutcome::Matched(none) =
+            plain.search(open(), || "f.c".into(), limits(10_000), &stop)
+        else {
+            panic!("no hits");
+        };
+        assert!(none.windows.parts.is_empty() && none.windows.bytes.is_empty());
     }
 
     #[test]

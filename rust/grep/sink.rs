@@ -1,7 +1,7 @@
 //! The sink that turns `grep-searcher` callbacks into one hit per match, with exact lines,
 //! character columns and offsets, and the context lines around each hit.
 
-use super::hit::{Context, Hit, Span, store};
+use super::hit::{Context, Hit, Span, Windows, store};
 use super::pattern::{CompiledPattern, OutputMode};
 use super::searcher::KEEP_BUFFER;
 use super::stop::{FileLimits, StopSignal};
@@ -20,6 +20,7 @@ pub(super) struct Taken {
     pub(super) pieces: u64,
     pub(super) binary: bool,
     pub(super) interrupted: bool,
+    pub(super) windows: Windows,
 }
 
 impl From<HitSink<'_>> for Taken {
@@ -46,6 +47,7 @@ impl From<HitSink<'_>> for Taken {
             pieces: sink.pieces,
             binary: sink.binary,
             interrupted: sink.interrupted,
+            windows: sink.windows,
         }
     }
 }
@@ -91,6 +93,11 @@ pub(super) struct HitSink<'a> {
     /// Matches in the pieces handed out, and how many pieces.
     flushed: u64,
     pieces: u64,
+    /// The bytes around the lines of the hits the pattern wants them for
+    /// (`CompiledPattern::windows`).
+    windows: Windows,
+    /// The line whose window was last looked at (its offset in the file).
+    window_line: Option<u64>,
 }
 
 /// Receives a piece of a file's hits and the bytes they point into (both to be taken).
@@ -128,7 +135,58 @@ impl<'a> HitSink<'a> {
             piece: None,
             flushed: 0,
             pieces: 0,
+            windows: Windows::default(),
+            window_line: None,
         }
+    }
+
+    /// Keeps the bytes around the line `buffer[line_start..line_end]` (at file offset
+    /// `line_offset`; `line_end` past its terminator) when the pattern wants them for the
+    /// match `buffer[start..end]` on it: the line before it and the lines after it that the
+    /// capture asks for, within the buffer and the capture's bounds. Once a line.
+    #[allow(clippy::too_many_arguments)]
+    fn keep_window(
+        &mut self,
+        buffer: &[u8],
+        line_start: usize,
+        line_end: usize,
+        line_offset: u64,
+        start: usize,
+        end: usize,
+    ) {
+        let Some(capture) = self.pattern.windows else {
+            return;
+        };
+        if self.window_line == Some(line_offset) {
+            return;
+        }
+        let line = without_terminator(&buffer[line_start..line_end]);
+        let first_line_end = end.min(line_start + line.len());
+        if !(capture.wants)(line, start - line_start..first_line_end - line_start) {
+            return;
+        }
+        self.window_line = Some(line_offset);
+        let floor = line_start.saturating_sub(capture.bytes_before);
+        // The line before, and the newline ending the line before it (which tells where
+        // it starts).
+        let from = match line_start.checked_sub(1) {
+            None => 0,
+            Some(own_newline) => {
+                memchr::memrchr(b'\n', &buffer[floor..own_newline]).map_or(floor, |n| floor + n)
+            }
+        };
+        let ceiling = buffer
+            .len()
+            .min(line_start.saturating_add(capture.bytes_after));
+        let mut to = line_end.min(ceiling);
+        for _ in 0..capture.lines_after {
+            if to >= ceiling {
+                break;
+            }
+            to = find_line_end(buffer, to, ceiling);
+        }
+        let offset = line_offset - (line_start - from) as u64;
+        self.windows.add(offset, &buffer[from..to]);
     }
 
     /// No more matches are wanted from this file.
@@ -330,6 +388,7 @@ impl<'a> HitSink<'a> {
                 self.flushed += n;
                 self.pieces += 1;
             }
+            self.keep_window(buffer, line_start, current_end, line_offset, start, end);
             let shared = self.hit_line(line_text, line_offset, line);
             let text = shared.text;
             let context = shared.before.as_ref().map(|before| {

@@ -25,6 +25,7 @@ pub(crate) fn file_hits(
         mtime_ns: 0,
         encoding: super::TextEncoding::Utf8,
         continued: false,
+        windows: Default::default(),
     }
 }
 

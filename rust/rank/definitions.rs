@@ -6,18 +6,19 @@
 
 use crate::cancel::CancelToken;
 use crate::fs::root::{Links, Root};
+use crate::grep::Windows;
 use crate::tags::{Definition, Language, definitions};
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 
 /// Lines of a window before a hit's line: its line alone, or with the line before when
 /// the hit opens its line (a C head whose type is on the line above: `static int\nfoo(`).
 const LINES_BEFORE_OPENING_HIT: u64 = 1;
 /// Lines of a window after a hit's line: enough for a head spread over lines and the start
 /// of its body, which most grammars need to see a definition.
-const LINES_AFTER: u64 = 4;
+pub(crate) const LINES_AFTER: u64 = 4;
 /// Files larger than this are not read again to find definitions (their hits rank as
 /// references): a generated table, not a file an agent wants a definition from.
 const MAX_FILE_BYTES: u64 = 8 << 20;
@@ -35,13 +36,22 @@ pub struct Asked<'a> {
     pub line_text: &'a [u8],
 }
 
+/// What the search read of a file: the bytes it kept around some hits' lines, and the
+/// file's size then.
+pub struct Searched<'a> {
+    pub windows: &'a Windows,
+    pub size: u64,
+}
+
 /// For each of `asked` (hits of the file `rel`, ordered by line), the kind of definition it
-/// is (`"function"`, `"macro"`, ...) or `None`. A file that cannot be read, is too large, or
-/// is of no language tagged answers `None` throughout.
+/// is (`"function"`, `"macro"`, ...) or `None`. A window is cut from the bytes the search
+/// kept (`read`) when they hold it, else read from the file. A file that cannot be read, is
+/// too large, or is of no language tagged answers `None` throughout.
 pub fn kinds(
     root: &Root,
     links: Links,
     rel: &Path,
+    read: &Searched<'_>,
     asked: &[Asked<'_>],
     cancel: &CancelToken,
 ) -> Vec<Option<&'static str>> {
@@ -49,8 +59,14 @@ pub fn kinds(
     let Some(language) = Language::of_path(rel) else {
         return found;
     };
-    let Some(mut file) = Around::open(root, links, rel) else {
+    if read.size > MAX_FILE_BYTES {
         return found;
+    }
+    let mut file = Around {
+        kept: read.windows,
+        size: read.size,
+        file: None,
+        open: || FileRead::open(root, links, rel),
     };
     // Hits on one line (`ERR_PTR(ERR_PTR(x))`, a regex matching twice) share its window:
     // the last window parsed is kept for them (asked comes ordered by line).
@@ -81,10 +97,21 @@ pub fn kinds(
     found
 }
 
+/// The bytes around hits' lines: those the search kept, else read from the file (opened
+/// on the first window the search did not keep).
+struct Around<'a, Open> {
+    kept: &'a Windows,
+    /// The file's size when the search read it.
+    size: u64,
+    /// `None` until opened; `Some(None)` when it cannot be.
+    file: Option<Option<FileRead>>,
+    open: Open,
+}
+
 /// Bytes read around a hit's line for its window, by a positioned read of that part of
 /// the file: a file is neither read whole nor counted line by line from its start to find
 /// a window (hits say where their lines start).
-struct Around {
+struct FileRead {
     file: std::fs::File,
     size: u64,
     /// The part of the file last read, and where in the file it starts.
@@ -93,8 +120,8 @@ struct Around {
 }
 
 /// Bytes read before and after a hit's line at first: enough for most windows' lines.
-const AROUND_BEFORE: u64 = 256;
-const AROUND_AFTER: u64 = 1024;
+pub(crate) const AROUND_BEFORE: u64 = 256;
+pub(crate) const AROUND_AFTER: u64 = 1024;
 
 /// A window found in the bytes read: where it starts and ends, where the hit's line starts
 /// and ends, all in `Around::bytes`, and the line before the hit's.
@@ -104,28 +131,14 @@ struct WindowBytes {
     previous: Option<std::ops::Range<usize>>,
 }
 
-impl Around {
-    fn open(root: &Root, links: Links, rel: &Path) -> Option<Around> {
-        let file = root.open_file(rel, links).ok()?;
-        let size = file.metadata().ok()?.len();
-        if size > MAX_FILE_BYTES {
-            return None;
-        }
-        Some(Around {
-            file,
-            size,
-            start: 0,
-            bytes: Vec::new(),
-        })
-    }
-
+impl<Open: FnMut() -> Option<FileRead>> Around<'_, Open> {
     /// The window of `hit` parsed, as `Source::window_definitions` parses it.
     fn window_definitions(&mut self, language: Language, hit: &Asked<'_>) -> Option<Parsed> {
-        let found = self.window_bytes(language, hit.line_offset, hit.opens_line)?;
-        let own = &self.bytes[found.own.clone()];
+        let (bytes, found) = self.window_bytes(language, hit)?;
+        let own = &bytes[found.own.clone()];
         let own = own.strip_suffix(b"\r").unwrap_or(own);
         let previous = found.previous.clone().map(|range| {
-            let line = &self.bytes[range];
+            let line = &bytes[range];
             line.strip_suffix(b"\r").unwrap_or(line)
         });
         if own != hit.line_text || continues_expression(previous) {
@@ -134,13 +147,50 @@ impl Around {
         let (prefix, prefix_lines) = window_prefix(language);
         let mut window = Vec::with_capacity(prefix.len() + found.window.len());
         window.extend_from_slice(prefix);
-        window.extend_from_slice(&self.bytes[found.window]);
+        window.extend_from_slice(&bytes[found.window]);
         let defs = parse_window(language, &window)?;
         let opened_before = u64::from(hit.opens_line && found.previous.is_some());
         Some(Parsed {
             window,
             defs,
             line_in_window: 1 + opened_before + prefix_lines,
+        })
+    }
+
+    /// The bytes holding the window of `hit`'s line, and where it is in them: those the
+    /// search kept when they hold it all (they are the file as the search read it), else
+    /// the file's (`FileRead::window_bytes`).
+    fn window_bytes(
+        &mut self,
+        language: Language,
+        hit: &Asked<'_>,
+    ) -> Option<(&[u8], WindowBytes)> {
+        let (offset, opens_line) = (hit.line_offset, hit.opens_line);
+        if let Some((start, bytes)) = self.kept.part_holding(offset) {
+            match find_window(bytes, start, self.size, language, offset, opens_line) {
+                Found::Window(found) => return Some((bytes, found)),
+                Found::Changed => return None,
+                Found::Wider => {}
+            }
+        }
+        let file = self.file.get_or_insert_with(&mut self.open).as_mut()?;
+        let found = file.window_bytes(language, offset, opens_line)?;
+        Some((&file.bytes, found))
+    }
+}
+
+impl FileRead {
+    fn open(root: &Root, links: Links, rel: &Path) -> Option<FileRead> {
+        let file = root.open_file(rel, links).ok()?;
+        let size = file.metadata().ok()?.len();
+        if size > MAX_FILE_BYTES {
+            return None;
+        }
+        Some(FileRead {
+            file,
+            size,
+            start: 0,
+            bytes: Vec::new(),
         })
     }
 
@@ -161,7 +211,15 @@ impl Around {
         loop {
             let held = self.start <= offset && offset < self.start + self.bytes.len() as u64;
             if held {
-                match self.find_window(language, offset, opens_line) {
+                let found = find_window(
+                    &self.bytes,
+                    self.start,
+                    self.size,
+                    language,
+                    offset,
+                    opens_line,
+                );
+                match found {
                     Found::Window(found) => return Some(found),
                     Found::Changed => return None,
                     Found::Wider => {}
@@ -184,63 +242,69 @@ impl Around {
             self.start = start;
         }
     }
+}
 
-    /// The window of the line at `offset` in the bytes read, if they hold all of it: the
-    /// line before it whole (or the file's start), and the `LINES_AFTER` lines after it
-    /// (or the file's end).
-    fn find_window(&self, language: Language, offset: u64, opens_line: bool) -> Found {
-        let bytes = &self.bytes;
-        let at = (offset - self.start) as usize;
-        let at_file_start = self.start == 0;
-        let at_file_end = self.start + bytes.len() as u64 == self.size;
-        // The line must start at `offset`: the file's start or just after a line's end.
-        let previous = if at == 0 {
-            if !at_file_start {
-                return Found::Wider;
-            }
-            None
-        } else {
-            if bytes[at - 1] != b'\n' {
-                // Not a line's start: the file changed since the search.
-                return Found::Changed;
-            }
-            match memchr::memrchr(b'\n', &bytes[..at - 1]) {
-                Some(end) => Some(end + 1..at - 1),
-                None if at_file_start => Some(0..at - 1),
-                None => return Found::Wider,
-            }
-        };
-        let own_end = match memchr::memchr(b'\n', &bytes[at..]) {
-            Some(n) => at + n,
-            None if at_file_end => bytes.len(),
-            None => return Found::Wider,
-        };
-        // The window ends after the line that opens the body, at most `LINES_AFTER` lines
-        // after the hit's, or at the file's end.
-        let mut end = own_end;
-        let mut line_start = at;
-        for _ in 0..LINES_AFTER {
-            if end >= bytes.len() || opens_body(language, &bytes[line_start..end]) {
-                break;
-            }
-            line_start = end + 1;
-            match memchr::memchr(b'\n', &bytes[end + 1..]) {
-                Some(n) => end = end + 1 + n,
-                None if at_file_end => end = bytes.len(),
-                None => return Found::Wider,
-            }
+/// The window of the line at file offset `offset` in `bytes` (the bytes of a file of `size`
+/// bytes from its offset `start`), if they hold all of it: the line before it whole (or the
+/// file's start), and the `LINES_AFTER` lines after it (or the file's end).
+fn find_window(
+    bytes: &[u8],
+    start: u64,
+    size: u64,
+    language: Language,
+    offset: u64,
+    opens_line: bool,
+) -> Found {
+    let at = (offset - start) as usize;
+    let at_file_start = start == 0;
+    let at_file_end = start + bytes.len() as u64 == size;
+    // The line must start at `offset`: the file's start or just after a line's end.
+    let previous = if at == 0 {
+        if !at_file_start {
+            return Found::Wider;
         }
-        let end = (end + 1).min(bytes.len());
-        let start = match (&previous, opens_line) {
-            (Some(line), true) => line.start,
-            _ => at,
-        };
-        Found::Window(WindowBytes {
-            window: start..end,
-            own: at..own_end,
-            previous,
-        })
+        None
+    } else {
+        if bytes[at - 1] != b'\n' {
+            // Not a line's start: the file changed since the search.
+            return Found::Changed;
+        }
+        match memchr::memrchr(b'\n', &bytes[..at - 1]) {
+            Some(end) => Some(end + 1..at - 1),
+            None if at_file_start => Some(0..at - 1),
+            None => return Found::Wider,
+        }
+    };
+    let own_end = match memchr::memchr(b'\n', &bytes[at..]) {
+        Some(n) => at + n,
+        None if at_file_end => bytes.len(),
+        None => return Found::Wider,
+    };
+    // The window ends after the line that opens the body, at most `LINES_AFTER` lines
+    // after the hit's, or at the file's end.
+    let mut end = own_end;
+    let mut line_start = at;
+    for _ in 0..LINES_AFTER {
+        if end >= bytes.len() || opens_body(language, &bytes[line_start..end]) {
+            break;
+        }
+        line_start = end + 1;
+        match memchr::memchr(b'\n', &bytes[end + 1..]) {
+            Some(n) => end = end + 1 + n,
+            None if at_file_end => end = bytes.len(),
+            None => return Found::Wider,
+        }
     }
+    let end = (end + 1).min(bytes.len());
+    let start = match (&previous, opens_line) {
+        (Some(line), true) => line.start,
+        _ => at,
+    };
+    Found::Window(WindowBytes {
+        window: start..end,
+        own: at..own_end,
+        previous,
+    })
 }
 
 /// What the bytes read say of a window.
@@ -385,14 +449,17 @@ const MEMO_BYTES: usize = 32 << 20;
 /// A window's definitions, shared by the memo and its askers (`None`: the parse failed).
 type WindowDefinitions = Option<Arc<[Definition]>>;
 
-/// Windows parsed before, by language and bytes, with their definitions.
+/// Windows parsed before, by language and bytes, with their definitions (a fast hash:
+/// a warm ranked search looks up thousands of windows, and no key comes from an adversary
+/// who gains by colliding them: a collision costs a comparison, not a wrong answer).
 #[derive(Default)]
 struct Memo {
-    windows: HashMap<Language, HashMap<Box<[u8]>, WindowDefinitions>>,
+    windows: HashMap<Language, HashMap<Box<[u8]>, WindowDefinitions, foldhash::fast::RandomState>>,
     bytes: usize,
 }
 
-static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
+/// Read-locked for lookups, which the threads of a ranked search make side by side.
+static MEMO: RwLock<Option<Memo>> = RwLock::new(None);
 
 /// The definitions of `window` (`tags::definitions`), remembered by its bytes: they depend
 /// on the bytes alone, so a window met again (a search repeated or refined, another pattern
@@ -400,15 +467,18 @@ static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
 /// `None` when the parse fails.
 fn parse_window(language: Language, window: &[u8]) -> WindowDefinitions {
     // A thread that panicked holding the lock left a map still whole: it is used as is.
-    let lock = || MEMO.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(known) = lock()
+    if let Some(known) = MEMO
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
         .as_ref()
         .and_then(|memo| memo.windows.get(&language)?.get(window))
     {
         return known.clone();
     }
     let parsed: WindowDefinitions = definitions(language, window).ok().map(Arc::from);
-    let mut memo = lock();
+    let mut memo = MEMO
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let memo = memo.get_or_insert_with(Memo::default);
     if memo.bytes + window.len() > MEMO_BYTES {
         *memo = Memo::default();
@@ -590,7 +660,23 @@ mod tests {
             }
             offset += raw.len();
         }
-        let got = kinds(&root, Links::Refuse, rel, &asked, &cancel);
+        let size = text.len() as u64;
+        let nothing = Windows::default();
+        let read = |windows| Searched { windows, size };
+        let got = kinds(&root, Links::Refuse, rel, &read(&nothing), &asked, &cancel);
+        // The whole file kept by the search, and parts around each line as a search keeps
+        // them (some too short for their windows: the file is read for those).
+        let mut whole = Windows::default();
+        whole.add(0, text);
+        let mut around = Windows::default();
+        for hit in &asked {
+            let at = hit.line_offset as usize;
+            let from = at.saturating_sub(40 + at % 200);
+            let to = text.len().min(at + 60 + at % 500);
+            around.add(from as u64, &text[from..to]);
+        }
+        let kept = [&whole, &around]
+            .map(|windows| kinds(&root, Links::Refuse, rel, &read(windows), &asked, &cancel));
         let source = Source::read(&root, Links::Refuse, rel).unwrap();
         let want: Vec<Option<&str>> = asked
             .iter()
@@ -611,14 +697,20 @@ mod tests {
                     .map(|d| d.kind)
             })
             .collect();
-        for ((hit, got), want) in asked.iter().zip(&got).zip(&want) {
-            assert_eq!(
-                got,
-                want,
-                "line {} {:?}: expected {want:?}, got {got:?}",
-                hit.line,
-                String::from_utf8_lossy(hit.identifier)
-            );
+        for (how, got) in [
+            ("read", &got),
+            ("kept whole", &kept[0]),
+            ("kept around", &kept[1]),
+        ] {
+            for ((hit, got), want) in asked.iter().zip(got).zip(&want) {
+                assert_eq!(
+                    got,
+                    want,
+                    "{how}: line {} {:?}: expected {want:?}, got {got:?}",
+                    hit.line,
+                    String::from_utf8_lossy(hit.identifier)
+                );
+            }
         }
         want.iter().filter(|k| k.is_some()).count()
     }
@@ -693,13 +785,84 @@ mod tests {
             // Past the file's end.
             ask(40, b"int grow(int a)"),
         ];
-        let got = kinds(&root, Links::Refuse, Path::new("a.c"), &asked, &cancel);
+        let nothing = Windows::default();
+        let read = Searched {
+            windows: &nothing,
+            size: 21,
+        };
+        let got = kinds(
+            &root,
+            Links::Refuse,
+            Path::new("a.c"),
+            &read,
+            &asked,
+            &cancel,
+        );
         assert_eq!(got, [Some("function"), None, None, None, None]);
         // The head enclosing a hit, for a budget: none when the hit's line changed.
         let source = Source::read(&root, Links::Refuse, Path::new("a.c")).unwrap();
         let head = enclosing(&source, 2, b"int grow(int a)");
         assert_eq!(head, Some((2, "int grow(int a)".to_string())));
         assert_eq!(enclosing(&source, 2, b"int grow(int b)"), None);
+    }
+
+    #[test]
+    fn windows_kept_by_the_search_are_parsed_without_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = b"int x;\nstatic int\nkept_fn(int a)\n{\n\treturn a;\n}\n";
+        let cancel = CancelToken::new();
+        let root = Root::open(dir.path()).unwrap();
+        let asked = [Asked {
+            line: 3,
+            line_offset: 18,
+            opens_line: true,
+            identifier: b"kept_fn",
+            line_text: b"kept_fn(int a)",
+        }];
+        // The file is gone: only what the search kept answers (from the end of the line
+        // before the line before the hit's, which tells where that line starts).
+        let mut kept = Windows::default();
+        kept.add(6, &text[6..]);
+        let read = Searched {
+            windows: &kept,
+            size: text.len() as u64,
+        };
+        let got = kinds(
+            &root,
+            Links::Refuse,
+            Path::new("a.c"),
+            &read,
+            &asked,
+            &cancel,
+        );
+        assert_eq!(got, [Some("function")]);
+        // Kept bytes without the line before (the type of an opening head): the file is
+        // read for it, and is gone.
+        let mut short = Windows::default();
+        short.add(18, &text[18..]);
+        let read = Searched {
+            windows: &short,
+            size: text.len() as u64,
+        };
+        let got = kinds(
+            &root,
+            Links::Refuse,
+            Path::new("a.c"),
+            &read,
+            &asked,
+            &cancel,
+        );
+        assert_eq!(got, [None]);
+        std::fs::write(dir.path().join("a.c"), text).unwrap();
+        let got = kinds(
+            &root,
+            Links::Refuse,
+            Path::new("a.c"),
+            &read,
+            &asked,
+            &cancel,
+        );
+        assert_eq!(got, [Some("function")]);
     }
 
     #[test]

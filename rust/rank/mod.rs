@@ -14,7 +14,7 @@ pub mod words;
 use crate::cancel::CancelToken;
 use crate::fs::root::{Links, Root};
 pub use crate::grep::ranking::{FileRole, Ranking, Role};
-use crate::grep::{Context, FileHits, Hit, Span, TextEncoding, store};
+use crate::grep::{Context, FileHits, Hit, Span, TextEncoding, WindowCapture, store};
 use std::collections::HashMap;
 use words::WordFit;
 
@@ -35,6 +35,26 @@ const BM25_B: f64 = 0.75;
 /// Windows parsed for definitions at most, in path order: beyond them hits rank as
 /// references (a pattern matching everywhere is not a search for a definition).
 pub const MAX_WINDOWS: usize = 4096;
+
+/// What a ranked search keeps of the bytes around its hits' lines as it reads them
+/// (`FileHits::windows`): around each line whose match may define it, enough for its window
+/// (`definitions`), so that the windows are parsed without reading the files again.
+pub const WINDOWS: WindowCapture = WindowCapture {
+    wants: may_define_match,
+    lines_after: definitions::LINES_AFTER as usize,
+    bytes_before: definitions::AROUND_BEFORE as usize,
+    bytes_after: definitions::AROUND_AFTER as usize,
+};
+
+/// Whether the match at `matched` of `line` names an identifier that the line may define:
+/// what makes a hit's window parsed (`Seen::may_define`).
+fn may_define_match(line: &[u8], matched: std::ops::Range<usize>) -> bool {
+    let Some(word) = words::identifier(&line[matched.clone()]) else {
+        return false;
+    };
+    let word = matched.start + word.start..matched.start + word.end;
+    words::word_fit(line, word.clone()) == WordFit::Whole && words::may_define(line, word)
+}
 
 /// Points by kind of definition: a type first, as Zoekt weighs ctags kinds.
 fn kind_points(kind: &str) -> f64 {
@@ -156,8 +176,19 @@ fn parse_asked(
         let mut found = Vec::new();
         for (file_index, asked, asked_hits) in asks.iter().skip(share).step_by(threads) {
             let path = &files[*file_index].path;
-            let kinds =
-                definitions::kinds(reading.root, reading.links, path, asked, reading.cancel);
+            let file = &files[*file_index];
+            let read = definitions::Searched {
+                windows: &file.windows,
+                size: file.size,
+            };
+            let kinds = definitions::kinds(
+                reading.root,
+                reading.links,
+                path,
+                &read,
+                asked,
+                reading.cancel,
+            );
             for (&at, kind) in asked_hits.iter().zip(kinds) {
                 if let Some(kind) = kind {
                     found.push((at, kind));
@@ -271,6 +302,8 @@ fn pieces(files: Vec<FileHits>, placed: Vec<Placed>) -> Vec<FileHits> {
                     count,
                     matches: count,
                     continued: false,
+                    // Read for the ranking: the answer holds the hits' bytes only.
+                    windows: Default::default(),
                     ..moved
                 });
                 last_file = file;
@@ -294,6 +327,7 @@ fn pieces(files: Vec<FileHits>, placed: Vec<Placed>) -> Vec<FileHits> {
                 mtime_ns: source.mtime_ns,
                 encoding: source.encoding,
                 continued,
+                windows: Default::default(),
             });
             last_file = file;
         }
