@@ -835,7 +835,8 @@ let plain;
 }
 
 #[test]
-fn typescript_definitions_of_every_kind() {
+/// TSX is TypeScript with JSX: the same file gives the same definitions in both.
+fn typescript_and_tsx_definitions_of_every_kind() {
     let text = r#"export interface Shape {
   area(): number;
   name: string;
@@ -854,68 +855,28 @@ export function free<T>(x: T): T { return x; }
 abstract class Base { abstract run(): void; }
 declare function ext(a: string): void;
 "#;
-    assert_definitions(
-        Language::TypeScript,
-        text,
-        &[
-            (1, "interface", "Shape"),
-            (2, "method", "area"),
-            (3, "field", "name"),
-            (5, "type", "Alias"),
-            (6, "enum", "Color"),
-            (7, "namespace", "NS"),
-            (8, "class", "Widget"),
-            (9, "field", "count"),
-            (10, "method", "area"),
-            (12, "function", "helper"),
-            (15, "function", "free"),
-            (16, "class", "Base"),
-            (16, "method", "run"),
-            (17, "function", "ext"),
-        ],
-    );
-}
-
-#[test]
-fn tsx_definitions_of_every_kind() {
-    let text = r#"export interface Shape {
-  area(): number;
-  name: string;
-}
-export type Alias = string | number;
-enum Color { Red, Green }
-namespace NS { export const x = 1; }
-export class Widget implements Shape {
-  private count: number = 0;
-  area(): number { return 1; }
-}
-export const helper = (a: number): string => {
-  return "";
-};
-export function free<T>(x: T): T { return x; }
-abstract class Base { abstract run(): void; }
-declare function ext(a: string): void;
-"#;
-    assert_definitions(
-        Language::Tsx,
-        text,
-        &[
-            (1, "interface", "Shape"),
-            (2, "method", "area"),
-            (3, "field", "name"),
-            (5, "type", "Alias"),
-            (6, "enum", "Color"),
-            (7, "namespace", "NS"),
-            (8, "class", "Widget"),
-            (9, "field", "count"),
-            (10, "method", "area"),
-            (12, "function", "helper"),
-            (15, "function", "free"),
-            (16, "class", "Base"),
-            (16, "method", "run"),
-            (17, "function", "ext"),
-        ],
-    );
+    for language in [Language::TypeScript, Language::Tsx] {
+        assert_definitions(
+            language,
+            text,
+            &[
+                (1, "interface", "Shape"),
+                (2, "method", "area"),
+                (3, "field", "name"),
+                (5, "type", "Alias"),
+                (6, "enum", "Color"),
+                (7, "namespace", "NS"),
+                (8, "class", "Widget"),
+                (9, "field", "count"),
+                (10, "method", "area"),
+                (12, "function", "helper"),
+                (15, "function", "free"),
+                (16, "class", "Base"),
+                (16, "method", "run"),
+                (17, "function", "ext"),
+            ],
+        );
+    }
 }
 
 #[test]

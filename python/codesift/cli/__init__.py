@@ -1,8 +1,9 @@
 """The `codesift` command: glob, grep, read, ls, edit, the MCP server, the HTTP server
 (`serve`), the index daemon (`daemon`, see `codesift.daemon`), and `apply-hit` (the linked
-edit that remote search runs on a host). One module per command (its `HELP`, `DESCRIPTION`,
-`add_arguments` and `run`); `app` builds each command's parser from them, parses and
-dispatches, `rooting` holds the root rule, `lines` the ripgrep-style line printer.
+edit that remote search runs on a host). `commands` lists every command with its help line
+and description, one module per command has its `add_arguments` and `run`; `app` builds each
+command's parser from them, parses and dispatches, `rooting` holds the root rule, `lines` the
+ripgrep-style line printer.
 
 On a terminal output is rendered with `rich` (hits grouped by file, matches highlighted, a
 spinner while a long scan runs); piped, grep prints ripgrep's lines (`path:line:text`, as

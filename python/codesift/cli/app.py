@@ -9,6 +9,7 @@ import sys
 from .._core import __version__
 from ..errors import CodesiftError, InvalidArgumentError
 from ..text.escapes import install_stream_handler
+from .commands import COMMANDS
 from .errors import report, report_error, report_unexpected
 from .exits import EXIT_ERROR, EXIT_FOUND, EXIT_INTERRUPTED
 from .output import console_for
@@ -22,41 +23,12 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 
-def command_modules() -> dict[str, ModuleType]:
-    """Each command's module (its `HELP`, `DESCRIPTION`, `add_arguments` and `run`), in the
-    order `--help` lists them; imported only when a command other than grep runs (grep starts
-    with its own)."""
-    from . import (
-        apply_hit,
-        apply_patch,
-        daemon,
-        edit,
-        glob,
-        grep,
-        index,
-        ls,
-        mcp,
-        read,
-        search,
-        serve,
-        shim,
-    )
+def command_module(name: str) -> ModuleType:
+    """The module of command `name` (`commands.COMMANDS`): its `add_arguments` and `run`.
+    Imported only when a command other than grep runs (grep starts with its own)."""
+    import importlib
 
-    return {
-        "glob": glob,
-        "grep": grep,
-        "search": search,
-        "read": read,
-        "ls": ls,
-        "edit": edit,
-        "apply-patch": apply_patch,
-        "index": index,
-        "daemon": daemon,
-        "mcp": mcp,
-        "serve": serve,
-        "shim": shim,
-        "apply-hit": apply_hit,
-    }
+    return importlib.import_module(f".{name.replace('-', '_')}", __package__)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,8 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"codesift {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, module in command_modules().items():
-        module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION))
+    for name, command in COMMANDS.items():
+        parser_of_command = sub.add_parser(name, help=command.help, description=command.description)
+        command_module(name).add_arguments(parser_of_command)
     return parser
 
 
@@ -100,11 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from . import grep
 
             return grep.run(args, console_for(args))
-        command_module = command_modules()[args.command]
+        module = command_module(args.command)
         if args.command in ("shim", "daemon"):
-            return command_module.run(args)
+            return module.run(args)
         ws = open_workspace(args, locate(args))
-        return command_module.run(ws, args, console_for(args))
+        return module.run(ws, args, console_for(args))
     except CodesiftError as exc:
         report_error(json_errors, exc)
         return EXIT_ERROR

@@ -24,15 +24,6 @@ if TYPE_CHECKING:
 MAX_APPLY_HIT_BYTES = 256 * 1024 * 1024
 
 
-HELP = "linked edit of a search hit given as JSON on stdin (used by remote search)"
-DESCRIPTION = (
-    "Reads {file, byte_offset, byte_length, content, new, unique, line} as JSON on "
-    "stdin, replaces that hit like edit_result does, and prints the edit result as "
-    'JSON (with "span": the bytes that changed). Errors: {"error": {"type", '
-    '"message"}} on stdout, exit 2.'
-)
-
-
 def add_arguments(ah: argparse.ArgumentParser) -> None:
     add_shared_options(
         ah, root="the root the hit's file is relative to (default: the current directory)"

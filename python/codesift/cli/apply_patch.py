@@ -23,15 +23,6 @@ if TYPE_CHECKING:
 MAX_PATCH_BYTES = 64 * 1024 * 1024
 
 
-HELP = "apply a patch (apply_patch envelope, unified diff, SEARCH/REPLACE) from a file or stdin"
-DESCRIPTION = (
-    "Apply a patch to one or several files, all or nothing: every hunk must "
-    "match one place, every file is planned before any is written (docs/edits.md). The "
-    "format is detected unless --format says it; --dry-run prints the diff it would make "
-    "and writes nothing."
-)
-
-
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
         "patch",

@@ -9,13 +9,6 @@ if TYPE_CHECKING:
     import argparse
 
 
-HELP = "start, inspect or stop this user's index daemon"
-DESCRIPTION = (
-    "Start, inspect or stop this user's index daemon, which keeps the indexes "
-    "of the roots searched and answers searches from them (docs/daemon.md)."
-)
-
-
 def add_arguments(dm: argparse.ArgumentParser) -> None:
     dm.add_argument(
         "action",

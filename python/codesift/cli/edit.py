@@ -16,15 +16,6 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-HELP = "replace OLD by NEW in a file"
-DESCRIPTION = (
-    "Replace the one place in FILE that OLD matches by NEW, and print the "
-    "diff. OLD is tried exactly, then with line endings normalised, then (unless "
-    "--no-fuzzy) line by line ignoring whitespace and blank lines, then unescaped; it must "
-    "match exactly one place unless --replace-all."
-)
-
-
 def add_arguments(e: argparse.ArgumentParser) -> None:
     e.add_argument("path", metavar="FILE", help="the file to edit")
     e.add_argument(

@@ -16,13 +16,6 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-HELP = "find files by glob pattern"
-DESCRIPTION = (
-    "List the files under PATH whose path matches PATTERN, sorted by path "
-    "unless --sort says otherwise, one per line (as PATH was written)."
-)
-
-
 def add_arguments(g: argparse.ArgumentParser) -> None:
     g.add_argument("pattern", help="the glob, e.g. '*.py' or 'src/**/*.ts'")
     g.add_argument(

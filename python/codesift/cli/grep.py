@@ -13,6 +13,7 @@ from itertools import groupby
 from .._core import __version__
 from ..errors import CodesiftError, InvalidArgumentError
 from ..results.streams import GrepIter
+from .commands import COMMANDS
 from .exits import EXIT_FOUND, EXIT_NOTHING
 from .grep_json import end_grep_json, print_grep_json, stream_grep_json
 from .grep_view import render_grep
@@ -38,20 +39,12 @@ if TYPE_CHECKING:
 
 #: What a terminal shows at most unless -m says otherwise (a pipe gets every match).
 TERMINAL_CAP = 500
-HELP = "search file contents by regex, with ripgrep's flags"
-DESCRIPTION = (
-    "Search file contents with ripgrep's habits: options anywhere, several PATHs, rg's "
-    "flags and meanings, case-sensitive unless -i or -S. Piped, it prints what "
-    "`rg -n --no-heading` prints (one line per matching line, path:line:text; context lines "
-    "as path-line-text with -- between groups), never capped; on a terminal hits are grouped "
-    "by file, at most 500 unless -m (and it says so)."
-)
 
 
 def grep_parser() -> argparse.ArgumentParser:
     """`codesift grep` on its own, parsed with options anywhere among the arguments (as rg
     takes them: `codesift grep PATTERN -s src`)."""
-    parser = Parser(prog="codesift grep", description=DESCRIPTION)
+    parser = Parser(prog="codesift grep", description=COMMANDS["grep"].description)
     add_arguments(parser)
     return parser
 

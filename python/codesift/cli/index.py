@@ -17,14 +17,6 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-HELP = "build, inspect or remove the index"
-DESCRIPTION = (
-    "Build, inspect or remove the persistent trigram index of a root "
-    "(docs/index.md). It is built for the ignore and walk options given, and searches "
-    "with the same options use it."
-)
-
-
 def add_arguments(ix: argparse.ArgumentParser) -> None:
     ix.add_argument(
         "action",

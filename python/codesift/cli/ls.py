@@ -16,13 +16,6 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-HELP = "list a directory"
-DESCRIPTION = (
-    "List a directory's entries, directories first with a trailing /, each "
-    "group sorted, honouring the ignore rules."
-)
-
-
 def add_arguments(ls: argparse.ArgumentParser) -> None:
     ls.add_argument(
         "path",

@@ -16,14 +16,6 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-HELP = "serve the tools over MCP (stdio, or Streamable HTTP)"
-DESCRIPTION = (
-    "Serve codesift's tools to an agent over the Model Context Protocol: "
-    "JSON-RPC on stdin and stdout (as an MCP client starts it), or Streamable HTTP with "
-    "--http. The tools work inside the root and never outside it."
-)
-
-
 def add_arguments(m: argparse.ArgumentParser) -> None:
     m.add_argument(
         "--spill-dir", default=None, metavar="DIR", help="where oversized outputs are saved"

@@ -19,14 +19,6 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-HELP = "print a file with line numbers"
-DESCRIPTION = (
-    "Print a text file's lines, numbered (as cat -n), from --offset for at most "
-    "--limit lines, or the lines FILE:START-END names; stderr says when lines were left "
-    "out and how to read on."
-)
-
-
 def add_arguments(rd: argparse.ArgumentParser) -> None:
     rd.add_argument("path", metavar="FILE", help="the file, optionally with :START-END or :LINE")
     rd.add_argument(

@@ -17,15 +17,6 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-HELP = "find the files that answer a question in words"
-DESCRIPTION = (
-    "List the files under PATH that best answer QUESTION, best first, each "
-    "with its score, why, and its best lines. Keywords only (no model): the question's "
-    "words and identifier parts, stop words dropped, ranked by BM25F over each file's "
-    "path, definitions and matching lines."
-)
-
-
 def add_arguments(s: argparse.ArgumentParser) -> None:
     s.add_argument("question", help="the question, e.g. 'how are routes registered'")
     s.add_argument(

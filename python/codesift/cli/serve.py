@@ -15,13 +15,6 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
 
 
-HELP = "serve the tools and a web page over HTTP"
-DESCRIPTION = (
-    "Serve codesift's tools as an HTTP API and a web page to search and edit "
-    "the root from a browser (docs/serve.md); writes need the token."
-)
-
-
 def add_arguments(sv: argparse.ArgumentParser) -> None:
     sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     sv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free port)")

@@ -12,14 +12,6 @@ if TYPE_CHECKING:
     import argparse
 
 
-HELP = "make a directory whose `rg` is codesift-rg, to put first on PATH"
-DESCRIPTION = (
-    "Creates (or refreshes) a private directory holding `rg`, a link to the installed "
-    "codesift-rg, and prints it. Put it first on PATH: "
-    'export PATH="$(codesift shim --print-path):$PATH"'
-)
-
-
 def add_arguments(sh: argparse.ArgumentParser) -> None:
     sh.add_argument("--print-path", action="store_true", help="print only the directory (for PATH)")
     add_shared_options(sh, root=None)
