@@ -39,19 +39,8 @@ pub fn candidates(
     multiline: bool,
     unit_reads: bool,
 ) -> io::Result<Option<Candidates>> {
-    let level = if multiline { Level::File } else { Level::Unit };
-    // A plan whose candidates are bound to be too many is not evaluated at all: an OR of
-    // hundreds of trigrams (`[a-z]_[0-9]`) would decode as many lists only to scan.
-    let units = index.unit_count() as u64;
-    if units > 0 && estimate(index, query, units) as f64 > units as f64 * MAX_CANDIDATE_SHARE {
+    let Some(Candidates { files, units }) = narrowed(index, query, multiline)? else {
         return Ok(None);
-    }
-    let Some(found) = evaluate(index, query, level)? else {
-        return Ok(None);
-    };
-    let (files, units) = match level {
-        Level::Unit => (units_to_files(index, &found), Some(found)),
-        Level::File => (found, None),
     };
     let all_bytes = index.total_bytes();
     let mut candidate_bytes = 0u64;
@@ -69,6 +58,37 @@ pub fn candidates(
         return Ok(None);
     }
     Ok(Some(Candidates { files, units }))
+}
+
+/// The candidates of a pattern planned as `query`, without weighing the bytes they hold
+/// against a scan's: for a search that reads only its first few candidates (a page), where
+/// adding up every candidate's bytes would cost more than the page's reads. `None` when the
+/// plan narrows nothing (or too little to be worth decoding its lists).
+pub fn narrowed(
+    index: &IndexFile,
+    query: &Query,
+    multiline: bool,
+) -> io::Result<Option<Candidates>> {
+    let level = if multiline { Level::File } else { Level::Unit };
+    // A plan whose candidates are bound to be too many is not evaluated at all: an OR of
+    // hundreds of trigrams (`[a-z]_[0-9]`) would decode as many lists only to scan.
+    let units = index.unit_count() as u64;
+    if units > 0 && estimate(index, query, units) as f64 > units as f64 * MAX_CANDIDATE_SHARE {
+        return Ok(None);
+    }
+    let Some(found) = evaluate(index, query, level)? else {
+        return Ok(None);
+    };
+    Ok(Some(match level {
+        Level::Unit => Candidates {
+            files: units_to_files(index, &found),
+            units: Some(found),
+        },
+        Level::File => Candidates {
+            files: found,
+            units: None,
+        },
+    }))
 }
 
 fn units_to_files(index: &IndexFile, units: &RoaringBitmap) -> RoaringBitmap {
@@ -161,4 +181,82 @@ fn evaluate(index: &IndexFile, query: &Query, level: Level) -> io::Result<Option
             Some(acc)
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::root::Root;
+    use crate::fs::walk::WalkOptions;
+    use crate::fs::walk::Walker;
+    use std::sync::Arc;
+
+    fn index_of(files: &[(&str, &str)]) -> (tempfile::TempDir, IndexFile) {
+        let tree = crate::test_support::temp_tree(files);
+        let out = tree.path().join("..").join(format!(
+            "{}.index",
+            tree.path().file_name().unwrap().to_string_lossy()
+        ));
+        let output = crate::index::build::Output {
+            index: std::fs::File::create(&out).unwrap(),
+            spill: &tempfile::tempfile,
+            memory_budget: crate::index::spill::DEFAULT_MEMORY,
+        };
+        let walker = Walker::new(
+            Arc::new(Root::open(tree.path()).unwrap()),
+            WalkOptions::for_tests(false, 1),
+        );
+        crate::index::build::build(&walker, output, 0, &|_, _| {}).unwrap();
+        let index = IndexFile::open(&out).unwrap();
+        std::fs::remove_file(&out).unwrap();
+        (tree, index)
+    }
+
+    fn paths(index: &IndexFile, files: &RoaringBitmap) -> Vec<String> {
+        files
+            .iter()
+            .map(|i| String::from_utf8_lossy(index.path(i as usize)).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_page_is_narrowed_where_a_whole_search_would_rather_scan() {
+        // `needle` is in every unit of one large file and in no small one: a few of the
+        // units, but nearly every byte. A whole search scans; a page reads its candidates
+        // from the index.
+        let needles = "needle needle needle\n".repeat(2_400);
+        let mut files = vec![("big.txt".to_string(), needles)];
+        files.extend((0..10).map(|i| (format!("s{i}.txt"), format!("no match {i} here\n"))));
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let (_tree, index) = index_of(&files);
+        assert!(index.unit_count() > 12, "{} units", index.unit_count());
+        let plan = crate::index::plan::plan("needle", false);
+        let whole = candidates(&index, &plan, false, true).unwrap();
+        assert!(whole.is_none(), "most of the bytes: the whole search scans");
+        let page = narrowed(&index, &plan, false)
+            .unwrap()
+            .expect("a page's candidates");
+        let expected = ["big.txt"];
+        println!(
+            "expected {expected:?}\nactual   {:?}",
+            paths(&index, &page.files)
+        );
+        assert_eq!(paths(&index, &page.files), expected);
+        let first_unit = index.file(page.files.min().unwrap() as usize).first_unit;
+        let units: Vec<u32> = page.units.unwrap().iter().collect();
+        assert_eq!(
+            units,
+            (first_unit..first_unit + units.len() as u32).collect::<Vec<_>>()
+        );
+        assert!(units.len() > 2, "every unit of the large file: {units:?}");
+        // Where both answer, they are the same candidates.
+        let rare = crate::index::plan::plan("match 3", false);
+        let whole = candidates(&index, &rare, false, true).unwrap().unwrap();
+        let page = narrowed(&index, &rare, false).unwrap().unwrap();
+        assert_eq!(paths(&index, &page.files), ["s3.txt"]);
+        assert_eq!((page.files, page.units), (whole.files, whole.units));
+    }
 }
