@@ -148,12 +148,16 @@ impl<Open: FnMut() -> Option<FileRead>> Around<'_, Open> {
         let mut window = Vec::with_capacity(prefix.len() + found.window.len());
         window.extend_from_slice(prefix);
         window.extend_from_slice(&bytes[found.window]);
-        let defs = parse_window(language, &window)?;
         let opened_before = u64::from(hit.opens_line && found.previous.is_some());
+        let line_in_window = 1 + opened_before + prefix_lines;
+        let defs = match plain_head(language, &window, line_in_window, hit.identifier) {
+            Some(defs) => defs,
+            None => parse_window(language, &window)?,
+        };
         Some(Parsed {
             window,
             defs,
-            line_in_window: 1 + opened_before + prefix_lines,
+            line_in_window,
         })
     }
 
@@ -489,6 +493,28 @@ fn parse_window(language: Language, window: &[u8]) -> WindowDefinitions {
         .or_default()
         .insert(window.into(), parsed.clone());
     parsed
+}
+
+/// The definitions of a C `window` that is a plain function head named `identifier` on
+/// its line `line` (`heads::plain_function_head`): that function alone, as the parse would
+/// find it, without parsing.
+fn plain_head(
+    language: Language,
+    window: &[u8],
+    line: u64,
+    identifier: &[u8],
+) -> Option<Arc<[Definition]>> {
+    if language != Language::C {
+        return None;
+    }
+    let name = super::heads::plain_function_head(window, line, identifier)?;
+    Some(Arc::from([Definition {
+        name,
+        kind: "function",
+        line,
+        range: 0..window.len(),
+        signature: 0..window.len(),
+    }]))
 }
 
 /// Lines before a hit searched for the definition enclosing it: most functions are shorter;
@@ -941,5 +967,113 @@ mod tests {
         assert_eq!(ended.line(1), Some(&b"a"[..]));
         assert_eq!(ended.line(2), Some(&b"b"[..]));
         assert_eq!(ended.line(3), None);
+    }
+}
+
+/// The plain heads of `heads` checked over a whole tree (run by hand).
+#[cfg(test)]
+mod tree_tests {
+    use super::*;
+
+    /// Every plain head `heads` recognises in a C tree (`CODESIFT_HEADS_TREE`, e.g. the Linux
+    /// tree), cut as ranked search cuts its windows, against the parse's definitions.
+    #[test]
+    #[ignore = "needs a C tree: CODESIFT_HEADS_TREE=/path cargo test --release heads_agree -- --ignored"]
+    fn plain_heads_agree_with_the_parse_over_a_tree() {
+        let Some(tree) = std::env::var_os("CODESIFT_HEADS_TREE") else {
+            return;
+        };
+        let mut files = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(tree)];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let kind = entry.file_type().unwrap();
+                let path = entry.path();
+                if kind.is_dir() {
+                    dirs.push(path);
+                } else if kind.is_file() && Language::of_path(&path) == Some(Language::C) {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        let check = |share: usize| {
+            let (mut recognised, mut wrong) = (0usize, Vec::new());
+            for path in files.iter().skip(share).step_by(2) {
+                let text = std::fs::read(path).unwrap();
+                let mut offset = 0usize;
+                for raw in text.split_inclusive(|&b| b == b'\n') {
+                    let line_offset = offset;
+                    offset += raw.len();
+                    let Some(open) = memchr::memchr(b'(', raw) else {
+                        continue;
+                    };
+                    let head = raw[..open].trim_ascii_end();
+                    let start = head
+                        .iter()
+                        .rposition(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+                        .map_or(0, |n| n + 1);
+                    let name = &head[start..];
+                    if name.is_empty() {
+                        continue;
+                    }
+                    let opens_line = start == 0;
+                    let found = find_window(
+                        &text,
+                        0,
+                        text.len() as u64,
+                        Language::C,
+                        line_offset as u64,
+                        opens_line,
+                    );
+                    let Found::Window(found) = found else {
+                        continue;
+                    };
+                    let window = &text[found.window.clone()];
+                    let line = 1 + u64::from(opens_line && found.previous.is_some());
+                    if plain_head(Language::C, window, line, name).is_none() {
+                        continue;
+                    }
+                    recognised += 1;
+                    let parsed: Vec<_> = definitions(Language::C, window)
+                        .unwrap()
+                        .into_iter()
+                        .map(|d| (window[d.name].to_vec(), d.kind, d.line))
+                        .collect();
+                    if parsed != [(name.to_vec(), "function", line)] {
+                        wrong.push(format!(
+                            "{}: {:?}: parsed {:?}",
+                            path.display(),
+                            String::from_utf8_lossy(window),
+                            parsed
+                                .iter()
+                                .map(|(n, k, l)| (String::from_utf8_lossy(n), k, l))
+                                .collect::<Vec<_>>()
+                        ));
+                    }
+                }
+            }
+            (recognised, wrong)
+        };
+        let (a, b) = std::thread::scope(|scope| {
+            let a = scope.spawn(|| check(0));
+            let b = scope.spawn(|| check(1));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        let recognised = a.0 + b.0;
+        let wrong: Vec<_> = a.1.into_iter().chain(b.1).collect();
+        eprintln!(
+            "{} files, {recognised} plain heads, {} disagree",
+            files.len(),
+            wrong.len()
+        );
+        for w in wrong.iter().take(40) {
+            eprintln!("{w}");
+        }
+        assert!(
+            wrong.is_empty(),
+            "{} plain heads the parse disagrees with",
+            wrong.len()
+        );
     }
 }
