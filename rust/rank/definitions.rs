@@ -75,9 +75,12 @@ pub fn kinds(
         if cancel.is_cancelled() {
             break;
         }
-        let same = last.as_ref().is_some_and(|(seen, _)| {
+        // A window recognised without a parse answers for its hit's name alone.
+        let same = last.as_ref().is_some_and(|(seen, parsed)| {
             (seen.line_offset, seen.opens_line, seen.line_text)
                 == (hit.line_offset, hit.opens_line, hit.line_text)
+                && !(parsed.as_ref().is_some_and(|p| p.recognised)
+                    && seen.identifier != hit.identifier)
         });
         if !same {
             let parsed = file.window_definitions(language, hit);
@@ -150,14 +153,16 @@ impl<Open: FnMut() -> Option<FileRead>> Around<'_, Open> {
         window.extend_from_slice(&bytes[found.window]);
         let opened_before = u64::from(hit.opens_line && found.previous.is_some());
         let line_in_window = 1 + opened_before + prefix_lines;
-        let defs = match plain_head(language, &window, line_in_window, hit.identifier) {
-            Some(defs) => defs,
-            None => parse_window(language, &window)?,
+        let (defs, recognised) = match plain_head(language, &window, line_in_window, hit.identifier)
+        {
+            Some(defs) => (defs, true),
+            None => (parse_window(language, &window)?, false),
         };
         Some(Parsed {
             window,
             defs,
             line_in_window,
+            recognised,
         })
     }
 
@@ -373,6 +378,8 @@ struct Parsed {
     window: Vec<u8>,
     defs: Arc<[Definition]>,
     line_in_window: u64,
+    /// Recognised without a parse (`plain_head`): `defs` holds the hit's name's alone.
+    recognised: bool,
 }
 
 /// A file of a tagged language read once for every question asked about it (the windows
@@ -433,6 +440,7 @@ impl Source {
             window,
             defs,
             line_in_window,
+            recognised: false,
         })
     }
 
@@ -495,9 +503,9 @@ fn parse_window(language: Language, window: &[u8]) -> WindowDefinitions {
     parsed
 }
 
-/// The definitions of a C `window` that is a plain function head named `identifier` on
-/// its line `line` (`heads::plain_function_head`): that function alone, as the parse would
-/// find it, without parsing.
+/// The definition a C `window` that is a plain function head (or prototype) named
+/// `identifier` on its line `line` gives that name (`heads::plain_function_head`), as the
+/// parse would, without parsing: it alone (the window's other names are the parse's).
 fn plain_head(
     language: Language,
     window: &[u8],
@@ -507,10 +515,10 @@ fn plain_head(
     if language != Language::C {
         return None;
     }
-    let name = super::heads::plain_function_head(window, line, identifier)?;
+    let (name, kind) = super::heads::plain_function_head(window, line, identifier)?;
     Some(Arc::from([Definition {
         name,
-        kind: "function",
+        kind,
         line,
         range: 0..window.len(),
         signature: 0..window.len(),
@@ -892,6 +900,52 @@ mod tests {
     }
 
     #[test]
+    fn names_sharing_a_recognised_line_are_each_answered() {
+        // The window of `foo` is recognised without a parse, for `foo` alone: `bar`, on
+        // the same line, is the parse's.
+        let dir = tempfile::tempdir().unwrap();
+        let text = "int foo(int a); int bar(int b);\nstatic int\nbaz(void)\n{\n}\n";
+        std::fs::write(dir.path().join("a.c"), text).unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let cancel = CancelToken::new();
+        let line = b"int foo(int a); int bar(int b);";
+        let ask = |identifier: &'static [u8]| Asked {
+            line: 1,
+            line_offset: 0,
+            opens_line: false,
+            identifier,
+            line_text: line,
+        };
+        let asked = [
+            ask(b"foo"),
+            ask(b"bar"),
+            ask(b"int"),
+            Asked {
+                line: 3,
+                line_offset: 43,
+                opens_line: true,
+                identifier: b"baz",
+                line_text: b"baz(void)",
+            },
+        ];
+        let nothing = Windows::default();
+        let read = Searched {
+            windows: &nothing,
+            size: text.len() as u64,
+        };
+        let got = kinds(
+            &root,
+            Links::Refuse,
+            Path::new("a.c"),
+            &read,
+            &asked,
+            &cancel,
+        );
+        let want = [Some("prototype"), Some("prototype"), None, Some("function")];
+        assert_eq!(got, want, "expected {want:?}, got {got:?}");
+    }
+
+    #[test]
     fn continued_lines() {
         assert!(continues_expression(Some(
             b"\t\tguc_probe_error(x, \"%pe\","
@@ -1031,24 +1085,21 @@ mod tree_tests {
                     };
                     let window = &text[found.window.clone()];
                     let line = 1 + u64::from(opens_line && found.previous.is_some());
-                    if plain_head(Language::C, window, line, name).is_none() {
+                    let Some(fast) = plain_head(Language::C, window, line, name) else {
                         continue;
-                    }
+                    };
+                    let fast = fast[0].kind;
                     recognised += 1;
-                    let parsed: Vec<_> = definitions(Language::C, window)
+                    let parsed = definitions(Language::C, window)
                         .unwrap()
                         .into_iter()
-                        .map(|d| (window[d.name].to_vec(), d.kind, d.line))
-                        .collect();
-                    if parsed != [(name.to_vec(), "function", line)] {
+                        .find(|d| d.line == line && &window[d.name.clone()] == name)
+                        .map(|d| d.kind);
+                    if parsed != Some(fast) {
                         wrong.push(format!(
-                            "{}: {:?}: parsed {:?}",
+                            "{}: {:?}: {fast}, parsed {parsed:?}",
                             path.display(),
                             String::from_utf8_lossy(window),
-                            parsed
-                                .iter()
-                                .map(|(n, k, l)| (String::from_utf8_lossy(n), k, l))
-                                .collect::<Vec<_>>()
                         ));
                     }
                 }
