@@ -75,9 +75,12 @@ pub fn kinds(
         if cancel.is_cancelled() {
             break;
         }
-        let same = last.as_ref().is_some_and(|(seen, _)| {
+        // A window recognised without a parse answers for its hit's name alone.
+        let same = last.as_ref().is_some_and(|(seen, parsed)| {
             (seen.line_offset, seen.opens_line, seen.line_text)
                 == (hit.line_offset, hit.opens_line, hit.line_text)
+                && !(parsed.as_ref().is_some_and(|p| p.recognised)
+                    && seen.identifier != hit.identifier)
         });
         if !same {
             let parsed = file.window_definitions(language, hit);
@@ -148,12 +151,18 @@ impl<Open: FnMut() -> Option<FileRead>> Around<'_, Open> {
         let mut window = Vec::with_capacity(prefix.len() + found.window.len());
         window.extend_from_slice(prefix);
         window.extend_from_slice(&bytes[found.window]);
-        let defs = parse_window(language, &window)?;
         let opened_before = u64::from(hit.opens_line && found.previous.is_some());
+        let line_in_window = 1 + opened_before + prefix_lines;
+        let (defs, recognised) = match plain_head(language, &window, line_in_window, hit.identifier)
+        {
+            Some(defs) => (defs, true),
+            None => (parse_window(language, &window)?, false),
+        };
         Some(Parsed {
             window,
             defs,
-            line_in_window: 1 + opened_before + prefix_lines,
+            line_in_window,
+            recognised,
         })
     }
 
@@ -369,6 +378,8 @@ struct Parsed {
     window: Vec<u8>,
     defs: Arc<[Definition]>,
     line_in_window: u64,
+    /// Recognised without a parse (`plain_head`): `defs` holds the hit's name's alone.
+    recognised: bool,
 }
 
 /// A file of a tagged language read once for every question asked about it (the windows
@@ -429,6 +440,7 @@ impl Source {
             window,
             defs,
             line_in_window,
+            recognised: false,
         })
     }
 
@@ -489,6 +501,28 @@ fn parse_window(language: Language, window: &[u8]) -> WindowDefinitions {
         .or_default()
         .insert(window.into(), parsed.clone());
     parsed
+}
+
+/// The definition a C `window` that is a plain function head (or prototype) named
+/// `identifier` on its line `line` gives that name (`heads::plain_function_head`), as the
+/// parse would, without parsing: it alone (the window's other names are the parse's).
+fn plain_head(
+    language: Language,
+    window: &[u8],
+    line: u64,
+    identifier: &[u8],
+) -> Option<Arc<[Definition]>> {
+    if language != Language::C {
+        return None;
+    }
+    let (name, kind) = super::heads::plain_function_head(window, line, identifier)?;
+    Some(Arc::from([Definition {
+        name,
+        kind,
+        line,
+        range: 0..window.len(),
+        signature: 0..window.len(),
+    }]))
 }
 
 /// Lines before a hit searched for the definition enclosing it: most functions are shorter;
@@ -866,6 +900,52 @@ mod tests {
     }
 
     #[test]
+    fn names_sharing_a_recognised_line_are_each_answered() {
+        // The window of `foo` is recognised without a parse, for `foo` alone: `bar`, on
+        // the same line, is the parse's.
+        let dir = tempfile::tempdir().unwrap();
+        let text = "int foo(int a); int bar(int b);\nstatic int\nbaz(void)\n{\n}\n";
+        std::fs::write(dir.path().join("a.c"), text).unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let cancel = CancelToken::new();
+        let line = b"int foo(int a); int bar(int b);";
+        let ask = |identifier: &'static [u8]| Asked {
+            line: 1,
+            line_offset: 0,
+            opens_line: false,
+            identifier,
+            line_text: line,
+        };
+        let asked = [
+            ask(b"foo"),
+            ask(b"bar"),
+            ask(b"int"),
+            Asked {
+                line: 3,
+                line_offset: 43,
+                opens_line: true,
+                identifier: b"baz",
+                line_text: b"baz(void)",
+            },
+        ];
+        let nothing = Windows::default();
+        let read = Searched {
+            windows: &nothing,
+            size: text.len() as u64,
+        };
+        let got = kinds(
+            &root,
+            Links::Refuse,
+            Path::new("a.c"),
+            &read,
+            &asked,
+            &cancel,
+        );
+        let want = [Some("prototype"), Some("prototype"), None, Some("function")];
+        assert_eq!(got, want, "expected {want:?}, got {got:?}");
+    }
+
+    #[test]
     fn continued_lines() {
         assert!(continues_expression(Some(
             b"\t\tguc_probe_error(x, \"%pe\","
@@ -941,5 +1021,110 @@ mod tests {
         assert_eq!(ended.line(1), Some(&b"a"[..]));
         assert_eq!(ended.line(2), Some(&b"b"[..]));
         assert_eq!(ended.line(3), None);
+    }
+}
+
+/// The plain heads of `heads` checked over a whole tree (run by hand).
+#[cfg(test)]
+mod tree_tests {
+    use super::*;
+
+    /// Every plain head `heads` recognises in a C tree (`CODESIFT_HEADS_TREE`, e.g. the Linux
+    /// tree), cut as ranked search cuts its windows, against the parse's definitions.
+    #[test]
+    #[ignore = "needs a C tree: CODESIFT_HEADS_TREE=/path cargo test --release heads_agree -- --ignored"]
+    fn plain_heads_agree_with_the_parse_over_a_tree() {
+        let Some(tree) = std::env::var_os("CODESIFT_HEADS_TREE") else {
+            return;
+        };
+        let mut files = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(tree)];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let kind = entry.file_type().unwrap();
+                let path = entry.path();
+                if kind.is_dir() {
+                    dirs.push(path);
+                } else if kind.is_file() && Language::of_path(&path) == Some(Language::C) {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        let check = |share: usize| {
+            let (mut recognised, mut wrong) = (0usize, Vec::new());
+            for path in files.iter().skip(share).step_by(2) {
+                let text = std::fs::read(path).unwrap();
+                let mut offset = 0usize;
+                for raw in text.split_inclusive(|&b| b == b'\n') {
+                    let line_offset = offset;
+                    offset += raw.len();
+                    let Some(open) = memchr::memchr(b'(', raw) else {
+                        continue;
+                    };
+                    let head = raw[..open].trim_ascii_end();
+                    let start = head
+                        .iter()
+                        .rposition(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+                        .map_or(0, |n| n + 1);
+                    let name = &head[start..];
+                    if name.is_empty() {
+                        continue;
+                    }
+                    let opens_line = start == 0;
+                    let found = find_window(
+                        &text,
+                        0,
+                        text.len() as u64,
+                        Language::C,
+                        line_offset as u64,
+                        opens_line,
+                    );
+                    let Found::Window(found) = found else {
+                        continue;
+                    };
+                    let window = &text[found.window.clone()];
+                    let line = 1 + u64::from(opens_line && found.previous.is_some());
+                    let Some(fast) = plain_head(Language::C, window, line, name) else {
+                        continue;
+                    };
+                    let fast = fast[0].kind;
+                    recognised += 1;
+                    let parsed = definitions(Language::C, window)
+                        .unwrap()
+                        .into_iter()
+                        .find(|d| d.line == line && &window[d.name.clone()] == name)
+                        .map(|d| d.kind);
+                    if parsed != Some(fast) {
+                        wrong.push(format!(
+                            "{}: {:?}: {fast}, parsed {parsed:?}",
+                            path.display(),
+                            String::from_utf8_lossy(window),
+                        ));
+                    }
+                }
+            }
+            (recognised, wrong)
+        };
+        let (a, b) = std::thread::scope(|scope| {
+            let a = scope.spawn(|| check(0));
+            let b = scope.spawn(|| check(1));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        let recognised = a.0 + b.0;
+        let wrong: Vec<_> = a.1.into_iter().chain(b.1).collect();
+        eprintln!(
+            "{} files, {recognised} plain heads, {} disagree",
+            files.len(),
+            wrong.len()
+        );
+        for w in wrong.iter().take(40) {
+            eprintln!("{w}");
+        }
+        assert!(
+            wrong.is_empty(),
+            "{} plain heads the parse disagrees with",
+            wrong.len()
+        );
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod budget;
 pub mod definitions;
+mod heads;
 pub mod paths;
 pub mod question;
 pub mod words;
