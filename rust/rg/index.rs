@@ -927,13 +927,7 @@ pub fn files_listing(
         }
         (None, None) => return Err("a malformed reply".into()),
     };
-    // The daemon's bytes are not trusted: a list that does not decode, or names an empty
-    // path, is walked instead.
-    let files = crate::daemon::front_coding::decode_lines(&compact)
-        .map_err(|why| format!("the daemon's list is refused: {why}"))?;
-    if files.starts_with('\n') || files.contains("\n\n") {
-        return Err("the daemon's list is refused: an empty path".into());
-    }
+    let files = kept_lines(&compact)?;
     // The list printed before was of the same command line: its paths already carry the
     // form it prints (the implicit `./` stripped), one a line.
     debug(&format!(
@@ -941,6 +935,18 @@ pub fn files_listing(
         files.bytes().filter(|b| *b == b'\n').count()
     ));
     Ok(FilesAnswer::Kept(files))
+}
+
+/// The lines of the compact list the daemon kept, or why it is refused: the daemon's bytes
+/// are not trusted, and a list that does not decode, or names an empty path, is walked
+/// instead.
+fn kept_lines(compact: &[u8]) -> Result<String, String> {
+    let files = crate::daemon::front_coding::decode_lines(compact)
+        .map_err(|why| format!("the daemon's list is refused: {why}"))?;
+    if files.starts_with('\n') || files.contains("\n\n") {
+        return Err("the daemon's list is refused: an empty path".into());
+    }
+    Ok(files)
 }
 
 /// The haystacks of a kept list (for a run that prints them otherwise than as they are
@@ -1099,6 +1105,27 @@ mod tests {
             crate::daemon::front_coding::decode_lines(&compact).unwrap(),
             "src/a.c\nsrc/b.c\n"
         );
+    }
+
+    #[test]
+    fn a_kept_list_that_does_not_decode_or_names_an_empty_path_is_refused() {
+        use crate::daemon::front_coding::encode;
+        let good = encode([b"a.c".as_slice(), b"src/b.c"]);
+        assert_eq!(kept_lines(&good).unwrap(), "a.c\nsrc/b.c\n");
+        assert_eq!(kept_lines(&[]).unwrap(), "");
+        for bad in [
+            encode([b"".as_slice(), b"a.c"]),
+            encode([b"a.c".as_slice(), b"", b"b.c"]),
+            vec![5, 1, b'x'],
+            vec![0, 3, b'a', b'\n', b'b'],
+            vec![0x80],
+        ] {
+            let refused = kept_lines(&bad);
+            assert!(
+                refused.as_ref().is_err_and(|e| e.contains("refused")),
+                "{bad:?}: {refused:?}"
+            );
+        }
     }
 
     #[test]
