@@ -370,10 +370,13 @@ pub fn exchange_up_to(
     timeout: Duration,
     max_request: usize,
 ) -> io::Result<Vec<u8>> {
+    // The daemon says its hello once it has read and parsed the request: for a large one
+    // (a `files` store of a million files' list) that takes longer than the usual hello
+    // wait, so the hello is waited for as long as the reply.
     exchange_envelope(
         stream,
         &Envelope::new(request.clone()),
-        &Wait::new(timeout),
+        &Wait::new(timeout).ack(timeout),
         max_request,
     )
 }
