@@ -370,10 +370,13 @@ pub fn exchange_up_to(
     timeout: Duration,
     max_request: usize,
 ) -> io::Result<Vec<u8>> {
+    // The daemon says its hello once it has read and parsed the request: for a large one
+    // (a `files` store of a million files' list) that takes longer than the usual hello
+    // wait, so the hello is waited for as long as the reply.
     exchange_envelope(
         stream,
         &Envelope::new(request.clone()),
-        &Wait::new(timeout),
+        &Wait::new(timeout).ack(timeout),
         max_request,
     )
 }
@@ -630,5 +633,29 @@ mod tests {
         let error = exchange_with(&mut stream, &Request::Status {}, &wait).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::TimedOut, "{error}");
         assert!(error.to_string().contains("no reply within"), "{error}");
+    }
+
+    #[test]
+    fn a_large_request_waits_for_a_hello_the_daemon_says_after_reading_it_long() {
+        let (mut client, mut daemon) = UnixStream::pair().unwrap();
+        let slow_daemon = std::thread::spawn(move || {
+            proto::read_frame(&mut daemon, proto::MAX_LARGE_REQUEST).unwrap();
+            // Parsing a million files' list takes longer than the usual hello wait.
+            std::thread::sleep(ack_timeout() + Duration::from_millis(150));
+            proto::write_frame(&mut daemon, &serde_json::to_vec(&proto::hello()).unwrap()).unwrap();
+            proto::write_frame(&mut daemon, br#"{"ok": true, "stored": true}"#).unwrap();
+            daemon
+        });
+        let reply = exchange_up_to(
+            &mut client,
+            &Request::Status {},
+            Duration::from_secs(30),
+            proto::MAX_LARGE_REQUEST,
+        );
+        assert_eq!(
+            reply.as_deref().map_err(|e| e.to_string()),
+            Ok(&br#"{"ok": true, "stored": true}"#[..])
+        );
+        drop(slow_daemon.join().unwrap());
     }
 }

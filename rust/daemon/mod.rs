@@ -14,6 +14,7 @@ pub mod bulk;
 pub mod cli;
 pub mod client;
 pub mod dir;
+pub mod front_coding;
 pub mod listings;
 pub mod proto;
 pub mod roots;

@@ -438,13 +438,16 @@ fn dispatch(envelope: Envelope, shared: &Shared) -> Answered {
             Ok((reply, frame)) => Answered::with_frame(&reply, frame),
             Err(bad) => refused(bad),
         },
-        Request::Files(files) => match shared.roots.files(&files) {
-            Ok(reply) => {
-                let (reply, frame) = raw_files(reply, files.raw);
-                Answered::with_frame(&reply, frame)
+        Request::Files(files) => {
+            let raw = files.raw;
+            match shared.roots.files(files) {
+                Ok(reply) => {
+                    let (reply, frame) = raw_files(reply, raw);
+                    Answered::with_frame(&reply, frame)
+                }
+                Err(bad) => refused(bad),
             }
-            Err(bad) => refused(bad),
-        },
+        }
         Request::Rules(rules) => match shared.roots.rules(&rules) {
             Ok(reply) => Answered::json(&reply),
             Err(bad) => refused(bad),
@@ -456,10 +459,10 @@ fn dispatch(envelope: Envelope, shared: &Shared) -> Answered {
 /// (`files_frame`: its length), so that neither side escapes a whole tree's paths.
 fn raw_files(reply: Reply<wire::Listing>, raw: bool) -> (Reply<wire::Listing>, Option<Vec<u8>>) {
     match reply {
-        Reply::Answer(mut listing) if raw => match listing.files.take() {
+        Reply::Answer(mut listing) if raw => match listing.compact.take() {
             Some(files) => {
-                listing.files_frame = Some(files.len() as u64);
-                (Reply::Answer(listing), Some(files.into_bytes()))
+                listing.files_frame = Some(files.0.len() as u64);
+                (Reply::Answer(listing), Some(files.0))
             }
             None => (Reply::Answer(listing), None),
         },
@@ -639,7 +642,7 @@ mod raw_tests {
     fn a_files_list_asked_raw_goes_in_a_frame_of_its_own() {
         let listing = wire::Listing {
             ok: true,
-            files: Some("a.c\nb.c\n".into()),
+            compact: Some(crate::daemon::front_coding::Compact(b"a.c\nb.c\n".to_vec())),
             generation: Some(7),
             ..Default::default()
         };
@@ -653,7 +656,7 @@ mod raw_tests {
         assert!(raw.is_none());
         assert_eq!(
             serde_json::to_value(&kept).unwrap(),
-            json!({"ok": true, "files": "a.c\nb.c\n", "generation": 7})
+            json!({"ok": true, "compact": "YS5jCmIuYwo=", "generation": 7})
         );
         let miss = wire::Listing {
             ok: true,

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 /// The wire's protocol number: raised whenever a request or reply changes shape. A client
 /// and a daemon of different protocols (or versions) never use each other's answers: the
 /// client scans (see `client::check_hello`).
-pub const PROTOCOL: u64 = 4;
+pub const PROTOCOL: u64 = 5;
 
 /// The ops a daemon serves, as named in an error about an unknown one.
 pub const OPS: [&str; 7] = ["ping", "status", "stop", "select", "glob", "files", "rules"];
@@ -253,13 +253,14 @@ pub struct Files {
     pub store: Option<Store>,
 }
 
-/// A `files` list to keep, walked since the miss that gave `token`.
+/// A `files` list to keep, walked since the miss that gave `token`: its compact form
+/// (`super::front_coding`, protocol 5), as base64 text.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Store {
     #[serde(default)]
     pub token: Option<String>,
     #[serde(default)]
-    pub files: Option<String>,
+    pub compact: Option<super::front_coding::Compact>,
 }
 
 /// `rules`: the verdicts of ripgrep's rules a `codesift-rg` client decided.
@@ -642,17 +643,21 @@ pub struct Globbed {
     pub trusted: bool,
 }
 
-/// `files`' answer: the list kept (in `files`, or in a frame of its own announced by
-/// `files_frame`), or `miss` with the token to store one under; a store's is `stored`.
+/// `files`' answer: the list kept in its compact form (`super::front_coding`: as base64 in
+/// `compact`, or as a frame of its own announced by `files_frame`), or `miss` with the token
+/// to store one under and the most bytes a compact list kept may take (`keep_bytes`: a
+/// client does not offer a longer one); a store's is `stored`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Listing {
     pub ok: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub files: Option<String>,
+    pub compact: Option<super::front_coding::Compact>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub files_frame: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub miss: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stored: Option<bool>,
     #[serde(default)]

@@ -711,6 +711,51 @@ pub struct FilesListing {
     request: Box<wire::Files>,
     /// Set on a miss: the token the walk's list is stored under.
     token: Option<String>,
+    /// The most bytes the daemon keeps of a compact list (told on a miss).
+    keep_bytes: usize,
+}
+
+impl FilesListing {
+    /// An empty offer for what the walk prints, bounded by what the daemon would keep.
+    pub fn offer(&self) -> ListingOffer {
+        ListingOffer {
+            encoder: crate::daemon::front_coding::Encoder::new(self.keep_bytes),
+            refused: None,
+        }
+    }
+}
+
+/// The list a `--files` run printed, built as it prints in the compact form the daemon keeps
+/// (`daemon::front_coding`); given up, and what was built freed, as soon as it cannot be
+/// kept: a name that cannot be told apart in a list, or more bytes than the daemon keeps (a
+/// tree too large to keep costs nothing more than ripgrep's own walk).
+pub struct ListingOffer {
+    encoder: crate::daemon::front_coding::Encoder,
+    refused: Option<&'static str>,
+}
+
+impl ListingOffer {
+    /// Adds a path as printed.
+    pub fn push(&mut self, path: &Path) {
+        if self.refused.is_some() {
+            return;
+        }
+        // A name with a newline cannot be told apart in the list; `.git` is not watched.
+        let text = path.to_str().filter(|t| !t.contains(['\n', '\0']));
+        let Some(text) = text.filter(|_| !path.components().any(|c| c.as_os_str() == ".git"))
+        else {
+            self.refuse("a name not UTF-8, with a newline, or in .git");
+            return;
+        };
+        if !self.encoder.push(text.as_bytes()) {
+            self.refuse("it is over the bytes the daemon keeps of a list");
+        }
+    }
+
+    fn refuse(&mut self, why: &'static str) {
+        self.refused = Some(why);
+        self.encoder.give_up();
+    }
 }
 
 /// What the daemon said about this `--files` run.
@@ -865,10 +910,11 @@ pub fn files_listing(
         return Ok(FilesAnswer::Miss(FilesListing {
             token: Some(token),
             request: Box::new(request),
+            keep_bytes: offer_limit(reply.keep_bytes),
         }));
     }
-    let files = match (reply.files, reply.files_frame) {
-        (Some(files), _) => files,
+    let compact = match (reply.compact, reply.files_frame) {
+        (Some(compact), _) => compact.0,
         (None, Some(len)) => {
             // The list follows as its own frame of bytes (no JSON escaping either way).
             let raw =
@@ -877,10 +923,11 @@ pub fn files_listing(
             if raw.len() as u64 != len {
                 return Err("the daemon's list is not the length it announced".into());
             }
-            String::from_utf8(raw).map_err(|_| "the daemon's list is not UTF-8")?
+            raw
         }
         (None, None) => return Err("a malformed reply".into()),
     };
+    let files = kept_lines(&compact)?;
     // The list printed before was of the same command line: its paths already carry the
     // form it prints (the implicit `./` stripped), one a line.
     debug(&format!(
@@ -888,6 +935,18 @@ pub fn files_listing(
         files.bytes().filter(|b| *b == b'\n').count()
     ));
     Ok(FilesAnswer::Kept(files))
+}
+
+/// The lines of the compact list the daemon kept, or why it is refused: the daemon's bytes
+/// are not trusted, and a list that does not decode, or names an empty path, is walked
+/// instead.
+fn kept_lines(compact: &[u8]) -> Result<String, String> {
+    let files = crate::daemon::front_coding::decode_lines(compact)
+        .map_err(|why| format!("the daemon's list is refused: {why}"))?;
+    if files.starts_with('\n') || files.contains("\n\n") {
+        return Err("the daemon's list is refused: an empty path".into());
+    }
+    Ok(files)
 }
 
 /// The haystacks of a kept list (for a run that prints them otherwise than as they are
@@ -899,31 +958,38 @@ pub fn kept_haystacks(list: &str) -> Vec<Haystack> {
         .collect()
 }
 
-/// Offers the daemon the list a run printed (its paths, in the order printed) to keep
-/// under the token of the miss: kept only if nothing changed in the tree since then.
+/// The most bytes of a compact list to offer: what the daemon said it keeps (its own bound
+/// when it did not say), and what fits a store request as base64 beside its key.
+fn offer_limit(keep_bytes: Option<u64>) -> usize {
+    use crate::daemon::listings::{MAX_KEY, MAX_LISTING_BYTES};
+    let fits_request = (crate::daemon::proto::MAX_LARGE_REQUEST - 8 * MAX_KEY) / 4 * 3;
+    keep_bytes
+        .map_or(MAX_LISTING_BYTES, |b| {
+            usize::try_from(b).unwrap_or(usize::MAX)
+        })
+        .min(fits_request)
+}
+
+/// Offers the daemon the list a run printed (`offer`: its paths in the order printed) to
+/// keep under the token of the miss: kept only if nothing changed in the tree since then.
 /// `clean`: the run reported no message and printed every file (not stopped early).
-pub fn store_listing(listing: &FilesListing, printed: &[PathBuf], clean: bool) {
+pub fn store_listing(listing: &FilesListing, offer: ListingOffer, clean: bool) {
     let Some(token) = &listing.token else { return };
     if !clean {
         debug("files: the list is not offered: the run reported a message or stopped early");
         return;
     }
-    let mut files = String::new();
-    for path in printed {
-        // A name with a newline cannot be told apart in the list; `.git` is not watched.
-        let text = path.to_str().filter(|t| !t.contains('\n'));
-        let Some(text) = text.filter(|_| !path.components().any(|c| c.as_os_str() == ".git"))
-        else {
-            debug("files: the list is not offered: a name not UTF-8, with a newline, or in .git");
-            return;
-        };
-        files.push_str(text);
-        files.push('\n');
+    if let Some(why) = offer.refused {
+        debug(&format!("files: the list is not offered: {why}"));
+        return;
     }
+    let Some(compact) = offer.encoder.finish() else {
+        return;
+    };
     let mut request = (*listing.request).clone();
     request.store = Some(wire::Store {
         token: Some(token.clone()),
-        files: Some(files),
+        compact: Some(crate::daemon::front_coding::Compact(compact)),
     });
     let Ok(mut stream) = client::connect() else {
         return;
@@ -987,5 +1053,87 @@ mod tests {
                 .collect();
             assert_eq!(kept, expected, "{threads} threads");
         }
+    }
+
+    fn listing(keep_bytes: usize) -> FilesListing {
+        FilesListing {
+            request: Box::new(wire::Files {
+                target: wire::Target::new(Path::new("/tree"), Walk::all_files()),
+                key: Some("k".into()),
+                raw: true,
+                store: None,
+            }),
+            token: Some("1:0".into()),
+            keep_bytes,
+        }
+    }
+
+    #[test]
+    fn a_list_over_what_the_daemon_keeps_is_given_up_as_it_grows() {
+        let mut offer = listing(64).offer();
+        for i in 0..5 {
+            offer.push(Path::new(&format!("dir/file{i}.c")));
+        }
+        assert_eq!(offer.refused, None);
+        let kept = offer.encoder.len();
+        assert!(kept > 0 && kept <= 64, "{kept} bytes");
+        for i in 0..100 {
+            offer.push(Path::new(&format!("another/dir/file{i}.c")));
+        }
+        assert_eq!(
+            offer.refused,
+            Some("it is over the bytes the daemon keeps of a list")
+        );
+        assert_eq!(offer.encoder.len(), 0, "what was built is freed");
+        assert!(offer.encoder.finish().is_none());
+    }
+
+    #[test]
+    fn a_list_naming_what_cannot_be_kept_is_not_offered() {
+        for bad in ["a\nb", "a/.git/config", "a\0b"] {
+            let mut offer = listing(1 << 20).offer();
+            offer.push(Path::new("ok.c"));
+            offer.push(Path::new(bad));
+            offer.push(Path::new("ok2.c"));
+            assert!(offer.refused.is_some(), "{bad:?}");
+        }
+        let mut offer = listing(1 << 20).offer();
+        offer.push(Path::new("src/a.c"));
+        offer.push(Path::new("src/b.c"));
+        let compact = offer.encoder.finish().unwrap();
+        assert_eq!(
+            crate::daemon::front_coding::decode_lines(&compact).unwrap(),
+            "src/a.c\nsrc/b.c\n"
+        );
+    }
+
+    #[test]
+    fn a_kept_list_that_does_not_decode_or_names_an_empty_path_is_refused() {
+        use crate::daemon::front_coding::encode;
+        let good = encode([b"a.c".as_slice(), b"src/b.c"]);
+        assert_eq!(kept_lines(&good).unwrap(), "a.c\nsrc/b.c\n");
+        assert_eq!(kept_lines(&[]).unwrap(), "");
+        for bad in [
+            encode([b"".as_slice(), b"a.c"]),
+            encode([b"a.c".as_slice(), b"", b"b.c"]),
+            vec![5, 1, b'x'],
+            vec![0, 3, b'a', b'\n', b'b'],
+            vec![0x80],
+        ] {
+            let refused = kept_lines(&bad);
+            assert!(
+                refused.as_ref().is_err_and(|e| e.contains("refused")),
+                "{bad:?}: {refused:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_offer_fits_a_store_request() {
+        use crate::daemon::listings::MAX_LISTING_BYTES;
+        assert_eq!(offer_limit(None), MAX_LISTING_BYTES);
+        assert_eq!(offer_limit(Some(1000)), 1000);
+        let most = offer_limit(Some(u64::MAX));
+        assert!(most.div_ceil(3) * 4 < crate::daemon::proto::MAX_LARGE_REQUEST);
     }
 }

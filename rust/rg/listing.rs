@@ -2,12 +2,12 @@
 //! `--type-list`.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::args::Args;
 use super::haystack::Haystack;
+use super::index::ListingOffer;
 use super::run::Run;
 
 /// `--type-list`: every type and its globs, one a line (exit 1 when there are none).
@@ -29,7 +29,7 @@ pub(super) fn print_types(types: &ignore::types::Types) -> io::Result<i32> {
 pub(super) fn list_files(
     run: &Run,
     a: &Args,
-    printed: Option<&Mutex<Vec<PathBuf>>>,
+    printed: Option<&Mutex<ListingOffer>>,
 ) -> io::Result<bool> {
     let mut printer = grep_printer::PathPrinterBuilder::new()
         .separator(a.path_separator)
@@ -49,7 +49,7 @@ pub(super) fn list_files(
                 return false;
             }
             if let Some(printed) = printed {
-                printed.lock().unwrap().push(h.path);
+                printed.lock().unwrap().push(&h.path);
             }
             true
         });
@@ -70,7 +70,7 @@ pub(super) fn list_files(
                     return false;
                 }
                 if let Some(printed) = printed {
-                    printed.lock().unwrap().push(h.path);
+                    printed.lock().unwrap().push(&h.path);
                 }
                 true
             })

@@ -316,11 +316,11 @@ pub(super) fn run(mut a: Args) -> io::Result<i32> {
             !kept.is_empty()
         }
         Mode::Files => {
-            let printed = offered.as_ref().map(|_| Mutex::new(Vec::new()));
+            let printed = offered.as_ref().map(|o| Mutex::new(o.offer()));
             let matched = listing::list_files(&run, &a, printed.as_ref())?;
             if let (Some(listing), Some(printed)) = (&offered, printed) {
                 let clean = !run.quit_after_match && messages::reported() == reported_before;
-                index::store_listing(listing, &printed.into_inner().unwrap(), clean);
+                index::store_listing(listing, printed.into_inner().unwrap(), clean);
             }
             matched
         }

@@ -6,6 +6,7 @@ outside it (a parent directory's ignore file, the global git excludes)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -196,6 +197,33 @@ def files_request(tree: Path, key: str) -> dict:
     }
 
 
+def varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def compact(paths: list[str]) -> str:
+    """A list's compact form (front coding) as the store carries it: base64."""
+    out, previous = bytearray(), b""
+    for path in paths:
+        name = path.encode()
+        shared = 0
+        while shared < min(len(name), len(previous)) and name[shared] == previous[shared]:
+            shared += 1
+        out += varint(shared) + varint(len(name) - shared) + name[shared:]
+        previous = name
+    return base64.b64encode(bytes(out)).decode()
+
+
+def store(request: dict, token: str, paths: list[str]) -> dict:
+    """`request` offering `paths` as the list walked since the miss that gave `token`."""
+    return {**request, "store": {"token": token, "compact": compact(paths)}}
+
+
 def test_a_list_walked_while_the_tree_changed_is_not_kept(env, tmp_path: Path) -> None:
     tree = make_tree(tmp_path)
     env.rg(tree, "force", "--files")
@@ -203,14 +231,14 @@ def test_a_list_walked_while_the_tree_changed_is_not_kept(env, tmp_path: Path) -
     miss = daemon_request(env, request)
     assert "miss" in miss, miss
     (tree / "created_during_the_walk.c").write_text("x\n")
-    stored = daemon_request(env, {**request, "store": {"token": miss["miss"], "files": "a.c\n"}})
+    stored = daemon_request(env, store(request, miss["miss"], ["a.c"]))
     assert stored.get("stored") is False, f"expected stored false, got {stored}"
     assert "miss" in daemon_request(env, request)
     # A store at the token the tree is at is kept and served as given.
     token = daemon_request(env, request)["miss"]
-    stored = daemon_request(env, {**request, "store": {"token": token, "files": "a.c\n"}})
+    stored = daemon_request(env, store(request, token, ["a.c"]))
     assert stored.get("stored") is True, stored
-    assert daemon_request(env, request).get("files") == "a.c\n"
+    assert daemon_request(env, request).get("compact") == compact(["a.c"])
 
 
 def test_bad_files_requests_get_an_error_saying_what_is_wrong(env, tmp_path: Path) -> None:
@@ -219,7 +247,9 @@ def test_bad_files_requests_get_an_error_saying_what_is_wrong(env, tmp_path: Pat
     cases = [
         ({**base}, "key is required"),
         ({**base, "key": "k" * ((64 << 10) + 1)}, "key is over the limit"),
-        ({**base, "key": "k", "store": {"files": "a"}}, "store.token is required"),
+        ({**base, "key": "k", "store": {"compact": ""}}, "store.token is required"),
+        ({**base, "key": "k", "store": {"token": "1:0"}}, "store.compact is required"),
+        ({**base, "key": "k", "store": {"token": "1:0", "compact": "a?=="}}, "base64"),
         ({**base, "key": "k", "walk": {}}, "walk.all_files"),
     ]
     for body, message in cases:
@@ -257,9 +287,70 @@ def test_a_path_that_leaves_a_served_root_is_not_answered_from_its_lists(
     env.rg(tree, "force", "--files")
     request = files_request(tree, "one command line")
     token = daemon_request(env, request)["miss"]
-    stored = daemon_request(env, {**request, "store": {"token": token, "files": "a.c\n"}})
+    stored = daemon_request(env, store(request, token, ["a.c"]))
     assert stored.get("stored") is True, stored
     # Starts with the served root's path, names another directory.
     outside = {**request, "root": str(tree.resolve()) + "/../../elsewhere"}
     reply = daemon_request(env, outside)
-    assert "files" not in reply, f"expected no list for {outside['root']}, got {reply}"
+    assert "compact" not in reply, f"expected no list for {outside['root']}, got {reply}"
+
+
+def make_wide_tree(base: Path, dirs: int) -> Path:
+    """`dirs` directories of a few files each: non-ASCII names, long shared prefixes."""
+    tree = base / "wide"
+    for d in range(dirs):
+        sub = tree / "drivers" / "net" / "ethernet" / f"vendor_{d:03}" / "very_long_directory_name"
+        sub.mkdir(parents=True)
+        for name in ("main.c", "main.h", "réseau.c", "日本.txt", "main_helpers.c"):
+            (sub / name).write_text("x\n")
+    (tree / "top.c").write_text("x\n")
+    return tree
+
+
+def test_a_kept_list_is_printed_byte_for_byte_as_ripgrep_prints(env, tmp_path: Path) -> None:
+    tree = make_wide_tree(tmp_path, 40)
+    env.rg(tree, "force", "--files")
+    for args in [("--files", "--sort", "path"), ("--files", "-j1"), ("--files",)]:
+        first = env.rg(tree, "auto", *args)
+        assert OFFERED in first.stderr or KEPT in first.stderr, first.stderr.decode()
+        second = env.rg(tree, "auto", *args)
+        assert KEPT in second.stderr, f"rg {args}: not served\n{second.stderr.decode()}"
+        ref = reference(env, tree, args)
+        if args == ("--files",):
+            # ripgrep's parallel walk prints in no fixed order: the same lines.
+            got, want = lines(second.stdout), lines(ref.stdout)
+        else:
+            got, want = second.stdout, ref.stdout
+        assert (second.returncode, got) == (ref.returncode, want), (
+            f"rg {' '.join(args)}\nexpected {want!r}\nactual   {got!r}"
+        )
+
+
+def test_a_list_over_what_the_daemon_keeps_is_not_offered(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    (config / "git").mkdir(parents=True)
+    (config / "git" / "ignore").write_text("")
+    env = Env(tmp_path)
+    env.env.update(XDG_CONFIG_HOME=str(config), HOME=str(tmp_path))
+    # Read by the daemon when it starts (the first force run below starts it).
+    env.env["CODESIFT_LISTING_BYTES"] = "300"
+    with env:
+        tree = make_wide_tree(tmp_path, 40)
+        env.rg(tree, "force", "--files")
+        args = ("--files", "--sort", "path")
+        first = env.rg(tree, "auto", *args)
+        assert b"not offered: it is over the bytes the daemon keeps" in first.stderr, (
+            first.stderr.decode()
+        )
+        assert OFFERED not in first.stderr, first.stderr.decode()
+        second = env.rg(tree, "auto", *args)
+        assert KEPT not in second.stderr, second.stderr.decode()
+        ref = reference(env, tree, args)
+        assert (second.returncode, second.stdout) == (ref.returncode, ref.stdout), (
+            f"expected {ref.stdout!r}\nactual   {second.stdout!r}"
+        )
+        # A list within the bound is still kept.
+        small = ("--files", "-g", "top.c")
+        assert OFFERED in env.rg(tree, "auto", *small).stderr
+        served = env.rg(tree, "auto", *small)
+        assert KEPT in served.stderr and served.stdout == b"top.c\n", served

@@ -190,9 +190,11 @@ def fake_daemon(socket_dir: Path, hello: dict, answer: dict) -> tuple[socket.soc
         {"hello": True, "protocol": 2, "version": "ours"},
         # A daemon of protocol 3 (the wire before it was typed) of this version string.
         {"hello": True, "protocol": 3, "version": "ours"},
+        # A daemon of protocol 4 (`files` lists as text) of this version string.
+        {"hello": True, "protocol": 4, "version": "ours"},
         {"ok": True, "pid": 1},  # an old daemon: no hello, a reply straight away
     ],
-    ids=["other-version", "other-protocol", "protocol-2", "protocol-3", "no-hello"],
+    ids=["other-version", "other-protocol", "protocol-2", "protocol-3", "protocol-4", "no-hello"],
 )
 def test_a_daemon_of_another_version_is_never_believed(
     socket_dir: Path, tmp_path: Path, hello: dict
@@ -212,5 +214,5 @@ def test_a_daemon_of_another_version_is_never_believed(
     finally:
         server.close()
     print(seen[:1], result.total, result.indexed)
-    assert seen and seen[0]["protocol"] == 4 and isinstance(seen[0]["version"], str)
+    assert seen and seen[0]["protocol"] == 5 and isinstance(seen[0]["version"], str)
     assert result.total == 11, "the lie was believed"

@@ -153,20 +153,22 @@ impl Roots {
     /// The `files` reply to `request` (see docs/daemon.md): the list kept under the client's
     /// key when the tree has not changed since it was taken, else `miss` with the token the
     /// client stores its own walk's list under (`store`).
-    pub fn files(&self, request: &wire::Files) -> Result<Reply<Listing>, BadRequest> {
+    /// Taken by value: a store's list (up to `MAX_LISTING_BYTES`) is kept, never copied.
+    pub fn files(&self, request: wire::Files) -> Result<Reply<Listing>, BadRequest> {
         let target = rg_target(&request.target, "files lists")?;
         let key = key_field(&request.key, "key")?.ok_or(BadRequest("key is required".into()))?;
-        let store = match &request.store {
+        let store = match request.store {
             None => None,
             Some(store) => Some((
                 store
                     .token
-                    .clone()
                     .ok_or(BadRequest("store.token is required".into()))?,
                 store
-                    .files
-                    .clone()
-                    .ok_or(BadRequest("store.files is required".into()))?,
+                    .compact
+                    .ok_or(BadRequest(
+                        "store.compact is required (the list's compact form, protocol 5)".into(),
+                    ))?
+                    .0,
             )),
         };
         // A directory inside a root served already is answered by that root's watch (the

@@ -2,6 +2,7 @@
 //! `--files` list or a miss) and the verdicts of ripgrep's rules a client offers, each at the
 //! freshness point of `RootEntry::watched`.
 
+use super::super::front_coding::Compact;
 use super::super::wire::{
     Globbed, GlobbedFile, Listing, Reply, Selection, Stored, WirePath, WireSpans,
 };
@@ -233,7 +234,7 @@ impl RootEntry {
     pub(super) fn files(
         self: &Arc<Self>,
         key: &str,
-        store: Option<(String, String)>,
+        store: Option<(String, Vec<u8>)>,
         build: bool,
     ) -> Reply<Listing> {
         self.watched(build, |index, slot, watch| {
@@ -256,7 +257,7 @@ impl RootEntry {
             let mut listings = self.listings.lock().unwrap();
             match store {
                 Some((walked_at, files)) => {
-                    let stored = listings.store(key, &walked_at, &token, &files);
+                    let stored = listings.store(key, &walked_at, &token, files);
                     Reply::Answer(Listing {
                         ok: true,
                         stored: Some(stored),
@@ -269,7 +270,7 @@ impl RootEntry {
                         self.listing_hits.fetch_add(1, Ordering::Relaxed);
                         Reply::Answer(Listing {
                             ok: true,
-                            files: Some(files.to_string()),
+                            compact: Some(Compact(files.to_vec())),
                             generation,
                             ..Listing::default()
                         })
@@ -277,6 +278,7 @@ impl RootEntry {
                     None => Reply::Answer(Listing {
                         ok: true,
                         miss: Some(token),
+                        keep_bytes: Some(listings.limit() as u64),
                         generation,
                         ..Listing::default()
                     }),
