@@ -796,12 +796,24 @@ mod tests {
         assert!(!Arc::ptr_eq(&first, &python));
     }
 
+    /// What `kinds` answers for `asked` in the file `a.c` of `root`, `size` bytes as the
+    /// search read it, with the bytes it kept around its hits (`windows`).
+    fn kinds_in_a_c(
+        root: &Root,
+        windows: &Windows,
+        size: u64,
+        asked: &[Asked<'_>],
+    ) -> Vec<Option<&'static str>> {
+        let read = Searched { windows, size };
+        let cancel = CancelToken::new();
+        kinds(root, Links::Refuse, Path::new("a.c"), &read, asked, &cancel)
+    }
+
     #[test]
     fn a_window_whose_line_changed_answers_nothing() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.c"), "int x;\nint grow(int a)\n{\n}\n").unwrap();
         let root = Root::open(dir.path()).unwrap();
-        let cancel = CancelToken::new();
         let ask = |line_offset: u64, line_text: &'static [u8]| Asked {
             line: 2,
             line_offset,
@@ -820,18 +832,7 @@ mod tests {
             ask(40, b"int grow(int a)"),
         ];
         let nothing = Windows::default();
-        let read = Searched {
-            windows: &nothing,
-            size: 21,
-        };
-        let got = kinds(
-            &root,
-            Links::Refuse,
-            Path::new("a.c"),
-            &read,
-            &asked,
-            &cancel,
-        );
+        let got = kinds_in_a_c(&root, &nothing, 21, &asked);
         assert_eq!(got, [Some("function"), None, None, None, None]);
         // The head enclosing a hit, for a budget: none when the hit's line changed.
         let source = Source::read(&root, Links::Refuse, Path::new("a.c")).unwrap();
@@ -844,7 +845,6 @@ mod tests {
     fn windows_kept_by_the_search_are_parsed_without_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let text = b"int x;\nstatic int\nkept_fn(int a)\n{\n\treturn a;\n}\n";
-        let cancel = CancelToken::new();
         let root = Root::open(dir.path()).unwrap();
         let asked = [Asked {
             line: 3,
@@ -857,45 +857,16 @@ mod tests {
         // before the line before the hit's, which tells where that line starts).
         let mut kept = Windows::default();
         kept.add(6, &text[6..]);
-        let read = Searched {
-            windows: &kept,
-            size: text.len() as u64,
-        };
-        let got = kinds(
-            &root,
-            Links::Refuse,
-            Path::new("a.c"),
-            &read,
-            &asked,
-            &cancel,
-        );
+        let got = kinds_in_a_c(&root, &kept, text.len() as u64, &asked);
         assert_eq!(got, [Some("function")]);
         // Kept bytes without the line before (the type of an opening head): the file is
         // read for it, and is gone.
         let mut short = Windows::default();
         short.add(18, &text[18..]);
-        let read = Searched {
-            windows: &short,
-            size: text.len() as u64,
-        };
-        let got = kinds(
-            &root,
-            Links::Refuse,
-            Path::new("a.c"),
-            &read,
-            &asked,
-            &cancel,
-        );
+        let got = kinds_in_a_c(&root, &short, text.len() as u64, &asked);
         assert_eq!(got, [None]);
         std::fs::write(dir.path().join("a.c"), text).unwrap();
-        let got = kinds(
-            &root,
-            Links::Refuse,
-            Path::new("a.c"),
-            &read,
-            &asked,
-            &cancel,
-        );
+        let got = kinds_in_a_c(&root, &short, text.len() as u64, &asked);
         assert_eq!(got, [Some("function")]);
     }
 
@@ -907,7 +878,6 @@ mod tests {
         let text = "int foo(int a); int bar(int b);\nstatic int\nbaz(void)\n{\n}\n";
         std::fs::write(dir.path().join("a.c"), text).unwrap();
         let root = Root::open(dir.path()).unwrap();
-        let cancel = CancelToken::new();
         let line = b"int foo(int a); int bar(int b);";
         let ask = |identifier: &'static [u8]| Asked {
             line: 1,
@@ -929,18 +899,7 @@ mod tests {
             },
         ];
         let nothing = Windows::default();
-        let read = Searched {
-            windows: &nothing,
-            size: text.len() as u64,
-        };
-        let got = kinds(
-            &root,
-            Links::Refuse,
-            Path::new("a.c"),
-            &read,
-            &asked,
-            &cancel,
-        );
+        let got = kinds_in_a_c(&root, &nothing, text.len() as u64, &asked);
         let want = [Some("prototype"), Some("prototype"), None, Some("function")];
         assert_eq!(got, want, "expected {want:?}, got {got:?}");
     }
