@@ -413,7 +413,8 @@ pub fn haystacks(
         // Those with a `.git` the daemon's watch knows of, whether or not a candidate lies
         // there: every one, as the watch that answered is trusted (a `.git` appearing breaks
         // it). Only a reply without them (an older daemon) leaves each candidate's
-        // directories to look into, a `stat` each (and a set of them: 6 % of a dense `--hidden` search).
+        // directories to look into: a set of them and a `stat` each, 6 % of a dense
+        // `--hidden` search.
         let known_git_dirs = reply.git_dirs.is_some();
         let git_dirs = reply.git_dirs.take().unwrap_or_default();
         for WirePath(rel) in git_dirs.into_iter().filter(|_| may_enter_git) {
