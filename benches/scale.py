@@ -64,8 +64,11 @@ tree, rounds, rg, fd = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 primer = Workspace(tree, gitignore=False, index=True, index_watch=False)
 real = os.path.realpath(tree)
 def served():
+    # The library's own root: codesift-rg's (the queries before, `--library`) is another,
+    # of other walk options (no access files), and serves the library nothing.
     status = daemon.status() or {"roots": []}
     return any(r["root"] == real and not r["options"]["gitignore"]
+               and r["options"]["access_files"]
                and r["watch"]["state"] == "caught up" for r in status["roots"])
 deadline = time.monotonic() + 900
 while not served():
@@ -75,7 +78,8 @@ while not served():
     time.sleep(0.5)
 ws = Workspace(tree, gitignore=False, index="auto")
 def piped(argv):
-    subprocess.run(argv, cwd=tree, stdout=subprocess.PIPE, check=False)
+    # No stdin: ripgrep given no path searches a piped stdin instead of the tree.
+    subprocess.run(argv, cwd=tree, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, check=False)
 runs = {
     "grep all": lambda: ws.grep("ERR_PTR", max_matches=None),
     "grep first 100": lambda: ws.grep("ERR_PTR", max_matches=100),
