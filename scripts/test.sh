@@ -6,7 +6,8 @@
 #
 # System packages: the remote-search tests start a real OpenSSH sshd on 127.0.0.1
 # (openssh-server, openssh-client); the benchmark smoke run uses fd (fd-find) as a peer; the
-# tests of `codesift serve`'s page drive a headless Chromium (chromium, chromium-driver). As
+# tests of `codesift serve`'s page drive a headless Chromium (chromium, chromium-driver); a
+# test counts the system calls codesift-rg makes to print paths (strace). As
 # root with apt-get they are installed here; otherwise what is missing is printed and the run
 # goes on (the remote tests then fail naming the package, the smoke run leaves fd out, the
 # browser tests are skipped with the command that installs Chromium). CODESIFT_TEST_NO_APT=1
@@ -21,6 +22,7 @@ command -v ssh >/dev/null || need+=(openssh-client)
 command -v fdfind >/dev/null || command -v fd >/dev/null || need+=(fd-find)
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
+command -v strace >/dev/null || need+=(strace)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "${CODESIFT_TEST_NO_APT:-0}" = 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     echo "installing system packages: ${need[*]}"
