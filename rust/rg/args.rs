@@ -181,6 +181,9 @@ pub struct Args {
     pub sort: Option<Sort>,
     pub stop_on_nonmatch: bool,
     pub threads: Option<usize>,
+    /// `--line-buffered`: every file's lines written as soon as it is searched, even to a
+    /// pipe (else piped output is gathered into blocks: `super::gather`).
+    pub line_buffered: bool,
     pub trim: bool,
     pub type_changes: Vec<TypeChange>,
     pub vimgrep: bool,
@@ -265,6 +268,7 @@ impl Default for Args {
             sort: None,
             stop_on_nonmatch: false,
             threads: None,
+            line_buffered: false,
             trim: false,
             type_changes: vec![],
             vimgrep: false,
@@ -581,12 +585,10 @@ pub fn parse(argv: Vec<OsString>) -> Result<Args, ParseError> {
                 let n = number!() as usize;
                 args.threads = if n == 0 { None } else { Some(n) };
             }
-            // Buffering and memory maps change how, not what, ripgrep prints.
-            "--line-buffered"
-            | "--block-buffered"
-            | "--no-line-buffered"
-            | "--no-block-buffered"
-            | "--no-config" => {}
+            // Buffering changes how, not what, ripgrep prints: when it is written.
+            "--line-buffered" => args.line_buffered = true,
+            "--block-buffered" | "--no-line-buffered" => args.line_buffered = false,
+            "--no-block-buffered" | "--no-config" => {}
             "--mmap" => args.mmap = Some(true),
             "--no-mmap" => args.mmap = Some(false),
             "-z" | "--search-zip" => args.search_zip = true,

@@ -16,6 +16,7 @@ mod args;
 mod config;
 mod entry;
 mod fallback;
+mod gather;
 mod haystack;
 mod index;
 mod listing;

@@ -27,6 +27,9 @@ pub(super) struct Run {
     pub(super) file_separator: Option<Vec<u8>>,
     pub(super) path_terminator: Option<u8>,
     pub(super) is_tty: bool,
+    /// Whether a parallel search's output is gathered into blocks (`super::gather`):
+    /// not on a terminal, nor with `--line-buffered`.
+    pub(super) gather: bool,
     pub(super) invert_match: bool,
     pub(super) max_count: Option<u64>,
     pub(super) stats: bool,
@@ -301,6 +304,7 @@ pub(super) fn run(mut a: Args) -> io::Result<i32> {
         file_separator,
         path_terminator,
         is_tty,
+        gather: !is_tty && !a.line_buffered,
         invert_match: a.invert_match,
         max_count: a.max_count,
         stats,

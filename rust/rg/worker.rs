@@ -10,6 +10,7 @@ use grep_searcher::BinaryDetection;
 use termcolor::WriteColor;
 
 use super::args::{Args, BinaryMode, Context, SearchMode};
+use super::gather::Output;
 use super::haystack::Haystack;
 use super::messages;
 use super::run::Run;
@@ -237,6 +238,7 @@ pub(super) fn search_parallel(
     let started = std::time::Instant::now();
     let mut bufwtr = termcolor::BufferWriter::stdout(run.color);
     bufwtr.separator(run.file_separator.clone());
+    let output = Output::new(&bufwtr, run.gather, run.file_separator.clone());
     let matched = AtomicBool::new(false);
     let searched = AtomicBool::new(false);
     let stats = Mutex::new(run.stats.then(Stats::new));
@@ -244,7 +246,8 @@ pub(super) fn search_parallel(
     let first = make(bufwtr.buffer())?;
     let first = Mutex::new(Some(first));
     run.files.parallel(|| {
-        let (bufwtr, matched, searched, stats) = (&bufwtr, &matched, &searched, &stats);
+        let (bufwtr, output) = (&bufwtr, &output);
+        let (matched, searched, stats) = (&matched, &searched, &stats);
         let mut worker = match first.lock().unwrap().take() {
             Some(w) => w,
             None => make(bufwtr.buffer()).expect("the pattern compiled once already"),
@@ -266,7 +269,7 @@ pub(super) fn search_parallel(
             {
                 *total += s;
             }
-            if let Err(e) = bufwtr.print(worker.printer.get_mut()) {
+            if let Err(e) = output.print(worker.printer.get_mut()) {
                 if e.kind() == io::ErrorKind::BrokenPipe {
                     return false;
                 }
@@ -281,7 +284,11 @@ pub(super) fn search_parallel(
     if let Some(stats) = stats.into_inner().unwrap() {
         let mut buf = bufwtr.buffer();
         let _ = print_json_stats(mode, &stats, started, &mut buf);
-        let _ = bufwtr.print(&buf);
+        let _ = output.print(&buf);
+    }
+    match output.finish() {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => messages::err(&e.to_string()),
+        _ => {}
     }
     Ok(matched.load(Ordering::SeqCst))
 }
