@@ -18,3 +18,7 @@ def boolean(description: str) -> dict[str, Any]:
 
 def number(description: str) -> dict[str, Any]:
     return {"type": "number", "description": description}
+
+
+def string(description: str) -> dict[str, Any]:
+    return {"type": "string", "description": description}

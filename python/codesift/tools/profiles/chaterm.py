@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...results.matches import GlobResult, GrepResult, plural
 from ...workspace import Workspace
+from .. import schema
 from ..call_arguments import renamed
 from ..spec import Profile, Tool
 from ..tool_result import ToolResult
@@ -21,18 +22,14 @@ if TYPE_CHECKING:
 DEFAULT_GLOB_LIMIT = 2000
 DEFAULT_MAX_MATCHES = 500
 
-_IP = {
-    "type": "string",
-    "description": "Search these hosts over SSH instead of the local workspace: "
-    "[user@]host[:port], several comma-separated (max_matches applies per host).",
-}
-_PATH = {"type": "string", "description": "Directory to search, relative to the root (default .)."}
+_IP = schema.string(
+    "Search these hosts over SSH instead of the local workspace: "
+    "[user@]host[:port], several comma-separated (max_matches applies per host)."
+)
+_PATH = schema.string("Directory to search, relative to the root (default .).")
 
 GLOB_PROPERTIES: dict[str, Any] = {
-    "pattern": {
-        "type": "string",
-        "description": 'Glob: "*.ts" matches at any depth, "src/**/*.ts" under src.',
-    },
+    "pattern": schema.string('Glob: "*.ts" matches at any depth, "src/**/*.ts" under src.'),
     "path": _PATH,
     "ip": _IP,
     "limit": {"type": "integer", "minimum": 1, "default": DEFAULT_GLOB_LIMIT},
@@ -45,16 +42,10 @@ GLOB_PROPERTIES: dict[str, Any] = {
 }
 
 GREP_PROPERTIES: dict[str, Any] = {
-    "pattern": {
-        "type": "string",
-        "description": r"Regex (Rust syntax, like ripgrep: \s, \d, \b; no backreferences).",
-    },
+    "pattern": schema.string(r"Regex (Rust syntax, like ripgrep: \s, \d, \b; no backreferences)."),
     "path": _PATH,
     "ip": _IP,
-    "include": {
-        "type": "string",
-        "description": 'Only files matching this glob, e.g. "*.ts" or "*.{ts,tsx}".',
-    },
+    "include": schema.string('Only files matching this glob, e.g. "*.ts" or "*.{ts,tsx}".'),
     "case_sensitive": {"type": "boolean", "default": False},
     "context_lines": {"type": "integer", "minimum": 0, "maximum": 50, "default": 0},
     "max_matches": {

@@ -87,20 +87,13 @@ Usage:
 
 
 GREP_PARAMETERS: dict[str, Any] = {
-    "pattern": {
-        "type": "string",
-        "description": "The regular expression pattern to search for in file contents",
-    },
-    "path": {
-        "type": "string",
-        "description": "File or directory to search in (rg PATH). Defaults to current working "
-        "directory.",
-    },
-    "glob": {
-        "type": "string",
-        "description": 'Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg '
-        "--glob",
-    },
+    "pattern": schema.string("The regular expression pattern to search for in file contents"),
+    "path": schema.string(
+        "File or directory to search in (rg PATH). Defaults to current working directory."
+    ),
+    "glob": schema.string(
+        'Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob'
+    ),
     "output_mode": {
         "type": "string",
         "enum": ["content", "files_with_matches", "count"],
@@ -130,11 +123,10 @@ GREP_PARAMETERS: dict[str, Any] = {
         "ignored otherwise. Defaults to true."
     ),
     "-i": schema.boolean("Case insensitive search (rg -i)"),
-    "type": {
-        "type": "string",
-        "description": "File type to search (rg --type). Common types: js, py, rust, go, java, "
-        "etc. More efficient than include for standard file types.",
-    },
+    "type": schema.string(
+        "File type to search (rg --type). Common types: js, py, rust, go, java, "
+        "etc. More efficient than include for standard file types."
+    ),
     "head_limit": schema.number(
         'Limit output to first N lines/entries, equivalent to "| head -N". Works across all '
         "output modes: content (limits output lines), files_with_matches (limits file paths), "
@@ -152,8 +144,8 @@ GREP_PARAMETERS: dict[str, Any] = {
 _EDIT_ITEM = {
     "type": "object",
     "properties": {
-        "old_string": {"type": "string", "description": "The text to replace"},
-        "new_string": {"type": "string", "description": "The text to replace it with"},
+        "old_string": schema.string("The text to replace"),
+        "new_string": schema.string("The text to replace it with"),
         "replace_all": {
             "type": "boolean",
             "default": False,
@@ -487,16 +479,15 @@ def write(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 
 #: Glob's parameters (opencode's glob takes the same, word for word).
 GLOB_PROPERTIES = {
-    "pattern": {"type": "string", "description": "The glob pattern to match files against"},
-    "path": {
-        "type": "string",
-        "description": "The directory to search in. If not specified, the current working "
+    "pattern": schema.string("The glob pattern to match files against"),
+    "path": schema.string(
+        "The directory to search in. If not specified, the current working "
         "directory will be used. IMPORTANT: Omit this field to use the default directory. DO "
         'NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a '
-        "valid directory path if provided.",
-    },
+        "valid directory path if provided."
+    ),
 }
-_FILE_PATH = {"type": "string", "description": "The absolute path to the file to modify"}
+_FILE_PATH = schema.string("The absolute path to the file to modify")
 
 PROFILE = Profile(
     name="claude-code",
@@ -525,10 +516,7 @@ PROFILE = Profile(
             name="Read",
             description=READ_DESCRIPTION,
             properties={
-                "file_path": {
-                    "type": "string",
-                    "description": "The absolute path to the file to read",
-                },
+                "file_path": schema.string("The absolute path to the file to read"),
                 "offset": schema.number(
                     "The line number to start reading from. Only provide if the file is too "
                     "large to read at once"
@@ -548,12 +536,10 @@ PROFILE = Profile(
             description=EDIT_DESCRIPTION,
             properties={
                 "file_path": _FILE_PATH,
-                "old_string": {"type": "string", "description": "The text to replace"},
-                "new_string": {
-                    "type": "string",
-                    "description": "The text to replace it with (must be different from "
-                    "old_string)",
-                },
+                "old_string": schema.string("The text to replace"),
+                "new_string": schema.string(
+                    "The text to replace it with (must be different from old_string)"
+                ),
                 "replace_all": {
                     "type": "boolean",
                     "default": False,
@@ -589,12 +575,10 @@ PROFILE = Profile(
             name="Write",
             description=WRITE_DESCRIPTION,
             properties={
-                "file_path": {
-                    "type": "string",
-                    "description": "The absolute path to the file to write (must be absolute, "
-                    "not relative)",
-                },
-                "content": {"type": "string", "description": "The content to write to the file"},
+                "file_path": schema.string(
+                    "The absolute path to the file to write (must be absolute, not relative)"
+                ),
+                "content": schema.string("The content to write to the file"),
             },
             handler=write,
             required=("file_path", "content"),

@@ -22,11 +22,10 @@ from ..tool_result import ToolResult
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
 
-_HOST = {
-    "type": "string",
-    "description": "Remote host ([user@]host[:port], or several comma-separated) to search "
-    "over SSH instead of the local workspace.",
-}
+_HOST = schema.string(
+    "Remote host ([user@]host[:port], or several comma-separated) to search "
+    "over SSH instead of the local workspace."
+)
 _PATH_IN_WORKSPACE = "Path relative to the workspace root (absolute paths inside it work too)."
 
 _DRY_RUN = schema.boolean("Write nothing; return the diff the call would make.")
@@ -57,8 +56,8 @@ TOOLS: dict[str, dict[str, Any]] = {
             '"files_with_matches" lists paths, "count" `path:N`; offset pages.'
         ),
         "properties": {
-            "pattern": {"type": "string", "description": "Regex (or text with literal=true)."},
-            "path": {"type": "string", "description": "Directory or file to search (default .)."},
+            "pattern": schema.string("Regex (or text with literal=true)."),
+            "path": schema.string("Directory or file to search (default .)."),
             "include": {
                 **_EXCLUDE,
                 "description": 'Only files matching these globs, e.g. "*.ts" or ["*.ts","*.tsx"].',
@@ -120,10 +119,10 @@ TOOLS: dict[str, dict[str, Any]] = {
             "replace_all=true changes every match). dry_run=true shows the diff only."
         ),
         "properties": {
-            "search_result_id": {"type": "string", "description": "An sr_id from grep_search."},
-            "new_string": {"type": "string", "description": "The replacement text."},
-            "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
-            "old_string": {"type": "string", "description": "Exact text to replace."},
+            "search_result_id": schema.string("An sr_id from grep_search."),
+            "new_string": schema.string("The replacement text."),
+            "path": schema.string(_PATH_IN_WORKSPACE),
+            "old_string": schema.string("Exact text to replace."),
             "replace_all": {"type": "boolean"},
             "dry_run": _DRY_RUN,
         },
@@ -137,7 +136,7 @@ TOOLS: dict[str, dict[str, Any]] = {
             "the diff only."
         ),
         "properties": {
-            "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
+            "path": schema.string(_PATH_IN_WORKSPACE),
             "edits": {
                 "type": "array",
                 "minItems": 1,
@@ -165,11 +164,8 @@ TOOLS: dict[str, dict[str, Any]] = {
             "dry_run=true shows the diff only."
         ),
         "properties": {
-            "patch": {"type": "string", "description": "The patch text."},
-            "path": {
-                "type": "string",
-                "description": "The file SEARCH/REPLACE blocks (or a headerless diff) edit.",
-            },
+            "patch": schema.string("The patch text."),
+            "path": schema.string("The file SEARCH/REPLACE blocks (or a headerless diff) edit."),
             "format": {
                 "type": "string",
                 "enum": ["auto", "apply_patch", "unified", "search_replace"],
@@ -187,7 +183,7 @@ TOOLS: dict[str, dict[str, Any]] = {
         ),
         "properties": {
             "pattern": {"type": "string"},
-            "path": {"type": "string", "description": "Directory to search (default .)."},
+            "path": schema.string("Directory to search (default .)."),
             "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
             "sort": {"type": "string", "enum": ["path", "mtime", "none"]},
             "type": _TYPES,
@@ -204,7 +200,7 @@ TOOLS: dict[str, dict[str, Any]] = {
             "end_line (inclusive), or offset/limit, or path:START-END."
         ),
         "properties": {
-            "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
+            "path": schema.string(_PATH_IN_WORKSPACE),
             "offset": schema.integer("First line (1-based).", minimum=1),
             "limit": schema.integer("Lines to read (2000).", minimum=1),
             "start_line": schema.integer("First line.", minimum=1),
@@ -218,7 +214,7 @@ TOOLS: dict[str, dict[str, Any]] = {
             "(or depth=N levels) lists a tree, indented, limit entries in all."
         ),
         "properties": {
-            "path": {"type": "string", "description": "Directory (default .)."},
+            "path": schema.string("Directory (default .)."),
             "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
             "recursive": {"type": "boolean"},
             "depth": schema.integer("Levels (1: this one).", minimum=1),
@@ -233,7 +229,7 @@ TOOLS: dict[str, dict[str, Any]] = {
             "shows the diff only."
         ),
         "properties": {
-            "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
+            "path": schema.string(_PATH_IN_WORKSPACE),
             "content": {"type": "string"},
             "dry_run": _DRY_RUN,
         },
@@ -250,11 +246,8 @@ TOOLS["search"] = {
         "`  line: text`. For an exact name or regex use grep_search."
     ),
     "properties": {
-        "question": {
-            "type": "string",
-            "description": "The question or description, in words or code names.",
-        },
-        "path": {"type": "string", "description": "Directory or file to search (default .)."},
+        "question": schema.string("The question or description, in words or code names."),
+        "path": schema.string("Directory or file to search (default .)."),
         "max_results": {
             "type": "integer",
             "minimum": 1,

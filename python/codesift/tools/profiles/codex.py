@@ -231,12 +231,7 @@ PROFILE = Profile(
                 "action (Add/Delete/Update)\n- You must prefix new lines with `+` even when "
                 "creating a new file\n- File references can only be relative, NEVER ABSOLUTE."
             ),
-            properties={
-                "input": {
-                    "type": "string",
-                    "description": "The entire contents of the apply_patch command",
-                }
-            },
+            properties={"input": schema.string("The entire contents of the apply_patch command")},
             handler=apply_patch,
             required=("input",),
             text_parameters=("input",),
@@ -248,20 +243,14 @@ PROFILE = Profile(
                 "Finds files whose contents match the pattern and lists them by modification time."
             ),
             properties={
-                "pattern": {
-                    "type": "string",
-                    "description": "Regular expression pattern to search for.",
-                },
-                "include": {
-                    "type": "string",
-                    "description": "Optional glob that limits which files are searched (e.g. "
-                    '"*.rs" or "*.{ts,tsx}").',
-                },
-                "path": {
-                    "type": "string",
-                    "description": "Directory or file path to search. Defaults to the session's "
-                    "working directory.",
-                },
+                "pattern": schema.string("Regular expression pattern to search for."),
+                "include": schema.string(
+                    "Optional glob that limits which files are searched (e.g. "
+                    '"*.rs" or "*.{ts,tsx}").'
+                ),
+                "path": schema.string(
+                    "Directory or file path to search. Defaults to the session's working directory."
+                ),
                 "limit": schema.integer(
                     "Maximum number of file paths to return (defaults to 100).", minimum=0
                 ),
@@ -277,7 +266,7 @@ PROFILE = Profile(
                 "indentation-aware block modes."
             ),
             properties={
-                "file_path": {"type": "string", "description": "Absolute path to the file"},
+                "file_path": schema.string("Absolute path to the file"),
                 "offset": schema.integer(
                     "The line number to start reading from. Must be 1 or greater.", minimum=0
                 ),
@@ -325,10 +314,7 @@ PROFILE = Profile(
                 "type labels."
             ),
             properties={
-                "dir_path": {
-                    "type": "string",
-                    "description": "Absolute path to the directory to list.",
-                },
+                "dir_path": schema.string("Absolute path to the directory to list."),
                 "offset": schema.integer(
                     "The entry number to start listing from. Must be 1 or greater.", minimum=0
                 ),

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...results.matches import plural
+from .. import schema
 from ..call_arguments import renamed
 from ..matching import LineHit, matching_lines
 from ..spec import Profile, Tool
@@ -26,15 +27,9 @@ MAX_MATCHES = 50
 
 PROPERTIES: dict[str, Any] = {
     "query": {"type": "string", "minLength": 1, "description": "Text to find (not a regex)."},
-    "path": {
-        "type": "string",
-        "description": "Directory (or file) to search, relative to the root (default .).",
-    },
+    "path": schema.string("Directory (or file) to search, relative to the root (default .)."),
     "ignore_case": {"type": "boolean", "default": True},
-    "include": {
-        "type": "string",
-        "description": 'Only files matching this glob, e.g. "*.py" or "src/**/*.{ts,tsx}".',
-    },
+    "include": schema.string('Only files matching this glob, e.g. "*.py" or "src/**/*.{ts,tsx}".'),
 }
 
 PARAM_ALIASES = {

@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CodesiftError, InvalidArgumentError, NotAFileError
+from .. import schema
 from ..diffs import two_files_patch
 from ..lines import (
     absolute,
@@ -408,11 +409,8 @@ PROFILE = Profile(
                     "items": {
                         "type": "object",
                         "properties": {
-                            "oldText": {
-                                "type": "string",
-                                "description": "Text to search for - must match exactly",
-                            },
-                            "newText": {"type": "string", "description": "Text to replace with"},
+                            "oldText": schema.string("Text to search for - must match exactly"),
+                            "newText": schema.string("Text to replace with"),
                         },
                         "required": ["oldText", "newText"],
                         "additionalProperties": False,

@@ -262,12 +262,9 @@ def apply_patch(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 
 _LETTERS = {"add": "A", "delete": "D", "update": "M", "move": "M"}
 
-_FILE = {"type": "string", "description": "The absolute path to the file to modify"}
-_OLD = {"type": "string", "description": "The text to replace"}
-_NEW = {
-    "type": "string",
-    "description": "The text to replace it with (must be different from oldString)",
-}
+_FILE = schema.string("The absolute path to the file to modify")
+_OLD = schema.string("The text to replace")
+_NEW = schema.string("The text to replace it with (must be different from oldString)")
 _ALL = schema.boolean("Replace all occurrences of oldString (default false)")
 
 PROFILE = Profile(
@@ -284,20 +281,13 @@ PROFILE = Profile(
                 "paths and line numbers with at least one match sorted by modification time"
             ),
             properties={
-                "pattern": {
-                    "type": "string",
-                    "description": "The regex pattern to search for in file contents",
-                },
-                "path": {
-                    "type": "string",
-                    "description": "The directory to search in. Defaults to the current "
-                    "working directory.",
-                },
-                "include": {
-                    "type": "string",
-                    "description": 'File pattern to include in the search (e.g. "*.js", '
-                    '"*.{ts,tsx}")',
-                },
+                "pattern": schema.string("The regex pattern to search for in file contents"),
+                "path": schema.string(
+                    "The directory to search in. Defaults to the current working directory."
+                ),
+                "include": schema.string(
+                    'File pattern to include in the search (e.g. "*.js", "*.{ts,tsx}")'
+                ),
             },
             handler=grep,
             required=("pattern",),
@@ -323,11 +313,9 @@ PROFILE = Profile(
                 "provide an array of glob patterns to ignore with the ignore parameter."
             ),
             properties={
-                "path": {
-                    "type": "string",
-                    "description": "The absolute path to the directory to list (must be "
-                    "absolute, not relative)",
-                },
+                "path": schema.string(
+                    "The absolute path to the directory to list (must be absolute, not relative)"
+                ),
                 "ignore": {
                     "type": "array",
                     "items": {"type": "string"},
@@ -345,10 +333,7 @@ PROFILE = Profile(
                 "start from. Each line is prefixed with its line number as `<line>: <content>`."
             ),
             properties={
-                "filePath": {
-                    "type": "string",
-                    "description": "The absolute path to the file or directory to read",
-                },
+                "filePath": schema.string("The absolute path to the file or directory to read"),
                 "offset": {
                     "type": "integer",
                     "description": "The line number to start reading from (1-indexed)",
@@ -415,12 +400,10 @@ PROFILE = Profile(
                 "file if there is one at the provided path."
             ),
             properties={
-                "content": {"type": "string", "description": "The content to write to the file"},
-                "filePath": {
-                    "type": "string",
-                    "description": "The absolute path to the file to write (must be absolute, "
-                    "not relative)",
-                },
+                "content": schema.string("The content to write to the file"),
+                "filePath": schema.string(
+                    "The absolute path to the file to write (must be absolute, not relative)"
+                ),
             },
             handler=write,
             required=("content", "filePath"),
@@ -438,10 +421,9 @@ PROFILE = Profile(
                 "Patch. File paths are relative."
             ),
             properties={
-                "patchText": {
-                    "type": "string",
-                    "description": "The full patch text that describes all changes to be made",
-                }
+                "patchText": schema.string(
+                    "The full patch text that describes all changes to be made"
+                )
             },
             handler=apply_patch,
             required=("patchText",),

@@ -25,7 +25,7 @@ GREP_LINE_CHARS = 2000
 NO_FILES = "No files found"
 TRUNCATED_NOTE = "(Results are truncated. Consider using a more specific path or pattern.)"
 
-_PATH = {"type": "string", "description": "Path relative to the workspace root."}
+_PATH = schema.string("Path relative to the workspace root.")
 
 TOOLS: dict[str, dict[str, Any]] = {
     "glob": {
@@ -34,8 +34,8 @@ TOOLS: dict[str, dict[str, Any]] = {
             f"{GLOB_LIMIT}."
         ),
         "properties": {
-            "pattern": {"type": "string", "description": "The glob to match files against."},
-            "path": {"type": "string", "description": "Directory to search (default: root)."},
+            "pattern": schema.string("The glob to match files against."),
+            "path": schema.string("Directory to search (default: root)."),
         },
         "required": ["pattern"],
     },
@@ -46,9 +46,9 @@ TOOLS: dict[str, dict[str, Any]] = {
             "grouped by file."
         ),
         "properties": {
-            "pattern": {"type": "string", "description": "The regex to search for."},
-            "path": {"type": "string", "description": "Directory to search (default: root)."},
-            "include": {"type": "string", "description": 'File glob, e.g. "*.js".'},
+            "pattern": schema.string("The regex to search for."),
+            "path": schema.string("Directory to search (default: root)."),
+            "include": schema.string('File glob, e.g. "*.js".'),
         },
         "required": ["pattern"],
     },
@@ -60,8 +60,8 @@ TOOLS: dict[str, dict[str, Any]] = {
         ),
         "properties": {
             "path": _PATH,
-            "old_string": {"type": "string", "description": "The text to replace."},
-            "new_string": {"type": "string", "description": "The text to put instead."},
+            "old_string": schema.string("The text to replace."),
+            "new_string": schema.string("The text to put instead."),
             "replace_all": {"type": "boolean", "default": False},
         },
         "required": ["path", "old_string", "new_string"],
@@ -83,7 +83,7 @@ TOOLS: dict[str, dict[str, Any]] = {
     "list_dir": {
         "description": "List one directory: subdirectories first (with /), then files.",
         "properties": {
-            "path": {"type": "string", "description": "Directory (default: root)."},
+            "path": schema.string("Directory (default: root)."),
             "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
         },
         "required": [],
@@ -91,8 +91,8 @@ TOOLS: dict[str, dict[str, Any]] = {
     "invalid": {
         "description": "Answers a call of a tool that does not exist.",
         "properties": {
-            "tool": {"type": "string", "description": "The name that was called."},
-            "error": {"type": "string", "description": "What was wrong."},
+            "tool": schema.string("The name that was called."),
+            "error": schema.string("What was wrong."),
         },
         "required": [],
     },

@@ -48,7 +48,7 @@ QUOTE_FAILURE_CHARS = 50
 LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)-(?P<end>\d+)$")
 GLOB_CHARS = ("*", "?")
 
-_PATH = {"type": "string", "description": "File path relative to the repository root."}
+_PATH = schema.string("File path relative to the repository root.")
 
 TOOLS: dict[str, dict[str, Any]] = {
     "read_file": {
@@ -57,11 +57,10 @@ TOOLS: dict[str, dict[str, Any]] = {
             f"or start_line/end_line. At most {MAX_FILE_LINES} lines per call."
         ),
         "properties": {
-            "path": {
-                "type": "string",
-                "description": "File path relative to the repository root, optionally with a "
-                'line range "file:START-END".',
-            },
+            "path": schema.string(
+                "File path relative to the repository root, optionally with a "
+                'line range "file:START-END".'
+            ),
             "start_line": schema.integer("Default 1.", minimum=1),
             "end_line": schema.integer("Default: end of file.", minimum=1),
         },
@@ -73,11 +72,9 @@ TOOLS: dict[str, dict[str, Any]] = {
             f"Returns relative paths, at most {MAX_LIST_RESULTS}."
         ),
         "properties": {
-            "path": {
-                "type": "string",
-                "description": 'Directory path or glob pattern (e.g. "src/docs" or "**/*.txt"); '
-                "default the root.",
-            },
+            "path": schema.string(
+                'Directory path or glob pattern (e.g. "src/docs" or "**/*.txt"); default the root.'
+            ),
         },
         "required": [],
     },
@@ -88,8 +85,8 @@ TOOLS: dict[str, dict[str, Any]] = {
             f"`file:line:snippet` lines, at most {MAX_SEARCH_RESULTS}."
         ),
         "properties": {
-            "pattern": {"type": "string", "description": "Text (or regex) to search for."},
-            "path": {"type": "string", "description": "Directory or file to search (default .)."},
+            "pattern": schema.string("Text (or regex) to search for."),
+            "path": schema.string("Directory or file to search (default .)."),
             "mode": {"type": "string", "enum": ["contains", "regex"], "default": "contains"},
             "case_sensitive": {"type": "boolean", "default": False},
         },
@@ -102,8 +99,8 @@ TOOLS: dict[str, dict[str, Any]] = {
         ),
         "properties": {
             "path": _PATH,
-            "old_string": {"type": "string", "description": "Exact text to replace."},
-            "new_string": {"type": "string", "description": "Its replacement."},
+            "old_string": schema.string("Exact text to replace."),
+            "new_string": schema.string("Its replacement."),
         },
         "required": ["path", "old_string", "new_string"],
     },
