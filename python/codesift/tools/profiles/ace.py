@@ -27,7 +27,7 @@ MAX_RESULTS = 500
 
 SEARCH_PROPERTIES: dict[str, Any] = {
     "pattern": schema.string(
-        'Text (or regex with isRegex) to search for, e.g. "TODO:" or "import.*from".'
+        'Text (or regex with isRegex) to search for, e.g. "TODO:" or "import.*from".', required=True
     ),
     "isRegex": {
         "type": "boolean",
@@ -45,14 +45,14 @@ SEARCH_PROPERTIES: dict[str, Any] = {
 }
 
 EDIT_PROPERTIES: dict[str, Any] = {
-    "filePath": schema.string("The file to edit, relative to the root."),
+    "filePath": schema.path("The file to edit, relative to the root.", required=True),
     "searchResultId": schema.string(
         "Preferred: the searchResultId of an ace-text_search match; exactly that match is replaced."
     ),
     "searchContent": schema.string(
         "Compatibility mode: the text to replace (must match one place)."
     ),
-    "replaceContent": schema.string("The new text."),
+    "replaceContent": schema.text("The new text.", required=True),
 }
 
 
@@ -127,7 +127,6 @@ PROFILE = Profile(
                 "to filesystem-edit_search."
             ),
             properties=SEARCH_PROPERTIES,
-            required=("pattern",),
             handler=text_search,
             output_required=("matches", "total", "truncated"),
             example='{"pattern": "TODO:", "fileGlob": "*.ts"}',
@@ -141,11 +140,8 @@ PROFILE = Profile(
                 "place."
             ),
             properties=EDIT_PROPERTIES,
-            required=("filePath", "replaceContent"),
             handler=edit_search,
             output_required=("path", "replacements", "strategy", "diff", "summary"),
-            path_parameters=("filePath",),
-            text_parameters=("replaceContent",),
             read_only=False,
             example='{"filePath": "src/a.ts", "searchResultId": "sr_abc1", "replaceContent": "x"}',
         ),

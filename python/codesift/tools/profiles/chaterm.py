@@ -26,10 +26,12 @@ _IP = schema.string(
     "Search these hosts over SSH instead of the local workspace: "
     "[user@]host[:port], several comma-separated (max_matches applies per host)."
 )
-_PATH = schema.string("Directory to search, relative to the root (default .).")
+_PATH = schema.path("Directory to search, relative to the root (default .).")
 
 GLOB_PROPERTIES: dict[str, Any] = {
-    "pattern": schema.string('Glob: "*.ts" matches at any depth, "src/**/*.ts" under src.'),
+    "pattern": schema.string(
+        'Glob: "*.ts" matches at any depth, "src/**/*.ts" under src.', required=True
+    ),
     "path": _PATH,
     "ip": _IP,
     "limit": {"type": "integer", "minimum": 1, "default": DEFAULT_GLOB_LIMIT},
@@ -42,7 +44,9 @@ GLOB_PROPERTIES: dict[str, Any] = {
 }
 
 GREP_PROPERTIES: dict[str, Any] = {
-    "pattern": schema.string(r"Regex (Rust syntax, like ripgrep: \s, \d, \b; no backreferences)."),
+    "pattern": schema.string(
+        r"Regex (Rust syntax, like ripgrep: \s, \d, \b; no backreferences).", required=True
+    ),
     "path": _PATH,
     "ip": _IP,
     "include": schema.string('Only files matching this glob, e.g. "*.ts" or "*.{ts,tsx}".'),
@@ -240,10 +244,8 @@ PROFILE = Profile(
                 "SSH."
             ),
             properties=GLOB_PROPERTIES,
-            required=("pattern",),
             handler=glob_search,
             output_required=("files", "total", "truncated", "ignored"),
-            path_parameters=("path",),
             example='{"pattern": "src/**/*.ts", "path": "src"}',
         ),
         Tool(
@@ -254,10 +256,8 @@ PROFILE = Profile(
                 "search those hosts over SSH (max_matches per host)."
             ),
             properties=GREP_PROPERTIES,
-            required=("pattern",),
             handler=grep_search,
             output_required=("matches", "total", "truncated"),
-            path_parameters=("path",),
             example='{"pattern": "getUser\\\\s*\\\\(", "include": "*.ts"}',
         ),
     ),

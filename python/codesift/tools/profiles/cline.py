@@ -271,12 +271,14 @@ PROFILE = Profile(
                 "context."
             ),
             properties={
-                "path": schema.string(
+                "path": schema.path(
                     "The path of the directory to search in (relative to the "
-                    "current working directory). This directory will be recursively searched."
+                    "current working directory). This directory will be recursively searched.",
+                    required=True,
                 ),
                 "regex": schema.string(
-                    "The regular expression pattern to search for. Uses Rust regex syntax."
+                    "The regular expression pattern to search for. Uses Rust regex syntax.",
+                    required=True,
                 ),
                 "file_pattern": schema.string(
                     "Glob pattern to filter files (e.g., '*.ts' for TypeScript "
@@ -285,8 +287,6 @@ PROFILE = Profile(
                 "task_progress": _TASK_PROGRESS,
             },
             handler=search_files,
-            required=("path", "regex"),
-            path_parameters=("path",),
         ),
         Tool(
             name="list_files",
@@ -296,9 +296,10 @@ PROFILE = Profile(
                 "recursive is false or not provided, it will only list the top-level contents."
             ),
             properties={
-                "path": schema.string(
+                "path": schema.path(
                     "The path of the directory to list contents for (relative "
-                    "to the current working directory)."
+                    "to the current working directory).",
+                    required=True,
                 ),
                 "recursive": {
                     "type": ["boolean", "string"],
@@ -308,8 +309,6 @@ PROFILE = Profile(
                 "task_progress": _TASK_PROGRESS,
             },
             handler=list_files,
-            required=("path",),
-            path_parameters=("path",),
         ),
         Tool(
             name="read_file",
@@ -321,8 +320,9 @@ PROFILE = Profile(
                 "specific sections."
             ),
             properties={
-                "path": schema.string(
-                    "The path of the file to read (relative to the current working directory)."
+                "path": schema.path(
+                    "The path of the file to read (relative to the current working directory).",
+                    required=True,
                 ),
                 "start_line": {
                     **_LINE,
@@ -337,8 +337,6 @@ PROFILE = Profile(
                 "task_progress": _TASK_PROGRESS,
             },
             handler=read_file,
-            required=("path",),
-            path_parameters=("path",),
         ),
         Tool(
             name="replace_in_file",
@@ -347,20 +345,19 @@ PROFILE = Profile(
                 "SEARCH/REPLACE blocks that define exact changes to specific parts of the file."
             ),
             properties={
-                "path": schema.string(
-                    "The path of the file to modify (relative to the current working directory)."
+                "path": schema.path(
+                    "The path of the file to modify (relative to the current working directory).",
+                    required=True,
                 ),
-                "diff": schema.string(
+                "diff": schema.text(
                     "One or more SEARCH/REPLACE blocks following this exact "
                     "format:\n------- SEARCH\n[exact content to find]\n=======\n[new content to "
-                    "replace with]\n+++++++ REPLACE"
+                    "replace with]\n+++++++ REPLACE",
+                    required=True,
                 ),
                 "task_progress": _TASK_PROGRESS,
             },
             handler=replace_in_file,
-            required=("path", "diff"),
-            path_parameters=("path",),
-            text_parameters=("diff",),
             read_only=False,
         ),
         Tool(
@@ -372,20 +369,18 @@ PROFILE = Profile(
                 "needed to write the file."
             ),
             properties={
-                "path": schema.string(
+                "path": schema.path(
                     "The path of the file to write to (relative to the current working directory)."
                 ),
-                "absolutePath": schema.string("The absolute path to the file to write to."),
-                "content": schema.string(
+                "absolutePath": schema.path("The absolute path to the file to write to."),
+                "content": schema.text(
                     "The content to write to the file. ALWAYS provide the "
-                    "COMPLETE intended content of the file, without any truncation or omissions."
+                    "COMPLETE intended content of the file, without any truncation or omissions.",
+                    required=True,
                 ),
                 "task_progress": _TASK_PROGRESS,
             },
             handler=write_to_file,
-            required=("content",),
-            path_parameters=("path", "absolutePath"),
-            text_parameters=("content",),
             read_only=False,
         ),
     ),

@@ -231,10 +231,12 @@ PROFILE = Profile(
                 "action (Add/Delete/Update)\n- You must prefix new lines with `+` even when "
                 "creating a new file\n- File references can only be relative, NEVER ABSOLUTE."
             ),
-            properties={"input": schema.string("The entire contents of the apply_patch command")},
+            properties={
+                "input": schema.text(
+                    "The entire contents of the apply_patch command", required=True
+                )
+            },
             handler=apply_patch,
-            required=("input",),
-            text_parameters=("input",),
             read_only=False,
         ),
         Tool(
@@ -243,12 +245,14 @@ PROFILE = Profile(
                 "Finds files whose contents match the pattern and lists them by modification time."
             ),
             properties={
-                "pattern": schema.string("Regular expression pattern to search for."),
+                "pattern": schema.string(
+                    "Regular expression pattern to search for.", required=True
+                ),
                 "include": schema.string(
                     "Optional glob that limits which files are searched (e.g. "
                     '"*.rs" or "*.{ts,tsx}").'
                 ),
-                "path": schema.string(
+                "path": schema.path(
                     "Directory or file path to search. Defaults to the session's working directory."
                 ),
                 "limit": schema.integer(
@@ -256,8 +260,6 @@ PROFILE = Profile(
                 ),
             },
             handler=grep_files,
-            required=("pattern",),
-            path_parameters=("path",),
         ),
         Tool(
             name="read_file",
@@ -266,7 +268,7 @@ PROFILE = Profile(
                 "indentation-aware block modes."
             ),
             properties={
-                "file_path": schema.string("Absolute path to the file"),
+                "file_path": schema.path("Absolute path to the file", required=True),
                 "offset": schema.integer(
                     "The line number to start reading from. Must be 1 or greater.", minimum=0
                 ),
@@ -304,8 +306,6 @@ PROFILE = Profile(
                 },
             },
             handler=read_file,
-            required=("file_path",),
-            path_parameters=("file_path",),
         ),
         Tool(
             name="list_dir",
@@ -314,7 +314,7 @@ PROFILE = Profile(
                 "type labels."
             ),
             properties={
-                "dir_path": schema.string("Absolute path to the directory to list."),
+                "dir_path": schema.path("Absolute path to the directory to list.", required=True),
                 "offset": schema.integer(
                     "The entry number to start listing from. Must be 1 or greater.", minimum=0
                 ),
@@ -324,8 +324,6 @@ PROFILE = Profile(
                 ),
             },
             handler=list_dir,
-            required=("dir_path",),
-            path_parameters=("dir_path",),
         ),
     ),
     instructions=(

@@ -26,8 +26,10 @@ if TYPE_CHECKING:
 MAX_MATCHES = 50
 
 PROPERTIES: dict[str, Any] = {
-    "query": {"type": "string", "minLength": 1, "description": "Text to find (not a regex)."},
-    "path": schema.string("Directory (or file) to search, relative to the root (default .)."),
+    "query": schema.required(
+        {"type": "string", "minLength": 1, "description": "Text to find (not a regex)."}
+    ),
+    "path": schema.path("Directory (or file) to search, relative to the root (default .)."),
     "ignore_case": {"type": "boolean", "default": True},
     "include": schema.string('Only files matching this glob, e.g. "*.py" or "src/**/*.{ts,tsx}".'),
 }
@@ -114,10 +116,8 @@ PROFILE = Profile(
                 f"files. At most {MAX_MATCHES} matching lines, as `file:line`: text."
             ),
             properties=PROPERTIES,
-            required=("query",),
             handler=file_search,
             output_required=("matches", "total", "truncated"),
-            path_parameters=("path",),
             example='{"query": "TODO", "include": "*.py"}',
         ),
     ),

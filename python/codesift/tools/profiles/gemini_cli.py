@@ -258,9 +258,10 @@ def write_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 GREP_PARAMETERS = {
     "pattern": schema.string(
         "The pattern to search for. By default, treated as a Rust-flavored "
-        "regular expression. Use '\\b' for precise symbol matching (e.g., '\\bMatchMe\\b')."
+        "regular expression. Use '\\b' for precise symbol matching (e.g., '\\bMatchMe\\b').",
+        required=True,
     ),
-    "dir_path": schema.string(
+    "dir_path": schema.path(
         "Directory or file to search. Directories are searched recursively. "
         "Relative paths are resolved against current working directory. Defaults to current "
         "working directory ('.') if omitted."
@@ -323,8 +324,6 @@ PROFILE = Profile(
             description="Searches for a regular expression pattern within file contents.",
             properties=GREP_PARAMETERS,
             handler=grep_search,
-            required=("pattern",),
-            path_parameters=("dir_path",),
         ),
         Tool(
             name="glob",
@@ -336,9 +335,10 @@ PROFILE = Profile(
             ),
             properties={
                 "pattern": schema.string(
-                    "The glob pattern to match against (e.g., '**/*.py', 'docs/*.md')."
+                    "The glob pattern to match against (e.g., '**/*.py', 'docs/*.md').",
+                    required=True,
                 ),
-                "dir_path": schema.string(
+                "dir_path": schema.path(
                     "Optional: The absolute path to the directory to search "
                     "within. If omitted, searches the root directory."
                 ),
@@ -355,8 +355,6 @@ PROFILE = Profile(
                 ),
             },
             handler=glob,
-            required=("pattern",),
-            path_parameters=("dir_path",),
         ),
         Tool(
             name="list_directory",
@@ -365,7 +363,7 @@ PROFILE = Profile(
                 "directory path. Can optionally ignore entries matching provided glob patterns."
             ),
             properties={
-                "dir_path": schema.string("The path to the directory to list"),
+                "dir_path": schema.path("The path to the directory to list", required=True),
                 "ignore": {
                     "type": "array",
                     "items": {"type": "string"},
@@ -388,8 +386,6 @@ PROFILE = Profile(
                 },
             },
             handler=list_directory,
-            required=("dir_path",),
-            path_parameters=("dir_path",),
         ),
         Tool(
             name="read_file",
@@ -401,7 +397,7 @@ PROFILE = Profile(
                 "read specific line ranges."
             ),
             properties={
-                "file_path": schema.string("The path to the file to read."),
+                "file_path": schema.path("The path to the file to read.", required=True),
                 "start_line": schema.integer(
                     "Optional: The 1-based line number to start reading from.", minimum=1
                 ),
@@ -410,8 +406,6 @@ PROFILE = Profile(
                 ),
             },
             handler=read_file,
-            required=("file_path",),
-            path_parameters=("file_path",),
         ),
         Tool(
             name="replace",
@@ -423,22 +417,25 @@ PROFILE = Profile(
                 "targeting."
             ),
             properties={
-                "file_path": schema.string("The path to the file to modify."),
+                "file_path": schema.path("The path to the file to modify.", required=True),
                 "instruction": schema.string(
                     "A clear, semantic instruction for the code change, acting as "
                     "a high-quality prompt for an expert LLM assistant. It must be "
-                    "self-contained and explain the goal of the change."
+                    "self-contained and explain the goal of the change.",
+                    required=True,
                 ),
                 "old_string": schema.string(
                     "The exact literal text to replace, preferably unescaped. "
                     "For single replacements (default), include at least 3 lines of context "
                     "BEFORE and AFTER the target text, matching whitespace and indentation "
-                    "precisely."
+                    "precisely.",
+                    required=True,
                 ),
-                "new_string": schema.string(
+                "new_string": schema.text(
                     "The exact literal text to replace `old_string` with, "
                     "preferably unescaped. Provide the EXACT text. Ensure the resulting code is "
-                    "correct and idiomatic."
+                    "correct and idiomatic.",
+                    required=True,
                 ),
                 "allow_multiple": schema.boolean(
                     "If true, the tool will replace all occurrences of `old_string`. If false "
@@ -446,26 +443,21 @@ PROFILE = Profile(
                 ),
             },
             handler=replace,
-            required=("file_path", "instruction", "old_string", "new_string"),
-            path_parameters=("file_path",),
-            text_parameters=("new_string",),
             read_only=False,
         ),
         Tool(
             name="write_file",
             description="Writes content to a specified file in the local filesystem.",
             properties={
-                "file_path": schema.string("The path to the file to write to."),
-                "content": schema.string(
+                "file_path": schema.path("The path to the file to write to.", required=True),
+                "content": schema.text(
                     "The content to write to the file. Do not use omission "
                     "placeholders like '(rest of methods ...)', '...', or 'unchanged code'; "
-                    "provide complete literal content."
+                    "provide complete literal content.",
+                    required=True,
                 ),
             },
             handler=write_file,
-            required=("file_path", "content"),
-            path_parameters=("file_path",),
-            text_parameters=("content",),
             read_only=False,
         ),
     ),

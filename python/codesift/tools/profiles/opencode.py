@@ -262,9 +262,9 @@ def apply_patch(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 
 _LETTERS = {"add": "A", "delete": "D", "update": "M", "move": "M"}
 
-_FILE = schema.string("The absolute path to the file to modify")
-_OLD = schema.string("The text to replace")
-_NEW = schema.string("The text to replace it with (must be different from oldString)")
+_FILE = schema.path("The absolute path to the file to modify", required=True)
+_OLD = schema.string("The text to replace", required=True)
+_NEW = schema.text("The text to replace it with (must be different from oldString)", required=True)
 _ALL = schema.boolean("Replace all occurrences of oldString (default false)")
 
 PROFILE = Profile(
@@ -281,8 +281,10 @@ PROFILE = Profile(
                 "paths and line numbers with at least one match sorted by modification time"
             ),
             properties={
-                "pattern": schema.string("The regex pattern to search for in file contents"),
-                "path": schema.string(
+                "pattern": schema.string(
+                    "The regex pattern to search for in file contents", required=True
+                ),
+                "path": schema.path(
                     "The directory to search in. Defaults to the current working directory."
                 ),
                 "include": schema.string(
@@ -290,8 +292,6 @@ PROFILE = Profile(
                 ),
             },
             handler=grep,
-            required=("pattern",),
-            path_parameters=("path",),
         ),
         Tool(
             name="glob",
@@ -302,8 +302,6 @@ PROFILE = Profile(
             ),
             properties=GLOB_PROPERTIES,
             handler=glob,
-            required=("pattern",),
-            path_parameters=("path",),
         ),
         Tool(
             name="list",
@@ -313,7 +311,7 @@ PROFILE = Profile(
                 "provide an array of glob patterns to ignore with the ignore parameter."
             ),
             properties={
-                "path": schema.string(
+                "path": schema.path(
                     "The absolute path to the directory to list (must be absolute, not relative)"
                 ),
                 "ignore": {
@@ -323,7 +321,6 @@ PROFILE = Profile(
                 },
             },
             handler=list_files,
-            path_parameters=("path",),
         ),
         Tool(
             name="read",
@@ -333,7 +330,9 @@ PROFILE = Profile(
                 "start from. Each line is prefixed with its line number as `<line>: <content>`."
             ),
             properties={
-                "filePath": schema.string("The absolute path to the file or directory to read"),
+                "filePath": schema.path(
+                    "The absolute path to the file or directory to read", required=True
+                ),
                 "offset": {
                     "type": "integer",
                     "description": "The line number to start reading from (1-indexed)",
@@ -343,8 +342,6 @@ PROFILE = Profile(
                 ),
             },
             handler=read,
-            required=("filePath",),
-            path_parameters=("filePath",),
         ),
         Tool(
             name="edit",
@@ -360,9 +357,6 @@ PROFILE = Profile(
                 "replaceAll": _ALL,
             },
             handler=edit,
-            required=("filePath", "oldString", "newString"),
-            path_parameters=("filePath",),
-            text_parameters=("newString",),
             read_only=False,
         ),
         Tool(
@@ -373,24 +367,26 @@ PROFILE = Profile(
             ),
             properties={
                 "filePath": _FILE,
-                "edits": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "filePath": _FILE,
-                            "oldString": _OLD,
-                            "newString": _NEW,
-                            "replaceAll": _ALL,
+                "edits": schema.required(
+                    {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "filePath": _FILE,
+                                "oldString": _OLD,
+                                "newString": _NEW,
+                                "replaceAll": _ALL,
+                            },
+                            "required": ["oldString", "newString"],
                         },
-                        "required": ["oldString", "newString"],
-                    },
-                    "description": "Array of edit operations to perform sequentially on the file",
-                },
+                        "description": (
+                            "Array of edit operations to perform sequentially on the file"
+                        ),
+                    }
+                ),
             },
             handler=multiedit,
-            required=("filePath", "edits"),
-            path_parameters=("filePath",),
             read_only=False,
         ),
         Tool(
@@ -400,15 +396,13 @@ PROFILE = Profile(
                 "file if there is one at the provided path."
             ),
             properties={
-                "content": schema.string("The content to write to the file"),
-                "filePath": schema.string(
-                    "The absolute path to the file to write (must be absolute, not relative)"
+                "content": schema.text("The content to write to the file", required=True),
+                "filePath": schema.path(
+                    "The absolute path to the file to write (must be absolute, not relative)",
+                    required=True,
                 ),
             },
             handler=write,
-            required=("content", "filePath"),
-            path_parameters=("filePath",),
-            text_parameters=("content",),
             read_only=False,
         ),
         Tool(
@@ -422,11 +416,10 @@ PROFILE = Profile(
             ),
             properties={
                 "patchText": schema.string(
-                    "The full patch text that describes all changes to be made"
+                    "The full patch text that describes all changes to be made", required=True
                 )
             },
             handler=apply_patch,
-            required=("patchText",),
             read_only=False,
         ),
     ),

@@ -247,16 +247,19 @@ PROFILE = Profile(
             name="str_replace_editor",
             description=DESCRIPTION,
             properties={
-                "command": {
-                    "type": "string",
-                    "enum": ["view", "create", "str_replace", "insert", "undo_edit"],
-                    "description": "The commands to run. Allowed options are: `view`, `create`, "
-                    "`str_replace`, `insert`, `undo_edit`.",
-                },
-                "path": schema.string(
-                    "Absolute path to file or directory, e.g. `/testbed/file.py` or `/testbed`."
+                "command": schema.required(
+                    {
+                        "type": "string",
+                        "enum": ["view", "create", "str_replace", "insert", "undo_edit"],
+                        "description": "The commands to run. Allowed options are: `view`, "
+                        "`create`, `str_replace`, `insert`, `undo_edit`.",
+                    }
                 ),
-                "file_text": schema.string(
+                "path": schema.path(
+                    "Absolute path to file or directory, e.g. `/testbed/file.py` or `/testbed`.",
+                    required=True,
+                ),
+                "file_text": schema.text(
                     "Required parameter of `create` command, with the content of "
                     "the file to be created."
                 ),
@@ -264,7 +267,7 @@ PROFILE = Profile(
                     "Required parameter of `str_replace` command containing the "
                     "string in `path` to replace."
                 ),
-                "new_str": schema.string(
+                "new_str": schema.text(
                     "Optional parameter of `str_replace` command containing the "
                     "new string (if not given, no string will be added). Required parameter of "
                     "`insert` command containing the string to insert."
@@ -285,9 +288,6 @@ PROFILE = Profile(
                 },
             },
             handler=str_replace_editor,
-            required=("command", "path"),
-            path_parameters=("path",),
-            text_parameters=("file_text", "new_str"),
             read_only=False,
         ),
     ),
