@@ -42,14 +42,22 @@ def string(description: str, *, required: bool = False) -> dict[str, Any]:
     return Parameter(fragment, required=True) if required else fragment
 
 
-def path(description: str, *, required: bool = False) -> dict[str, Any]:
-    """A workspace path (its `\\xNN` escapes are decoded when no file has that literal name)."""
-    return Parameter({"type": "string", "description": description}, required=required, role="path")
+def path(description: str | None = None, *, required: bool = False) -> dict[str, Any]:
+    """A workspace path (its `\\xNN` escapes are decoded when no file has that literal name);
+    a string, described unless `description` is None."""
+    return Parameter(_string(description), required=required, role="path")
 
 
-def text(description: str, *, required: bool = False) -> dict[str, Any]:
-    """Text the tool writes to a file (it must be encodable)."""
-    return Parameter({"type": "string", "description": description}, required=required, role="text")
+def text(description: str | None = None, *, required: bool = False) -> dict[str, Any]:
+    """Text the tool writes to a file (it must be encodable); a string, described unless
+    `description` is None."""
+    return Parameter(_string(description), required=required, role="text")
+
+
+def _string(description: str | None) -> dict[str, Any]:
+    if description is None:
+        return {"type": "string"}
+    return {"type": "string", "description": description}
 
 
 def required(schema: dict[str, Any]) -> dict[str, Any]:
