@@ -87,8 +87,6 @@ def tools_of(
     read_only: Callable[[str], bool],
     examples: Mapping[str, str] | None = None,
     output: Callable[[str], Mapping[str, Any] | None] = lambda name: None,
-    path_parameters: tuple[str, ...] = (),
-    text_parameters: tuple[str, ...] = (),
 ) -> tuple[Tool, ...]:
     """A profile's tools, in the order of `specs`: each name's spec (its `description`,
     JSON Schema `properties` and `required`) with its handler, output fields, example and
@@ -101,8 +99,6 @@ def tools_of(
             required=tuple(spec["required"]),
             handler=handlers[name],
             output_required=output_required[name],
-            path_parameters=path_parameters,
-            text_parameters=text_parameters,
             read_only=read_only(name),
             example=(examples or {}).get(name, ""),
             output=output(name),

@@ -57,7 +57,7 @@ TOOLS: dict[str, dict[str, Any]] = {
         ),
         "properties": {
             "pattern": schema.string("Regex (or text with literal=true)."),
-            "path": schema.string("Directory or file to search (default .)."),
+            "path": schema.path("Directory or file to search (default .)."),
             "include": {
                 **_EXCLUDE,
                 "description": 'Only files matching these globs, e.g. "*.ts" or ["*.ts","*.tsx"].',
@@ -120,8 +120,8 @@ TOOLS: dict[str, dict[str, Any]] = {
         ),
         "properties": {
             "search_result_id": schema.string("An sr_id from grep_search."),
-            "new_string": schema.string("The replacement text."),
-            "path": schema.string(_PATH_IN_WORKSPACE),
+            "new_string": schema.text("The replacement text."),
+            "path": schema.path(_PATH_IN_WORKSPACE),
             "old_string": schema.string("Exact text to replace."),
             "replace_all": {"type": "boolean"},
             "dry_run": _DRY_RUN,
@@ -136,7 +136,7 @@ TOOLS: dict[str, dict[str, Any]] = {
             "the diff only."
         ),
         "properties": {
-            "path": schema.string(_PATH_IN_WORKSPACE),
+            "path": schema.path(_PATH_IN_WORKSPACE),
             "edits": {
                 "type": "array",
                 "minItems": 1,
@@ -164,8 +164,8 @@ TOOLS: dict[str, dict[str, Any]] = {
             "dry_run=true shows the diff only."
         ),
         "properties": {
-            "patch": schema.string("The patch text."),
-            "path": schema.string("The file SEARCH/REPLACE blocks (or a headerless diff) edit."),
+            "patch": schema.text("The patch text."),
+            "path": schema.path("The file SEARCH/REPLACE blocks (or a headerless diff) edit."),
             "format": {
                 "type": "string",
                 "enum": ["auto", "apply_patch", "unified", "search_replace"],
@@ -183,7 +183,7 @@ TOOLS: dict[str, dict[str, Any]] = {
         ),
         "properties": {
             "pattern": {"type": "string"},
-            "path": schema.string("Directory to search (default .)."),
+            "path": schema.path("Directory to search (default .)."),
             "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
             "sort": {"type": "string", "enum": ["path", "mtime", "none"]},
             "type": _TYPES,
@@ -200,7 +200,7 @@ TOOLS: dict[str, dict[str, Any]] = {
             "end_line (inclusive), or offset/limit, or path:START-END."
         ),
         "properties": {
-            "path": schema.string(_PATH_IN_WORKSPACE),
+            "path": schema.path(_PATH_IN_WORKSPACE),
             "offset": schema.integer("First line (1-based).", minimum=1),
             "limit": schema.integer("Lines to read (2000).", minimum=1),
             "start_line": schema.integer("First line.", minimum=1),
@@ -214,7 +214,7 @@ TOOLS: dict[str, dict[str, Any]] = {
             "(or depth=N levels) lists a tree, indented, limit entries in all."
         ),
         "properties": {
-            "path": schema.string("Directory (default .)."),
+            "path": schema.path("Directory (default .)."),
             "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
             "recursive": {"type": "boolean"},
             "depth": schema.integer("Levels (1: this one).", minimum=1),
@@ -229,8 +229,8 @@ TOOLS: dict[str, dict[str, Any]] = {
             "shows the diff only."
         ),
         "properties": {
-            "path": schema.string(_PATH_IN_WORKSPACE),
-            "content": {"type": "string"},
+            "path": schema.path(_PATH_IN_WORKSPACE),
+            "content": schema.text(),
             "dry_run": _DRY_RUN,
         },
         "required": ["path", "content"],
@@ -247,7 +247,7 @@ TOOLS["search"] = {
     ),
     "properties": {
         "question": schema.string("The question or description, in words or code names."),
-        "path": schema.string("Directory or file to search (default .)."),
+        "path": schema.path("Directory or file to search (default .)."),
         "max_results": {
             "type": "integer",
             "minimum": 1,
@@ -752,8 +752,6 @@ PROFILE = Profile(
         read_only=_READ_ONLY.__contains__,
         examples=_EXAMPLES,
         output=output_schema,
-        path_parameters=("path",),
-        text_parameters=("content", "new_string", "patch"),
     ),
     instructions=(
         "Search with grep_search, then change a hit with edit {search_result_id, new_string}: "

@@ -25,7 +25,7 @@ GREP_LINE_CHARS = 2000
 NO_FILES = "No files found"
 TRUNCATED_NOTE = "(Results are truncated. Consider using a more specific path or pattern.)"
 
-_PATH = schema.string("Path relative to the workspace root.")
+_PATH = schema.path("Path relative to the workspace root.")
 
 TOOLS: dict[str, dict[str, Any]] = {
     "glob": {
@@ -35,7 +35,7 @@ TOOLS: dict[str, dict[str, Any]] = {
         ),
         "properties": {
             "pattern": schema.string("The glob to match files against."),
-            "path": schema.string("Directory to search (default: root)."),
+            "path": schema.path("Directory to search (default: root)."),
         },
         "required": ["pattern"],
     },
@@ -47,7 +47,7 @@ TOOLS: dict[str, dict[str, Any]] = {
         ),
         "properties": {
             "pattern": schema.string("The regex to search for."),
-            "path": schema.string("Directory to search (default: root)."),
+            "path": schema.path("Directory to search (default: root)."),
             "include": schema.string('File glob, e.g. "*.js".'),
         },
         "required": ["pattern"],
@@ -61,7 +61,7 @@ TOOLS: dict[str, dict[str, Any]] = {
         "properties": {
             "path": _PATH,
             "old_string": schema.string("The text to replace."),
-            "new_string": schema.string("The text to put instead."),
+            "new_string": schema.text("The text to put instead."),
             "replace_all": {"type": "boolean", "default": False},
         },
         "required": ["path", "old_string", "new_string"],
@@ -77,13 +77,13 @@ TOOLS: dict[str, dict[str, Any]] = {
     },
     "write_file": {
         "description": "Create or overwrite a whole file (parent directories are created).",
-        "properties": {"path": _PATH, "content": {"type": "string"}},
+        "properties": {"path": _PATH, "content": schema.text()},
         "required": ["path", "content"],
     },
     "list_dir": {
         "description": "List one directory: subdirectories first (with /), then files.",
         "properties": {
-            "path": schema.string("Directory (default: root)."),
+            "path": schema.path("Directory (default: root)."),
             "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
         },
         "required": [],
@@ -228,8 +228,6 @@ PROFILE = Profile(
         _HANDLERS,
         OUTPUT_REQUIRED,
         read_only=_READ_ONLY.__contains__,
-        path_parameters=("path",),
-        text_parameters=("content", "new_string"),
     ),
     instructions=(
         "Find files with glob and contents with grep, read with read_file, change with edit "

@@ -48,7 +48,7 @@ QUOTE_FAILURE_CHARS = 50
 LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)-(?P<end>\d+)$")
 GLOB_CHARS = ("*", "?")
 
-_PATH = schema.string("File path relative to the repository root.")
+_PATH = schema.path("File path relative to the repository root.")
 
 TOOLS: dict[str, dict[str, Any]] = {
     "read_file": {
@@ -57,7 +57,7 @@ TOOLS: dict[str, dict[str, Any]] = {
             f"or start_line/end_line. At most {MAX_FILE_LINES} lines per call."
         ),
         "properties": {
-            "path": schema.string(
+            "path": schema.path(
                 "File path relative to the repository root, optionally with a "
                 'line range "file:START-END".'
             ),
@@ -72,7 +72,7 @@ TOOLS: dict[str, dict[str, Any]] = {
             f"Returns relative paths, at most {MAX_LIST_RESULTS}."
         ),
         "properties": {
-            "path": schema.string(
+            "path": schema.path(
                 'Directory path or glob pattern (e.g. "src/docs" or "**/*.txt"); default the root.'
             ),
         },
@@ -86,7 +86,7 @@ TOOLS: dict[str, dict[str, Any]] = {
         ),
         "properties": {
             "pattern": schema.string("Text (or regex) to search for."),
-            "path": schema.string("Directory or file to search (default .)."),
+            "path": schema.path("Directory or file to search (default .)."),
             "mode": {"type": "string", "enum": ["contains", "regex"], "default": "contains"},
             "case_sensitive": {"type": "boolean", "default": False},
         },
@@ -100,7 +100,7 @@ TOOLS: dict[str, dict[str, Any]] = {
         "properties": {
             "path": _PATH,
             "old_string": schema.string("Exact text to replace."),
-            "new_string": schema.string("Its replacement."),
+            "new_string": schema.text("Its replacement."),
         },
         "required": ["path", "old_string", "new_string"],
     },
@@ -364,8 +364,6 @@ PROFILE = Profile(
         OUTPUT_REQUIRED,
         read_only=lambda name: name != "replace",
         examples=_EXAMPLES,
-        path_parameters=("path",),
-        text_parameters=("new_string",),
     ),
     instructions=(
         "Find code with search (text, or mode=regex), list files with list_dir (a directory "
