@@ -88,15 +88,14 @@ def tools_of(
     examples: Mapping[str, str] | None = None,
     output: Callable[[str], Mapping[str, Any] | None] = lambda name: None,
 ) -> tuple[Tool, ...]:
-    """A profile's tools, in the order of `specs`: each name's spec (its `description`,
-    JSON Schema `properties` and `required`) with its handler, output fields, example and
-    output schema by the same name."""
+    """A profile's tools, in the order of `specs`: each name's spec (its `description` and
+    JSON Schema `properties`, whose parameters say which are required) with its handler,
+    output fields, example and output schema by the same name."""
     return tuple(
         Tool(
             name=name,
             description=spec["description"],
             properties=spec["properties"],
-            required=tuple(spec["required"]),
             handler=handlers[name],
             output_required=output_required[name],
             read_only=read_only(name),

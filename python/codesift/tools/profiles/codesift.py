@@ -56,7 +56,7 @@ TOOLS: dict[str, dict[str, Any]] = {
             '"files_with_matches" lists paths, "count" `path:N`; offset pages.'
         ),
         "properties": {
-            "pattern": schema.string("Regex (or text with literal=true)."),
+            "pattern": schema.string("Regex (or text with literal=true).", required=True),
             "path": schema.path("Directory or file to search (default .)."),
             "include": {
                 **_EXCLUDE,
@@ -109,7 +109,6 @@ TOOLS: dict[str, dict[str, Any]] = {
             },
             "host": _HOST,
         },
-        "required": ["pattern"],
     },
     "edit": {
         "description": (
@@ -120,13 +119,12 @@ TOOLS: dict[str, dict[str, Any]] = {
         ),
         "properties": {
             "search_result_id": schema.string("An sr_id from grep_search."),
-            "new_string": schema.text("The replacement text."),
+            "new_string": schema.text("The replacement text.", required=True),
             "path": schema.path(_PATH_IN_WORKSPACE),
             "old_string": schema.string("Exact text to replace."),
             "replace_all": {"type": "boolean"},
             "dry_run": _DRY_RUN,
         },
-        "required": ["new_string"],
     },
     "edit_many": {
         "description": (
@@ -136,26 +134,27 @@ TOOLS: dict[str, dict[str, Any]] = {
             "the diff only."
         ),
         "properties": {
-            "path": schema.path(_PATH_IN_WORKSPACE),
-            "edits": {
-                "type": "array",
-                "minItems": 1,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "old_string": {"type": "string"},
-                        "new_string": {"type": "string"},
-                        "replace_all": {"type": "boolean"},
-                        "search_result_id": {"type": "string"},
+            "path": schema.path(_PATH_IN_WORKSPACE, required=True),
+            "edits": schema.required(
+                {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "old_string": {"type": "string"},
+                            "new_string": {"type": "string"},
+                            "replace_all": {"type": "boolean"},
+                            "search_result_id": {"type": "string"},
+                        },
+                        "required": ["new_string"],
+                        "additionalProperties": False,
                     },
-                    "required": ["new_string"],
-                    "additionalProperties": False,
-                },
-            },
+                }
+            ),
             "sequential": {"type": "boolean"},
             "dry_run": _DRY_RUN,
         },
-        "required": ["path", "edits"],
     },
     "apply_patch": {
         "description": (
@@ -164,7 +163,7 @@ TOOLS: dict[str, dict[str, Any]] = {
             "dry_run=true shows the diff only."
         ),
         "properties": {
-            "patch": schema.text("The patch text."),
+            "patch": schema.text("The patch text.", required=True),
             "path": schema.path("The file SEARCH/REPLACE blocks (or a headerless diff) edit."),
             "format": {
                 "type": "string",
@@ -173,7 +172,6 @@ TOOLS: dict[str, dict[str, Any]] = {
             },
             "dry_run": _DRY_RUN,
         },
-        "required": ["patch"],
     },
     "glob_search": {
         "description": (
@@ -182,7 +180,7 @@ TOOLS: dict[str, dict[str, Any]] = {
             "given."
         ),
         "properties": {
-            "pattern": {"type": "string"},
+            "pattern": schema.required({"type": "string"}),
             "path": schema.path("Directory to search (default .)."),
             "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
             "sort": {"type": "string", "enum": ["path", "mtime", "none"]},
@@ -192,7 +190,6 @@ TOOLS: dict[str, dict[str, Any]] = {
             "hidden": _HIDDEN,
             "host": _HOST,
         },
-        "required": ["pattern"],
     },
     "read_file": {
         "description": (
@@ -200,13 +197,12 @@ TOOLS: dict[str, dict[str, Any]] = {
             "end_line (inclusive), or offset/limit, or path:START-END."
         ),
         "properties": {
-            "path": schema.path(_PATH_IN_WORKSPACE),
+            "path": schema.path(_PATH_IN_WORKSPACE, required=True),
             "offset": schema.integer("First line (1-based).", minimum=1),
             "limit": schema.integer("Lines to read (2000).", minimum=1),
             "start_line": schema.integer("First line.", minimum=1),
             "end_line": schema.integer("Last line (inclusive).", minimum=1),
         },
-        "required": ["path"],
     },
     "list_dir": {
         "description": (
@@ -221,7 +217,6 @@ TOOLS: dict[str, dict[str, Any]] = {
             "no_ignore": _NO_IGNORE,
             "hidden": _HIDDEN,
         },
-        "required": [],
     },
     "write_file": {
         "description": (
@@ -229,11 +224,10 @@ TOOLS: dict[str, dict[str, Any]] = {
             "shows the diff only."
         ),
         "properties": {
-            "path": schema.path(_PATH_IN_WORKSPACE),
-            "content": schema.text(),
+            "path": schema.path(_PATH_IN_WORKSPACE, required=True),
+            "content": schema.text(required=True),
             "dry_run": _DRY_RUN,
         },
-        "required": ["path", "content"],
     },
 }
 
@@ -246,7 +240,9 @@ TOOLS["search"] = {
         "`  line: text`. For an exact name or regex use grep_search."
     ),
     "properties": {
-        "question": schema.string("The question or description, in words or code names."),
+        "question": schema.string(
+            "The question or description, in words or code names.", required=True
+        ),
         "path": schema.path("Directory or file to search (default .)."),
         "max_results": {
             "type": "integer",
@@ -258,7 +254,6 @@ TOOLS["search"] = {
         "exclude": _EXCLUDE,
         "type": _TYPES,
     },
-    "required": ["question"],
 }
 
 OUTPUT_REQUIRED: dict[str, tuple[str, ...]] = {

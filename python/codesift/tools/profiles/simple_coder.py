@@ -48,7 +48,7 @@ QUOTE_FAILURE_CHARS = 50
 LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)-(?P<end>\d+)$")
 GLOB_CHARS = ("*", "?")
 
-_PATH = schema.path("File path relative to the repository root.")
+_PATH = schema.path("File path relative to the repository root.", required=True)
 
 TOOLS: dict[str, dict[str, Any]] = {
     "read_file": {
@@ -59,12 +59,12 @@ TOOLS: dict[str, dict[str, Any]] = {
         "properties": {
             "path": schema.path(
                 "File path relative to the repository root, optionally with a "
-                'line range "file:START-END".'
+                'line range "file:START-END".',
+                required=True,
             ),
             "start_line": schema.integer("Default 1.", minimum=1),
             "end_line": schema.integer("Default: end of file.", minimum=1),
         },
-        "required": ["path"],
     },
     "list_dir": {
         "description": (
@@ -76,7 +76,6 @@ TOOLS: dict[str, dict[str, Any]] = {
                 'Directory path or glob pattern (e.g. "src/docs" or "**/*.txt"); default the root.'
             ),
         },
-        "required": [],
     },
     "search": {
         "description": (
@@ -85,12 +84,11 @@ TOOLS: dict[str, dict[str, Any]] = {
             f"`file:line:snippet` lines, at most {MAX_SEARCH_RESULTS}."
         ),
         "properties": {
-            "pattern": schema.string("Text (or regex) to search for."),
+            "pattern": schema.string("Text (or regex) to search for.", required=True),
             "path": schema.path("Directory or file to search (default .)."),
             "mode": {"type": "string", "enum": ["contains", "regex"], "default": "contains"},
             "case_sensitive": {"type": "boolean", "default": False},
         },
-        "required": ["pattern"],
     },
     "replace": {
         "description": (
@@ -99,10 +97,9 @@ TOOLS: dict[str, dict[str, Any]] = {
         ),
         "properties": {
             "path": _PATH,
-            "old_string": schema.string("Exact text to replace."),
-            "new_string": schema.text("Its replacement."),
+            "old_string": schema.string("Exact text to replace.", required=True),
+            "new_string": schema.text("Its replacement.", required=True),
         },
-        "required": ["path", "old_string", "new_string"],
     },
 }
 
