@@ -6,13 +6,12 @@ result shape (`files: [{path, mtimeMs, size}]`, `ignored: {git, cline}`;
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...results.matches import GlobResult, GrepResult, plural
 from ...workspace import Workspace
 from .. import schema
-from ..call_arguments import renamed
+from ..call_arguments import renaming
 from ..spec import Profile, Tool
 from ..tool_result import ToolResult
 
@@ -65,12 +64,9 @@ GREP_PROPERTIES: dict[str, Any] = {
 PARAM_ALIASES = {"host": "ip", "maxMatches": "max_matches", "contextLines": "context_lines"}
 
 
-def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[str, Any]:
-    def name_of(key: Any, value: Any) -> tuple[Any, Any]:
-        alias = PARAM_ALIASES.get(key)
-        return (alias if alias in tool.properties else key), value
-
-    return renamed(args, name_of)
+def argument_name(tool: Tool, key: Any, value: Any) -> tuple[Any, Any]:
+    alias = PARAM_ALIASES.get(key)
+    return (alias if alias in tool.properties else key), value
 
 
 # -- handlers ------------------------------------------------------------------------------
@@ -266,7 +262,7 @@ PROFILE = Profile(
         "(one host or several, comma-separated) to search remote hosts over SSH. Paths are "
         "relative to the workspace root."
     ),
-    rename=rename,
+    rename=renaming(argument_name),
 )
 
 

@@ -10,12 +10,11 @@ a Markdown list:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...results.matches import plural
 from .. import schema
-from ..call_arguments import renamed
+from ..call_arguments import renaming
 from ..matching import LineHit, matching_lines
 from ..spec import Profile, Tool
 from ..tool_result import ToolResult
@@ -45,13 +44,10 @@ PARAM_ALIASES = {
 }
 
 
-def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[str, Any]:
-    def name_of(key: Any, value: Any) -> tuple[Any, Any]:
-        if key in ("case_sensitive", "caseSensitive") and isinstance(value, bool):
-            return "ignore_case", not value
-        return PARAM_ALIASES.get(key, key), value
-
-    return renamed(args, name_of)
+def argument_name(tool: Tool, key: Any, value: Any) -> tuple[Any, Any]:
+    if key in ("case_sensitive", "caseSensitive") and isinstance(value, bool):
+        return "ignore_case", not value
+    return PARAM_ALIASES.get(key, key), value
 
 
 def file_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
@@ -125,5 +121,5 @@ PROFILE = Profile(
         "file_search finds the lines of files that contain a text (not a regex). Paths are "
         "relative to the workspace root."
     ),
-    rename=rename,
+    rename=renaming(argument_name),
 )

@@ -12,7 +12,6 @@ Limits are simple-coder's defaults: `max-file-lines` 500, `max-list-results` 200
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...arguments import MAX_LINES
@@ -27,7 +26,7 @@ from ...errors import (
 )
 from ...errors.hints import DEFAULT_OPTIONS, Option
 from .. import schema
-from ..call_arguments import renamed
+from ..call_arguments import renaming
 from ..lines import read_lines
 from ..matching import matching_lines, shorten
 from ..spec import Profile, Tool, tools_of
@@ -139,16 +138,13 @@ TOOL_ALIASES = {
 }
 
 
-def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[str, Any]:
-    def name_of(key: Any, value: Any) -> tuple[Any, Any]:
-        target = PARAM_ALIASES.get(key, key)
-        if key in ("isRegex", "is_regex", "regex") and tool.name == "search":
-            target = "mode"
-            if isinstance(value, bool):
-                value = "regex" if value else "contains"
-        return (target if target in tool.properties else key), value
-
-    return renamed(args, name_of)
+def argument_name(tool: Tool, key: Any, value: Any) -> tuple[Any, Any]:
+    target = PARAM_ALIASES.get(key, key)
+    if key in ("isRegex", "is_regex", "regex") and tool.name == "search":
+        target = "mode"
+        if isinstance(value, bool):
+            value = "regex" if value else "contains"
+    return (target if target in tool.properties else key), value
 
 
 # -- handlers ------------------------------------------------------------------------------
@@ -369,7 +365,7 @@ PROFILE = Profile(
         "root."
     ),
     aliases=TOOL_ALIASES,
-    rename=rename,
+    rename=renaming(argument_name),
     spill_hint='read_file(path="{spill}", start_line={offset})',
     # search is literal unless mode="regex": a plain-text search is mode="contains".
     hint_options={**DEFAULT_OPTIONS, Concept.LITERAL: (Option("mode", '"contains"'),)},
