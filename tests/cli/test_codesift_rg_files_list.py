@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -106,11 +107,7 @@ def test_a_kept_list_is_served_and_equals_ripgrep_after_every_change(env, tmp_pa
     tree = make_tree(tmp_path)
     # The index of the tree (a force run builds it and waits).
     env.rg(tree, "force", "--files")
-    for args in ARGVS:
-        first = check(env, tree, args, "first run")
-        assert OFFERED in first or KEPT in first, f"rg {args}: {first.decode()}"
-        second = check(env, tree, args, "second run")
-        assert KEPT in second, f"rg {args}: the kept list was not used\n{second.decode()}"
+    check_kept_by_the_first_run(env, tree, ARGVS, OFFERED, KEPT)
     for args in UNKEPT:
         check(env, tree, args, "first run")
         second = check(env, tree, args, "second run")
@@ -121,6 +118,29 @@ def test_a_kept_list_is_served_and_equals_ripgrep_after_every_change(env, tmp_pa
         ("a file removed", lambda: (tree / "a.c").unlink()),
         ("a file renamed", lambda: os.rename(tree / "tool.py", tree / "src" / "tool2.py")),
         ("a directory with files moved in", lambda: move_in(tmp_path, tree)),
+        *rule_changes(tmp_path, tree),
+        ("a directory made unreadable", lambda: (tree / "src" / "sub").chmod(0o000)),
+    ]
+    check_after_each(env, tree, changes, ARGVS + UNKEPT)
+    (tree / "src" / "sub").chmod(0o755)
+
+
+def check_kept_by_the_first_run(
+    env: Env, tree: Path, argvs: list[tuple[str, ...]], offered: bytes, kept: bytes
+) -> None:
+    """Each command line twice: the first run offers what it decided (or finds it kept
+    already), the second is served what was kept; both answers equal the reference."""
+    for args in argvs:
+        first = check(env, tree, args, "first run")
+        assert offered in first or kept in first, f"rg {args}: {first.decode()}"
+        second = check(env, tree, args, "second run")
+        assert kept in second, f"rg {args}: what was kept was not used\n{second.decode()}"
+
+
+def rule_changes(tmp_path: Path, tree: Path) -> list[tuple[str, Callable[[], object]]]:
+    """The changes to the ignore rules of `make_tree`'s tree (inside it and outside it),
+    each with what it is."""
+    return [
         (".gitignore changed", lambda: (tree / ".gitignore").write_text("*.log\n")),
         (".rgignore rewritten in place", lambda: rewrite(tree / ".rgignore", "*.py\n")),
         ("a nested .ignore created", lambda: (tree / "src" / ".ignore").write_text("*.c\n")),
@@ -132,14 +152,22 @@ def test_a_kept_list_is_served_and_equals_ripgrep_after_every_change(env, tmp_pa
             "the global git excludes changed",
             lambda: rewrite(tmp_path / "config" / "git" / "ignore", "*.c\n"),
         ),
-        ("a directory made unreadable", lambda: (tree / "src" / "sub").chmod(0o000)),
     ]
+
+
+def check_after_each(
+    env: Env,
+    tree: Path,
+    changes: list[tuple[str, Callable[[], object]]],
+    argvs: list[tuple[str, ...]],
+) -> None:
+    """Makes each change in turn; after each, every command line twice equals the
+    reference."""
     for what, change in changes:
         change()
-        for args in ARGVS + UNKEPT:
+        for args in argvs:
             check(env, tree, args, what)
             check(env, tree, args, f"{what}, again")
-    (tree / "src" / "sub").chmod(0o755)
 
 
 def move_in(tmp_path: Path, tree: Path) -> None:
@@ -184,6 +212,16 @@ def daemon_request(env: Env, body: dict) -> dict:
     )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
+
+
+def check_refused(env: Env, cases: list[tuple[dict, str]]) -> None:
+    """Each request of `cases` gets an error whose message says the text beside it, and the
+    daemon goes on serving."""
+    for body, message in cases:
+        reply = daemon_request(env, body)
+        error = reply.get("error", {})
+        assert message in error.get("message", ""), f"expected {message!r}, got {reply}"
+    assert env.status() is not None, "the daemon still serves"
 
 
 def files_request(tree: Path, key: str) -> dict:
@@ -252,11 +290,7 @@ def test_bad_files_requests_get_an_error_saying_what_is_wrong(env, tmp_path: Pat
         ({**base, "key": "k", "store": {"token": "1:0", "compact": "a?=="}}, "base64"),
         ({**base, "key": "k", "walk": {}}, "walk.all_files"),
     ]
-    for body, message in cases:
-        reply = daemon_request(env, body)
-        error = reply.get("error", {})
-        assert message in error.get("message", ""), f"expected {message!r}, got {reply}"
-    assert env.status() is not None, "the daemon still serves"
+    check_refused(env, cases)
 
 
 def test_a_file_made_in_a_new_directory_after_its_list_was_kept_is_listed(

@@ -17,11 +17,15 @@ import pytest
 from rg_helpers import BIN, Env
 from test_codesift_rg_files_list import (  # noqa: F401
     check,
+    check_after_each,
+    check_kept_by_the_first_run,
+    check_refused,
     daemon_request,
     env,
     make_tree,
     move_in,
     rewrite,
+    rule_changes,
 )
 
 pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
@@ -58,11 +62,7 @@ def test_verdicts_are_kept_served_and_every_answer_equals_ripgrep(env: Env, tmp_
     tree = make_tree(tmp_path)
     needles(tree)
     env.rg(tree, "force", "needle")
-    for args in ARGVS:
-        first = check(env, tree, args, "first run")
-        assert OFFERED in first or SERVED in first, f"rg {args}: {first.decode()}"
-        second = check(env, tree, args, "second run")
-        assert SERVED in second, f"rg {args}: the verdicts were not used\n{second.decode()}"
+    check_kept_by_the_first_run(env, tree, ARGVS, OFFERED, SERVED)
     # Another pattern with the same flags: its candidates were decided already.
     other = check(env, tree, ("int",), "another pattern")
     assert SERVED in other, other.decode()
@@ -73,25 +73,11 @@ def test_verdicts_are_kept_served_and_every_answer_equals_ripgrep(env: Env, tmp_
         ("a file removed", lambda: (tree / "src" / "b.c").unlink()),
         ("a file renamed", lambda: os.rename(tree / "tool.py", tree / "src" / "tool2.py")),
         ("a directory with files moved in", lambda: moved_in_with_needles(tmp_path, tree)),
-        (".gitignore changed", lambda: (tree / ".gitignore").write_text("*.log\n")),
-        (".rgignore rewritten in place", lambda: rewrite(tree / ".rgignore", "*.py\n")),
-        ("a nested .ignore created", lambda: (tree / "src" / ".ignore").write_text("*.c\n")),
+        *rule_changes(tmp_path, tree),
         ("a nested .rgignore created", lambda: (tree / "moved" / ".rgignore").write_text("m.*\n")),
-        (
-            "the parent directory's .gitignore changed",
-            lambda: rewrite(tmp_path / "parent" / ".gitignore", "parent_ignored.txt\n"),
-        ),
-        (
-            "the global git excludes changed",
-            lambda: rewrite(tmp_path / "config" / "git" / "ignore", "*.c\n"),
-        ),
         ("a directory made", lambda: made_with_rules(tree)),
     ]
-    for what, change in changes:
-        change()
-        for args in ARGVS:
-            check(env, tree, args, what)
-            check(env, tree, args, f"{what}, again")
+    check_after_each(env, tree, changes, ARGVS)
 
 
 def moved_in_with_needles(tmp_path: Path, tree: Path) -> None:
@@ -178,11 +164,7 @@ def test_bad_rules_requests_get_an_error_saying_what_is_wrong(env: Env, tmp_path
         ({**base, "key": "k", "token": "1:0", "walk": {}}, "walk.all_files"),
         ({**select_with_rules(tree, "k"), "walk": {}}, "walk.all_files"),
     ]
-    for body, message in cases:
-        reply = daemon_request(env, body)
-        error = reply.get("error", {})
-        assert message in error.get("message", ""), f"expected {message!r}, got {reply}"
-    assert env.status() is not None, "the daemon still serves"
+    check_refused(env, cases)
 
 
 def test_a_rule_file_above_a_searched_directory_made_since_the_index_counts(

@@ -53,6 +53,18 @@ def renamed(
     return out
 
 
+def renaming(
+    argument_name: Callable[[Tool, Any, Any], tuple[Any, Any]],
+) -> Callable[[Tool, Mapping[Any, Any]], dict[Any, Any]]:
+    """A profile's `rename` made of `argument_name(tool, key, value)`: what one argument of
+    a call of `tool` is called in its schema, with its value (see `renamed`)."""
+
+    def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[Any, Any]:
+        return renamed(args, lambda key, value: argument_name(tool, key, value))
+
+    return rename
+
+
 class ArgumentReader:
     """Reads the arguments of one profile's tools (a validator per tool, built once)."""
 

@@ -7,6 +7,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .schema import Parameter
+
 if TYPE_CHECKING:
     from ..errors.hints import Option
     from .tool_result import ToolResult
@@ -22,8 +24,10 @@ class Tool:
     `properties`/`required` are the JSON Schema of the arguments (an object; unknown
     parameters are refused). `path_parameters` name arguments that are workspace paths (their
     `\\xNN` escapes are decoded when no file has that literal name); `text_parameters` name
-    arguments whose text is written to files (it must be encodable). `read_only` says whether
-    the tool can change the workspace.
+    arguments whose text is written to files (it must be encodable). A parameter can say so
+    of itself where it is declared (`schema.path`, `schema.text`, `required=True`: see
+    `codesift.tools.schema`); those join the three lists. `read_only` says whether the tool
+    can change the workspace.
     """
 
     name: str
@@ -41,6 +45,25 @@ class Tool:
     #: The complete JSON Schema of the result's data, when the tool has one (else an object
     #: with `output_required`).
     output: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        # What a parameter declares of itself (`schema.path`, `schema.text`, `required=True`)
+        # joins the lists above, in the order of the properties; the published schema is
+        # the parameter's plain dict.
+        declared = {n: p for n, p in self.properties.items() if isinstance(p, Parameter)}
+        if not declared:
+            return
+
+        def joined(given: tuple[str, ...], says: Callable[[Parameter], bool]) -> tuple[str, ...]:
+            return tuple(
+                n for n in self.properties if n in given or (n in declared and says(declared[n]))
+            )
+
+        settle = object.__setattr__  # a frozen dataclass sets its own fields this way
+        settle(self, "required", joined(self.required, lambda p: p.required))
+        settle(self, "path_parameters", joined(self.path_parameters, lambda p: p.role == "path"))
+        settle(self, "text_parameters", joined(self.text_parameters, lambda p: p.role == "text"))
+        settle(self, "properties", {n: dict(p) for n, p in self.properties.items()})
 
     def input_schema(self) -> dict[str, Any]:
         return {
@@ -64,22 +87,17 @@ def tools_of(
     read_only: Callable[[str], bool],
     examples: Mapping[str, str] | None = None,
     output: Callable[[str], Mapping[str, Any] | None] = lambda name: None,
-    path_parameters: tuple[str, ...] = (),
-    text_parameters: tuple[str, ...] = (),
 ) -> tuple[Tool, ...]:
-    """A profile's tools, in the order of `specs`: each name's spec (its `description`,
-    JSON Schema `properties` and `required`) with its handler, output fields, example and
-    output schema by the same name."""
+    """A profile's tools, in the order of `specs`: each name's spec (its `description` and
+    JSON Schema `properties`, whose parameters say which are required) with its handler,
+    output fields, example and output schema by the same name."""
     return tuple(
         Tool(
             name=name,
             description=spec["description"],
             properties=spec["properties"],
-            required=tuple(spec["required"]),
             handler=handlers[name],
             output_required=output_required[name],
-            path_parameters=path_parameters,
-            text_parameters=text_parameters,
             read_only=read_only(name),
             example=(examples or {}).get(name, ""),
             output=output(name),

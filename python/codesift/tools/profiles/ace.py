@@ -15,6 +15,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArgumentError
+from .. import schema
 from ..spec import Profile, Tool
 from ..tool_result import ToolResult
 
@@ -25,20 +26,15 @@ DEFAULT_MAX_RESULTS = 100
 MAX_RESULTS = 500
 
 SEARCH_PROPERTIES: dict[str, Any] = {
-    "pattern": {
-        "type": "string",
-        "description": 'Text (or regex with isRegex) to search for, e.g. "TODO:" or '
-        '"import.*from".',
-    },
+    "pattern": schema.string(
+        'Text (or regex with isRegex) to search for, e.g. "TODO:" or "import.*from".', required=True
+    ),
     "isRegex": {
         "type": "boolean",
         "default": False,
         "description": "Whether pattern is a regex (Rust/ripgrep syntax); default literal text.",
     },
-    "fileGlob": {
-        "type": "string",
-        "description": 'Only files matching this glob, e.g. "*.ts" or "src/**/*.{js,ts}".',
-    },
+    "fileGlob": schema.string('Only files matching this glob, e.g. "*.ts" or "src/**/*.{js,ts}".'),
     "maxResults": {
         "type": "integer",
         "minimum": 1,
@@ -49,17 +45,14 @@ SEARCH_PROPERTIES: dict[str, Any] = {
 }
 
 EDIT_PROPERTIES: dict[str, Any] = {
-    "filePath": {"type": "string", "description": "The file to edit, relative to the root."},
-    "searchResultId": {
-        "type": "string",
-        "description": "Preferred: the searchResultId of an ace-text_search match; exactly "
-        "that match is replaced.",
-    },
-    "searchContent": {
-        "type": "string",
-        "description": "Compatibility mode: the text to replace (must match one place).",
-    },
-    "replaceContent": {"type": "string", "description": "The new text."},
+    "filePath": schema.path("The file to edit, relative to the root.", required=True),
+    "searchResultId": schema.string(
+        "Preferred: the searchResultId of an ace-text_search match; exactly that match is replaced."
+    ),
+    "searchContent": schema.string(
+        "Compatibility mode: the text to replace (must match one place)."
+    ),
+    "replaceContent": schema.text("The new text.", required=True),
 }
 
 
@@ -134,7 +127,6 @@ PROFILE = Profile(
                 "to filesystem-edit_search."
             ),
             properties=SEARCH_PROPERTIES,
-            required=("pattern",),
             handler=text_search,
             output_required=("matches", "total", "truncated"),
             example='{"pattern": "TODO:", "fileGlob": "*.ts"}',
@@ -148,11 +140,8 @@ PROFILE = Profile(
                 "place."
             ),
             properties=EDIT_PROPERTIES,
-            required=("filePath", "replaceContent"),
             handler=edit_search,
             output_required=("path", "replacements", "strategy", "diff", "summary"),
-            path_parameters=("filePath",),
-            text_parameters=("replaceContent",),
             read_only=False,
             example='{"filePath": "src/a.ts", "searchResultId": "sr_abc1", "replaceContent": "x"}',
         ),

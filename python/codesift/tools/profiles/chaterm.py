@@ -6,12 +6,12 @@ result shape (`files: [{path, mtimeMs, size}]`, `ignored: {git, cline}`;
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...results.matches import GlobResult, GrepResult, plural
 from ...workspace import Workspace
-from ..call_arguments import renamed
+from .. import schema
+from ..call_arguments import renaming
 from ..spec import Profile, Tool
 from ..tool_result import ToolResult
 
@@ -21,18 +21,16 @@ if TYPE_CHECKING:
 DEFAULT_GLOB_LIMIT = 2000
 DEFAULT_MAX_MATCHES = 500
 
-_IP = {
-    "type": "string",
-    "description": "Search these hosts over SSH instead of the local workspace: "
-    "[user@]host[:port], several comma-separated (max_matches applies per host).",
-}
-_PATH = {"type": "string", "description": "Directory to search, relative to the root (default .)."}
+_IP = schema.string(
+    "Search these hosts over SSH instead of the local workspace: "
+    "[user@]host[:port], several comma-separated (max_matches applies per host)."
+)
+_PATH = schema.path("Directory to search, relative to the root (default .).")
 
 GLOB_PROPERTIES: dict[str, Any] = {
-    "pattern": {
-        "type": "string",
-        "description": 'Glob: "*.ts" matches at any depth, "src/**/*.ts" under src.',
-    },
+    "pattern": schema.string(
+        'Glob: "*.ts" matches at any depth, "src/**/*.ts" under src.', required=True
+    ),
     "path": _PATH,
     "ip": _IP,
     "limit": {"type": "integer", "minimum": 1, "default": DEFAULT_GLOB_LIMIT},
@@ -45,16 +43,12 @@ GLOB_PROPERTIES: dict[str, Any] = {
 }
 
 GREP_PROPERTIES: dict[str, Any] = {
-    "pattern": {
-        "type": "string",
-        "description": r"Regex (Rust syntax, like ripgrep: \s, \d, \b; no backreferences).",
-    },
+    "pattern": schema.string(
+        r"Regex (Rust syntax, like ripgrep: \s, \d, \b; no backreferences).", required=True
+    ),
     "path": _PATH,
     "ip": _IP,
-    "include": {
-        "type": "string",
-        "description": 'Only files matching this glob, e.g. "*.ts" or "*.{ts,tsx}".',
-    },
+    "include": schema.string('Only files matching this glob, e.g. "*.ts" or "*.{ts,tsx}".'),
     "case_sensitive": {"type": "boolean", "default": False},
     "context_lines": {"type": "integer", "minimum": 0, "maximum": 50, "default": 0},
     "max_matches": {
@@ -70,12 +64,9 @@ GREP_PROPERTIES: dict[str, Any] = {
 PARAM_ALIASES = {"host": "ip", "maxMatches": "max_matches", "contextLines": "context_lines"}
 
 
-def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[str, Any]:
-    def name_of(key: Any, value: Any) -> tuple[Any, Any]:
-        alias = PARAM_ALIASES.get(key)
-        return (alias if alias in tool.properties else key), value
-
-    return renamed(args, name_of)
+def argument_name(tool: Tool, key: Any, value: Any) -> tuple[Any, Any]:
+    alias = PARAM_ALIASES.get(key)
+    return (alias if alias in tool.properties else key), value
 
 
 # -- handlers ------------------------------------------------------------------------------
@@ -249,10 +240,8 @@ PROFILE = Profile(
                 "SSH."
             ),
             properties=GLOB_PROPERTIES,
-            required=("pattern",),
             handler=glob_search,
             output_required=("files", "total", "truncated", "ignored"),
-            path_parameters=("path",),
             example='{"pattern": "src/**/*.ts", "path": "src"}',
         ),
         Tool(
@@ -263,10 +252,8 @@ PROFILE = Profile(
                 "search those hosts over SSH (max_matches per host)."
             ),
             properties=GREP_PROPERTIES,
-            required=("pattern",),
             handler=grep_search,
             output_required=("matches", "total", "truncated"),
-            path_parameters=("path",),
             example='{"pattern": "getUser\\\\s*\\\\(", "include": "*.ts"}',
         ),
     ),
@@ -275,7 +262,7 @@ PROFILE = Profile(
         "(one host or several, comma-separated) to search remote hosts over SSH. Paths are "
         "relative to the workspace root."
     ),
-    rename=rename,
+    rename=renaming(argument_name),
 )
 
 

@@ -87,20 +87,15 @@ Usage:
 
 
 GREP_PARAMETERS: dict[str, Any] = {
-    "pattern": {
-        "type": "string",
-        "description": "The regular expression pattern to search for in file contents",
-    },
-    "path": {
-        "type": "string",
-        "description": "File or directory to search in (rg PATH). Defaults to current working "
-        "directory.",
-    },
-    "glob": {
-        "type": "string",
-        "description": 'Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg '
-        "--glob",
-    },
+    "pattern": schema.string(
+        "The regular expression pattern to search for in file contents", required=True
+    ),
+    "path": schema.path(
+        "File or directory to search in (rg PATH). Defaults to current working directory."
+    ),
+    "glob": schema.string(
+        'Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob'
+    ),
     "output_mode": {
         "type": "string",
         "enum": ["content", "files_with_matches", "count"],
@@ -130,11 +125,10 @@ GREP_PARAMETERS: dict[str, Any] = {
         "ignored otherwise. Defaults to true."
     ),
     "-i": schema.boolean("Case insensitive search (rg -i)"),
-    "type": {
-        "type": "string",
-        "description": "File type to search (rg --type). Common types: js, py, rust, go, java, "
-        "etc. More efficient than include for standard file types.",
-    },
+    "type": schema.string(
+        "File type to search (rg --type). Common types: js, py, rust, go, java, "
+        "etc. More efficient than include for standard file types."
+    ),
     "head_limit": schema.number(
         'Limit output to first N lines/entries, equivalent to "| head -N". Works across all '
         "output modes: content (limits output lines), files_with_matches (limits file paths), "
@@ -152,8 +146,8 @@ GREP_PARAMETERS: dict[str, Any] = {
 _EDIT_ITEM = {
     "type": "object",
     "properties": {
-        "old_string": {"type": "string", "description": "The text to replace"},
-        "new_string": {"type": "string", "description": "The text to replace it with"},
+        "old_string": schema.string("The text to replace"),
+        "new_string": schema.string("The text to replace it with"),
         "replace_all": {
             "type": "boolean",
             "default": False,
@@ -487,16 +481,15 @@ def write(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 
 #: Glob's parameters (opencode's glob takes the same, word for word).
 GLOB_PROPERTIES = {
-    "pattern": {"type": "string", "description": "The glob pattern to match files against"},
-    "path": {
-        "type": "string",
-        "description": "The directory to search in. If not specified, the current working "
+    "pattern": schema.string("The glob pattern to match files against", required=True),
+    "path": schema.path(
+        "The directory to search in. If not specified, the current working "
         "directory will be used. IMPORTANT: Omit this field to use the default directory. DO "
         'NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a '
-        "valid directory path if provided.",
-    },
+        "valid directory path if provided."
+    ),
 }
-_FILE_PATH = {"type": "string", "description": "The absolute path to the file to modify"}
+_FILE_PATH = schema.path("The absolute path to the file to modify", required=True)
 
 PROFILE = Profile(
     name="claude-code",
@@ -507,9 +500,7 @@ PROFILE = Profile(
             description=GREP_DESCRIPTION,
             properties=GREP_PARAMETERS,
             handler=grep,
-            required=("pattern",),
             output_required=("numFiles", "filenames"),
-            path_parameters=("path",),
             example='{"pattern": "TODO", "output_mode": "files_with_matches"}',
         ),
         Tool(
@@ -517,18 +508,13 @@ PROFILE = Profile(
             description=GLOB_DESCRIPTION,
             properties=GLOB_PROPERTIES,
             handler=glob,
-            required=("pattern",),
             output_required=("numFiles", "filenames", "truncated"),
-            path_parameters=("path",),
         ),
         Tool(
             name="Read",
             description=READ_DESCRIPTION,
             properties={
-                "file_path": {
-                    "type": "string",
-                    "description": "The absolute path to the file to read",
-                },
+                "file_path": schema.path("The absolute path to the file to read", required=True),
                 "offset": schema.number(
                     "The line number to start reading from. Only provide if the file is too "
                     "large to read at once"
@@ -539,21 +525,17 @@ PROFILE = Profile(
                 ),
             },
             handler=read,
-            required=("file_path",),
             output_required=("type", "file"),
-            path_parameters=("file_path",),
         ),
         Tool(
             name="Edit",
             description=EDIT_DESCRIPTION,
             properties={
                 "file_path": _FILE_PATH,
-                "old_string": {"type": "string", "description": "The text to replace"},
-                "new_string": {
-                    "type": "string",
-                    "description": "The text to replace it with (must be different from "
-                    "old_string)",
-                },
+                "old_string": schema.string("The text to replace", required=True),
+                "new_string": schema.text(
+                    "The text to replace it with (must be different from old_string)", required=True
+                ),
                 "replace_all": {
                     "type": "boolean",
                     "default": False,
@@ -561,10 +543,7 @@ PROFILE = Profile(
                 },
             },
             handler=edit,
-            required=("file_path", "old_string", "new_string"),
             output_required=("filePath",),
-            path_parameters=("file_path",),
-            text_parameters=("new_string",),
             read_only=False,
         ),
         Tool(
@@ -572,35 +551,33 @@ PROFILE = Profile(
             description=MULTI_EDIT_DESCRIPTION,
             properties={
                 "file_path": _FILE_PATH,
-                "edits": {
-                    "type": "array",
-                    "items": _EDIT_ITEM,
-                    "minItems": 1,
-                    "description": "Array of edit operations to perform sequentially on the file",
-                },
+                "edits": schema.required(
+                    {
+                        "type": "array",
+                        "items": _EDIT_ITEM,
+                        "minItems": 1,
+                        "description": (
+                            "Array of edit operations to perform sequentially on the file"
+                        ),
+                    }
+                ),
             },
             handler=multi_edit,
-            required=("file_path", "edits"),
             output_required=("filePath", "edits"),
-            path_parameters=("file_path",),
             read_only=False,
         ),
         Tool(
             name="Write",
             description=WRITE_DESCRIPTION,
             properties={
-                "file_path": {
-                    "type": "string",
-                    "description": "The absolute path to the file to write (must be absolute, "
-                    "not relative)",
-                },
-                "content": {"type": "string", "description": "The content to write to the file"},
+                "file_path": schema.path(
+                    "The absolute path to the file to write (must be absolute, not relative)",
+                    required=True,
+                ),
+                "content": schema.text("The content to write to the file", required=True),
             },
             handler=write,
-            required=("file_path", "content"),
             output_required=("type", "filePath"),
-            path_parameters=("file_path",),
-            text_parameters=("content",),
             read_only=False,
         ),
     ),

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CodesiftError, InvalidArgumentError
+from .. import schema
 from ..lines import edited_text, full_text, read_lines, written_text
 from ..spec import Profile, Tool
 from ..tool_result import ToolResult
@@ -252,10 +253,9 @@ def _integer(value: Any, name: str) -> int | None:
     return number
 
 
-_TASK_PROGRESS = {
-    "type": "string",
-    "description": "A checklist showing task progress after this tool use is completed.",
-}
+_TASK_PROGRESS = schema.string(
+    "A checklist showing task progress after this tool use is completed."
+)
 _LINE = {"type": ["integer", "string"]}
 
 PROFILE = Profile(
@@ -271,26 +271,22 @@ PROFILE = Profile(
                 "context."
             ),
             properties={
-                "path": {
-                    "type": "string",
-                    "description": "The path of the directory to search in (relative to the "
+                "path": schema.path(
+                    "The path of the directory to search in (relative to the "
                     "current working directory). This directory will be recursively searched.",
-                },
-                "regex": {
-                    "type": "string",
-                    "description": "The regular expression pattern to search for. Uses Rust "
-                    "regex syntax.",
-                },
-                "file_pattern": {
-                    "type": "string",
-                    "description": "Glob pattern to filter files (e.g., '*.ts' for TypeScript "
-                    "files). If not provided, it will search all files (*).",
-                },
+                    required=True,
+                ),
+                "regex": schema.string(
+                    "The regular expression pattern to search for. Uses Rust regex syntax.",
+                    required=True,
+                ),
+                "file_pattern": schema.string(
+                    "Glob pattern to filter files (e.g., '*.ts' for TypeScript "
+                    "files). If not provided, it will search all files (*)."
+                ),
                 "task_progress": _TASK_PROGRESS,
             },
             handler=search_files,
-            required=("path", "regex"),
-            path_parameters=("path",),
         ),
         Tool(
             name="list_files",
@@ -300,11 +296,11 @@ PROFILE = Profile(
                 "recursive is false or not provided, it will only list the top-level contents."
             ),
             properties={
-                "path": {
-                    "type": "string",
-                    "description": "The path of the directory to list contents for (relative "
+                "path": schema.path(
+                    "The path of the directory to list contents for (relative "
                     "to the current working directory).",
-                },
+                    required=True,
+                ),
                 "recursive": {
                     "type": ["boolean", "string"],
                     "description": "Whether to list files recursively. Use true for recursive "
@@ -313,8 +309,6 @@ PROFILE = Profile(
                 "task_progress": _TASK_PROGRESS,
             },
             handler=list_files,
-            required=("path",),
-            path_parameters=("path",),
         ),
         Tool(
             name="read_file",
@@ -326,11 +320,10 @@ PROFILE = Profile(
                 "specific sections."
             ),
             properties={
-                "path": {
-                    "type": "string",
-                    "description": "The path of the file to read (relative to the current "
-                    "working directory).",
-                },
+                "path": schema.path(
+                    "The path of the file to read (relative to the current working directory).",
+                    required=True,
+                ),
                 "start_line": {
                     **_LINE,
                     "description": "The 1-based line number to start reading from "
@@ -344,8 +337,6 @@ PROFILE = Profile(
                 "task_progress": _TASK_PROGRESS,
             },
             handler=read_file,
-            required=("path",),
-            path_parameters=("path",),
         ),
         Tool(
             name="replace_in_file",
@@ -354,23 +345,19 @@ PROFILE = Profile(
                 "SEARCH/REPLACE blocks that define exact changes to specific parts of the file."
             ),
             properties={
-                "path": {
-                    "type": "string",
-                    "description": "The path of the file to modify (relative to the current "
-                    "working directory).",
-                },
-                "diff": {
-                    "type": "string",
-                    "description": "One or more SEARCH/REPLACE blocks following this exact "
+                "path": schema.path(
+                    "The path of the file to modify (relative to the current working directory).",
+                    required=True,
+                ),
+                "diff": schema.text(
+                    "One or more SEARCH/REPLACE blocks following this exact "
                     "format:\n------- SEARCH\n[exact content to find]\n=======\n[new content to "
                     "replace with]\n+++++++ REPLACE",
-                },
+                    required=True,
+                ),
                 "task_progress": _TASK_PROGRESS,
             },
             handler=replace_in_file,
-            required=("path", "diff"),
-            path_parameters=("path",),
-            text_parameters=("diff",),
             read_only=False,
         ),
         Tool(
@@ -382,26 +369,18 @@ PROFILE = Profile(
                 "needed to write the file."
             ),
             properties={
-                "path": {
-                    "type": "string",
-                    "description": "The path of the file to write to (relative to the current "
-                    "working directory).",
-                },
-                "absolutePath": {
-                    "type": "string",
-                    "description": "The absolute path to the file to write to.",
-                },
-                "content": {
-                    "type": "string",
-                    "description": "The content to write to the file. ALWAYS provide the "
+                "path": schema.path(
+                    "The path of the file to write to (relative to the current working directory)."
+                ),
+                "absolutePath": schema.path("The absolute path to the file to write to."),
+                "content": schema.text(
+                    "The content to write to the file. ALWAYS provide the "
                     "COMPLETE intended content of the file, without any truncation or omissions.",
-                },
+                    required=True,
+                ),
                 "task_progress": _TASK_PROGRESS,
             },
             handler=write_to_file,
-            required=("content",),
-            path_parameters=("path", "absolutePath"),
-            text_parameters=("content",),
             read_only=False,
         ),
     ),

@@ -22,11 +22,10 @@ from ..tool_result import ToolResult
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
 
-_HOST = {
-    "type": "string",
-    "description": "Remote host ([user@]host[:port], or several comma-separated) to search "
-    "over SSH instead of the local workspace.",
-}
+_HOST = schema.string(
+    "Remote host ([user@]host[:port], or several comma-separated) to search "
+    "over SSH instead of the local workspace."
+)
 _PATH_IN_WORKSPACE = "Path relative to the workspace root (absolute paths inside it work too)."
 
 _DRY_RUN = schema.boolean("Write nothing; return the diff the call would make.")
@@ -57,8 +56,8 @@ TOOLS: dict[str, dict[str, Any]] = {
             '"files_with_matches" lists paths, "count" `path:N`; offset pages.'
         ),
         "properties": {
-            "pattern": {"type": "string", "description": "Regex (or text with literal=true)."},
-            "path": {"type": "string", "description": "Directory or file to search (default .)."},
+            "pattern": schema.string("Regex (or text with literal=true).", required=True),
+            "path": schema.path("Directory or file to search (default .)."),
             "include": {
                 **_EXCLUDE,
                 "description": 'Only files matching these globs, e.g. "*.ts" or ["*.ts","*.tsx"].',
@@ -110,7 +109,6 @@ TOOLS: dict[str, dict[str, Any]] = {
             },
             "host": _HOST,
         },
-        "required": ["pattern"],
     },
     "edit": {
         "description": (
@@ -120,14 +118,13 @@ TOOLS: dict[str, dict[str, Any]] = {
             "replace_all=true changes every match). dry_run=true shows the diff only."
         ),
         "properties": {
-            "search_result_id": {"type": "string", "description": "An sr_id from grep_search."},
-            "new_string": {"type": "string", "description": "The replacement text."},
-            "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
-            "old_string": {"type": "string", "description": "Exact text to replace."},
+            "search_result_id": schema.string("An sr_id from grep_search."),
+            "new_string": schema.text("The replacement text.", required=True),
+            "path": schema.path(_PATH_IN_WORKSPACE),
+            "old_string": schema.string("Exact text to replace."),
             "replace_all": {"type": "boolean"},
             "dry_run": _DRY_RUN,
         },
-        "required": ["new_string"],
     },
     "edit_many": {
         "description": (
@@ -137,26 +134,27 @@ TOOLS: dict[str, dict[str, Any]] = {
             "the diff only."
         ),
         "properties": {
-            "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
-            "edits": {
-                "type": "array",
-                "minItems": 1,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "old_string": {"type": "string"},
-                        "new_string": {"type": "string"},
-                        "replace_all": {"type": "boolean"},
-                        "search_result_id": {"type": "string"},
+            "path": schema.path(_PATH_IN_WORKSPACE, required=True),
+            "edits": schema.required(
+                {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "old_string": {"type": "string"},
+                            "new_string": {"type": "string"},
+                            "replace_all": {"type": "boolean"},
+                            "search_result_id": {"type": "string"},
+                        },
+                        "required": ["new_string"],
+                        "additionalProperties": False,
                     },
-                    "required": ["new_string"],
-                    "additionalProperties": False,
-                },
-            },
+                }
+            ),
             "sequential": {"type": "boolean"},
             "dry_run": _DRY_RUN,
         },
-        "required": ["path", "edits"],
     },
     "apply_patch": {
         "description": (
@@ -165,11 +163,8 @@ TOOLS: dict[str, dict[str, Any]] = {
             "dry_run=true shows the diff only."
         ),
         "properties": {
-            "patch": {"type": "string", "description": "The patch text."},
-            "path": {
-                "type": "string",
-                "description": "The file SEARCH/REPLACE blocks (or a headerless diff) edit.",
-            },
+            "patch": schema.text("The patch text.", required=True),
+            "path": schema.path("The file SEARCH/REPLACE blocks (or a headerless diff) edit."),
             "format": {
                 "type": "string",
                 "enum": ["auto", "apply_patch", "unified", "search_replace"],
@@ -177,7 +172,6 @@ TOOLS: dict[str, dict[str, Any]] = {
             },
             "dry_run": _DRY_RUN,
         },
-        "required": ["patch"],
     },
     "glob_search": {
         "description": (
@@ -186,8 +180,8 @@ TOOLS: dict[str, dict[str, Any]] = {
             "given."
         ),
         "properties": {
-            "pattern": {"type": "string"},
-            "path": {"type": "string", "description": "Directory to search (default .)."},
+            "pattern": schema.required({"type": "string"}),
+            "path": schema.path("Directory to search (default .)."),
             "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
             "sort": {"type": "string", "enum": ["path", "mtime", "none"]},
             "type": _TYPES,
@@ -196,7 +190,6 @@ TOOLS: dict[str, dict[str, Any]] = {
             "hidden": _HIDDEN,
             "host": _HOST,
         },
-        "required": ["pattern"],
     },
     "read_file": {
         "description": (
@@ -204,13 +197,12 @@ TOOLS: dict[str, dict[str, Any]] = {
             "end_line (inclusive), or offset/limit, or path:START-END."
         ),
         "properties": {
-            "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
+            "path": schema.path(_PATH_IN_WORKSPACE, required=True),
             "offset": schema.integer("First line (1-based).", minimum=1),
             "limit": schema.integer("Lines to read (2000).", minimum=1),
             "start_line": schema.integer("First line.", minimum=1),
             "end_line": schema.integer("Last line (inclusive).", minimum=1),
         },
-        "required": ["path"],
     },
     "list_dir": {
         "description": (
@@ -218,14 +210,13 @@ TOOLS: dict[str, dict[str, Any]] = {
             "(or depth=N levels) lists a tree, indented, limit entries in all."
         ),
         "properties": {
-            "path": {"type": "string", "description": "Directory (default .)."},
+            "path": schema.path("Directory (default .)."),
             "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
             "recursive": {"type": "boolean"},
             "depth": schema.integer("Levels (1: this one).", minimum=1),
             "no_ignore": _NO_IGNORE,
             "hidden": _HIDDEN,
         },
-        "required": [],
     },
     "write_file": {
         "description": (
@@ -233,11 +224,10 @@ TOOLS: dict[str, dict[str, Any]] = {
             "shows the diff only."
         ),
         "properties": {
-            "path": {"type": "string", "description": _PATH_IN_WORKSPACE},
-            "content": {"type": "string"},
+            "path": schema.path(_PATH_IN_WORKSPACE, required=True),
+            "content": schema.text(required=True),
             "dry_run": _DRY_RUN,
         },
-        "required": ["path", "content"],
     },
 }
 
@@ -250,11 +240,10 @@ TOOLS["search"] = {
         "`  line: text`. For an exact name or regex use grep_search."
     ),
     "properties": {
-        "question": {
-            "type": "string",
-            "description": "The question or description, in words or code names.",
-        },
-        "path": {"type": "string", "description": "Directory or file to search (default .)."},
+        "question": schema.string(
+            "The question or description, in words or code names.", required=True
+        ),
+        "path": schema.path("Directory or file to search (default .)."),
         "max_results": {
             "type": "integer",
             "minimum": 1,
@@ -265,7 +254,6 @@ TOOLS["search"] = {
         "exclude": _EXCLUDE,
         "type": _TYPES,
     },
-    "required": ["question"],
 }
 
 OUTPUT_REQUIRED: dict[str, tuple[str, ...]] = {
@@ -759,8 +747,6 @@ PROFILE = Profile(
         read_only=_READ_ONLY.__contains__,
         examples=_EXAMPLES,
         output=output_schema,
-        path_parameters=("path",),
-        text_parameters=("content", "new_string", "patch"),
     ),
     instructions=(
         "Search with grep_search, then change a hit with edit {search_result_id, new_string}: "

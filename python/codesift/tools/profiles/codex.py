@@ -232,14 +232,11 @@ PROFILE = Profile(
                 "creating a new file\n- File references can only be relative, NEVER ABSOLUTE."
             ),
             properties={
-                "input": {
-                    "type": "string",
-                    "description": "The entire contents of the apply_patch command",
-                }
+                "input": schema.text(
+                    "The entire contents of the apply_patch command", required=True
+                )
             },
             handler=apply_patch,
-            required=("input",),
-            text_parameters=("input",),
             read_only=False,
         ),
         Tool(
@@ -248,27 +245,21 @@ PROFILE = Profile(
                 "Finds files whose contents match the pattern and lists them by modification time."
             ),
             properties={
-                "pattern": {
-                    "type": "string",
-                    "description": "Regular expression pattern to search for.",
-                },
-                "include": {
-                    "type": "string",
-                    "description": "Optional glob that limits which files are searched (e.g. "
-                    '"*.rs" or "*.{ts,tsx}").',
-                },
-                "path": {
-                    "type": "string",
-                    "description": "Directory or file path to search. Defaults to the session's "
-                    "working directory.",
-                },
+                "pattern": schema.string(
+                    "Regular expression pattern to search for.", required=True
+                ),
+                "include": schema.string(
+                    "Optional glob that limits which files are searched (e.g. "
+                    '"*.rs" or "*.{ts,tsx}").'
+                ),
+                "path": schema.path(
+                    "Directory or file path to search. Defaults to the session's working directory."
+                ),
                 "limit": schema.integer(
                     "Maximum number of file paths to return (defaults to 100).", minimum=0
                 ),
             },
             handler=grep_files,
-            required=("pattern",),
-            path_parameters=("path",),
         ),
         Tool(
             name="read_file",
@@ -277,7 +268,7 @@ PROFILE = Profile(
                 "indentation-aware block modes."
             ),
             properties={
-                "file_path": {"type": "string", "description": "Absolute path to the file"},
+                "file_path": schema.path("Absolute path to the file", required=True),
                 "offset": schema.integer(
                     "The line number to start reading from. Must be 1 or greater.", minimum=0
                 ),
@@ -315,8 +306,6 @@ PROFILE = Profile(
                 },
             },
             handler=read_file,
-            required=("file_path",),
-            path_parameters=("file_path",),
         ),
         Tool(
             name="list_dir",
@@ -325,10 +314,7 @@ PROFILE = Profile(
                 "type labels."
             ),
             properties={
-                "dir_path": {
-                    "type": "string",
-                    "description": "Absolute path to the directory to list.",
-                },
+                "dir_path": schema.path("Absolute path to the directory to list.", required=True),
                 "offset": schema.integer(
                     "The entry number to start listing from. Must be 1 or greater.", minimum=0
                 ),
@@ -338,8 +324,6 @@ PROFILE = Profile(
                 ),
             },
             handler=list_dir,
-            required=("dir_path",),
-            path_parameters=("dir_path",),
         ),
     ),
     instructions=(

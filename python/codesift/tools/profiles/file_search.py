@@ -10,11 +10,11 @@ a Markdown list:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...results.matches import plural
-from ..call_arguments import renamed
+from .. import schema
+from ..call_arguments import renaming
 from ..matching import LineHit, matching_lines
 from ..spec import Profile, Tool
 from ..tool_result import ToolResult
@@ -25,16 +25,12 @@ if TYPE_CHECKING:
 MAX_MATCHES = 50
 
 PROPERTIES: dict[str, Any] = {
-    "query": {"type": "string", "minLength": 1, "description": "Text to find (not a regex)."},
-    "path": {
-        "type": "string",
-        "description": "Directory (or file) to search, relative to the root (default .).",
-    },
+    "query": schema.required(
+        {"type": "string", "minLength": 1, "description": "Text to find (not a regex)."}
+    ),
+    "path": schema.path("Directory (or file) to search, relative to the root (default .)."),
     "ignore_case": {"type": "boolean", "default": True},
-    "include": {
-        "type": "string",
-        "description": 'Only files matching this glob, e.g. "*.py" or "src/**/*.{ts,tsx}".',
-    },
+    "include": schema.string('Only files matching this glob, e.g. "*.py" or "src/**/*.{ts,tsx}".'),
 }
 
 PARAM_ALIASES = {
@@ -48,13 +44,10 @@ PARAM_ALIASES = {
 }
 
 
-def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[str, Any]:
-    def name_of(key: Any, value: Any) -> tuple[Any, Any]:
-        if key in ("case_sensitive", "caseSensitive") and isinstance(value, bool):
-            return "ignore_case", not value
-        return PARAM_ALIASES.get(key, key), value
-
-    return renamed(args, name_of)
+def argument_name(tool: Tool, key: Any, value: Any) -> tuple[Any, Any]:
+    if key in ("case_sensitive", "caseSensitive") and isinstance(value, bool):
+        return "ignore_case", not value
+    return PARAM_ALIASES.get(key, key), value
 
 
 def file_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
@@ -119,10 +112,8 @@ PROFILE = Profile(
                 f"files. At most {MAX_MATCHES} matching lines, as `file:line`: text."
             ),
             properties=PROPERTIES,
-            required=("query",),
             handler=file_search,
             output_required=("matches", "total", "truncated"),
-            path_parameters=("path",),
             example='{"query": "TODO", "include": "*.py"}',
         ),
     ),
@@ -130,5 +121,5 @@ PROFILE = Profile(
         "file_search finds the lines of files that contain a text (not a regex). Paths are "
         "relative to the workspace root."
     ),
-    rename=rename,
+    rename=renaming(argument_name),
 )

@@ -256,28 +256,25 @@ def write_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 
 
 GREP_PARAMETERS = {
-    "pattern": {
-        "type": "string",
-        "description": "The pattern to search for. By default, treated as a Rust-flavored "
+    "pattern": schema.string(
+        "The pattern to search for. By default, treated as a Rust-flavored "
         "regular expression. Use '\\b' for precise symbol matching (e.g., '\\bMatchMe\\b').",
-    },
-    "dir_path": {
-        "type": "string",
-        "description": "Directory or file to search. Directories are searched recursively. "
+        required=True,
+    ),
+    "dir_path": schema.path(
+        "Directory or file to search. Directories are searched recursively. "
         "Relative paths are resolved against current working directory. Defaults to current "
-        "working directory ('.') if omitted.",
-    },
-    "include_pattern": {
-        "type": "string",
-        "description": "Glob pattern to filter files (e.g., '*.ts', 'src/**'). Recommended for "
-        "large repositories to reduce noise. Defaults to all files if omitted.",
-    },
-    "exclude_pattern": {
-        "type": "string",
-        "description": "Optional: A regular expression pattern to exclude from the search "
+        "working directory ('.') if omitted."
+    ),
+    "include_pattern": schema.string(
+        "Glob pattern to filter files (e.g., '*.ts', 'src/**'). Recommended for "
+        "large repositories to reduce noise. Defaults to all files if omitted."
+    ),
+    "exclude_pattern": schema.string(
+        "Optional: A regular expression pattern to exclude from the search "
         "results. If a line matches both the pattern and the exclude_pattern, it will be "
-        "omitted.",
-    },
+        "omitted."
+    ),
     "names_only": schema.boolean(
         "Optional: If true, only the file paths of the matches will be returned, without the "
         "line content or line numbers. This is useful for gathering a list of files."
@@ -327,8 +324,6 @@ PROFILE = Profile(
             description="Searches for a regular expression pattern within file contents.",
             properties=GREP_PARAMETERS,
             handler=grep_search,
-            required=("pattern",),
-            path_parameters=("dir_path",),
         ),
         Tool(
             name="glob",
@@ -339,16 +334,14 @@ PROFILE = Profile(
                 "structure, especially in large codebases."
             ),
             properties={
-                "pattern": {
-                    "type": "string",
-                    "description": "The glob pattern to match against (e.g., '**/*.py', "
-                    "'docs/*.md').",
-                },
-                "dir_path": {
-                    "type": "string",
-                    "description": "Optional: The absolute path to the directory to search "
-                    "within. If omitted, searches the root directory.",
-                },
+                "pattern": schema.string(
+                    "The glob pattern to match against (e.g., '**/*.py', 'docs/*.md').",
+                    required=True,
+                ),
+                "dir_path": schema.path(
+                    "Optional: The absolute path to the directory to search "
+                    "within. If omitted, searches the root directory."
+                ),
                 "case_sensitive": schema.boolean(
                     "Optional: Whether the search should be case-sensitive. Defaults to false."
                 ),
@@ -362,8 +355,6 @@ PROFILE = Profile(
                 ),
             },
             handler=glob,
-            required=("pattern",),
-            path_parameters=("dir_path",),
         ),
         Tool(
             name="list_directory",
@@ -372,7 +363,7 @@ PROFILE = Profile(
                 "directory path. Can optionally ignore entries matching provided glob patterns."
             ),
             properties={
-                "dir_path": {"type": "string", "description": "The path to the directory to list"},
+                "dir_path": schema.path("The path to the directory to list", required=True),
                 "ignore": {
                     "type": "array",
                     "items": {"type": "string"},
@@ -395,8 +386,6 @@ PROFILE = Profile(
                 },
             },
             handler=list_directory,
-            required=("dir_path",),
-            path_parameters=("dir_path",),
         ),
         Tool(
             name="read_file",
@@ -408,7 +397,7 @@ PROFILE = Profile(
                 "read specific line ranges."
             ),
             properties={
-                "file_path": {"type": "string", "description": "The path to the file to read."},
+                "file_path": schema.path("The path to the file to read.", required=True),
                 "start_line": schema.integer(
                     "Optional: The 1-based line number to start reading from.", minimum=1
                 ),
@@ -417,8 +406,6 @@ PROFILE = Profile(
                 ),
             },
             handler=read_file,
-            required=("file_path",),
-            path_parameters=("file_path",),
         ),
         Tool(
             name="replace",
@@ -430,56 +417,47 @@ PROFILE = Profile(
                 "targeting."
             ),
             properties={
-                "file_path": {"type": "string", "description": "The path to the file to modify."},
-                "instruction": {
-                    "type": "string",
-                    "description": "A clear, semantic instruction for the code change, acting as "
+                "file_path": schema.path("The path to the file to modify.", required=True),
+                "instruction": schema.string(
+                    "A clear, semantic instruction for the code change, acting as "
                     "a high-quality prompt for an expert LLM assistant. It must be "
                     "self-contained and explain the goal of the change.",
-                },
-                "old_string": {
-                    "type": "string",
-                    "description": "The exact literal text to replace, preferably unescaped. "
+                    required=True,
+                ),
+                "old_string": schema.string(
+                    "The exact literal text to replace, preferably unescaped. "
                     "For single replacements (default), include at least 3 lines of context "
                     "BEFORE and AFTER the target text, matching whitespace and indentation "
                     "precisely.",
-                },
-                "new_string": {
-                    "type": "string",
-                    "description": "The exact literal text to replace `old_string` with, "
+                    required=True,
+                ),
+                "new_string": schema.text(
+                    "The exact literal text to replace `old_string` with, "
                     "preferably unescaped. Provide the EXACT text. Ensure the resulting code is "
                     "correct and idiomatic.",
-                },
+                    required=True,
+                ),
                 "allow_multiple": schema.boolean(
                     "If true, the tool will replace all occurrences of `old_string`. If false "
                     "(default), it will only succeed if exactly one occurrence is found."
                 ),
             },
             handler=replace,
-            required=("file_path", "instruction", "old_string", "new_string"),
-            path_parameters=("file_path",),
-            text_parameters=("new_string",),
             read_only=False,
         ),
         Tool(
             name="write_file",
             description="Writes content to a specified file in the local filesystem.",
             properties={
-                "file_path": {
-                    "type": "string",
-                    "description": "The path to the file to write to.",
-                },
-                "content": {
-                    "type": "string",
-                    "description": "The content to write to the file. Do not use omission "
+                "file_path": schema.path("The path to the file to write to.", required=True),
+                "content": schema.text(
+                    "The content to write to the file. Do not use omission "
                     "placeholders like '(rest of methods ...)', '...', or 'unchanged code'; "
                     "provide complete literal content.",
-                },
+                    required=True,
+                ),
             },
             handler=write_file,
-            required=("file_path", "content"),
-            path_parameters=("file_path",),
-            text_parameters=("content",),
             read_only=False,
         ),
     ),

@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CodesiftError, InvalidArgumentError, NotAFileError
+from .. import schema
 from ..diffs import two_files_patch
 from ..lines import (
     absolute,
@@ -310,7 +311,8 @@ def list_allowed_directories(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 
 
 def _path() -> dict[str, Any]:
-    return {"type": "string"}
+    """A path parameter: every one of this server's is required."""
+    return schema.path(required=True)
 
 
 _READ_PARAMETERS = {
@@ -336,14 +338,12 @@ _OUT = ("content",)
 
 
 def _tool(name: str, description: str, properties: dict[str, Any], handler: Any, **kw: Any) -> Tool:
-    paths = tuple(k for k in ("path", "source", "destination") if k in properties)
     return Tool(
         name=name,
         description=description,
         properties=properties,
         handler=handler,
         output_required=_OUT,
-        path_parameters=paths,
         **kw,
     )
 
@@ -357,14 +357,12 @@ PROFILE = Profile(
             _READ_DESCRIPTION,
             _READ_PARAMETERS,
             read_text_file,
-            required=("path",),
         ),
         _tool(
             "read_file",
             "Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.",
             _READ_PARAMETERS,
             read_text_file,
-            required=("path",),
         ),
         _tool(
             "read_multiple_files",
@@ -374,26 +372,25 @@ PROFILE = Profile(
             "individual files won't stop the entire operation. Only works within allowed "
             "directories.",
             {
-                "paths": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "minItems": 1,
-                    "description": "Array of file paths to read. Each path must be a string "
-                    "pointing to a valid file within allowed directories.",
-                }
+                "paths": schema.required(
+                    {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "minItems": 1,
+                        "description": "Array of file paths to read. Each path must be a string "
+                        "pointing to a valid file within allowed directories.",
+                    }
+                )
             },
             read_multiple_files,
-            required=("paths",),
         ),
         _tool(
             "write_file",
             "Create a new file or completely overwrite an existing file with new content. Use "
             "with caution as it will overwrite existing files without warning. Handles text "
             "content with proper encoding. Only works within allowed directories.",
-            {"path": _path(), "content": {"type": "string"}},
+            {"path": _path(), "content": schema.text(required=True)},
             write_file,
-            required=("path", "content"),
-            text_parameters=("content",),
             read_only=False,
         ),
         _tool(
@@ -403,21 +400,20 @@ PROFILE = Profile(
             "allowed directories.",
             {
                 "path": _path(),
-                "edits": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "oldText": {
-                                "type": "string",
-                                "description": "Text to search for - must match exactly",
+                "edits": schema.required(
+                    {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "oldText": schema.string("Text to search for - must match exactly"),
+                                "newText": schema.string("Text to replace with"),
                             },
-                            "newText": {"type": "string", "description": "Text to replace with"},
+                            "required": ["oldText", "newText"],
+                            "additionalProperties": False,
                         },
-                        "required": ["oldText", "newText"],
-                        "additionalProperties": False,
-                    },
-                },
+                    }
+                ),
                 "dryRun": {
                     "type": "boolean",
                     "default": False,
@@ -425,7 +421,6 @@ PROFILE = Profile(
                 },
             },
             edit_file,
-            required=("path", "edits"),
             read_only=False,
         ),
         _tool(
@@ -436,7 +431,6 @@ PROFILE = Profile(
             "ensuring required paths exist. Only works within allowed directories.",
             {"path": _path()},
             create_directory,
-            required=("path",),
             read_only=False,
         ),
         _tool(
@@ -447,7 +441,6 @@ PROFILE = Profile(
             "files within a directory. Only works within allowed directories.",
             {"path": _path()},
             list_directory,
-            required=("path",),
         ),
         _tool(
             "list_directory_with_sizes",
@@ -465,7 +458,6 @@ PROFILE = Profile(
                 },
             },
             list_directory_with_sizes,
-            required=("path",),
         ),
         _tool(
             "directory_tree",
@@ -479,7 +471,6 @@ PROFILE = Profile(
                 "excludePatterns": {"type": "array", "items": {"type": "string"}, "default": []},
             },
             directory_tree,
-            required=("path",),
         ),
         _tool(
             "move_file",
@@ -490,7 +481,6 @@ PROFILE = Profile(
             "directories.",
             {"source": _path(), "destination": _path()},
             move_file,
-            required=("source", "destination"),
             read_only=False,
         ),
         _tool(
@@ -503,11 +493,10 @@ PROFILE = Profile(
             "allowed directories.",
             {
                 "path": _path(),
-                "pattern": {"type": "string"},
+                "pattern": schema.required({"type": "string"}),
                 "excludePatterns": {"type": "array", "items": {"type": "string"}, "default": []},
             },
             search_files,
-            required=("path", "pattern"),
         ),
         _tool(
             "get_file_info",
@@ -517,7 +506,6 @@ PROFILE = Profile(
             "the actual content. Only works within allowed directories.",
             {"path": _path()},
             get_file_info,
-            required=("path",),
         ),
         _tool(
             "list_allowed_directories",

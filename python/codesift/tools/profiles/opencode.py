@@ -262,12 +262,9 @@ def apply_patch(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 
 _LETTERS = {"add": "A", "delete": "D", "update": "M", "move": "M"}
 
-_FILE = {"type": "string", "description": "The absolute path to the file to modify"}
-_OLD = {"type": "string", "description": "The text to replace"}
-_NEW = {
-    "type": "string",
-    "description": "The text to replace it with (must be different from oldString)",
-}
+_FILE = schema.path("The absolute path to the file to modify", required=True)
+_OLD = schema.string("The text to replace", required=True)
+_NEW = schema.text("The text to replace it with (must be different from oldString)", required=True)
 _ALL = schema.boolean("Replace all occurrences of oldString (default false)")
 
 PROFILE = Profile(
@@ -284,24 +281,17 @@ PROFILE = Profile(
                 "paths and line numbers with at least one match sorted by modification time"
             ),
             properties={
-                "pattern": {
-                    "type": "string",
-                    "description": "The regex pattern to search for in file contents",
-                },
-                "path": {
-                    "type": "string",
-                    "description": "The directory to search in. Defaults to the current "
-                    "working directory.",
-                },
-                "include": {
-                    "type": "string",
-                    "description": 'File pattern to include in the search (e.g. "*.js", '
-                    '"*.{ts,tsx}")',
-                },
+                "pattern": schema.string(
+                    "The regex pattern to search for in file contents", required=True
+                ),
+                "path": schema.path(
+                    "The directory to search in. Defaults to the current working directory."
+                ),
+                "include": schema.string(
+                    'File pattern to include in the search (e.g. "*.js", "*.{ts,tsx}")'
+                ),
             },
             handler=grep,
-            required=("pattern",),
-            path_parameters=("path",),
         ),
         Tool(
             name="glob",
@@ -312,8 +302,6 @@ PROFILE = Profile(
             ),
             properties=GLOB_PROPERTIES,
             handler=glob,
-            required=("pattern",),
-            path_parameters=("path",),
         ),
         Tool(
             name="list",
@@ -323,11 +311,9 @@ PROFILE = Profile(
                 "provide an array of glob patterns to ignore with the ignore parameter."
             ),
             properties={
-                "path": {
-                    "type": "string",
-                    "description": "The absolute path to the directory to list (must be "
-                    "absolute, not relative)",
-                },
+                "path": schema.path(
+                    "The absolute path to the directory to list (must be absolute, not relative)"
+                ),
                 "ignore": {
                     "type": "array",
                     "items": {"type": "string"},
@@ -335,7 +321,6 @@ PROFILE = Profile(
                 },
             },
             handler=list_files,
-            path_parameters=("path",),
         ),
         Tool(
             name="read",
@@ -345,10 +330,9 @@ PROFILE = Profile(
                 "start from. Each line is prefixed with its line number as `<line>: <content>`."
             ),
             properties={
-                "filePath": {
-                    "type": "string",
-                    "description": "The absolute path to the file or directory to read",
-                },
+                "filePath": schema.path(
+                    "The absolute path to the file or directory to read", required=True
+                ),
                 "offset": {
                     "type": "integer",
                     "description": "The line number to start reading from (1-indexed)",
@@ -358,8 +342,6 @@ PROFILE = Profile(
                 ),
             },
             handler=read,
-            required=("filePath",),
-            path_parameters=("filePath",),
         ),
         Tool(
             name="edit",
@@ -375,9 +357,6 @@ PROFILE = Profile(
                 "replaceAll": _ALL,
             },
             handler=edit,
-            required=("filePath", "oldString", "newString"),
-            path_parameters=("filePath",),
-            text_parameters=("newString",),
             read_only=False,
         ),
         Tool(
@@ -388,24 +367,26 @@ PROFILE = Profile(
             ),
             properties={
                 "filePath": _FILE,
-                "edits": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "filePath": _FILE,
-                            "oldString": _OLD,
-                            "newString": _NEW,
-                            "replaceAll": _ALL,
+                "edits": schema.required(
+                    {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "filePath": _FILE,
+                                "oldString": _OLD,
+                                "newString": _NEW,
+                                "replaceAll": _ALL,
+                            },
+                            "required": ["oldString", "newString"],
                         },
-                        "required": ["oldString", "newString"],
-                    },
-                    "description": "Array of edit operations to perform sequentially on the file",
-                },
+                        "description": (
+                            "Array of edit operations to perform sequentially on the file"
+                        ),
+                    }
+                ),
             },
             handler=multiedit,
-            required=("filePath", "edits"),
-            path_parameters=("filePath",),
             read_only=False,
         ),
         Tool(
@@ -415,17 +396,13 @@ PROFILE = Profile(
                 "file if there is one at the provided path."
             ),
             properties={
-                "content": {"type": "string", "description": "The content to write to the file"},
-                "filePath": {
-                    "type": "string",
-                    "description": "The absolute path to the file to write (must be absolute, "
-                    "not relative)",
-                },
+                "content": schema.text("The content to write to the file", required=True),
+                "filePath": schema.path(
+                    "The absolute path to the file to write (must be absolute, not relative)",
+                    required=True,
+                ),
             },
             handler=write,
-            required=("content", "filePath"),
-            path_parameters=("filePath",),
-            text_parameters=("content",),
             read_only=False,
         ),
         Tool(
@@ -438,13 +415,11 @@ PROFILE = Profile(
                 "Patch. File paths are relative."
             ),
             properties={
-                "patchText": {
-                    "type": "string",
-                    "description": "The full patch text that describes all changes to be made",
-                }
+                "patchText": schema.string(
+                    "The full patch text that describes all changes to be made", required=True
+                )
             },
             handler=apply_patch,
-            required=("patchText",),
             read_only=False,
         ),
     ),

@@ -25,7 +25,7 @@ GREP_LINE_CHARS = 2000
 NO_FILES = "No files found"
 TRUNCATED_NOTE = "(Results are truncated. Consider using a more specific path or pattern.)"
 
-_PATH = {"type": "string", "description": "Path relative to the workspace root."}
+_PATH = schema.path("Path relative to the workspace root.", required=True)
 
 TOOLS: dict[str, dict[str, Any]] = {
     "glob": {
@@ -34,10 +34,9 @@ TOOLS: dict[str, dict[str, Any]] = {
             f"{GLOB_LIMIT}."
         ),
         "properties": {
-            "pattern": {"type": "string", "description": "The glob to match files against."},
-            "path": {"type": "string", "description": "Directory to search (default: root)."},
+            "pattern": schema.string("The glob to match files against.", required=True),
+            "path": schema.path("Directory to search (default: root)."),
         },
-        "required": ["pattern"],
     },
     "grep": {
         "description": (
@@ -46,11 +45,10 @@ TOOLS: dict[str, dict[str, Any]] = {
             "grouped by file."
         ),
         "properties": {
-            "pattern": {"type": "string", "description": "The regex to search for."},
-            "path": {"type": "string", "description": "Directory to search (default: root)."},
-            "include": {"type": "string", "description": 'File glob, e.g. "*.js".'},
+            "pattern": schema.string("The regex to search for.", required=True),
+            "path": schema.path("Directory to search (default: root)."),
+            "include": schema.string('File glob, e.g. "*.js".'),
         },
-        "required": ["pattern"],
     },
     "edit": {
         "description": (
@@ -60,11 +58,10 @@ TOOLS: dict[str, dict[str, Any]] = {
         ),
         "properties": {
             "path": _PATH,
-            "old_string": {"type": "string", "description": "The text to replace."},
-            "new_string": {"type": "string", "description": "The text to put instead."},
+            "old_string": schema.string("The text to replace.", required=True),
+            "new_string": schema.text("The text to put instead.", required=True),
             "replace_all": {"type": "boolean", "default": False},
         },
-        "required": ["path", "old_string", "new_string"],
     },
     "read_file": {
         "description": "Read a text file with line numbers; offset/limit select lines.",
@@ -73,28 +70,24 @@ TOOLS: dict[str, dict[str, Any]] = {
             "offset": schema.integer("First line (1-based).", minimum=1),
             "limit": schema.integer("Lines to read (2000).", minimum=1),
         },
-        "required": ["path"],
     },
     "write_file": {
         "description": "Create or overwrite a whole file (parent directories are created).",
-        "properties": {"path": _PATH, "content": {"type": "string"}},
-        "required": ["path", "content"],
+        "properties": {"path": _PATH, "content": schema.text(required=True)},
     },
     "list_dir": {
         "description": "List one directory: subdirectories first (with /), then files.",
         "properties": {
-            "path": {"type": "string", "description": "Directory (default: root)."},
+            "path": schema.path("Directory (default: root)."),
             "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
         },
-        "required": [],
     },
     "invalid": {
         "description": "Answers a call of a tool that does not exist.",
         "properties": {
-            "tool": {"type": "string", "description": "The name that was called."},
-            "error": {"type": "string", "description": "What was wrong."},
+            "tool": schema.string("The name that was called."),
+            "error": schema.string("What was wrong."),
         },
-        "required": [],
     },
 }
 
@@ -228,8 +221,6 @@ PROFILE = Profile(
         _HANDLERS,
         OUTPUT_REQUIRED,
         read_only=_READ_ONLY.__contains__,
-        path_parameters=("path",),
-        text_parameters=("content", "new_string"),
     ),
     instructions=(
         "Find files with glob and contents with grep, read with read_file, change with edit "

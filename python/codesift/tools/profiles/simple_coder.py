@@ -12,7 +12,6 @@ Limits are simple-coder's defaults: `max-file-lines` 500, `max-list-results` 200
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...arguments import MAX_LINES
@@ -27,7 +26,7 @@ from ...errors import (
 )
 from ...errors.hints import DEFAULT_OPTIONS, Option
 from .. import schema
-from ..call_arguments import renamed
+from ..call_arguments import renaming
 from ..lines import read_lines
 from ..matching import matching_lines, shorten
 from ..spec import Profile, Tool, tools_of
@@ -48,7 +47,7 @@ QUOTE_FAILURE_CHARS = 50
 LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)-(?P<end>\d+)$")
 GLOB_CHARS = ("*", "?")
 
-_PATH = {"type": "string", "description": "File path relative to the repository root."}
+_PATH = schema.path("File path relative to the repository root.", required=True)
 
 TOOLS: dict[str, dict[str, Any]] = {
     "read_file": {
@@ -57,15 +56,14 @@ TOOLS: dict[str, dict[str, Any]] = {
             f"or start_line/end_line. At most {MAX_FILE_LINES} lines per call."
         ),
         "properties": {
-            "path": {
-                "type": "string",
-                "description": "File path relative to the repository root, optionally with a "
+            "path": schema.path(
+                "File path relative to the repository root, optionally with a "
                 'line range "file:START-END".',
-            },
+                required=True,
+            ),
             "start_line": schema.integer("Default 1.", minimum=1),
             "end_line": schema.integer("Default: end of file.", minimum=1),
         },
-        "required": ["path"],
     },
     "list_dir": {
         "description": (
@@ -73,13 +71,10 @@ TOOLS: dict[str, dict[str, Any]] = {
             f"Returns relative paths, at most {MAX_LIST_RESULTS}."
         ),
         "properties": {
-            "path": {
-                "type": "string",
-                "description": 'Directory path or glob pattern (e.g. "src/docs" or "**/*.txt"); '
-                "default the root.",
-            },
+            "path": schema.path(
+                'Directory path or glob pattern (e.g. "src/docs" or "**/*.txt"); default the root.'
+            ),
         },
-        "required": [],
     },
     "search": {
         "description": (
@@ -88,12 +83,11 @@ TOOLS: dict[str, dict[str, Any]] = {
             f"`file:line:snippet` lines, at most {MAX_SEARCH_RESULTS}."
         ),
         "properties": {
-            "pattern": {"type": "string", "description": "Text (or regex) to search for."},
-            "path": {"type": "string", "description": "Directory or file to search (default .)."},
+            "pattern": schema.string("Text (or regex) to search for.", required=True),
+            "path": schema.path("Directory or file to search (default .)."),
             "mode": {"type": "string", "enum": ["contains", "regex"], "default": "contains"},
             "case_sensitive": {"type": "boolean", "default": False},
         },
-        "required": ["pattern"],
     },
     "replace": {
         "description": (
@@ -102,10 +96,9 @@ TOOLS: dict[str, dict[str, Any]] = {
         ),
         "properties": {
             "path": _PATH,
-            "old_string": {"type": "string", "description": "Exact text to replace."},
-            "new_string": {"type": "string", "description": "Its replacement."},
+            "old_string": schema.string("Exact text to replace.", required=True),
+            "new_string": schema.text("Its replacement.", required=True),
         },
-        "required": ["path", "old_string", "new_string"],
     },
 }
 
@@ -145,16 +138,13 @@ TOOL_ALIASES = {
 }
 
 
-def rename(tool: Tool, args: Mapping[Any, Any]) -> dict[str, Any]:
-    def name_of(key: Any, value: Any) -> tuple[Any, Any]:
-        target = PARAM_ALIASES.get(key, key)
-        if key in ("isRegex", "is_regex", "regex") and tool.name == "search":
-            target = "mode"
-            if isinstance(value, bool):
-                value = "regex" if value else "contains"
-        return (target if target in tool.properties else key), value
-
-    return renamed(args, name_of)
+def argument_name(tool: Tool, key: Any, value: Any) -> tuple[Any, Any]:
+    target = PARAM_ALIASES.get(key, key)
+    if key in ("isRegex", "is_regex", "regex") and tool.name == "search":
+        target = "mode"
+        if isinstance(value, bool):
+            value = "regex" if value else "contains"
+    return (target if target in tool.properties else key), value
 
 
 # -- handlers ------------------------------------------------------------------------------
@@ -367,8 +357,6 @@ PROFILE = Profile(
         OUTPUT_REQUIRED,
         read_only=lambda name: name != "replace",
         examples=_EXAMPLES,
-        path_parameters=("path",),
-        text_parameters=("new_string",),
     ),
     instructions=(
         "Find code with search (text, or mode=regex), list files with list_dir (a directory "
@@ -377,7 +365,7 @@ PROFILE = Profile(
         "root."
     ),
     aliases=TOOL_ALIASES,
-    rename=rename,
+    rename=renaming(argument_name),
     spill_hint='read_file(path="{spill}", start_line={offset})',
     # search is literal unless mode="regex": a plain-text search is mode="contains".
     hint_options={**DEFAULT_OPTIONS, Concept.LITERAL: (Option("mode", '"contains"'),)},

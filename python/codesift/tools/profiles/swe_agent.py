@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import Concept, InvalidArgumentError, NotAFileError
 from ...errors.hints import DEFAULT_OPTIONS, Option
+from .. import schema
 from ..lines import absolute, edited_text, exists, full_text
 from ..spec import Profile, Tool
 from ..tool_result import ToolResult
@@ -246,33 +247,31 @@ PROFILE = Profile(
             name="str_replace_editor",
             description=DESCRIPTION,
             properties={
-                "command": {
-                    "type": "string",
-                    "enum": ["view", "create", "str_replace", "insert", "undo_edit"],
-                    "description": "The commands to run. Allowed options are: `view`, `create`, "
-                    "`str_replace`, `insert`, `undo_edit`.",
-                },
-                "path": {
-                    "type": "string",
-                    "description": "Absolute path to file or directory, e.g. `/testbed/file.py` "
-                    "or `/testbed`.",
-                },
-                "file_text": {
-                    "type": "string",
-                    "description": "Required parameter of `create` command, with the content of "
-                    "the file to be created.",
-                },
-                "old_str": {
-                    "type": "string",
-                    "description": "Required parameter of `str_replace` command containing the "
-                    "string in `path` to replace.",
-                },
-                "new_str": {
-                    "type": "string",
-                    "description": "Optional parameter of `str_replace` command containing the "
+                "command": schema.required(
+                    {
+                        "type": "string",
+                        "enum": ["view", "create", "str_replace", "insert", "undo_edit"],
+                        "description": "The commands to run. Allowed options are: `view`, "
+                        "`create`, `str_replace`, `insert`, `undo_edit`.",
+                    }
+                ),
+                "path": schema.path(
+                    "Absolute path to file or directory, e.g. `/testbed/file.py` or `/testbed`.",
+                    required=True,
+                ),
+                "file_text": schema.text(
+                    "Required parameter of `create` command, with the content of "
+                    "the file to be created."
+                ),
+                "old_str": schema.string(
+                    "Required parameter of `str_replace` command containing the "
+                    "string in `path` to replace."
+                ),
+                "new_str": schema.text(
+                    "Optional parameter of `str_replace` command containing the "
                     "new string (if not given, no string will be added). Required parameter of "
-                    "`insert` command containing the string to insert.",
-                },
+                    "`insert` command containing the string to insert."
+                ),
                 "insert_line": {
                     "type": "integer",
                     "description": "Required parameter of `insert` command. The `new_str` will "
@@ -289,9 +288,6 @@ PROFILE = Profile(
                 },
             },
             handler=str_replace_editor,
-            required=("command", "path"),
-            path_parameters=("path",),
-            text_parameters=("file_text", "new_str"),
             read_only=False,
         ),
     ),
