@@ -372,7 +372,13 @@ pub fn exchange_up_to(
 ) -> io::Result<Vec<u8>> {
     // The daemon says its hello once it has read and parsed the request: for a large one
     // (a `files` store of a million files' list) that takes longer than the usual hello
-    // wait, so the hello is waited for as long as the reply.
+    // wait, so the hello is waited for as long as the reply. A ping first, on the same
+    // connection and with the usual hello wait, finds a stopped or stuck daemon in that
+    // time (and passes it over) instead of after the long one: a store at the end of a
+    // `--files` run held the run's exit for the whole wait.
+    if max_request > proto::MAX_REQUEST {
+        exchange_with(stream, &Request::Ping {}, &Wait::new(timeout))?;
+    }
     exchange_envelope(
         stream,
         &Envelope::new(request.clone()),
@@ -639,6 +645,7 @@ mod tests {
     fn a_large_request_waits_for_a_hello_the_daemon_says_after_reading_it_long() {
         let (mut client, mut daemon) = UnixStream::pair().unwrap();
         let slow_daemon = std::thread::spawn(move || {
+            answer_a_ping(&mut daemon);
             proto::read_frame(&mut daemon, proto::MAX_LARGE_REQUEST).unwrap();
             // Parsing a million files' list takes longer than the usual hello wait.
             std::thread::sleep(ack_timeout() + Duration::from_millis(150));
@@ -657,5 +664,37 @@ mod tests {
             Ok(&br#"{"ok": true, "stored": true}"#[..])
         );
         drop(slow_daemon.join().unwrap());
+    }
+
+    /// Reads a ping and answers it as the daemon does (a hello, then a pong).
+    fn answer_a_ping(daemon: &mut UnixStream) {
+        let ping = proto::read_frame(daemon, proto::MAX_REQUEST).unwrap();
+        let ping: Envelope = serde_json::from_slice(&ping).unwrap();
+        assert!(matches!(ping.request, Request::Ping {}), "{ping:?}");
+        proto::write_frame(daemon, &serde_json::to_vec(&proto::hello()).unwrap()).unwrap();
+        proto::write_frame(daemon, br#"{"ok": true}"#).unwrap();
+    }
+
+    #[test]
+    fn a_large_request_is_not_sent_to_a_daemon_that_does_not_answer_a_ping() {
+        let (mut client, mut daemon) = UnixStream::pair().unwrap();
+        let error = exchange_up_to(
+            &mut client,
+            &Request::Status {},
+            Duration::from_secs(5),
+            proto::MAX_LARGE_REQUEST,
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut, "{error}");
+        // All the daemon was sent: one ping (the request waited on the ping's hello, not on
+        // its own 5 s one).
+        daemon.set_nonblocking(true).unwrap();
+        let ping = proto::read_frame(&mut daemon, proto::MAX_REQUEST).unwrap();
+        let ping: Envelope = serde_json::from_slice(&ping).unwrap();
+        assert!(matches!(ping.request, Request::Ping {}), "{ping:?}");
+        let mut rest = Vec::new();
+        let more = io::Read::read_to_end(&mut daemon, &mut rest);
+        assert_eq!(more.map_err(|e| e.kind()), Err(io::ErrorKind::WouldBlock));
+        assert!(rest.is_empty(), "{} more bytes", rest.len());
     }
 }
