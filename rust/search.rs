@@ -436,16 +436,13 @@ fn indexed(
     let search = |walker: &Walker, files: &mut dyn Iterator<Item = ToSearch>| {
         search_in_batches(walker, files, how)
     };
-    files::search_indexed(
-        walker,
-        start,
+    let chooser = files::Chooser {
         index,
-        &found.files,
-        &|rel| filter.accepts(rel),
-        &|| counters.record(&FileOutcome::Binary),
-        watch,
-        search,
-    )
+        candidates: &found.files,
+        accepts: &|rel| filter.accepts(rel),
+        binary: &|| counters.record(&FileOutcome::Binary),
+    };
+    files::search_indexed(walker, start, chooser, watch, search)
 }
 
 /// How a sorted search runs: the index's candidate units (when the index narrows each file
