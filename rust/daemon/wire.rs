@@ -599,12 +599,8 @@ pub struct Selection {
     pub skips: Vec<Skip>,
     #[serde(default)]
     pub skipped: Vec<SkipPaths>,
-    #[serde(default)]
-    pub generation: Option<i64>,
-    #[serde(default)]
-    pub watch_generation: Option<i64>,
-    #[serde(default)]
-    pub trusted: bool,
+    #[serde(flatten)]
+    pub freshness: Freshness,
     #[serde(default)]
     pub rules_token: Option<String>,
     #[serde(default)]
@@ -614,6 +610,19 @@ pub struct Selection {
     /// Files were left out after the `first` asked for.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub more: bool,
+}
+
+/// What an answer of the watched index (`select`'s, `glob`'s) was read from: the index's
+/// generation (its build's start, ns), the watch's, and whether the watch vouched for it.
+/// Its fields stand in the reply itself (flattened), as they always have.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Freshness {
+    #[serde(default)]
+    pub generation: Option<i64>,
+    #[serde(default)]
+    pub watch_generation: Option<i64>,
+    #[serde(default)]
+    pub trusted: bool,
 }
 
 /// One file of a glob's answer: `[path, mtime_ms, size]` (both null when not known).
@@ -635,12 +644,8 @@ pub struct Globbed {
     pub errors: u64,
     pub search_path: WirePath,
     pub skips: Vec<Skip>,
-    #[serde(default)]
-    pub generation: Option<i64>,
-    #[serde(default)]
-    pub watch_generation: Option<i64>,
-    #[serde(default)]
-    pub trusted: bool,
+    #[serde(flatten)]
+    pub freshness: Freshness,
 }
 
 /// `files`' answer: the list kept in its compact form (`super::front_coding`: as base64 in
