@@ -294,6 +294,21 @@ fn stream_for<'a>(query: &GrepQuery, sink: Option<Sink<'a>>) -> Result<Option<St
     }))
 }
 
+/// What a grep starts from, checked in this order: its stream (with a sink), its pattern
+/// compiled, and what its search path is.
+fn grep_start<'a>(
+    walker: &Walker,
+    query: &GrepQuery,
+    sink: Option<Sink<'a>>,
+) -> Result<(Option<Stream<'a>>, CompiledPattern, Target)> {
+    let stream = stream_for(query, sink)?;
+    Ok((
+        stream,
+        query.compiled()?,
+        walker.target(&query.search_path)?,
+    ))
+}
+
 /// `grep`, or with `sink` a streaming search: the same files with the same hits in the same
 /// order go to the sink as they settle (the outcome's `files` stays empty; its `total`
 /// counts the hits sent). `count_total` cannot stream (the total comes at the end).
@@ -303,10 +318,8 @@ pub fn grep_with(
     index: Option<IndexUse<'_>>,
     sink: Option<Sink<'_>>,
 ) -> Result<GrepOutcome> {
-    let stream = stream_for(query, sink)?;
+    let (stream, pattern, target) = grep_start(&walker, query, sink)?;
     let stream = stream.as_ref();
-    let pattern = query.compiled()?;
-    let target = walker.target(&query.search_path)?;
     let search_path = target.real().to_path_buf();
     let search_dir = match &target {
         Target::Dir(_) => search_path.clone(),
@@ -411,61 +424,79 @@ fn indexed(
     stream: Option<&Stream<'_>>,
 ) -> (GrepOutcome, Walker) {
     let (max, count_all) = query.hit_limit();
-    let units = found.units.as_ref().map(|units| (index, units));
-    let search = |walker: &Walker, files: &mut dyn Iterator<Item = ToSearch>| {
-        search_in_batches(
-            walker, files, units, pattern, stop, counters, max, count_all, stream,
-        )
+    let how = SortedSearch {
+        units: found.units.as_ref().map(|units| (index, units)),
+        pattern,
+        stop,
+        counters,
+        max,
+        count_all,
+        stream,
     };
-    files::search_indexed(
-        walker,
-        start,
+    let search = |walker: &Walker, files: &mut dyn Iterator<Item = ToSearch>| {
+        search_in_batches(walker, files, how)
+    };
+    let chooser = files::Chooser {
         index,
-        &found.files,
-        &|rel| filter.accepts(rel),
-        &|| counters.record(&FileOutcome::Binary),
-        watch,
-        search,
-    )
+        candidates: &found.files,
+        accepts: &|rel| filter.accepts(rel),
+        binary: &|| counters.record(&FileOutcome::Binary),
+    };
+    files::search_indexed(walker, start, chooser, watch, search)
+}
+
+/// How a sorted search runs: the index's candidate units (when the index narrows each file
+/// to them), what it looks for, when it stops, what it counts, how many hits it settles
+/// (`max`, or with `count_all` every match counted) and the stream settled files go to.
+#[derive(Clone, Copy)]
+struct SortedSearch<'a, 's> {
+    units: Option<(&'a IndexFile, &'a roaring::RoaringBitmap)>,
+    pattern: &'a CompiledPattern,
+    stop: &'a StopSignal,
+    counters: &'a Counters,
+    max: usize,
+    count_all: bool,
+    stream: Option<&'a Stream<'s>>,
 }
 
 /// Searches `files` (in path order) as `search_sorted` does. For the first N hits they are
 /// taken in growing batches, so that a search that stops early has not read the index's
 /// tables for every candidate (what the first hits of a common word cost most).
-#[allow(clippy::too_many_arguments)]
 fn search_in_batches(
     walker: &Walker,
     files: &mut dyn Iterator<Item = ToSearch>,
-    units: Option<(&IndexFile, &roaring::RoaringBitmap)>,
-    pattern: &CompiledPattern,
-    stop: &StopSignal,
-    counters: &Counters,
-    max: usize,
-    count_all: bool,
-    stream: Option<&Stream<'_>>,
+    how: SortedSearch<'_, '_>,
 ) -> GrepOutcome {
     const FIRST_BATCH: usize = 32;
     const LARGEST_BATCH: usize = 4096;
+    let (max, stream) = (how.max, how.stream);
     // A stream takes batches too: the files to search are listed a batch at a time.
-    if count_all || (max == usize::MAX && stream.is_none()) {
+    if how.count_all || (max == usize::MAX && stream.is_none()) {
         let files: Vec<ToSearch> = files.collect();
         let (hits, found) = search_sorted(
-            walker, &files, units, pattern, stop, counters, max, count_all, None,
+            walker,
+            &files,
+            SortedSearch {
+                stream: None,
+                ..how
+            },
         );
-        return finish(hits, max, found, count_all);
+        return finish(hits, max, found, how.count_all);
     }
     let (mut hits, mut found) = (Vec::new(), 0u64);
     let mut size = FIRST_BATCH;
     loop {
         let batch: Vec<ToSearch> = (&mut *files).take(size).collect();
-        if batch.is_empty() || stop.should_stop() {
+        if batch.is_empty() || how.stop.should_stop() {
             break;
         }
         // Every earlier batch was searched whole (it did not settle the first `max + 1`).
-        let remaining = max.saturating_sub(found as usize);
-        let (more, n) = search_sorted(
-            walker, &batch, units, pattern, stop, counters, remaining, false, stream,
-        );
+        let remaining = SortedSearch {
+            max: max.saturating_sub(found as usize),
+            count_all: false,
+            ..how
+        };
+        let (more, n) = search_sorted(walker, &batch, remaining);
         hits.extend(more);
         found += n;
         if found > max as u64 || stream.is_some_and(|s| s.gone.load(Ordering::Relaxed)) {
@@ -544,10 +575,8 @@ pub fn grep_selected(
     sink: Option<Sink<'_>>,
 ) -> Result<GrepOutcome> {
     // Streamed as `grep_with` streams: settled files go to the sink in path order.
-    let stream = stream_for(query, sink)?;
+    let (stream, pattern, target) = grep_start(&walker, query, sink)?;
     let stream = stream.as_ref();
-    let pattern = query.compiled()?;
-    let target = walker.target(&query.search_path)?;
     if !matches!(target, Target::Dir(_)) {
         return Err(Error::InvalidArgument(
             "a selection answers the search of a directory only".into(),
@@ -565,9 +594,16 @@ pub fn grep_selected(
             Some(spans) => ToSearch::Spanned(rel, spans),
             None => ToSearch::Path(rel, None),
         });
-    let mut outcome = search_in_batches(
-        &walker, &mut files, None, &pattern, &stop, &counters, max, count_all, stream,
-    );
+    let how = SortedSearch {
+        units: None,
+        pattern: &pattern,
+        stop: &stop,
+        counters: &counters,
+        max,
+        count_all,
+        stream,
+    };
+    let mut outcome = search_in_batches(&walker, &mut files, how);
     counters.settle(&mut outcome, stream, &stop, true);
     let unreadable = outcome.unreadable;
     outcome.binary_files += selected.binary;
@@ -617,22 +653,33 @@ struct Slots {
     settled_hits: u64,
 }
 
+/// A file as the index recorded it: what it must still be for its units to be read.
+impl From<&FileRecord> for Expected {
+    fn from(record: &FileRecord) -> Expected {
+        Expected {
+            size: record.size,
+            mtime_ns: record.mtime_ns,
+            ino: record.ino,
+        }
+    }
+}
+
 /// Searches `files` (in path order) in parallel; with a limit, files are taken in order and
 /// the search stops once the first `max + 1` hits are settled in that order. Returns the files
 /// with hits in order and the number of matches found. With a `stream`, files go to it as
 /// they settle (none are returned) and no worker runs more than `STREAM_WINDOW` files ahead.
-#[allow(clippy::too_many_arguments)]
 fn search_sorted(
     walker: &Walker,
     files: &[ToSearch],
-    units: Option<(&IndexFile, &roaring::RoaringBitmap)>,
-    pattern: &CompiledPattern,
-    stop: &StopSignal,
-    counters: &Counters,
-    max: usize,
-    count_all: bool,
-    stream: Option<&Stream<'_>>,
+    how: SortedSearch<'_, '_>,
 ) -> (Vec<FileHits>, u64) {
+    let SortedSearch {
+        max,
+        count_all,
+        stop,
+        stream,
+        ..
+    } = how;
     let limits = FileLimits {
         max_hits: max.saturating_add(1),
         count_all,
@@ -653,7 +700,7 @@ fn search_sorted(
         .max(1)
         .min(files.len().max(1));
     let work = || {
-        let mut searcher = FileSearcher::new(pattern);
+        let mut searcher = FileSearcher::new(how.pattern);
         let mut postings = PostingCache::default();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
@@ -668,7 +715,7 @@ fn search_sorted(
             let file = &files[i];
             let rel = || file.rel().to_path_buf();
             let opened = file.open(walker);
-            let by_units = match (&opened, units, file.by_units()) {
+            let by_units = match (&opened, how.units, file.by_units()) {
                 (Ok(handle), Some((index, units)), Some(id)) => {
                     let record = index.file(id as usize);
                     let unit_ranges =
@@ -681,16 +728,13 @@ fn search_sorted(
                             .units_holding(index, &record, needle)
                             .map(|held| unit_ranges(&mut held.into_iter()))
                     };
+                    let expected = Expected::from(&record);
                     searcher.search_ranges(
                         handle,
                         rel,
                         limits,
                         stop,
-                        Expected {
-                            size: record.size,
-                            mtime_ns: record.mtime_ns,
-                            ino: record.ino,
-                        },
+                        expected,
                         &ranges,
                         &mut occurrences,
                     )
@@ -738,7 +782,7 @@ fn search_sorted(
                 }
                 (None, None) => searcher.search(opened, rel, limits, stop),
             };
-            counters.record(&outcome);
+            how.counters.record(&outcome);
             let hits = match outcome {
                 FileOutcome::Matched(hits) | FileOutcome::Interrupted(Some(hits)) => Some(hits),
                 _ => None,

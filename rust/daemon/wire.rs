@@ -599,12 +599,8 @@ pub struct Selection {
     pub skips: Vec<Skip>,
     #[serde(default)]
     pub skipped: Vec<SkipPaths>,
-    #[serde(default)]
-    pub generation: Option<i64>,
-    #[serde(default)]
-    pub watch_generation: Option<i64>,
-    #[serde(default)]
-    pub trusted: bool,
+    #[serde(flatten)]
+    pub freshness: Freshness,
     #[serde(default)]
     pub rules_token: Option<String>,
     #[serde(default)]
@@ -614,6 +610,19 @@ pub struct Selection {
     /// Files were left out after the `first` asked for.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub more: bool,
+}
+
+/// What an answer of the watched index (`select`'s, `glob`'s) was read from: the index's
+/// generation (its build's start, ns), the watch's, and whether the watch vouched for it.
+/// Its fields stand in the reply itself (flattened), as they always have.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Freshness {
+    #[serde(default)]
+    pub generation: Option<i64>,
+    #[serde(default)]
+    pub watch_generation: Option<i64>,
+    #[serde(default)]
+    pub trusted: bool,
 }
 
 /// One file of a glob's answer: `[path, mtime_ms, size]` (both null when not known).
@@ -635,12 +644,8 @@ pub struct Globbed {
     pub errors: u64,
     pub search_path: WirePath,
     pub skips: Vec<Skip>,
-    #[serde(default)]
-    pub generation: Option<i64>,
-    #[serde(default)]
-    pub watch_generation: Option<i64>,
-    #[serde(default)]
-    pub trusted: bool,
+    #[serde(flatten)]
+    pub freshness: Freshness,
 }
 
 /// `files`' answer: the list kept in its compact form (`super::front_coding`: as base64 in
@@ -866,6 +871,61 @@ mod tests {
         );
         assert!(serde_json::from_str::<WirePath>("[256]").is_err());
         assert!(serde_json::from_str::<WirePath>("{}").is_err());
+    }
+
+    /// Each reply read from its JSON and written again: the same text, field for field and in
+    /// the same order (the literals are the replies as the protocol has them); a reply
+    /// without its optional fields reads as their defaults.
+    #[test]
+    fn replies_keep_their_json_field_for_field() {
+        fn again<T: Serialize + DeserializeOwned>(json: &str) -> String {
+            let value: T = serde_json::from_str(json).unwrap_or_else(|e| panic!("{json}: {e}"));
+            serde_json::to_string(&value).unwrap()
+        }
+        let selection = concat!(
+            r#"{"ok":true,"files":["a.c","b/c.rs"],"bulk_frame":12,"#,
+            r#""spans":[[10,20,30,40,[[0,5,1]]],null],"binary":1,"ignored":2,"unreadable":3,"#,
+            r#""skips":[["binary",4,[["x.bin",false]]]],"skipped":[["ignored",5,["y"]]],"#,
+            r#""generation":6,"watch_generation":7,"trusted":true,"rules_token":"tok","#,
+            r#""git_dirs":["sub"],"undecided":[0,1],"more":true}"#
+        );
+        let bare_selection = concat!(
+            r#"{"ok":true,"spans":null,"binary":0,"ignored":0,"unreadable":0,"skips":[],"#,
+            r#""skipped":[],"generation":null,"watch_generation":null,"trusted":false,"#,
+            r#""rules_token":null,"git_dirs":null,"undecided":null}"#
+        );
+        let globbed = concat!(
+            r#"{"ok":true,"files":[["a.c",8,9],["b",null,null]],"bulk_frame":10,"total":2,"#,
+            r#""truncated":true,"ignored":11,"errors":12,"search_path":"src","#,
+            r#""skips":[["unreadable",1,[["z",true]]]],"generation":13,"#,
+            r#""watch_generation":null,"trusted":false}"#
+        );
+        let bare_globbed = concat!(
+            r#"{"ok":true,"total":0,"truncated":false,"ignored":0,"errors":0,"search_path":"","#,
+            r#""skips":[],"generation":null,"watch_generation":null,"trusted":false}"#
+        );
+        for (json, expected) in [
+            (again::<Selection>(selection), selection),
+            (again::<Selection>(bare_selection), bare_selection),
+            (
+                again::<Selection>(
+                    r#"{"ok":true,"binary":0,"ignored":0,"unreadable":0,"skips":[]}"#,
+                ),
+                bare_selection,
+            ),
+            (again::<Globbed>(globbed), globbed),
+            (again::<Globbed>(bare_globbed), bare_globbed),
+            (
+                again::<Globbed>(
+                    r#"{"ok":true,"total":0,"truncated":false,"ignored":0,"errors":0,"search_path":"","skips":[]}"#,
+                ),
+                bare_globbed,
+            ),
+        ] {
+            assert_eq!(json, expected, "expected {expected}\n  actual {json}");
+        }
+        let default = serde_json::to_string(&Selection::default()).unwrap();
+        assert_eq!(default, bare_selection.replacen("true", "false", 1));
     }
 
     #[test]

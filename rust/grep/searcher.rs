@@ -110,7 +110,6 @@ impl FileSearcher {
         let size = meta.size;
         let mode = self.pattern.mode;
         let pattern_skips_unique = self.pattern.skip_unique;
-        let limits = mode.limits(limits);
         let mtime_ns = meta.mtime_ns;
         // The file's name, asked for once (by its first piece, or at the end).
         let path: RefCell<Option<PathBuf>> = RefCell::new(None);
@@ -278,7 +277,6 @@ impl FileSearcher {
         }
         let size = meta.len();
         let mode = self.pattern.mode;
-        let limits = mode.limits(limits);
         let mut sink = HitSink::new(
             &self.pattern,
             limits,

@@ -107,6 +107,8 @@ pub(super) type PieceHook<'a> = dyn FnMut(&mut Vec<Hit>, &mut Vec<u8>) -> bool +
 pub const PIECE_HITS: usize = 8192;
 
 impl<'a> HitSink<'a> {
+    /// A sink for one file's hits of `pattern`, within `limits` as its output mode caps them
+    /// (`OutputMode::limits`).
     pub(super) fn new(
         pattern: &'a CompiledPattern,
         limits: FileLimits,
@@ -118,7 +120,7 @@ impl<'a> HitSink<'a> {
         bytes.clear();
         HitSink {
             pattern,
-            limits,
+            limits: pattern.mode.limits(limits),
             stop,
             base: 0,
             line_base: 0,

@@ -17,6 +17,16 @@ pub type Accepts<'a> = &'a (dyn Fn(&Path) -> bool + Sync);
 /// Counts an unchanged binary file passed over unread, as the search counts one it read.
 pub type CountBinary<'a> = &'a (dyn Fn() + Sync);
 
+/// What chooses the files an indexed search reads: the index, the files with candidate units,
+/// the search's patterns, and the count of binary files passed over unread.
+#[derive(Clone, Copy)]
+pub struct Chooser<'a> {
+    pub index: &'a IndexFile,
+    pub candidates: &'a roaring::RoaringBitmap,
+    pub accepts: Accepts<'a>,
+    pub binary: CountBinary<'a>,
+}
+
 /// The files of an indexed search, handed to `search` in path order. A file is searched when
 /// the index has no postings for it (new, unindexed), when it changed since the build, or
 /// when it is a candidate; every other file is an unchanged indexed file without a candidate
@@ -26,17 +36,14 @@ pub type CountBinary<'a> = &'a (dyn Fn() + Sync);
 /// What changed is learnt from the watch when it is caught up (no walk at all), otherwise by
 /// walking the tree and `stat`ing every file; a walk of the whole tree, unpruned, catches the
 /// watch up (it watches every directory before listing it).
-#[allow(clippy::too_many_arguments)]
 pub fn search_indexed<R>(
     walker: Walker,
     start: DirWork,
-    index: &IndexFile,
-    candidates: &roaring::RoaringBitmap,
-    accepts: Accepts<'_>,
-    binary: CountBinary<'_>,
+    chooser: Chooser<'_>,
     watch: Option<&Mutex<Option<Watch>>>,
     search: impl FnOnce(&Walker, &mut dyn Iterator<Item = ToSearch>) -> R,
 ) -> (R, Walker) {
+    let (index, accepts, binary) = (chooser.index, chooser.accepts, chooser.binary);
     let taken = watch.and_then(|slot| take(slot, index));
     let search_dir = start.rel().to_path_buf();
     let scopes = [search_dir.clone()];
@@ -49,7 +56,7 @@ pub fn search_indexed<R>(
             let outcome = {
                 let mut files = merge_by_path(
                     extras,
-                    candidate_paths(index, candidates, &search_dir, accepts, &w, reach),
+                    candidate_paths(index, chooser.candidates, &search_dir, accepts, &w, reach),
                 );
                 search(&walker, &mut files)
             };
@@ -57,9 +64,7 @@ pub fn search_indexed<R>(
         }
         Some(w) if w.trusted() => {
             // Where the watch has not been (inside an ignored directory): walked without it.
-            let (files, walker, _) = from_walk(
-                walker, start, index, candidates, accepts, binary, None, false,
-            );
+            let (files, walker, _) = from_walk(walker, start, chooser, None, false);
             let mut files = files
                 .into_iter()
                 .map(|(entry, known)| ToSearch::Entry(entry, known));
@@ -79,9 +84,7 @@ pub fn search_indexed<R>(
                 }
                 _ => None,
             };
-            let (files, walker, watch) = from_walk(
-                walker, start, index, candidates, accepts, binary, fresh, whole,
-            );
+            let (files, walker, watch) = from_walk(walker, start, chooser, fresh, whole);
             let mut files = files
                 .into_iter()
                 .map(|(entry, known)| ToSearch::Entry(entry, known));
@@ -174,18 +177,20 @@ type Chosen = (FileEntry, Option<u32>);
 /// watch, every directory walked is watched first, and every file that differs from the
 /// index (or that the index has and the walk did not find) is recorded as dirty; a walk of the
 /// `whole` tree leaves the watch caught up.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn from_walk(
     walker: Walker,
     start: DirWork,
-    index: &IndexFile,
-    candidates: &roaring::RoaringBitmap,
-    accepts: Accepts<'_>,
-    binary: CountBinary<'_>,
+    chooser: Chooser<'_>,
     watch: Option<Watch>,
     whole: bool,
 ) -> (Vec<Chosen>, Walker, Option<Watch>) {
     use std::os::unix::ffi::OsStrExt;
+    let Chooser {
+        index,
+        candidates,
+        accepts,
+        binary,
+    } = chooser;
     let watch = watch.map(|w| Arc::new(Mutex::new(w)));
     let hook: Option<DirHook> = watch
         .clone()

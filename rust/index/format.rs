@@ -1394,6 +1394,23 @@ mod tests {
 
     /// Replaces list `i` of the index `bytes` by `list` of the same length, its checksum
     /// in its lookup entry as a writer with a bug would leave it, and reseals the file.
+    /// Reading the list of `trigram` fails saying `problem`, and marks the index damaged
+    /// saying so too.
+    fn assert_list_damaged(index: &IndexFile, trigram: u32, problem: &str) {
+        let err = index
+            .postings(trigram)
+            .expect_err("a damaged list is refused");
+        assert!(
+            err.to_string().contains(problem),
+            "expected {problem:?}, got {err}"
+        );
+        assert!(
+            index.damage().is_some_and(|d| d.contains(problem)),
+            "the index is marked damaged with {problem:?}: {:?}",
+            index.damage()
+        );
+    }
+
     fn rewrite_list(bytes: &mut [u8], i: usize, list: &[u8]) {
         let (_, start, stop) = entry_in(bytes, i);
         bytes[start..stop].copy_from_slice(list);
@@ -1415,13 +1432,7 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let index = IndexFile::open(&path).expect("checksums hold");
         assert!(index.damage().is_none());
-        let err = index.postings(0x646566).expect_err("ids out of range");
-        assert!(err.to_string().contains("out of range"), "{err}");
-        assert!(
-            index.damage().is_some_and(|d| d.contains("out of range")),
-            "the index is marked damaged: {:?}",
-            index.damage()
-        );
+        assert_list_damaged(&index, 0x646566, "out of range");
         assert_eq!(
             index.postings(0x616263).unwrap().len(),
             2,
@@ -1448,11 +1459,9 @@ mod tests {
         rewrite_list(&mut bytes, 0, &list);
         std::fs::write(&path, &bytes).unwrap();
         let index = IndexFile::open(&path).expect("checksums hold");
-        let err = index.postings(0x616263).expect_err("ids out of range");
         // Its containers are out of order: the crate takes that, and the last container's
         // maximum is in range; the key order is what tells.
-        assert!(err.to_string().contains("damaged posting list"), "{err}");
-        assert!(index.damage().is_some());
+        assert_list_damaged(&index, 0x616263, "damaged posting list");
     }
 
     #[test]
@@ -1914,13 +1923,7 @@ mod tests {
             .set_len(HEADER_LEN as u64 + 8)
             .unwrap();
         assert_eq!(index.path(1), b"b/c.bin", "the tables were read on open");
-        let err = index.postings(0x646566).expect_err("the list is gone");
-        assert!(err.to_string().contains("truncated"), "{err}");
-        assert!(
-            index.damage().is_some_and(|d| d.contains("truncated")),
-            "{:?}",
-            index.damage()
-        );
+        assert_list_damaged(&index, 0x646566, "truncated");
     }
 
     #[test]
@@ -1933,9 +1936,7 @@ mod tests {
         let (_, at, _) = entry_in(&good, 1);
         let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         file.write_all_at(&[0], at as u64).unwrap();
-        let err = index.postings(0x646566).expect_err("rewritten");
-        assert!(err.to_string().contains("checksum"), "{err}");
-        assert!(index.damage().is_some());
+        assert_list_damaged(&index, 0x646566, "checksum");
         assert_eq!(
             index.posting_count(0x646566),
             1,

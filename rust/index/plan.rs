@@ -715,13 +715,7 @@ fn simplify_node(children: Vec<Query>, is_and: bool) -> Query {
     subs.dedup();
 
     // Drop compound children the trigrams already decide.
-    subs.retain(|q| {
-        if is_and {
-            !implied_by_atoms(q, &atoms)
-        } else {
-            !implies_atoms(q, &atoms)
-        }
-    });
+    subs.retain(|q| !decided_by_atoms(q, &atoms, is_and));
     // Drop compound children implied by (under an OR: implying) another one.
     if subs.len() > 1 && subs.len() <= MAX_PAIRWISE {
         let mut keep = vec![true; subs.len()];
@@ -812,25 +806,17 @@ fn direct_atoms(q: &Query) -> Vec<u32> {
     atoms
 }
 
-/// Whether the AND of `atoms` (sorted) implies `q`.
-fn implied_by_atoms(q: &Query, atoms: &[u32]) -> bool {
+/// Under an AND (`under_and`): whether the AND of `atoms` (sorted) implies `q`. Under an OR:
+/// whether `q` implies the OR of `atoms`, the dual (All and Nothing, AND and OR trade places).
+fn decided_by_atoms(q: &Query, atoms: &[u32], under_and: bool) -> bool {
+    let decided = |c: &Query| decided_by_atoms(c, atoms, under_and);
     match q {
-        Query::All => true,
-        Query::Nothing => false,
+        Query::All => under_and,
+        Query::Nothing => !under_and,
         Query::Trigram(t) => atoms.binary_search(t).is_ok(),
-        Query::And(v) => v.iter().all(|c| implied_by_atoms(c, atoms)),
-        Query::Or(v) => v.iter().any(|c| implied_by_atoms(c, atoms)),
-    }
-}
-
-/// Whether `q` implies the OR of `atoms` (sorted).
-fn implies_atoms(q: &Query, atoms: &[u32]) -> bool {
-    match q {
-        Query::All => false,
-        Query::Nothing => true,
-        Query::Trigram(t) => atoms.binary_search(t).is_ok(),
-        Query::And(v) => v.iter().any(|c| implies_atoms(c, atoms)),
-        Query::Or(v) => v.iter().all(|c| implies_atoms(c, atoms)),
+        Query::And(v) if under_and => v.iter().all(decided),
+        Query::Or(v) if !under_and => v.iter().all(decided),
+        Query::And(v) | Query::Or(v) => v.iter().any(decided),
     }
 }
 
@@ -2017,24 +2003,19 @@ mod tests {
             or(vec![a.clone(), and(vec![a.clone(), b.clone()])]).simplify(),
             a
         );
-        // (a|b) AND (a|c) = a | (b AND c).
-        assert_eq!(
-            and(vec![
-                or(vec![a.clone(), b.clone()]),
-                or(vec![a.clone(), c.clone()])
-            ])
-            .simplify(),
-            or(vec![a.clone(), and(vec![b.clone(), c.clone()])])
-        );
-        // (a AND b) OR (a AND c) = a AND (b | c).
-        assert_eq!(
-            or(vec![
-                and(vec![a.clone(), b.clone()]),
-                and(vec![a.clone(), c.clone()])
-            ])
-            .simplify(),
-            and(vec![a.clone(), or(vec![b.clone(), c.clone()])])
-        );
+        // (a|b) AND (a|c) = a | (b AND c), and the dual: (a AND b) OR (a AND c) = a AND (b | c).
+        type Join = fn(Vec<Query>) -> Query;
+        let duals: [(Join, Join); 2] = [(Query::And, Query::Or), (Query::Or, Query::And)];
+        for (outer, inner) in duals {
+            let factored = outer(vec![
+                inner(vec![a.clone(), b.clone()]),
+                inner(vec![a.clone(), c.clone()]),
+            ]);
+            assert_eq!(
+                factored.simplify(),
+                inner(vec![a.clone(), outer(vec![b.clone(), c.clone()])])
+            );
+        }
     }
 
     #[test]

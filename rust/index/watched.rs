@@ -2,7 +2,7 @@
 //! the watch and to which it puts it back, and a new watch caught up by a walk of the whole
 //! tree (for a rebuilt index to start with).
 
-use super::files::from_walk;
+use super::files::{Chooser, from_walk};
 use super::format::IndexFile;
 use super::fresh::Watch;
 use crate::fs::walk::Walker;
@@ -56,16 +56,13 @@ pub fn caught_up_watch(walker: Walker, index: &IndexFile) -> Option<Watch> {
         .ok()?;
     let nothing = roaring::RoaringBitmap::new();
     // Every file is looked at, and nothing is searched: no binary file to count.
-    let (_, _, watch) = from_walk(
-        walker,
-        start,
+    let chooser = Chooser {
         index,
-        &nothing,
-        &|_| true,
-        &|| {},
-        Some(watch),
-        true,
-    );
+        candidates: &nothing,
+        accepts: &|_| true,
+        binary: &|| {},
+    };
+    let (_, _, watch) = from_walk(walker, start, chooser, Some(watch), true);
     watch.filter(|w| w.trusted())
 }
 

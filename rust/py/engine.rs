@@ -122,11 +122,9 @@ impl Engine {
         request: &GlobRequest,
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GlobOutcome> {
-        let (cancel, _) = CancelToken::engine_token(cancel);
         let links = self.ws.options.links();
-        let outcome = interruptible(py, &cancel, || {
-            self.ws.glob(&request.request, cancel.clone())
-        })?;
+        let outcome =
+            interruptible_call(py, cancel, |cancel| self.ws.glob(&request.request, cancel))?;
         glob_outcome(py, outcome, self.ws.root.clone(), links)
     }
 
@@ -138,9 +136,9 @@ impl Engine {
         request: &GrepRequest,
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<GrepOutcome> {
-        let (cancel, _) = CancelToken::engine_token(cancel);
-        let run = self.ws.grep_run(&request.request, cancel.clone())?;
-        let outcome = interruptible(py, &cancel, move || run(None))?;
+        let outcome = interruptible_call(py, cancel, |cancel| {
+            self.ws.grep_run(&request.request, cancel)?(None)
+        })?;
         let count: usize = outcome.files.iter().map(|f| f.hits.len()).sum();
         let first_id = self.reserve_ids(count as u64);
         grep_outcome(py, outcome, &self.id_prefix, first_id)
@@ -162,7 +160,6 @@ impl Engine {
         types: Vec<String>,
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<QuestionAnswer> {
-        let (cancel, _) = CancelToken::engine_token(cancel);
         let request = QuestionRequest {
             question,
             search_path,
@@ -171,8 +168,8 @@ impl Engine {
             exclude,
             types,
         };
-        let outcome = interruptible(py, &cancel, || {
-            self.ws.search_question(&request, cancel.clone())
+        let outcome = interruptible_call(py, cancel, |cancel| {
+            self.ws.search_question(&request, cancel)
         })?;
         let answers = outcome
             .answers
@@ -351,13 +348,9 @@ impl Engine {
         progress: Option<Py<PyAny>>,
         cancel: Option<PyRef<'_, CancelToken>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (cancel, _) = CancelToken::engine_token(cancel);
-        let (index, walker) = (
-            self.ws.index.clone(),
-            self.walker().with_cancel(cancel.clone()),
-        );
-        let stopper = cancel.clone();
-        let stats = interruptible(py, &stopper, move || {
+        let (index, walker) = (self.ws.index.clone(), self.walker());
+        let stats = interruptible_call(py, cancel, move |cancel| {
+            let walker = walker.with_cancel(cancel.clone());
             let report = |done: usize, total: usize| {
                 if let Some(callback) = &progress {
                     Python::attach(|py| {
@@ -503,6 +496,18 @@ impl FileLock {
         self.release();
         false
     }
+}
+
+/// Runs the engine's `f` with the call's own token (`CancelToken::engine_token`: a child of
+/// `cancel`, when given) on a worker thread, Ctrl-C heard meanwhile (`interruptible`).
+fn interruptible_call<T: Send>(
+    py: Python<'_>,
+    cancel: Option<PyRef<'_, CancelToken>>,
+    f: impl FnOnce(crate::cancel::CancelToken) -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    let (cancel, _) = CancelToken::engine_token(cancel);
+    let token = cancel.clone();
+    interruptible(py, &cancel, move || f(token))
 }
 
 fn bytes_name(name: Vec<u8>) -> OsString {

@@ -4,7 +4,7 @@
 
 use super::super::front_coding::Compact;
 use super::super::wire::{
-    Globbed, GlobbedFile, Listing, Reply, Selection, Stored, WirePath, WireSpans,
+    Freshness, Globbed, GlobbedFile, Listing, Reply, Selection, Stored, WirePath, WireSpans,
 };
 use super::entry::RootEntry;
 use super::reply::{Bulky, skip_paths, skips};
@@ -109,9 +109,11 @@ impl RootEntry {
                 unreadable: stats.errors(),
                 skips: skips(&report),
                 skipped,
-                generation,
-                watch_generation: Some(watch_generation),
-                trusted: true,
+                freshness: Freshness {
+                    generation,
+                    watch_generation: Some(watch_generation),
+                    trusted: true,
+                },
                 rules_token: rules.map(|_| rules_token),
                 git_dirs: every.then_some(git_dirs),
                 undecided,
@@ -200,9 +202,11 @@ impl RootEntry {
                 errors: outcome.errors,
                 search_path: WirePath(outcome.search_path.clone()),
                 skips: skips(&outcome.skipped),
-                generation,
-                watch_generation: Some(watch_generation),
-                trusted: true,
+                freshness: Freshness {
+                    generation,
+                    watch_generation: Some(watch_generation),
+                    trusted: true,
+                },
             };
             if bulk {
                 let metadata: Vec<_> = outcome.files.iter().map(|f| f.metadata).collect();
