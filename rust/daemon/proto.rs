@@ -112,15 +112,24 @@ pub fn request_frame(body: &[u8]) -> io::Result<Vec<u8>> {
 }
 
 fn frame_with(body: &[u8], flags: u32) -> io::Result<Vec<u8>> {
-    let len = u32::try_from(body.len())
+    let mut out = Vec::with_capacity(4 + body.len());
+    out.extend_from_slice(&header_with(body.len(), flags)?);
+    out.extend_from_slice(body);
+    Ok(out)
+}
+
+/// The header of a message of `len` bytes (for a body sent from where it lies).
+pub fn header(len: usize) -> io::Result<[u8; 4]> {
+    header_with(len, 0)
+}
+
+fn header_with(len: usize, flags: u32) -> io::Result<[u8; 4]> {
+    let len = u32::try_from(len)
         .ok()
         .filter(|len| len & LARGE_FLAG == 0)
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "message too long"))?
         | flags;
-    let mut out = Vec::with_capacity(4 + body.len());
-    out.extend_from_slice(&len.to_be_bytes());
-    out.extend_from_slice(body);
-    Ok(out)
+    Ok(len.to_be_bytes())
 }
 
 pub fn write_frame(writer: &mut impl Write, body: &[u8]) -> io::Result<()> {

@@ -381,9 +381,19 @@ impl io::Read for Deadline<'_> {
     }
 }
 
-/// Sends one frame of bytes, never raising SIGPIPE on a client that went away.
+/// Sends one frame of bytes, never raising SIGPIPE on a client that went away. A small body
+/// goes in one buffer with its header (one `send`); a large one (a glob's or a selection's
+/// bulk frame: megabytes) is sent from where it lies after its header, not copied behind it.
 fn send_frame(stream: &UnixStream, body: &[u8]) -> io::Result<()> {
-    let mut bytes: &[u8] = &proto::frame(body)?;
+    const COPIED_UP_TO: usize = 64 << 10;
+    if body.len() <= COPIED_UP_TO {
+        return send_all(stream, &proto::frame(body)?);
+    }
+    send_all(stream, &proto::header(body.len())?)?;
+    send_all(stream, body)
+}
+
+fn send_all(stream: &UnixStream, mut bytes: &[u8]) -> io::Result<()> {
     while !bytes.is_empty() {
         match rustix::net::send(stream, bytes, rustix::net::SendFlags::NOSIGNAL) {
             Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
@@ -542,6 +552,31 @@ mod raw_tests {
     fn reply_of(client: &mut UnixStream) -> Result<Value, FrameError> {
         proto::read_frame(client, proto::MAX_REPLY)
             .map(|body| serde_json::from_slice(&body).unwrap())
+    }
+
+    #[test]
+    fn frames_small_and_large_are_read_back_whole() {
+        let (server, mut client) = UnixStream::pair().unwrap();
+        let bodies: Vec<Vec<u8>> = [10usize, 64 << 10, (64 << 10) + 1, 3 << 20]
+            .iter()
+            .map(|&n| (0..n).map(|i| (i % 251) as u8).collect())
+            .collect();
+        let sent = bodies.clone();
+        let sender = std::thread::spawn(move || {
+            for body in &sent {
+                send_frame(&server, body).unwrap();
+            }
+        });
+        for body in &bodies {
+            let read = proto::read_frame(&mut client, proto::MAX_REPLY).unwrap();
+            assert_eq!(read.len(), body.len());
+            assert!(
+                read == *body,
+                "a frame of {} bytes came back changed",
+                body.len()
+            );
+        }
+        sender.join().unwrap();
     }
 
     #[test]
