@@ -328,7 +328,7 @@ fn selected(reply: Selection, bulk: Option<Vec<u8>>) -> Option<Selected> {
     if !reply.ok {
         return None;
     }
-    let (files, spans): (Vec<PathBuf>, Vec<Option<FileSpans>>) = match bulk {
+    let (files, spans, plain): (Vec<PathBuf>, Vec<Option<FileSpans>>, bool) = match bulk {
         Some(frame) => {
             let decoded = super::bulk::decode(&frame)?;
             if decoded.metadata.is_some() {
@@ -336,7 +336,7 @@ fn selected(reply: Selection, bulk: Option<Vec<u8>>) -> Option<Selected> {
             }
             let count = decoded.paths.len();
             let spans = decoded.spans.unwrap_or_else(|| vec![None; count]);
-            (decoded.paths, spans)
+            (decoded.paths, spans, decoded.plain)
         }
         None => {
             let files: Vec<PathBuf> = reply.files?.into_iter().map(|f| f.0).collect();
@@ -344,12 +344,13 @@ fn selected(reply: Selection, bulk: Option<Vec<u8>>) -> Option<Selected> {
                 Some(spans) => spans.into_iter().map(|s| s.map(FileSpans::from)).collect(),
                 None => vec![None; files.len()],
             };
-            (files, spans)
+            let plain = files.iter().all(|p| inside(p));
+            (files, spans, plain)
         }
     };
     // Root-relative paths in path order, nothing leaving the root, spans (when sent) one per
     // file, in file order and inside the file: a reply breaking that is not used.
-    let sane = files.iter().all(|p| inside(p))
+    let sane = plain
         && files
             .windows(2)
             .all(|w| w[0].as_os_str().as_bytes() < w[1].as_os_str().as_bytes())
@@ -407,39 +408,41 @@ fn globbed(reply: Globbed, bulk: Option<Vec<u8>>, real: &Path) -> Option<GlobOut
     if !reply.ok {
         return None;
     }
-    let files: Vec<GlobFile> = match bulk {
+    let (files, plain): (Vec<GlobFile>, bool) = match bulk {
         Some(frame) => {
             let decoded = super::bulk::decode(&frame)?;
-            if decoded.spans.is_some() {
+            if decoded.spans.is_some() || !decoded.plain {
                 return None;
             }
-            decoded
+            let files = decoded
                 .paths
                 .into_iter()
                 .zip(decoded.metadata?)
                 .map(|(path, metadata)| GlobFile { path, metadata })
-                .collect()
+                .collect();
+            (files, true)
         }
-        None => reply
-            .files?
-            .into_iter()
-            .map(|wire::GlobbedFile(path, mtime, size)| {
-                let metadata = match (mtime, size) {
-                    (None, None) => None,
-                    (mtime, size) => Some((mtime?, size?)),
-                };
-                Some(GlobFile {
-                    path: path.0,
-                    metadata,
+        None => {
+            let files: Vec<GlobFile> = reply
+                .files?
+                .into_iter()
+                .map(|wire::GlobbedFile(path, mtime, size)| {
+                    let metadata = match (mtime, size) {
+                        (None, None) => None,
+                        (mtime, size) => Some((mtime?, size?)),
+                    };
+                    Some(GlobFile {
+                        path: path.0,
+                        metadata,
+                    })
                 })
-            })
-            .collect::<Option<_>>()?,
+                .collect::<Option<_>>()?;
+            let plain = files.iter().all(|f| inside(&f.path));
+            (files, plain)
+        }
     };
     // Files under the directory searched, nothing leaving the root: else not used.
-    if !files
-        .iter()
-        .all(|f| inside(&f.path) && under(&f.path, real))
-    {
+    if !plain || !files.iter().all(|f| under(&f.path, real)) {
         return None;
     }
     let search_path = reply.search_path.0;
@@ -593,9 +596,28 @@ mod tests {
             paths.extend(longer.iter().cloned());
             shorter = longer;
         }
-        for bytes in paths {
-            let path = Path::new(std::ffi::OsStr::from_bytes(&bytes));
-            assert_eq!(inside(path), by_names(&bytes), "{path:?}");
+        for bytes in &paths {
+            let path = Path::new(std::ffi::OsStr::from_bytes(bytes));
+            assert_eq!(inside(path), by_names(bytes), "{path:?}");
+            // A bulk frame's paths are checked as one block: alone ...
+            let alone = super::super::bulk::all_plain(bytes, [bytes.len()].into_iter());
+            assert_eq!(alone, by_names(bytes), "{path:?}");
+        }
+        // ... and beside others, where a bad name could seem to span two paths.
+        let short: Vec<&Vec<u8>> = paths.iter().filter(|p| p.len() <= 3).collect();
+        for first in &paths {
+            for second in &short {
+                let block = [first.as_slice(), second.as_slice()].concat();
+                let plain =
+                    super::super::bulk::all_plain(&block, [first.len(), second.len()].into_iter());
+                assert_eq!(
+                    plain,
+                    by_names(first) && by_names(second),
+                    "{:?} then {:?}",
+                    String::from_utf8_lossy(first),
+                    String::from_utf8_lossy(second)
+                );
+            }
         }
     }
 
