@@ -19,8 +19,10 @@ directory, then measures, with a daemon of its own (its own socket and cache dir
    rg. Output always read through a pipe; codesift-rg's lines are checked against rg's.
 4. The library through the daemon (`--library`, or alone with `--library-only`): in a worker
    process, `Workspace(tree, gitignore=False, index="auto")` once the daemon serves the tree
-   with those options (index built, watch caught up): `grep("ERR_PTR")` with every hit and
-   with the first 100 (`max_matches=None` / `100`) beside `rg --no-ignore -n ERR_PTR`, and
+   with those options (index built, watch caught up): `grep("ERR_PTR", case_sensitive=True)`
+   (the library's default is case-insensitive: `rg -i`'s search, not `rg`'s) with every hit
+   and with the first 100 (`max_matches=None` / `100`) beside `rg --no-ignore -n ERR_PTR`
+   (the hits must fall on as many lines as rg prints), and
    `glob("**/*.c")` (no limit) beside `fdfind --no-ignore -e c`, interleaved, `R` rounds after
    a warm-up; medians and ratios. Each answer is checked to come from the index.
 
@@ -79,10 +81,12 @@ while not served():
 ws = Workspace(tree, gitignore=False, index="auto")
 def piped(argv):
     # No stdin: ripgrep given no path searches a piped stdin instead of the tree.
-    subprocess.run(argv, cwd=tree, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, check=False)
+    return subprocess.run(
+        argv, cwd=tree, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, check=False
+    )
 runs = {
-    "grep all": lambda: ws.grep("ERR_PTR", max_matches=None),
-    "grep first 100": lambda: ws.grep("ERR_PTR", max_matches=100),
+    "grep all": lambda: ws.grep("ERR_PTR", case_sensitive=True, max_matches=None),
+    "grep first 100": lambda: ws.grep("ERR_PTR", case_sensitive=True, max_matches=100),
     "rg": lambda: piped([rg, "--no-ignore", "-n", "ERR_PTR"]),
     "glob": lambda: ws.glob("**/*.c", limit=10**7),
     "fd": lambda: piped([fd, "--no-ignore", "-e", "c"]) if fd else None,
@@ -97,9 +101,14 @@ for round_no in range(rounds + 1):
         if round_no:
             times[name].append(took)
         if name.startswith("grep"):
-            seen[name] = [len(result.matches), result.indexed]
+            lines = len({(m.file, m.line) for m in result.matches})
+            seen[name] = [len(result.matches), lines, result.indexed]
         elif name == "glob":
             seen[name] = [len(result.files), result.total]
+        elif name == "rg":
+            seen[name] = [result.stdout.count(b"\n")]
+if seen["rg"][0] != seen["grep all"][1]:
+    sys.exit(f"the library's hits are on {seen['grep all'][1]} lines, rg's {seen['rg'][0]}")
 print(json.dumps({"medians": {k: statistics.median(v) for k, v in times.items() if v},
                   "seen": seen}))
 """

@@ -61,7 +61,7 @@ python3 benches/long_lines.py --rounds 1 --size 200000 --hits 200 > "$smoke_out/
 python3 benches/startup.py --rounds 2 --files 20 --importtime 1 > "$smoke_out/startup" \
   || { cat "$smoke_out/startup"; exit 1; }
 echo "start-up benchmark smoke run: ok"
-python3 benches/scale.py --corpus "$stdlib/email" --copies 2 --rounds 1 --out "$smoke_out/scale" \
+python3 benches/scale.py --corpus "$stdlib/email" --copies 2 --rounds 1 --library --out "$smoke_out/scale" \
   > "$smoke_out/scale_log" 2>&1 || { cat "$smoke_out/scale_log"; exit 1; }
 echo "scale benchmark smoke run: ok"
 python3 benches/output_modes.py --smoke --corpus "$stdlib/email" --pattern 'def \w+' \
