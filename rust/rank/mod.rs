@@ -93,13 +93,14 @@ pub fn rank(files: Vec<FileHits>, reading: &Reading<'_>) -> Vec<FileHits> {
 fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
     let sizes: Vec<f64> = files.iter().map(|f| f.size.max(1) as f64).collect();
     let average_size = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
-    let mut placed = Vec::new();
+    let mut placed = Vec::with_capacity(files.iter().map(|f| f.hits.len()).sum());
     let mut windows = 0usize;
     // Per file with hits that may define what they match: the lines to parse, and where
     // their hits are in `placed`.
     let mut asks: Vec<(usize, Vec<definitions::Asked<'_>>, Vec<usize>)> = Vec::new();
+    let mut roles = paths::FileRoles::default();
     for (file_index, file) in files.iter().enumerate() {
-        let file_role = paths::file_role(&file.path);
+        let file_role = roles.of(&file.path);
         let stem = paths::Stem::of(&file.path);
         let matches = file.matches.max(file.hits.len() as u64) as f64;
         let norm = 1.0 - BM25_B + BM25_B * sizes[file_index] / average_size;
@@ -107,9 +108,18 @@ fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
             BM25_WEIGHT * matches * (BM25_K1 + 1.0) / (matches + BM25_K1 * norm) / (BM25_K1 + 1.0);
         let mut asked = Vec::new();
         let mut asked_hits = Vec::new();
+        // A file's hits mostly name one identifier (a literal's): its name match is kept.
+        let mut last_name_match: Option<(&[u8], u8)> = None;
         for (hit_index, hit) in file.hits.iter().enumerate() {
             let seen = Seen::of(file, hit);
-            let name_match = seen.identifier.map_or(0, |id| stem.name_match(id));
+            let name_match = seen.identifier.map_or(0, |id| match last_name_match {
+                Some((last, matched)) if last == id => matched,
+                _ => {
+                    let matched = stem.name_match(id);
+                    last_name_match = Some((id, matched));
+                    matched
+                }
+            });
             let base = match seen.fit {
                 WordFit::Whole => WHOLE_WORD,
                 WordFit::Partial => PARTIAL_WORD,
@@ -170,9 +180,10 @@ fn parse_asked(
     asks: &[(usize, Vec<definitions::Asked<'_>>, Vec<usize>)],
     reading: &Reading<'_>,
 ) -> Vec<(usize, &'static str)> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(asks.len().div_ceil(8).max(1));
+    // Asked once a process: the standard library reads the cgroup's files each time.
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = cores.min(asks.len().div_ceil(8).max(1));
     let work = |share: usize| {
         let mut found = Vec::new();
         for (file_index, asked, asked_hits) in asks.iter().skip(share).step_by(threads) {
@@ -271,6 +282,10 @@ impl<'a> Seen<'a> {
 /// 1-based column in characters; `None` when the line does not hold it there.
 fn match_start(line: &[u8], column: u64, first_line: &[u8]) -> Option<usize> {
     let skip = usize::try_from(column.checked_sub(1)?).ok()?;
+    // Before an ASCII column (most lines) characters are bytes.
+    if line.get(..skip).is_some_and(|before| before.is_ascii()) {
+        return line[skip..].starts_with(first_line).then_some(skip);
+    }
     // The byte where character `skip` starts (a character: a byte that does not continue one).
     let at = line
         .iter()
@@ -616,5 +631,10 @@ mod tests {
         assert_eq!(match_start(b"abc", 2, b"x"), None);
         assert_eq!(match_start(b"abc", 0, b"a"), None);
         assert_eq!(match_start(b"abc", 4, b""), Some(3));
+        assert_eq!(match_start(b"abc", 5, b""), None);
+        // Characters after the match do not count; before it, each is one column.
+        assert_eq!(match_start("foo é".as_bytes(), 1, b"foo"), Some(0));
+        assert_eq!(match_start("aé foo".as_bytes(), 4, b"foo"), Some(4));
+        assert_eq!(match_start("aé foo".as_bytes(), 5, b"foo"), None);
     }
 }

@@ -76,69 +76,139 @@ const TEST_SUFFIXES: &[&str] = &[
 ];
 
 /// The role of the file at `path` (workspace-relative), from its name and directories alone
-/// (its content is not read for this: a search reads only the lines it reports).
+/// (its content is not read for this: a search reads only the lines it reports). Names are
+/// compared with ASCII case ignored, without copying them (the role is asked for every file
+/// with a hit).
 pub fn file_role(path: &Path) -> FileRole {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    if GENERATED_SUFFIXES.iter().any(|s| name.ends_with(s)) {
+    role_in(path, directories_role(path.parent()))
+}
+
+/// The roles of files asked for in path order, as `file_role` gives them: what the
+/// directories say is worked out once for each run of files in one directory.
+#[derive(Default)]
+pub struct FileRoles<'a> {
+    /// The directory last asked about, and what it says.
+    last: Option<(&'a Path, Option<FileRole>)>,
+}
+
+impl<'a> FileRoles<'a> {
+    pub fn of(&mut self, path: &'a Path) -> FileRole {
+        let parent = path.parent();
+        let dirs = match (self.last, parent) {
+            (Some((last, dirs)), Some(parent))
+                if last.as_os_str().as_encoded_bytes() == parent.as_os_str().as_encoded_bytes() =>
+            {
+                dirs
+            }
+            _ => {
+                let dirs = directories_role(parent);
+                self.last = parent.map(|parent| (parent, dirs));
+                dirs
+            }
+        };
+        role_in(path, dirs)
+    }
+}
+
+/// What the directories `parent` says of its files: vendored, tests, or nothing.
+fn directories_role(parent: Option<&Path>) -> Option<FileRole> {
+    let dirs = || {
+        parent
+            .into_iter()
+            .flat_map(|p| p.components())
+            .map(|c| c.as_os_str().as_encoded_bytes())
+    };
+    let one_of =
+        |dir: &[u8], names: &[&str]| names.iter().any(|n| dir.eq_ignore_ascii_case(n.as_bytes()));
+    if dirs().any(|d| one_of(d, VENDORED_DIRS)) {
+        Some(FileRole::Vendored)
+    } else if dirs().any(|d| one_of(d, TEST_DIRS)) {
+        Some(FileRole::Test)
+    } else {
+        None
+    }
+}
+
+/// The role of the file at `path` in directories that say `dirs` of it.
+fn role_in(path: &Path, dirs: Option<FileRole>) -> FileRole {
+    let name = path.file_name().map_or(&[][..], |n| n.as_encoded_bytes());
+    if GENERATED_SUFFIXES
+        .iter()
+        .any(|s| ends_with_ignoring_case(name, s))
+    {
         return FileRole::Generated;
     }
-    let dirs: Vec<String> = path
-        .parent()
-        .into_iter()
-        .flat_map(|p| p.components())
-        .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
-        .collect();
-    if dirs.iter().any(|d| VENDORED_DIRS.contains(&d.as_str())) {
+    if dirs == Some(FileRole::Vendored) {
         return FileRole::Vendored;
     }
-    let test_name = name.starts_with("test_")
-        || TEST_SUFFIXES.iter().any(|s| name.ends_with(s))
-        || name == "conftest.py";
-    if test_name || dirs.iter().any(|d| TEST_DIRS.contains(&d.as_str())) {
+    let test_name = starts_with_ignoring_case(name, "test_")
+        || TEST_SUFFIXES
+            .iter()
+            .any(|s| ends_with_ignoring_case(name, s))
+        || name.eq_ignore_ascii_case(b"conftest.py");
+    if test_name || dirs == Some(FileRole::Test) {
         return FileRole::Test;
     }
-    if is_prose(path) {
+    if is_prose_name(name) {
         return FileRole::Prose;
     }
     FileRole::Source
 }
 
+/// Whether `name` ends with `suffix` (ASCII), case ignored.
+fn ends_with_ignoring_case(name: &[u8], suffix: &str) -> bool {
+    name.len() >= suffix.len()
+        && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+}
+
+/// Whether `name` starts with `prefix` (ASCII), case ignored.
+fn starts_with_ignoring_case(name: &[u8], prefix: &str) -> bool {
+    name.len() >= prefix.len() && name[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+}
+
+/// File name extensions of prose and configuration (`is_prose`).
+const PROSE: &[&str] = &[
+    "md",
+    "markdown",
+    "rst",
+    "txt",
+    "adoc",
+    "asciidoc",
+    "html",
+    "htm",
+    "yml",
+    "yaml",
+    "json",
+    "toml",
+    "xml",
+    "csv",
+    "lock",
+    "cfg",
+    "ini",
+    "in",
+    "tt",
+    "svg",
+    "properties",
+];
+
 /// Prose and configuration (documentation, manifests, data): a question about code is
 /// answered by code first, and a name by its definition in code.
 pub fn is_prose(path: &Path) -> bool {
-    const PROSE: &[&str] = &[
-        "md",
-        "markdown",
-        "rst",
-        "txt",
-        "adoc",
-        "asciidoc",
-        "html",
-        "htm",
-        "yml",
-        "yaml",
-        "json",
-        "toml",
-        "xml",
-        "csv",
-        "lock",
-        "cfg",
-        "ini",
-        "in",
-        "tt",
-        "svg",
-        "properties",
-    ];
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| PROSE.contains(&e.to_ascii_lowercase().as_str()))
-        || path.file_name().is_some_and(|n| {
-            let n = n.to_string_lossy().to_ascii_lowercase();
-            n.starts_with("license") || n.starts_with("changelog") || n == "authors"
-        })
+    let name = path.file_name().map_or(&[][..], |n| n.as_encoded_bytes());
+    is_prose_name(name)
+}
+
+/// `is_prose` of a file named `name`.
+fn is_prose_name(name: &[u8]) -> bool {
+    // `Path::extension`: after the last dot, unless the name starts with it (`.bashrc`).
+    let extension = match memchr::memrchr(b'.', name) {
+        Some(dot) if dot > 0 && name != b".." => Some(&name[dot + 1..]),
+        _ => None,
+    };
+    extension.is_some_and(|e| PROSE.iter().any(|p| e.eq_ignore_ascii_case(p.as_bytes())))
+        || starts_with_ignoring_case(name, "license")
+        || starts_with_ignoring_case(name, "changelog")
+        || name.eq_ignore_ascii_case(b"authors")
 }
 
 /// A file's stem lowercased once, for every hit of the file to be matched against
@@ -199,9 +269,53 @@ mod tests {
             // A directory named like a test only counts as a directory.
             ("src/testing.rs", FileRole::Source),
             ("contest/main.c", FileRole::Source),
+            // Case is ignored in names and directories, as are bytes that are not UTF-8.
+            ("Vendor/x/y.go", FileRole::Vendored),
+            ("src/Tests/a.c", FileRole::Test),
+            ("API/TYPES.PB.GO", FileRole::Generated),
+            ("Test_api.py", FileRole::Test),
+            ("docs/README.MD", FileRole::Prose),
+            ("LICENSE-MIT", FileRole::Prose),
+            ("Authors", FileRole::Prose),
+            ("src/authors.rs", FileRole::Source),
+            ("b.txtx", FileRole::Source),
         ];
         for (path, want) in cases {
             assert_eq!(file_role(Path::new(path)), want, "{path}");
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let odd = |bytes: &[u8]| file_role(Path::new(std::ffi::OsStr::from_bytes(bytes)));
+            assert_eq!(odd(b"t\xffests/a.c"), FileRole::Source);
+            assert_eq!(odd(b"tests/\xff.c"), FileRole::Test);
+            assert_eq!(odd(b"x/\xff_test.go"), FileRole::Test);
+            assert_eq!(odd(b"x/\xffmd"), FileRole::Source);
+        }
+    }
+
+    #[test]
+    fn roles_in_path_order_are_each_files_role() {
+        let paths = [
+            "a/tests/x.c",
+            "a/tests/y_test.go",
+            "a/tests/z.md",
+            "a/tests2/x.c",
+            "a/vendor/tests/x.c",
+            "a/vendor/tests/x.pb.go",
+            "b/README.md",
+            "b/x.c",
+            "b/x.c/y.c",
+            "x.c",
+            "test_x.py",
+            "vendor",
+            "/abs/tests/x.c",
+            "",
+        ];
+        let mut roles = FileRoles::default();
+        for path in paths {
+            let path = Path::new(path);
+            assert_eq!(roles.of(path), file_role(path), "{}", path.display());
         }
     }
 
