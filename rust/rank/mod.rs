@@ -81,16 +81,24 @@ struct Placed {
     ranking: Ranking,
 }
 
+/// One hit's place in the ranked order: its file and position in `files`, its score (its
+/// `Ranking` is in the hit by then: what is sorted is this much smaller key).
+struct Order {
+    score: f64,
+    file: usize,
+    hit: usize,
+}
+
 /// `files` (a search's hits in path order) ranked: every hit, in pieces of consecutive hits
 /// of one file, best first; each hit's `ranking` set. A file's later pieces are marked
 /// `continued`. Each piece holds only its hits' bytes.
-pub fn rank(files: Vec<FileHits>, reading: &Reading<'_>) -> Vec<FileHits> {
-    let placed = score(&files, reading);
-    pieces(files, placed)
+pub fn rank(mut files: Vec<FileHits>, reading: &Reading<'_>) -> Vec<FileHits> {
+    let order = score(&mut files, reading);
+    pieces(files, order)
 }
 
-/// Every hit of `files` with its ranking, best first.
-fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
+/// Every hit of `files` with its ranking set, and their order, best first.
+fn score(files: &mut [FileHits], reading: &Reading<'_>) -> Vec<Order> {
     let sizes: Vec<f64> = files.iter().map(|f| f.size.max(1) as f64).collect();
     let average_size = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
     let mut placed = Vec::with_capacity(files.iter().map(|f| f.hits.len()).sum());
@@ -167,9 +175,20 @@ fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
         ranking.kind = Some(kind);
         ranking.score += (DEFINITION + kind_points(kind)) * ranking.file_role.weight();
     }
+    drop(asks);
+    // Each ranking goes into its hit in path order (the hits' memory read in its order).
+    let mut order = Vec::with_capacity(placed.len());
+    for Placed { file, hit, ranking } in placed {
+        order.push(Order {
+            score: ranking.score,
+            file,
+            hit,
+        });
+        files[file].hits[hit].ranking = Some(Box::new(ranking));
+    }
     // A stable sort: equal scores keep the path, line and column order.
-    placed.sort_by(|a, b| b.ranking.score.total_cmp(&a.ranking.score));
-    placed
+    order.sort_by(|a, b| b.score.total_cmp(&a.score));
+    order
 }
 
 /// The hits of `asks` that are definitions (their index in `placed`, their kind): each
@@ -297,17 +316,17 @@ fn match_start(line: &[u8], column: u64, first_line: &[u8]) -> Option<usize> {
     line[at..].starts_with(first_line).then_some(at)
 }
 
-/// The hits of `files` in the order of `placed`, in pieces of consecutive hits of one file,
+/// The hits of `files` in the order `order`, in pieces of consecutive hits of one file,
 /// each piece holding only its hits' bytes. A file whose hits all come in one piece, in their
 /// order (most files: a file's hits score alike), is that piece: its hits and bytes are moved,
 /// not copied.
-fn pieces(files: Vec<FileHits>, placed: Vec<Placed>) -> Vec<FileHits> {
-    let whole = files_in_one_piece(&files, &placed);
+fn pieces(files: Vec<FileHits>, order: Vec<Order>) -> Vec<FileHits> {
+    let whole = files_in_one_piece(&files, &order);
+    let mut out: Vec<FileHits> = Vec::with_capacity(files.len());
     let mut files: Vec<Option<FileHits>> = files.into_iter().map(Some).collect();
-    let mut out: Vec<FileHits> = Vec::new();
     let mut seen_files = vec![false; files.len()];
     let mut last_file = usize::MAX;
-    for Placed { file, hit, ranking } in placed {
+    for Order { file, hit, .. } in order {
         if whole[file] {
             if file != last_file {
                 let moved = files[file]
@@ -324,8 +343,6 @@ fn pieces(files: Vec<FileHits>, placed: Vec<Placed>) -> Vec<FileHits> {
                 });
                 last_file = file;
             }
-            let piece = out.last_mut().expect("the file's piece was just pushed");
-            piece.hits[hit].ranking = Some(Box::new(ranking));
             continue;
         }
         let Some(source) = files[file].as_ref() else {
@@ -348,7 +365,7 @@ fn pieces(files: Vec<FileHits>, placed: Vec<Placed>) -> Vec<FileHits> {
             last_file = file;
         }
         let piece = out.last_mut().expect("a piece was just pushed");
-        let hit = copy_hit(source, &source.hits[hit], &mut piece.bytes, ranking);
+        let hit = copy_hit(source, &source.hits[hit], &mut piece.bytes);
         piece.hits.push(hit);
         piece.count += 1;
         piece.matches += 1;
@@ -356,12 +373,12 @@ fn pieces(files: Vec<FileHits>, placed: Vec<Placed>) -> Vec<FileHits> {
     out
 }
 
-/// For each of `files`, whether `placed` puts its hits in one run, in their own order.
-fn files_in_one_piece(files: &[FileHits], placed: &[Placed]) -> Vec<bool> {
+/// For each of `files`, whether `order` puts its hits in one run, in their own order.
+fn files_in_one_piece(files: &[FileHits], order: &[Order]) -> Vec<bool> {
     // The next hit each file's run expects, or `usize::MAX` once the run broke.
     let mut next = vec![0usize; files.len()];
     let mut last_file = usize::MAX;
-    for p in placed {
+    for p in order {
         let expected = &mut next[p.file];
         let continues = *expected == 0 || last_file == p.file;
         *expected = if continues && p.hit == *expected {
@@ -398,8 +415,8 @@ pub fn best_per_file(pieces: Vec<FileHits>, counted: bool) -> Vec<FileHits> {
         .collect()
 }
 
-/// `hit` of `source` with its bytes copied into `bytes`, and its ranking.
-fn copy_hit(source: &FileHits, hit: &Hit, bytes: &mut Vec<u8>, ranking: Ranking) -> Hit {
+/// `hit` of `source` (with its ranking) with its bytes copied into `bytes`.
+fn copy_hit(source: &FileHits, hit: &Hit, bytes: &mut Vec<u8>) -> Hit {
     let mut copy = |span: Span| store(bytes, source.slice(span));
     let context = hit.context.as_ref().map(|c| {
         Box::new(Context {
@@ -408,11 +425,15 @@ fn copy_hit(source: &FileHits, hit: &Hit, bytes: &mut Vec<u8>, ranking: Ranking)
         })
     });
     Hit {
+        line: hit.line,
+        column: hit.column,
+        end_line: hit.end_line,
+        byte_offset: hit.byte_offset,
         content: copy(hit.content),
         text: copy(hit.text),
         context,
-        ranking: Some(Box::new(ranking)),
-        ..hit.clone()
+        unique: hit.unique,
+        ranking: hit.ranking.clone(),
     }
 }
 
@@ -551,27 +572,30 @@ mod tests {
 
     #[test]
     fn a_file_in_one_piece_is_moved_and_one_split_is_copied() {
-        let placed = |order: &[(usize, usize)]| -> Vec<Placed> {
-            let ranking = ranked(vec![file("x.txt", &["word"], "word")])[0].hits[0]
-                .ranking
-                .as_deref()
-                .cloned()
-                .unwrap();
+        let placed = |order: &[(usize, usize)]| -> Vec<Order> {
             order
                 .iter()
-                .map(|&(file, hit)| Placed {
+                .map(|&(file, hit)| Order {
+                    score: 0.0,
                     file,
                     hit,
-                    ranking: ranking.clone(),
                 })
                 .collect()
         };
+        // Hits ranked, as `score` leaves them.
+        let ranking = ranked(vec![file("x.txt", &["word"], "word")])[0].hits[0]
+            .ranking
+            .clone();
         let files = || {
-            vec![
+            let mut files = vec![
                 file("a.txt", &["word one", "word two"], "word"),
                 file("b.txt", &["word three", "word four"], "word"),
                 file("c.txt", &["word five"], "word"),
-            ]
+            ];
+            for hit in files.iter_mut().flat_map(|f| f.hits.iter_mut()) {
+                hit.ranking = ranking.clone();
+            }
+            files
         };
         // b's hits out of their order, a's split by c's: only c is one piece in order.
         let order = [(0, 0), (2, 0), (1, 1), (1, 0), (0, 1)];
