@@ -80,33 +80,37 @@ const TEST_SUFFIXES: &[&str] = &[
 /// compared with ASCII case ignored, without copying them (the role is asked for every file
 /// with a hit).
 pub fn file_role(path: &Path) -> FileRole {
-    role_in(path, directories_role(path.parent()))
+    let name = path.file_name().map_or(&[][..], |n| n.as_encoded_bytes());
+    role_in(name, directories_role(path.parent()))
 }
 
 /// The roles of files asked for in path order, as `file_role` gives them: what the
 /// directories say is worked out once for each run of files in one directory.
 #[derive(Default)]
 pub struct FileRoles<'a> {
-    /// The directory last asked about, and what it says.
-    last: Option<(&'a Path, Option<FileRole>)>,
+    /// The bytes of the directory last asked about, and what it says.
+    last: Option<(&'a [u8], Option<FileRole>)>,
 }
 
 impl<'a> FileRoles<'a> {
     pub fn of(&mut self, path: &'a Path) -> FileRole {
-        let parent = path.parent();
-        let dirs = match (self.last, parent) {
-            (Some((last, dirs)), Some(parent))
-                if last.as_os_str().as_encoded_bytes() == parent.as_os_str().as_encoded_bytes() =>
-            {
-                dirs
-            }
+        let name = path.file_name().map_or(&[][..], |n| n.as_encoded_bytes());
+        // The path's bytes before its name (the directory and a separator): files with the
+        // same are in the same directory. A path whose bytes do not end with its name
+        // (`a/b/.`) is not remembered.
+        let bytes = path.as_os_str().as_encoded_bytes();
+        let Some(directory) = bytes.strip_suffix(name) else {
+            return role_in(name, directories_role(path.parent()));
+        };
+        let dirs = match self.last {
+            Some((last, dirs)) if last == directory => dirs,
             _ => {
-                let dirs = directories_role(parent);
-                self.last = parent.map(|parent| (parent, dirs));
+                let dirs = directories_role(path.parent());
+                self.last = Some((directory, dirs));
                 dirs
             }
         };
-        role_in(path, dirs)
+        role_in(name, dirs)
     }
 }
 
@@ -129,9 +133,8 @@ fn directories_role(parent: Option<&Path>) -> Option<FileRole> {
     }
 }
 
-/// The role of the file at `path` in directories that say `dirs` of it.
-fn role_in(path: &Path, dirs: Option<FileRole>) -> FileRole {
-    let name = path.file_name().map_or(&[][..], |n| n.as_encoded_bytes());
+/// The role of a file named `name` in directories that say `dirs` of it.
+fn role_in(name: &[u8], dirs: Option<FileRole>) -> FileRole {
     if GENERATED_SUFFIXES
         .iter()
         .any(|s| ends_with_ignoring_case(name, s))
@@ -306,6 +309,11 @@ mod tests {
             "b/README.md",
             "b/x.c",
             "b/x.c/y.c",
+            "b/tests/.",
+            "b/tests//x.c",
+            "b/tests/x.c/",
+            "b/tests/x.c",
+            "b/x.c",
             "x.c",
             "test_x.py",
             "vendor",

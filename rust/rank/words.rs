@@ -64,11 +64,7 @@ impl<const N: usize> WordSet<N> {
         if word.len() > 15 || first >= 128 || self.starts[word.len()] >> first & 1 == 0 {
             return false;
         }
-        // `pack`, at run time: the length, then the bytes, little-endian.
-        let mut bytes = [0u8; 16];
-        bytes[0] = word.len() as u8;
-        bytes[1..=word.len()].copy_from_slice(word);
-        self.packed.contains(&u128::from_le_bytes(bytes))
+        self.packed.contains(&pack(word))
     }
 }
 
