@@ -198,6 +198,10 @@ fn score_on(
             });
             files[file - first].hits[hit].ranking = Some(Box::new(ranking));
         }
+        // The bytes kept for the windows, parsed by now: freed here, on the run's thread.
+        for file in files.iter_mut() {
+            drop(std::mem::take(&mut file.windows));
+        }
         // A stable sort: equal scores keep the path, line and column order.
         order.sort_by(|a, b| b.score.total_cmp(&a.score));
         order
@@ -315,6 +319,11 @@ fn score_files(
             if let (Some(identifier), true) = (seen.identifier, seen.may_define)
                 && matches!(file.encoding, TextEncoding::Utf8 | TextEncoding::Utf8Bom)
             {
+                if asked.is_empty() {
+                    // Room for the file's hits left: one allocation a file.
+                    asked.reserve(file.hits.len() - hit_index);
+                    asked_hits.reserve(file.hits.len() - hit_index);
+                }
                 asked.push(definitions::Asked {
                     line: hit.line,
                     line_offset: hit.byte_offset.saturating_sub(seen.column_bytes as u64),
@@ -355,7 +364,13 @@ fn parse_asked(
 ) -> Vec<(usize, &'static str)> {
     let threads = cores().min(asks.len().div_ceil(8).max(1));
     let work = |share: usize| {
-        let mut found = Vec::new();
+        let mut found = Vec::with_capacity(
+            asks.iter()
+                .skip(share)
+                .step_by(threads)
+                .map(|(_, asked, _)| asked.len())
+                .sum(),
+        );
         for (file_index, asked, asked_hits) in asks.iter().skip(share).step_by(threads) {
             let path = &files[*file_index].path;
             let file = &files[*file_index];
