@@ -488,7 +488,8 @@ fn match_start(line: &[u8], column: u64, first_line: &[u8]) -> Option<usize> {
 /// not copied.
 fn pieces(files: Vec<FileHits>, order: Vec<Order>) -> Vec<FileHits> {
     let whole = files_in_one_piece(&files, &order);
-    let mut out: Vec<FileHits> = Vec::with_capacity(files.len());
+    let piece_count = 1 + order.windows(2).filter(|w| w[0].file != w[1].file).count();
+    let mut out: Vec<FileHits> = Vec::with_capacity(piece_count);
     let mut files: Vec<Option<FileHits>> = files.into_iter().map(Some).collect();
     let mut seen_files = vec![false; files.len()];
     let mut last_file = usize::MAX;

@@ -214,17 +214,17 @@ fn is_prose_name(name: &[u8]) -> bool {
         || name.eq_ignore_ascii_case(b"authors")
 }
 
-/// A file's stem lowercased once, for every hit of the file to be matched against
-/// (`name_match`): a file with thousands of hits pays for one lowercasing.
-pub struct Stem(Vec<u8>);
+/// A file's stem as text (bytes that are not UTF-8 as U+FFFD), for every hit of the file to
+/// be matched against (`name_match`): borrowed from the path when it is UTF-8, else made once.
+pub struct Stem<'a>(std::borrow::Cow<'a, [u8]>);
 
-impl Stem {
-    pub fn of(path: &Path) -> Stem {
-        let stem = path
-            .file_stem()
-            .map(|n| n.to_string_lossy().to_ascii_lowercase())
-            .unwrap_or_default();
-        Stem(stem.into_bytes())
+impl<'a> Stem<'a> {
+    pub fn of(path: &'a Path) -> Stem<'a> {
+        let stem = path.file_stem().map_or(&[][..], |n| n.as_encoded_bytes());
+        Stem(match String::from_utf8_lossy(stem) {
+            std::borrow::Cow::Borrowed(text) => std::borrow::Cow::Borrowed(text.as_bytes()),
+            std::borrow::Cow::Owned(text) => std::borrow::Cow::Owned(text.into_bytes()),
+        })
     }
 
     /// How the file's name relates to `identifier`: 2 when its stem is the identifier (case
@@ -348,5 +348,13 @@ mod tests {
         assert_eq!(stem.name_match(b"\xff"), 0);
         let lossy = Stem::of(Path::new("caf\u{e9}.c"));
         assert_eq!(lossy.name_match("CAF\u{e9}".as_bytes()), 2);
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let path = Path::new(std::ffi::OsStr::from_bytes(b"Caf\xff.c"));
+            assert_eq!(Stem::of(path).name_match("caf\u{fffd}".as_bytes()), 2);
+            assert_eq!(Stem::of(path).name_match(b"caf\xfe"), 2);
+            assert_eq!(Stem::of(path).name_match(b"CAF"), 1);
+        }
     }
 }
