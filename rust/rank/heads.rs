@@ -11,13 +11,14 @@
 //! head of the Linux tree (`plain_heads_agree_with_the_parse_over_a_tree`: 808,000 heads
 //! and prototypes recognised, none that the parse reads otherwise).
 
+use super::words::WordSet;
 use std::ops::Range;
 
 /// Keywords of tree-sitter-c's grammar that may appear in a plain head (before the name, or
 /// in its parameters): qualifiers, storage classes and the grammar's primitive types. Any
 /// other keyword of the grammar (`typedef`, `return`, `__attribute__`, `asm`, ...) makes a
 /// window the parser's.
-const HEAD_KEYWORDS: &[&[u8]] = &[
+static HEAD_KEYWORDS: WordSet<23> = WordSet::new([
     b"unsigned",
     b"signed",
     b"long",
@@ -41,16 +42,17 @@ const HEAD_KEYWORDS: &[&[u8]] = &[
     b"intptr_t",
     b"uintptr_t",
     b"ptrdiff_t",
-];
+]);
 
 /// Qualifiers and storage classes: words of a head that are no type.
-const QUALIFIERS: &[&[u8]] = &[b"static", b"extern", b"inline", b"const", b"volatile"];
+static QUALIFIERS: WordSet<5> =
+    WordSet::new([b"static", b"extern", b"inline", b"const", b"volatile"]);
 
 /// `struct`, `union`, `enum`: each must name its type (no body in a plain head).
-const TAG_KEYWORDS: &[&[u8]] = &[b"struct", b"union", b"enum"];
+static TAG_KEYWORDS: WordSet<3> = WordSet::new([b"struct", b"union", b"enum"]);
 
 /// Every other identifier tree-sitter-c's grammar reads as a keyword (or a literal).
-const OTHER_KEYWORDS: &[&[u8]] = &[
+static OTHER_KEYWORDS: WordSet<75> = WordSet::new([
     b"FALSE",
     b"NULL",
     b"TRUE",
@@ -126,7 +128,7 @@ const OTHER_KEYWORDS: &[&[u8]] = &[
     b"true",
     b"typedef",
     b"while",
-];
+]);
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Token {
@@ -183,13 +185,13 @@ pub fn plain_function_head(
                     return None;
                 }
                 let word = &window[at..end];
-                let token = if HEAD_KEYWORDS.contains(&word) {
+                let token = if HEAD_KEYWORDS.contains(word) {
                     Token::Plain
-                } else if QUALIFIERS.contains(&word) {
+                } else if QUALIFIERS.contains(word) {
                     Token::Qualifier
-                } else if TAG_KEYWORDS.contains(&word) {
+                } else if TAG_KEYWORDS.contains(word) {
                     Token::Tag
-                } else if OTHER_KEYWORDS.contains(&word) {
+                } else if OTHER_KEYWORDS.contains(word) {
                     return None;
                 } else {
                     Token::Name

@@ -81,35 +81,232 @@ struct Placed {
     ranking: Ranking,
 }
 
+/// One hit's place in the ranked order: its file and position in `files`, its score (its
+/// `Ranking` is in the hit by then: what is sorted is this much smaller key).
+struct Order {
+    score: f64,
+    file: usize,
+    hit: usize,
+}
+
 /// `files` (a search's hits in path order) ranked: every hit, in pieces of consecutive hits
 /// of one file, best first; each hit's `ranking` set. A file's later pieces are marked
 /// `continued`. Each piece holds only its hits' bytes.
-pub fn rank(files: Vec<FileHits>, reading: &Reading<'_>) -> Vec<FileHits> {
-    let placed = score(&files, reading);
-    pieces(files, placed)
+pub fn rank(mut files: Vec<FileHits>, reading: &Reading<'_>) -> Vec<FileHits> {
+    let order = score(&mut files, reading);
+    pieces(files, order)
 }
 
-/// Every hit of `files` with its ranking, best first.
-fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
-    let sizes: Vec<f64> = files.iter().map(|f| f.size.max(1) as f64).collect();
-    let average_size = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
-    let mut placed = Vec::new();
-    let mut windows = 0usize;
-    // Per file with hits that may define what they match: the lines to parse, and where
-    // their hits are in `placed`.
-    let mut asks: Vec<(usize, Vec<definitions::Asked<'_>>, Vec<usize>)> = Vec::new();
-    for (file_index, file) in files.iter().enumerate() {
-        let file_role = paths::file_role(&file.path);
+/// Hits worth a thread of their own when scoring (fewer cost more to hand over than they
+/// take to score).
+const HITS_A_THREAD: usize = 4096;
+
+/// The lines of one file to parse, the file's index in `files`, and where their hits are in
+/// `placed`.
+type Ask<'a> = (usize, Vec<definitions::Asked<'a>>, Vec<usize>);
+
+/// A run of files, its hits' rankings in path order, and the index of its first file.
+type RunRankings<'a> = (&'a mut [FileHits], Vec<Placed>, usize);
+
+/// Every hit of `files` with its ranking set, and their order, best first. Runs of files
+/// are scored on as many threads as the machine runs at once (as many as their hits are
+/// worth), each run's order sorted on its thread, the runs' orders merged in path order.
+fn score(files: &mut [FileHits], reading: &Reading<'_>) -> Vec<Order> {
+    let total: usize = files.iter().map(|f| f.hits.len()).sum();
+    let threads = cores().min(total / HITS_A_THREAD).max(1);
+    score_on(files, threads, |files, asks| {
+        parse_asked(files, asks, reading)
+    })
+}
+
+/// `score` on `threads` threads, the definitions among the lines asked found by `parse`.
+fn score_on(
+    files: &mut [FileHits],
+    threads: usize,
+    parse: impl FnOnce(&[FileHits], &[Ask<'_>]) -> Vec<(usize, &'static str)>,
+) -> Vec<Order> {
+    let average_size =
+        files.iter().map(|f| f.size.max(1) as f64).sum::<f64>() / files.len().max(1) as f64;
+    let runs = runs_of_files(files, threads);
+    let shares = on_threads(runs.len(), |run| {
+        let range = runs[run].clone();
+        score_files(&files[range.clone()], range.start, average_size)
+    });
+    let mut placed: Vec<Vec<Placed>> = Vec::with_capacity(shares.len());
+    let mut asks: Vec<Ask<'_>> = Vec::new();
+    let mut before = 0;
+    for (share_placed, share_asks) in shares {
+        for (file, asked, mut hits) in share_asks {
+            hits.iter_mut().for_each(|at| *at += before);
+            asks.push((file, asked, hits));
+        }
+        before += share_placed.len();
+        placed.push(share_placed);
+    }
+    // Windows parsed at most: the first in path order, as if scored on one thread.
+    let mut windows = 0;
+    asks.retain_mut(|(_, asked, hits)| {
+        let kept = asked.len().min(MAX_WINDOWS - windows);
+        asked.truncate(kept);
+        hits.truncate(kept);
+        windows += kept;
+        kept > 0
+    });
+    let starts: Vec<usize> = placed
+        .iter()
+        .scan(0, |at, share| {
+            let start = *at;
+            *at += share.len();
+            Some(start)
+        })
+        .collect();
+    for (at, kind) in parse(files, &asks) {
+        let share = starts.partition_point(|&start| start <= at) - 1;
+        let ranking = &mut placed[share][at - starts[share]].ranking;
+        ranking.role = Role::Definition;
+        ranking.kind = Some(kind);
+        ranking.score += (DEFINITION + kind_points(kind)) * ranking.file_role.weight();
+    }
+    drop(asks);
+    // Each run's rankings go into its hits in path order (the hits' memory read in its
+    // order), and its order is sorted, on its thread.
+    let mut run_files: Vec<&mut [FileHits]> = Vec::with_capacity(runs.len());
+    let mut rest = files;
+    for run in runs.iter().rev() {
+        let (head, tail) = rest.split_at_mut(run.start);
+        run_files.push(tail);
+        rest = head;
+    }
+    run_files.reverse();
+    let work: Vec<std::sync::Mutex<Option<RunRankings<'_>>>> = run_files
+        .into_iter()
+        .zip(placed)
+        .zip(&runs)
+        .map(|((files, placed), run)| std::sync::Mutex::new(Some((files, placed, run.start))))
+        .collect();
+    let orders = on_threads(work.len(), |run| {
+        let taken = work[run].lock().map(|mut w| w.take());
+        let Ok(Some((files, placed, first))) = taken else {
+            return Vec::new();
+        };
+        let mut order = Vec::with_capacity(placed.len());
+        for Placed { file, hit, ranking } in placed {
+            order.push(Order {
+                score: ranking.score,
+                file,
+                hit,
+            });
+            files[file - first].hits[hit].ranking = Some(Box::new(ranking));
+        }
+        // The bytes kept for the windows, parsed by now: freed here, on the run's thread.
+        for file in files.iter_mut() {
+            drop(std::mem::take(&mut file.windows));
+        }
+        // A stable sort: equal scores keep the path, line and column order.
+        order.sort_by(|a, b| b.score.total_cmp(&a.score));
+        order
+    });
+    orders.into_iter().reduce(merge_orders).unwrap_or_default()
+}
+
+/// The machine's threads that run at once, asked once a process (the standard library reads
+/// the cgroup's files each time).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// `files` cut into at most `count` runs of consecutive files, about as many hits in each.
+fn runs_of_files(files: &[FileHits], count: usize) -> Vec<std::ops::Range<usize>> {
+    let total: usize = files.iter().map(|f| f.hits.len()).sum();
+    let mut runs = Vec::with_capacity(count);
+    let mut start = 0;
+    let mut hits = 0;
+    for (index, file) in files.iter().enumerate() {
+        hits += file.hits.len();
+        // The run ends once it holds its share of the hits.
+        if runs.len() + 1 < count && hits * count >= total * (runs.len() + 1) {
+            runs.push(start..index + 1);
+            start = index + 1;
+        }
+    }
+    runs.push(start..files.len());
+    runs
+}
+
+/// `work(0..count)`, each on a thread of its own (the first on this one), in that order.
+fn on_threads<T: Send>(count: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    if count <= 1 {
+        return (0..count).map(&work).collect();
+    }
+    let work = &work;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..count)
+            .map(|share| scope.spawn(move || work(share)))
+            .collect();
+        let mut all = vec![work(0)];
+        for handle in handles {
+            all.push(
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            );
+        }
+        all
+    })
+}
+
+/// Two orders, best first, merged: on equal scores `first`'s hits come first (they come
+/// first in path order), as one stable sort of both would put them.
+fn merge_orders(first: Vec<Order>, second: Vec<Order>) -> Vec<Order> {
+    let mut merged = Vec::with_capacity(first.len() + second.len());
+    let mut first = first.into_iter().peekable();
+    let mut second = second.into_iter().peekable();
+    while let (Some(a), Some(b)) = (first.peek(), second.peek()) {
+        let take_second = b.score.total_cmp(&a.score) == std::cmp::Ordering::Greater;
+        merged.extend(if take_second {
+            second.next()
+        } else {
+            first.next()
+        });
+    }
+    merged.extend(first);
+    merged.extend(second);
+    merged
+}
+
+/// The hits of `files` (the files from `first_file` on in the search's) scored as
+/// references, and the lines of theirs that may define what they match, every one of them.
+fn score_files(
+    files: &[FileHits],
+    first_file: usize,
+    average_size: f64,
+) -> (Vec<Placed>, Vec<Ask<'_>>) {
+    let mut placed = Vec::with_capacity(files.iter().map(|f| f.hits.len()).sum());
+    let mut asks: Vec<Ask<'_>> = Vec::new();
+    let mut roles = paths::FileRoles::default();
+    for (index, file) in files.iter().enumerate() {
+        let file_index = first_file + index;
+        let file_role = roles.of(&file.path);
         let stem = paths::Stem::of(&file.path);
         let matches = file.matches.max(file.hits.len() as u64) as f64;
-        let norm = 1.0 - BM25_B + BM25_B * sizes[file_index] / average_size;
+        let norm = 1.0 - BM25_B + BM25_B * file.size.max(1) as f64 / average_size;
         let bm25 =
             BM25_WEIGHT * matches * (BM25_K1 + 1.0) / (matches + BM25_K1 * norm) / (BM25_K1 + 1.0);
         let mut asked = Vec::new();
         let mut asked_hits = Vec::new();
+        // A file's hits mostly name one identifier (a literal's): its name match is kept.
+        let mut last_name_match: Option<(&[u8], u8)> = None;
         for (hit_index, hit) in file.hits.iter().enumerate() {
             let seen = Seen::of(file, hit);
-            let name_match = seen.identifier.map_or(0, |id| stem.name_match(id));
+            let name_match = seen.identifier.map_or(0, |id| match last_name_match {
+                Some((last, matched)) if last == id => matched,
+                _ => {
+                    let matched = stem.name_match(id);
+                    last_name_match = Some((id, matched));
+                    matched
+                }
+            });
             let base = match seen.fit {
                 WordFit::Whole => WHOLE_WORD,
                 WordFit::Partial => PARTIAL_WORD,
@@ -120,10 +317,13 @@ fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
                 _ => 0.0,
             } + bm25;
             if let (Some(identifier), true) = (seen.identifier, seen.may_define)
-                && windows < MAX_WINDOWS
                 && matches!(file.encoding, TextEncoding::Utf8 | TextEncoding::Utf8Bom)
             {
-                windows += 1;
+                if asked.is_empty() {
+                    // Room for the file's hits left: one allocation a file.
+                    asked.reserve(file.hits.len() - hit_index);
+                    asked_hits.reserve(file.hits.len() - hit_index);
+                }
                 asked.push(definitions::Asked {
                     line: hit.line,
                     line_offset: hit.byte_offset.saturating_sub(seen.column_bytes as u64),
@@ -151,15 +351,7 @@ fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
             asks.push((file_index, asked, asked_hits));
         }
     }
-    for (at, kind) in parse_asked(files, &asks, reading) {
-        let ranking = &mut placed[at].ranking;
-        ranking.role = Role::Definition;
-        ranking.kind = Some(kind);
-        ranking.score += (DEFINITION + kind_points(kind)) * ranking.file_role.weight();
-    }
-    // A stable sort: equal scores keep the path, line and column order.
-    placed.sort_by(|a, b| b.ranking.score.total_cmp(&a.ranking.score));
-    placed
+    (placed, asks)
 }
 
 /// The hits of `asks` that are definitions (their index in `placed`, their kind): each
@@ -167,14 +359,18 @@ fn score(files: &[FileHits], reading: &Reading<'_>) -> Vec<Placed> {
 /// the machine runs at once (the parses are what a ranked search spends most on).
 fn parse_asked(
     files: &[FileHits],
-    asks: &[(usize, Vec<definitions::Asked<'_>>, Vec<usize>)],
+    asks: &[Ask<'_>],
     reading: &Reading<'_>,
 ) -> Vec<(usize, &'static str)> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(asks.len().div_ceil(8).max(1));
+    let threads = cores().min(asks.len().div_ceil(8).max(1));
     let work = |share: usize| {
-        let mut found = Vec::new();
+        let mut found = Vec::with_capacity(
+            asks.iter()
+                .skip(share)
+                .step_by(threads)
+                .map(|(_, asked, _)| asked.len())
+                .sum(),
+        );
         for (file_index, asked, asked_hits) in asks.iter().skip(share).step_by(threads) {
             let path = &files[*file_index].path;
             let file = &files[*file_index];
@@ -271,6 +467,10 @@ impl<'a> Seen<'a> {
 /// 1-based column in characters; `None` when the line does not hold it there.
 fn match_start(line: &[u8], column: u64, first_line: &[u8]) -> Option<usize> {
     let skip = usize::try_from(column.checked_sub(1)?).ok()?;
+    // Before an ASCII column (most lines) characters are bytes.
+    if line.get(..skip).is_some_and(|before| before.is_ascii()) {
+        return line[skip..].starts_with(first_line).then_some(skip);
+    }
     // The byte where character `skip` starts (a character: a byte that does not continue one).
     let at = line
         .iter()
@@ -282,17 +482,18 @@ fn match_start(line: &[u8], column: u64, first_line: &[u8]) -> Option<usize> {
     line[at..].starts_with(first_line).then_some(at)
 }
 
-/// The hits of `files` in the order of `placed`, in pieces of consecutive hits of one file,
+/// The hits of `files` in the order `order`, in pieces of consecutive hits of one file,
 /// each piece holding only its hits' bytes. A file whose hits all come in one piece, in their
 /// order (most files: a file's hits score alike), is that piece: its hits and bytes are moved,
 /// not copied.
-fn pieces(files: Vec<FileHits>, placed: Vec<Placed>) -> Vec<FileHits> {
-    let whole = files_in_one_piece(&files, &placed);
+fn pieces(files: Vec<FileHits>, order: Vec<Order>) -> Vec<FileHits> {
+    let whole = files_in_one_piece(&files, &order);
+    let piece_count = 1 + order.windows(2).filter(|w| w[0].file != w[1].file).count();
+    let mut out: Vec<FileHits> = Vec::with_capacity(piece_count);
     let mut files: Vec<Option<FileHits>> = files.into_iter().map(Some).collect();
-    let mut out: Vec<FileHits> = Vec::new();
     let mut seen_files = vec![false; files.len()];
     let mut last_file = usize::MAX;
-    for Placed { file, hit, ranking } in placed {
+    for Order { file, hit, .. } in order {
         if whole[file] {
             if file != last_file {
                 let moved = files[file]
@@ -309,8 +510,6 @@ fn pieces(files: Vec<FileHits>, placed: Vec<Placed>) -> Vec<FileHits> {
                 });
                 last_file = file;
             }
-            let piece = out.last_mut().expect("the file's piece was just pushed");
-            piece.hits[hit].ranking = Some(Box::new(ranking));
             continue;
         }
         let Some(source) = files[file].as_ref() else {
@@ -333,7 +532,7 @@ fn pieces(files: Vec<FileHits>, placed: Vec<Placed>) -> Vec<FileHits> {
             last_file = file;
         }
         let piece = out.last_mut().expect("a piece was just pushed");
-        let hit = copy_hit(source, &source.hits[hit], &mut piece.bytes, ranking);
+        let hit = copy_hit(source, &source.hits[hit], &mut piece.bytes);
         piece.hits.push(hit);
         piece.count += 1;
         piece.matches += 1;
@@ -341,12 +540,12 @@ fn pieces(files: Vec<FileHits>, placed: Vec<Placed>) -> Vec<FileHits> {
     out
 }
 
-/// For each of `files`, whether `placed` puts its hits in one run, in their own order.
-fn files_in_one_piece(files: &[FileHits], placed: &[Placed]) -> Vec<bool> {
+/// For each of `files`, whether `order` puts its hits in one run, in their own order.
+fn files_in_one_piece(files: &[FileHits], order: &[Order]) -> Vec<bool> {
     // The next hit each file's run expects, or `usize::MAX` once the run broke.
     let mut next = vec![0usize; files.len()];
     let mut last_file = usize::MAX;
-    for p in placed {
+    for p in order {
         let expected = &mut next[p.file];
         let continues = *expected == 0 || last_file == p.file;
         *expected = if continues && p.hit == *expected {
@@ -383,8 +582,8 @@ pub fn best_per_file(pieces: Vec<FileHits>, counted: bool) -> Vec<FileHits> {
         .collect()
 }
 
-/// `hit` of `source` with its bytes copied into `bytes`, and its ranking.
-fn copy_hit(source: &FileHits, hit: &Hit, bytes: &mut Vec<u8>, ranking: Ranking) -> Hit {
+/// `hit` of `source` (with its ranking) with its bytes copied into `bytes`.
+fn copy_hit(source: &FileHits, hit: &Hit, bytes: &mut Vec<u8>) -> Hit {
     let mut copy = |span: Span| store(bytes, source.slice(span));
     let context = hit.context.as_ref().map(|c| {
         Box::new(Context {
@@ -393,11 +592,15 @@ fn copy_hit(source: &FileHits, hit: &Hit, bytes: &mut Vec<u8>, ranking: Ranking)
         })
     });
     Hit {
+        line: hit.line,
+        column: hit.column,
+        end_line: hit.end_line,
+        byte_offset: hit.byte_offset,
         content: copy(hit.content),
         text: copy(hit.text),
         context,
-        ranking: Some(Box::new(ranking)),
-        ..hit.clone()
+        unique: hit.unique,
+        ranking: hit.ranking.clone(),
     }
 }
 
@@ -536,27 +739,30 @@ mod tests {
 
     #[test]
     fn a_file_in_one_piece_is_moved_and_one_split_is_copied() {
-        let placed = |order: &[(usize, usize)]| -> Vec<Placed> {
-            let ranking = ranked(vec![file("x.txt", &["word"], "word")])[0].hits[0]
-                .ranking
-                .as_deref()
-                .cloned()
-                .unwrap();
+        let placed = |order: &[(usize, usize)]| -> Vec<Order> {
             order
                 .iter()
-                .map(|&(file, hit)| Placed {
+                .map(|&(file, hit)| Order {
+                    score: 0.0,
                     file,
                     hit,
-                    ranking: ranking.clone(),
                 })
                 .collect()
         };
+        // Hits ranked, as `score` leaves them.
+        let ranking = ranked(vec![file("x.txt", &["word"], "word")])[0].hits[0]
+            .ranking
+            .clone();
         let files = || {
-            vec![
+            let mut files = vec![
                 file("a.txt", &["word one", "word two"], "word"),
                 file("b.txt", &["word three", "word four"], "word"),
                 file("c.txt", &["word five"], "word"),
-            ]
+            ];
+            for hit in files.iter_mut().flat_map(|f| f.hits.iter_mut()) {
+                hit.ranking = ranking.clone();
+            }
+            files
         };
         // b's hits out of their order, a's split by c's: only c is one piece in order.
         let order = [(0, 0), (2, 0), (1, 1), (1, 0), (0, 1)];
@@ -610,11 +816,93 @@ mod tests {
     }
 
     #[test]
+    fn scored_on_threads_as_on_one() {
+        // Files of 1 to 9 hits, some of whose lines may define the word.
+        let lines = [
+            "\treturn word(x);",
+            "int word(int x)",
+            "x = word;",
+            "static void word(void)",
+        ];
+        let files = || -> Vec<FileHits> {
+            (0..3000)
+                .map(|n| {
+                    let hits: Vec<&str> = (0..1 + n % 9).map(|i| lines[(n + i) % 4]).collect();
+                    let mut file = file(&format!("d{}/f{n}.c", n % 7), &hits, "word");
+                    file.size = 100 + (n as u64 * 37) % 5000;
+                    file
+                })
+                .collect()
+        };
+        // Every line asked defines the word: the windows' cap decides which are definitions.
+        let every_asked = |_: &[FileHits], asks: &[Ask<'_>]| -> Vec<(usize, &'static str)> {
+            asks.iter()
+                .flat_map(|(_, _, hits)| hits.iter().map(|&at| (at, "function")))
+                .collect()
+        };
+        let outcome = |threads: usize| {
+            let mut files = files();
+            let order = score_on(&mut files, threads, every_asked);
+            order
+                .iter()
+                .map(|o| {
+                    let ranking = files[o.file].hits[o.hit].ranking.as_deref().cloned();
+                    (o.file, o.hit, o.score, format!("{ranking:?}"))
+                })
+                .collect::<Vec<_>>()
+        };
+        let one = outcome(1);
+        let definitions = one.iter().filter(|o| o.3.contains("Definition")).count();
+        assert_eq!(
+            definitions, MAX_WINDOWS,
+            "definitions at most as windows parsed"
+        );
+        for threads in [2, 3, 8] {
+            let many = outcome(threads);
+            assert_eq!(many.len(), one.len());
+            if let Some(at) = (0..one.len()).find(|&i| one[i] != many[i]) {
+                panic!(
+                    "{threads} threads: at {at} expected {:?}, got {:?}",
+                    one[at], many[at]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn runs_of_files_share_the_hits() {
+        let files: Vec<FileHits> = (0..10)
+            .map(|n| file(&format!("f{n}"), &["w"; 3], "w"))
+            .collect();
+        assert_eq!(runs_of_files(&files, 1), vec![0..10; 1]);
+        assert_eq!(runs_of_files(&files, 2), [0..5, 5..10]);
+        assert_eq!(runs_of_files(&files, 3), [0..4, 4..7, 7..10]);
+        assert_eq!(runs_of_files(&[], 2), vec![0..0; 1]);
+        let order = |scores: &[f64], file: usize| -> Vec<Order> {
+            (0..)
+                .zip(scores)
+                .map(|(hit, &score)| Order { score, file, hit })
+                .collect()
+        };
+        let merged = merge_orders(order(&[3.0, 2.0, 2.0, 1.0], 0), order(&[3.0, 2.5, 2.0], 1));
+        let got: Vec<_> = merged.iter().map(|o| (o.file, o.hit)).collect();
+        assert_eq!(
+            got,
+            [(0, 0), (1, 0), (1, 1), (0, 1), (0, 2), (1, 2), (0, 3)]
+        );
+    }
+
+    #[test]
     fn match_starts_count_characters() {
         assert_eq!(match_start(b"let x = foo(1)", 9, b"foo"), Some(8));
         assert_eq!(match_start("é = foo".as_bytes(), 5, b"foo"), Some(5));
         assert_eq!(match_start(b"abc", 2, b"x"), None);
         assert_eq!(match_start(b"abc", 0, b"a"), None);
         assert_eq!(match_start(b"abc", 4, b""), Some(3));
+        assert_eq!(match_start(b"abc", 5, b""), None);
+        // Characters after the match do not count; before it, each is one column.
+        assert_eq!(match_start("foo é".as_bytes(), 1, b"foo"), Some(0));
+        assert_eq!(match_start("aé foo".as_bytes(), 4, b"foo"), Some(4));
+        assert_eq!(match_start("aé foo".as_bytes(), 5, b"foo"), None);
     }
 }

@@ -76,82 +76,155 @@ const TEST_SUFFIXES: &[&str] = &[
 ];
 
 /// The role of the file at `path` (workspace-relative), from its name and directories alone
-/// (its content is not read for this: a search reads only the lines it reports).
+/// (its content is not read for this: a search reads only the lines it reports). Names are
+/// compared with ASCII case ignored, without copying them (the role is asked for every file
+/// with a hit).
 pub fn file_role(path: &Path) -> FileRole {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    if GENERATED_SUFFIXES.iter().any(|s| name.ends_with(s)) {
+    let name = path.file_name().map_or(&[][..], |n| n.as_encoded_bytes());
+    role_in(name, directories_role(path.parent()))
+}
+
+/// The roles of files asked for in path order, as `file_role` gives them: what the
+/// directories say is worked out once for each run of files in one directory.
+#[derive(Default)]
+pub struct FileRoles<'a> {
+    /// The bytes of the directory last asked about, and what it says.
+    last: Option<(&'a [u8], Option<FileRole>)>,
+}
+
+impl<'a> FileRoles<'a> {
+    pub fn of(&mut self, path: &'a Path) -> FileRole {
+        let name = path.file_name().map_or(&[][..], |n| n.as_encoded_bytes());
+        // The path's bytes before its name (the directory and a separator): files with the
+        // same are in the same directory. A path whose bytes do not end with its name
+        // (`a/b/.`) is not remembered.
+        let bytes = path.as_os_str().as_encoded_bytes();
+        let Some(directory) = bytes.strip_suffix(name) else {
+            return role_in(name, directories_role(path.parent()));
+        };
+        let dirs = match self.last {
+            Some((last, dirs)) if last == directory => dirs,
+            _ => {
+                let dirs = directories_role(path.parent());
+                self.last = Some((directory, dirs));
+                dirs
+            }
+        };
+        role_in(name, dirs)
+    }
+}
+
+/// What the directories `parent` says of its files: vendored, tests, or nothing.
+fn directories_role(parent: Option<&Path>) -> Option<FileRole> {
+    let dirs = || {
+        parent
+            .into_iter()
+            .flat_map(|p| p.components())
+            .map(|c| c.as_os_str().as_encoded_bytes())
+    };
+    let one_of =
+        |dir: &[u8], names: &[&str]| names.iter().any(|n| dir.eq_ignore_ascii_case(n.as_bytes()));
+    if dirs().any(|d| one_of(d, VENDORED_DIRS)) {
+        Some(FileRole::Vendored)
+    } else if dirs().any(|d| one_of(d, TEST_DIRS)) {
+        Some(FileRole::Test)
+    } else {
+        None
+    }
+}
+
+/// The role of a file named `name` in directories that say `dirs` of it.
+fn role_in(name: &[u8], dirs: Option<FileRole>) -> FileRole {
+    if GENERATED_SUFFIXES
+        .iter()
+        .any(|s| ends_with_ignoring_case(name, s))
+    {
         return FileRole::Generated;
     }
-    let dirs: Vec<String> = path
-        .parent()
-        .into_iter()
-        .flat_map(|p| p.components())
-        .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
-        .collect();
-    if dirs.iter().any(|d| VENDORED_DIRS.contains(&d.as_str())) {
+    if dirs == Some(FileRole::Vendored) {
         return FileRole::Vendored;
     }
-    let test_name = name.starts_with("test_")
-        || TEST_SUFFIXES.iter().any(|s| name.ends_with(s))
-        || name == "conftest.py";
-    if test_name || dirs.iter().any(|d| TEST_DIRS.contains(&d.as_str())) {
+    let test_name = starts_with_ignoring_case(name, "test_")
+        || TEST_SUFFIXES
+            .iter()
+            .any(|s| ends_with_ignoring_case(name, s))
+        || name.eq_ignore_ascii_case(b"conftest.py");
+    if test_name || dirs == Some(FileRole::Test) {
         return FileRole::Test;
     }
-    if is_prose(path) {
+    if is_prose_name(name) {
         return FileRole::Prose;
     }
     FileRole::Source
 }
 
+/// Whether `name` ends with `suffix` (ASCII), case ignored.
+fn ends_with_ignoring_case(name: &[u8], suffix: &str) -> bool {
+    name.len() >= suffix.len()
+        && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+}
+
+/// Whether `name` starts with `prefix` (ASCII), case ignored.
+fn starts_with_ignoring_case(name: &[u8], prefix: &str) -> bool {
+    name.len() >= prefix.len() && name[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+}
+
+/// File name extensions of prose and configuration (`is_prose`).
+const PROSE: &[&str] = &[
+    "md",
+    "markdown",
+    "rst",
+    "txt",
+    "adoc",
+    "asciidoc",
+    "html",
+    "htm",
+    "yml",
+    "yaml",
+    "json",
+    "toml",
+    "xml",
+    "csv",
+    "lock",
+    "cfg",
+    "ini",
+    "in",
+    "tt",
+    "svg",
+    "properties",
+];
+
 /// Prose and configuration (documentation, manifests, data): a question about code is
 /// answered by code first, and a name by its definition in code.
 pub fn is_prose(path: &Path) -> bool {
-    const PROSE: &[&str] = &[
-        "md",
-        "markdown",
-        "rst",
-        "txt",
-        "adoc",
-        "asciidoc",
-        "html",
-        "htm",
-        "yml",
-        "yaml",
-        "json",
-        "toml",
-        "xml",
-        "csv",
-        "lock",
-        "cfg",
-        "ini",
-        "in",
-        "tt",
-        "svg",
-        "properties",
-    ];
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| PROSE.contains(&e.to_ascii_lowercase().as_str()))
-        || path.file_name().is_some_and(|n| {
-            let n = n.to_string_lossy().to_ascii_lowercase();
-            n.starts_with("license") || n.starts_with("changelog") || n == "authors"
-        })
+    let name = path.file_name().map_or(&[][..], |n| n.as_encoded_bytes());
+    is_prose_name(name)
 }
 
-/// A file's stem lowercased once, for every hit of the file to be matched against
-/// (`name_match`): a file with thousands of hits pays for one lowercasing.
-pub struct Stem(Vec<u8>);
+/// `is_prose` of a file named `name`.
+fn is_prose_name(name: &[u8]) -> bool {
+    // `Path::extension`: after the last dot, unless the name starts with it (`.bashrc`).
+    let extension = match memchr::memrchr(b'.', name) {
+        Some(dot) if dot > 0 && name != b".." => Some(&name[dot + 1..]),
+        _ => None,
+    };
+    extension.is_some_and(|e| PROSE.iter().any(|p| e.eq_ignore_ascii_case(p.as_bytes())))
+        || starts_with_ignoring_case(name, "license")
+        || starts_with_ignoring_case(name, "changelog")
+        || name.eq_ignore_ascii_case(b"authors")
+}
 
-impl Stem {
-    pub fn of(path: &Path) -> Stem {
-        let stem = path
-            .file_stem()
-            .map(|n| n.to_string_lossy().to_ascii_lowercase())
-            .unwrap_or_default();
-        Stem(stem.into_bytes())
+/// A file's stem as text (bytes that are not UTF-8 as U+FFFD), for every hit of the file to
+/// be matched against (`name_match`): borrowed from the path when it is UTF-8, else made once.
+pub struct Stem<'a>(std::borrow::Cow<'a, [u8]>);
+
+impl<'a> Stem<'a> {
+    pub fn of(path: &'a Path) -> Stem<'a> {
+        let stem = path.file_stem().map_or(&[][..], |n| n.as_encoded_bytes());
+        Stem(match String::from_utf8_lossy(stem) {
+            std::borrow::Cow::Borrowed(text) => std::borrow::Cow::Borrowed(text.as_bytes()),
+            std::borrow::Cow::Owned(text) => std::borrow::Cow::Owned(text.into_bytes()),
+        })
     }
 
     /// How the file's name relates to `identifier`: 2 when its stem is the identifier (case
@@ -199,9 +272,58 @@ mod tests {
             // A directory named like a test only counts as a directory.
             ("src/testing.rs", FileRole::Source),
             ("contest/main.c", FileRole::Source),
+            // Case is ignored in names and directories, as are bytes that are not UTF-8.
+            ("Vendor/x/y.go", FileRole::Vendored),
+            ("src/Tests/a.c", FileRole::Test),
+            ("API/TYPES.PB.GO", FileRole::Generated),
+            ("Test_api.py", FileRole::Test),
+            ("docs/README.MD", FileRole::Prose),
+            ("LICENSE-MIT", FileRole::Prose),
+            ("Authors", FileRole::Prose),
+            ("src/authors.rs", FileRole::Source),
+            ("b.txtx", FileRole::Source),
         ];
         for (path, want) in cases {
             assert_eq!(file_role(Path::new(path)), want, "{path}");
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let odd = |bytes: &[u8]| file_role(Path::new(std::ffi::OsStr::from_bytes(bytes)));
+            assert_eq!(odd(b"t\xffests/a.c"), FileRole::Source);
+            assert_eq!(odd(b"tests/\xff.c"), FileRole::Test);
+            assert_eq!(odd(b"x/\xff_test.go"), FileRole::Test);
+            assert_eq!(odd(b"x/\xffmd"), FileRole::Source);
+        }
+    }
+
+    #[test]
+    fn roles_in_path_order_are_each_files_role() {
+        let paths = [
+            "a/tests/x.c",
+            "a/tests/y_test.go",
+            "a/tests/z.md",
+            "a/tests2/x.c",
+            "a/vendor/tests/x.c",
+            "a/vendor/tests/x.pb.go",
+            "b/README.md",
+            "b/x.c",
+            "b/x.c/y.c",
+            "b/tests/.",
+            "b/tests//x.c",
+            "b/tests/x.c/",
+            "b/tests/x.c",
+            "b/x.c",
+            "x.c",
+            "test_x.py",
+            "vendor",
+            "/abs/tests/x.c",
+            "",
+        ];
+        let mut roles = FileRoles::default();
+        for path in paths {
+            let path = Path::new(path);
+            assert_eq!(roles.of(path), file_role(path), "{}", path.display());
         }
     }
 
@@ -226,5 +348,13 @@ mod tests {
         assert_eq!(stem.name_match(b"\xff"), 0);
         let lossy = Stem::of(Path::new("caf\u{e9}.c"));
         assert_eq!(lossy.name_match("CAF\u{e9}".as_bytes()), 2);
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let path = Path::new(std::ffi::OsStr::from_bytes(b"Caf\xff.c"));
+            assert_eq!(Stem::of(path).name_match("caf\u{fffd}".as_bytes()), 2);
+            assert_eq!(Stem::of(path).name_match(b"caf\xfe"), 2);
+            assert_eq!(Stem::of(path).name_match(b"CAF"), 1);
+        }
     }
 }

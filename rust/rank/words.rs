@@ -31,48 +31,96 @@ pub fn word_fit(line: &[u8], range: Range<usize>) -> WordFit {
     }
 }
 
+/// A set of short ASCII words (at most 15 bytes), each packed with its length into one
+/// `u128`: a word of a line is looked up by integer compares, not a byte comparison with every
+/// word of the set, and most words (the set has none of their length and first byte) by one
+/// bit test (the shape test runs on every hit of a ranked search).
+pub struct WordSet<const N: usize> {
+    packed: [u128; N],
+    /// Bit `b` of `starts[n]`: a word of `n` bytes starts with byte `b`.
+    starts: [u128; 16],
+}
+
+impl<const N: usize> WordSet<N> {
+    /// The set of `words`; a word longer than 15 bytes, or empty, or not ASCII fails the build.
+    pub const fn new(words: [&[u8]; N]) -> WordSet<N> {
+        let mut packed = [0u128; N];
+        let mut starts = [0u128; 16];
+        let mut i = 0;
+        while i < N {
+            let word = words[i];
+            assert!(!word.is_empty() && word.len() <= 15 && word.is_ascii());
+            packed[i] = pack(word);
+            starts[word.len()] |= 1 << word[0];
+            i += 1;
+        }
+        WordSet { packed, starts }
+    }
+
+    pub fn contains(&self, word: &[u8]) -> bool {
+        let Some(&first) = word.first() else {
+            return false;
+        };
+        if word.len() > 15 || first >= 128 || self.starts[word.len()] >> first & 1 == 0 {
+            return false;
+        }
+        self.packed.contains(&pack(word))
+    }
+}
+
+/// `word`'s bytes after its length, as one number (`word` has at most 15 bytes).
+const fn pack(word: &[u8]) -> u128 {
+    let mut packed = word.len() as u128;
+    let mut i = 0;
+    while i < word.len() {
+        packed |= (word[i] as u128) << (8 * (i + 1));
+        i += 1;
+    }
+    packed
+}
+
 /// Words that open a definition in one of the languages ranked, or qualify one.
-const DEFINING_WORDS: &[&str] = &[
-    "abstract",
-    "async",
-    "class",
-    "const",
-    "def",
-    "define",
-    "enum",
-    "export",
-    "extern",
-    "final",
-    "fn",
-    "fun",
-    "func",
-    "function",
-    "impl",
-    "inline",
-    "interface",
-    "internal",
-    "let",
-    "macro_rules",
-    "module",
-    "mod",
-    "namespace",
-    "object",
-    "override",
-    "private",
-    "protected",
-    "pub",
-    "public",
-    "record",
-    "static",
-    "struct",
-    "trait",
-    "type",
-    "typedef",
-    "union",
-    "val",
-    "var",
-    "virtual",
-];
+static DEFINING_WORDS: WordSet<39> = WordSet::new([
+    b"abstract",
+    b"async",
+    b"class",
+    b"const",
+    b"def",
+    b"define",
+    b"enum",
+    b"export",
+    b"extern",
+    b"final",
+    b"fn",
+    b"fun",
+    b"func",
+    b"function",
+    b"impl",
+    b"inline",
+    b"interface",
+    b"internal",
+    b"let",
+    b"macro_rules",
+    b"module",
+    b"mod",
+    b"namespace",
+    b"object",
+    b"override",
+    b"private",
+    b"protected",
+    b"pub",
+    b"public",
+    b"record",
+    b"static",
+    b"struct",
+    b"trait",
+    b"type",
+    b"typedef",
+    b"union",
+    b"val",
+    b"var",
+    b"virtual",
+]);
 
 /// Whether the line holding a whole-word match at `range` could define that word, judged
 /// by its shape alone; a parse of the lines around it decides (`definitions`). True when a
@@ -96,7 +144,7 @@ pub fn may_define(line: &[u8], range: Range<usize>) -> bool {
     }
     if head
         .split(|&b| !is_word_byte(b))
-        .any(|word| DEFINING_WORDS.iter().any(|d| d.as_bytes() == word))
+        .any(|word| DEFINING_WORDS.contains(word))
     {
         return true;
     }
@@ -109,7 +157,7 @@ pub fn may_define(line: &[u8], range: Range<usize>) -> bool {
     let statement = text.ends_with(b";") || text.ends_with(b",");
     let head = head.trim_ascii();
     let head_words = || head.split(|&b| !is_word_byte(b)).filter(|w| !w.is_empty());
-    let in_code = head_words().any(|word| STATEMENT_WORDS.iter().any(|s| s.as_bytes() == word));
+    let in_code = head_words().any(|word| STATEMENT_WORDS.contains(word));
     if in_code {
         return false;
     }
@@ -163,19 +211,19 @@ fn assigns(tail: &[u8]) -> bool {
 /// Whether the last word of `head` that opens a definition or a statement opens a statement
 /// whose operand follows (`return`, `throw`, `if`, ...): the match is in that operand.
 fn operand_of_statement(head: &[u8]) -> bool {
-    let last = head.split(|&b| !is_word_byte(b)).rev().find(|word| {
-        OPERAND_WORDS.iter().any(|s| s.as_bytes() == *word)
-            || DEFINING_WORDS.iter().any(|d| d.as_bytes() == *word)
-    });
-    last.is_some_and(|word| OPERAND_WORDS.iter().any(|s| s.as_bytes() == word))
+    let last = head
+        .split(|&b| !is_word_byte(b))
+        .rev()
+        .find(|word| OPERAND_WORDS.contains(word) || DEFINING_WORDS.contains(word));
+    last.is_some_and(|word| OPERAND_WORDS.contains(word))
 }
 
 /// Statement words whose operand a match after them is in (not `new`, a C# modifier, nor
 /// `for`, which opens Rust's `impl Trait for Type`).
-const OPERAND_WORDS: &[&str] = &[
-    "return", "throw", "yield", "await", "goto", "sizeof", "typeof", "delete", "assert", "if",
-    "while", "case",
-];
+static OPERAND_WORDS: WordSet<12> = WordSet::new([
+    b"return", b"throw", b"yield", b"await", b"goto", b"sizeof", b"typeof", b"delete", b"assert",
+    b"if", b"while", b"case",
+]);
 
 /// Whether a (trimmed) line is a comment's: it opens one (`//`, `/*`, `#` but for the C
 /// preprocessor's directives that define, `--`, `<!--`) or continues a block comment (`*`).
@@ -195,10 +243,10 @@ fn is_comment(text: &[u8]) -> bool {
 }
 
 /// Words that put a match in a statement, not in a definition's head.
-const STATEMENT_WORDS: &[&str] = &[
-    "return", "new", "await", "yield", "throw", "case", "else", "if", "while", "for", "in", "not",
-    "and", "or", "print", "goto", "sizeof", "typeof", "delete", "assert",
-];
+static STATEMENT_WORDS: WordSet<20> = WordSet::new([
+    b"return", b"new", b"await", b"yield", b"throw", b"case", b"else", b"if", b"while", b"for",
+    b"in", b"not", b"and", b"or", b"print", b"goto", b"sizeof", b"typeof", b"delete", b"assert",
+]);
 
 #[cfg(test)]
 mod tests {
@@ -222,6 +270,33 @@ mod tests {
         for (content, want) in cases {
             let got = identifier(content.as_bytes()).map(|r| &content[r]);
             assert_eq!(got, want, "{content:?}");
+        }
+    }
+
+    #[test]
+    fn word_sets_hold_their_words_only() {
+        static SET: WordSet<4> = WordSet::new([b"fn", b"static", b"__attribute__", b"a"]);
+        for word in [&b"fn"[..], b"static", b"__attribute__", b"a"] {
+            assert!(SET.contains(word), "{:?}", String::from_utf8_lossy(word));
+        }
+        let others = [
+            &b""[..],
+            b"f",
+            b"fn_",
+            b"Static",
+            b"stati",
+            b"__attribute__x",
+            b"a\0",
+            b"a_very_long_word_of_twenty",
+            b"\xff",
+        ];
+        for word in others {
+            assert!(!SET.contains(word), "{:?}", String::from_utf8_lossy(word));
+        }
+        // Every word of the shape test's sets is found, and no longer word ending like one.
+        for word in [&b"macro_rules"[..], b"typedef", b"return", b"assert"] {
+            assert!(DEFINING_WORDS.contains(word) || STATEMENT_WORDS.contains(word));
+            assert!(!DEFINING_WORDS.contains(&[word, b"x"].concat()));
         }
     }
 
