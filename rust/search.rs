@@ -1462,10 +1462,9 @@ mod tests {
 #[cfg(test)]
 mod tree_tests {
     use super::*;
-    use crate::fs::root::Root;
-    use crate::fs::walk::WalkOptions;
     use crate::index::select::FileSpans;
     use crate::index::watched::{caught_up_watch, install_watch};
+    use crate::test_support::build_index;
     use std::os::unix::ffi::OsStrExt;
 
     /// A tree with `files` (relative path, contents), directories made as needed.
@@ -1476,10 +1475,7 @@ mod tree_tests {
     }
 
     fn walker(root: &Path) -> Walker {
-        Walker::new(
-            Arc::new(Root::open(root).unwrap()),
-            WalkOptions::for_tests(false, 2),
-        )
+        crate::test_support::test_walker(root)
     }
 
     /// The one place a query is made (its fields are the query type's; tests change them).
@@ -1729,16 +1725,6 @@ mod tree_tests {
             .map(|(p, t)| (p.as_str(), t.as_slice()))
             .collect();
         tree(&refs)
-    }
-
-    fn build_index(root: &Path, out: &Path) -> IndexFile {
-        let output = crate::index::build::Output {
-            index: std::fs::File::create(out).unwrap(),
-            spill: &tempfile::tempfile,
-            memory_budget: crate::index::spill::DEFAULT_MEMORY,
-        };
-        crate::index::build::build(&walker(root), output, 0, &|_, _| {}).unwrap();
-        IndexFile::open(out).unwrap()
     }
 
     /// What a selection made by the watch answers, as the daemon sends it to a client.

@@ -1,5 +1,5 @@
 //! Helpers shared by the unit tests of several modules: a tree written from a table of files
-//! (in a new temporary directory or under a given one), a path shown as listings show it, and
+//! (in a new temporary directory or under a given one), a walker over it and its index, a path shown as listings show it, and
 //! a file's hits (with their text, or without).
 
 use crate::grep::{FileHits, Hit, Span};
@@ -24,6 +24,25 @@ pub fn temp_tree<T: AsRef<[u8]>>(files: &[(&str, T)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     write_files(dir.path(), files);
     dir
+}
+
+/// A walker over `root` as the tests walk (ignore rules on, hidden files off, 2 threads).
+pub fn test_walker(root: &Path) -> crate::fs::walk::Walker {
+    crate::fs::walk::Walker::new(
+        std::sync::Arc::new(crate::fs::root::Root::open(root).unwrap()),
+        crate::fs::walk::WalkOptions::for_tests(false, 2),
+    )
+}
+
+/// The index of `root` (walked by `test_walker`), written to `out` and opened.
+pub fn build_index(root: &Path, out: &Path) -> crate::index::format::IndexFile {
+    let output = crate::index::build::Output {
+        index: std::fs::File::create(out).unwrap(),
+        spill: &tempfile::tempfile,
+        memory_budget: crate::index::spill::DEFAULT_MEMORY,
+    };
+    crate::index::build::build(&test_walker(root), output, 0, &|_, _| {}).unwrap();
+    crate::index::format::IndexFile::open(out).unwrap()
 }
 
 /// `path` as a listing shows it: a directory with a trailing `/`.

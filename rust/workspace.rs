@@ -7,7 +7,7 @@ use crate::daemon::ask::{Asking, Via};
 use crate::error::{Error, Result};
 use crate::fs::root::Root;
 use crate::fs::walk::{WalkOptions, Walker};
-use crate::glob::GlobOutcome;
+use crate::glob::{FileBlock, GlobOutcome};
 use crate::index::handle::{IndexHandle, Mode};
 use crate::index::watched::IndexUse;
 use crate::rank::Reading;
@@ -257,7 +257,11 @@ impl Workspace {
     /// The files `request` asks for. A glob of an indexed workspace asks the host's daemon
     /// first, as a grep does (`grep_run`); else it is answered from this process's loaded
     /// index when its watch is caught up (no build, no `stat` walk), else by a walk.
-    pub fn glob(&self, request: &GlobRequest, cancel: CancelToken) -> Result<GlobOutcome> {
+    pub fn glob(
+        &self,
+        request: &GlobRequest,
+        cancel: CancelToken,
+    ) -> Result<GlobOutcome<FileBlock>> {
         let query = request.query()?;
         let (options, overridden) = self.call_options(request.hidden, request.no_ignore);
         let walker = Walker::new(self.root.clone(), options).with_cancel(cancel.clone());

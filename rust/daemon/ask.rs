@@ -10,7 +10,7 @@ use super::wire::{self, Globbed, Reply, Request, Selection, Skip, Walk, WirePath
 use crate::error::Result;
 use crate::fs::skipped::{Example, Reason};
 use crate::fs::walk::{Target, Walker};
-use crate::glob::{GlobFile, GlobOutcome};
+use crate::glob::{FileBlock, GlobOutcome, PathBlock};
 use crate::index::handle::{IndexHandle, Mode};
 use crate::index::select::FileSpans;
 use crate::index::select::Selected;
@@ -172,7 +172,7 @@ pub fn glob(
     walker: &Walker,
     request: &GlobRequest,
     asking: &Asking<'_>,
-) -> Result<Via<GlobOutcome>> {
+) -> Result<Via<GlobOutcome<FileBlock>>> {
     let Some(real) = asked_about(walker, asking.handle, &request.search_path) else {
         return Ok(Via::InProcess {
             daemon_serves: false,
@@ -336,7 +336,8 @@ fn selected(reply: Selection, bulk: Option<Vec<u8>>) -> Option<Selected> {
             }
             let count = decoded.paths.len();
             let spans = decoded.spans.unwrap_or_else(|| vec![None; count]);
-            (decoded.paths, spans, decoded.plain)
+            let files = decoded.paths.iter().map(Path::to_path_buf).collect();
+            (files, spans, decoded.plain)
         }
         None => {
             let files: Vec<PathBuf> = reply.files?.into_iter().map(|f| f.0).collect();
@@ -404,45 +405,37 @@ fn skips(given: Vec<Skip>) -> Option<Vec<(Reason, u64, Vec<Example>)>> {
 /// A `glob` reply as the glob's outcome, field by field (the search of `real`): files from
 /// the bulk frame when it sent one, else as `[path, mtime_ms, size]` in `files`; every
 /// reason of the summary (a missing one counted 0).
-fn globbed(reply: Globbed, bulk: Option<Vec<u8>>, real: &Path) -> Option<GlobOutcome> {
+fn globbed(reply: Globbed, bulk: Option<Vec<u8>>, real: &Path) -> Option<GlobOutcome<FileBlock>> {
     if !reply.ok {
         return None;
     }
-    let (files, plain): (Vec<GlobFile>, bool) = match bulk {
+    let (files, plain) = match bulk {
         Some(frame) => {
             let decoded = super::bulk::decode(&frame)?;
-            if decoded.spans.is_some() || !decoded.plain {
+            if decoded.spans.is_some() {
                 return None;
             }
-            let files = decoded
-                .paths
-                .into_iter()
-                .zip(decoded.metadata?)
-                .map(|(path, metadata)| GlobFile { path, metadata })
-                .collect();
-            (files, true)
+            (
+                FileBlock::new(decoded.paths, decoded.metadata?)?,
+                decoded.plain,
+            )
         }
         None => {
-            let files: Vec<GlobFile> = reply
-                .files?
-                .into_iter()
-                .map(|wire::GlobbedFile(path, mtime, size)| {
-                    let metadata = match (mtime, size) {
-                        (None, None) => None,
-                        (mtime, size) => Some((mtime?, size?)),
-                    };
-                    Some(GlobFile {
-                        path: path.0,
-                        metadata,
-                    })
-                })
-                .collect::<Option<_>>()?;
-            let plain = files.iter().all(|f| inside(&f.path));
-            (files, plain)
+            let mut paths = PathBlock::default();
+            let mut metadata = Vec::new();
+            for wire::GlobbedFile(path, mtime, size) in reply.files? {
+                metadata.push(match (mtime, size) {
+                    (None, None) => None,
+                    (mtime, size) => Some((mtime?, size?)),
+                });
+                paths.push(&path.0);
+            }
+            let plain = paths.iter().all(inside);
+            (FileBlock::new(paths, metadata)?, plain)
         }
     };
     // Files under the directory searched, nothing leaving the root: else not used.
-    if !plain || !files.iter().all(|f| under(&f.path, real)) {
+    if !plain || !files.paths.iter().all(|path| under(path, real)) {
         return None;
     }
     let search_path = reply.search_path.0;
@@ -519,9 +512,9 @@ mod tests {
         }) else {
             panic!("not an answer")
         };
-        assert_eq!(outcome.files[0].path, PathBuf::from("src/z.rs"));
-        assert_eq!(outcome.files[0].metadata, Some((5, 6)));
-        assert_eq!(outcome.files[1].metadata, None);
+        assert_eq!(outcome.files.paths.get(0), PathBuf::from("src/z.rs"));
+        assert_eq!(outcome.files.metadata[0], Some((5, 6)));
+        assert_eq!(outcome.files.metadata[1], None);
         for bad in [
             frame(&["docs/a.md"], Some(&[None])),
             frame(&["src/../../x"], Some(&[None])),
@@ -633,10 +626,13 @@ mod tests {
         else {
             panic!("not an answer")
         };
-        assert_eq!(outcome.files[0].path, PathBuf::from("src/a.rs"));
-        assert_eq!(outcome.files[0].metadata, Some((1700, 12)));
-        assert_eq!(outcome.files[2].path.as_os_str().as_bytes(), b"src/\xff");
-        assert_eq!(outcome.files[2].metadata, None);
+        assert_eq!(outcome.files.paths.get(0), PathBuf::from("src/a.rs"));
+        assert_eq!(outcome.files.metadata[0], Some((1700, 12)));
+        assert_eq!(
+            outcome.files.paths.get(2).as_os_str().as_bytes(),
+            b"src/\xff"
+        );
+        assert_eq!(outcome.files.metadata[2], None);
         assert_eq!(
             (
                 outcome.total,

@@ -19,10 +19,10 @@
 //! against the frame, and a path that is empty or holds a NUL byte is refused (callers check
 //! that paths stay inside the root and are in order).
 
+use crate::glob::PathBlock;
 use crate::index::select::FileSpans;
-use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const HAS_METADATA: u8 = 1;
 const HAS_SPANS: u8 = 2;
@@ -91,7 +91,7 @@ pub fn encode_with<'a>(
 /// (one per path).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Decoded {
-    pub paths: Vec<PathBuf>,
+    pub paths: PathBlock,
     pub metadata: Option<Vec<Option<(i64, u64)>>>,
     pub spans: Option<Vec<Option<FileSpans>>>,
     /// Whether every path is plain (`all_plain`): the callers' test that nothing leaves the
@@ -167,24 +167,16 @@ pub fn decode(frame: &[u8]) -> Option<Decoded> {
     } else {
         None
     };
-    let lengths_of = || {
-        lengths
-            .chunks_exact(4)
-            .map(|length| u32::from_le_bytes([length[0], length[1], length[2], length[3]]) as usize)
-    };
-    let plain = all_plain(rest, lengths_of());
-    let mut paths = Vec::with_capacity(count);
-    for length in lengths.chunks_exact(4) {
-        let length = u32::from_le_bytes(length.try_into().ok()?) as usize;
-        let bytes = take(&mut rest, length)?;
-        if bytes.is_empty() || memchr::memchr(0, bytes).is_some() {
-            return None;
-        }
-        paths.push(PathBuf::from(OsStr::from_bytes(bytes)));
-    }
-    if !rest.is_empty() {
+    let lengths = lengths
+        .chunks_exact(4)
+        .map(|length| u32::from_le_bytes([length[0], length[1], length[2], length[3]]) as usize);
+    // One pass over the block: no path empty, none holding a NUL byte, and the lengths adding
+    // up to the rest of the frame exactly.
+    if lengths.clone().any(|length| length == 0) || memchr::memchr(0, rest).is_some() {
         return None;
     }
+    let plain = all_plain(rest, lengths.clone());
+    let paths = PathBlock::from_lengths(rest.to_vec(), lengths)?;
     Some(Decoded {
         paths,
         metadata,
@@ -245,12 +237,18 @@ fn take<'a>(rest: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::OsStr;
+    use std::path::PathBuf;
 
     fn paths(names: &[&[u8]]) -> Vec<PathBuf> {
         names
             .iter()
             .map(|n| PathBuf::from(OsStr::from_bytes(n)))
             .collect()
+    }
+
+    fn block(paths: &[PathBuf]) -> PathBlock {
+        paths.iter().map(PathBuf::as_path).collect()
     }
 
     #[test]
@@ -268,7 +266,7 @@ mod tests {
             let with_bad = paths(&[b"a.c", bad, b"z.c"]);
             let frame = encode(with_bad.iter().map(PathBuf::as_path), None);
             let decoded = decode(&frame).unwrap();
-            assert_eq!(decoded.paths, with_bad);
+            assert_eq!(decoded.paths, block(&with_bad));
             assert!(!decoded.plain, "{:?}", String::from_utf8_lossy(bad));
         }
     }
@@ -279,7 +277,7 @@ mod tests {
         let metadata = vec![Some((-5, 7)), None, Some((i64::MAX, u64::MAX))];
         let frame = encode(files.iter().map(PathBuf::as_path), Some(&metadata));
         let decoded = |paths: Vec<PathBuf>, metadata, spans| Decoded {
-            paths,
+            paths: block(&paths),
             metadata,
             spans,
             plain: true,

@@ -19,7 +19,7 @@ pub struct IndexUse<'a> {
 /// The watch in `slot` for a search of `index`, drained. A watch caught up against a newer
 /// index than this search's (swapped in meanwhile by a rebuild) does not vouch for this one's
 /// files: it is left to the searches that use it.
-pub(super) fn take(slot: &Mutex<Option<Watch>>, index: &IndexFile) -> Option<Watch> {
+pub(crate) fn take(slot: &Mutex<Option<Watch>>, index: &IndexFile) -> Option<Watch> {
     let mut taken = {
         let mut slot = slot.lock().unwrap();
         match slot.as_ref() {

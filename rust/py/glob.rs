@@ -5,7 +5,9 @@
 
 use crate::fs::root::{Links, Root};
 use crate::fs::walk::Walker;
-use crate::glob::{GlobFile, GlobOutcome as EngineGlobOutcome, GlobQuery, PathPattern, normalize};
+use crate::glob::{
+    FileBlock, GlobFile, GlobOutcome as EngineGlobOutcome, GlobQuery, PathPattern, normalize,
+};
 use crate::glob_stream::glob_sorted;
 use crate::py::errors::catch_panic;
 use crate::py::results::{GlobOutcome, ResultList, glob_outcome};
@@ -103,7 +105,7 @@ impl GlobStream {
         let files = next_item(py, &mut self.stream, |result| {
             *slot = Some(Py::new(
                 py,
-                glob_outcome(py, result?, root.clone(), links)?,
+                glob_outcome(py, result?.map_files(FileBlock::from), root.clone(), links)?,
             )?);
             Ok(())
         })?;
@@ -128,10 +130,10 @@ impl GlobStream {
 }
 
 /// A batch of files as an outcome to convert (only its files are read).
-fn listed(files: Vec<GlobFile>) -> EngineGlobOutcome {
+fn listed(files: Vec<GlobFile>) -> EngineGlobOutcome<FileBlock> {
     EngineGlobOutcome {
         total: files.len(),
-        files,
+        files: FileBlock::from(files),
         truncated: false,
         ignored: 0,
         errors: 0,

@@ -11,7 +11,7 @@ use crate::fs::root::{Links, Root};
 use crate::fs::skipped::{Example, Reason};
 use crate::fs::tree::Tree;
 use crate::fs::walk::Walker;
-use crate::glob::{GlobFile, GlobOutcome as EngineGlobOutcome, stat_mtime_ms};
+use crate::glob::{FileBlock, GlobOutcome as EngineGlobOutcome, stat_mtime_ms};
 use crate::grep::{Context, FileHits, Hit, Span, TextEncoding, store};
 use crate::search::GrepOutcome as EngineGrepOutcome;
 use pyo3::exceptions::PyIndexError;
@@ -86,17 +86,28 @@ pub struct FileStore {
     /// The root handle the lazy `stat`s go through, and how they treat symlinks; `None` for
     /// a match built from Python (its metadata is given).
     root: Option<(Arc<Root>, Links)>,
-    files: Vec<StoredPath>,
+    /// The paths, and each one's `(mtime_ms, size)` when the walk or the index already had
+    /// them.
+    files: FileBlock,
+    /// Else read on first access, one a file. Apart from the known ones: making an
+    /// initialised `OnceLock` for each of tens of thousands of files cost a tenth of a large
+    /// glob.
+    read: Vec<OnceLock<(i64, u64)>>,
     host: Option<Py<PyString>>,
 }
 
-struct StoredPath {
-    path: PathBuf,
-    /// `(mtime_ms, size)` when the walk or the index already had them.
-    known: Option<(i64, u64)>,
-    /// Else read on first access. Apart from `known`: making an initialised `OnceLock` for
-    /// each of tens of thousands of files cost a tenth of a large glob.
-    read: OnceLock<(i64, u64)>,
+impl FileStore {
+    fn new(root: Option<(Arc<Root>, Links)>, files: FileBlock, host: Option<Py<PyString>>) -> Self {
+        let read = std::iter::repeat_with(OnceLock::new)
+            .take(files.len())
+            .collect();
+        FileStore {
+            root,
+            files,
+            read,
+            host,
+        }
+    }
 }
 
 /// One file found by glob.
@@ -107,19 +118,18 @@ pub struct GlobMatch {
 }
 
 impl GlobMatch {
-    fn entry(&self) -> &StoredPath {
-        &self.store.files[self.index]
+    fn path_ref(&self) -> &Path {
+        self.store.files.paths.get(self.index)
     }
 
     /// Read from the file when first asked for; a file gone since the search reads as 0, 0.
     fn metadata(&self) -> (i64, u64) {
-        let entry = self.entry();
-        if let Some(known) = entry.known {
+        if let Some(known) = self.store.files.metadata[self.index] {
             return known;
         }
-        *entry.read.get_or_init(|| match &self.store.root {
+        *self.store.read[self.index].get_or_init(|| match &self.store.root {
             Some((root, links)) => root
-                .stat(&entry.path, *links)
+                .stat(self.path_ref(), *links)
                 .map_or((0, 0), |stat| (stat_mtime_ms(&stat), stat.st_size as u64)),
             None => (0, 0),
         })
@@ -127,7 +137,7 @@ impl GlobMatch {
 
     fn fields(&self) -> (&Path, i64, u64, Option<&Py<PyString>>) {
         let (mtime_ms, size) = self.metadata();
-        (&self.entry().path, mtime_ms, size, self.store.host.as_ref())
+        (self.path_ref(), mtime_ms, size, self.store.host.as_ref())
     }
 }
 
@@ -136,15 +146,12 @@ impl GlobMatch {
     #[new]
     #[pyo3(signature = (path, mtime_ms, size, host = None))]
     fn new(path: PathBuf, mtime_ms: i64, size: u64, host: Option<Py<PyString>>) -> Self {
-        let store = FileStore {
-            root: None,
-            files: vec![StoredPath {
-                path,
-                known: Some((mtime_ms, size)),
-                read: OnceLock::new(),
-            }],
-            host,
-        };
+        let files = FileBlock::new(
+            [path.as_path()].into_iter().collect(),
+            vec![Some((mtime_ms, size))],
+        )
+        .expect("one path, one metadata");
+        let store = FileStore::new(None, files, host);
         GlobMatch {
             store: Arc::new(store),
             index: 0,
@@ -154,7 +161,7 @@ impl GlobMatch {
     /// Workspace-relative POSIX path (a name that is not UTF-8 in `surrogateescape` form).
     #[getter]
     fn path(&self) -> &std::ffi::OsStr {
-        self.entry().path.as_os_str()
+        self.path_ref().as_os_str()
     }
 
     /// Last modification, in milliseconds since the epoch (read when first asked for).
@@ -206,7 +213,7 @@ impl GlobMatch {
 
     fn __hash__(&self) -> u64 {
         let mut hasher = DefaultHasher::new();
-        self.entry().path.hash(&mut hasher);
+        self.path_ref().hash(&mut hasher);
         hasher.finish()
     }
 }
@@ -870,24 +877,11 @@ fn untracked<T>(object: Py<T>) -> Py<T> {
 
 pub fn glob_outcome(
     py: Python<'_>,
-    outcome: EngineGlobOutcome,
+    outcome: EngineGlobOutcome<FileBlock>,
     root: Arc<Root>,
     links: Links,
 ) -> PyResult<GlobOutcome> {
-    let files = outcome
-        .files
-        .into_iter()
-        .map(|GlobFile { path, metadata }| StoredPath {
-            path,
-            known: metadata,
-            read: OnceLock::new(),
-        })
-        .collect();
-    let store = FileStore {
-        root: Some((root, links)),
-        files,
-        host: None,
-    };
+    let store = FileStore::new(Some((root, links)), outcome.files, None);
     Ok(GlobOutcome {
         files: Py::new(
             py,

@@ -185,3 +185,29 @@ def test_what_codesift_rg_hands_on_goes_to_ripgrep_15(data_home: Path, tmp_path:
     assert page.returncode == 0, page.stderr
     version = next(line for line in page.stdout.splitlines() if line.startswith(".TH "))
     assert '"15.' in version or " 15." in version, version
+
+
+@needs_binary
+def test_the_real_rg_is_found_through_ripgreps_distribution_without_one_in_scripts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A virtual environment made with `--system-site-packages` that found `ripgrep` in the
+    base interpreter has no `rg` among its own scripts: the real rg is then the one the
+    installed `ripgrep` distribution lists (its files, where they are)."""
+    from importlib import metadata
+
+    listed = [
+        Path(str(f.locate()))
+        for f in metadata.distribution("ripgrep").files or []
+        if f.name == "rg"
+    ]
+    assert listed, "the test extra installs ripgrep"
+    empty_scripts = tmp_path / "bin"
+    empty_scripts.mkdir()
+    monkeypatch.setattr(shim_dir.sysconfig, "get_path", lambda name: str(empty_scripts))
+    found = shim_dir.environment_rg()
+    print("listed", listed, "found", found)
+    assert found is not None and found.resolve() == listed[0].resolve()
+    # A listed rg that is a codesift-rg (a shim link) is never taken for the real one.
+    monkeypatch.setattr(shim_dir, "_distribution_rgs", lambda: [BINARY])
+    assert shim_dir.environment_rg() is None

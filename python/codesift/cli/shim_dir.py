@@ -53,17 +53,28 @@ def installed_binary() -> Path:
 
 
 def environment_rg() -> Path | None:
-    """The `rg` in this Python environment's scripts directory (the `ripgrep` package's), if
-    it is an executable and not a link to a codesift-rg."""
+    """The real rg of this Python environment: the `rg` in its scripts directory, else the
+    one the installed `ripgrep` distribution lists among its files (a virtual environment made
+    with `--system-site-packages` that found `ripgrep` already installed in the base
+    interpreter has no `rg` of its own); an executable, not a link to a codesift-rg."""
     scripts = sysconfig.get_path("scripts")
-    if not scripts:
-        return None
-    rg = Path(scripts) / "rg"
-    if not (rg.is_file() and os.access(rg, os.X_OK)):
-        return None
-    if rg.resolve().name == BINARY_NAME:
-        return None
-    return rg.absolute()
+    candidates = [Path(scripts) / "rg"] if scripts else []
+    candidates.extend(_distribution_rgs())
+    for rg in candidates:
+        if rg.is_file() and os.access(rg, os.X_OK) and rg.resolve().name != BINARY_NAME:
+            return rg.absolute()
+    return None
+
+
+def _distribution_rgs() -> list[Path]:
+    """The `rg` executables the installed `ripgrep` distribution lists, where they are."""
+    from importlib import metadata
+
+    try:
+        files = metadata.distribution("ripgrep").files or []
+    except metadata.PackageNotFoundError:
+        return []
+    return [Path(str(file.locate())) for file in files if file.name == "rg"]
 
 
 def shim_dir() -> Path:

@@ -2,7 +2,7 @@
 //! the walk options, which decide which files the index holds), reused from `index::handle`
 //! and `index::fresh`; what `select` answers (the selection itself is the indexed search's,
 //! `search::select_watched`) and what `glob` answers (the indexed glob's own outcome,
-//! `glob::glob_indexed`); catching a watch up (and building a missing index) in the
+//! `glob::glob_indexed_picked`); catching a watch up (and building a missing index) in the
 //! background; and the per-root part of `status`.
 //!
 //! `registry` holds the roots (`Roots`) and finds each request's entry; `entry` is one root's

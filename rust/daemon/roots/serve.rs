@@ -170,7 +170,7 @@ impl RootEntry {
     }
 
     /// The glob's outcome as the indexed glob of a workspace with this index and watch finds
-    /// it (`glob::glob_indexed`), every field; `scan` when they cannot answer it.
+    /// it (`glob::glob_indexed_picked`), every field; `scan` when they cannot answer it.
     pub(super) fn glob(
         self: &Arc<Self>,
         query: &GlobQuery,
@@ -187,7 +187,7 @@ impl RootEntry {
                 file: index,
                 watch: Some(slot),
             };
-            let outcome = match crate::glob::glob_indexed(&walker, query, using) {
+            let outcome = match crate::glob::glob_indexed_picked(&walker, query, using) {
                 Err(e) => return Reply::invalid(e.to_string()),
                 Ok(None) => return Reply::scan("the watch cannot answer this glob", generation),
                 Ok(Some(outcome)) => outcome,
@@ -209,21 +209,21 @@ impl RootEntry {
                 },
             };
             if bulk {
-                let metadata: Vec<_> = outcome.files.iter().map(|f| f.metadata).collect();
-                let bytes = super::super::bulk::encode(
-                    outcome.files.iter().map(|f| f.path.as_path()),
-                    Some(&metadata),
-                );
+                // Encoded from the index's path table: no path is copied out per file first.
+                let picked = &outcome.files;
+                let bytes =
+                    super::super::bulk::encode(picked.paths(), Some(&picked.metadata_list()));
                 reply.bulk_frame = Some(bytes.len() as u64);
                 frame = Some(bytes);
             } else {
                 reply.files = Some(
                     outcome
                         .files
-                        .into_iter()
-                        .map(|f| {
-                            let (mtime_ms, size) = f.metadata.unzip();
-                            GlobbedFile(WirePath(f.path), mtime_ms, size)
+                        .into_block()
+                        .iter()
+                        .map(|(path, metadata)| {
+                            let (mtime_ms, size) = metadata.unzip();
+                            GlobbedFile(WirePath(path.to_path_buf()), mtime_ms, size)
                         })
                         .collect(),
                 );
