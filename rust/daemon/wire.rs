@@ -926,6 +926,14 @@ mod tests {
         }
         let default = serde_json::to_string(&Selection::default()).unwrap();
         assert_eq!(default, bare_selection.replacen("true", "false", 1));
+        let status = concat!(
+            r#"{"ok":true,"pid":1,"uid":2,"version":"0.1","socket":"/s","started":3,"#,
+            r#""uptime_seconds":4,"idle_exit_seconds":5.5,"queries":6,"connections":7,"#,
+            r#""active_connections":8,"refused_connections":9,"rss_bytes":10,"#,
+            r#""rss_index_copies_bytes":null,"peak_rss_bytes":11,"index_bytes":12,"#,
+            r#""max_roots":13,"roots":[]}"#
+        );
+        assert_eq!(again::<Status>(status), status);
     }
 
     #[test]
