@@ -404,6 +404,7 @@ fn search_entry(
         || entry.rel.clone(),
         limits,
         stop,
+        None,
     )
 }
 
@@ -768,9 +769,9 @@ fn search_sorted(
                         let s = wait_while(&slots, &progressed, &cutoff, stop, |s| s.settled < i);
                         s.settled == i && stream.emit(piece)
                     };
-                    searcher.search_pieces(opened, rel, limits, stop, Some(&mut hand_out))
+                    searcher.search(opened, rel, limits, stop, Some(&mut hand_out))
                 }
-                (None, None) => searcher.search(opened, rel, limits, stop),
+                (None, None) => searcher.search(opened, rel, limits, stop, None),
             };
             how.counters.record(&outcome);
             let hits = match outcome {
@@ -990,7 +991,7 @@ fn ordered(
                                 });
                                 s.next == index && stream.emit(piece)
                             };
-                            searcher.search_pieces(
+                            searcher.search(
                                 entry.open_to_search(walker.root()),
                                 || entry.rel.clone(),
                                 limits,
