@@ -25,7 +25,7 @@ use crate::index::files::{self, ToSearch};
 use crate::index::format::{FileRecord, IndexFile};
 use crate::index::fresh::Watch;
 use crate::index::query::Candidates;
-use crate::index::select::{self, Selected, Selection};
+use crate::index::select::{self, Selected, Selection, SelectionOptions};
 use crate::index::watched::IndexUse;
 use crate::types::FileTypes;
 use std::collections::{BTreeMap, HashMap};
@@ -404,6 +404,7 @@ fn search_entry(
         || entry.rel.clone(),
         limits,
         stop,
+        None,
     )
 }
 
@@ -519,27 +520,27 @@ pub fn select_watched(
     watch: Watch,
 ) -> (Result<std::result::Result<Selection, &'static str>>, Watch) {
     match query.compiled() {
-        Ok(pattern) => {
-            select_watched_with(walker, query, &pattern, index, watch, false, true, None)
-        }
+        Ok(pattern) => select_watched_with(
+            walker,
+            query,
+            &pattern,
+            index,
+            watch,
+            SelectionOptions::default(),
+        ),
         Err(e) => (Err(e), watch),
     }
 }
 
-/// `select_watched`, and with `every`: binary files are listed (the client decides how to
-/// read them) and a pattern the index does not narrow lists every file, so a client that
-/// applies its own rules (`codesift-rg`) gets the path table without a walk. With `first`:
-/// only that many files, in path order (`Selection::more` says whether any were left out).
-#[allow(clippy::too_many_arguments)]
+/// `select_watched`, listing the files `options` says (`SelectionOptions`: for a client
+/// that applies its own rules, or the first files only).
 pub fn select_watched_with(
     walker: Walker,
     query: &GrepQuery,
     pattern: &CompiledPattern,
     index: &IndexFile,
     watch: Watch,
-    every: bool,
-    list_unnarrowed: bool,
-    first: Option<usize>,
+    options: SelectionOptions,
 ) -> (Result<std::result::Result<Selection, &'static str>>, Watch) {
     let search_dir = match walker.target(&query.search_path) {
         Ok(Target::Dir(start)) => start.rel().to_path_buf(),
@@ -551,17 +552,7 @@ pub fn select_watched_with(
         let dir_filter = filter.dir_filter();
         Ok((move |rel: &Path| filter.accepts(rel), dir_filter))
     };
-    select::select_watched(
-        walker,
-        &search_dir,
-        pattern,
-        index,
-        watch,
-        every,
-        list_unnarrowed,
-        first,
-        filter,
-    )
+    select::select_watched(walker, &search_dir, pattern, index, watch, options, filter)
 }
 
 /// An indexed search over `selected` (the search path must be a directory): the files are
@@ -778,9 +769,9 @@ fn search_sorted(
                         let s = wait_while(&slots, &progressed, &cutoff, stop, |s| s.settled < i);
                         s.settled == i && stream.emit(piece)
                     };
-                    searcher.search_pieces(opened, rel, limits, stop, Some(&mut hand_out))
+                    searcher.search(opened, rel, limits, stop, Some(&mut hand_out))
                 }
-                (None, None) => searcher.search(opened, rel, limits, stop),
+                (None, None) => searcher.search(opened, rel, limits, stop, None),
             };
             how.counters.record(&outcome);
             let hits = match outcome {
@@ -1000,7 +991,7 @@ fn ordered(
                                 });
                                 s.next == index && stream.emit(piece)
                             };
-                            searcher.search_pieces(
+                            searcher.search(
                                 entry.open_to_search(walker.root()),
                                 || entry.rel.clone(),
                                 limits,
@@ -1899,9 +1890,10 @@ mod tree_tests {
                 &pattern,
                 &index,
                 taken,
-                false,
-                true,
-                first,
+                SelectionOptions {
+                    first,
+                    ..SelectionOptions::default()
+                },
             );
             watch = Some(back);
             selection.unwrap().expect("the watch answers")
@@ -1953,9 +1945,11 @@ mod tree_tests {
             &q.compiled().unwrap(),
             &index,
             watch,
-            true,
-            true,
-            None,
+            SelectionOptions {
+                every: true,
+                list_unnarrowed: true,
+                first: None,
+            },
         );
         let selection = selection.unwrap().expect("every file is listed");
         let mut visible: Vec<PathBuf> = scan

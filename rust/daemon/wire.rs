@@ -678,7 +678,8 @@ pub struct Stored {
     pub generation: Option<i64>,
 }
 
-/// `status`'s answer.
+/// `status`'s answer. Its `connections` and `memory` stand in the reply itself (flattened),
+/// field for field as they always have.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Status {
     pub ok: bool,
@@ -690,15 +691,34 @@ pub struct Status {
     pub uptime_seconds: u64,
     pub idle_exit_seconds: f64,
     pub queries: u64,
-    pub connections: u64,
-    pub active_connections: u64,
-    pub refused_connections: u64,
+    #[serde(flatten)]
+    pub connections: Connections,
+    #[serde(flatten)]
+    pub memory: Memory,
+    pub max_roots: u64,
+    pub roots: Vec<RootStatus>,
+}
+
+/// The connections a daemon has taken since it started, holds open now, and refused (at its
+/// limit), in `status`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Connections {
+    #[serde(rename = "connections")]
+    pub taken: u64,
+    #[serde(rename = "active_connections")]
+    pub active: u64,
+    #[serde(rename = "refused_connections")]
+    pub refused: u64,
+}
+
+/// A daemon's memory in `status`: resident, the part of it that is the indexes' copies, its
+/// peak (each `None` where the kernel does not say), and the size of the roots' indexes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Memory {
     pub rss_bytes: Option<u64>,
     pub rss_index_copies_bytes: Option<u64>,
     pub peak_rss_bytes: Option<u64>,
     pub index_bytes: u64,
-    pub max_roots: u64,
-    pub roots: Vec<RootStatus>,
 }
 
 /// One root's part of `status`.
@@ -926,6 +946,14 @@ mod tests {
         }
         let default = serde_json::to_string(&Selection::default()).unwrap();
         assert_eq!(default, bare_selection.replacen("true", "false", 1));
+        let status = concat!(
+            r#"{"ok":true,"pid":1,"uid":2,"version":"0.1","socket":"/s","started":3,"#,
+            r#""uptime_seconds":4,"idle_exit_seconds":5.5,"queries":6,"connections":7,"#,
+            r#""active_connections":8,"refused_connections":9,"rss_bytes":10,"#,
+            r#""rss_index_copies_bytes":null,"peak_rss_bytes":11,"index_bytes":12,"#,
+            r#""max_roots":13,"roots":[]}"#
+        );
+        assert_eq!(again::<Status>(status), status);
     }
 
     #[test]

@@ -50,10 +50,37 @@ pub struct FileSearcher {
     whole_file_limit: u64,
     buffer: Vec<u8>,
     decoded: Vec<u8>,
-    /// A file's hits and their bytes are gathered here, then copied out at their exact size:
-    /// growing fresh vectors per file cost a chain of reallocations for every file with hits.
+    gathered: Gathered,
+}
+
+/// Where a file's hits and their bytes are gathered, then copied out at their exact size:
+/// growing fresh vectors per file cost a chain of reallocations for every file with hits.
+#[derive(Default)]
+struct Gathered {
     hits: Vec<Hit>,
-    hit_bytes: Vec<u8>,
+    bytes: Vec<u8>,
+}
+
+impl Gathered {
+    /// A sink gathering one file's hits of `pattern` here (`HitSink::new`).
+    fn sink<'a>(
+        &'a mut self,
+        pattern: &'a CompiledPattern,
+        limits: FileLimits,
+        stop: &'a StopSignal,
+    ) -> HitSink<'a> {
+        HitSink::new(pattern, limits, stop, &mut self.hits, &mut self.bytes)
+    }
+
+    /// Frees what a file with many hits grew past `KEEP_BUFFER`.
+    fn shrink(&mut self) {
+        if self.bytes.capacity() > KEEP_BUFFER {
+            self.bytes = Vec::new();
+        }
+        if self.hits.capacity() * std::mem::size_of::<Hit>() > KEEP_BUFFER {
+            self.hits = Vec::new();
+        }
+    }
 }
 
 impl FileSearcher {
@@ -64,25 +91,15 @@ impl FileSearcher {
             whole_file_limit: WHOLE_FILE_LIMIT,
             buffer: Vec::new(),
             decoded: Vec::new(),
-            hits: Vec::new(),
-            hit_bytes: Vec::new(),
+            gathered: Gathered::default(),
         }
     }
 
     /// Searches `file`, opened by the caller beneath the root (an error counts it as
     /// unreadable); `rel` names it in the result (only asked for when it has hits: most files
     /// of a walk have none).
-    pub fn search(
-        &mut self,
-        file: std::io::Result<impl Into<Opened>>,
-        rel: impl FnOnce() -> PathBuf,
-        limits: FileLimits,
-        stop: &StopSignal,
-    ) -> FileOutcome {
-        self.search_pieces(file, rel, limits, stop, None)
-    }
-
-    /// `search`, handing a file with many hits out in pieces as it goes: each piece is
+    ///
+    /// With `pieces`, a file with many hits is handed out in pieces as it goes: each piece is
     /// `PIECE_HITS` hits of whole lines, in order, given to `pieces` (false stops the search);
     /// the outcome holds the rest (`FileHits::continued` after a piece), so that a file's
     /// hits are never all held at once. Only a file read whole and searched line by line
@@ -90,7 +107,7 @@ impl FileSearcher {
     /// its first hits; context and multiline hits share lines across a piece's end).
     /// Uniqueness is proven against the whole text for each piece, within one budget for
     /// the file.
-    pub fn search_pieces(
+    pub fn search(
         &mut self,
         file: std::io::Result<impl Into<Opened>>,
         rel: impl FnOnce() -> PathBuf,
@@ -121,13 +138,7 @@ impl FileSearcher {
         };
         let budget = Cell::new(0);
         let mut hand_out;
-        let mut sink = HitSink::new(
-            &self.pattern,
-            limits,
-            stop,
-            &mut self.hits,
-            &mut self.hit_bytes,
-        );
+        let mut sink = self.gathered.sink(&self.pattern, limits, stop);
         let mut encoding = TextEncoding::Utf8;
         let whole = size <= self.whole_file_limit || self.pattern.multiline;
         let mut searched: std::io::Result<()>;
@@ -277,13 +288,7 @@ impl FileSearcher {
         }
         let size = meta.len();
         let mode = self.pattern.mode;
-        let mut sink = HitSink::new(
-            &self.pattern,
-            limits,
-            stop,
-            &mut self.hits,
-            &mut self.hit_bytes,
-        );
+        let mut sink = self.gathered.sink(&self.pattern, limits, stop);
         let mut searched: std::io::Result<()> = Ok(());
         for range in ranges {
             self.buffer.clear();
@@ -383,12 +388,7 @@ impl FileSearcher {
                 buffer.shrink_to(KEEP_READ_BUFFER);
             }
         }
-        if self.hit_bytes.capacity() > KEEP_BUFFER {
-            self.hit_bytes = Vec::new();
-        }
-        if self.hits.capacity() * std::mem::size_of::<Hit>() > KEEP_BUFFER {
-            self.hits = Vec::new();
-        }
+        self.gathered.shrink();
         if searched.is_err() {
             return FileOutcome::Unreadable;
         }
@@ -685,7 +685,8 @@ mod tests {
             }
             let limits = limits(max_hits);
             let mut searcher = FileSearcher::new(&compiled);
-            let whole = searcher.search(File::open(&path), || "big.txt".into(), limits, &stop);
+            let whole =
+                searcher.search(File::open(&path), || "big.txt".into(), limits, &stop, None);
             let mut occurrences = |needle: &[u8]| {
                 Some(ranges_of(&|unit| {
                     memchr::memmem::find(unit, needle).is_some()
@@ -760,6 +761,7 @@ mod tests {
             || "big.txt".into(),
             limits,
             &stop,
+            None,
         );
         let FileOutcome::Matched(file) = outcome else {
             panic!("expected hits")
@@ -896,6 +898,7 @@ mod tests {
             || "f.txt".into(),
             limits(max_hits),
             &StopSignal::new(None),
+            None,
         )
     }
 
@@ -966,7 +969,7 @@ mod tests {
         let open = || File::open(&path);
         let mut searcher = FileSearcher::new(&keeping);
         let FileOutcome::Matched(whole) =
-            searcher.search(open(), || "f.c".into(), limits(10_000), &stop)
+            searcher.search(open(), || "f.c".into(), limits(10_000), &stop, None)
         else {
             panic!("no hits");
         };
@@ -1001,7 +1004,7 @@ mod tests {
         check(&parts.windows, false);
         let mut plain = FileSearcher::new(&pattern);
         let FileOutcome::Matched(none) =
-            plain.search(open(), || "f.c".into(), limits(10_000), &stop)
+            plain.search(open(), || "f.c".into(), limits(10_000), &stop, None)
         else {
             panic!("no hits");
         };

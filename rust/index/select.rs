@@ -171,6 +171,20 @@ fn file_spans(index: &IndexFile, i: u32, units: &roaring::RoaringBitmap) -> Opti
     })
 }
 
+/// Which files a watched selection (`select_watched`) lists.
+/// The default is what an in-process search selects: its files, all of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SelectionOptions {
+    /// Binary files are listed (the client decides how to read them) and, with
+    /// `list_unnarrowed`, a pattern the index does not narrow lists every file: a client that
+    /// applies its own rules (`codesift-rg`) gets the path table without a walk.
+    pub every: bool,
+    pub list_unnarrowed: bool,
+    /// Only the first this many files, in path order (`Selection::more` says whether any
+    /// were left out).
+    pub first: Option<usize>,
+}
+
 /// The selection of the watched branch of an indexed search (`files::search_indexed`), for a
 /// process that answers other processes' searches (the daemon): the search of `pattern`
 /// under `search_dir`. `filter` makes the search's file filter and the directory filter its
@@ -179,21 +193,21 @@ fn file_spans(index: &IndexFile, i: u32, units: &roaring::RoaringBitmap) -> Opti
 /// search scans). The watch comes back, errors included (with the dirty directories now
 /// watched too).
 ///
-/// With `every`: binary files are listed (the client decides how to read them) and a pattern
-/// the index does not narrow lists every file (with `list_unnarrowed`), so a client that
-/// applies its own rules (`codesift-rg`) gets the path table without a walk.
-#[allow(clippy::too_many_arguments)]
+/// `options` says which files are listed (`SelectionOptions`).
 pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
     walker: Walker,
     search_dir: &Path,
     pattern: &CompiledPattern,
     index: &IndexFile,
     watch: Watch,
-    every: bool,
-    list_unnarrowed: bool,
-    first: Option<usize>,
+    options: SelectionOptions,
     filter: impl FnOnce() -> crate::error::Result<(F, Option<DirFilter>)>,
 ) -> (crate::error::Result<Result<Selection, &'static str>>, Watch) {
+    let SelectionOptions {
+        every,
+        list_unnarrowed,
+        first,
+    } = options;
     if watch.generation > index.build_start_ns {
         return (Ok(Err("the watch belongs to a newer index")), watch);
     }

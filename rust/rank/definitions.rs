@@ -919,32 +919,24 @@ mod tests {
 
     #[test]
     fn a_window_ends_at_the_line_opening_the_body() {
-        let opens = [
-            (Language::C, "int grow(int a) {"),
-            (Language::C, "{"),
-            (Language::C, "  {\r"),
-            (Language::Rust, "fn grow(&self) -> u8 {  "),
-            (Language::Go, "func (t *T) Grow() error {"),
-            (Language::JavaScript, "const grow = (a) => {"),
-            (Language::Java, "class Grow extends Base {"),
-        ];
-        for (language, line) in opens {
-            assert!(
+        for (language, line, opens) in [
+            (Language::C, "int grow(int a) {", true),
+            (Language::C, "{", true),
+            (Language::C, "  {\r", true),
+            (Language::Rust, "fn grow(&self) -> u8 {  ", true),
+            (Language::Go, "func (t *T) Grow() error {", true),
+            (Language::JavaScript, "const grow = (a) => {", true),
+            (Language::Java, "class Grow extends Base {", true),
+            (Language::C, "int grow(int a,", false),
+            (Language::C, "static const struct ops grow_ops = {", false),
+            (Language::C, "#define GROW(x) do { \\", false),
+            (Language::JavaScript, "const grow ={", false),
+            (Language::Python, "def grow(a):", false),
+            (Language::Ruby, "def grow(a) {", false),
+        ] {
+            assert_eq!(
                 opens_body(language, line.as_bytes()),
-                "{language:?} {line:?}"
-            );
-        }
-        let not = [
-            (Language::C, "int grow(int a,"),
-            (Language::C, "static const struct ops grow_ops = {"),
-            (Language::C, "#define GROW(x) do { \\"),
-            (Language::JavaScript, "const grow ={"),
-            (Language::Python, "def grow(a):"),
-            (Language::Ruby, "def grow(a) {"),
-        ];
-        for (language, line) in not {
-            assert!(
-                !opens_body(language, line.as_bytes()),
+                opens,
                 "{language:?} {line:?}"
             );
         }

@@ -374,178 +374,189 @@ mod tests {
         Some(kind)
     }
 
+    /// `agrees` of each `(window, name, line)` is `expected` (else: `why`).
+    fn assert_heads(expected: Option<&str>, why: &str, windows: &[(&str, &str, u64)]) {
+        for &(window, name, line) in windows {
+            assert_eq!(agrees(window, name, line), expected, "{why}: {window:?}");
+        }
+    }
+
     #[test]
     fn plain_heads_are_the_functions_the_parser_finds() {
-        for (window, name, line) in [
-            (
-                "static int foo_resume(struct device *dev)\n{\n",
-                "foo_resume",
-                1,
-            ),
-            (
-                "static int\nfoo_resume(struct device *dev)\n{\n",
-                "foo_resume",
-                2,
-            ),
-            ("int f(void) {\n", "f", 1),
-            (
-                "static inline struct page **\nget_pages(unsigned long n, ...)\n{\n",
-                "get_pages",
-                2,
-            ),
-            (
-                "const char *name_of(const struct x *a,\n\t\tenum kind k, u32 flags)\n{\r\n",
-                "name_of",
-                1,
-            ),
-            (
-                "static irqreturn_t handler(int irq, void *data)\n{\n",
-                "handler",
-                1,
-            ),
-            ("unsigned long long\nsum(void)\n{\n", "sum", 2),
-            ("void\tf2()\n{\n", "f2", 1),
-            (
-                "static int __maybe_unused dev_resume(struct device *dev)\n{\n",
-                "dev_resume",
-                1,
-            ),
-            (
-                "static __maybe_unused int rt_resume(struct device *dev)\n{\n",
-                "rt_resume",
-                1,
-            ),
-            (
-                "asmlinkage void do_resume(struct pt_regs *regs, int in_syscall)\n{\n",
-                "do_resume",
-                1,
-            ),
-            (
-                "static const struct ops * const *table_of(int)\n{\n",
-                "table_of",
-                1,
-            ),
-            (
-                "u32 read_reg(u32 reg, unsigned long long v, const void *p)\n{\n",
-                "read_reg",
-                1,
-            ),
-        ] {
-            let kind = agrees(window, name, line);
-            assert_eq!(kind, Some("function"), "not recognised: {window:?}");
-        }
+        assert_heads(
+            Some("function"),
+            "not recognised",
+            &[
+                (
+                    "static int foo_resume(struct device *dev)\n{\n",
+                    "foo_resume",
+                    1,
+                ),
+                (
+                    "static int\nfoo_resume(struct device *dev)\n{\n",
+                    "foo_resume",
+                    2,
+                ),
+                ("int f(void) {\n", "f", 1),
+                (
+                    "static inline struct page **\nget_pages(unsigned long n, ...)\n{\n",
+                    "get_pages",
+                    2,
+                ),
+                (
+                    "const char *name_of(const struct x *a,\n\t\tenum kind k, u32 flags)\n{\r\n",
+                    "name_of",
+                    1,
+                ),
+                (
+                    "static irqreturn_t handler(int irq, void *data)\n{\n",
+                    "handler",
+                    1,
+                ),
+                ("unsigned long long\nsum(void)\n{\n", "sum", 2),
+                ("void\tf2()\n{\n", "f2", 1),
+                (
+                    "static int __maybe_unused dev_resume(struct device *dev)\n{\n",
+                    "dev_resume",
+                    1,
+                ),
+                (
+                    "static __maybe_unused int rt_resume(struct device *dev)\n{\n",
+                    "rt_resume",
+                    1,
+                ),
+                (
+                    "asmlinkage void do_resume(struct pt_regs *regs, int in_syscall)\n{\n",
+                    "do_resume",
+                    1,
+                ),
+                (
+                    "static const struct ops * const *table_of(int)\n{\n",
+                    "table_of",
+                    1,
+                ),
+                (
+                    "u32 read_reg(u32 reg, unsigned long long v, const void *p)\n{\n",
+                    "read_reg",
+                    1,
+                ),
+            ],
+        );
     }
 
     #[test]
     fn plain_prototypes_are_the_prototypes_the_parser_finds() {
-        for (window, name, line) in [
-            ("int foo(int a);\n", "foo", 1),
-            (
-                "extern void do_resume(struct pt_regs *);\nextern int x(unsigned long);\n",
-                "do_resume",
-                1,
-            ),
-            (
-                "static int\nfoo_resume(struct device *dev);\n#endif\n\n/*\n",
-                "foo_resume",
-                2,
-            ),
-            (
-                "void cpu_do_resume(void *);\n__ADDRESSABLE(cpu_do_resume);\n#endif /* X */\n",
-                "cpu_do_resume",
-                1,
-            ),
-            (
-                "int hid_resume(struct hid_device *hdev);\n#else\nstatic inline int hid_resume(struct hid_device *h) { return 0; }\n",
-                "hid_resume",
-                1,
-            ),
-        ] {
-            let kind = agrees(window, name, line);
-            assert_eq!(kind, Some("prototype"), "not recognised: {window:?}");
-        }
-        for (window, name, line) in [
-            (
-                "static int __maybe_unused foo(struct device *dev);\n",
-                "foo",
-                1,
-            ),
-            ("typedef int foo(int a);\n", "foo", 1),
-            ("\tfoo(a, b);\n", "foo", 1),
-            ("return foo(a);\n", "foo", 1),
-            ("int foo(int a) /* x */;\n", "foo", 1),
-        ] {
-            let kind = agrees(window, name, line);
-            assert_eq!(kind, None, "recognised as a prototype: {window:?}");
-        }
+        assert_heads(
+            Some("prototype"),
+            "not recognised",
+            &[
+                ("int foo(int a);\n", "foo", 1),
+                (
+                    "extern void do_resume(struct pt_regs *);\nextern int x(unsigned long);\n",
+                    "do_resume",
+                    1,
+                ),
+                (
+                    "static int\nfoo_resume(struct device *dev);\n#endif\n\n/*\n",
+                    "foo_resume",
+                    2,
+                ),
+                (
+                    "void cpu_do_resume(void *);\n__ADDRESSABLE(cpu_do_resume);\n#endif /* X */\n",
+                    "cpu_do_resume",
+                    1,
+                ),
+                (
+                    "int hid_resume(struct hid_device *hdev);\n#else\nstatic inline int hid_resume(struct hid_device *h) { return 0; }\n",
+                    "hid_resume",
+                    1,
+                ),
+            ],
+        );
+        assert_heads(
+            None,
+            "recognised as a prototype",
+            &[
+                (
+                    "static int __maybe_unused foo(struct device *dev);\n",
+                    "foo",
+                    1,
+                ),
+                ("typedef int foo(int a);\n", "foo", 1),
+                ("\tfoo(a, b);\n", "foo", 1),
+                ("return foo(a);\n", "foo", 1),
+                ("int foo(int a) /* x */;\n", "foo", 1),
+            ],
+        );
     }
 
     #[test]
     fn other_windows_are_left_to_the_parser() {
-        for (window, name, line) in [
-            // A call, a body on the line, a macro, a typedef, no type.
-            ("\tfoo(a, b);\n", "foo", 1),
-            ("static int foo(void) { return 0; }\n", "foo", 1),
-            ("#define foo(x) (x)\n", "foo", 1),
-            ("typedef int foo(int a)\n{\n", "foo", 1),
-            ("}\nfoo(int a)\n{\n", "foo", 2),
-            ("foo(int a)\n{\n", "foo", 1),
-            ("return foo(a)\n{\n", "foo", 1),
-            // Nested parentheses, an attribute, a comment, an array, K&R parameters.
-            ("static void foo(void (*cb)(int))\n{\n", "foo", 1),
-            ("static int __attribute__((cold)) foo(void)\n{\n", "foo", 1),
-            ("static int foo(void) /* x */\n{\n", "foo", 1),
-            ("int foo(int a[4])\n{\n", "foo", 1),
-            ("int foo(a, b)\nint a; int b;\n{\n", "foo", 1),
-            // Another name, another line, a struct without its name, `...` alone.
-            ("int foo(void)\n{\n", "bar", 1),
-            ("int foo(void)\n{\n", "foo", 2),
-            ("struct *foo(void)\n{\n", "foo", 1),
-            ("int foo(...)\n{\n", "foo", 1),
-            ("int foo(int a, ..., int b)\n{\n", "foo", 1),
-            ("int foo(struct)\n{\n", "foo", 1),
-            ("static *foo(void)\n{\n", "foo", 1),
-            ("int foo(const *a)\n{\n", "foo", 1),
-            ("int foo(,)\n{\n", "foo", 1),
-            // Macros among the words where the parser reads them otherwise: `static inline
-            // void __maybe_unused f(void)` is no function for it, `static int
-            // __maybe_unused f(struct device *dev)` is one.
-            (
-                "static void __maybe_unused\nohci_dump(const struct ohci_hcd *ohci)\n{\n",
-                "ohci_dump",
-                2,
-            ),
-            (
-                "pte_t * __init populate(unsigned long vaddr)\n{\n",
-                "populate",
-                1,
-            ),
-            (
-                "static __init struct x *find_x(struct b *bp)\n{\n",
-                "find_x",
-                1,
-            ),
-            (
-                "static int __init __init\nx_init(struct node *node)\n{\n",
-                "x_init",
-                2,
-            ),
-            (
-                "static inline void __maybe_unused wd_disable(void)\n{\n",
-                "wd_disable",
-                1,
-            ),
-            ("static void __init setup_x(void)\n{\n", "setup_x", 1),
-            (
-                "static int x_resume(struct device *dev, char __user *buf)\n{\n",
-                "x_resume",
-                1,
-            ),
-            ("int foo(int a)\n{\n\tint b;\n", "foo", 1),
-            ("int f$o(int a)\n{\n", "o", 1),
-        ] {
-            let kind = agrees(window, name, line);
-            assert_eq!(kind, None, "recognised as a plain head: {window:?}");
-        }
+        assert_heads(
+            None,
+            "recognised as a plain head",
+            &[
+                // A call, a body on the line, a macro, a typedef, no type.
+                ("\tfoo(a, b);\n", "foo", 1),
+                ("static int foo(void) { return 0; }\n", "foo", 1),
+                ("#define foo(x) (x)\n", "foo", 1),
+                ("typedef int foo(int a)\n{\n", "foo", 1),
+                ("}\nfoo(int a)\n{\n", "foo", 2),
+                ("foo(int a)\n{\n", "foo", 1),
+                ("return foo(a)\n{\n", "foo", 1),
+                // Nested parentheses, an attribute, a comment, an array, K&R parameters.
+                ("static void foo(void (*cb)(int))\n{\n", "foo", 1),
+                ("static int __attribute__((cold)) foo(void)\n{\n", "foo", 1),
+                ("static int foo(void) /* x */\n{\n", "foo", 1),
+                ("int foo(int a[4])\n{\n", "foo", 1),
+                ("int foo(a, b)\nint a; int b;\n{\n", "foo", 1),
+                // Another name, another line, a struct without its name, `...` alone.
+                ("int foo(void)\n{\n", "bar", 1),
+                ("int foo(void)\n{\n", "foo", 2),
+                ("struct *foo(void)\n{\n", "foo", 1),
+                ("int foo(...)\n{\n", "foo", 1),
+                ("int foo(int a, ..., int b)\n{\n", "foo", 1),
+                ("int foo(struct)\n{\n", "foo", 1),
+                ("static *foo(void)\n{\n", "foo", 1),
+                ("int foo(const *a)\n{\n", "foo", 1),
+                ("int foo(,)\n{\n", "foo", 1),
+                // Macros among the words where the parser reads them otherwise: `static inline
+                // void __maybe_unused f(void)` is no function for it, `static int
+                // __maybe_unused f(struct device *dev)` is one.
+                (
+                    "static void __maybe_unused\nohci_dump(const struct ohci_hcd *ohci)\n{\n",
+                    "ohci_dump",
+                    2,
+                ),
+                (
+                    "pte_t * __init populate(unsigned long vaddr)\n{\n",
+                    "populate",
+                    1,
+                ),
+                (
+                    "static __init struct x *find_x(struct b *bp)\n{\n",
+                    "find_x",
+                    1,
+                ),
+                (
+                    "static int __init __init\nx_init(struct node *node)\n{\n",
+                    "x_init",
+                    2,
+                ),
+                (
+                    "static inline void __maybe_unused wd_disable(void)\n{\n",
+                    "wd_disable",
+                    1,
+                ),
+                ("static void __init setup_x(void)\n{\n", "setup_x", 1),
+                (
+                    "static int x_resume(struct device *dev, char __user *buf)\n{\n",
+                    "x_resume",
+                    1,
+                ),
+                ("int foo(int a)\n{\n\tint b;\n", "foo", 1),
+                ("int f$o(int a)\n{\n", "o", 1),
+            ],
+        );
     }
 }

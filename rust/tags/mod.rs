@@ -123,67 +123,57 @@ impl Language {
         }
     }
 
-    /// The tag query: ours first, then the grammar crate's. Where two patterns tag the same
+    /// The tag query: ours first, then the grammar crates'. Where two patterns tag the same
     /// name, tree-sitter-tags keeps the earlier pattern's tag, so ours (the whole definition as
-    /// its range, the precise kind) win and the crate's fill in what ours leave out.
+    /// its range, the precise kind) win and the crates' fill in what ours leave out.
     fn query(self) -> String {
         let c = c_query();
-        let (ours, theirs): (&[&str], &[&str]) = match self {
-            Language::C => (&[&c], &[tree_sitter_c::TAGS_QUERY]),
+        let ours: &[&str] = match self {
+            Language::C => &[&c],
             // The C++ grammar extends C's: C's definitions are C++ definitions too.
-            Language::Cpp => (
-                &[&c, include_str!("queries/cpp.scm")],
-                &[tree_sitter_cpp::TAGS_QUERY],
-            ),
-            Language::Rust => (
-                &[include_str!("queries/rust.scm")],
-                &[tree_sitter_rust::TAGS_QUERY],
-            ),
-            Language::Go => (
-                &[include_str!("queries/go.scm")],
-                &[tree_sitter_go::TAGS_QUERY],
-            ),
-            Language::Python => (
-                &[include_str!("queries/python.scm")],
-                &[tree_sitter_python::TAGS_QUERY],
-            ),
-            Language::JavaScript => (
-                &[ECMASCRIPT_QUERY, include_str!("queries/javascript.scm")],
-                &[tree_sitter_javascript::TAGS_QUERY],
-            ),
-            // The TypeScript crate's query covers only what TypeScript adds to JavaScript.
-            Language::TypeScript | Language::Tsx => (
-                &[include_str!("queries/typescript.scm"), ECMASCRIPT_QUERY],
-                &[
-                    tree_sitter_javascript::TAGS_QUERY,
-                    tree_sitter_typescript::TAGS_QUERY,
-                ],
-            ),
-            Language::Java => (
-                &[include_str!("queries/java.scm")],
-                &[tree_sitter_java::TAGS_QUERY],
-            ),
-            Language::CSharp => (
-                &[include_str!("queries/csharp.scm")],
-                &[tree_sitter_c_sharp::TAGS_QUERY],
-            ),
-            Language::Ruby => (
-                &[include_str!("queries/ruby.scm")],
-                &[tree_sitter_ruby::TAGS_QUERY],
-            ),
-            Language::Php => (
-                &[include_str!("queries/php.scm")],
-                &[tree_sitter_php::TAGS_QUERY],
-            ),
-            // tree-sitter-kotlin-ng ships no tag query: ours is all of it.
-            Language::Kotlin => (&[include_str!("queries/kotlin.scm")], &[]),
+            Language::Cpp => &[&c, include_str!("queries/cpp.scm")],
+            Language::Rust => &[include_str!("queries/rust.scm")],
+            Language::Go => &[include_str!("queries/go.scm")],
+            Language::Python => &[include_str!("queries/python.scm")],
+            Language::JavaScript => &[ECMASCRIPT_QUERY, include_str!("queries/javascript.scm")],
+            Language::TypeScript | Language::Tsx => {
+                &[include_str!("queries/typescript.scm"), ECMASCRIPT_QUERY]
+            }
+            Language::Java => &[include_str!("queries/java.scm")],
+            Language::CSharp => &[include_str!("queries/csharp.scm")],
+            Language::Ruby => &[include_str!("queries/ruby.scm")],
+            Language::Php => &[include_str!("queries/php.scm")],
+            Language::Kotlin => &[include_str!("queries/kotlin.scm")],
         };
         let mut query = String::new();
-        for part in ours.iter().chain(theirs) {
+        for part in ours.iter().chain(self.crate_queries()) {
             query.push('\n');
             query.push_str(part);
         }
         query
+    }
+
+    /// The tag queries the grammar crates ship for the language.
+    fn crate_queries(self) -> &'static [&'static str] {
+        match self {
+            Language::C => &[tree_sitter_c::TAGS_QUERY],
+            Language::Cpp => &[tree_sitter_cpp::TAGS_QUERY],
+            Language::Rust => &[tree_sitter_rust::TAGS_QUERY],
+            Language::Go => &[tree_sitter_go::TAGS_QUERY],
+            Language::Python => &[tree_sitter_python::TAGS_QUERY],
+            Language::JavaScript => &[tree_sitter_javascript::TAGS_QUERY],
+            // The TypeScript crate's query covers only what TypeScript adds to JavaScript.
+            Language::TypeScript | Language::Tsx => &[
+                tree_sitter_javascript::TAGS_QUERY,
+                tree_sitter_typescript::TAGS_QUERY,
+            ],
+            Language::Java => &[tree_sitter_java::TAGS_QUERY],
+            Language::CSharp => &[tree_sitter_c_sharp::TAGS_QUERY],
+            Language::Ruby => &[tree_sitter_ruby::TAGS_QUERY],
+            Language::Php => &[tree_sitter_php::TAGS_QUERY],
+            // tree-sitter-kotlin-ng ships no tag query: ours is all of it.
+            Language::Kotlin => &[],
+        }
     }
 
     /// The language's compiled tag configuration, built on first use.
@@ -197,12 +187,31 @@ impl Language {
     }
 }
 
-/// codesift's C definitions (see c.scm's comment for why), with the file-scope variable
-/// pattern once for each node a declaration is at file scope in: the top level, or a
-/// preprocessor conditional there.
+/// codesift's C definitions (see c.scm's comment for why), with the patterns written once for
+/// several nodes: the names a typedef and a struct field declare (`c_declarator.scm`), the
+/// functions a definition and a prototype name (`c_function.scm`), and the file-scope
+/// variable pattern once for each node a declaration is at file scope in: the top level, or
+/// a preprocessor conditional there (`c_variable.scm`).
 fn c_query() -> String {
+    let declarator = include_str!("queries/c_declarator.scm");
+    let function = include_str!("queries/c_function.scm");
     let variable = include_str!("queries/c_variable.scm");
     let mut query = String::from(include_str!("queries/c.scm"));
+    for (parent, name, kind) in [
+        ("type_definition", "type_identifier", "type"),
+        ("field_declaration", "field_identifier", "field"),
+    ] {
+        query.push_str(&filled(
+            declarator,
+            &[("PARENT", parent), ("NAME", name), ("KIND", kind)],
+        ));
+    }
+    for (parent, kind) in [
+        ("function_definition", "function"),
+        ("declaration", "prototype"),
+    ] {
+        query.push_str(&filled(function, &[("PARENT", parent), ("KIND", kind)]));
+    }
     for parent in [
         "translation_unit",
         "preproc_if",
@@ -210,7 +219,17 @@ fn c_query() -> String {
         "preproc_else",
         "preproc_elif",
     ] {
-        query.push_str(&variable.replace("(PARENT", &format!("({parent}")));
+        query.push_str(&filled(variable, &[("PARENT", parent)]));
+    }
+    query
+}
+
+/// A query written for several nodes (`queries/c_*.scm`), each of its placeholders (`PARENT`:
+/// the node, `NAME`: its name's node, `KIND`: the definition's kind) filled in.
+fn filled(template: &str, values: &[(&str, &str)]) -> String {
+    let mut query = template.to_string();
+    for (placeholder, value) in values {
+        query = query.replace(placeholder, value);
     }
     query
 }

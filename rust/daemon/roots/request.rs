@@ -6,6 +6,7 @@ use super::super::listings::MAX_KEY;
 use super::super::wire;
 use crate::fs::rules::RuleOptions;
 use crate::fs::walk::WalkOptions;
+use crate::index::select::SelectionOptions;
 use crate::request::GrepRequest;
 use crate::search::GrepQuery;
 use std::path::{Component, Path, PathBuf};
@@ -40,10 +41,10 @@ pub(super) struct SelectRequest {
     pub(super) rules: Option<String>,
     /// Compiled once, when the request is checked (a Unicode class takes milliseconds).
     pub(super) pattern: crate::grep::CompiledPattern,
-    /// With `every`: a pattern the index does not narrow lists every file (else: `scan`).
-    pub(super) list_unnarrowed: bool,
-    /// Only the first this many files (`wire::Select::first`).
-    pub(super) first: Option<usize>,
+    /// Which files are listed: `every` is the target's; with it, whether a pattern the index
+    /// does not narrow lists every file (else: `scan`); the `first` files only
+    /// (`wire::Select::first`).
+    pub(super) listed: SelectionOptions,
 }
 
 /// A client's key (a string of at most `MAX_KEY` bytes), if given.
@@ -167,13 +168,17 @@ pub(super) fn parse_select(request: &wire::Select) -> Result<SelectRequest, BadR
         .as_ref()
         .and_then(|w| w.list_unnarrowed)
         .unwrap_or(true);
+    let listed = SelectionOptions {
+        every: target.every,
+        list_unnarrowed,
+        first,
+    };
     Ok(SelectRequest {
         target,
         query,
         rules,
         pattern,
-        list_unnarrowed,
-        first,
+        listed,
     })
 }
 
@@ -206,7 +211,7 @@ mod tests {
         .unwrap();
         assert!(rg.query.pattern.case_sensitive);
         assert_eq!(rg.query.max_matches, None);
-        assert!(rg.target.every && !rg.target.build && !rg.list_unnarrowed);
+        assert!(rg.target.every && !rg.target.build && !rg.listed.list_unnarrowed);
         // As the engine's client asks (nulls are left out; filters beside the pattern).
         let client = parsed(json!({
             "op": "select", "root": "/r", "path": "sub",

@@ -31,10 +31,9 @@ impl RootEntry {
             query,
             rules,
             pattern,
-            list_unnarrowed,
-            first,
+            listed,
         } = request;
-        let (every, list_unnarrowed, rules) = (target.every, *list_unnarrowed, rules.as_deref());
+        let (every, rules) = (listed.every, rules.as_deref());
         let mut frame = None;
         let reply = self.watched(target.build, |index, slot, watch| {
             let generation = Some(index.build_start_ns);
@@ -45,9 +44,7 @@ impl RootEntry {
                 pattern,
                 index,
                 watch,
-                every,
-                list_unnarrowed,
-                *first,
+                *listed,
             );
             let selected = match selected {
                 Ok(selected) => selected,

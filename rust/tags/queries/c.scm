@@ -19,39 +19,14 @@
 (enum_specifier name: (type_identifier) @name body: (enumerator_list)) @definition.enum
 (enumerator name: (identifier) @name) @definition.constant
 
-(type_definition declarator: (type_identifier) @name) @definition.type
-(type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
-(type_definition declarator: (array_declarator declarator: (type_identifier) @name)) @definition.type
-(type_definition
-  declarator: (function_declarator
-    declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))) @definition.type
+; A typedef's name plain, behind a pointer or an array, or of a pointer to a function:
+; c_declarator.scm (`c_query` in mod.rs adds it); here a typedef of a function type.
 (type_definition declarator: (function_declarator declarator: (type_identifier) @name)) @definition.type
 
-(function_definition
-  declarator: (function_declarator declarator: (identifier) @name)) @definition.function
-(function_definition
-  declarator: (pointer_declarator
-    declarator: (function_declarator declarator: (identifier) @name))) @definition.function
-(function_definition
-  declarator: (pointer_declarator
-    declarator: (pointer_declarator
-      declarator: (function_declarator declarator: (identifier) @name)))) @definition.function
+; Functions and prototypes (`declaration`s of a function), their declarator behind up to two
+; pointers: c_function.scm, once for each (`c_query` in mod.rs adds them).
 
-(declaration declarator: (function_declarator declarator: (identifier) @name)) @definition.prototype
-(declaration
-  declarator: (pointer_declarator
-    declarator: (function_declarator declarator: (identifier) @name))) @definition.prototype
-(declaration
-  declarator: (pointer_declarator
-    declarator: (pointer_declarator
-      declarator: (function_declarator declarator: (identifier) @name)))) @definition.prototype
-
-(field_declaration declarator: (field_identifier) @name) @definition.field
-(field_declaration declarator: (pointer_declarator declarator: (field_identifier) @name)) @definition.field
-(field_declaration declarator: (array_declarator declarator: (field_identifier) @name)) @definition.field
-(field_declaration
-  declarator: (function_declarator
-    declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))) @definition.field
+; Struct fields: c_declarator.scm, as for typedefs (`c_query` in mod.rs adds it).
 
 ; File-scope variables: c_variable.scm, once for each place a declaration is at file scope
 ; (the top level, or a preprocessor conditional there; `c_query` in mod.rs adds them).
