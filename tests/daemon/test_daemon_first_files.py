@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from daemon_helpers import prime, root_status
 from trees import write_tree
 
@@ -56,31 +57,50 @@ def assert_answered_as_a_scan(root: Path, pattern: str, limit: int, selects: int
     )
 
 
-def test_the_first_files_settle_a_search_for_its_first_hits(
-    served: subprocess.Popen[bytes], tmp_path: Path
-) -> None:
-    files = {f"d{i // 100}/f{i:03}.txt": f"line {i}\nPM_RESUME {i}\n" for i in range(700)}
-    root = settled_tree(tmp_path / "tree", files)
-    # A page holds the files of the first hits: one selection, of the first files only.
-    assert_answered_as_a_scan(root, "PM_RESUME", 5, selects=1)
-    assert_answered_as_a_scan(root, "PM_RESUME", 300, selects=1)
-    # A page as large as the selection, or a narrow one: one selection as well.
-    assert_answered_as_a_scan(root, "PM_RESUME", 650, selects=1)
-    assert_answered_as_a_scan(root, "PM_RESUME 69[0-9]", 50, selects=1)
+#: Every hit in the first files of the selection: a page holds the files of its first hits.
+SETTLING = {f"d{i // 100}/f{i:03}.txt": f"line {i}\nPM_RESUME {i}\n" for i in range(700)}
+#: The first 400 files hold both words on a line, in the other order: each may match for the
+#: index, none does. The hits are in the last files, after the first page. Most of the tree
+#: holds neither word, so that the index narrows the search.
+UNSETTLING = (
+    {f"a/f{i:03}.txt": "bar before foo\n" for i in range(400)}
+    | {f"z/hit{i}.txt": f"foo and bar {i}\n" for i in range(4)}
+    | {f"m/other{i}.txt": "nothing to see here at all\n" * 4 for i in range(300)}
+)
 
 
-def test_files_that_do_not_settle_the_answer_are_followed_by_the_whole_selection(
-    served: subprocess.Popen[bytes], tmp_path: Path
+@pytest.mark.parametrize(
+    "files, searches",
+    [
+        pytest.param(
+            SETTLING,
+            # A page (of any size, or a narrow one) holds the files of the first hits: one
+            # selection, of the first files only.
+            [
+                ("PM_RESUME", 5, 1),
+                ("PM_RESUME", 300, 1),
+                ("PM_RESUME", 650, 1),
+                ("PM_RESUME 69[0-9]", 50, 1),
+            ],
+            id="the_first_files_settle_a_search_for_its_first_hits",
+        ),
+        pytest.param(
+            UNSETTLING,
+            # The first files do not settle the answer: the whole selection follows them.
+            [("foo.*bar", 3, 2), ("foo.*bar", 10, 2)],
+            id="files_that_do_not_settle_the_answer_are_followed_by_the_whole_selection",
+        ),
+    ],
+)
+def test_a_search_for_its_first_hits_selects_as_it_needs(
+    served: subprocess.Popen[bytes],
+    tmp_path: Path,
+    files: dict[str, str],
+    searches: list[tuple[str, int, int]],
 ) -> None:
-    # The first 400 files hold both words on a line, in the other order: each may match for
-    # the index, none does. The hits are in the last files, after the first page.
-    files = {f"a/f{i:03}.txt": "bar before foo\n" for i in range(400)}
-    files |= {f"z/hit{i}.txt": f"foo and bar {i}\n" for i in range(4)}
-    # Most of the tree holds neither word, so that the index narrows the search.
-    files |= {f"m/other{i}.txt": "nothing to see here at all\n" * 4 for i in range(300)}
     root = settled_tree(tmp_path / "tree", files)
-    assert_answered_as_a_scan(root, "foo.*bar", 3, selects=2)
-    assert_answered_as_a_scan(root, "foo.*bar", 10, selects=2)
+    for pattern, limit, selects in searches:
+        assert_answered_as_a_scan(root, pattern, limit, selects)
 
 
 def test_a_selection_asked_for_its_first_files_says_it_left_some_out(

@@ -4,7 +4,8 @@ call into a `ToolResult` and never raises.
 
 Layout: `result` (ToolResult, error results), `arguments` (parsing and validating what a
 model sent), `output` (the output cap and spill files), `spec` (Tool, Profile), `toolbox`
-(the dispatcher), `registry` (profiles by name), `profiles/` (one module per profile).
+(the dispatcher), `registry` (profiles by name), `profiles/` (one module and one JSON data
+file per profile).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The profiles a `Toolbox` can expose, by name. Adding a profile is one module under
-`profiles/` that defines `PROFILE`, and one line here."""
+"""The profiles a `Toolbox` can expose, by name. Adding a profile is a data file and a module
+under `profiles/` (the module defines `PROFILE` with `spec.declared_profile`), and one line
+here."""
 
 from __future__ import annotations
 

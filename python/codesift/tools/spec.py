@@ -1,13 +1,14 @@
 """What a profile is made of: `Tool` (one tool's name, schema and handler) and `Profile` (one
-agent's set of tools, with how it resolves names and renames arguments)."""
+agent's set of tools, with how it resolves names and renames arguments), and `declared_profile`,
+which makes a profile of its data file and its handlers."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import TYPE_CHECKING, Any
-
-from .schema import Parameter
 
 if TYPE_CHECKING:
     from ..errors.hints import Option
@@ -24,10 +25,8 @@ class Tool:
     `properties`/`required` are the JSON Schema of the arguments (an object; unknown
     parameters are refused). `path_parameters` name arguments that are workspace paths (their
     `\\xNN` escapes are decoded when no file has that literal name); `text_parameters` name
-    arguments whose text is written to files (it must be encodable). A parameter can say so
-    of itself where it is declared (`schema.path`, `schema.text`, `required=True`: see
-    `codesift.tools.schema`); those join the three lists. `read_only` says whether the tool
-    can change the workspace.
+    arguments whose text is written to files (it must be encodable). `read_only` says
+    whether the tool can change the workspace.
     """
 
     name: str
@@ -46,25 +45,6 @@ class Tool:
     #: with `output_required`).
     output: Mapping[str, Any] | None = None
 
-    def __post_init__(self) -> None:
-        # What a parameter declares of itself (`schema.path`, `schema.text`, `required=True`)
-        # joins the lists above, in the order of the properties; the published schema is
-        # the parameter's plain dict.
-        declared = {n: p for n, p in self.properties.items() if isinstance(p, Parameter)}
-        if not declared:
-            return
-
-        def joined(given: tuple[str, ...], says: Callable[[Parameter], bool]) -> tuple[str, ...]:
-            return tuple(
-                n for n in self.properties if n in given or (n in declared and says(declared[n]))
-            )
-
-        settle = object.__setattr__  # a frozen dataclass sets its own fields this way
-        settle(self, "required", joined(self.required, lambda p: p.required))
-        settle(self, "path_parameters", joined(self.path_parameters, lambda p: p.role == "path"))
-        settle(self, "text_parameters", joined(self.text_parameters, lambda p: p.role == "text"))
-        settle(self, "properties", {n: dict(p) for n, p in self.properties.items()})
-
     def input_schema(self) -> dict[str, Any]:
         return {
             "type": "object",
@@ -77,33 +57,6 @@ class Tool:
         if self.output is not None:
             return dict(self.output)
         return {"type": "object", "required": list(self.output_required)}
-
-
-def tools_of(
-    specs: Mapping[str, Mapping[str, Any]],
-    handlers: Mapping[str, Handler],
-    output_required: Mapping[str, tuple[str, ...]],
-    *,
-    read_only: Callable[[str], bool],
-    examples: Mapping[str, str] | None = None,
-    output: Callable[[str], Mapping[str, Any] | None] = lambda name: None,
-) -> tuple[Tool, ...]:
-    """A profile's tools, in the order of `specs`: each name's spec (its `description` and
-    JSON Schema `properties`, whose parameters say which are required) with its handler,
-    output fields, example and output schema by the same name."""
-    return tuple(
-        Tool(
-            name=name,
-            description=spec["description"],
-            properties=spec["properties"],
-            handler=handlers[name],
-            output_required=output_required[name],
-            read_only=read_only(name),
-            example=(examples or {}).get(name, ""),
-            output=output(name),
-        )
-        for name, spec in specs.items()
-    )
 
 
 @dataclass(frozen=True)
@@ -167,3 +120,46 @@ class Profile:
             return None
         key = name.strip().lower().replace("-", "_").replace(" ", "_")
         return self.refused.get(key) or self.refused.get(key.removeprefix("codesift_"))
+
+
+#: A tool's fields that a profile's data file gives as JSON arrays.
+_NAME_LISTS = ("required", "output_required", "path_parameters", "text_parameters")
+
+
+def declared_profile(
+    module: str,
+    handlers: Mapping[str, Handler],
+    *,
+    output: Callable[[str], Mapping[str, Any] | None] = lambda name: None,
+    **behaviour: Any,
+) -> Profile:
+    """The profile the module `module` (a module of `codesift.tools.profiles`) declares in its
+    data file, the JSON file of the same name beside it, with `handlers` answering its tools.
+
+    The data file is what the profile publishes and what it says of itself: the `Profile`'s
+    text fields (`name`, `summary`, `instructions`, ...), and `tools`, each one a `Tool`'s
+    fields but the handler (`name`, `description`, `properties`, `required`, the names of path
+    and text parameters, `output_required`, `read_only`, `example`). `handlers` maps every tool
+    name to its handler, `output` a tool name to its result's complete schema (None: none), and
+    `behaviour` holds the Profile's other fields (`rename`, `aliases`, ...)."""
+    package, _, stem = module.rpartition(".")
+    data = json.loads(resources.files(package).joinpath(f"{stem}.json").read_text("utf-8"))
+    declared = data.pop("tools")
+    names = [entry["name"] for entry in declared]
+    if sorted(names) != sorted(handlers):
+        raise ValueError(f"{module}: tools {names} and handlers {list(handlers)} differ")
+    tools = []
+    for entry in declared:
+        lists = {key: tuple(entry.get(key, ())) for key in _NAME_LISTS}
+        named = {*lists["required"], *lists["path_parameters"], *lists["text_parameters"]}
+        unknown = named - set(entry["properties"])
+        if unknown:
+            raise ValueError(f"{module}: {entry['name']} lists parameters it lacks: {unknown}")
+        tools.append(
+            Tool(
+                **{**entry, **lists},
+                handler=handlers[entry["name"]],
+                output=output(entry["name"]),
+            )
+        )
+    return Profile(**data, tools=tuple(tools), **behaviour)

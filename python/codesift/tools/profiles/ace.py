@@ -15,45 +15,14 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArgumentError
-from .. import schema
-from ..spec import Profile, Tool
+from ..spec import declared_profile
 from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
 
+#: maxResults's default (ace.json publishes it).
 DEFAULT_MAX_RESULTS = 100
-MAX_RESULTS = 500
-
-SEARCH_PROPERTIES: dict[str, Any] = {
-    "pattern": schema.string(
-        'Text (or regex with isRegex) to search for, e.g. "TODO:" or "import.*from".', required=True
-    ),
-    "isRegex": {
-        "type": "boolean",
-        "default": False,
-        "description": "Whether pattern is a regex (Rust/ripgrep syntax); default literal text.",
-    },
-    "fileGlob": schema.string('Only files matching this glob, e.g. "*.ts" or "src/**/*.{js,ts}".'),
-    "maxResults": {
-        "type": "integer",
-        "minimum": 1,
-        "maximum": MAX_RESULTS,
-        "default": DEFAULT_MAX_RESULTS,
-        "description": "Most matches to return.",
-    },
-}
-
-EDIT_PROPERTIES: dict[str, Any] = {
-    "filePath": schema.path("The file to edit, relative to the root.", required=True),
-    "searchResultId": schema.string(
-        "Preferred: the searchResultId of an ace-text_search match; exactly that match is replaced."
-    ),
-    "searchContent": schema.string(
-        "Compatibility mode: the text to replace (must match one place)."
-    ),
-    "replaceContent": schema.text("The new text.", required=True),
-}
 
 
 def text_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
@@ -113,42 +82,6 @@ def edit_search(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     )
 
 
-PROFILE = Profile(
-    name="ace",
-    summary="ACE: ace-text_search (a JSON array of matches with searchResultId) and "
-    "filesystem-edit_search (edit a match by its id)",
-    tools=(
-        Tool(
-            name="ace-text_search",
-            description=(
-                "Search file contents for text (or a regex with isRegex); fileGlob filters "
-                "files. Returns a JSON array, one element per match: {searchResultId, "
-                "filePath, line, column, content}. To change a match, pass its searchResultId "
-                "to filesystem-edit_search."
-            ),
-            properties=SEARCH_PROPERTIES,
-            handler=text_search,
-            output_required=("matches", "total", "truncated"),
-            example='{"pattern": "TODO:", "fileGlob": "*.ts"}',
-        ),
-        Tool(
-            name="filesystem-edit_search",
-            description=(
-                "Edit a file. Preferred: {filePath, searchResultId, replaceContent} replaces "
-                "exactly a match from ace-text_search. Compatibility mode: {filePath, "
-                "searchContent, replaceContent} replaces searchContent, which must match one "
-                "place."
-            ),
-            properties=EDIT_PROPERTIES,
-            handler=edit_search,
-            output_required=("path", "replacements", "strategy", "diff", "summary"),
-            read_only=False,
-            example='{"filePath": "src/a.ts", "searchResultId": "sr_abc1", "replaceContent": "x"}',
-        ),
-    ),
-    instructions=(
-        "Search with ace-text_search, then change a match with filesystem-edit_search "
-        "{filePath, searchResultId, replaceContent}: it replaces exactly what the search "
-        "found. Paths are relative to the workspace root."
-    ),
+PROFILE = declared_profile(
+    __name__, {"ace-text_search": text_search, "filesystem-edit_search": edit_search}
 )

@@ -10,55 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 from ...results.matches import GlobResult, GrepResult, plural
 from ...workspace import Workspace
-from .. import schema
 from ..call_arguments import renaming
-from ..spec import Profile, Tool
+from ..spec import Tool, declared_profile
 from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
 
+#: limit's and max_matches's defaults (chaterm.json publishes them).
 DEFAULT_GLOB_LIMIT = 2000
 DEFAULT_MAX_MATCHES = 500
-
-_IP = schema.string(
-    "Search these hosts over SSH instead of the local workspace: "
-    "[user@]host[:port], several comma-separated (max_matches applies per host)."
-)
-_PATH = schema.path("Directory to search, relative to the root (default .).")
-
-GLOB_PROPERTIES: dict[str, Any] = {
-    "pattern": schema.string(
-        'Glob: "*.ts" matches at any depth, "src/**/*.ts" under src.', required=True
-    ),
-    "path": _PATH,
-    "ip": _IP,
-    "limit": {"type": "integer", "minimum": 1, "default": DEFAULT_GLOB_LIMIT},
-    "sort": {
-        "type": "string",
-        "enum": ["path", "none"],
-        "default": "path",
-        "description": '"path" (byte order) or "none" (walk order, fastest).',
-    },
-}
-
-GREP_PROPERTIES: dict[str, Any] = {
-    "pattern": schema.string(
-        r"Regex (Rust syntax, like ripgrep: \s, \d, \b; no backreferences).", required=True
-    ),
-    "path": _PATH,
-    "ip": _IP,
-    "include": schema.string('Only files matching this glob, e.g. "*.ts" or "*.{ts,tsx}".'),
-    "case_sensitive": {"type": "boolean", "default": False},
-    "context_lines": {"type": "integer", "minimum": 0, "maximum": 50, "default": 0},
-    "max_matches": {
-        "type": "integer",
-        "minimum": 1,
-        "maximum": 100000,
-        "default": DEFAULT_MAX_MATCHES,
-        "description": "Stop after this many matches (per host).",
-    },
-}
 
 #: Other spellings of the parameters, as codesift's own profile takes them.
 PARAM_ALIASES = {"host": "ip", "maxMatches": "max_matches", "contextLines": "context_lines"}
@@ -228,40 +189,9 @@ def grep_text(box: Toolbox, result: GrepResult) -> tuple[str, bool]:
     return "\n".join(lines), windowed
 
 
-PROFILE = Profile(
-    name="chaterm",
-    summary="Chaterm: glob_search and grep_search, local or over SSH (ip)",
-    tools=(
-        Tool(
-            name="glob_search",
-            description=(
-                'Find files by glob ("*.ts" at any depth, "src/**/*.ts" under src), honouring '
-                ".gitignore and .clineignore; sorted by path. With ip, search those hosts over "
-                "SSH."
-            ),
-            properties=GLOB_PROPERTIES,
-            handler=glob_search,
-            output_required=("files", "total", "truncated", "ignored"),
-            example='{"pattern": "src/**/*.ts", "path": "src"}',
-        ),
-        Tool(
-            name="grep_search",
-            description=(
-                "Search file contents with a regex (case-insensitive unless case_sensitive). "
-                "Each hit is a line `file:line:text`; include filters files by glob. With ip, "
-                "search those hosts over SSH (max_matches per host)."
-            ),
-            properties=GREP_PROPERTIES,
-            handler=grep_search,
-            output_required=("matches", "total", "truncated"),
-            example='{"pattern": "getUser\\\\s*\\\\(", "include": "*.ts"}',
-        ),
-    ),
-    instructions=(
-        "Find files with glob_search and search their contents with grep_search; pass ip "
-        "(one host or several, comma-separated) to search remote hosts over SSH. Paths are "
-        "relative to the workspace root."
-    ),
+PROFILE = declared_profile(
+    __name__,
+    {"glob_search": glob_search, "grep_search": grep_search},
     rename=renaming(argument_name),
 )
 

@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, Any
 from ..._core import GlobMatcher
 from ...errors import InvalidArgumentError
 from ...results.files import EditResult
-from .. import schema
 from ..filetypes import type_globs
 from ..lines import absolute, edited_lines, exists, read_lines
-from ..spec import Profile, Tool
+from ..spec import declared_profile
 from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
@@ -38,126 +37,6 @@ RESPONSE_CLIPPED = (
     "You should retry this tool after you have searched inside the file with Grep in order to "
     "find the line numbers of what you are looking for.</NOTE>"
 )
-
-GREP_DESCRIPTION = """A powerful search tool built on ripgrep
-
-  Usage:
-  - ALWAYS use Grep for search tasks. NEVER invoke `grep` or `rg` as a Bash command. The Grep tool has been optimized for correct permissions and access.
-  - Supports full regex syntax (e.g., "log.*Error", "function\\s+\\w+")
-  - Filter files with glob parameter (e.g., "*.js", "**/*.tsx") or type parameter (e.g., "js", "py", "rust")
-  - Output modes: "content" shows matching lines, "files_with_matches" shows only file paths (default), "count" shows match counts
-  - Pattern syntax: Uses ripgrep (not grep) - literal braces need escaping (use `interface\\{\\}` to find `interface{}` in Go code)
-  - Multiline matching: By default patterns match within single lines only. For cross-line patterns like `struct \\{[\\s\\S]*?field`, use `multiline: true`
-"""  # noqa: E501
-GLOB_DESCRIPTION = """- Fast file pattern matching tool that works with any codebase size
-- Supports glob patterns like "**/*.js" or "src/**/*.ts"
-- Returns matching file paths sorted by modification time
-- Use this tool when you need to find files by name patterns"""
-READ_DESCRIPTION = """Reads a file from the local filesystem. You can access any file directly by using this tool.
-
-Usage:
-- The file_path parameter must be an absolute path, not a relative path
-- By default, it reads up to 2000 lines starting from the beginning of the file
-- You can optionally specify a line offset and limit (especially handy for long files), but it's recommended to read the whole file by not providing these parameters
-- Any lines longer than 2000 characters will be truncated
-- Results are returned using cat -n format, with line numbers starting at 1
-- If you read a file that exists but has empty contents you will receive a system reminder warning in place of file contents."""  # noqa: E501
-EDIT_DESCRIPTION = """Performs exact string replacements in files.
-
-Usage:
-- When editing text from Read tool output, ensure you preserve the exact indentation (tabs/spaces) as it appears AFTER the line number prefix. Never include any part of the line number prefix in the old_string or new_string.
-- The edit will FAIL if `old_string` is not unique in the file. Either provide a larger string with more surrounding context to make it unique or use `replace_all` to change every instance of `old_string`.
-- Use `replace_all` for replacing and renaming strings across the file."""  # noqa: E501
-MULTI_EDIT_DESCRIPTION = """This is a tool for making multiple edits to a single file in one operation. It is built on top of the Edit tool and allows you to perform multiple find-and-replace operations efficiently. Prefer this tool over the Edit tool when you need to make multiple edits to the same file.
-
-IMPORTANT:
-- All edits are applied in sequence, in the order they are provided
-- Each edit operates on the result of the previous edit
-- All edits must be valid for the operation to succeed - if any edit fails, none will be applied
-
-If you want to create a new file, use:
-- A new file path, including dir name if needed
-- First edit: empty old_string and the new file's contents as new_string
-- Subsequent edits: normal edit operations on the created content"""  # noqa: E501
-WRITE_DESCRIPTION = """Writes a file to the local filesystem.
-
-Usage:
-- This tool will overwrite the existing file if there is one at the provided path.
-- ALWAYS prefer editing existing files in the codebase. NEVER write new files unless explicitly required."""  # noqa: E501
-
-
-GREP_PARAMETERS: dict[str, Any] = {
-    "pattern": schema.string(
-        "The regular expression pattern to search for in file contents", required=True
-    ),
-    "path": schema.path(
-        "File or directory to search in (rg PATH). Defaults to current working directory."
-    ),
-    "glob": schema.string(
-        'Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob'
-    ),
-    "output_mode": {
-        "type": "string",
-        "enum": ["content", "files_with_matches", "count"],
-        "description": 'Output mode: "content" shows matching lines (supports -A/-B/-C context, '
-        '-n line numbers, head_limit), "files_with_matches" shows file paths (supports '
-        'head_limit), "count" shows match counts (supports head_limit). Defaults to '
-        '"files_with_matches".',
-    },
-    "-B": schema.number(
-        'Number of lines to show before each match (rg -B). Requires output_mode: "content", '
-        "ignored otherwise."
-    ),
-    "-A": schema.number(
-        'Number of lines to show after each match (rg -A). Requires output_mode: "content", '
-        "ignored otherwise."
-    ),
-    "-C": schema.number(
-        "Number of lines to show before and after each match (rg -C). Requires output_mode: "
-        '"content", ignored otherwise.'
-    ),
-    "context": schema.number(
-        "Number of lines to show before and after each match (rg -C). Requires output_mode: "
-        '"content", ignored otherwise.'
-    ),
-    "-n": schema.boolean(
-        'Show line numbers in output (rg -n). Requires output_mode: "content", '
-        "ignored otherwise. Defaults to true."
-    ),
-    "-i": schema.boolean("Case insensitive search (rg -i)"),
-    "type": schema.string(
-        "File type to search (rg --type). Common types: js, py, rust, go, java, "
-        "etc. More efficient than include for standard file types."
-    ),
-    "head_limit": schema.number(
-        'Limit output to first N lines/entries, equivalent to "| head -N". Works across all '
-        "output modes: content (limits output lines), files_with_matches (limits file paths), "
-        "count (limits count entries). Defaults to 0 (unlimited)."
-    ),
-    "offset": schema.number(
-        'Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | '
-        'head -N". Works across all output modes. Defaults to 0.'
-    ),
-    "multiline": schema.boolean(
-        "Enable multiline mode where . matches newlines and patterns can span "
-        "lines (rg -U --multiline-dotall). Default: false."
-    ),
-}
-_EDIT_ITEM = {
-    "type": "object",
-    "properties": {
-        "old_string": schema.string("The text to replace"),
-        "new_string": schema.string("The text to replace it with"),
-        "replace_all": {
-            "type": "boolean",
-            "default": False,
-            "description": "Replace all occurences of old_string (default false).",
-        },
-    },
-    "required": ["old_string", "new_string"],
-    "additionalProperties": False,
-}
-
 
 # -- Grep ----------------------------------------------------------------------------------
 
@@ -479,113 +358,14 @@ def write(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     return box.finish("Write", text, data)
 
 
-#: Glob's parameters (opencode's glob takes the same, word for word).
-GLOB_PROPERTIES = {
-    "pattern": schema.string("The glob pattern to match files against", required=True),
-    "path": schema.path(
-        "The directory to search in. If not specified, the current working "
-        "directory will be used. IMPORTANT: Omit this field to use the default directory. DO "
-        'NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a '
-        "valid directory path if provided."
-    ),
-}
-_FILE_PATH = schema.path("The absolute path to the file to modify", required=True)
-
-PROFILE = Profile(
-    name="claude-code",
-    summary="Claude Code: Grep, Glob, Read, Edit, MultiEdit, Write",
-    tools=(
-        Tool(
-            name="Grep",
-            description=GREP_DESCRIPTION,
-            properties=GREP_PARAMETERS,
-            handler=grep,
-            output_required=("numFiles", "filenames"),
-            example='{"pattern": "TODO", "output_mode": "files_with_matches"}',
-        ),
-        Tool(
-            name="Glob",
-            description=GLOB_DESCRIPTION,
-            properties=GLOB_PROPERTIES,
-            handler=glob,
-            output_required=("numFiles", "filenames", "truncated"),
-        ),
-        Tool(
-            name="Read",
-            description=READ_DESCRIPTION,
-            properties={
-                "file_path": schema.path("The absolute path to the file to read", required=True),
-                "offset": schema.number(
-                    "The line number to start reading from. Only provide if the file is too "
-                    "large to read at once"
-                ),
-                "limit": schema.number(
-                    "The number of lines to read. Only provide if the file is too large to read "
-                    "at once."
-                ),
-            },
-            handler=read,
-            output_required=("type", "file"),
-        ),
-        Tool(
-            name="Edit",
-            description=EDIT_DESCRIPTION,
-            properties={
-                "file_path": _FILE_PATH,
-                "old_string": schema.string("The text to replace", required=True),
-                "new_string": schema.text(
-                    "The text to replace it with (must be different from old_string)", required=True
-                ),
-                "replace_all": {
-                    "type": "boolean",
-                    "default": False,
-                    "description": "Replace all occurences of old_string (default false)",
-                },
-            },
-            handler=edit,
-            output_required=("filePath",),
-            read_only=False,
-        ),
-        Tool(
-            name="MultiEdit",
-            description=MULTI_EDIT_DESCRIPTION,
-            properties={
-                "file_path": _FILE_PATH,
-                "edits": schema.required(
-                    {
-                        "type": "array",
-                        "items": _EDIT_ITEM,
-                        "minItems": 1,
-                        "description": (
-                            "Array of edit operations to perform sequentially on the file"
-                        ),
-                    }
-                ),
-            },
-            handler=multi_edit,
-            output_required=("filePath", "edits"),
-            read_only=False,
-        ),
-        Tool(
-            name="Write",
-            description=WRITE_DESCRIPTION,
-            properties={
-                "file_path": schema.path(
-                    "The absolute path to the file to write (must be absolute, not relative)",
-                    required=True,
-                ),
-                "content": schema.text("The content to write to the file", required=True),
-            },
-            handler=write,
-            output_required=("type", "filePath"),
-            read_only=False,
-        ),
-    ),
-    instructions=(
-        "Claude Code's file tools over one workspace: Grep and Glob search, Read reads, Edit, "
-        "MultiEdit and Write change files. Paths may be absolute (inside the workspace) or "
-        "relative to its root."
-    ),
-    error_format="<tool_use_error>{message}</tool_use_error>",
-    spill_hint='Read(file_path="{spill}", offset={offset})',
+PROFILE = declared_profile(
+    __name__,
+    {
+        "Grep": grep,
+        "Glob": glob,
+        "Read": read,
+        "Edit": edit,
+        "MultiEdit": multi_edit,
+        "Write": write,
+    },
 )

@@ -15,9 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CodesiftError, InvalidArgumentError
-from .. import schema
 from ..lines import edited_text, full_text, read_lines, written_text
-from ..spec import Profile, Tool
+from ..spec import declared_profile
 from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
@@ -253,143 +252,13 @@ def _integer(value: Any, name: str) -> int | None:
     return number
 
 
-_TASK_PROGRESS = schema.string(
-    "A checklist showing task progress after this tool use is completed."
-)
-_LINE = {"type": ["integer", "string"]}
-
-PROFILE = Profile(
-    name="cline",
-    summary="Cline: search_files, list_files, read_file, replace_in_file, write_to_file",
-    tools=(
-        Tool(
-            name="search_files",
-            description=(
-                "Request to perform a regex search across files in a specified directory, "
-                "providing context-rich results. This tool searches for patterns or specific "
-                "content across multiple files, displaying each match with encapsulating "
-                "context."
-            ),
-            properties={
-                "path": schema.path(
-                    "The path of the directory to search in (relative to the "
-                    "current working directory). This directory will be recursively searched.",
-                    required=True,
-                ),
-                "regex": schema.string(
-                    "The regular expression pattern to search for. Uses Rust regex syntax.",
-                    required=True,
-                ),
-                "file_pattern": schema.string(
-                    "Glob pattern to filter files (e.g., '*.ts' for TypeScript "
-                    "files). If not provided, it will search all files (*)."
-                ),
-                "task_progress": _TASK_PROGRESS,
-            },
-            handler=search_files,
-        ),
-        Tool(
-            name="list_files",
-            description=(
-                "Request to list files and directories within the specified directory. If "
-                "recursive is true, it will list all files and directories recursively. If "
-                "recursive is false or not provided, it will only list the top-level contents."
-            ),
-            properties={
-                "path": schema.path(
-                    "The path of the directory to list contents for (relative "
-                    "to the current working directory).",
-                    required=True,
-                ),
-                "recursive": {
-                    "type": ["boolean", "string"],
-                    "description": "Whether to list files recursively. Use true for recursive "
-                    "listing, false or omit for top-level only.",
-                },
-                "task_progress": _TASK_PROGRESS,
-            },
-            handler=list_files,
-        ),
-        Tool(
-            name="read_file",
-            description=(
-                "Request to read the contents of a file at the specified path. Returned text "
-                "lines are prefixed with line labels (e.g. `1 |`, `2 |`). These labels are "
-                "metadata, not part of the file content. For large files, output is "
-                "automatically limited to 1000 lines. Use start_line and end_line to read "
-                "specific sections."
-            ),
-            properties={
-                "path": schema.path(
-                    "The path of the file to read (relative to the current working directory).",
-                    required=True,
-                ),
-                "start_line": {
-                    **_LINE,
-                    "description": "The 1-based line number to start reading from "
-                    "(inclusive). Defaults to 1.",
-                },
-                "end_line": {
-                    **_LINE,
-                    "description": "The 1-based line number to stop reading at (inclusive). "
-                    "Defaults to start_line + 1000.",
-                },
-                "task_progress": _TASK_PROGRESS,
-            },
-            handler=read_file,
-        ),
-        Tool(
-            name="replace_in_file",
-            description=(
-                "Request to replace sections of content in an existing file using "
-                "SEARCH/REPLACE blocks that define exact changes to specific parts of the file."
-            ),
-            properties={
-                "path": schema.path(
-                    "The path of the file to modify (relative to the current working directory).",
-                    required=True,
-                ),
-                "diff": schema.text(
-                    "One or more SEARCH/REPLACE blocks following this exact "
-                    "format:\n------- SEARCH\n[exact content to find]\n=======\n[new content to "
-                    "replace with]\n+++++++ REPLACE",
-                    required=True,
-                ),
-                "task_progress": _TASK_PROGRESS,
-            },
-            handler=replace_in_file,
-            read_only=False,
-        ),
-        Tool(
-            name="write_to_file",
-            description=(
-                "Request to write content to a file at the specified path. If the file exists, "
-                "it will be overwritten with the provided content. If the file doesn't exist, "
-                "it will be created. This tool will automatically create any directories "
-                "needed to write the file."
-            ),
-            properties={
-                "path": schema.path(
-                    "The path of the file to write to (relative to the current working directory)."
-                ),
-                "absolutePath": schema.path("The absolute path to the file to write to."),
-                "content": schema.text(
-                    "The content to write to the file. ALWAYS provide the "
-                    "COMPLETE intended content of the file, without any truncation or omissions.",
-                    required=True,
-                ),
-                "task_progress": _TASK_PROGRESS,
-            },
-            handler=write_to_file,
-            read_only=False,
-        ),
-    ),
-    instructions=(
-        "Cline's file tools over one workspace: search_files and list_files search, read_file "
-        "reads, replace_in_file (SEARCH/REPLACE blocks) and write_to_file change files."
-    ),
-    error_format=(
-        "The tool execution failed with the following error:\n<error>\n{message}\n</error>"
-    ),
-    spill_hint='read_file(path="{spill}", start_line={offset})',
+PROFILE = declared_profile(
+    __name__,
+    {
+        "search_files": search_files,
+        "list_files": list_files,
+        "read_file": read_file,
+        "replace_in_file": replace_in_file,
+        "write_to_file": write_to_file,
+    },
 )

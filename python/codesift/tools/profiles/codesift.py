@@ -10,263 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ...arguments import MAX_TIMEOUT_SECONDS
 from ...errors import InvalidArgumentError
 from ...results.matches import GrepResult, plural
-from .. import schema
 from ..call_arguments import renamed
 from ..output_schemas import output_schema
-from ..spec import Profile, Tool, tools_of
+from ..spec import Tool, declared_profile
 from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
-
-_HOST = schema.string(
-    "Remote host ([user@]host[:port], or several comma-separated) to search "
-    "over SSH instead of the local workspace."
-)
-_PATH_IN_WORKSPACE = "Path relative to the workspace root (absolute paths inside it work too)."
-
-_DRY_RUN = schema.boolean("Write nothing; return the diff the call would make.")
-_NO_IGNORE = schema.boolean(
-    "Include files .gitignore/.ignore rules hide (access rules still apply)."
-)
-_HIDDEN = schema.boolean("Include (true) or skip (false) dot files.")
-_TYPES = {
-    "type": ["string", "array"],
-    "items": {"type": "string"},
-    "description": 'ripgrep file types, e.g. "py" or ["rust","toml"].',
-}
-_TYPES_NOT = {**_TYPES, "description": "Skip files of these ripgrep file types."}
-_EXCLUDE = {
-    "type": ["string", "array"],
-    "items": {"type": "string"},
-    "description": "Skip files or directories matching these globs.",
-}
-_LINES = {"type": "integer", "minimum": 0, "maximum": 50}
-
-TOOLS: dict[str, dict[str, Any]] = {
-    "grep_search": {
-        "description": (
-            "Search file contents with a regex (Rust syntax; literal=true for plain text). "
-            "Case-insensitive unless case_sensitive=true. Hits: `path:line:col [sr_id] text`, "
-            "definitions first (rank=false: path order). To change a hit, call edit with its "
-            "search_result_id and new_string: it replaces exactly that match. output_mode "
-            '"files_with_matches" lists paths, "count" `path:N`; offset pages.'
-        ),
-        "properties": {
-            "pattern": schema.string("Regex (or text with literal=true).", required=True),
-            "path": schema.path("Directory or file to search (default .)."),
-            "include": {
-                **_EXCLUDE,
-                "description": 'Only files matching these globs, e.g. "*.ts" or ["*.ts","*.tsx"].',
-            },
-            "exclude": _EXCLUDE,
-            "literal": schema.boolean("Treat pattern as plain text."),
-            "case_sensitive": {"type": "boolean"},
-            "multiline": schema.boolean(
-                "Let matches span lines (automatic when the pattern has \\n)."
-            ),
-            "rank": schema.boolean(
-                "Order hits by relevance, definitions first (default true); false: by path."
-            ),
-            "budget_tokens": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 1000000,
-                "description": "Return the best ranked hits that fit in about this many tokens "
-                "(4 bytes each), each under the head of the definition around it, and say what "
-                "was left out (no max_matches cap unless given; no offset).",
-            },
-            "output_mode": {
-                "type": "string",
-                "enum": ["content", "files_with_matches", "count"],
-                "description": "content (default): every hit; files_with_matches: paths; "
-                "count: matches per file.",
-            },
-            "context_lines": _LINES,
-            "before": {**_LINES, "description": "Lines before each hit (overrides context)."},
-            "after": {**_LINES, "description": "Lines after each hit (overrides context)."},
-            "max_matches": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 100000,
-                "description": "Results per call (500); files in the files/count modes.",
-            },
-            "offset": schema.integer(
-                "Skip this many results (paging: pass the offset the text gives).", minimum=0
-            ),
-            "type": _TYPES,
-            "type_not": _TYPES_NOT,
-            "no_ignore": _NO_IGNORE,
-            "hidden": _HIDDEN,
-            "timeout": {
-                "type": "number",
-                "exclusiveMinimum": 0,
-                "maximum": MAX_TIMEOUT_SECONDS,
-                "description": "Seconds before the search stops with partial results.",
-            },
-            "host": _HOST,
-        },
-    },
-    "edit": {
-        "description": (
-            "Change a file. Preferred: {search_result_id, new_string} replaces exactly a hit "
-            "from grep_search. Compatibility mode: {path, old_string, new_string} replaces "
-            "old_string, which must match one place (whitespace differences are tolerated; "
-            "replace_all=true changes every match). dry_run=true shows the diff only."
-        ),
-        "properties": {
-            "search_result_id": schema.string("An sr_id from grep_search."),
-            "new_string": schema.text("The replacement text.", required=True),
-            "path": schema.path(_PATH_IN_WORKSPACE),
-            "old_string": schema.string("Exact text to replace."),
-            "replace_all": {"type": "boolean"},
-            "dry_run": _DRY_RUN,
-        },
-    },
-    "edit_many": {
-        "description": (
-            "Several edits to one file, all or nothing: each edit is {old_string, new_string, "
-            "replace_all?} or {search_result_id, new_string}, matched in the original text "
-            "(sequential=true: each in the text the previous ones left). dry_run=true shows "
-            "the diff only."
-        ),
-        "properties": {
-            "path": schema.path(_PATH_IN_WORKSPACE, required=True),
-            "edits": schema.required(
-                {
-                    "type": "array",
-                    "minItems": 1,
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "old_string": {"type": "string"},
-                            "new_string": {"type": "string"},
-                            "replace_all": {"type": "boolean"},
-                            "search_result_id": {"type": "string"},
-                        },
-                        "required": ["new_string"],
-                        "additionalProperties": False,
-                    },
-                }
-            ),
-            "sequential": {"type": "boolean"},
-            "dry_run": _DRY_RUN,
-        },
-    },
-    "apply_patch": {
-        "description": (
-            "Apply a patch, all or nothing: a Codex `*** Begin Patch` envelope (Add/Delete/"
-            "Update/Move), a unified diff, or SEARCH/REPLACE blocks (those need path). "
-            "dry_run=true shows the diff only."
-        ),
-        "properties": {
-            "patch": schema.text("The patch text.", required=True),
-            "path": schema.path("The file SEARCH/REPLACE blocks (or a headerless diff) edit."),
-            "format": {
-                "type": "string",
-                "enum": ["auto", "apply_patch", "unified", "search_replace"],
-                "description": "Default auto: detected from the text.",
-            },
-            "dry_run": _DRY_RUN,
-        },
-    },
-    "glob_search": {
-        "description": (
-            'Find files by glob pattern ("*.md" matches at any depth, "src/**/*.ts" under src). '
-            "Honours .gitignore (no_ignore=true to include). Sorted by path unless sort is "
-            "given."
-        ),
-        "properties": {
-            "pattern": schema.required({"type": "string"}),
-            "path": schema.path("Directory to search (default .)."),
-            "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
-            "sort": {"type": "string", "enum": ["path", "mtime", "none"]},
-            "type": _TYPES,
-            "type_not": _TYPES_NOT,
-            "no_ignore": _NO_IGNORE,
-            "hidden": _HIDDEN,
-            "host": _HOST,
-        },
-    },
-    "read_file": {
-        "description": (
-            "Read a text file with line numbers. For a part of a long file: start_line/"
-            "end_line (inclusive), or offset/limit, or path:START-END."
-        ),
-        "properties": {
-            "path": schema.path(_PATH_IN_WORKSPACE, required=True),
-            "offset": schema.integer("First line (1-based).", minimum=1),
-            "limit": schema.integer("Lines to read (2000).", minimum=1),
-            "start_line": schema.integer("First line.", minimum=1),
-            "end_line": schema.integer("Last line (inclusive).", minimum=1),
-        },
-    },
-    "list_dir": {
-        "description": (
-            "List one directory: subdirectories first (with /), then files. recursive=true "
-            "(or depth=N levels) lists a tree, indented, limit entries in all."
-        ),
-        "properties": {
-            "path": schema.path("Directory (default .)."),
-            "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
-            "recursive": {"type": "boolean"},
-            "depth": schema.integer("Levels (1: this one).", minimum=1),
-            "no_ignore": _NO_IGNORE,
-            "hidden": _HIDDEN,
-        },
-    },
-    "write_file": {
-        "description": (
-            "Create or overwrite a whole file (parent directories are created). dry_run=true "
-            "shows the diff only."
-        ),
-        "properties": {
-            "path": schema.path(_PATH_IN_WORKSPACE, required=True),
-            "content": schema.text(required=True),
-            "dry_run": _DRY_RUN,
-        },
-    },
-}
-
-TOOLS["search"] = {
-    "description": (
-        'Find the files that answer a question in words ("how are routes registered"), '
-        "by keywords: the question's words and identifier parts (stop words dropped), ranked "
-        "by BM25F over each file's path, definitions and matching lines; files holding every "
-        "term first, tests lower. Each file comes as `path (score) why` and its best lines "
-        "`  line: text`. For an exact name or regex use grep_search."
-    ),
-    "properties": {
-        "question": schema.string(
-            "The question or description, in words or code names.", required=True
-        ),
-        "path": schema.path("Directory or file to search (default .)."),
-        "max_results": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": 1000,
-            "description": "Files to return at most (10).",
-        },
-        "include": {**_EXCLUDE, "description": 'Only files matching these globs, e.g. "*.py".'},
-        "exclude": _EXCLUDE,
-        "type": _TYPES,
-    },
-}
-
-OUTPUT_REQUIRED: dict[str, tuple[str, ...]] = {
-    "grep_search": ("matches", "total", "truncated", "summary"),
-    "glob_search": ("files", "total", "truncated", "summary"),
-    "search": ("results", "terms", "files_searched", "summary"),
-    "read_file": ("path", "content", "start_line", "end_line", "summary"),
-    "list_dir": ("path", "entries", "total", "truncated", "summary"),
-    "edit": ("path", "replacements", "strategy", "diff", "summary"),
-    "edit_many": ("path", "replacements", "strategy", "diff", "summary"),
-    "apply_patch": ("format", "dry_run", "files", "diff", "summary"),
-    "write_file": ("path", "bytes_written", "created", "summary"),
-}
 
 TOOL_ALIASES = {
     "grep_search": (
@@ -717,47 +469,26 @@ def _content_lines(box: Toolbox, result: GrepResult, lines: list[str]) -> bool:
     return windowed
 
 
-_HANDLERS = {
-    "grep_search": grep_search,
-    "edit": edit,
-    "edit_many": edit_many,
-    "apply_patch": apply_patch,
-    "glob_search": glob_search,
-    "search": search,
-    "read_file": read_file,
-    "list_dir": list_dir,
-    "write_file": write_file,
-}
-_EXAMPLES = {
-    "grep_search": '{"pattern": "TODO", "include": ["*.py"]}',
-    "edit_many": '{"path": "a.py", "edits": [{"old_string": "x = 1", "new_string": "x = 2"}]}',
-    "apply_patch": '{"patch": "*** Begin Patch\\n*** Update File: a.py\\n@@\\n-x = 1\\n+x = 2'
-    '\\n*** End Patch"}',
-}
-_READ_ONLY = {"grep_search", "glob_search", "search", "read_file", "list_dir"}
-
-PROFILE = Profile(
-    name="codesift",
-    summary="codesift's own tools (search, then edit by search_result_id), with other "
-    "agents' names as aliases",
-    tools=tools_of(
-        TOOLS,
-        _HANDLERS,
-        OUTPUT_REQUIRED,
-        read_only=_READ_ONLY.__contains__,
-        examples=_EXAMPLES,
-        output=output_schema,
-    ),
-    instructions=(
-        "Search with grep_search, then change a hit with edit {search_result_id, new_string}: "
-        "it replaces exactly what the search found. edit_many makes several edits to one file "
-        "and apply_patch applies a patch, all or nothing; dry_run=true on any edit shows the "
-        "diff without writing. search finds the files that answer a question in words, "
-        "glob_search finds files, read_file reads them, list_dir lists "
-        "a directory (or a tree), write_file writes a whole file. Paths are relative to the "
-        "workspace root."
-    ),
+PROFILE = declared_profile(
+    __name__,
+    {
+        "grep_search": grep_search,
+        "edit": edit,
+        "edit_many": edit_many,
+        "apply_patch": apply_patch,
+        "glob_search": glob_search,
+        "read_file": read_file,
+        "list_dir": list_dir,
+        "write_file": write_file,
+        "search": search,
+    },
+    output=output_schema,
     aliases={alias: name for name, aliases in TOOL_ALIASES.items() for alias in aliases},
     refused=AMBIGUOUS_TOOLS,
     rename=rename,
 )
+#: Each tool's description and parameters (its JSON Schema `properties`), by name.
+TOOLS: dict[str, dict[str, Any]] = {
+    tool.name: {"description": tool.description, "properties": tool.properties}
+    for tool in PROFILE.tools
+}

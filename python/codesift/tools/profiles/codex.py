@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArgumentError
 from ...patches import parse_patch
-from .. import schema
 from ..lines import Line, absolute, read_lines
-from ..spec import Profile, Tool
+from ..spec import declared_profile
 from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
@@ -213,123 +212,12 @@ def list_dir(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     return box.finish("list_dir", "\n".join(lines), {"entries": len(entries)})
 
 
-PROFILE = Profile(
-    name="codex",
-    summary="Codex CLI: apply_patch, grep_files, read_file, list_dir",
-    tools=(
-        Tool(
-            name="apply_patch",
-            description=(
-                "Use the `apply_patch` tool to edit files.\nYour patch language is a stripped-"
-                "down, file-oriented diff format designed to be easy to parse and safe to "
-                "apply. You can think of it as a high-level envelope:\n\n*** Begin Patch\n[ one "
-                "or more file sections ]\n*** End Patch\n\nWithin that envelope, you get a "
-                "sequence of file operations: *** Add File: <path>, *** Delete File: <path>, "
-                "*** Update File: <path> (optionally followed by *** Move to: <new path>), "
-                "with @@ context lines and lines prefixed by ' ', '-' or '+'.\n\nIt is "
-                "important to remember:\n\n- You must include a header with your intended "
-                "action (Add/Delete/Update)\n- You must prefix new lines with `+` even when "
-                "creating a new file\n- File references can only be relative, NEVER ABSOLUTE."
-            ),
-            properties={
-                "input": schema.text(
-                    "The entire contents of the apply_patch command", required=True
-                )
-            },
-            handler=apply_patch,
-            read_only=False,
-        ),
-        Tool(
-            name="grep_files",
-            description=(
-                "Finds files whose contents match the pattern and lists them by modification time."
-            ),
-            properties={
-                "pattern": schema.string(
-                    "Regular expression pattern to search for.", required=True
-                ),
-                "include": schema.string(
-                    "Optional glob that limits which files are searched (e.g. "
-                    '"*.rs" or "*.{ts,tsx}").'
-                ),
-                "path": schema.path(
-                    "Directory or file path to search. Defaults to the session's working directory."
-                ),
-                "limit": schema.integer(
-                    "Maximum number of file paths to return (defaults to 100).", minimum=0
-                ),
-            },
-            handler=grep_files,
-        ),
-        Tool(
-            name="read_file",
-            description=(
-                "Reads a local file with 1-indexed line numbers, supporting slice and "
-                "indentation-aware block modes."
-            ),
-            properties={
-                "file_path": schema.path("Absolute path to the file", required=True),
-                "offset": schema.integer(
-                    "The line number to start reading from. Must be 1 or greater.", minimum=0
-                ),
-                "limit": schema.integer("The maximum number of lines to return.", minimum=0),
-                "mode": {
-                    "type": "string",
-                    "enum": ["slice", "indentation"],
-                    "description": 'Optional mode selector: "slice" for simple ranges (default) '
-                    'or "indentation" to expand around an anchor line.',
-                },
-                "indentation": {
-                    "type": "object",
-                    "properties": {
-                        "anchor_line": schema.integer(
-                            "Anchor line to center the indentation lookup on (defaults to offset).",
-                            minimum=0,
-                        ),
-                        "max_levels": schema.integer(
-                            "How many parent indentation levels (smaller indents) to include.",
-                            minimum=0,
-                        ),
-                        "include_siblings": schema.boolean(
-                            "When true, include additional blocks that share the "
-                            "anchor indentation."
-                        ),
-                        "include_header": schema.boolean(
-                            "Include doc comments or attributes directly above the selected block."
-                        ),
-                        "max_lines": schema.integer(
-                            "Hard cap on the number of lines returned when using indentation mode.",
-                            minimum=0,
-                        ),
-                    },
-                    "additionalProperties": False,
-                },
-            },
-            handler=read_file,
-        ),
-        Tool(
-            name="list_dir",
-            description=(
-                "Lists entries in a local directory with 1-indexed entry numbers and simple "
-                "type labels."
-            ),
-            properties={
-                "dir_path": schema.path("Absolute path to the directory to list.", required=True),
-                "offset": schema.integer(
-                    "The entry number to start listing from. Must be 1 or greater.", minimum=0
-                ),
-                "limit": schema.integer("The maximum number of entries to return.", minimum=0),
-                "depth": schema.integer(
-                    "The maximum directory depth to traverse. Must be 1 or greater.", minimum=0
-                ),
-            },
-            handler=list_dir,
-        ),
-    ),
-    instructions=(
-        "Codex's file tools over one workspace: grep_files and list_dir search, read_file reads, "
-        "apply_patch (the *** Begin Patch envelope) changes files."
-    ),
-    error_format="{message}",
-    spill_hint='read_file(file_path="{spill}", offset={offset})',
+PROFILE = declared_profile(
+    __name__,
+    {
+        "apply_patch": apply_patch,
+        "grep_files": grep_files,
+        "read_file": read_file,
+        "list_dir": list_dir,
+    },
 )

@@ -13,25 +13,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...results.matches import plural
-from .. import schema
 from ..call_arguments import renaming
 from ..matching import LineHit, matching_lines
-from ..spec import Profile, Tool
+from ..spec import Tool, declared_profile
 from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
 
 MAX_MATCHES = 50
-
-PROPERTIES: dict[str, Any] = {
-    "query": schema.required(
-        {"type": "string", "minLength": 1, "description": "Text to find (not a regex)."}
-    ),
-    "path": schema.path("Directory (or file) to search, relative to the root (default .)."),
-    "ignore_case": {"type": "boolean", "default": True},
-    "include": schema.string('Only files matching this glob, e.g. "*.py" or "src/**/*.{ts,tsx}".'),
-}
 
 PARAM_ALIASES = {
     "pattern": "query",
@@ -100,26 +90,4 @@ def _skipped_note(ignored: int, binary: int) -> str:
     return f"\n\n(Not searched: {' and '.join(parts)}.)" if parts else ""
 
 
-PROFILE = Profile(
-    name="file-search",
-    summary="file_search: a case-insensitive substring search of file contents, as a Markdown list",
-    tools=(
-        Tool(
-            name="file_search",
-            description=(
-                "Search the contents of files for a text (a plain substring, not a regex; "
-                "case-insensitive unless ignore_case=false). Skips .git, gitignored and binary "
-                f"files. At most {MAX_MATCHES} matching lines, as `file:line`: text."
-            ),
-            properties=PROPERTIES,
-            handler=file_search,
-            output_required=("matches", "total", "truncated"),
-            example='{"query": "TODO", "include": "*.py"}',
-        ),
-    ),
-    instructions=(
-        "file_search finds the lines of files that contain a text (not a regex). Paths are "
-        "relative to the workspace root."
-    ),
-    rename=renaming(argument_name),
-)
+PROFILE = declared_profile(__name__, {"file_search": file_search}, rename=renaming(argument_name))

@@ -14,9 +14,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArgumentError
-from .. import schema
 from ..lines import absolute, child_sizes, read_lines
-from ..spec import Profile, Tool
+from ..spec import declared_profile
 from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
@@ -255,215 +254,14 @@ def write_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     return box.finish("write_file", text, {"path": result.path, "created": result.created})
 
 
-GREP_PARAMETERS = {
-    "pattern": schema.string(
-        "The pattern to search for. By default, treated as a Rust-flavored "
-        "regular expression. Use '\\b' for precise symbol matching (e.g., '\\bMatchMe\\b').",
-        required=True,
-    ),
-    "dir_path": schema.path(
-        "Directory or file to search. Directories are searched recursively. "
-        "Relative paths are resolved against current working directory. Defaults to current "
-        "working directory ('.') if omitted."
-    ),
-    "include_pattern": schema.string(
-        "Glob pattern to filter files (e.g., '*.ts', 'src/**'). Recommended for "
-        "large repositories to reduce noise. Defaults to all files if omitted."
-    ),
-    "exclude_pattern": schema.string(
-        "Optional: A regular expression pattern to exclude from the search "
-        "results. If a line matches both the pattern and the exclude_pattern, it will be "
-        "omitted."
-    ),
-    "names_only": schema.boolean(
-        "Optional: If true, only the file paths of the matches will be returned, without the "
-        "line content or line numbers. This is useful for gathering a list of files."
-    ),
-    "case_sensitive": schema.boolean(
-        "If true, search is case-sensitive. Defaults to false (ignore case) if omitted."
-    ),
-    "fixed_strings": schema.boolean(
-        "If true, treats the `pattern` as a literal string instead of a regular expression. "
-        "Defaults to false (basic regex) if omitted."
-    ),
-    "context": schema.integer(
-        "Show this many lines of context around each match (equivalent to grep -C). Defaults "
-        "to 0 if omitted.",
-        minimum=0,
-    ),
-    "after": schema.integer(
-        "Show this many lines after each match (equivalent to grep -A). Defaults to 0 if omitted.",
-        minimum=0,
-    ),
-    "before": schema.integer(
-        "Show this many lines before each match (equivalent to grep -B). Defaults to 0 if omitted.",
-        minimum=0,
-    ),
-    "no_ignore": schema.boolean(
-        "If true, searches all files including those usually ignored (like in .gitignore, "
-        "build/, dist/, etc). Defaults to false if omitted."
-    ),
-    "max_matches_per_file": schema.integer(
-        "Optional: Maximum number of matches to return per file. Use this to prevent being "
-        "overwhelmed by repetitive matches in large files.",
-        minimum=1,
-    ),
-    "total_max_matches": schema.integer(
-        "Optional: Maximum number of total matches to return. Use this to limit the overall "
-        "size of the response. Defaults to 100 if omitted.",
-        minimum=1,
-    ),
-}
-
-PROFILE = Profile(
-    name="gemini-cli",
-    summary="gemini-cli: grep_search, glob, list_directory, read_file, replace, write_file",
-    tools=(
-        Tool(
-            name="grep_search",
-            description="Searches for a regular expression pattern within file contents.",
-            properties=GREP_PARAMETERS,
-            handler=grep_search,
-        ),
-        Tool(
-            name="glob",
-            description=(
-                "Efficiently finds files matching specific glob patterns (e.g., `src/**/*.ts`, "
-                "`**/*.md`), returning absolute paths sorted by modification time (newest "
-                "first). Ideal for quickly locating files based on their name or path "
-                "structure, especially in large codebases."
-            ),
-            properties={
-                "pattern": schema.string(
-                    "The glob pattern to match against (e.g., '**/*.py', 'docs/*.md').",
-                    required=True,
-                ),
-                "dir_path": schema.path(
-                    "Optional: The absolute path to the directory to search "
-                    "within. If omitted, searches the root directory."
-                ),
-                "case_sensitive": schema.boolean(
-                    "Optional: Whether the search should be case-sensitive. Defaults to false."
-                ),
-                "respect_git_ignore": schema.boolean(
-                    "Optional: Whether to respect .gitignore patterns when finding files. Only "
-                    "available in git repositories. Defaults to true."
-                ),
-                "respect_gemini_ignore": schema.boolean(
-                    "Optional: Whether to respect .geminiignore patterns when finding files. "
-                    "Defaults to true."
-                ),
-            },
-            handler=glob,
-        ),
-        Tool(
-            name="list_directory",
-            description=(
-                "Lists the names of files and subdirectories directly within a specified "
-                "directory path. Can optionally ignore entries matching provided glob patterns."
-            ),
-            properties={
-                "dir_path": schema.path("The path to the directory to list", required=True),
-                "ignore": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "List of glob patterns to ignore",
-                },
-                "file_filtering_options": {
-                    "type": "object",
-                    "description": "Optional: Whether to respect ignore patterns from "
-                    ".gitignore or .geminiignore",
-                    "properties": {
-                        "respect_git_ignore": schema.boolean(
-                            "Optional: Whether to respect .gitignore patterns when listing "
-                            "files. Only available in git repositories. Defaults to true."
-                        ),
-                        "respect_gemini_ignore": schema.boolean(
-                            "Optional: Whether to respect .geminiignore patterns when listing "
-                            "files. Defaults to true."
-                        ),
-                    },
-                },
-            },
-            handler=list_directory,
-        ),
-        Tool(
-            name="read_file",
-            description=(
-                "Reads and returns the content of a specified file. If the file is large, the "
-                "content will be truncated. The tool's response will clearly indicate if "
-                "truncation has occurred and will provide details on how to read more of the "
-                "file using the 'start_line' and 'end_line' parameters. For text files, it can "
-                "read specific line ranges."
-            ),
-            properties={
-                "file_path": schema.path("The path to the file to read.", required=True),
-                "start_line": schema.integer(
-                    "Optional: The 1-based line number to start reading from.", minimum=1
-                ),
-                "end_line": schema.integer(
-                    "Optional: The 1-based line number to end reading at (inclusive).", minimum=1
-                ),
-            },
-            handler=read_file,
-        ),
-        Tool(
-            name="replace",
-            description=(
-                "Replaces text within a file. By default, the tool expects to find and replace "
-                "exactly ONE occurrence of `old_string`. If you want to replace multiple "
-                "occurrences of the exact same string, set `allow_multiple` to true. This tool "
-                "requires providing significant context around the change to ensure precise "
-                "targeting."
-            ),
-            properties={
-                "file_path": schema.path("The path to the file to modify.", required=True),
-                "instruction": schema.string(
-                    "A clear, semantic instruction for the code change, acting as "
-                    "a high-quality prompt for an expert LLM assistant. It must be "
-                    "self-contained and explain the goal of the change.",
-                    required=True,
-                ),
-                "old_string": schema.string(
-                    "The exact literal text to replace, preferably unescaped. "
-                    "For single replacements (default), include at least 3 lines of context "
-                    "BEFORE and AFTER the target text, matching whitespace and indentation "
-                    "precisely.",
-                    required=True,
-                ),
-                "new_string": schema.text(
-                    "The exact literal text to replace `old_string` with, "
-                    "preferably unescaped. Provide the EXACT text. Ensure the resulting code is "
-                    "correct and idiomatic.",
-                    required=True,
-                ),
-                "allow_multiple": schema.boolean(
-                    "If true, the tool will replace all occurrences of `old_string`. If false "
-                    "(default), it will only succeed if exactly one occurrence is found."
-                ),
-            },
-            handler=replace,
-            read_only=False,
-        ),
-        Tool(
-            name="write_file",
-            description="Writes content to a specified file in the local filesystem.",
-            properties={
-                "file_path": schema.path("The path to the file to write to.", required=True),
-                "content": schema.text(
-                    "The content to write to the file. Do not use omission "
-                    "placeholders like '(rest of methods ...)', '...', or 'unchanged code'; "
-                    "provide complete literal content.",
-                    required=True,
-                ),
-            },
-            handler=write_file,
-            read_only=False,
-        ),
-    ),
-    instructions=(
-        "gemini-cli's file tools over one workspace: grep_search, glob and list_directory "
-        "search, read_file reads, replace and write_file change files."
-    ),
-    spill_hint='read_file(file_path="{spill}", start_line={offset})',
+PROFILE = declared_profile(
+    __name__,
+    {
+        "grep_search": grep_search,
+        "glob": glob,
+        "list_directory": list_directory,
+        "read_file": read_file,
+        "replace": replace,
+        "write_file": write_file,
+    },
 )

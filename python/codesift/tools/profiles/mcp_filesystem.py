@@ -19,7 +19,6 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ...errors import CodesiftError, InvalidArgumentError, NotAFileError
-from .. import schema
 from ..diffs import two_files_patch
 from ..lines import (
     absolute,
@@ -30,7 +29,7 @@ from ..lines import (
     read_lines,
     read_text,
 )
-from ..spec import Profile, Tool
+from ..spec import declared_profile
 from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
@@ -310,217 +309,21 @@ def list_allowed_directories(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     return _done(box, "list_allowed_directories", f"Allowed directories:\n{box.workspace.root}")
 
 
-def _path() -> dict[str, Any]:
-    """A path parameter: every one of this server's is required."""
-    return schema.path(required=True)
-
-
-_READ_PARAMETERS = {
-    "path": _path(),
-    "tail": {
-        "type": "number",
-        "description": "If provided, returns only the last N lines of the file",
+PROFILE = declared_profile(
+    __name__,
+    {
+        "read_text_file": read_text_file,
+        "read_file": read_text_file,
+        "read_multiple_files": read_multiple_files,
+        "write_file": write_file,
+        "edit_file": edit_file,
+        "create_directory": create_directory,
+        "list_directory": list_directory,
+        "list_directory_with_sizes": list_directory_with_sizes,
+        "directory_tree": directory_tree,
+        "move_file": move_file,
+        "search_files": search_files,
+        "get_file_info": get_file_info,
+        "list_allowed_directories": list_allowed_directories,
     },
-    "head": {
-        "type": "number",
-        "description": "If provided, returns only the first N lines of the file",
-    },
-}
-_READ_DESCRIPTION = (
-    "Read the complete contents of a file from the file system as text. Handles various text "
-    "encodings and provides detailed error messages if the file cannot be read. Use this tool "
-    "when you need to examine the contents of a single file. Use the 'head' parameter to read "
-    "only the first N lines of a file, or the 'tail' parameter to read only the last N lines of "
-    "a file. Operates on the file as text regardless of extension. Only works within allowed "
-    "directories."
-)
-_OUT = ("content",)
-
-
-def _tool(name: str, description: str, properties: dict[str, Any], handler: Any, **kw: Any) -> Tool:
-    return Tool(
-        name=name,
-        description=description,
-        properties=properties,
-        handler=handler,
-        output_required=_OUT,
-        **kw,
-    )
-
-
-PROFILE = Profile(
-    name="mcp-filesystem",
-    summary="the MCP filesystem server: read_text_file, edit_file, directory_tree, ...",
-    tools=(
-        _tool(
-            "read_text_file",
-            _READ_DESCRIPTION,
-            _READ_PARAMETERS,
-            read_text_file,
-        ),
-        _tool(
-            "read_file",
-            "Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.",
-            _READ_PARAMETERS,
-            read_text_file,
-        ),
-        _tool(
-            "read_multiple_files",
-            "Read the contents of multiple files simultaneously. This is more efficient than "
-            "reading files one by one when you need to analyze or compare multiple files. Each "
-            "file's content is returned with its path as a reference. Failed reads for "
-            "individual files won't stop the entire operation. Only works within allowed "
-            "directories.",
-            {
-                "paths": schema.required(
-                    {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "minItems": 1,
-                        "description": "Array of file paths to read. Each path must be a string "
-                        "pointing to a valid file within allowed directories.",
-                    }
-                )
-            },
-            read_multiple_files,
-        ),
-        _tool(
-            "write_file",
-            "Create a new file or completely overwrite an existing file with new content. Use "
-            "with caution as it will overwrite existing files without warning. Handles text "
-            "content with proper encoding. Only works within allowed directories.",
-            {"path": _path(), "content": schema.text(required=True)},
-            write_file,
-            read_only=False,
-        ),
-        _tool(
-            "edit_file",
-            "Make line-based edits to a text file. Each edit replaces exact line sequences with "
-            "new content. Returns a git-style diff showing the changes made. Only works within "
-            "allowed directories.",
-            {
-                "path": _path(),
-                "edits": schema.required(
-                    {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "oldText": schema.string("Text to search for - must match exactly"),
-                                "newText": schema.string("Text to replace with"),
-                            },
-                            "required": ["oldText", "newText"],
-                            "additionalProperties": False,
-                        },
-                    }
-                ),
-                "dryRun": {
-                    "type": "boolean",
-                    "default": False,
-                    "description": "Preview changes using git-style diff format",
-                },
-            },
-            edit_file,
-            read_only=False,
-        ),
-        _tool(
-            "create_directory",
-            "Create a new directory or ensure a directory exists. Can create multiple nested "
-            "directories in one operation. If the directory already exists, this operation will "
-            "succeed silently. Perfect for setting up directory structures for projects or "
-            "ensuring required paths exist. Only works within allowed directories.",
-            {"path": _path()},
-            create_directory,
-            read_only=False,
-        ),
-        _tool(
-            "list_directory",
-            "Get a detailed listing of all files and directories in a specified path. Results "
-            "clearly distinguish between files and directories with [FILE] and [DIR] prefixes. "
-            "This tool is essential for understanding directory structure and finding specific "
-            "files within a directory. Only works within allowed directories.",
-            {"path": _path()},
-            list_directory,
-        ),
-        _tool(
-            "list_directory_with_sizes",
-            "Get a detailed listing of all files and directories in a specified path, including "
-            "sizes. Results clearly distinguish between files and directories with [FILE] and "
-            "[DIR] prefixes. This tool is useful for understanding directory structure and "
-            "finding specific files within a directory. Only works within allowed directories.",
-            {
-                "path": _path(),
-                "sortBy": {
-                    "type": "string",
-                    "enum": ["name", "size"],
-                    "default": "name",
-                    "description": "Sort entries by name or size",
-                },
-            },
-            list_directory_with_sizes,
-        ),
-        _tool(
-            "directory_tree",
-            "Get a recursive tree view of files and directories as a JSON structure. Each entry "
-            "includes 'name', 'type' (file/directory), and 'children' for directories. Files "
-            "have no children array, while directories always have a children array (which may "
-            "be empty). The output is formatted with 2-space indentation for readability. Only "
-            "works within allowed directories.",
-            {
-                "path": _path(),
-                "excludePatterns": {"type": "array", "items": {"type": "string"}, "default": []},
-            },
-            directory_tree,
-        ),
-        _tool(
-            "move_file",
-            "Move or rename files and directories. Can move files between directories and "
-            "rename them in a single operation. If the destination exists, the operation will "
-            "fail. Works across different directories and can be used for simple renaming "
-            "within the same directory. Both source and destination must be within allowed "
-            "directories.",
-            {"source": _path(), "destination": _path()},
-            move_file,
-            read_only=False,
-        ),
-        _tool(
-            "search_files",
-            "Recursively search for files and directories matching a pattern. The patterns "
-            "should be glob-style patterns that match paths relative to the working directory. "
-            "Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to "
-            "match files in all subdirectories. Returns full paths to all matching items. Great "
-            "for finding files when you don't know their exact location. Only searches within "
-            "allowed directories.",
-            {
-                "path": _path(),
-                "pattern": schema.required({"type": "string"}),
-                "excludePatterns": {"type": "array", "items": {"type": "string"}, "default": []},
-            },
-            search_files,
-        ),
-        _tool(
-            "get_file_info",
-            "Retrieve detailed metadata about a file or directory. Returns comprehensive "
-            "information including size, creation time, last modified time, permissions, and "
-            "type. This tool is perfect for understanding file characteristics without reading "
-            "the actual content. Only works within allowed directories.",
-            {"path": _path()},
-            get_file_info,
-        ),
-        _tool(
-            "list_allowed_directories",
-            "Returns the list of directories that this server is allowed to access. "
-            "Subdirectories within these allowed directories are also accessible. Use this to "
-            "understand which directories and their nested paths are available before trying "
-            "to access files.",
-            {},
-            list_allowed_directories,
-        ),
-    ),
-    instructions=(
-        "The MCP filesystem server's tools over one allowed directory (the workspace root): read, "
-        "list, search, edit, write and move files inside it."
-    ),
-    error_format="{message}",
-    spill_hint='read_text_file(path="{spill}") (from line {offset})',
 )

@@ -11,11 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..._core import GlobMatcher
 from ...errors import InvalidArgumentError, NotAFileError
-from .. import schema
 from ..lines import absolute, read_lines
-from ..spec import Profile, Tool
+from ..spec import declared_profile
 from ..tool_result import ToolResult
-from .claude_code import GLOB_PROPERTIES
 
 if TYPE_CHECKING:
     from ..toolbox import Toolbox
@@ -262,170 +260,16 @@ def apply_patch(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 
 _LETTERS = {"add": "A", "delete": "D", "update": "M", "move": "M"}
 
-_FILE = schema.path("The absolute path to the file to modify", required=True)
-_OLD = schema.string("The text to replace", required=True)
-_NEW = schema.text("The text to replace it with (must be different from oldString)", required=True)
-_ALL = schema.boolean("Replace all occurrences of oldString (default false)")
-
-PROFILE = Profile(
-    name="opencode",
-    summary="opencode: grep, glob, list, read, edit, multiedit, write, apply_patch",
-    tools=(
-        Tool(
-            name="grep",
-            description=(
-                "- Fast content search tool that works with any codebase size\n"
-                "- Searches file contents using regular expressions\n- Supports full regex "
-                'syntax (eg. "log.*Error", "function\\s+\\w+", etc.)\n- Filter files by '
-                'pattern with the include parameter (eg. "*.js", "*.{ts,tsx}")\n- Returns file '
-                "paths and line numbers with at least one match sorted by modification time"
-            ),
-            properties={
-                "pattern": schema.string(
-                    "The regex pattern to search for in file contents", required=True
-                ),
-                "path": schema.path(
-                    "The directory to search in. Defaults to the current working directory."
-                ),
-                "include": schema.string(
-                    'File pattern to include in the search (e.g. "*.js", "*.{ts,tsx}")'
-                ),
-            },
-            handler=grep,
-        ),
-        Tool(
-            name="glob",
-            description=(
-                "- Fast file pattern matching tool that works with any codebase size\n"
-                '- Supports glob patterns like "**/*.js" or "src/**/*.ts"\n'
-                "- Returns matching file paths sorted by modification time"
-            ),
-            properties=GLOB_PROPERTIES,
-            handler=glob,
-        ),
-        Tool(
-            name="list",
-            description=(
-                "Lists files and directories in a given path. The path parameter must be "
-                "absolute; omit it to use the current workspace directory. You can optionally "
-                "provide an array of glob patterns to ignore with the ignore parameter."
-            ),
-            properties={
-                "path": schema.path(
-                    "The absolute path to the directory to list (must be absolute, not relative)"
-                ),
-                "ignore": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "List of glob patterns to ignore",
-                },
-            },
-            handler=list_files,
-        ),
-        Tool(
-            name="read",
-            description=(
-                "Read a file or directory from the local filesystem. By default, it returns up "
-                "to 2000 lines from the start of the file; offset is the 1-indexed line to "
-                "start from. Each line is prefixed with its line number as `<line>: <content>`."
-            ),
-            properties={
-                "filePath": schema.path(
-                    "The absolute path to the file or directory to read", required=True
-                ),
-                "offset": {
-                    "type": "integer",
-                    "description": "The line number to start reading from (1-indexed)",
-                },
-                "limit": schema.integer(
-                    "The maximum number of lines to read (defaults to 2000)", minimum=1
-                ),
-            },
-            handler=read,
-        ),
-        Tool(
-            name="edit",
-            description=(
-                "Performs exact string replacements in files. The edit will FAIL if oldString "
-                "is not found in the file or is found multiple times (then give more context "
-                "or use replaceAll)."
-            ),
-            properties={
-                "filePath": _FILE,
-                "oldString": _OLD,
-                "newString": _NEW,
-                "replaceAll": _ALL,
-            },
-            handler=edit,
-            read_only=False,
-        ),
-        Tool(
-            name="multiedit",
-            description=(
-                "Make multiple edits to a single file in one operation, built on the edit tool: "
-                "all edits are applied in sequence, and if any edit fails none is applied."
-            ),
-            properties={
-                "filePath": _FILE,
-                "edits": schema.required(
-                    {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "filePath": _FILE,
-                                "oldString": _OLD,
-                                "newString": _NEW,
-                                "replaceAll": _ALL,
-                            },
-                            "required": ["oldString", "newString"],
-                        },
-                        "description": (
-                            "Array of edit operations to perform sequentially on the file"
-                        ),
-                    }
-                ),
-            },
-            handler=multiedit,
-            read_only=False,
-        ),
-        Tool(
-            name="write",
-            description=(
-                "Writes a file to the local filesystem. This tool will overwrite the existing "
-                "file if there is one at the provided path."
-            ),
-            properties={
-                "content": schema.text("The content to write to the file", required=True),
-                "filePath": schema.path(
-                    "The absolute path to the file to write (must be absolute, not relative)",
-                    required=True,
-                ),
-            },
-            handler=write,
-            read_only=False,
-        ),
-        Tool(
-            name="apply_patch",
-            description=(
-                "Use the `apply_patch` tool to edit files. Your patch language is a stripped-"
-                "down, file-oriented diff format: *** Begin Patch, then *** Add File: / *** "
-                "Delete File: / *** Update File: sections (with an optional *** Move to:), "
-                "`@@` context lines, and lines prefixed with ' ', '-' or '+', then *** End "
-                "Patch. File paths are relative."
-            ),
-            properties={
-                "patchText": schema.string(
-                    "The full patch text that describes all changes to be made", required=True
-                )
-            },
-            handler=apply_patch,
-            read_only=False,
-        ),
-    ),
-    instructions=(
-        "opencode's file tools over one workspace: grep, glob and list search, read reads, "
-        "edit, multiedit, write and apply_patch change files."
-    ),
-    spill_hint='read(filePath="{spill}", offset={offset})',
+PROFILE = declared_profile(
+    __name__,
+    {
+        "grep": grep,
+        "glob": glob,
+        "list": list_files,
+        "read": read,
+        "edit": edit,
+        "multiedit": multiedit,
+        "write": write,
+        "apply_patch": apply_patch,
+    },
 )

@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...results.matches import plural
-from .. import schema
 from ..matching import matching_lines
-from ..spec import Profile, tools_of
+from ..spec import declared_profile
 from ..tool_result import ToolResult, echo
 
 if TYPE_CHECKING:
@@ -24,83 +23,6 @@ GREP_LIMIT = 100
 GREP_LINE_CHARS = 2000
 NO_FILES = "No files found"
 TRUNCATED_NOTE = "(Results are truncated. Consider using a more specific path or pattern.)"
-
-_PATH = schema.path("Path relative to the workspace root.", required=True)
-
-TOOLS: dict[str, dict[str, Any]] = {
-    "glob": {
-        "description": (
-            'Find files by glob pattern ("**/*.js", "src/**/*.ts"), newest first, at most '
-            f"{GLOB_LIMIT}."
-        ),
-        "properties": {
-            "pattern": schema.string("The glob to match files against.", required=True),
-            "path": schema.path("Directory to search (default: root)."),
-        },
-    },
-    "grep": {
-        "description": (
-            "Search file contents with a regex (ripgrep syntax, case-sensitive); include "
-            f'filters files by glob ("*.{{ts,tsx}}"). At most {GREP_LIMIT} matching lines, '
-            "grouped by file."
-        ),
-        "properties": {
-            "pattern": schema.string("The regex to search for.", required=True),
-            "path": schema.path("Directory to search (default: root)."),
-            "include": schema.string('File glob, e.g. "*.js".'),
-        },
-    },
-    "edit": {
-        "description": (
-            "Replace old_string with new_string in a file. old_string must match one place "
-            "(exactly, or with other line endings or indentation); replace_all changes every "
-            "match."
-        ),
-        "properties": {
-            "path": _PATH,
-            "old_string": schema.string("The text to replace.", required=True),
-            "new_string": schema.text("The text to put instead.", required=True),
-            "replace_all": {"type": "boolean", "default": False},
-        },
-    },
-    "read_file": {
-        "description": "Read a text file with line numbers; offset/limit select lines.",
-        "properties": {
-            "path": _PATH,
-            "offset": schema.integer("First line (1-based).", minimum=1),
-            "limit": schema.integer("Lines to read (2000).", minimum=1),
-        },
-    },
-    "write_file": {
-        "description": "Create or overwrite a whole file (parent directories are created).",
-        "properties": {"path": _PATH, "content": schema.text(required=True)},
-    },
-    "list_dir": {
-        "description": "List one directory: subdirectories first (with /), then files.",
-        "properties": {
-            "path": schema.path("Directory (default: root)."),
-            "limit": {"type": "integer", "minimum": 1, "maximum": 100000},
-        },
-    },
-    "invalid": {
-        "description": "Answers a call of a tool that does not exist.",
-        "properties": {
-            "tool": schema.string("The name that was called."),
-            "error": schema.string("What was wrong."),
-        },
-    },
-}
-
-OUTPUT_REQUIRED: dict[str, tuple[str, ...]] = {
-    "glob": ("files", "total", "truncated"),
-    "grep": ("matches", "total", "truncated"),
-    "edit": ("path", "replacements", "strategy", "diff", "summary"),
-    "read_file": ("path", "content", "start_line", "end_line", "summary"),
-    "write_file": ("path", "bytes_written", "created", "summary"),
-    "list_dir": ("path", "entries", "total", "truncated", "summary"),
-    "invalid": (),
-}
-
 
 # -- handlers ------------------------------------------------------------------------------
 
@@ -201,31 +123,15 @@ def _hidden_note(ignored: int) -> str:
     return f"\n({hidden} hidden by .gitignore or access-ignore rules were not searched)"
 
 
-_HANDLERS = {
-    "glob": glob,
-    "grep": grep,
-    "edit": edit,
-    "read_file": read_file,
-    "write_file": write_file,
-    "list_dir": list_dir,
-    "invalid": invalid,
-}
-_READ_ONLY = {"glob", "grep", "read_file", "list_dir", "invalid"}
-
-PROFILE = Profile(
-    name="openlink",
-    summary="OpenLink: glob, grep, edit, read_file, write_file, list_dir (opencode-style "
-    "texts), and invalid for unknown tools",
-    tools=tools_of(
-        TOOLS,
-        _HANDLERS,
-        OUTPUT_REQUIRED,
-        read_only=_READ_ONLY.__contains__,
-    ),
-    instructions=(
-        "Find files with glob and contents with grep, read with read_file, change with edit "
-        "(old_string -> new_string) or write_file, list a directory with list_dir. Paths are "
-        "relative to the workspace root."
-    ),
-    unknown_tool="invalid",
+PROFILE = declared_profile(
+    __name__,
+    {
+        "glob": glob,
+        "grep": grep,
+        "edit": edit,
+        "read_file": read_file,
+        "write_file": write_file,
+        "list_dir": list_dir,
+        "invalid": invalid,
+    },
 )

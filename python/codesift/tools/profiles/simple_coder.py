@@ -25,11 +25,10 @@ from ...errors import (
     SandboxError,
 )
 from ...errors.hints import DEFAULT_OPTIONS, Option
-from .. import schema
 from ..call_arguments import renaming
 from ..lines import read_lines
 from ..matching import matching_lines, shorten
-from ..spec import Profile, Tool, tools_of
+from ..spec import Tool, declared_profile
 from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
@@ -46,68 +45,6 @@ QUOTE_FAILURE_CHARS = 50
 
 LINE_RANGE = re.compile(r"^(?P<path>.+?):(?P<start>\d+)-(?P<end>\d+)$")
 GLOB_CHARS = ("*", "?")
-
-_PATH = schema.path("File path relative to the repository root.", required=True)
-
-TOOLS: dict[str, dict[str, Any]] = {
-    "read_file": {
-        "description": (
-            'Read a file with line numbers. Optionally a line range: path "src/Main.java:10-50" '
-            f"or start_line/end_line. At most {MAX_FILE_LINES} lines per call."
-        ),
-        "properties": {
-            "path": schema.path(
-                "File path relative to the repository root, optionally with a "
-                'line range "file:START-END".',
-                required=True,
-            ),
-            "start_line": schema.integer("Default 1.", minimum=1),
-            "end_line": schema.integer("Default: end of file.", minimum=1),
-        },
-    },
-    "list_dir": {
-        "description": (
-            'List a directory, or the files matching a glob ("src/**/*.java", "**/*.md"). '
-            f"Returns relative paths, at most {MAX_LIST_RESULTS}."
-        ),
-        "properties": {
-            "path": schema.path(
-                'Directory path or glob pattern (e.g. "src/docs" or "**/*.txt"); default the root.'
-            ),
-        },
-    },
-    "search": {
-        "description": (
-            "Search for text (mode contains, the default) or a regex (mode regex) in the files "
-            "under a directory, case-insensitive unless case_sensitive. Returns "
-            f"`file:line:snippet` lines, at most {MAX_SEARCH_RESULTS}."
-        ),
-        "properties": {
-            "pattern": schema.string("Text (or regex) to search for.", required=True),
-            "path": schema.path("Directory or file to search (default .)."),
-            "mode": {"type": "string", "enum": ["contains", "regex"], "default": "contains"},
-            "case_sensitive": {"type": "boolean", "default": False},
-        },
-    },
-    "replace": {
-        "description": (
-            "Replace an exact string in a file. old_string must appear exactly once (and differ "
-            "from new_string)."
-        ),
-        "properties": {
-            "path": _PATH,
-            "old_string": schema.string("Exact text to replace.", required=True),
-            "new_string": schema.text("Its replacement.", required=True),
-        },
-    },
-}
-
-OUTPUT_REQUIRED: dict[str, tuple[str, ...]] = {
-    "read_file": ("path", "content", "start_line", "end_line", "total_lines", "summary"),
-    "list_dir": ("path", "items", "total", "truncated", "summary"),
-    "search": ("matches", "total", "truncated", "summary"),
-    "replace": ("path", "replacements", "summary"),
-}
 
 #: simple-coder's own method parameters (`readFile(filePath, startLine, endLine)`,
 #: `searchText(pattern, searchPath, isRegex, caseSensitive)`, `replaceText(filePath,
@@ -340,33 +277,11 @@ def _read(box: Toolbox, path: str, start: int, end: int | None) -> ToolResult:
     return box.finish("read_file", f"{summary}\n\n{numbered}", data, allow_spill=False)
 
 
-_HANDLERS = {"read_file": read_file, "list_dir": list_dir, "search": search, "replace": replace}
-_EXAMPLES = {
-    "read_file": '{"path": "src/Main.java:10-50"}',
-    "search": '{"pattern": "TODO", "path": "src"}',
-    "replace": '{"path": "a.txt", "old_string": "old", "new_string": "new"}',
-}
-
-PROFILE = Profile(
-    name="simple-coder",
-    summary="simple-coder: read_file (file:START-END), list_dir (dir or glob), search "
-    "(contains|regex), replace (exact, unique)",
-    tools=tools_of(
-        TOOLS,
-        _HANDLERS,
-        OUTPUT_REQUIRED,
-        read_only=lambda name: name != "replace",
-        examples=_EXAMPLES,
-    ),
-    instructions=(
-        "Find code with search (text, or mode=regex), list files with list_dir (a directory "
-        'or a glob), read with read_file ("path:START-END" for a part) and change a file with '
-        "replace (old_string must occur exactly once). Paths are relative to the repository "
-        "root."
-    ),
+PROFILE = declared_profile(
+    __name__,
+    {"read_file": read_file, "list_dir": list_dir, "search": search, "replace": replace},
     aliases=TOOL_ALIASES,
     rename=renaming(argument_name),
-    spill_hint='read_file(path="{spill}", start_line={offset})',
     # search is literal unless mode="regex": a plain-text search is mode="contains".
     hint_options={**DEFAULT_OPTIONS, Concept.LITERAL: (Option("mode", '"contains"'),)},
 )

@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import Concept, InvalidArgumentError, NotAFileError
 from ...errors.hints import DEFAULT_OPTIONS, Option
-from .. import schema
 from ..lines import absolute, edited_text, exists, full_text
-from ..spec import Profile, Tool
+from ..spec import declared_profile
 from ..tool_result import ToolResult
 
 if TYPE_CHECKING:
@@ -31,17 +30,6 @@ TRUNCATED_MESSAGE = (
     "You should retry this tool after you have searched inside the file with `grep -n` in order "
     "to find the line numbers of what you are looking for.</NOTE>"
 )
-DESCRIPTION = """Custom editing tool for viewing, creating and editing files
-* State is persistent across command calls and discussions with the user
-* If `path` is a file, `view` displays the result of applying `cat -n`. If `path` is a directory, `view` lists non-hidden files and directories up to 2 levels deep
-* The `create` command cannot be used if the specified `path` already exists as a file
-* If a `command` generates a long output, it will be truncated and marked with `<response clipped>`
-* The `undo_edit` command will revert the last edit made to the file at `path`
-
-Notes for using the `str_replace` command:
-* The `old_str` parameter should match EXACTLY one or more consecutive lines from the original file. Be mindful of whitespaces!
-* If the `old_str` parameter is not unique in the file, the replacement will not be performed. Make sure to include enough context in `old_str` to make it unique
-* The `new_str` parameter should contain the edited lines that should replace the `old_str`"""  # noqa: E501
 
 
 def make_output(content: str, descriptor: str, init_line: int = 1) -> str:
@@ -239,65 +227,10 @@ _COMMANDS = {
     "undo_edit": _undo_edit,
 }
 
-PROFILE = Profile(
-    name="swe-agent",
-    summary="SWE-agent / OpenHands / Anthropic text editor: str_replace_editor",
-    tools=(
-        Tool(
-            name="str_replace_editor",
-            description=DESCRIPTION,
-            properties={
-                "command": schema.required(
-                    {
-                        "type": "string",
-                        "enum": ["view", "create", "str_replace", "insert", "undo_edit"],
-                        "description": "The commands to run. Allowed options are: `view`, "
-                        "`create`, `str_replace`, `insert`, `undo_edit`.",
-                    }
-                ),
-                "path": schema.path(
-                    "Absolute path to file or directory, e.g. `/testbed/file.py` or `/testbed`.",
-                    required=True,
-                ),
-                "file_text": schema.text(
-                    "Required parameter of `create` command, with the content of "
-                    "the file to be created."
-                ),
-                "old_str": schema.string(
-                    "Required parameter of `str_replace` command containing the "
-                    "string in `path` to replace."
-                ),
-                "new_str": schema.text(
-                    "Optional parameter of `str_replace` command containing the "
-                    "new string (if not given, no string will be added). Required parameter of "
-                    "`insert` command containing the string to insert."
-                ),
-                "insert_line": {
-                    "type": "integer",
-                    "description": "Required parameter of `insert` command. The `new_str` will "
-                    "be inserted AFTER the line `insert_line` of `path`.",
-                },
-                "view_range": {
-                    "type": "array",
-                    "items": {"type": "integer"},
-                    "description": "Optional parameter of `view` command when `path` points to a "
-                    "file. If none is given, the full file is shown. If provided, the file will "
-                    "be shown in the indicated line number range, e.g. [11, 12] will show lines "
-                    "11 and 12. Indexing at 1 to start. Setting `[start_line, -1]` shows all "
-                    "lines from `start_line` to the end of the file.",
-                },
-            },
-            handler=str_replace_editor,
-            read_only=False,
-        ),
-    ),
-    instructions=(
-        "The text-editor tool of SWE-agent and OpenHands over one workspace: str_replace_editor "
-        "with command view, create, str_replace, insert or undo_edit, on absolute paths inside "
-        "the workspace."
-    ),
+PROFILE = declared_profile(
+    __name__,
+    {"str_replace_editor": str_replace_editor},
     aliases={"str_replace_based_edit_tool": "str_replace_editor"},
-    error_format="{message}",
     # The one tool reads too: `command="view"` (with `view_range` for a region).
     hint_options={**DEFAULT_OPTIONS, Concept.READ: (Option("command", '"view"'),)},
 )
