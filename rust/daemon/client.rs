@@ -375,9 +375,11 @@ pub fn exchange_up_to(
     // wait, so the hello is waited for as long as the reply. A ping first, on the same
     // connection and with the usual hello wait, finds a stopped or stuck daemon in that
     // time (and passes it over) instead of after the long one: a store at the end of a
-    // `--files` run held the run's exit for the whole wait.
+    // `--files` run held the run's exit for the whole wait. The pong is due as soon as the
+    // hello: a daemon that says hello and then stalls is passed over as fast.
     if max_request > proto::MAX_REQUEST {
-        exchange_with(stream, &Request::Ping {}, &Wait::new(timeout))?;
+        let ping = Wait::new((2 * ack_timeout()).min(timeout));
+        exchange_with(stream, &Request::Ping {}, &ping)?;
     }
     exchange_envelope(
         stream,
@@ -673,6 +675,37 @@ mod tests {
         assert!(matches!(ping.request, Request::Ping {}), "{ping:?}");
         proto::write_frame(daemon, &serde_json::to_vec(&proto::hello()).unwrap()).unwrap();
         proto::write_frame(daemon, br#"{"ok": true}"#).unwrap();
+    }
+
+    #[test]
+    fn a_large_request_is_not_sent_to_a_daemon_that_says_hello_and_stalls_before_its_pong() {
+        let (mut client, mut daemon) = UnixStream::pair().unwrap();
+        let stalled = std::thread::spawn(move || {
+            let ping = proto::read_frame(&mut daemon, proto::MAX_REQUEST).unwrap();
+            let ping: Envelope = serde_json::from_slice(&ping).unwrap();
+            assert!(matches!(ping.request, Request::Ping {}), "{ping:?}");
+            proto::write_frame(&mut daemon, &serde_json::to_vec(&proto::hello()).unwrap()).unwrap();
+            // The pong comes long after the hello, well within the request's own wait: a
+            // client still waiting for it then sends its request.
+            std::thread::sleep(Duration::from_secs(3));
+            let _ = proto::write_frame(&mut daemon, br#"{"ok": true}"#);
+            daemon.set_nonblocking(true).unwrap();
+            std::thread::sleep(Duration::from_millis(200));
+            proto::read_frame(&mut daemon, proto::MAX_LARGE_REQUEST).is_ok()
+        });
+        let reply = exchange_up_to(
+            &mut client,
+            &Request::Status {},
+            Duration::from_secs(30),
+            proto::MAX_LARGE_REQUEST,
+        );
+        let error = reply.unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut, "{error}");
+        let request_sent = stalled.join().unwrap();
+        assert!(
+            !request_sent,
+            "the request went to a daemon that stalled on its ping"
+        );
     }
 
     #[test]
