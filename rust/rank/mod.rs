@@ -99,7 +99,7 @@ pub fn rank(mut files: Vec<FileHits>, reading: &Reading<'_>) -> Vec<FileHits> {
 
 /// Hits worth a thread of their own when scoring (fewer cost more to hand over than they
 /// take to score).
-const HITS_A_THREAD: usize = 4096;
+const HITS_A_THREAD: usize = 2048;
 
 /// The lines of one file to parse, the file's index in `files`, and where their hits are in
 /// `placed`.
@@ -512,7 +512,7 @@ fn pieces(files: Vec<FileHits>, order: Vec<Order>) -> Vec<FileHits> {
             }
             continue;
         }
-        let Some(source) = files[file].as_ref() else {
+        let Some(source) = files[file].as_mut() else {
             continue;
         };
         if file != last_file {
@@ -532,7 +532,9 @@ fn pieces(files: Vec<FileHits>, order: Vec<Order>) -> Vec<FileHits> {
             last_file = file;
         }
         let piece = out.last_mut().expect("a piece was just pushed");
-        let hit = copy_hit(source, &source.hits[hit], &mut piece.bytes);
+        // Each hit comes once in the order: its ranking is moved, not cloned.
+        let ranking = source.hits[hit].ranking.take();
+        let hit = copy_hit(source, &source.hits[hit], ranking, &mut piece.bytes);
         piece.hits.push(hit);
         piece.count += 1;
         piece.matches += 1;
@@ -582,8 +584,13 @@ pub fn best_per_file(pieces: Vec<FileHits>, counted: bool) -> Vec<FileHits> {
         .collect()
 }
 
-/// `hit` of `source` (with its ranking) with its bytes copied into `bytes`.
-fn copy_hit(source: &FileHits, hit: &Hit, bytes: &mut Vec<u8>) -> Hit {
+/// `hit` of `source` with its bytes copied into `bytes`, and `ranking`.
+fn copy_hit(
+    source: &FileHits,
+    hit: &Hit,
+    ranking: Option<Box<Ranking>>,
+    bytes: &mut Vec<u8>,
+) -> Hit {
     let mut copy = |span: Span| store(bytes, source.slice(span));
     let context = hit.context.as_ref().map(|c| {
         Box::new(Context {
@@ -600,7 +607,7 @@ fn copy_hit(source: &FileHits, hit: &Hit, bytes: &mut Vec<u8>) -> Hit {
         text: copy(hit.text),
         context,
         unique: hit.unique,
-        ranking: hit.ranking.clone(),
+        ranking,
     }
 }
 
