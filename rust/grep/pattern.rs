@@ -119,9 +119,15 @@ pub struct CompiledPattern {
 /// the end of what was read, is what it is: its reader reads the file for what it lacks).
 #[derive(Clone, Copy, Debug)]
 pub struct WindowCapture {
-    /// Whether the match at `matched` (its first line) of `line` (without its terminator)
-    /// wants the bytes around its line.
-    pub wants: fn(line: &[u8], matched: std::ops::Range<usize>) -> bool,
+    /// The shape of the hit whose match is at `matched` (its first line) of `line` (without
+    /// its terminator), its bytes `content` at 1-based character `column` (kept with the
+    /// file's hits: `Windows::shapes`), and whether it wants the bytes around its line.
+    pub shape: fn(
+        line: &[u8],
+        matched: std::ops::Range<usize>,
+        content: &[u8],
+        column: u64,
+    ) -> (crate::grep::ranking::HitShape, bool),
     pub lines_after: usize,
     pub bytes_before: usize,
     pub bytes_after: usize,

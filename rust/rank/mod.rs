@@ -14,7 +14,7 @@ pub mod words;
 
 use crate::cancel::CancelToken;
 use crate::fs::root::{Links, Root};
-pub use crate::grep::ranking::{FileRole, Ranking, Role};
+pub use crate::grep::ranking::{FileRole, HitShape, Ranking, Role};
 use crate::grep::{Context, FileHits, Hit, Span, TextEncoding, WindowCapture, store};
 use std::collections::HashMap;
 use words::WordFit;
@@ -41,11 +41,29 @@ pub const MAX_WINDOWS: usize = 4096;
 /// (`FileHits::windows`): around each line whose match may define it, enough for its window
 /// (`definitions`), so that the windows are parsed without reading the files again.
 pub const WINDOWS: WindowCapture = WindowCapture {
-    wants: may_define_match,
+    shape: hit_shape,
     lines_after: definitions::LINES_AFTER as usize,
     bytes_before: definitions::AROUND_BEFORE as usize,
     bytes_after: definitions::AROUND_AFTER as usize,
 };
+
+/// The shape of a hit (`HitShape`: what `Seen::of` reads of it) whose line is `line` (its
+/// `text`), whose bytes are `content`, at 1-based character `column`; and whether its match,
+/// at `matched` of `line`, names an identifier that the line may define: what makes a hit's
+/// window parsed (`may_define_match`, the shape's own answer where it read the same match).
+fn hit_shape(
+    line: &[u8],
+    matched: std::ops::Range<usize>,
+    content: &[u8],
+    column: u64,
+) -> (HitShape, bool) {
+    let (seen, found) = Seen::of_line(line, content, column);
+    let wants = match found {
+        Some(found) if found == matched && seen.line.len() == line.len() => seen.may_define,
+        _ => may_define_match(line, matched),
+    };
+    (seen.shape().unwrap_or_default(), wants)
+}
 
 /// Whether the match at `matched` of `line` names an identifier that the line may define:
 /// what makes a hit's window parsed (`Seen::may_define`).
@@ -297,8 +315,15 @@ fn score_files(
         let mut asked_hits = Vec::new();
         // A file's hits mostly name one identifier (a literal's): its name match is kept.
         let mut last_name_match: Option<(&[u8], u8)> = None;
+        // The hits' shapes, as the search worked them out (a search that kept none, or not
+        // one a hit, leaves them to be read here).
+        let shapes = &file.windows.shapes;
+        let shaped = shapes.len() == file.hits.len();
         for (hit_index, hit) in file.hits.iter().enumerate() {
-            let seen = Seen::of(file, hit);
+            let seen = shaped
+                .then(|| Seen::of_shape(file, hit, &shapes[hit_index]))
+                .flatten()
+                .unwrap_or_else(|| Seen::of(file, hit));
             let name_match = seen.identifier.map_or(0, |id| match last_name_match {
                 Some((last, matched)) if last == id => matched,
                 _ => {
@@ -424,8 +449,16 @@ struct Seen<'a> {
 
 impl<'a> Seen<'a> {
     fn of(file: &'a FileHits, hit: &Hit) -> Seen<'a> {
-        let content = file.slice(hit.content);
-        let line = file.slice(hit.text);
+        Seen::of_line(file.slice(hit.text), file.slice(hit.content), hit.column).0
+    }
+
+    /// What the hit with `line` (its `text`), `content` and `column` says, and where its
+    /// match's first line is in `line` when the line holds it at its column.
+    fn of_line(
+        line: &'a [u8],
+        content: &[u8],
+        column: u64,
+    ) -> (Seen<'a>, Option<std::ops::Range<usize>>) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let unknown = Seen {
             identifier: None,
@@ -436,8 +469,8 @@ impl<'a> Seen<'a> {
             column_bytes: 0,
         };
         let first_line = content.split(|&b| b == b'\n').next().unwrap_or_default();
-        let Some(at) = match_start(line, hit.column, first_line) else {
-            return unknown;
+        let Some(at) = match_start(line, column, first_line) else {
+            return (unknown, None);
         };
         let matched = at..at + first_line.len();
         let unknown = Seen {
@@ -445,21 +478,71 @@ impl<'a> Seen<'a> {
             ..unknown
         };
         let Some(word) = words::identifier(first_line) else {
-            return Seen {
-                fit: words::word_fit(line, matched),
+            let seen = Seen {
+                fit: words::word_fit(line, matched.clone()),
                 ..unknown
             };
+            return (seen, Some(matched));
         };
         let word = matched.start + word.start..matched.start + word.end;
         let fit = words::word_fit(line, word.clone());
-        Seen {
+        let seen = Seen {
             identifier: Some(&line[word.clone()]),
             fit,
             may_define: fit == WordFit::Whole && words::may_define(line, word.clone()),
             opens_line: word.start == 0,
             line,
             column_bytes: at,
+        };
+        (seen, Some(matched))
+    }
+
+    /// `self` kept as a hit's shape (`HitShape`, its `byte_offset` left to the search);
+    /// `None` for a line too long to be one.
+    fn shape(&self) -> Option<HitShape> {
+        let offset = |part: &[u8]| {
+            let at = (part.as_ptr() as usize).checked_sub(self.line.as_ptr() as usize)?;
+            u32::try_from(at).ok()
+        };
+        let identifier = match self.identifier {
+            Some(word) => {
+                let start = offset(word)?;
+                Some((start, start.checked_add(u32::try_from(word.len()).ok()?)?))
+            }
+            None => None,
+        };
+        Some(HitShape {
+            byte_offset: 0,
+            line_len: u32::try_from(self.line.len()).ok()?,
+            column_bytes: u32::try_from(self.column_bytes).ok()?,
+            identifier,
+            fit: self.fit,
+            may_define: self.may_define,
+            opens_line: self.opens_line,
+        })
+    }
+
+    /// What `shape` (the search's, for `hit`) says of `hit`: `Seen::of(file, hit)`, without
+    /// reading the hit's line. `None` when the shape is not the hit's (another offset, a
+    /// line longer than the hit's, or none kept: an empty line's).
+    fn of_shape(file: &'a FileHits, hit: &Hit, shape: &HitShape) -> Option<Seen<'a>> {
+        let line_len = shape.line_len as usize;
+        if shape.byte_offset != hit.byte_offset || line_len == 0 || line_len > hit.text.len {
+            return None;
         }
+        let line = file.bytes.get(hit.text.start..hit.text.start + line_len)?;
+        let identifier = match shape.identifier {
+            Some((from, to)) => Some(line.get(from as usize..to as usize)?),
+            None => None,
+        };
+        Some(Seen {
+            identifier,
+            fit: shape.fit,
+            may_define: shape.may_define,
+            opens_line: shape.opens_line,
+            line,
+            column_bytes: shape.column_bytes as usize,
+        })
     }
 }
 
