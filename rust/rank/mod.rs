@@ -983,6 +983,71 @@ mod tests {
     }
 
     #[test]
+    fn a_hits_shape_reads_as_its_line_does() {
+        // Lines as a search finds them: a head, a call, a carriage return, characters before
+        // the match, a match inside a word, one the column misses, a comment.
+        let lines = [
+            ("static int foo_resume(struct device *dev)", "foo_resume("),
+            ("\tret = foo_resume(dev);", "foo_resume("),
+            ("int foo_resume(void)\r", "foo_resume"),
+            ("int foo_resume(void)\r", "foo_resume(void)\r"),
+            ("\u{e9}t\u{e9} foo_resume(x)", "foo_resume"),
+            ("x = refoo_resumex;", "foo_resume"),
+            (" * foo_resume() is called", "foo_resume"),
+            ("foo_resume", "foo_resume"),
+            ("", ""),
+        ];
+        let hits: Vec<(u64, &str, &str)> = (1..).zip(lines).map(|(n, (l, w))| (n, l, w)).collect();
+        let mut file = crate::grep::test_support::planted("a.c", &hits);
+        for (n, hit) in file.hits.iter_mut().enumerate() {
+            hit.byte_offset = 100 * n as u64;
+        }
+        let shapes: Vec<HitShape> = file
+            .hits
+            .iter()
+            .map(|hit| {
+                let line = file.slice(hit.text);
+                let content = file.slice(hit.content);
+                let at = line
+                    .windows(content.len().max(1))
+                    .position(|w| content.starts_with(w))
+                    .unwrap_or(0);
+                let matched = at..(at + content.len()).min(line.len());
+                let (mut shape, wants) = hit_shape(line, matched.clone(), content, hit.column);
+                assert_eq!(wants, may_define_match(line, matched), "{line:?}");
+                shape.byte_offset = hit.byte_offset;
+                shape
+            })
+            .collect();
+        let read = |seen: &Seen<'_>| {
+            (
+                seen.identifier.map(<[u8]>::to_vec),
+                seen.fit,
+                seen.may_define,
+                seen.opens_line,
+                seen.line.to_vec(),
+                seen.column_bytes,
+            )
+        };
+        for (hit, shape) in file.hits.iter().zip(&shapes) {
+            let line = String::from_utf8_lossy(file.slice(hit.text));
+            let of_line = read(&Seen::of(&file, hit));
+            match Seen::of_shape(&file, hit, shape) {
+                Some(seen) => assert_eq!(read(&seen), of_line, "{line:?}"),
+                None => assert!(line.is_empty(), "no shape for {line:?}"),
+            }
+            // A shape at another offset is not the hit's.
+            let moved = HitShape {
+                byte_offset: hit.byte_offset + 1,
+                ..*shape
+            };
+            assert!(Seen::of_shape(&file, hit, &moved).is_none());
+        }
+        assert!(!read(&Seen::of(&file, &file.hits[1])).2);
+        assert!(read(&Seen::of(&file, &file.hits[0])).2);
+    }
+
+    #[test]
     fn match_starts_count_characters() {
         assert_eq!(match_start(b"let x = foo(1)", 9, b"foo"), Some(8));
         assert_eq!(match_start("é = foo".as_bytes(), 5, b"foo"), Some(5));
