@@ -94,6 +94,9 @@ pub struct Windows {
     pub bytes: Vec<u8>,
     /// Each part: where it starts in the file, and where its bytes are in `bytes`.
     pub parts: Vec<(u64, Span)>,
+    /// Each hit's shape, in the hits' order (`WindowCapture::shape`): what a ranked search
+    /// reads of its line, worked out as the hit was found.
+    pub shapes: Vec<super::ranking::HitShape>,
 }
 
 impl Windows {

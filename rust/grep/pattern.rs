@@ -113,15 +113,25 @@ pub struct CompiledPattern {
     pub windows: Option<WindowCapture>,
 }
 
+/// `WindowCapture::shape`: a hit's shape from its line, its match's range on it, its bytes
+/// and its column; and whether it wants the bytes around its line.
+pub type ShapeOf = fn(
+    line: &[u8],
+    matched: std::ops::Range<usize>,
+    content: &[u8],
+    column: u64,
+) -> (crate::grep::ranking::HitShape, bool);
+
 /// Which hits' lines a search keeps the bytes around (`FileHits::windows`), and how many:
 /// the line before the hit's and `lines_after` lines after it, within `bytes_before` bytes
 /// before the hit's line and `bytes_after` after its start (a part cut short by them, or by
 /// the end of what was read, is what it is: its reader reads the file for what it lacks).
 #[derive(Clone, Copy, Debug)]
 pub struct WindowCapture {
-    /// Whether the match at `matched` (its first line) of `line` (without its terminator)
-    /// wants the bytes around its line.
-    pub wants: fn(line: &[u8], matched: std::ops::Range<usize>) -> bool,
+    /// The shape of the hit whose match is at `matched` (its first line) of `line` (without
+    /// its terminator), its bytes `content` at 1-based character `column` (kept with the
+    /// file's hits: `Windows::shapes`), and whether it wants the bytes around its line.
+    pub shape: ShapeOf,
     pub lines_after: usize,
     pub bytes_before: usize,
     pub bytes_after: usize,

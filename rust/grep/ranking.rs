@@ -40,14 +40,35 @@ impl FileRole {
 }
 
 /// How a match sits among the words of its line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum WordFit {
     /// Inside a longer word on both sides (`alloc` in `kmalloc_node`).
+    #[default]
     Substring,
     /// A word boundary on one side (`kmalloc` in `kmalloc_node`).
     Partial,
     /// Word boundaries on both sides.
     Whole,
+}
+
+/// What a ranked search reads of a hit's line, worked out by the search as it finds the hit
+/// (`WindowCapture::shape`), while the line is at hand: the ranking takes it from here instead
+/// of reading the hit's line again (by then out of the processor's caches).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HitShape {
+    /// The hit's `byte_offset`: a shape stands for a hit only when they agree.
+    pub byte_offset: u64,
+    /// The line's length without a carriage return at its end.
+    pub line_len: u32,
+    /// Bytes of the line before the match.
+    pub column_bytes: u32,
+    /// Where the identifier the match names is in the line, when it names one.
+    pub identifier: Option<(u32, u32)>,
+    pub fit: WordFit,
+    /// The line may define the identifier (`rank::words::may_define`).
+    pub may_define: bool,
+    /// The identifier opens its line.
+    pub opens_line: bool,
 }
 
 /// What a hit is to the identifier it matched.

@@ -917,7 +917,7 @@ mod tests {
         let path = dir.path().join("f.c");
         std::fs::write(&path, &text).unwrap();
         let capture = crate::grep::WindowCapture {
-            wants: |line, matched| line[matched].starts_with(b"want"),
+            shape: |line, matched, _, _| (Default::default(), line[matched].starts_with(b"want")),
             lines_after: 2,
             bytes_before: 64,
             bytes_after: 256,

@@ -142,10 +142,11 @@ impl<'a> HitSink<'a> {
         }
     }
 
-    /// Keeps the bytes around the line `buffer[line_start..line_end]` (at file offset
-    /// `line_offset`; `line_end` past its terminator) when the pattern wants them for the
-    /// match `buffer[start..end]` on it: the line before it and the lines after it that the
-    /// capture asks for, within the buffer and the capture's bounds. Once a line.
+    /// Keeps the shape of the match `buffer[start..end]` at character `column` of the line
+    /// `buffer[line_start..line_end]` (at file offset `line_offset`; `line_end` past its
+    /// terminator), and the bytes around that line when the pattern wants them for the
+    /// match: the line before it and the lines after it that the capture asks for, within
+    /// the buffer and the capture's bounds. The bytes once a line.
     #[allow(clippy::too_many_arguments)]
     fn keep_window(
         &mut self,
@@ -155,16 +156,23 @@ impl<'a> HitSink<'a> {
         line_offset: u64,
         start: usize,
         end: usize,
+        column: u64,
+        byte_offset: u64,
     ) {
         let Some(capture) = self.pattern.windows else {
             return;
         };
-        if self.window_line == Some(line_offset) {
-            return;
-        }
         let line = without_terminator(&buffer[line_start..line_end]);
         let first_line_end = end.min(line_start + line.len());
-        if !(capture.wants)(line, start - line_start..first_line_end - line_start) {
+        let (mut shape, wanted) = (capture.shape)(
+            line,
+            start - line_start..first_line_end - line_start,
+            &buffer[start..end],
+            column,
+        );
+        shape.byte_offset = byte_offset;
+        self.windows.shapes.push(shape);
+        if self.window_line == Some(line_offset) || !wanted {
             return;
         }
         self.window_line = Some(line_offset);
@@ -379,6 +387,7 @@ impl<'a> HitSink<'a> {
                 if !piece(self.hits, self.bytes) {
                     // The piece was not taken: the rest of the file must not go out after it.
                     self.hits.clear();
+                    self.windows.shapes.clear();
                     self.count = self.flushed;
                     self.interrupted = true;
                     keep_going = false;
@@ -386,11 +395,22 @@ impl<'a> HitSink<'a> {
                 }
                 self.hits.clear();
                 self.bytes.clear();
+                self.windows.shapes.clear();
                 self.last_line = None;
                 self.flushed += n;
                 self.pieces += 1;
             }
-            self.keep_window(buffer, line_start, current_end, line_offset, start, end);
+            let byte_offset = self.base + block_offset + (start - range.start) as u64;
+            self.keep_window(
+                buffer,
+                line_start,
+                current_end,
+                line_offset,
+                start,
+                end,
+                chars + 1,
+                byte_offset,
+            );
             let shared = self.hit_line(line_text, line_offset, line);
             let text = shared.text;
             let context = shared.before.as_ref().map(|before| {
@@ -412,7 +432,7 @@ impl<'a> HitSink<'a> {
                 line,
                 column: chars + 1,
                 end_line,
-                byte_offset: self.base + block_offset + (start - range.start) as u64,
+                byte_offset,
                 content,
                 text,
                 context,

@@ -70,32 +70,34 @@ pub fn kinds(
     };
     // Hits on one line (`ERR_PTR(ERR_PTR(x))`, a regex matching twice) share its window:
     // the last window parsed is kept for them (asked comes ordered by line).
-    let mut last: Option<(&Asked<'_>, Option<Parsed>)> = None;
+    let mut last: Option<(&Asked<'_>, Option<Answer>)> = None;
     for (answer, hit) in found.iter_mut().zip(asked) {
         if cancel.is_cancelled() {
             break;
         }
         // A window recognised without a parse answers for its hit's name alone.
-        let same = last.as_ref().is_some_and(|(seen, parsed)| {
+        let same = last.as_ref().is_some_and(|(seen, window)| {
             (seen.line_offset, seen.opens_line, seen.line_text)
                 == (hit.line_offset, hit.opens_line, hit.line_text)
-                && !(parsed.as_ref().is_some_and(|p| p.recognised)
+                && !(matches!(window, Some(Answer::Recognised(_)))
                     && seen.identifier != hit.identifier)
         });
         if !same {
-            let parsed = file.window_definitions(language, hit);
-            last = Some((hit, parsed));
+            let window = file.window_definitions(language, hit);
+            last = Some((hit, window));
         }
-        let Some((_, Some(parsed))) = &last else {
-            continue;
+        *answer = match &last {
+            Some((_, Some(Answer::Recognised(kind)))) => Some(*kind),
+            Some((_, Some(Answer::Parsed(parsed)))) => parsed
+                .defs
+                .iter()
+                .find(|d| {
+                    d.line == parsed.line_in_window
+                        && &parsed.window[d.name.clone()] == hit.identifier
+                })
+                .map(|d| d.kind),
+            _ => None,
         };
-        *answer = parsed
-            .defs
-            .iter()
-            .find(|d| {
-                d.line == parsed.line_in_window && &parsed.window[d.name.clone()] == hit.identifier
-            })
-            .map(|d| d.kind);
     }
     found
 }
@@ -135,8 +137,9 @@ struct WindowBytes {
 }
 
 impl<Open: FnMut() -> Option<FileRead>> Around<'_, Open> {
-    /// The window of `hit` parsed, as `Source::window_definitions` parses it.
-    fn window_definitions(&mut self, language: Language, hit: &Asked<'_>) -> Option<Parsed> {
+    /// The window of `hit` parsed, as `Source::window_definitions` parses it, or recognised
+    /// as a plain head of the hit's name without a parse (nor a copy of its bytes).
+    fn window_definitions(&mut self, language: Language, hit: &Asked<'_>) -> Option<Answer> {
         let (bytes, found) = self.window_bytes(language, hit)?;
         let own = &bytes[found.own.clone()];
         let own = own.strip_suffix(b"\r").unwrap_or(own);
@@ -148,22 +151,27 @@ impl<Open: FnMut() -> Option<FileRead>> Around<'_, Open> {
             return None;
         }
         let (prefix, prefix_lines) = window_prefix(language);
+        let opened_before = u64::from(hit.opens_line && found.previous.is_some());
+        let line_in_window = 1 + opened_before + prefix_lines;
+        if prefix.is_empty()
+            && let Some(kind) = plain_head(
+                language,
+                &bytes[found.window.clone()],
+                line_in_window,
+                hit.identifier,
+            )
+        {
+            return Some(Answer::Recognised(kind));
+        }
         let mut window = Vec::with_capacity(prefix.len() + found.window.len());
         window.extend_from_slice(prefix);
         window.extend_from_slice(&bytes[found.window]);
-        let opened_before = u64::from(hit.opens_line && found.previous.is_some());
-        let line_in_window = 1 + opened_before + prefix_lines;
-        let (defs, recognised) = match plain_head(language, &window, line_in_window, hit.identifier)
-        {
-            Some(defs) => (defs, true),
-            None => (parse_window(language, &window)?, false),
-        };
-        Some(Parsed {
+        let defs = parse_window(language, &window)?;
+        Some(Answer::Parsed(Parsed {
             window,
             defs,
             line_in_window,
-            recognised,
-        })
+        }))
     }
 
     /// The bytes holding the window of `hit`'s line, and where it is in them: those the
@@ -378,8 +386,13 @@ struct Parsed {
     window: Vec<u8>,
     defs: Arc<[Definition]>,
     line_in_window: u64,
-    /// Recognised without a parse (`plain_head`): `defs` holds the hit's name's alone.
-    recognised: bool,
+}
+
+/// What a hit's window says of its name: a plain head of it recognised without a parse (of
+/// this kind: the parse's), or the window parsed.
+enum Answer {
+    Recognised(&'static str),
+    Parsed(Parsed),
 }
 
 /// A file of a tagged language read once for every question asked about it (the windows
@@ -440,7 +453,6 @@ impl Source {
             window,
             defs,
             line_in_window,
-            recognised: false,
         })
     }
 
@@ -503,26 +515,19 @@ fn parse_window(language: Language, window: &[u8]) -> WindowDefinitions {
     parsed
 }
 
-/// The definition a C `window` that is a plain function head (or prototype) named
+/// The kind of definition a C `window` that is a plain function head (or prototype) named
 /// `identifier` on its line `line` gives that name (`heads::plain_function_head`), as the
-/// parse would, without parsing: it alone (the window's other names are the parse's).
+/// parse would, without parsing (the window's other names are the parse's).
 fn plain_head(
     language: Language,
     window: &[u8],
     line: u64,
     identifier: &[u8],
-) -> Option<Arc<[Definition]>> {
+) -> Option<&'static str> {
     if language != Language::C {
         return None;
     }
-    let (name, kind) = super::heads::plain_function_head(window, line, identifier)?;
-    Some(Arc::from([Definition {
-        name,
-        kind,
-        line,
-        range: 0..window.len(),
-        signature: 0..window.len(),
-    }]))
+    super::heads::plain_function_head(window, line, identifier).map(|(_, kind)| kind)
 }
 
 /// Lines before a hit searched for the definition enclosing it: most functions are shorter;
@@ -1039,7 +1044,6 @@ mod tree_tests {
                     let Some(fast) = plain_head(Language::C, window, line, name) else {
                         continue;
                     };
-                    let fast = fast[0].kind;
                     recognised += 1;
                     let parsed = definitions(Language::C, window)
                         .unwrap()

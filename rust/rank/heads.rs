@@ -165,7 +165,29 @@ pub fn plain_function_head(
     line: u64,
     identifier: &[u8],
 ) -> Option<(Range<usize>, &'static str)> {
-    let mut tokens: Vec<(Token, Range<usize>)> = Vec::with_capacity(24);
+    TOKENS.with(|tokens| match tokens.try_borrow_mut() {
+        Ok(mut tokens) => {
+            tokens.clear();
+            head_of(window, line, identifier, &mut tokens)
+        }
+        Err(_) => head_of(window, line, identifier, &mut Vec::new()),
+    })
+}
+
+thread_local! {
+    /// The tokens of the window being read: one buffer a thread, not one a window (a
+    /// ranked search reads thousands of windows).
+    static TOKENS: std::cell::RefCell<Vec<(Token, Range<usize>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `plain_function_head`, the window's tokens read into `tokens` (empty).
+fn head_of(
+    window: &[u8],
+    line: u64,
+    identifier: &[u8],
+    tokens: &mut Vec<(Token, Range<usize>)>,
+) -> Option<(Range<usize>, &'static str)> {
     let mut at = 0;
     while at < window.len() {
         let byte = window[at];

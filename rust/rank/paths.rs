@@ -80,7 +80,7 @@ const TEST_SUFFIXES: &[&str] = &[
 /// compared with ASCII case ignored, without copying them (the role is asked for every file
 /// with a hit).
 pub fn file_role(path: &Path) -> FileRole {
-    let name = path.file_name().map_or(&[][..], |n| n.as_encoded_bytes());
+    let name = crate::tags::file_name_bytes(path).unwrap_or_default();
     role_in(name, directories_role(path.parent()))
 }
 
@@ -94,7 +94,7 @@ pub struct FileRoles<'a> {
 
 impl<'a> FileRoles<'a> {
     pub fn of(&mut self, path: &'a Path) -> FileRole {
-        let name = path.file_name().map_or(&[][..], |n| n.as_encoded_bytes());
+        let name = crate::tags::file_name_bytes(path).unwrap_or_default();
         // The path's bytes before its name (the directory and a separator): files with the
         // same are in the same directory. A path whose bytes do not end with its name
         // (`a/b/.`) is not remembered.
@@ -197,7 +197,7 @@ const PROSE: &[&str] = &[
 /// Prose and configuration (documentation, manifests, data): a question about code is
 /// answered by code first, and a name by its definition in code.
 pub fn is_prose(path: &Path) -> bool {
-    let name = path.file_name().map_or(&[][..], |n| n.as_encoded_bytes());
+    let name = crate::tags::file_name_bytes(path).unwrap_or_default();
     is_prose_name(name)
 }
 
@@ -220,7 +220,12 @@ pub struct Stem<'a>(std::borrow::Cow<'a, [u8]>);
 
 impl<'a> Stem<'a> {
     pub fn of(path: &'a Path) -> Stem<'a> {
-        let stem = path.file_stem().map_or(&[][..], |n| n.as_encoded_bytes());
+        // `Path::file_stem`: the name before its last dot, unless the name starts with it.
+        let name = crate::tags::file_name_bytes(path).unwrap_or_default();
+        let stem = match memchr::memrchr(b'.', name) {
+            Some(dot) if dot > 0 && name != b".." => &name[..dot],
+            _ => name,
+        };
         Stem(match String::from_utf8_lossy(stem) {
             std::borrow::Cow::Borrowed(text) => std::borrow::Cow::Borrowed(text.as_bytes()),
             std::borrow::Cow::Owned(text) => std::borrow::Cow::Owned(text.into_bytes()),
@@ -355,6 +360,26 @@ mod tests {
             assert_eq!(Stem::of(path).name_match("caf\u{fffd}".as_bytes()), 2);
             assert_eq!(Stem::of(path).name_match(b"caf\xfe"), 2);
             assert_eq!(Stem::of(path).name_match(b"CAF"), 1);
+        }
+        // The stem is `Path::file_stem`'s, whatever the path's shape.
+        for path in [
+            "a.c",
+            "a/b.tar.gz",
+            ".bashrc",
+            "a/.x.c",
+            "a.",
+            "a/b/",
+            "a/b/.",
+            "a/..",
+            "..",
+            ".",
+            "",
+            "a//b.rs",
+            "Makefile",
+        ] {
+            let path = Path::new(path);
+            let want = path.file_stem().map_or(&[][..], |s| s.as_encoded_bytes());
+            assert_eq!(&Stem::of(path).0[..], want, "{path:?}");
         }
     }
 }

@@ -38,6 +38,18 @@ pub enum Language {
     Kotlin,
 }
 
+/// The bytes of `path`'s file name, as `Path::file_name` gives them: the bytes after its last
+/// `/` when they are a name (as in every path a search reports), without parsing the path's
+/// components (a ranked search asks for the name of every file with a hit, several times).
+pub fn file_name_bytes(path: &Path) -> Option<&[u8]> {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let name = memchr::memrchr(b'/', bytes).map_or(bytes, |slash| &bytes[slash + 1..]);
+    if name.is_empty() || name == b"." || name == b".." {
+        return path.file_name().map(|name| name.as_encoded_bytes());
+    }
+    Some(name)
+}
+
 impl Language {
     /// Every language, in declaration order.
     pub const ALL: [Language; 13] = [
@@ -58,21 +70,26 @@ impl Language {
 
     /// The language of a file, by its extension (`.h` is taken as C).
     pub fn of_path(path: &Path) -> Option<Language> {
-        let extension = path.extension()?.to_str()?;
+        // `Path::extension`: after the name's last dot, unless the name starts with it.
+        let name = file_name_bytes(path)?;
+        let extension = match memchr::memrchr(b'.', name) {
+            Some(dot) if dot > 0 => &name[dot + 1..],
+            _ => return None,
+        };
         Some(match extension {
-            "c" | "h" => Language::C,
-            "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" => Language::Cpp,
-            "rs" => Language::Rust,
-            "go" => Language::Go,
-            "py" | "pyi" => Language::Python,
-            "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
-            "ts" | "mts" | "cts" => Language::TypeScript,
-            "tsx" => Language::Tsx,
-            "java" => Language::Java,
-            "cs" => Language::CSharp,
-            "rb" => Language::Ruby,
-            "php" => Language::Php,
-            "kt" | "kts" => Language::Kotlin,
+            b"c" | b"h" => Language::C,
+            b"cc" | b"cpp" | b"cxx" | b"c++" | b"hh" | b"hpp" | b"hxx" | b"h++" => Language::Cpp,
+            b"rs" => Language::Rust,
+            b"go" => Language::Go,
+            b"py" | b"pyi" => Language::Python,
+            b"js" | b"jsx" | b"mjs" | b"cjs" => Language::JavaScript,
+            b"ts" | b"mts" | b"cts" => Language::TypeScript,
+            b"tsx" => Language::Tsx,
+            b"java" => Language::Java,
+            b"cs" => Language::CSharp,
+            b"rb" => Language::Ruby,
+            b"php" => Language::Php,
+            b"kt" | b"kts" => Language::Kotlin,
             _ => return None,
         })
     }

@@ -116,6 +116,39 @@ fn languages_are_known_by_their_extensions() {
 }
 
 #[test]
+fn file_names_and_languages_are_the_paths_own() {
+    // As `Path::file_name` and `Path::extension` read them, whatever the path's shape.
+    for path in [
+        "a.c",
+        "drivers/base/power/main.c",
+        "a/b/",
+        "a/b/.",
+        "a/b/..",
+        "a//b.rs",
+        "./x.py",
+        ".",
+        "..",
+        "",
+        "/",
+        ".bashrc",
+        "dir/.hidden.c",
+        "a.",
+        "dir.d/Makefile",
+        "x/y.tar.gz",
+    ] {
+        let path = Path::new(path);
+        let std_name = path.file_name().map(|n| n.as_encoded_bytes());
+        assert_eq!(file_name_bytes(path), std_name, "{path:?}");
+        let std_language = path.extension().and_then(|e| e.to_str()).and_then(|e| {
+            Language::ALL
+                .into_iter()
+                .find(|&l| Language::of_path(Path::new(&format!("x.{e}"))) == Some(l))
+        });
+        assert_eq!(Language::of_path(path), std_language, "{path:?}");
+    }
+}
+
+#[test]
 fn an_empty_text_has_no_definitions() {
     for language in Language::ALL {
         assert_eq!(found(language, ""), [], "{}", language.name());
