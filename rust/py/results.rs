@@ -89,17 +89,19 @@ pub struct FileStore {
     /// The paths, and each one's `(mtime_ms, size)` when the walk or the index already had
     /// them.
     files: FileBlock,
-    /// Else read on first access, one a file. Apart from the known ones: making an
-    /// initialised `OnceLock` for each of tens of thousands of files cost a tenth of a large
-    /// glob.
+    /// Else read on first access, one a file; empty when every file's is known (an indexed
+    /// glob's). Apart from the known ones: making an initialised `OnceLock` for each of tens
+    /// of thousands of files cost a tenth of a large glob.
     read: Vec<OnceLock<(i64, u64)>>,
     host: Option<Py<PyString>>,
 }
 
 impl FileStore {
     fn new(root: Option<(Arc<Root>, Links)>, files: FileBlock, host: Option<Py<PyString>>) -> Self {
+        let all_known = files.metadata.iter().all(Option::is_some);
+        let unknown = if all_known { 0 } else { files.len() };
         let read = std::iter::repeat_with(OnceLock::new)
-            .take(files.len())
+            .take(unknown)
             .collect();
         FileStore {
             root,
