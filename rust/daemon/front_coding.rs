@@ -102,6 +102,11 @@ fn put_varint(out: &mut Vec<u8>, mut value: u64) {
 
 /// The varint at `*at`, moving past it: `None` when truncated or over 64 bits.
 fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    // Almost every number of a listing is below 128: one byte, read without the loop.
+    if let Some(&byte) = bytes.get(*at).filter(|b| **b < 0x80) {
+        *at += 1;
+        return Some(u64::from(byte));
+    }
     let mut value = 0u64;
     for shift in (0..64).step_by(7) {
         let byte = *bytes.get(*at)?;
@@ -120,11 +125,17 @@ fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
 
 /// The paths of a compact list as text, each followed by a newline (the way `--files`
 /// prints them), or why the list is refused.
+///
+/// A path holding a newline or a NUL byte is found once over the whole text (a newline
+/// more than the paths counted, or any NUL) rather than path by path: two `memchr` passes
+/// over megabytes cost less than two short searches a path (half a million at 6 copies of
+/// the Linux tree).
 pub fn decode_lines(bytes: &[u8]) -> Result<String, &'static str> {
-    let mut text: Vec<u8> = Vec::with_capacity(bytes.len() * 4);
+    let mut text: Vec<u8> = Vec::with_capacity(bytes.len() * 8);
     // Where the previous path begins in `text` (it ends before the last newline).
     let mut previous = 0..0;
     let mut at = 0;
+    let mut paths = 0usize;
     while at < bytes.len() {
         let shared = get_varint(bytes, &mut at).ok_or("a truncated shared length")?;
         let rest = get_varint(bytes, &mut at).ok_or("a truncated length")?;
@@ -137,16 +148,16 @@ pub fn decode_lines(bytes: &[u8]) -> Result<String, &'static str> {
             .and_then(|r| at.checked_add(r))
             .filter(|end| *end <= bytes.len())
             .ok_or("a path running past the end")?;
-        let rest = &bytes[at..end];
-        at = end;
-        if rest.contains(&b'\n') || rest.contains(&0) {
-            return Err("a path holding a newline or a NUL byte");
-        }
         let start = text.len();
         text.extend_from_within(previous.start..previous.start + shared);
-        text.extend_from_slice(rest);
+        text.extend_from_slice(&bytes[at..end]);
+        at = end;
         previous = start..text.len();
         text.push(b'\n');
+        paths += 1;
+    }
+    if memchr::memchr_iter(b'\n', &text).count() != paths || memchr::memchr(0, &text).is_some() {
+        return Err("a path holding a newline or a NUL byte");
     }
     String::from_utf8(text).map_err(|_| "a path that is not UTF-8")
 }

@@ -516,6 +516,7 @@ fn build_into(
             files: &files,
             units: &unit_table,
             postings: &mut postings,
+            threads: walker.options().thread_count().max(1),
         },
     )?;
     stats.trigrams = written.trigrams;

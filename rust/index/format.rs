@@ -156,6 +156,8 @@ pub struct Contents<'a> {
     pub units: &'a [UnitRecord],
     /// Posting lists, sorted by trigram, streamed.
     pub postings: Postings<'a>,
+    /// Threads that encode the lists (`encode_in_order`); the file is the same for any.
+    pub threads: usize,
 }
 
 /// What a write produced.
@@ -236,27 +238,24 @@ pub fn write(file: File, contents: Contents<'_>) -> io::Result<Written> {
     let every_unit = every_unit(n_units);
     let mut lookup = Vec::new();
     let mut posting_off = 0u64;
-    let mut previous: Option<u32> = None;
-    let mut list = Vec::new();
-    for posting in contents.postings {
-        let (trigram, bitmap) = posting?;
-        if trigram > TRIGRAM_MASK || previous.is_some_and(|p| p >= trigram) {
-            return Err(io::Error::other("posting lists out of trigram order"));
-        }
-        previous = Some(trigram);
-        list.clear();
-        let encoding = encode_list(&bitmap, &every_unit, &mut list)?;
-        let len =
-            u32::try_from(list.len()).map_err(|_| io::Error::other("a posting list over 4 GiB"))?;
-        out.write_all(&list)?;
-        let tagged = trigram | (encoding as u32) << ENCODING_SHIFT;
-        lookup.extend_from_slice(&tagged.to_le_bytes());
-        lookup.extend_from_slice(&len.to_le_bytes());
-        lookup.extend_from_slice(&posting_off.to_le_bytes());
-        lookup.extend_from_slice(&crc32fast::hash(&list).to_le_bytes());
-        lookup.extend_from_slice(&(bitmap.len() as u32).to_le_bytes());
-        posting_off += u64::from(len);
-    }
+    encode_in_order(
+        contents.postings,
+        &every_unit,
+        contents.threads,
+        |batch: Encoded| {
+            out.write_all(&batch.bytes)?;
+            for list in &batch.lists {
+                let tagged = list.trigram | (list.encoding as u32) << ENCODING_SHIFT;
+                lookup.extend_from_slice(&tagged.to_le_bytes());
+                lookup.extend_from_slice(&list.len.to_le_bytes());
+                lookup.extend_from_slice(&posting_off.to_le_bytes());
+                lookup.extend_from_slice(&list.crc.to_le_bytes());
+                lookup.extend_from_slice(&list.count.to_le_bytes());
+                posting_off += u64::from(list.len);
+            }
+            Ok(())
+        },
+    )?;
     out.section();
     pos += posting_off;
     let off_lookup = pos;
@@ -303,6 +302,149 @@ pub fn write(file: File, contents: Contents<'_>) -> io::Result<Written> {
 }
 
 /// Units `0..n_units`: what a complement list is taken against.
+/// One posting list encoded, as its lookup entry describes it.
+struct EncodedList {
+    trigram: u32,
+    encoding: Encoding,
+    len: u32,
+    crc: u32,
+    count: u32,
+}
+
+/// A batch of posting lists encoded: their bytes back to back, and each list's entry.
+#[derive(Default)]
+struct Encoded {
+    bytes: Vec<u8>,
+    lists: Vec<EncodedList>,
+}
+
+/// Unit ids handed to an encoding thread at a time: enough that handing a batch over costs
+/// nothing beside encoding it, few enough that the batches in flight hold little memory.
+const BATCH_IDS: u64 = 1 << 20;
+
+fn encode_batch(
+    batch: Vec<(u32, RoaringBitmap)>,
+    every_unit: &RoaringBitmap,
+) -> io::Result<Encoded> {
+    let mut out = Encoded {
+        bytes: Vec::new(),
+        lists: Vec::with_capacity(batch.len()),
+    };
+    for (trigram, bitmap) in batch {
+        let start = out.bytes.len();
+        let encoding = encode_list(&bitmap, every_unit, &mut out.bytes)?;
+        let list = &out.bytes[start..];
+        out.lists.push(EncodedList {
+            trigram,
+            encoding,
+            len: u32::try_from(list.len())
+                .map_err(|_| io::Error::other("a posting list over 4 GiB"))?,
+            crc: crc32fast::hash(list),
+            count: bitmap.len() as u32,
+        });
+    }
+    Ok(out)
+}
+
+/// Encodes `postings` in batches on `threads` threads and hands the batches to `write` in
+/// trigram order. Choosing and making each list's encoding (walking its bitmap, packing its
+/// gaps, its checksum) is most of writing an index, and it came after every file was read,
+/// on one thread while the others had nothing left to do. This thread merges the lists in
+/// (from memory or spilled runs), the encoders take batches in turn, and a writer thread
+/// puts them in order: the bytes are those of encoding one list after another.
+fn encode_in_order(
+    postings: Postings<'_>,
+    every_unit: &RoaringBitmap,
+    threads: usize,
+    mut write: impl FnMut(Encoded) -> io::Result<()> + Send,
+) -> io::Result<()> {
+    let mut previous: Option<u32> = None;
+    let mut in_order = |trigram: u32| {
+        if trigram > TRIGRAM_MASK || previous.is_some_and(|p| p >= trigram) {
+            return Err(io::Error::other("posting lists out of trigram order"));
+        }
+        previous = Some(trigram);
+        Ok(())
+    };
+    // Batches of lists as they come, cut at `BATCH_IDS` unit ids.
+    let mut batches = {
+        let mut postings = postings.peekable();
+        std::iter::from_fn(move || {
+            postings.peek()?;
+            let (mut batch, mut ids) = (Vec::new(), 0u64);
+            while ids < BATCH_IDS {
+                match postings.next() {
+                    None => break,
+                    Some(Err(e)) => return Some(Err(e)),
+                    Some(Ok((trigram, bitmap))) => {
+                        if let Err(e) = in_order(trigram) {
+                            return Some(Err(e));
+                        }
+                        ids += bitmap.len();
+                        batch.push((trigram, bitmap));
+                    }
+                }
+            }
+            Some(Ok(batch))
+        })
+    };
+    if threads <= 1 {
+        for batch in batches {
+            write(encode_batch(batch?, every_unit)?)?;
+        }
+        return Ok(());
+    }
+    let (work, to_encode) =
+        crossbeam_channel::bounded::<(usize, Vec<(u32, RoaringBitmap)>)>(threads);
+    let (done, encoded) = crossbeam_channel::bounded::<(usize, io::Result<Encoded>)>(threads);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let (to_encode, done) = (to_encode.clone(), done.clone());
+            scope.spawn(move || {
+                for (seq, batch) in to_encode {
+                    if done.send((seq, encode_batch(batch, every_unit))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop((to_encode, done));
+        // The writer holds batches that came early until their turn; a failure ends it, and
+        // with it the encoders' sends and then this thread's.
+        let writer = scope.spawn(move || -> io::Result<()> {
+            let mut waiting = std::collections::BTreeMap::new();
+            let mut turn = 0;
+            for (seq, batch) in encoded {
+                waiting.insert(seq, batch);
+                while let Some(batch) = waiting.remove(&turn) {
+                    write(batch?)?;
+                    turn += 1;
+                }
+            }
+            Ok(())
+        });
+        let mut produced = Ok(());
+        for (seq, batch) in batches.by_ref().enumerate() {
+            match batch {
+                Ok(batch) => {
+                    if work.send((seq, batch)).is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    produced = Err(e);
+                    break;
+                }
+            }
+        }
+        drop(work);
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the index writer panicked")));
+        produced.and(written)
+    })
+}
+
 fn every_unit(n_units: u32) -> RoaringBitmap {
     let mut all = RoaringBitmap::new();
     all.insert_range(0..n_units);
@@ -1158,6 +1300,7 @@ mod tests {
                 files: &files,
                 units: &units,
                 postings: &mut lists,
+                threads: 1,
             },
         )
         .unwrap();
@@ -1287,6 +1430,91 @@ mod tests {
         (path, bytes)
     }
 
+    #[test]
+    fn the_file_is_the_same_whatever_the_threads_that_encode_it() {
+        // Lists of every encoding, over several batches (`BATCH_IDS`), so that the encoders
+        // finish batches out of order and the writer must put them back in order.
+        let n_units = 40_000u32;
+        let files = vec![FileRecord {
+            path: b"a".to_vec(),
+            flags: INDEXED,
+            size: u64::from(n_units),
+            mtime_ns: 0,
+            ctime_ns: 0,
+            ino: 1,
+            first_unit: 0,
+            units: n_units,
+        }];
+        let units: Vec<UnitRecord> = (0..n_units)
+            .map(|u| UnitRecord {
+                file: 0,
+                first_line: u + 1,
+                offset: u64::from(u),
+            })
+            .collect();
+        let mut seed = 11u64;
+        let postings: Vec<(u32, RoaringBitmap)> = (0..600u32)
+            .map(|t| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let step = [1, 2, 3, 50, 997][(seed >> 33) as usize % 5];
+                let dense_half = (seed >> 40).is_multiple_of(3);
+                let list = (0..n_units)
+                    .filter(|u| u % step == 0 || (dense_half && *u < n_units / 2))
+                    .collect::<RoaringBitmap>();
+                (t * 7 + 1, list)
+            })
+            .collect();
+        let ids: u64 = postings.iter().map(|(_, l)| l.len()).sum();
+        assert!(ids > 4 * BATCH_IDS, "{ids} ids are several batches");
+        let dir = tempfile::tempdir().unwrap();
+        let mut bytes = Vec::new();
+        for threads in [1, 2, 3] {
+            let path = dir.path().join(format!("index{threads}"));
+            let mut lists = postings.iter().cloned().map(Ok);
+            let contents = Contents {
+                options_hash: 1,
+                build_start_ns: 1,
+                files: &files,
+                units: &units,
+                postings: &mut lists,
+                threads,
+            };
+            let written = write(File::create(&path).unwrap(), contents).unwrap();
+            assert_eq!(written.trigrams, postings.len());
+            bytes.push(std::fs::read(&path).unwrap());
+        }
+        assert!(bytes[1] == bytes[0], "2 threads wrote other bytes than 1");
+        assert!(bytes[2] == bytes[0], "3 threads wrote other bytes than 1");
+        let index = IndexFile::open(&dir.path().join("index2")).unwrap();
+        for (trigram, list) in &postings {
+            assert_eq!(&index.postings(*trigram).unwrap(), list, "{trigram:06x}");
+        }
+    }
+
+    #[test]
+    fn an_error_in_the_lists_ends_a_write_on_threads() {
+        let (files, units, _) = sample();
+        let mut lists = (0..5000u32)
+            .map(|t| Ok((t, RoaringBitmap::from_iter([0u32, 1]))))
+            .chain(std::iter::once(Err(io::Error::other(
+                "a run could not be read",
+            ))))
+            .chain((5000..6000u32).map(|t| Ok((t, RoaringBitmap::from_iter([0u32])))));
+        let dir = tempfile::tempdir().unwrap();
+        let contents = Contents {
+            options_hash: 1,
+            build_start_ns: 1,
+            files: &files,
+            units: &units,
+            postings: &mut lists,
+            threads: 2,
+        };
+        let err = write(File::create(dir.path().join("index")).unwrap(), contents).unwrap_err();
+        assert_eq!(err.to_string(), "a run could not be read");
+    }
+
     /// Writes an index of `files`, `units` and `postings` at `path` (options hash and build
     /// start 1): what `write` answers, a refusal included.
     fn write_index(
@@ -1302,6 +1530,7 @@ mod tests {
             files,
             units,
             postings: &mut lists,
+            threads: 2,
         };
         write(File::create(path).unwrap(), contents)
     }

@@ -134,19 +134,18 @@ impl<'a> Runs<'a> {
     }
 
     /// Every list in trigram order: `rest` (sorted, what was gathered since the last spill)
-    /// alone when nothing was spilled, else `rest` spilled too and every run merged.
+    /// alone when nothing was spilled, else every run merged with `rest` as the last run,
+    /// read from memory (written out and read back, it cost the end of a build, when one
+    /// thread merges, a write and a read of up to half the budget).
     pub fn merged(mut self, rest: Vec<(u32, RoaringBitmap)>) -> io::Result<Lists<'a>> {
         if self.runs.is_empty() {
             return Ok(Box::new(rest.into_iter().map(Ok)));
-        }
-        if !rest.is_empty() {
-            self.spill(rest)?;
         }
         let file = std::sync::Arc::new(self.file.take().expect("runs were spilled"));
         let mut readers: Vec<RunReader> = self
             .runs
             .iter()
-            .map(|&(start, end)| RunReader {
+            .map(|&(start, end)| RunReader::Spilled {
                 left: end - start,
                 input: BufReader::with_capacity(
                     64 << 10,
@@ -157,6 +156,7 @@ impl<'a> Runs<'a> {
                     },
                 ),
             })
+            .chain(std::iter::once(RunReader::Memory(rest.into_iter())))
             .collect();
         let mut heads = BinaryHeap::new();
         let mut pending: Vec<Option<RoaringBitmap>> = vec![None; readers.len()];
@@ -193,26 +193,34 @@ impl Read for At {
     }
 }
 
-struct RunReader {
-    input: BufReader<At>,
-    /// The bytes of the run not read yet: a run ends there, and a file that ends before is
-    /// an error (never a run taken as shorter than it was).
-    left: u64,
+enum RunReader {
+    Spilled {
+        input: BufReader<At>,
+        /// The bytes of the run not read yet: a run ends there, and a file that ends before
+        /// is an error (never a run taken as shorter than it was).
+        left: u64,
+    },
+    /// The lists gathered since the last spill.
+    Memory(std::vec::IntoIter<(u32, RoaringBitmap)>),
 }
 
 impl RunReader {
     fn next_list(&mut self) -> io::Result<Option<(u32, RoaringBitmap)>> {
-        if self.left == 0 {
+        let (input, left) = match self {
+            RunReader::Memory(lists) => return Ok(lists.next()),
+            RunReader::Spilled { input, left } => (input, left),
+        };
+        if *left == 0 {
             return Ok(None);
         }
         let cut_short = || io::Error::other("a spilled run of the index build was cut short");
         let mut head = [0u8; 8];
-        self.input.read_exact(&mut head).map_err(|_| cut_short())?;
+        input.read_exact(&mut head).map_err(|_| cut_short())?;
         let trigram = u32::from_le_bytes(head[..4].try_into().unwrap());
         let len = u64::from(u32::from_le_bytes(head[4..].try_into().unwrap()));
         let mut bytes = vec![0u8; len as usize];
-        self.input.read_exact(&mut bytes).map_err(|_| cut_short())?;
-        self.left = self.left.checked_sub(8 + len).ok_or_else(cut_short)?;
+        input.read_exact(&mut bytes).map_err(|_| cut_short())?;
+        *left = left.checked_sub(8 + len).ok_or_else(cut_short)?;
         Ok(Some((
             trigram,
             RoaringBitmap::deserialize_from(&bytes[..])?,
@@ -309,6 +317,25 @@ mod tests {
         let out: Vec<_> = runs.merged(rest).unwrap().map(Result::unwrap).collect();
         let expected = lists(&[(1, &[0, 1, 9]), (2, &[5]), (3, &[1, 4, 5]), (4, &[8])]);
         assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn the_lists_gathered_since_the_last_spill_are_merged_from_memory() {
+        let file = tempfile::tempfile().unwrap();
+        let copy = file.try_clone().unwrap();
+        let make = move || copy.try_clone();
+        let mut runs = Runs::new(&make);
+        runs.spill(lists(&[(1, &[0]), (3, &[1])])).unwrap();
+        let spilled = file.metadata().unwrap().len();
+        let rest = lists(&[(1, &[7]), (2, &[8]), (9, &[9])]);
+        let out: Vec<_> = runs.merged(rest).unwrap().map(Result::unwrap).collect();
+        let expected = lists(&[(1, &[0, 7]), (2, &[8]), (3, &[1]), (9, &[9])]);
+        assert_eq!(out, expected);
+        assert_eq!(
+            file.metadata().unwrap().len(),
+            spilled,
+            "the last lists were written out"
+        );
     }
 
     #[test]

@@ -80,9 +80,14 @@ pub fn mode() -> IndexMode {
 
 /// `CODESIFT_RG_DEBUG=index`: one stderr line saying whether the index answered (tests).
 fn debug(msg: &str) {
-    if std::env::var_os("CODESIFT_RG_DEBUG").is_some_and(|v| v == "index") {
+    if debugging() {
         eprintln!("codesift-rg: index: {msg}");
     }
+}
+
+/// Whether `CODESIFT_RG_DEBUG=index` asks for the index's reasons on stderr.
+fn debugging() -> bool {
+    std::env::var_os("CODESIFT_RG_DEBUG").is_some_and(|v| v == "index")
 }
 
 /// Why this run is always scanned, or `None` when the index may answer it.
@@ -931,10 +936,10 @@ pub fn files_listing(
     let files = kept_lines(&compact)?;
     // The list printed before was of the same command line: its paths already carry the
     // form it prints (the implicit `./` stripped), one a line.
-    debug(&format!(
-        "files: {} from the daemon's list",
-        files.bytes().filter(|b| *b == b'\n').count()
-    ));
+    if debugging() {
+        let count = memchr::memchr_iter(b'\n', files.as_bytes()).count();
+        debug(&format!("files: {count} from the daemon's list"));
+    }
     Ok(FilesAnswer::Kept(files))
 }
 
