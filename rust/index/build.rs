@@ -7,9 +7,9 @@
 //! without postings and is searched from disk by every query.
 
 use super::format::{self, BINARY, Contents, FileRecord, INDEXED, UTF8_BOM, UnitRecord};
+use super::postings::PostingList;
 use super::spill::{Runs, SpillFile};
 use crate::fs::walk::{Batch, FileEntry, WalkState, Walker};
-use roaring::RoaringBitmap;
 use rustix::fs::Stat;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Read};
@@ -53,12 +53,9 @@ fn list_budget(memory_budget: u64) -> u64 {
     memory_budget / 2
 }
 
-/// An estimate of the memory a list of `serialized` bytes takes once merged: a roaring
-/// container grows its array by doubling, so up to twice its serialized size, plus the map
-/// entry and container headers of a list new to the map.
-fn held_bytes(serialized: usize, new_list: bool) -> u64 {
-    2 * serialized as u64 + if new_list { 96 } else { 16 }
-}
+/// What a list new to the build's map takes besides its bytes: its entry (trigram, list
+/// header, count and last id) and the map's slack.
+const NEW_LIST_BYTES: u64 = 48;
 
 /// A file to index, with the state it had when the walk saw it.
 struct Found {
@@ -75,24 +72,33 @@ struct ChunkResult {
     bytes: u64,
 }
 
-/// A chunk's posting lists, flat: for each trigram in ascending order, how many of `units`
-/// (ascending, chunk-relative) are its list. One allocation per chunk instead of a bitmap per
-/// trigram: the merge appends them to the build's lists, which is the only place bitmaps
-/// are made (a bitmap per trigram per chunk cost more in malloc than it saved).
+/// A chunk's posting lists, flat: for each trigram in ascending order, its first and last
+/// unit (chunk-relative), how many units, and where the varints of its gaps after the first
+/// end in `rest` (`PostingList`'s form: they do not change when the chunk's units are moved
+/// to where they start in the build, so the merge copies them as they are). One allocation
+/// per chunk, made by the thread that read it.
 #[derive(Default)]
 struct ChunkPostings {
-    trigrams: Vec<(u32, u32)>,
-    units: Vec<u32>,
+    lists: Vec<ChunkList>,
+    rest: Vec<u8>,
+}
+
+struct ChunkList {
+    trigram: u32,
+    first: u32,
+    last: u32,
+    count: u32,
+    rest_end: usize,
 }
 
 impl ChunkPostings {
-    /// `(trigram, units)` in trigram order.
-    fn lists(&self) -> impl Iterator<Item = (u32, &[u32])> {
+    /// Each list and the varints of its gaps after the first, in trigram order.
+    fn lists(&self) -> impl Iterator<Item = (&ChunkList, &[u8])> {
         let mut at = 0;
-        self.trigrams.iter().map(move |&(trigram, count)| {
-            let units = &self.units[at..at + count as usize];
-            at += count as usize;
-            (trigram, units)
+        self.lists.iter().map(move |list| {
+            let rest = &self.rest[at..list.rest_end];
+            at = list.rest_end;
+            (list, rest)
         })
     }
 }
@@ -100,7 +106,7 @@ impl ChunkPostings {
 /// The build's posting lists while they are gathered, by trigram. Keys are trigrams (24 bits,
 /// not chosen by anyone who could aim at collisions), so a fast fixed hash serves where the
 /// default SipHash would run for every trigram of every chunk.
-type Lists = HashMap<u32, RoaringBitmap, foldhash::fast::FixedState>;
+type Lists = HashMap<u32, PostingList, foldhash::fast::FixedState>;
 
 /// Per-thread trigram accumulator. Which trigrams a unit already added is a bitset of all 2^24
 /// trigrams (2 MiB: it stays in a core's cache, where the byte loop touches it once per
@@ -187,11 +193,26 @@ impl Accumulator {
             return ChunkPostings::default();
         }
         let mut out = ChunkPostings {
-            trigrams: Vec::new(),
-            units: self.pairs.iter().map(|pair| *pair as u32).collect(),
+            lists: Vec::new(),
+            // Most gaps within a chunk take a byte, and a list's first takes none.
+            rest: Vec::with_capacity(self.pairs.len()),
         };
         for run in self.pairs.chunk_by(|a, b| a >> 32 == b >> 32) {
-            out.trigrams.push(((run[0] >> 32) as u32, run.len() as u32));
+            let first = run[0] as u32;
+            let mut last = first;
+            for &pair in &run[1..] {
+                let unit = pair as u32;
+                // Units of a trigram come once each, ascending (the sort is stable).
+                super::format::put_varint(&mut out.rest, unit - last - 1);
+                last = unit;
+            }
+            out.lists.push(ChunkList {
+                trigram: (run[0] >> 32) as u32,
+                first,
+                last,
+                count: run.len() as u32,
+                rest_end: out.rest.len(),
+            });
         }
         self.pairs.clear();
         self.scratch = Vec::new();
@@ -470,20 +491,24 @@ fn build_into(
                     file: u.file + base_file,
                     ..*u
                 }));
-                for (n, (trigram, units)) in result.postings.lists().enumerate() {
-                    // A chunk's lists take a few hundred milliseconds to merge.
+                for (n, (chunk, rest)) in result.postings.lists().enumerate() {
+                    // A chunk's lists take tens of milliseconds to merge.
                     if n % 4096 == 0 && cancel.is_cancelled() {
                         break;
                     }
-                    let entry = merged.entry(trigram);
-                    let new_list = matches!(entry, std::collections::hash_map::Entry::Vacant(_));
-                    // What the units take serialized: 2 bytes each in an array container,
-                    // and the container's header.
-                    held += held_bytes(2 * units.len() + 16, new_list);
-                    entry
-                        .or_default()
-                        .append(units.iter().map(|u| u + base_unit))
-                        .map_err(|_| io::Error::other("unit ids out of order"))?;
+                    let entry = merged.entry(chunk.trigram);
+                    if matches!(entry, std::collections::hash_map::Entry::Vacant(_)) {
+                        held += NEW_LIST_BYTES;
+                    }
+                    let list = entry.or_default();
+                    let before = list.held_bytes();
+                    list.append_encoded(
+                        chunk.first + base_unit,
+                        rest,
+                        chunk.count,
+                        chunk.last + base_unit,
+                    )?;
+                    held += (list.held_bytes() - before) as u64;
                 }
                 if cancel.is_cancelled() {
                     break;
@@ -529,8 +554,8 @@ fn build_into(
 }
 
 /// The lists of `merged` in trigram order.
-fn sorted(merged: Lists) -> Vec<(u32, RoaringBitmap)> {
-    let mut lists: Vec<(u32, RoaringBitmap)> = merged.into_iter().collect();
+fn sorted(merged: Lists) -> Vec<(u32, PostingList)> {
+    let mut lists: Vec<(u32, PostingList)> = merged.into_iter().collect();
     lists.sort_unstable_by_key(|(t, _)| *t);
     lists
 }
@@ -566,6 +591,24 @@ mod tests {
         );
     }
 
+    /// Each trigram's units, as the chunk's lists hold them.
+    fn units_of(postings: &ChunkPostings) -> Vec<(u32, Vec<u32>)> {
+        postings
+            .lists()
+            .map(|(chunk, rest)| {
+                let mut list = PostingList::default();
+                list.append_encoded(chunk.first, rest, chunk.count, chunk.last)
+                    .unwrap();
+                let mut next = 0;
+                let units = list.gaps().unwrap().into_iter().map(|gap| {
+                    next += gap + 1;
+                    next - 1
+                });
+                (chunk.trigram, units.collect())
+            })
+            .collect()
+    }
+
     #[test]
     fn postings_hold_exactly_each_units_trigrams() {
         let mut acc = Accumulator::new();
@@ -580,8 +623,9 @@ mod tests {
             acc.add_unit(unit as u32, text);
         }
         let postings = acc.take(&|| false);
-        let lists: Vec<(u32, &[u32])> = postings.lists().collect();
-        for &(trigram, units) in &lists {
+        let lists: Vec<(u32, Vec<u32>)> = units_of(&postings);
+        for (trigram, units) in &lists {
+            let (trigram, units) = (*trigram, &units[..]);
             let expected: Vec<u32> = texts
                 .iter()
                 .enumerate()
@@ -609,8 +653,9 @@ mod tests {
         acc.add_unit(0, b"abcabc");
         acc.add_unit(1, b"xabc");
         let postings = acc.take(&|| false);
-        let abc = postings.lists().find(|(t, _)| *t == 0x616263).unwrap();
-        assert_eq!(abc.1, &[0, 1]);
+        let lists = units_of(&postings);
+        let abc = lists.iter().find(|(t, _)| *t == 0x616263).unwrap();
+        assert_eq!(abc.1, [0, 1]);
         assert!(acc.pairs.is_empty());
         assert!(acc.seen.iter().all(|&w| w == 0));
     }

@@ -49,6 +49,7 @@
 //! largest gap needs, an id past the last unit, and a count of ids that is not the entry's
 //! cardinality (or, for a complement, the units less it).
 
+use super::postings::PostingList;
 use bitpacking::{BitPacker, BitPacker1x};
 use roaring::RoaringBitmap;
 use std::fs::File;
@@ -143,7 +144,7 @@ pub struct FileRecord {
 
 /// Posting lists in ascending trigram order, as a build produces them (from memory, or
 /// merged from spilled runs); an error ends the write.
-pub type Postings<'a> = &'a mut dyn Iterator<Item = io::Result<(u32, RoaringBitmap)>>;
+pub type Postings<'a> = &'a mut dyn Iterator<Item = io::Result<(u32, PostingList)>>;
 
 /// Everything an index file holds, for writing.
 pub struct Contents<'a> {
@@ -235,12 +236,11 @@ pub fn write(file: File, contents: Contents<'_>) -> io::Result<Written> {
     let off_postings = pos;
     let n_units = u32::try_from(contents.units.len())
         .map_err(|_| io::Error::other("more than 2^32 units"))?;
-    let every_unit = every_unit(n_units);
     let mut lookup = Vec::new();
     let mut posting_off = 0u64;
     encode_in_order(
         contents.postings,
-        &every_unit,
+        n_units,
         contents.threads,
         |batch: Encoded| {
             out.write_all(&batch.bytes)?;
@@ -322,17 +322,16 @@ struct Encoded {
 /// nothing beside encoding it, few enough that the batches in flight hold little memory.
 const BATCH_IDS: u64 = 1 << 20;
 
-fn encode_batch(
-    batch: Vec<(u32, RoaringBitmap)>,
-    every_unit: &RoaringBitmap,
-) -> io::Result<Encoded> {
+fn encode_batch(batch: Vec<(u32, PostingList)>, n_units: u32) -> io::Result<Encoded> {
     let mut out = Encoded {
         bytes: Vec::new(),
         lists: Vec::with_capacity(batch.len()),
     };
-    for (trigram, bitmap) in batch {
+    for (trigram, list) in batch {
         let start = out.bytes.len();
-        let encoding = encode_list(&bitmap, every_unit, &mut out.bytes)?;
+        let encoding = encode_list(&list, n_units, &mut out.bytes)?;
+        let count = list.len();
+        drop(list);
         let list = &out.bytes[start..];
         out.lists.push(EncodedList {
             trigram,
@@ -340,7 +339,7 @@ fn encode_batch(
             len: u32::try_from(list.len())
                 .map_err(|_| io::Error::other("a posting list over 4 GiB"))?,
             crc: crc32fast::hash(list),
-            count: bitmap.len() as u32,
+            count,
         });
     }
     Ok(out)
@@ -354,7 +353,7 @@ fn encode_batch(
 /// puts them in order: the bytes are those of encoding one list after another.
 fn encode_in_order(
     postings: Postings<'_>,
-    every_unit: &RoaringBitmap,
+    n_units: u32,
     threads: usize,
     mut write: impl FnMut(Encoded) -> io::Result<()> + Send,
 ) -> io::Result<()> {
@@ -376,12 +375,12 @@ fn encode_in_order(
                 match postings.next() {
                     None => break,
                     Some(Err(e)) => return Some(Err(e)),
-                    Some(Ok((trigram, bitmap))) => {
+                    Some(Ok((trigram, list))) => {
                         if let Err(e) = in_order(trigram) {
                             return Some(Err(e));
                         }
-                        ids += bitmap.len();
-                        batch.push((trigram, bitmap));
+                        ids += u64::from(list.len());
+                        batch.push((trigram, list));
                     }
                 }
             }
@@ -390,19 +389,18 @@ fn encode_in_order(
     };
     if threads <= 1 {
         for batch in batches {
-            write(encode_batch(batch?, every_unit)?)?;
+            write(encode_batch(batch?, n_units)?)?;
         }
         return Ok(());
     }
-    let (work, to_encode) =
-        crossbeam_channel::bounded::<(usize, Vec<(u32, RoaringBitmap)>)>(threads);
+    let (work, to_encode) = crossbeam_channel::bounded::<(usize, Vec<(u32, PostingList)>)>(threads);
     let (done, encoded) = crossbeam_channel::bounded::<(usize, io::Result<Encoded>)>(threads);
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let (to_encode, done) = (to_encode.clone(), done.clone());
             scope.spawn(move || {
                 for (seq, batch) in to_encode {
-                    if done.send((seq, encode_batch(batch, every_unit))).is_err() {
+                    if done.send((seq, encode_batch(batch, n_units))).is_err() {
                         break;
                     }
                 }
@@ -458,7 +456,7 @@ fn every_unit(n_units: u32) -> RoaringBitmap {
 
 /// Appends `value` as an LEB128 varint: 7 bits a byte, low bits first, the top bit set on
 /// every byte but the last.
-fn put_varint(out: &mut Vec<u8>, mut value: u32) {
+pub(super) fn put_varint(out: &mut Vec<u8>, mut value: u32) {
     while value >= 0x80 {
         out.push(value as u8 | 0x80);
         value >>= 7;
@@ -479,7 +477,7 @@ fn varint_len(value: u32) -> usize {
 
 /// The varint at the start of `bytes` and the bytes it took; `None` when it is cut short,
 /// has more than five bytes, bits past 32 or a redundant (zero) last byte.
-fn read_varint(bytes: &[u8]) -> Option<(u32, usize)> {
+pub(super) fn read_varint(bytes: &[u8]) -> Option<(u32, usize)> {
     let mut value = 0u32;
     for (i, &byte) in bytes.iter().enumerate().take(5) {
         // The fifth byte holds the top 4 bits and ends the varint.
@@ -492,17 +490,6 @@ fn read_varint(bytes: &[u8]) -> Option<(u32, usize)> {
         }
     }
     None
-}
-
-/// The gaps of ascending `ids`: the first id, then each id less the previous one less one.
-fn gaps(ids: impl Iterator<Item = u32>) -> Vec<u32> {
-    let mut next = 0u32;
-    ids.map(move |id| {
-        let gap = id - next;
-        next = id.wrapping_add(1);
-        gap
-    })
-    .collect()
 }
 
 /// Ids a bit-packed block holds.
@@ -550,31 +537,27 @@ fn put_packed(out: &mut Vec<u8>, gaps: &[u32]) {
     put_varints(out, rest);
 }
 
-/// Appends `list` (unit ids below `every_unit`'s end) to `out` in the smallest encoding.
-fn encode_list(
-    list: &RoaringBitmap,
-    every_unit: &RoaringBitmap,
-    out: &mut Vec<u8>,
-) -> io::Result<Encoding> {
-    let n_units = every_unit.len();
-    if list.max().is_some_and(|unit| u64::from(unit) >= n_units) {
+/// Appends `list` (unit ids below `n_units`) to `out` in the smallest encoding.
+fn encode_list(list: &PostingList, n_units: u32, out: &mut Vec<u8>) -> io::Result<Encoding> {
+    if list.last().is_some_and(|unit| unit >= n_units) {
         return Err(io::Error::other(
             "a posting list names a unit that does not exist",
         ));
     }
-    let ids = gaps(list.iter());
+    let gaps = list.gaps()?;
     // Only a list of more than half of all units can be shorter as its complement.
-    let complement = if list.len() > n_units / 2 {
-        gaps((every_unit - list).iter())
+    let dense = u64::from(list.len()) > u64::from(n_units) / 2;
+    let complement = if dense {
+        complement_gaps(&gaps, n_units)
     } else {
         Vec::new()
     };
     let mut choices = vec![
-        (varints_len(&ids), Encoding::Ids),
-        (packed_len(&ids), Encoding::Packed),
-        (list.serialized_size(), Encoding::Roaring),
+        (list.varints().len(), Encoding::Ids),
+        (packed_len(&gaps), Encoding::Packed),
+        (roaring_size(&gaps), Encoding::Roaring),
     ];
-    if list.len() > n_units / 2 {
+    if dense {
         choices.push((varints_len(&complement), Encoding::Complement));
         choices.push((packed_len(&complement), Encoding::PackedComplement));
     }
@@ -584,13 +567,68 @@ fn encode_list(
         .min_by_key(|&(len, _)| len)
         .unwrap_or((0, Encoding::Ids));
     match encoding {
-        Encoding::Ids => put_varints(out, &ids),
-        Encoding::Packed => put_packed(out, &ids),
+        Encoding::Ids => out.extend_from_slice(list.varints()),
+        Encoding::Packed => put_packed(out, &gaps),
         Encoding::Complement => put_varints(out, &complement),
         Encoding::PackedComplement => put_packed(out, &complement),
-        Encoding::Roaring => list.serialize_into(out)?,
+        Encoding::Roaring => {
+            let bitmap = RoaringBitmap::from_sorted_iter(ids_of(&gaps))
+                .map_err(|_| io::Error::other("unit ids out of order"))?;
+            bitmap.serialize_into(out)?
+        }
     }
     Ok(encoding)
+}
+
+/// The ids whose gaps are `gaps`.
+fn ids_of(gaps: &[u32]) -> impl Iterator<Item = u32> + '_ {
+    let mut next = 0u32;
+    gaps.iter().map(move |&gap| {
+        let id = next + gap;
+        next = id.wrapping_add(1);
+        id
+    })
+}
+
+/// The gaps of the units below `n_units` that the ids of `gaps` leave out.
+fn complement_gaps(gaps: &[u32], n_units: u32) -> Vec<u32> {
+    let mut out = Vec::with_capacity((n_units as usize).saturating_sub(gaps.len()));
+    // The next unit an id may be, and the next unit the complement's gap counts from.
+    let (mut next, mut from) = (0u32, 0u32);
+    let mut absent = |start: u32, end: u32, out: &mut Vec<u32>| {
+        if start < end {
+            out.push(start - from);
+            out.extend(std::iter::repeat_n(0, (end - start - 1) as usize));
+            from = end;
+        }
+    };
+    for id in ids_of(gaps) {
+        absent(next, id, &mut out);
+        next = id + 1;
+    }
+    absent(next, n_units, &mut out);
+    out
+}
+
+/// The bytes the roaring bitmap of the ids of `gaps` takes serialized, as the `roaring`
+/// crate makes it: a header, and per 2^16 ids a container of two bytes an id, or a bitmap of
+/// 8 KiB past 4,096 ids (`RoaringBitmap::serialized_size`).
+fn roaring_size(gaps: &[u32]) -> usize {
+    let container = |ids: usize| 8 + (2 * ids).min(8 * 1024);
+    let (mut size, mut key, mut ids) = (8, None, 0);
+    for id in ids_of(gaps) {
+        if key != Some(id >> 16) {
+            if key.is_some() {
+                size += container(ids);
+            }
+            (key, ids) = (Some(id >> 16), 0);
+        }
+        ids += 1;
+    }
+    if key.is_some() {
+        size += container(ids);
+    }
+    size
 }
 
 const DAMAGED_LIST: &str = "has a damaged posting list";
@@ -1286,12 +1324,103 @@ mod tests {
         (files, units, postings)
     }
 
+    /// The list of `bitmap`'s ids.
+    fn posting(bitmap: &RoaringBitmap) -> PostingList {
+        PostingList::from_ids(bitmap.iter()).unwrap()
+    }
+
+    fn as_lists(postings: &[(u32, RoaringBitmap)]) -> Vec<(u32, PostingList)> {
+        postings.iter().map(|(t, l)| (*t, posting(l))).collect()
+    }
+
+    /// The gaps of ascending `ids`: the first id, then each id less the previous one less one.
+    fn gaps(ids: impl Iterator<Item = u32>) -> Vec<u32> {
+        let mut next = 0u32;
+        ids.map(move |id| {
+            let gap = id - next;
+            next = id.wrapping_add(1);
+            gap
+        })
+        .collect()
+    }
+
+    /// How the writer encoded a list when builds gathered roaring bitmaps (every choice made
+    /// on the bitmap itself): the bytes and encoding `encode_list` must still give.
+    fn reference_encoding(list: &RoaringBitmap, every_unit: &RoaringBitmap) -> (Vec<u8>, Encoding) {
+        let n_units = every_unit.len();
+        let ids = gaps(list.iter());
+        let dense = list.len() > n_units / 2;
+        let complement = if dense {
+            gaps((every_unit - list).iter())
+        } else {
+            Vec::new()
+        };
+        let mut choices = vec![
+            (varints_len(&ids), Encoding::Ids),
+            (packed_len(&ids), Encoding::Packed),
+            (list.serialized_size(), Encoding::Roaring),
+        ];
+        if dense {
+            choices.push((varints_len(&complement), Encoding::Complement));
+            choices.push((packed_len(&complement), Encoding::PackedComplement));
+        }
+        let (_, encoding) = choices.into_iter().min_by_key(|&(len, _)| len).unwrap();
+        let mut out = Vec::new();
+        match encoding {
+            Encoding::Ids => put_varints(&mut out, &ids),
+            Encoding::Packed => put_packed(&mut out, &ids),
+            Encoding::Complement => put_varints(&mut out, &complement),
+            Encoding::PackedComplement => put_packed(&mut out, &complement),
+            Encoding::Roaring => list.serialize_into(&mut out).unwrap(),
+        }
+        (out, encoding)
+    }
+
+    #[test]
+    fn lists_encode_as_their_roaring_bitmaps_did() {
+        // Random lists of every density over several containers, runs and holes.
+        let mut seed = 5u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        for case in 0..400 {
+            let n_units = 1 + (next() % 300_000) as u32;
+            let all = every_unit(n_units);
+            let keep_in = 1 + next() % 12;
+            let mut list = RoaringBitmap::new();
+            let mut unit = (next() % 1000) as u32;
+            while unit < n_units {
+                if next() % keep_in != 0 {
+                    list.insert(unit);
+                }
+                unit += match next() % 5 {
+                    0 => 1 + (next() % 70_000) as u32,
+                    _ => 1,
+                };
+            }
+            if case % 7 == 0 {
+                list = &all - &list;
+            }
+            let mut bytes = Vec::new();
+            let encoding = encode_list(&posting(&list), n_units, &mut bytes).unwrap();
+            assert_eq!(
+                (bytes, encoding),
+                reference_encoding(&list, &all),
+                "case {case}: {} of {n_units} units",
+                list.len()
+            );
+        }
+    }
+
     #[test]
     fn round_trip() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("index");
         let (files, units, postings) = sample();
-        let mut lists = postings.iter().cloned().map(Ok);
+        let mut lists = as_lists(&postings).into_iter().map(Ok);
         let written = write(
             File::create(&path).unwrap(),
             Contents {
@@ -1472,7 +1601,7 @@ mod tests {
         let mut bytes = Vec::new();
         for threads in [1, 2, 3] {
             let path = dir.path().join(format!("index{threads}"));
-            let mut lists = postings.iter().cloned().map(Ok);
+            let mut lists = as_lists(&postings).into_iter().map(Ok);
             let contents = Contents {
                 options_hash: 1,
                 build_start_ns: 1,
@@ -1497,11 +1626,11 @@ mod tests {
     fn an_error_in_the_lists_ends_a_write_on_threads() {
         let (files, units, _) = sample();
         let mut lists = (0..5000u32)
-            .map(|t| Ok((t, RoaringBitmap::from_iter([0u32, 1]))))
+            .map(|t| Ok((t, PostingList::from_ids([0u32, 1]).unwrap())))
             .chain(std::iter::once(Err(io::Error::other(
                 "a run could not be read",
             ))))
-            .chain((5000..6000u32).map(|t| Ok((t, RoaringBitmap::from_iter([0u32])))));
+            .chain((5000..6000u32).map(|t| Ok((t, PostingList::from_ids([0u32]).unwrap()))));
         let dir = tempfile::tempdir().unwrap();
         let contents = Contents {
             options_hash: 1,
@@ -1523,7 +1652,7 @@ mod tests {
         units: &[UnitRecord],
         postings: &[(u32, RoaringBitmap)],
     ) -> io::Result<Written> {
-        let mut lists = postings.iter().cloned().map(Ok);
+        let mut lists = as_lists(postings).into_iter().map(Ok);
         let contents = Contents {
             options_hash: 1,
             build_start_ns: 1,
@@ -1762,7 +1891,12 @@ mod tests {
         }
         for (name, list, expected) in &cases {
             let mut bytes = Vec::new();
-            let encoding = encode_list(list, &all, &mut bytes).unwrap();
+            let encoding = encode_list(&posting(list), n, &mut bytes).unwrap();
+            assert_eq!(
+                (bytes.clone(), encoding),
+                reference_encoding(list, &all),
+                "{name}: the bytes a roaring bitmap's walk gave"
+            );
             assert_eq!(encoding, *expected, "{name}");
             assert!(
                 bytes.len() <= list.serialized_size(),

@@ -13,6 +13,7 @@ pub mod format;
 pub mod fresh;
 pub mod handle;
 pub mod plan;
+pub mod postings;
 pub mod query;
 pub mod select;
 pub mod spill;

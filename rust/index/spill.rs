@@ -6,7 +6,7 @@
 //! Runs hold consecutive unit ids (chunks are merged in path order, a run is everything merged
 //! since the previous one), so the list of a trigram is the union of its lists in run order.
 
-use roaring::RoaringBitmap;
+use super::postings::PostingList;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
@@ -82,7 +82,7 @@ pub fn parse_size(text: &str) -> Option<u64> {
 }
 
 /// Posting lists in trigram order, as the index writer takes them.
-pub type Lists<'a> = Box<dyn Iterator<Item = io::Result<(u32, RoaringBitmap)>> + 'a>;
+pub type Lists<'a> = Box<dyn Iterator<Item = io::Result<(u32, PostingList)>> + 'a>;
 
 /// The posting lists of a build, in memory up to a limit and in spilled runs beyond it.
 pub struct Runs<'a> {
@@ -109,24 +109,16 @@ impl<'a> Runs<'a> {
     }
 
     /// Writes `lists` (sorted by trigram) as one run.
-    pub fn spill(
-        &mut self,
-        lists: impl IntoIterator<Item = (u32, RoaringBitmap)>,
-    ) -> io::Result<()> {
+    pub fn spill(&mut self, lists: impl IntoIterator<Item = (u32, PostingList)>) -> io::Result<()> {
         if self.file.is_none() {
             self.file = Some(self.make_file.spill_file()?);
         }
         let file = self.file.as_ref().expect("made above");
         let start = self.written;
         let mut out = BufWriter::with_capacity(1 << 20, file);
-        let mut bytes = Vec::new();
         for (trigram, list) in lists {
-            bytes.clear();
-            list.serialize_into(&mut bytes)?;
             out.write_all(&trigram.to_le_bytes())?;
-            out.write_all(&(bytes.len() as u32).to_le_bytes())?;
-            out.write_all(&bytes)?;
-            self.written += 8 + bytes.len() as u64;
+            self.written += 4 + list.write_to(&mut out)?;
         }
         out.flush()?;
         self.runs.push((start, self.written));
@@ -137,7 +129,7 @@ impl<'a> Runs<'a> {
     /// alone when nothing was spilled, else every run merged with `rest` as the last run,
     /// read from memory (written out and read back, it cost the end of a build, when one
     /// thread merges, a write and a read of up to half the budget).
-    pub fn merged(mut self, rest: Vec<(u32, RoaringBitmap)>) -> io::Result<Lists<'a>> {
+    pub fn merged(mut self, rest: Vec<(u32, PostingList)>) -> io::Result<Lists<'a>> {
         if self.runs.is_empty() {
             return Ok(Box::new(rest.into_iter().map(Ok)));
         }
@@ -159,7 +151,7 @@ impl<'a> Runs<'a> {
             .chain(std::iter::once(RunReader::Memory(rest.into_iter())))
             .collect();
         let mut heads = BinaryHeap::new();
-        let mut pending: Vec<Option<RoaringBitmap>> = vec![None; readers.len()];
+        let mut pending: Vec<Option<PostingList>> = vec![None; readers.len()];
         for (i, reader) in readers.iter_mut().enumerate() {
             if let Some((trigram, list)) = reader.next_list()? {
                 pending[i] = Some(list);
@@ -201,11 +193,11 @@ enum RunReader {
         left: u64,
     },
     /// The lists gathered since the last spill.
-    Memory(std::vec::IntoIter<(u32, RoaringBitmap)>),
+    Memory(std::vec::IntoIter<(u32, PostingList)>),
 }
 
 impl RunReader {
-    fn next_list(&mut self) -> io::Result<Option<(u32, RoaringBitmap)>> {
+    fn next_list(&mut self) -> io::Result<Option<(u32, PostingList)>> {
         let (input, left) = match self {
             RunReader::Memory(lists) => return Ok(lists.next()),
             RunReader::Spilled { input, left } => (input, left),
@@ -214,17 +206,12 @@ impl RunReader {
             return Ok(None);
         }
         let cut_short = || io::Error::other("a spilled run of the index build was cut short");
-        let mut head = [0u8; 8];
-        input.read_exact(&mut head).map_err(|_| cut_short())?;
-        let trigram = u32::from_le_bytes(head[..4].try_into().unwrap());
-        let len = u64::from(u32::from_le_bytes(head[4..].try_into().unwrap()));
-        let mut bytes = vec![0u8; len as usize];
-        input.read_exact(&mut bytes).map_err(|_| cut_short())?;
-        *left = left.checked_sub(8 + len).ok_or_else(cut_short)?;
-        Ok(Some((
-            trigram,
-            RoaringBitmap::deserialize_from(&bytes[..])?,
-        )))
+        let mut trigram = [0u8; 4];
+        input.read_exact(&mut trigram).map_err(|_| cut_short())?;
+        let rest = left.checked_sub(4).ok_or_else(cut_short)?;
+        let (list, took) = PostingList::read_from(input, rest).map_err(|_| cut_short())?;
+        *left = rest - took;
+        Ok(Some((u32::from_le_bytes(trigram), list)))
     }
 }
 
@@ -233,11 +220,11 @@ struct Merge {
     readers: Vec<RunReader>,
     /// Each run's next trigram (smallest first; of equal trigrams, the earlier run first).
     heads: BinaryHeap<Reverse<(u32, usize)>>,
-    pending: Vec<Option<RoaringBitmap>>,
+    pending: Vec<Option<PostingList>>,
 }
 
 impl Merge {
-    fn advance(&mut self, run: usize) -> io::Result<RoaringBitmap> {
+    fn advance(&mut self, run: usize) -> io::Result<PostingList> {
         let list = self.pending[run].take().expect("a run's head is pending");
         if let Some((trigram, next)) = self.readers[run].next_list()? {
             self.pending[run] = Some(next);
@@ -246,7 +233,7 @@ impl Merge {
         Ok(list)
     }
 
-    fn next_list(&mut self) -> io::Result<Option<(u32, RoaringBitmap)>> {
+    fn next_list(&mut self) -> io::Result<Option<(u32, PostingList)>> {
         let Some(Reverse((trigram, run))) = self.heads.pop() else {
             return Ok(None);
         };
@@ -256,14 +243,15 @@ impl Merge {
                 break;
             }
             self.heads.pop();
-            list |= self.advance(run)?;
+            // Runs hold consecutive units: a later run's ids follow an earlier one's.
+            list.append(&self.advance(run)?)?;
         }
         Ok(Some((trigram, list)))
     }
 }
 
 impl Iterator for Merge {
-    type Item = io::Result<(u32, RoaringBitmap)>;
+    type Item = io::Result<(u32, PostingList)>;
 
     fn next(&mut self) -> Option<Self::Item> {
         self.next_list().transpose()
@@ -274,10 +262,10 @@ impl Iterator for Merge {
 mod tests {
     use super::*;
 
-    fn lists(pairs: &[(u32, &[u32])]) -> Vec<(u32, RoaringBitmap)> {
+    fn lists(pairs: &[(u32, &[u32])]) -> Vec<(u32, PostingList)> {
         pairs
             .iter()
-            .map(|(t, ids)| (*t, RoaringBitmap::from_iter(ids.iter().copied())))
+            .map(|(t, ids)| (*t, PostingList::from_ids(ids.iter().copied()).unwrap()))
             .collect()
     }
 
