@@ -153,8 +153,6 @@ impl Lists {
 /// as pairs come instead missed the cache on almost every push, most of a build's time.
 struct Accumulator {
     seen: Vec<u64>,
-    /// The trigrams the current unit added, to clear from `seen`.
-    distinct: Vec<u32>,
     /// `trigram << 32 | unit`, in the order units came.
     pairs: Vec<u64>,
     scratch: Vec<u64>,
@@ -164,31 +162,38 @@ impl Accumulator {
     fn new() -> Accumulator {
         Accumulator {
             seen: vec![0; (1 << 24) / 64],
-            distinct: Vec::with_capacity(UNIT_BYTES),
             pairs: Vec::new(),
             scratch: Vec::new(),
         }
     }
 
     fn add_unit(&mut self, unit: u32, text: &[u8]) {
-        let (seen, distinct) = (&mut self.seen, &mut self.distinct);
-        distinct.clear();
-        let mut trigram = 0u32;
-        for (i, &byte) in text.iter().enumerate() {
+        let Some((head, rest)) = text.split_at_checked(2) else {
+            return;
+        };
+        let start = self.pairs.len();
+        // A unit adds at most a pair per byte: written into room made once, without a
+        // capacity check per pair (the byte loop is most of what a build thread does).
+        self.pairs.reserve(rest.len());
+        let room = self.pairs.spare_capacity_mut();
+        let unit = u64::from(unit);
+        let seen = &mut self.seen;
+        let mut added = 0;
+        let mut trigram = (u32::from(head[0]) << 8) | u32::from(head[1]);
+        for &byte in rest {
             trigram = ((trigram << 8) | u32::from(byte)) & 0x00FF_FFFF;
-            if i < 2 {
-                continue;
-            }
             let (word, bit) = ((trigram >> 6) as usize, 1u64 << (trigram & 63));
             if seen[word] & bit == 0 {
                 seen[word] |= bit;
-                distinct.push(trigram);
+                room[added].write((u64::from(trigram) << 32) | unit);
+                added += 1;
             }
         }
-        for &trigram in distinct.iter() {
-            seen[(trigram >> 6) as usize] = 0;
-            self.pairs
-                .push((u64::from(trigram) << 32) | u64::from(unit));
+        // SAFETY: the first `added` slots of the spare capacity were written just above.
+        unsafe { self.pairs.set_len(start + added) };
+        // Only this unit's bits are set: clearing the words of its trigrams clears them all.
+        for &pair in &self.pairs[start..] {
+            seen[(pair >> 38) as usize] = 0;
         }
     }
 
