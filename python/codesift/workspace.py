@@ -30,7 +30,6 @@ from .results.streams import GlobIter, GrepIter
 # grep` reads the engine's figures as they are.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from _thread import LockType
     from pathlib import Path
     from typing import Any, Literal, TypeVar, Unpack, overload
 
@@ -57,6 +56,30 @@ DEFAULT_ACCESS_FILES = (".clineignore", ".codesiftignore")
 # Compiled on first use (by `re`'s cache), not at every search's start.
 LINE_RANGE = r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$"
 ID_SALT_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def _made_once(name: str, lock: str, make: Callable[..., T], *first: str) -> T:
+    """The `Workspace` property `name`, made on first use, once: `make(workspace, *parts)`
+    under the workspace's lock named `lock`, where `parts` are its attributes named in `first`,
+    read before that lock is taken (they may be made under the same lock). Setting the
+    property puts another in its place; its doc is `make`'s. Type checkers see the value
+    (`T`) in the property's place, as they would see a plain attribute."""
+    slot = f"_{name}"  # where the workspace keeps it (`vars(workspace)[slot]`)
+
+    def get(workspace: Workspace) -> object:
+        made = vars(workspace).get(slot)
+        if made is None:
+            parts = [getattr(workspace, part) for part in first]
+            with getattr(workspace, lock):
+                made = vars(workspace).get(slot)
+                if made is None:
+                    made = vars(workspace)[slot] = make(workspace, *parts)
+        return made
+
+    def put(workspace: Workspace, made: object) -> None:
+        vars(workspace)[slot] = made
+
+    return property(get, put, doc=make.__doc__)  # type: ignore[return-value]
 
 
 class Workspace:
@@ -139,81 +162,40 @@ class Workspace:
         # that only searches never imports the edit machinery.
         self._edit_lock = allocate_lock()
 
-    def _made_once(self, name: str, lock: LockType, make: Callable[[], T]) -> T:
-        """The attribute `name`, made by `make` on first use, once (under `lock`)."""
-        made = self.__dict__.get(name)
-        if made is None:
-            with lock:
-                made = self.__dict__.get(name)
-                if made is None:
-                    made = make()
-                    setattr(self, name, made)
-        return made
+    # What the parts below are made by, on first use (`_made_once`): each doc is the part's.
 
-    @property
-    def cache(self) -> ResultCache:
+    def _new_cache(self) -> ResultCache:
         """The hits of this workspace's searches, by id, for `edit_result` (bounded: the
         `cache_size` most recently used)."""
+        from .results.cache import ResultCache
 
-        def make() -> ResultCache:
-            from .results.cache import ResultCache
+        return ResultCache(self._engine.id_prefix, capacity=self._cache_size)
 
-            return ResultCache(self._engine.id_prefix, capacity=self._cache_size)
-
-        return self._made_once("_cache", self._cache_lock, make)
-
-    @cache.setter
-    def cache(self, cache: ResultCache) -> None:
-        self._cache = cache
-
-    @property
-    def live(self) -> LiveSearches:
+    def _new_live(self) -> LiveSearches:
         """The searches `grep_page` keeps running between pages."""
+        from .results.cache import LiveSearches
 
-        def make() -> LiveSearches:
-            from .results.cache import LiveSearches
+        return LiveSearches()
 
-            return LiveSearches()
-
-        return self._made_once("_live", self._cache_lock, make)
-
-    @live.setter
-    def live(self, live: LiveSearches) -> None:
-        self._live = live
-
-    @property
-    def history(self) -> EditHistory:
+    def _new_history(self) -> EditHistory:
         """What codesift wrote through this Workspace, for `undo_edit` (bounded; see
         `codesift.edits.history`)."""
+        from .edits.history import EditHistory
 
-        def make() -> EditHistory:
-            from .edits.history import EditHistory
+        return EditHistory()
 
-            return EditHistory()
-
-        return self._made_once("_history", self._edit_lock, make)
-
-    @history.setter
-    def history(self, history: EditHistory) -> None:
-        self._history = history
-
-    @property
-    def editor(self) -> Editor:
+    def _new_editor(self, history: EditHistory, cache: ResultCache) -> Editor:
         """Every write goes through the editor (lock, plan, commit, shift cached hits, record
         for undo); the methods below validate their arguments and call it."""
-        # The parts first: `history` takes the same lock.
-        history, cache = self.history, self.cache
+        from .edits import Editor
 
-        def make() -> Editor:
-            from .edits import Editor
+        return Editor(self._engine, self.sandbox, cache, history)
 
-            return Editor(self._engine, self.sandbox, cache, history)
-
-        return self._made_once("_editor", self._edit_lock, make)
-
-    @editor.setter
-    def editor(self, editor: Editor) -> None:
-        self._editor = editor
+    cache: ResultCache = _made_once("cache", "_cache_lock", _new_cache)
+    live: LiveSearches = _made_once("live", "_cache_lock", _new_live)
+    history: EditHistory = _made_once("history", "_edit_lock", _new_history)
+    # The editor's parts are read first: `history` takes the same lock.
+    editor: Editor = _made_once("editor", "_edit_lock", _new_editor, "history", "cache")
 
     @property
     def _engine(self) -> _core.Engine:
@@ -224,7 +206,7 @@ class Workspace:
         # The editor writes through the same engine (tests put a failing one in its place).
         self._core_engine = engine
         if "_editor" in vars(self):
-            self._editor.engine = engine
+            self.editor.engine = engine
 
     @property
     def root(self) -> Path:
