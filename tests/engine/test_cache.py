@@ -165,3 +165,32 @@ def test_workspace_edits_by_id_in_any_order(tree):
     assert again.line == 162
     ws.edit_result(again.id, "w160")
     assert (ws.root / "a.py").read_text().splitlines()[161] == "w160 = 160"
+
+
+def test_the_least_recently_used_batches_go_first_among_many():
+    # A streamed search caches a batch a page: thousands of small batches past the capacity.
+    cache = ResultCache(PREFIX, capacity=3_000)
+    batches = [batch(4 * k, f"f{k}.txt", 4) for k in range(1_500)]
+    for k, each in enumerate(batches[:750]):
+        cache.add_batch(4 * k, each)
+    # Look-ups make the first 100 batches the most recently used.
+    for each in batches[:100]:
+        assert cache.get(each.hits[2].id) == each.hits[2]
+    # 600 more: the 600 least recently used go, the 100 looked up and the newest stay.
+    for k, each in enumerate(batches[750:1_350], start=750):
+        cache.add_batch(4 * k, each)
+    kept = [k for k, each in enumerate(batches) if cache.get(each.hits[0].id) is not None]
+    expected = list(range(100)) + list(range(700, 1_350))
+    print("kept", len(kept), "expected", len(expected))
+    assert kept == expected
+    assert len(cache) == 3_000
+
+
+def test_the_newest_batch_stays_whatever_its_size():
+    cache = ResultCache(PREFIX, capacity=5)
+    cache.add_batch(0, batch(0, "a.txt", 3))
+    big = batch(3, "b.txt", 8)
+    cache.add_batch(3, big)
+    assert cache.get(big.hits[7].id) == big.hits[7]
+    assert cache.get(f"{PREFIX}0") is None
+    assert len(cache) == 8
