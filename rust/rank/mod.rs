@@ -109,7 +109,7 @@ struct Order {
 
 /// `files` (a search's hits in path order) ranked: every hit, in pieces of consecutive hits
 /// of one file, best first; each hit's `ranking` set. A file's later pieces are marked
-/// `continued`. Each piece holds only its hits' bytes.
+/// `continued`. Each piece holds its hits' bytes (`pieces`).
 pub fn rank(mut files: Vec<FileHits>, reading: &Reading<'_>) -> Vec<FileHits> {
     let order = score(&mut files, reading);
     pieces(files, order)
@@ -567,16 +567,22 @@ fn match_start(line: &[u8], column: u64, first_line: &[u8]) -> Option<usize> {
     line[at..].starts_with(first_line).then_some(at)
 }
 
-/// The hits of `files` in the order `order`, in pieces of consecutive hits of one file,
-/// each piece holding only its hits' bytes. A file whose hits all come in one piece, in their
-/// order (most files: a file's hits score alike), is that piece: its hits and bytes are moved,
-/// not copied.
+/// The hits of `files` in the order `order`, in pieces of consecutive hits of one file. A
+/// file whose hits all come in one piece, in their order (most files: a file's hits score
+/// alike), is that piece: its hits and bytes are moved, not copied. A file cut into pieces
+/// (its definition first, its references later) gives its bytes to its largest piece, whose
+/// hits are moved and keep their spans; only the other pieces' hits are copied, each piece
+/// holding their bytes alone.
 fn pieces(files: Vec<FileHits>, order: Vec<Order>) -> Vec<FileHits> {
     let whole = files_in_one_piece(&files, &order);
+    let largest = largest_pieces(&files, &order, &whole);
     let piece_count = 1 + order.windows(2).filter(|w| w[0].file != w[1].file).count();
     let mut out: Vec<FileHits> = Vec::with_capacity(piece_count);
     let mut files: Vec<Option<FileHits>> = files.into_iter().map(Some).collect();
-    let mut seen_files = vec![false; files.len()];
+    // Each split file's pieces so far, and which of `out` takes the file's bytes.
+    let mut pieces_of = vec![0u32; files.len()];
+    let mut takes_bytes: Vec<(usize, usize)> = Vec::new();
+    let mut moving = false;
     let mut last_file = usize::MAX;
     for Order { file, hit, .. } in order {
         if whole[file] {
@@ -601,7 +607,12 @@ fn pieces(files: Vec<FileHits>, order: Vec<Order>) -> Vec<FileHits> {
             continue;
         };
         if file != last_file {
-            let continued = std::mem::replace(&mut seen_files[file], true);
+            let ordinal = pieces_of[file];
+            pieces_of[file] += 1;
+            moving = largest[file] == ordinal;
+            if moving {
+                takes_bytes.push((out.len(), file));
+            }
             out.push(FileHits {
                 path: source.path.clone(),
                 hits: Vec::new(),
@@ -611,20 +622,67 @@ fn pieces(files: Vec<FileHits>, order: Vec<Order>) -> Vec<FileHits> {
                 size: source.size,
                 mtime_ns: source.mtime_ns,
                 encoding: source.encoding,
-                continued,
+                continued: ordinal > 0,
                 windows: Default::default(),
             });
             last_file = file;
         }
         let piece = out.last_mut().expect("a piece was just pushed");
         // Each hit comes once in the order: its ranking is moved, not cloned.
-        let ranking = source.hits[hit].ranking.take();
-        let hit = copy_hit(source, &source.hits[hit], ranking, &mut piece.bytes);
+        let hit = if moving {
+            std::mem::replace(&mut source.hits[hit], moved_away())
+        } else {
+            let ranking = source.hits[hit].ranking.take();
+            copy_hit(source, &source.hits[hit], ranking, &mut piece.bytes)
+        };
         piece.hits.push(hit);
         piece.count += 1;
         piece.matches += 1;
     }
+    // The other pieces copied their hits' bytes from the files': now they are given away.
+    for (piece, file) in takes_bytes {
+        if let Some(source) = files[file].as_mut() {
+            out[piece].bytes = std::mem::take(&mut source.bytes);
+        }
+    }
     out
+}
+
+/// For each of `files` cut into pieces by `order` (not `whole`), which of its pieces (0 for
+/// its first) holds most of its hits: the first of them on a tie.
+fn largest_pieces(files: &[FileHits], order: &[Order], whole: &[bool]) -> Vec<u32> {
+    // Each file's pieces so far, and its largest: its ordinal and its hits.
+    let mut pieces_of = vec![0u32; files.len()];
+    let mut largest = vec![(0u32, 0usize); files.len()];
+    let mut at = 0;
+    while at < order.len() {
+        let file = order[at].file;
+        let run = order[at..].iter().take_while(|o| o.file == file).count();
+        if !whole[file] {
+            let ordinal = pieces_of[file];
+            pieces_of[file] += 1;
+            if run > largest[file].1 {
+                largest[file] = (ordinal, run);
+            }
+        }
+        at += run;
+    }
+    largest.into_iter().map(|(ordinal, _)| ordinal).collect()
+}
+
+/// What is left of a hit moved into its piece: a hit of no bytes, never read.
+fn moved_away() -> Hit {
+    Hit {
+        line: 0,
+        column: 0,
+        end_line: 0,
+        byte_offset: 0,
+        content: Span::default(),
+        text: Span::default(),
+        context: None,
+        unique: false,
+        ranking: None,
+    }
 }
 
 /// For each of `files`, whether `order` puts its hits in one run, in their own order.
@@ -905,6 +963,44 @@ mod tests {
             files_in_one_piece(&files(), &placed(&in_order)),
             [true, true, true]
         );
+    }
+
+    #[test]
+    fn a_split_files_largest_piece_takes_its_bytes_and_the_others_copy_theirs() {
+        let order = |hits: &[(usize, usize)]| -> Vec<Order> {
+            hits.iter()
+                .map(|&(file, hit)| Order {
+                    score: 0.0,
+                    file,
+                    hit,
+                })
+                .collect()
+        };
+        let lines = ["w one", "w two", "w three", "w four", "w five", "w six"];
+        let files = || vec![file("a.txt", &lines, "w"), file("b.txt", &["w seven"], "w")];
+        let bytes_of_a = files()[0].bytes.clone();
+        // a's pieces: 1 hit, 3 (the largest, out of their order), 2; b's between them.
+        let order = order(&[(0, 3), (1, 0), (0, 2), (0, 0), (0, 1), (0, 4), (0, 5)]);
+        assert_eq!(largest_pieces(&files(), &order, &[false, true]), [1, 0]);
+        let got = pieces(files(), order);
+        let texts: Vec<Vec<&[u8]>> = got
+            .iter()
+            .map(|piece| piece.hits.iter().map(|h| piece.slice(h.text)).collect())
+            .collect();
+        let want: [&[&[u8]]; 4] = [
+            &[b"w four"],
+            &[b"w seven"],
+            &[b"w three", b"w one", b"w two"],
+            &[b"w five", b"w six"],
+        ];
+        assert_eq!(texts, want);
+        let continued: Vec<_> = got.iter().map(|p| p.continued).collect();
+        assert_eq!(continued, [false, false, true, true]);
+        // The largest piece holds a's bytes, its hits' spans unchanged; the others copied
+        // their hits' bytes alone.
+        assert_eq!(got[2].bytes, bytes_of_a);
+        assert_eq!(got[0].bytes, b"ww four");
+        assert_eq!(got[3].bytes, b"ww fiveww six");
     }
 
     #[test]
