@@ -42,6 +42,7 @@ pub const MAX_WINDOWS: usize = 4096;
 /// (`definitions`), so that the windows are parsed without reading the files again.
 pub const WINDOWS: WindowCapture = WindowCapture {
     shape: hit_shape,
+    finish: recognise_heads,
     lines_after: definitions::LINES_AFTER as usize,
     bytes_before: definitions::AROUND_BEFORE as usize,
     bytes_after: definitions::AROUND_AFTER as usize,
@@ -63,6 +64,63 @@ fn hit_shape(
         _ => may_define_match(line, matched),
     };
     (seen.shape().unwrap_or_default(), wants)
+}
+
+/// The plain C heads among the windows of `file`'s hits that the ranking will ask about
+/// (`score_files`), recognised as the file's search ends (`WindowCapture::finish`), in the
+/// bytes the search kept (`definitions::recognised`), while they are in the processor's
+/// cache: each such hit's shape carries its kind (`HitShape::head`), which the ranking
+/// takes as the window's answer instead of cutting and reading the window again, later,
+/// from memory gone cold. At most `MAX_WINDOWS` windows a search thread (`looked`): past
+/// them the ranking asks about none but the first in path order, left to read themselves.
+/// When every window the ranking will ask about is recognised, the bytes kept for them are
+/// no longer needed: their parts are dropped, and the search reuses their room.
+fn recognise_heads(file: &mut FileHits, looked: &mut usize) {
+    let shaped = file.windows.shapes.len() == file.hits.len();
+    let utf8 = matches!(file.encoding, TextEncoding::Utf8 | TextEncoding::Utf8Bom);
+    if !shaped || !utf8 || *looked >= MAX_WINDOWS {
+        return;
+    }
+    if crate::tags::Language::of_path(&file.path) != Some(crate::tags::Language::C) {
+        return;
+    }
+    // Every hit the ranking will ask about (`score_files`) has its head.
+    let mut every_one = true;
+    for index in 0..file.hits.len() {
+        let hit = &file.hits[index];
+        let Some(seen) = Seen::of_shape(file, hit, &file.windows.shapes[index]) else {
+            // The ranking reads this hit's line itself, and may ask about it.
+            every_one = false;
+            continue;
+        };
+        let (Some(identifier), true) = (seen.identifier, seen.may_define) else {
+            continue;
+        };
+        if *looked >= MAX_WINDOWS {
+            every_one = false;
+            break;
+        }
+        *looked += 1;
+        let asked = ask(hit, &seen, identifier);
+        let head = definitions::recognised(&file.windows, file.size, &asked);
+        every_one &= head.is_some();
+        file.windows.shapes[index].head = head;
+    }
+    if every_one {
+        file.windows.parts.clear();
+    }
+}
+
+/// The question about `hit`'s window, whose line the hit may define `identifier` on.
+fn ask<'a>(hit: &Hit, seen: &Seen<'a>, identifier: &'a [u8]) -> definitions::Asked<'a> {
+    definitions::Asked {
+        line: hit.line,
+        line_offset: hit.byte_offset.saturating_sub(seen.column_bytes as u64),
+        opens_line: seen.opens_line,
+        identifier,
+        line_text: seen.line,
+        head: seen.head,
+    }
 }
 
 /// Whether the match at `matched` of `line` names an identifier that the line may define:
@@ -351,13 +409,7 @@ fn score_files(
                     asked.reserve(file.hits.len() - hit_index);
                     asked_hits.reserve(file.hits.len() - hit_index);
                 }
-                asked.push(definitions::Asked {
-                    line: hit.line,
-                    line_offset: hit.byte_offset.saturating_sub(seen.column_bytes as u64),
-                    opens_line: seen.opens_line,
-                    identifier,
-                    line_text: seen.line,
-                });
+                asked.push(ask(hit, &seen, identifier));
                 asked_hits.push(placed.len());
             }
             placed.push(Placed {
@@ -447,6 +499,8 @@ struct Seen<'a> {
     line: &'a [u8],
     /// Bytes of the line before the match.
     column_bytes: usize,
+    /// The kind the hit's window gives it, when the search recognised it (`HitShape::head`).
+    head: Option<&'static str>,
 }
 
 impl<'a> Seen<'a> {
@@ -469,6 +523,7 @@ impl<'a> Seen<'a> {
             opens_line: false,
             line,
             column_bytes: 0,
+            head: None,
         };
         let first_line = content.split(|&b| b == b'\n').next().unwrap_or_default();
         let Some(at) = match_start(line, column, first_line) else {
@@ -495,6 +550,7 @@ impl<'a> Seen<'a> {
             opens_line: word.start == 0,
             line,
             column_bytes: at,
+            head: None,
         };
         (seen, Some(matched))
     }
@@ -521,6 +577,7 @@ impl<'a> Seen<'a> {
             fit: self.fit,
             may_define: self.may_define,
             opens_line: self.opens_line,
+            head: None,
         })
     }
 
@@ -544,6 +601,7 @@ impl<'a> Seen<'a> {
             opens_line: shape.opens_line,
             line,
             column_bytes: shape.column_bytes as usize,
+            head: shape.head,
         })
     }
 }
