@@ -180,8 +180,17 @@ pub fn rank(mut files: Vec<FileHits>, reading: &Reading<'_>) -> Vec<FileHits> {
 const HITS_A_THREAD: usize = 4096;
 
 /// The lines of one file to parse, the file's index in `files`, and where their hits are in
-/// `placed`.
-type Ask<'a> = (usize, Vec<definitions::Asked<'a>>, Vec<usize>);
+/// `placed` (slices of a run's `Asks`).
+type Ask<'s, 'a> = (usize, &'s [definitions::Asked<'a>], &'s [usize]);
+
+/// What a run of files asks about, every file's in one allocation: the lines, where their
+/// hits are in `placed`, and each file's index in `files` and its lines among them.
+#[derive(Default)]
+struct Asks<'a> {
+    asked: Vec<definitions::Asked<'a>>,
+    hits: Vec<usize>,
+    files: Vec<(usize, std::ops::Range<usize>)>,
+}
 
 /// A run of files, its hits' rankings in path order, and the index of its first file.
 type RunRankings<'a> = (&'a mut [FileHits], Vec<Placed>, usize);
@@ -201,7 +210,7 @@ fn score(files: &mut [FileHits], reading: &Reading<'_>) -> Vec<Order> {
 fn score_on(
     files: &mut [FileHits],
     threads: usize,
-    parse: impl FnOnce(&[FileHits], &[Ask<'_>]) -> Vec<(usize, &'static str)>,
+    parse: impl FnOnce(&[FileHits], &[Ask<'_, '_>]) -> Vec<(usize, &'static str)>,
 ) -> Vec<Order> {
     let average_size =
         files.iter().map(|f| f.size.max(1) as f64).sum::<f64>() / files.len().max(1) as f64;
@@ -211,25 +220,28 @@ fn score_on(
         score_files(&files[range.clone()], range.start, average_size)
     });
     let mut placed: Vec<Vec<Placed>> = Vec::with_capacity(shares.len());
-    let mut asks: Vec<Ask<'_>> = Vec::new();
+    let mut share_asks: Vec<Asks<'_>> = Vec::with_capacity(shares.len());
     let mut before = 0;
-    for (share_placed, share_asks) in shares {
-        for (file, asked, mut hits) in share_asks {
-            hits.iter_mut().for_each(|at| *at += before);
-            asks.push((file, asked, hits));
-        }
+    for (share_placed, mut asks) in shares {
+        asks.hits.iter_mut().for_each(|at| *at += before);
         before += share_placed.len();
         placed.push(share_placed);
+        share_asks.push(asks);
     }
     // Windows parsed at most: the first in path order, as if scored on one thread.
     let mut windows = 0;
-    asks.retain_mut(|(_, asked, hits)| {
-        let kept = asked.len().min(MAX_WINDOWS - windows);
-        asked.truncate(kept);
-        hits.truncate(kept);
-        windows += kept;
-        kept > 0
-    });
+    let mut asks: Vec<Ask<'_, '_>> = Vec::new();
+    for share in &share_asks {
+        for (file, lines) in &share.files {
+            let kept = lines.len().min(MAX_WINDOWS - windows);
+            if kept == 0 {
+                continue;
+            }
+            windows += kept;
+            let lines = lines.start..lines.start + kept;
+            asks.push((*file, &share.asked[lines.clone()], &share.hits[lines]));
+        }
+    }
     let starts: Vec<usize> = placed
         .iter()
         .scan(0, |at, share| {
@@ -246,6 +258,7 @@ fn score_on(
         ranking.score += (DEFINITION + kind_points(kind)) * ranking.file_role.weight();
     }
     drop(asks);
+    drop(share_asks);
     // Each run's rankings go into its hits in path order (the hits' memory read in its
     // order), and its order is sorted, on its thread.
     let mut run_files: Vec<&mut [FileHits]> = Vec::with_capacity(runs.len());
@@ -280,8 +293,14 @@ fn score_on(
         for file in files.iter_mut() {
             drop(std::mem::take(&mut file.windows));
         }
-        // A stable sort: equal scores keep the path, line and column order.
-        order.sort_by(|a, b| b.score.total_cmp(&a.score));
+        // Equal scores keep the path, line and column order: the order's, (file, hit)
+        // ascending, as a stable sort would keep it, without the stable sort's buffer.
+        order.sort_unstable_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(a.file.cmp(&b.file))
+                .then(a.hit.cmp(&b.hit))
+        });
         order
     });
     orders.into_iter().reduce(merge_orders).unwrap_or_default()
@@ -359,9 +378,9 @@ fn score_files(
     files: &[FileHits],
     first_file: usize,
     average_size: f64,
-) -> (Vec<Placed>, Vec<Ask<'_>>) {
+) -> (Vec<Placed>, Asks<'_>) {
     let mut placed = Vec::with_capacity(files.iter().map(|f| f.hits.len()).sum());
-    let mut asks: Vec<Ask<'_>> = Vec::new();
+    let mut asks = Asks::default();
     let mut roles = paths::FileRoles::default();
     for (index, file) in files.iter().enumerate() {
         let file_index = first_file + index;
@@ -371,8 +390,7 @@ fn score_files(
         let norm = 1.0 - BM25_B + BM25_B * file.size.max(1) as f64 / average_size;
         let bm25 =
             BM25_WEIGHT * matches * (BM25_K1 + 1.0) / (matches + BM25_K1 * norm) / (BM25_K1 + 1.0);
-        let mut asked = Vec::new();
-        let mut asked_hits = Vec::new();
+        let first_asked = asks.asked.len();
         // A file's hits mostly name one identifier (a literal's): its name match is kept.
         let mut last_name_match: Option<(&[u8], u8)> = None;
         // The hits' shapes, as the search worked them out (a search that kept none, or not
@@ -404,13 +422,8 @@ fn score_files(
             if let (Some(identifier), true) = (seen.identifier, seen.may_define)
                 && matches!(file.encoding, TextEncoding::Utf8 | TextEncoding::Utf8Bom)
             {
-                if asked.is_empty() {
-                    // Room for the file's hits left: one allocation a file.
-                    asked.reserve(file.hits.len() - hit_index);
-                    asked_hits.reserve(file.hits.len() - hit_index);
-                }
-                asked.push(ask(hit, &seen, identifier));
-                asked_hits.push(placed.len());
+                asks.asked.push(ask(hit, &seen, identifier));
+                asks.hits.push(placed.len());
             }
             placed.push(Placed {
                 file: file_index,
@@ -426,8 +439,8 @@ fn score_files(
                 },
             });
         }
-        if !asked.is_empty() {
-            asks.push((file_index, asked, asked_hits));
+        if asks.asked.len() > first_asked {
+            asks.files.push((file_index, first_asked..asks.asked.len()));
         }
     }
     (placed, asks)
@@ -438,7 +451,7 @@ fn score_files(
 /// the machine runs at once (the parses are what a ranked search spends most on).
 fn parse_asked(
     files: &[FileHits],
-    asks: &[Ask<'_>],
+    asks: &[Ask<'_, '_>],
     reading: &Reading<'_>,
 ) -> Vec<(usize, &'static str)> {
     let threads = cores().min(asks.len().div_ceil(8).max(1));
@@ -1035,30 +1048,49 @@ mod tests {
                 .collect()
         };
         let lines = ["w one", "w two", "w three", "w four", "w five", "w six"];
-        let files = || vec![file("a.txt", &lines, "w"), file("b.txt", &["w seven"], "w")];
+        let files = || {
+            vec![
+                file("a.txt", &lines, "w"),
+                file("b.txt", &["w seven"], "w"),
+                file("c.txt", &["w eight"], "w"),
+            ]
+        };
         let bytes_of_a = files()[0].bytes.clone();
-        // a's pieces: 1 hit, 3 (the largest, out of their order), 2; b's between them.
-        let order = order(&[(0, 3), (1, 0), (0, 2), (0, 0), (0, 1), (0, 4), (0, 5)]);
-        assert_eq!(largest_pieces(&files(), &order, &[false, true]), [1, 0]);
+        // a's pieces: 1 hit, 3 (the largest, out of their order), 2; b and c between them.
+        let order = order(&[
+            (0, 3),
+            (1, 0),
+            (0, 2),
+            (0, 0),
+            (0, 1),
+            (2, 0),
+            (0, 4),
+            (0, 5),
+        ]);
+        assert_eq!(
+            largest_pieces(&files(), &order, &[false, true, true]),
+            [1, 0, 0]
+        );
         let got = pieces(files(), order);
         let texts: Vec<Vec<&[u8]>> = got
             .iter()
             .map(|piece| piece.hits.iter().map(|h| piece.slice(h.text)).collect())
             .collect();
-        let want: [&[&[u8]]; 4] = [
+        let want: [&[&[u8]]; 5] = [
             &[b"w four"],
             &[b"w seven"],
             &[b"w three", b"w one", b"w two"],
+            &[b"w eight"],
             &[b"w five", b"w six"],
         ];
         assert_eq!(texts, want);
         let continued: Vec<_> = got.iter().map(|p| p.continued).collect();
-        assert_eq!(continued, [false, false, true, true]);
+        assert_eq!(continued, [false, false, true, false, true]);
         // The largest piece holds a's bytes, its hits' spans unchanged; the others copied
         // their hits' bytes alone.
         assert_eq!(got[2].bytes, bytes_of_a);
         assert_eq!(got[0].bytes, b"ww four");
-        assert_eq!(got[3].bytes, b"ww fiveww six");
+        assert_eq!(got[4].bytes, b"ww fiveww six");
     }
 
     #[test]
@@ -1081,7 +1113,7 @@ mod tests {
                 .collect()
         };
         // Every line asked defines the word: the windows' cap decides which are definitions.
-        let every_asked = |_: &[FileHits], asks: &[Ask<'_>]| -> Vec<(usize, &'static str)> {
+        let every_asked = |_: &[FileHits], asks: &[Ask<'_, '_>]| -> Vec<(usize, &'static str)> {
             asks.iter()
                 .flat_map(|(_, _, hits)| hits.iter().map(|&at| (at, "function")))
                 .collect()
