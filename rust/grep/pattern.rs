@@ -122,6 +122,10 @@ pub type ShapeOf = fn(
     column: u64,
 ) -> (crate::grep::ranking::HitShape, bool);
 
+/// `WindowCapture::finish`: what is worked out on a file's hits once its search ended, and
+/// the windows looked at so far by the search thread.
+pub type FinishOf = fn(file: &mut crate::grep::FileHits, looked: &mut usize);
+
 /// Which hits' lines a search keeps the bytes around (`FileHits::windows`), and how many:
 /// the line before the hit's and `lines_after` lines after it, within `bytes_before` bytes
 /// before the hit's line and `bytes_after` after its start (a part cut short by them, or by
@@ -132,6 +136,10 @@ pub struct WindowCapture {
     /// its terminator), its bytes `content` at 1-based character `column` (kept with the
     /// file's hits: `Windows::shapes`), and whether it wants the bytes around its line.
     pub shape: ShapeOf,
+    /// Worked out on a file's hits once its search ended (`FileSearcher`), while their
+    /// bytes are in the cache: `rank::recognise_heads`. The count is the windows the
+    /// search thread looked at so far, which it caps.
+    pub finish: FinishOf,
     pub lines_after: usize,
     pub bytes_before: usize,
     pub bytes_after: usize,

@@ -69,6 +69,11 @@ pub struct HitShape {
     pub may_define: bool,
     /// The identifier opens its line.
     pub opens_line: bool,
+    /// The kind of definition the hit's window gives its identifier when that window, cut
+    /// from the bytes the search kept, is a plain C head of it (`rank::recognise_heads`):
+    /// worked out as the file's search ended, its bytes still in the cache. `None` when it
+    /// is not one, or was not looked at (the ranking then reads the window itself).
+    pub head: Option<&'static str>,
 }
 
 /// What a hit is to the identifier it matched.

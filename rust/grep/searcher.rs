@@ -2,7 +2,7 @@
 //! skips a BOM, applies the one binary rule (a NUL byte anywhere), searches either the whole
 //! file or only the parts an index chose, and hands back its hits.
 
-use super::hit::{FileHits, FileOutcome, Hit, TextEncoding};
+use super::hit::{FileHits, FileOutcome, Hit, TextEncoding, Windows};
 use super::pattern::{CompiledPattern, OutputMode};
 use super::sink::{HitSink, Taken};
 use super::stop::{FileLimits, StopSignal};
@@ -51,6 +51,8 @@ pub struct FileSearcher {
     buffer: Vec<u8>,
     decoded: Vec<u8>,
     gathered: Gathered,
+    /// Windows looked at by the pattern's `WindowCapture::finish` on this searcher's files.
+    windows_looked: usize,
 }
 
 /// Where a file's hits and their bytes are gathered, then copied out at their exact size:
@@ -59,6 +61,10 @@ pub struct FileSearcher {
 struct Gathered {
     hits: Vec<Hit>,
     bytes: Vec<u8>,
+    /// The bytes and parts kept around hits' lines (`CompiledPattern::windows`), handed to
+    /// each file's sink and taken back when the file's hits do not keep them (no hit wanted
+    /// them, or `WindowCapture::finish` found them no longer needed: no parts left).
+    windows: Windows,
 }
 
 impl Gathered {
@@ -69,7 +75,23 @@ impl Gathered {
         limits: FileLimits,
         stop: &'a StopSignal,
     ) -> HitSink<'a> {
-        HitSink::new(pattern, limits, stop, &mut self.hits, &mut self.bytes)
+        let mut sink = HitSink::new(pattern, limits, stop, &mut self.hits, &mut self.bytes);
+        sink.reuse_windows(std::mem::take(&mut self.windows));
+        sink
+    }
+
+    /// Takes back `windows` (a file's, or its sink's) when nothing points into them: their
+    /// bytes and parts are reused by the next file instead of allocated and freed again.
+    fn take_back(&mut self, windows: &mut Windows) {
+        let small = windows.bytes.capacity() <= KEEP_BUFFER;
+        if windows.parts.is_empty()
+            && small
+            && windows.bytes.capacity() >= self.windows.bytes.capacity()
+        {
+            self.windows.bytes = std::mem::take(&mut windows.bytes);
+            self.windows.bytes.clear();
+            self.windows.parts = std::mem::take(&mut windows.parts);
+        }
     }
 
     /// Frees what a file with many hits grew past `KEEP_BUFFER`.
@@ -92,6 +114,7 @@ impl FileSearcher {
             buffer: Vec::new(),
             decoded: Vec::new(),
             gathered: Gathered::default(),
+            windows_looked: 0,
         }
     }
 
@@ -396,7 +419,8 @@ impl FileSearcher {
             return FileOutcome::Binary;
         }
         let mode = self.pattern.mode;
-        let hits = hits.map(|(hits, bytes)| FileHits {
+        let mut windows = windows;
+        let mut hits = hits.map(|(hits, bytes)| FileHits {
             path: rel(),
             count: if mode == OutputMode::Content {
                 count
@@ -410,8 +434,15 @@ impl FileSearcher {
             mtime_ns,
             encoding,
             continued: pieces > 0,
-            windows,
+            windows: std::mem::take(&mut windows),
         });
+        if let (Some(capture), Some(file)) = (self.pattern.windows, hits.as_mut()) {
+            (capture.finish)(file, &mut self.windows_looked);
+        }
+        match hits.as_mut() {
+            Some(file) => self.gathered.take_back(&mut file.windows),
+            None => self.gathered.take_back(&mut windows),
+        }
         match (interrupted, hits) {
             (true, hits) => FileOutcome::Interrupted(hits),
             (false, Some(hits)) => FileOutcome::Matched(hits),
@@ -918,6 +949,7 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         let capture = crate::grep::WindowCapture {
             shape: |line, matched, _, _| (Default::default(), line[matched].starts_with(b"want")),
+            finish: |_, _| {},
             lines_after: 2,
             bytes_before: 64,
             bytes_after: 256,

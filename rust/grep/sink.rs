@@ -199,6 +199,14 @@ impl<'a> HitSink<'a> {
         self.windows.add(offset, &buffer[from..to]);
     }
 
+    /// Gathers the bytes kept around hits' lines in `windows` (empty, their room reused).
+    pub(super) fn reuse_windows(&mut self, mut windows: Windows) {
+        windows.bytes.clear();
+        windows.parts.clear();
+        windows.shapes.clear();
+        self.windows = windows;
+    }
+
     /// No more matches are wanted from this file.
     pub(super) fn done(&self) -> bool {
         self.finishing && !self.limits.count_all && self.pending.is_empty()

@@ -34,6 +34,9 @@ pub struct Asked<'a> {
     /// The hit's line as the search read it: a window whose line differs (the file changed
     /// since) answers nothing.
     pub line_text: &'a [u8],
+    /// The kind its window gives it, when the search found the window a plain C head of it
+    /// in the bytes it kept (`recognised`): what the window would answer, known already.
+    pub head: Option<&'static str>,
 }
 
 /// What the search read of a file: the bytes it kept around some hits' lines, and the
@@ -55,6 +58,10 @@ pub fn kinds(
     asked: &[Asked<'_>],
     cancel: &CancelToken,
 ) -> Vec<Option<&'static str>> {
+    // Every window recognised by the search: what they would answer, without the file.
+    if asked.iter().all(|hit| hit.head.is_some()) && !cancel.is_cancelled() {
+        return asked.iter().map(|hit| hit.head).collect();
+    }
     let mut found = vec![None; asked.len()];
     let Some(language) = Language::of_path(rel) else {
         return found;
@@ -74,6 +81,10 @@ pub fn kinds(
     for (answer, hit) in found.iter_mut().zip(asked) {
         if cancel.is_cancelled() {
             break;
+        }
+        if hit.head.is_some() {
+            *answer = hit.head;
+            continue;
         }
         // A window recognised without a parse answers for its hit's name alone.
         let same = last.as_ref().is_some_and(|(seen, window)| {
@@ -141,28 +152,11 @@ impl<Open: FnMut() -> Option<FileRead>> Around<'_, Open> {
     /// as a plain head of the hit's name without a parse (nor a copy of its bytes).
     fn window_definitions(&mut self, language: Language, hit: &Asked<'_>) -> Option<Answer> {
         let (bytes, found) = self.window_bytes(language, hit)?;
-        let own = &bytes[found.own.clone()];
-        let own = own.strip_suffix(b"\r").unwrap_or(own);
-        let previous = found.previous.clone().map(|range| {
-            let line = &bytes[range];
-            line.strip_suffix(b"\r").unwrap_or(line)
-        });
-        if own != hit.line_text || continues_expression(previous) {
-            return None;
-        }
-        let (prefix, prefix_lines) = window_prefix(language);
-        let opened_before = u64::from(hit.opens_line && found.previous.is_some());
-        let line_in_window = 1 + opened_before + prefix_lines;
-        if prefix.is_empty()
-            && let Some(kind) = plain_head(
-                language,
-                &bytes[found.window.clone()],
-                line_in_window,
-                hit.identifier,
-            )
-        {
-            return Some(Answer::Recognised(kind));
-        }
+        let line_in_window = match read_window(language, bytes, &found, hit)? {
+            WindowRead::Head(kind) => return Some(Answer::Recognised(kind)),
+            WindowRead::Parse { line_in_window } => line_in_window,
+        };
+        let (prefix, _) = window_prefix(language);
         let mut window = Vec::with_capacity(prefix.len() + found.window.len());
         window.extend_from_slice(prefix);
         window.extend_from_slice(&bytes[found.window]);
@@ -322,6 +316,67 @@ fn find_window(
         own: at..own_end,
         previous,
     })
+}
+
+/// What a window found says before it is parsed.
+enum WindowRead {
+    /// A plain C head of the hit's name (`plain_head`): its kind, without a parse.
+    Head(&'static str),
+    /// To be parsed: the hit's line in the window (its prefix's lines counted).
+    Parse { line_in_window: u64 },
+}
+
+/// What the window `found` in `bytes` says of `hit` before a parse: `None` when its line is
+/// not the hit's (the file changed since the search) or continues an expression.
+fn read_window(
+    language: Language,
+    bytes: &[u8],
+    found: &WindowBytes,
+    hit: &Asked<'_>,
+) -> Option<WindowRead> {
+    let own = &bytes[found.own.clone()];
+    let own = own.strip_suffix(b"\r").unwrap_or(own);
+    let previous = found.previous.clone().map(|range| {
+        let line = &bytes[range];
+        line.strip_suffix(b"\r").unwrap_or(line)
+    });
+    if own != hit.line_text || continues_expression(previous) {
+        return None;
+    }
+    let (prefix, prefix_lines) = window_prefix(language);
+    let opened_before = u64::from(hit.opens_line && found.previous.is_some());
+    let line_in_window = 1 + opened_before + prefix_lines;
+    if prefix.is_empty()
+        && let Some(kind) = plain_head(
+            language,
+            &bytes[found.window.clone()],
+            line_in_window,
+            hit.identifier,
+        )
+    {
+        return Some(WindowRead::Head(kind));
+    }
+    Some(WindowRead::Parse { line_in_window })
+}
+
+/// The kind of definition the window of `hit` (of a C file of `size` bytes) gives its name
+/// when the bytes the search `kept` hold the window and it is a plain head of that name:
+/// what `kinds` answers for it, worked out from the kept bytes alone (a window they do not
+/// hold, or one to parse, is left to `kinds`).
+pub fn recognised(kept: &Windows, size: u64, hit: &Asked<'_>) -> Option<&'static str> {
+    if size > MAX_FILE_BYTES {
+        return None;
+    }
+    let (start, bytes) = kept.part_holding(hit.line_offset)?;
+    let offset = hit.line_offset;
+    let Found::Window(found) = find_window(bytes, start, size, Language::C, offset, hit.opens_line)
+    else {
+        return None;
+    };
+    match read_window(Language::C, bytes, &found, hit)? {
+        WindowRead::Head(kind) => Some(kind),
+        WindowRead::Parse { .. } => None,
+    }
 }
 
 /// What the bytes read say of a window.
@@ -694,6 +749,7 @@ mod tests {
                     opens_line: start == 0,
                     identifier: &line[start..end],
                     line_text: line,
+                    head: None,
                 });
                 at = end;
             }
@@ -716,6 +772,32 @@ mod tests {
         }
         let kept = [&whole, &around]
             .map(|windows| kinds(&root, Links::Refuse, rel, &read(windows), &asked, &cancel));
+        // The heads a search recognises in what it kept (C files), given with the hits.
+        let is_c = Language::of_path(rel) == Some(Language::C);
+        let with_heads = [&whole, &around].map(|windows| {
+            let asked_with_heads: Vec<Asked<'_>> = asked
+                .iter()
+                .map(|hit| Asked {
+                    line: hit.line,
+                    line_offset: hit.line_offset,
+                    opens_line: hit.opens_line,
+                    identifier: hit.identifier,
+                    line_text: hit.line_text,
+                    head: is_c.then(|| recognised(windows, size, hit)).flatten(),
+                })
+                .collect();
+            let heads = asked_with_heads.iter().filter(|h| h.head.is_some()).count();
+            let got = kinds(
+                &root,
+                Links::Refuse,
+                rel,
+                &read(windows),
+                &asked_with_heads,
+                &cancel,
+            );
+            (got, heads)
+        });
+        assert!(!is_c || with_heads[0].1 > 0, "no head recognised in {name}");
         let source = Source::read(&root, Links::Refuse, rel).unwrap();
         let want: Vec<Option<&str>> = asked
             .iter()
@@ -740,6 +822,8 @@ mod tests {
             ("read", &got),
             ("kept whole", &kept[0]),
             ("kept around", &kept[1]),
+            ("kept whole, heads recognised", &with_heads[0].0),
+            ("kept around, heads recognised", &with_heads[1].0),
         ] {
             for ((hit, got), want) in asked.iter().zip(got).zip(&want) {
                 assert_eq!(
@@ -825,6 +909,7 @@ mod tests {
             opens_line: false,
             identifier: b"grow",
             line_text,
+            head: None,
         };
         let asked = [
             ask(7, b"int grow(int a)"),
@@ -857,6 +942,7 @@ mod tests {
             opens_line: true,
             identifier: b"kept_fn",
             line_text: b"kept_fn(int a)",
+            head: None,
         }];
         // The file is gone: only what the search kept answers (from the end of the line
         // before the line before the hit's, which tells where that line starts).
@@ -890,6 +976,7 @@ mod tests {
             opens_line: false,
             identifier,
             line_text: line,
+            head: None,
         };
         let asked = [
             ask(b"foo"),
@@ -901,6 +988,7 @@ mod tests {
                 opens_line: true,
                 identifier: b"baz",
                 line_text: b"baz(void)",
+                head: None,
             },
         ];
         let nothing = Windows::default();

@@ -42,6 +42,7 @@ pub const MAX_WINDOWS: usize = 4096;
 /// (`definitions`), so that the windows are parsed without reading the files again.
 pub const WINDOWS: WindowCapture = WindowCapture {
     shape: hit_shape,
+    finish: recognise_heads,
     lines_after: definitions::LINES_AFTER as usize,
     bytes_before: definitions::AROUND_BEFORE as usize,
     bytes_after: definitions::AROUND_AFTER as usize,
@@ -63,6 +64,63 @@ fn hit_shape(
         _ => may_define_match(line, matched),
     };
     (seen.shape().unwrap_or_default(), wants)
+}
+
+/// The plain C heads among the windows of `file`'s hits that the ranking will ask about
+/// (`score_files`), recognised as the file's search ends (`WindowCapture::finish`), in the
+/// bytes the search kept (`definitions::recognised`), while they are in the processor's
+/// cache: each such hit's shape carries its kind (`HitShape::head`), which the ranking
+/// takes as the window's answer instead of cutting and reading the window again, later,
+/// from memory gone cold. At most `MAX_WINDOWS` windows a search thread (`looked`): past
+/// them the ranking asks about none but the first in path order, left to read themselves.
+/// When every window the ranking will ask about is recognised, the bytes kept for them are
+/// no longer needed: their parts are dropped, and the search reuses their room.
+fn recognise_heads(file: &mut FileHits, looked: &mut usize) {
+    let shaped = file.windows.shapes.len() == file.hits.len();
+    let utf8 = matches!(file.encoding, TextEncoding::Utf8 | TextEncoding::Utf8Bom);
+    if !shaped || !utf8 || *looked >= MAX_WINDOWS {
+        return;
+    }
+    if crate::tags::Language::of_path(&file.path) != Some(crate::tags::Language::C) {
+        return;
+    }
+    // Every hit the ranking will ask about (`score_files`) has its head.
+    let mut every_one = true;
+    for index in 0..file.hits.len() {
+        let hit = &file.hits[index];
+        let Some(seen) = Seen::of_shape(file, hit, &file.windows.shapes[index]) else {
+            // The ranking reads this hit's line itself, and may ask about it.
+            every_one = false;
+            continue;
+        };
+        let (Some(identifier), true) = (seen.identifier, seen.may_define) else {
+            continue;
+        };
+        if *looked >= MAX_WINDOWS {
+            every_one = false;
+            break;
+        }
+        *looked += 1;
+        let asked = ask(hit, &seen, identifier);
+        let head = definitions::recognised(&file.windows, file.size, &asked);
+        every_one &= head.is_some();
+        file.windows.shapes[index].head = head;
+    }
+    if every_one {
+        file.windows.parts.clear();
+    }
+}
+
+/// The question about `hit`'s window, whose line the hit may define `identifier` on.
+fn ask<'a>(hit: &Hit, seen: &Seen<'a>, identifier: &'a [u8]) -> definitions::Asked<'a> {
+    definitions::Asked {
+        line: hit.line,
+        line_offset: hit.byte_offset.saturating_sub(seen.column_bytes as u64),
+        opens_line: seen.opens_line,
+        identifier,
+        line_text: seen.line,
+        head: seen.head,
+    }
 }
 
 /// Whether the match at `matched` of `line` names an identifier that the line may define:
@@ -109,7 +167,7 @@ struct Order {
 
 /// `files` (a search's hits in path order) ranked: every hit, in pieces of consecutive hits
 /// of one file, best first; each hit's `ranking` set. A file's later pieces are marked
-/// `continued`. Each piece holds only its hits' bytes.
+/// `continued`. Each piece holds its hits' bytes (`pieces`).
 pub fn rank(mut files: Vec<FileHits>, reading: &Reading<'_>) -> Vec<FileHits> {
     let order = score(&mut files, reading);
     pieces(files, order)
@@ -122,8 +180,17 @@ pub fn rank(mut files: Vec<FileHits>, reading: &Reading<'_>) -> Vec<FileHits> {
 const HITS_A_THREAD: usize = 4096;
 
 /// The lines of one file to parse, the file's index in `files`, and where their hits are in
-/// `placed`.
-type Ask<'a> = (usize, Vec<definitions::Asked<'a>>, Vec<usize>);
+/// `placed` (slices of a run's `Asks`).
+type Ask<'s, 'a> = (usize, &'s [definitions::Asked<'a>], &'s [usize]);
+
+/// What a run of files asks about, every file's in one allocation: the lines, where their
+/// hits are in `placed`, and each file's index in `files` and its lines among them.
+#[derive(Default)]
+struct Asks<'a> {
+    asked: Vec<definitions::Asked<'a>>,
+    hits: Vec<usize>,
+    files: Vec<(usize, std::ops::Range<usize>)>,
+}
 
 /// A run of files, its hits' rankings in path order, and the index of its first file.
 type RunRankings<'a> = (&'a mut [FileHits], Vec<Placed>, usize);
@@ -143,7 +210,7 @@ fn score(files: &mut [FileHits], reading: &Reading<'_>) -> Vec<Order> {
 fn score_on(
     files: &mut [FileHits],
     threads: usize,
-    parse: impl FnOnce(&[FileHits], &[Ask<'_>]) -> Vec<(usize, &'static str)>,
+    parse: impl FnOnce(&[FileHits], &[Ask<'_, '_>]) -> Vec<(usize, &'static str)>,
 ) -> Vec<Order> {
     let average_size =
         files.iter().map(|f| f.size.max(1) as f64).sum::<f64>() / files.len().max(1) as f64;
@@ -153,25 +220,28 @@ fn score_on(
         score_files(&files[range.clone()], range.start, average_size)
     });
     let mut placed: Vec<Vec<Placed>> = Vec::with_capacity(shares.len());
-    let mut asks: Vec<Ask<'_>> = Vec::new();
+    let mut share_asks: Vec<Asks<'_>> = Vec::with_capacity(shares.len());
     let mut before = 0;
-    for (share_placed, share_asks) in shares {
-        for (file, asked, mut hits) in share_asks {
-            hits.iter_mut().for_each(|at| *at += before);
-            asks.push((file, asked, hits));
-        }
+    for (share_placed, mut asks) in shares {
+        asks.hits.iter_mut().for_each(|at| *at += before);
         before += share_placed.len();
         placed.push(share_placed);
+        share_asks.push(asks);
     }
     // Windows parsed at most: the first in path order, as if scored on one thread.
     let mut windows = 0;
-    asks.retain_mut(|(_, asked, hits)| {
-        let kept = asked.len().min(MAX_WINDOWS - windows);
-        asked.truncate(kept);
-        hits.truncate(kept);
-        windows += kept;
-        kept > 0
-    });
+    let mut asks: Vec<Ask<'_, '_>> = Vec::new();
+    for share in &share_asks {
+        for (file, lines) in &share.files {
+            let kept = lines.len().min(MAX_WINDOWS - windows);
+            if kept == 0 {
+                continue;
+            }
+            windows += kept;
+            let lines = lines.start..lines.start + kept;
+            asks.push((*file, &share.asked[lines.clone()], &share.hits[lines]));
+        }
+    }
     let starts: Vec<usize> = placed
         .iter()
         .scan(0, |at, share| {
@@ -188,6 +258,7 @@ fn score_on(
         ranking.score += (DEFINITION + kind_points(kind)) * ranking.file_role.weight();
     }
     drop(asks);
+    drop(share_asks);
     // Each run's rankings go into its hits in path order (the hits' memory read in its
     // order), and its order is sorted, on its thread.
     let mut run_files: Vec<&mut [FileHits]> = Vec::with_capacity(runs.len());
@@ -222,8 +293,14 @@ fn score_on(
         for file in files.iter_mut() {
             drop(std::mem::take(&mut file.windows));
         }
-        // A stable sort: equal scores keep the path, line and column order.
-        order.sort_by(|a, b| b.score.total_cmp(&a.score));
+        // Equal scores keep the path, line and column order: the order's, (file, hit)
+        // ascending, as a stable sort would keep it, without the stable sort's buffer.
+        order.sort_unstable_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then(a.file.cmp(&b.file))
+                .then(a.hit.cmp(&b.hit))
+        });
         order
     });
     orders.into_iter().reduce(merge_orders).unwrap_or_default()
@@ -301,9 +378,9 @@ fn score_files(
     files: &[FileHits],
     first_file: usize,
     average_size: f64,
-) -> (Vec<Placed>, Vec<Ask<'_>>) {
+) -> (Vec<Placed>, Asks<'_>) {
     let mut placed = Vec::with_capacity(files.iter().map(|f| f.hits.len()).sum());
-    let mut asks: Vec<Ask<'_>> = Vec::new();
+    let mut asks = Asks::default();
     let mut roles = paths::FileRoles::default();
     for (index, file) in files.iter().enumerate() {
         let file_index = first_file + index;
@@ -313,8 +390,7 @@ fn score_files(
         let norm = 1.0 - BM25_B + BM25_B * file.size.max(1) as f64 / average_size;
         let bm25 =
             BM25_WEIGHT * matches * (BM25_K1 + 1.0) / (matches + BM25_K1 * norm) / (BM25_K1 + 1.0);
-        let mut asked = Vec::new();
-        let mut asked_hits = Vec::new();
+        let first_asked = asks.asked.len();
         // A file's hits mostly name one identifier (a literal's): its name match is kept.
         let mut last_name_match: Option<(&[u8], u8)> = None;
         // The hits' shapes, as the search worked them out (a search that kept none, or not
@@ -346,19 +422,8 @@ fn score_files(
             if let (Some(identifier), true) = (seen.identifier, seen.may_define)
                 && matches!(file.encoding, TextEncoding::Utf8 | TextEncoding::Utf8Bom)
             {
-                if asked.is_empty() {
-                    // Room for the file's hits left: one allocation a file.
-                    asked.reserve(file.hits.len() - hit_index);
-                    asked_hits.reserve(file.hits.len() - hit_index);
-                }
-                asked.push(definitions::Asked {
-                    line: hit.line,
-                    line_offset: hit.byte_offset.saturating_sub(seen.column_bytes as u64),
-                    opens_line: seen.opens_line,
-                    identifier,
-                    line_text: seen.line,
-                });
-                asked_hits.push(placed.len());
+                asks.asked.push(ask(hit, &seen, identifier));
+                asks.hits.push(placed.len());
             }
             placed.push(Placed {
                 file: file_index,
@@ -374,8 +439,8 @@ fn score_files(
                 },
             });
         }
-        if !asked.is_empty() {
-            asks.push((file_index, asked, asked_hits));
+        if asks.asked.len() > first_asked {
+            asks.files.push((file_index, first_asked..asks.asked.len()));
         }
     }
     (placed, asks)
@@ -386,7 +451,7 @@ fn score_files(
 /// the machine runs at once (the parses are what a ranked search spends most on).
 fn parse_asked(
     files: &[FileHits],
-    asks: &[Ask<'_>],
+    asks: &[Ask<'_, '_>],
     reading: &Reading<'_>,
 ) -> Vec<(usize, &'static str)> {
     let threads = cores().min(asks.len().div_ceil(8).max(1));
@@ -447,6 +512,8 @@ struct Seen<'a> {
     line: &'a [u8],
     /// Bytes of the line before the match.
     column_bytes: usize,
+    /// The kind the hit's window gives it, when the search recognised it (`HitShape::head`).
+    head: Option<&'static str>,
 }
 
 impl<'a> Seen<'a> {
@@ -469,6 +536,7 @@ impl<'a> Seen<'a> {
             opens_line: false,
             line,
             column_bytes: 0,
+            head: None,
         };
         let first_line = content.split(|&b| b == b'\n').next().unwrap_or_default();
         let Some(at) = match_start(line, column, first_line) else {
@@ -495,6 +563,7 @@ impl<'a> Seen<'a> {
             opens_line: word.start == 0,
             line,
             column_bytes: at,
+            head: None,
         };
         (seen, Some(matched))
     }
@@ -521,6 +590,7 @@ impl<'a> Seen<'a> {
             fit: self.fit,
             may_define: self.may_define,
             opens_line: self.opens_line,
+            head: None,
         })
     }
 
@@ -544,6 +614,7 @@ impl<'a> Seen<'a> {
             opens_line: shape.opens_line,
             line,
             column_bytes: shape.column_bytes as usize,
+            head: shape.head,
         })
     }
 }
@@ -567,16 +638,22 @@ fn match_start(line: &[u8], column: u64, first_line: &[u8]) -> Option<usize> {
     line[at..].starts_with(first_line).then_some(at)
 }
 
-/// The hits of `files` in the order `order`, in pieces of consecutive hits of one file,
-/// each piece holding only its hits' bytes. A file whose hits all come in one piece, in their
-/// order (most files: a file's hits score alike), is that piece: its hits and bytes are moved,
-/// not copied.
+/// The hits of `files` in the order `order`, in pieces of consecutive hits of one file. A
+/// file whose hits all come in one piece, in their order (most files: a file's hits score
+/// alike), is that piece: its hits and bytes are moved, not copied. A file cut into pieces
+/// (its definition first, its references later) gives its bytes to its largest piece, whose
+/// hits are moved and keep their spans; only the other pieces' hits are copied, each piece
+/// holding their bytes alone.
 fn pieces(files: Vec<FileHits>, order: Vec<Order>) -> Vec<FileHits> {
     let whole = files_in_one_piece(&files, &order);
+    let largest = largest_pieces(&files, &order, &whole);
     let piece_count = 1 + order.windows(2).filter(|w| w[0].file != w[1].file).count();
     let mut out: Vec<FileHits> = Vec::with_capacity(piece_count);
     let mut files: Vec<Option<FileHits>> = files.into_iter().map(Some).collect();
-    let mut seen_files = vec![false; files.len()];
+    // Each split file's pieces so far, and which of `out` takes the file's bytes.
+    let mut pieces_of = vec![0u32; files.len()];
+    let mut takes_bytes: Vec<(usize, usize)> = Vec::new();
+    let mut moving = false;
     let mut last_file = usize::MAX;
     for Order { file, hit, .. } in order {
         if whole[file] {
@@ -601,7 +678,12 @@ fn pieces(files: Vec<FileHits>, order: Vec<Order>) -> Vec<FileHits> {
             continue;
         };
         if file != last_file {
-            let continued = std::mem::replace(&mut seen_files[file], true);
+            let ordinal = pieces_of[file];
+            pieces_of[file] += 1;
+            moving = largest[file] == ordinal;
+            if moving {
+                takes_bytes.push((out.len(), file));
+            }
             out.push(FileHits {
                 path: source.path.clone(),
                 hits: Vec::new(),
@@ -611,20 +693,67 @@ fn pieces(files: Vec<FileHits>, order: Vec<Order>) -> Vec<FileHits> {
                 size: source.size,
                 mtime_ns: source.mtime_ns,
                 encoding: source.encoding,
-                continued,
+                continued: ordinal > 0,
                 windows: Default::default(),
             });
             last_file = file;
         }
         let piece = out.last_mut().expect("a piece was just pushed");
         // Each hit comes once in the order: its ranking is moved, not cloned.
-        let ranking = source.hits[hit].ranking.take();
-        let hit = copy_hit(source, &source.hits[hit], ranking, &mut piece.bytes);
+        let hit = if moving {
+            std::mem::replace(&mut source.hits[hit], moved_away())
+        } else {
+            let ranking = source.hits[hit].ranking.take();
+            copy_hit(source, &source.hits[hit], ranking, &mut piece.bytes)
+        };
         piece.hits.push(hit);
         piece.count += 1;
         piece.matches += 1;
     }
+    // The other pieces copied their hits' bytes from the files': now they are given away.
+    for (piece, file) in takes_bytes {
+        if let Some(source) = files[file].as_mut() {
+            out[piece].bytes = std::mem::take(&mut source.bytes);
+        }
+    }
     out
+}
+
+/// For each of `files` cut into pieces by `order` (not `whole`), which of its pieces (0 for
+/// its first) holds most of its hits: the first of them on a tie.
+fn largest_pieces(files: &[FileHits], order: &[Order], whole: &[bool]) -> Vec<u32> {
+    // Each file's pieces so far, and its largest: its ordinal and its hits.
+    let mut pieces_of = vec![0u32; files.len()];
+    let mut largest = vec![(0u32, 0usize); files.len()];
+    let mut at = 0;
+    while at < order.len() {
+        let file = order[at].file;
+        let run = order[at..].iter().take_while(|o| o.file == file).count();
+        if !whole[file] {
+            let ordinal = pieces_of[file];
+            pieces_of[file] += 1;
+            if run > largest[file].1 {
+                largest[file] = (ordinal, run);
+            }
+        }
+        at += run;
+    }
+    largest.into_iter().map(|(ordinal, _)| ordinal).collect()
+}
+
+/// What is left of a hit moved into its piece: a hit of no bytes, never read.
+fn moved_away() -> Hit {
+    Hit {
+        line: 0,
+        column: 0,
+        end_line: 0,
+        byte_offset: 0,
+        content: Span::default(),
+        text: Span::default(),
+        context: None,
+        unique: false,
+        ranking: None,
+    }
 }
 
 /// For each of `files`, whether `order` puts its hits in one run, in their own order.
@@ -908,6 +1037,63 @@ mod tests {
     }
 
     #[test]
+    fn a_split_files_largest_piece_takes_its_bytes_and_the_others_copy_theirs() {
+        let order = |hits: &[(usize, usize)]| -> Vec<Order> {
+            hits.iter()
+                .map(|&(file, hit)| Order {
+                    score: 0.0,
+                    file,
+                    hit,
+                })
+                .collect()
+        };
+        let lines = ["w one", "w two", "w three", "w four", "w five", "w six"];
+        let files = || {
+            vec![
+                file("a.txt", &lines, "w"),
+                file("b.txt", &["w seven"], "w"),
+                file("c.txt", &["w eight"], "w"),
+            ]
+        };
+        let bytes_of_a = files()[0].bytes.clone();
+        // a's pieces: 1 hit, 3 (the largest, out of their order), 2; b and c between them.
+        let order = order(&[
+            (0, 3),
+            (1, 0),
+            (0, 2),
+            (0, 0),
+            (0, 1),
+            (2, 0),
+            (0, 4),
+            (0, 5),
+        ]);
+        assert_eq!(
+            largest_pieces(&files(), &order, &[false, true, true]),
+            [1, 0, 0]
+        );
+        let got = pieces(files(), order);
+        let texts: Vec<Vec<&[u8]>> = got
+            .iter()
+            .map(|piece| piece.hits.iter().map(|h| piece.slice(h.text)).collect())
+            .collect();
+        let want: [&[&[u8]]; 5] = [
+            &[b"w four"],
+            &[b"w seven"],
+            &[b"w three", b"w one", b"w two"],
+            &[b"w eight"],
+            &[b"w five", b"w six"],
+        ];
+        assert_eq!(texts, want);
+        let continued: Vec<_> = got.iter().map(|p| p.continued).collect();
+        assert_eq!(continued, [false, false, true, false, true]);
+        // The largest piece holds a's bytes, its hits' spans unchanged; the others copied
+        // their hits' bytes alone.
+        assert_eq!(got[2].bytes, bytes_of_a);
+        assert_eq!(got[0].bytes, b"ww four");
+        assert_eq!(got[4].bytes, b"ww fiveww six");
+    }
+
+    #[test]
     fn scored_on_threads_as_on_one() {
         // Files of 1 to 9 hits, some of whose lines may define the word.
         let lines = [
@@ -927,7 +1113,7 @@ mod tests {
                 .collect()
         };
         // Every line asked defines the word: the windows' cap decides which are definitions.
-        let every_asked = |_: &[FileHits], asks: &[Ask<'_>]| -> Vec<(usize, &'static str)> {
+        let every_asked = |_: &[FileHits], asks: &[Ask<'_, '_>]| -> Vec<(usize, &'static str)> {
             asks.iter()
                 .flat_map(|(_, _, hits)| hits.iter().map(|&at| (at, "function")))
                 .collect()

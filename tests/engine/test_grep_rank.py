@@ -344,3 +344,22 @@ def test_a_parameter_on_a_head_spread_over_lines_is_no_definition(tree):
     got = [(m.line, m.role, m.kind) for m in result.matches]
     want = [(2, "reference", None), (9, "reference", None), (10, "reference", None)]
     assert got == want, f"expected {want}, got {got}"
+
+
+def test_heads_past_the_windows_cap_are_no_definitions_though_recognised(tree):
+    """The search recognises plain C heads as it reads each file, on its threads; the cap on
+    windows (4,096 a search, in path order) still decides which hits are asked about: a
+    head in a file past the first 4,096 windows ranks as a reference, as before."""
+    heads = "".join(f"int grow_it(int x)\n{{\n\treturn {n};\n}}\n" for n in range(4100))
+    root = tree(
+        {
+            "a_many.c": heads,
+            "z_defs/grow.c": "int grow_it(int x)\n{\n\treturn x;\n}\n",
+        }
+    )
+    for index in (False, True):
+        result = Workspace(root, index=index).grep("grow_it", rank=True, max_matches=None)
+        roles = [(m.file, m.role, m.kind) for m in result.matches]
+        assert roles.count(("a_many.c", "definition", "function")) == 4096
+        assert ("z_defs/grow.c", "reference", None) in roles
+        assert len(roles) == 4101
