@@ -2,7 +2,7 @@
 //! (in a new temporary directory or under a given one), a walker over it and its index, a path shown as listings show it, and
 //! a file's hits (with their text, or without).
 
-use crate::grep::{FileHits, Hit, Span};
+use crate::grep::{FileHits, Hit};
 use std::path::Path;
 
 /// Writes each `(relative path, contents)` under `root`, making directories as needed; a
@@ -63,12 +63,7 @@ pub fn blank_hits(name: &str, lines: &[u64], matches: u64) -> FileHits {
             line,
             column: 1,
             end_line: line,
-            byte_offset: 0,
-            content: Span::default(),
-            text: Span::default(),
-            context: None,
-            unique: false,
-            ranking: None,
+            ..Hit::default()
         })
         .collect();
     FileHits {

@@ -33,7 +33,7 @@ pub struct Span {
 
 /// One match. Its text lives in its file's `FileHits::bytes`: one buffer per file instead of
 /// two or more allocations per hit, which on large results cost more than the scan.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Hit {
     pub line: u64,
     /// 1-based, in characters.

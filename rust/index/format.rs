@@ -1602,15 +1602,7 @@ mod tests {
         for threads in [1, 2, 3] {
             let path = dir.path().join(format!("index{threads}"));
             let mut lists = as_lists(&postings).into_iter().map(Ok);
-            let contents = Contents {
-                options_hash: 1,
-                build_start_ns: 1,
-                files: &files,
-                units: &units,
-                postings: &mut lists,
-                threads,
-            };
-            let written = write(File::create(&path).unwrap(), contents).unwrap();
+            let written = write_lists(&path, &files, &units, &mut lists, threads).unwrap();
             assert_eq!(written.trigrams, postings.len());
             bytes.push(std::fs::read(&path).unwrap());
         }
@@ -1632,15 +1624,8 @@ mod tests {
             ))))
             .chain((5000..6000u32).map(|t| Ok((t, PostingList::from_ids([0u32]).unwrap()))));
         let dir = tempfile::tempdir().unwrap();
-        let contents = Contents {
-            options_hash: 1,
-            build_start_ns: 1,
-            files: &files,
-            units: &units,
-            postings: &mut lists,
-            threads: 2,
-        };
-        let err = write(File::create(dir.path().join("index")).unwrap(), contents).unwrap_err();
+        let path = dir.path().join("index");
+        let err = write_lists(&path, &files, &units, &mut lists, 2).unwrap_err();
         assert_eq!(err.to_string(), "a run could not be read");
     }
 
@@ -1653,13 +1638,25 @@ mod tests {
         postings: &[(u32, RoaringBitmap)],
     ) -> io::Result<Written> {
         let mut lists = as_lists(postings).into_iter().map(Ok);
+        write_lists(path, files, units, &mut lists, 2)
+    }
+
+    /// Writes an index of `files`, `units` and `lists` at `path` (options hash and build
+    /// start 1) encoded on `threads` threads.
+    fn write_lists(
+        path: &Path,
+        files: &[FileRecord],
+        units: &[UnitRecord],
+        lists: Postings<'_>,
+        threads: usize,
+    ) -> io::Result<Written> {
         let contents = Contents {
             options_hash: 1,
             build_start_ns: 1,
             files,
             units,
-            postings: &mut lists,
-            threads: 2,
+            postings: lists,
+            threads,
         };
         write(File::create(path).unwrap(), contents)
     }

@@ -269,6 +269,12 @@ mod tests {
             .collect()
     }
 
+    /// Spills into `file` (kept open by the test to look at).
+    fn spill_to(file: &File) -> impl Fn() -> io::Result<File> + use<> {
+        let copy = file.try_clone().unwrap();
+        move || copy.try_clone()
+    }
+
     #[test]
     fn sizes_are_read_with_their_units() {
         assert_eq!(parse_size("512M"), Some(512 << 20));
@@ -310,8 +316,7 @@ mod tests {
     #[test]
     fn the_lists_gathered_since_the_last_spill_are_merged_from_memory() {
         let file = tempfile::tempfile().unwrap();
-        let copy = file.try_clone().unwrap();
-        let make = move || copy.try_clone();
+        let make = spill_to(&file);
         let mut runs = Runs::new(&make);
         runs.spill(lists(&[(1, &[0]), (3, &[1])])).unwrap();
         let spilled = file.metadata().unwrap().len();
@@ -329,8 +334,7 @@ mod tests {
     #[test]
     fn a_damaged_run_is_an_error_not_a_list() {
         let file = tempfile::tempfile().unwrap();
-        let copy = file.try_clone().unwrap();
-        let make = move || copy.try_clone();
+        let make = spill_to(&file);
         let mut runs = Runs::new(&make);
         runs.spill(lists(&[(1, &[0, 1]), (2, &[3])])).unwrap();
         file.set_len(12).unwrap();

@@ -743,17 +743,7 @@ fn largest_pieces(files: &[FileHits], order: &[Order], whole: &[bool]) -> Vec<u3
 
 /// What is left of a hit moved into its piece: a hit of no bytes, never read.
 fn moved_away() -> Hit {
-    Hit {
-        line: 0,
-        column: 0,
-        end_line: 0,
-        byte_offset: 0,
-        content: Span::default(),
-        text: Span::default(),
-        context: None,
-        unique: false,
-        ranking: None,
-    }
+    Hit::default()
 }
 
 /// For each of `files`, whether `order` puts its hits in one run, in their own order.
