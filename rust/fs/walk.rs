@@ -38,6 +38,14 @@ use std::time::Duration;
 pub const HANDLE_BUDGET: usize = 256;
 static OPEN_HANDLES: AtomicUsize = AtomicUsize::new(0);
 
+/// The threads the machine runs at once (`None` when it cannot tell), asked once a process:
+/// the standard library reads the cgroup's files each time it is asked, and every search
+/// asks (a twentieth of a library grep of its first hits through the daemon).
+pub fn available_threads() -> Option<usize> {
+    static AVAILABLE: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+}
+
 /// How a workspace walks its tree. On the daemon's wire (`daemon::wire::Walk`) its fields
 /// are flat (`gitignore`, `access_files`, `hidden`, `follow_symlinks`, `max_filesize`), the
 /// threads not sent, and a field left out has a `Workspace`'s default (`Default`).
@@ -92,7 +100,7 @@ impl WalkOptions {
         if self.threads > 0 {
             self.threads
         } else {
-            std::thread::available_parallelism().map_or(2, |n| n.get())
+            available_threads().unwrap_or(2)
         }
     }
 

@@ -314,7 +314,7 @@ impl FileSearcher {
         let mut sink = self.gathered.sink(&self.pattern, limits, stop);
         let mut searched: std::io::Result<()> = Ok(());
         for range in ranges {
-            self.buffer.clear();
+            // Only bytes past what the buffer held before are zeroed: all are read over.
             self.buffer.resize(range.len as usize, 0);
             if let Err(err) = file.read_exact_at(&mut self.buffer, range.offset) {
                 searched = Err(err);

@@ -947,17 +947,23 @@ pub fn grep_outcome(
     let files_with_matches = outcome.files.iter().filter(|f| !f.continued).count() as u64;
     // One count a file, in the order files first come (a ranked answer's later pieces of a
     // file add to its count).
-    let mut counts: Vec<u64> = Vec::new();
-    let mut count_of: std::collections::HashMap<&std::path::Path, usize> = Default::default();
-    for file in &outcome.files {
-        match count_of.get(file.path.as_path()) {
-            Some(&at) if file.continued => counts[at] += file.matches,
-            _ => {
-                count_of.insert(&file.path, counts.len());
-                counts.push(file.matches);
+    let counts: Vec<u64> = if outcome.files.iter().any(|f| f.continued) {
+        let mut counts = Vec::new();
+        let mut count_of: std::collections::HashMap<&std::path::Path, usize> = Default::default();
+        for file in &outcome.files {
+            match count_of.get(file.path.as_path()) {
+                Some(&at) if file.continued => counts[at] += file.matches,
+                _ => {
+                    count_of.insert(&file.path, counts.len());
+                    counts.push(file.matches);
+                }
             }
         }
-    }
+        counts
+    } else {
+        // Each file in one piece (every answer but a ranked one): no path is looked up.
+        outcome.files.iter().map(|f| f.matches).collect()
+    };
     let mut encodings: Vec<(TextEncoding, Py<PyString>)> = Vec::new();
     let mut files = Vec::with_capacity(outcome.files.len());
     for file in outcome.files {

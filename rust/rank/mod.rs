@@ -306,11 +306,9 @@ fn score_on(
     orders.into_iter().reduce(merge_orders).unwrap_or_default()
 }
 
-/// The machine's threads that run at once, asked once a process (the standard library reads
-/// the cgroup's files each time).
+/// The machine's threads that run at once.
 fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    crate::fs::walk::available_threads().unwrap_or(1)
 }
 
 /// `files` cut into at most `count` runs of consecutive files, about as many hits in each.
