@@ -2,7 +2,7 @@
 //! build (`build`), where indexes live (`store`), candidate selection (`query`), the files an
 //! indexed search reads (`files`), the watch as searches share it (`watched`) and what a
 //! search answered by the watch selects and reports (`select`), a build's memory budget and
-//! spilled runs (`spill`), and the low priority of
+//! spilled runs (`spill`), the posting lists a build gathers (`postings`), and the low priority of
 //! background index work (`background`). Searches verify every
 //! candidate with the scan's own matcher, so results are those of a scan.
 
