@@ -15,20 +15,10 @@ from ._lazy import lazy_exports
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ._core import CancelToken, GlobMatch, GrepMatch, __version__
-    from .errors import (
-        BinaryFileError,
-        CancelledError,
-        CodesiftError,
-        ConflictError,
-        InvalidArgumentError,
-        MatchError,
-        NotAFileError,
-        NotFoundError,
-        PatchFormatError,
-        PatternError,
-        SandboxError,
-        StaleResultError,
-    )
+
+    # The exceptions, as `errors.__all__` names them (its `Concept` and `Hint` are not
+    # exported here: `__all__` below leaves them out).
+    from .errors import *  # noqa: F403
     from .results import (
         EditResult,
         FileChange,
