@@ -10,6 +10,7 @@ import sys
 
 import pytest
 from cli_helpers import on_a_terminal
+from trees import tree_fixture
 
 
 @pytest.fixture(scope="module")
@@ -25,17 +26,15 @@ def run(cmd: list[str], *args: str, stdin: str | None = None) -> subprocess.Comp
     )
 
 
-@pytest.fixture
-def repo(tree):
-    return tree(
-        {
-            "a.py": "def hello():\n    return 'Hello'\n",
-            "src/b.py": "HELLO = 1\nhello()\n",
-            ".hidden.py": "hello = 2\n",
-            ".gitignore": "gen/\n",
-            "gen/c.py": "hello\n",
-        }
-    )
+repo = tree_fixture(
+    {
+        "a.py": "def hello():\n    return 'Hello'\n",
+        "src/b.py": "HELLO = 1\nhello()\n",
+        ".hidden.py": "hello = 2\n",
+        ".gitignore": "gen/\n",
+        "gen/c.py": "hello\n",
+    }
+)
 
 
 def test_grep_plain_output_when_piped(repo, codesift):
@@ -194,18 +193,16 @@ def run_in(cwd, cmd: list[str], *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture
-def git_repo(tree):
-    """A repository (it has .git) whose root .gitignore hides src/gen/."""
-    return tree(
-        {
-            ".git/HEAD": "ref: refs/heads/main\n",
-            ".gitignore": "gen/\n",
-            "top.py": "hello = 0\n",
-            "src/b.py": "HELLO = 1\nhello()\n",
-            "src/gen/c.py": "hello\n",
-        }
-    )
+# A repository (it has .git) whose root .gitignore hides src/gen/.
+git_repo = tree_fixture(
+    {
+        ".git/HEAD": "ref: refs/heads/main\n",
+        ".gitignore": "gen/\n",
+        "top.py": "hello = 0\n",
+        "src/b.py": "HELLO = 1\nhello()\n",
+        "src/gen/c.py": "hello\n",
+    }
+)
 
 
 def test_grep_a_directory_elsewhere_uses_its_repository(git_repo, tmp_path, codesift):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from sandbox_helpers import assert_no_traceback, codesift_exe, kill_group, run_cli, run_isolated
+from trees import tree_fixture
 
 from codesift import (
     CodesiftError,
@@ -105,19 +106,15 @@ def test_d2_cli_never_lists_outside_or_prints_a_traceback(outside_link):
 # -- links inside the root to access-denied files ----------------------------------------
 
 
-@pytest.fixture
-def denied_links(tree):
-    root = tree(
-        {
-            ".clineignore": "secret.txt\nprivate/\n",
-            "secret.txt": "needle SECRET\n",
-            "private/x.txt": "needle SECRET\n",
-            "ok.txt": "needle ok\n",
-        }
-    )
-    os.symlink("secret.txt", root / "alias.txt")
-    os.symlink("private", root / "pub")
-    return root
+denied_links = tree_fixture(
+    {
+        ".clineignore": "secret.txt\nprivate/\n",
+        "secret.txt": "needle SECRET\n",
+        "private/x.txt": "needle SECRET\n",
+        "ok.txt": "needle ok\n",
+    },
+    links={"alias.txt": "secret.txt", "pub": "private"},
+)
 
 
 DENIED_FILES = {"secret.txt": b"needle SECRET\n", "private/x.txt": b"needle SECRET\n"}
@@ -477,18 +474,16 @@ def test_d7_cli_never_prints_a_traceback(raw_name, tmp_path):
 # -- .git directories --------------------------------------------------------------------
 
 
-@pytest.fixture
-def git_dirs(tree):
-    return tree(
-        {
-            ".git/config": "needle\n",
-            ".git/HEAD": "ref: refs/heads/main\n",
-            "sub/.git/config": "needle\n",
-            "sub/.git/HEAD": "ref: refs/heads/main\n",
-            "sub/a.txt": "needle a\n",
-            "b.txt": "needle b\n",
-        }
-    )
+git_dirs = tree_fixture(
+    {
+        ".git/config": "needle\n",
+        ".git/HEAD": "ref: refs/heads/main\n",
+        "sub/.git/config": "needle\n",
+        "sub/.git/HEAD": "ref: refs/heads/main\n",
+        "sub/a.txt": "needle a\n",
+        "b.txt": "needle b\n",
+    }
+)
 
 
 def _git_paths(paths) -> list[str]:
@@ -682,18 +677,15 @@ def test_d16_cli_never_shows_temp_files(leftover):
 # -- access-ignore files cannot be written --------------------------------------------------
 
 
-@pytest.fixture
-def access_files(tree):
-    root = tree(
-        {
-            ".clineignore": "secret.txt\n",
-            ".codesiftignore": "*.key\n",
-            "secret.txt": "s\n",
-            "sub/a.txt": "a\n",
-        }
-    )
-    os.symlink(".clineignore", root / "ci_alias")
-    return root
+access_files = tree_fixture(
+    {
+        ".clineignore": "secret.txt\n",
+        ".codesiftignore": "*.key\n",
+        "secret.txt": "s\n",
+        "sub/a.txt": "a\n",
+    },
+    links={"ci_alias": ".clineignore"},
+)
 
 
 def _access_state(root: Path) -> dict[str, bytes | None]:
@@ -985,24 +977,22 @@ def test_d13_cli_never_prints_a_traceback(tree):
 # -- nested git repository --------------------------------------------------------------------
 
 
-@pytest.fixture
-def nested_repo(tree):
-    return tree(
-        {
-            ".gitignore": "*.log\n",
-            ".ignore": "*.tmp\n",
-            ".clineignore": "*.key\n",
-            "top.log": "needle top\n",
-            "top.txt": "needle top txt\n",
-            "nested/.git/HEAD": "ref: refs/heads/main\n",
-            "nested/.gitignore": "*.out\n",
-            "nested/a.log": "needle nested log\n",
-            "nested/x.tmp": "needle tmp\n",
-            "nested/k.key": "needle key\n",
-            "nested/b.out": "needle out\n",
-            "nested/ok.txt": "needle ok\n",
-        }
-    )
+nested_repo = tree_fixture(
+    {
+        ".gitignore": "*.log\n",
+        ".ignore": "*.tmp\n",
+        ".clineignore": "*.key\n",
+        "top.log": "needle top\n",
+        "top.txt": "needle top txt\n",
+        "nested/.git/HEAD": "ref: refs/heads/main\n",
+        "nested/.gitignore": "*.out\n",
+        "nested/a.log": "needle nested log\n",
+        "nested/x.tmp": "needle tmp\n",
+        "nested/k.key": "needle key\n",
+        "nested/b.out": "needle out\n",
+        "nested/ok.txt": "needle ok\n",
+    }
+)
 
 
 NESTED_VISIBLE = ["nested/a.log", "nested/ok.txt", "top.txt"]

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from trees import tree_fixture
 
 from codesift import Workspace
 from codesift.errors import InvalidArgumentError, NotFoundError
@@ -203,20 +204,18 @@ def test_type_names_may_be_comma_separated_and_are_checked(tree):
 # -- per-call no_ignore and hidden ------------------------------------------------------------
 
 
-@pytest.fixture
-def ignoring(tree) -> Path:
-    return tree(
-        {
-            ".gitignore": "build/\ndist/\n*.log\n",
-            "src/a.py": "hay\n",
-            "build/gen/out.py": "needle\n",
-            "dist/bundle.js": "needle\n",
-            "src/trace.log": "needle\n",
-            ".config/settings.py": "needle\n",
-            ".codesiftignore": "secret/\n",
-            "secret/key.py": "needle\n",
-        }
-    )
+ignoring = tree_fixture(
+    {
+        ".gitignore": "build/\ndist/\n*.log\n",
+        "src/a.py": "hay\n",
+        "build/gen/out.py": "needle\n",
+        "dist/bundle.js": "needle\n",
+        "src/trace.log": "needle\n",
+        ".config/settings.py": "needle\n",
+        ".codesiftignore": "secret/\n",
+        "secret/key.py": "needle\n",
+    }
+)
 
 
 def test_no_ignore_and_hidden_override_the_workspace_per_call(ignoring):

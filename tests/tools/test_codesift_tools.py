@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from tool_helpers import CODESIFT_TOOLS
+from trees import tree_fixture
 
 from codesift import Workspace
 from codesift.remote import RemoteSettings
@@ -35,16 +36,14 @@ def snapshot(root: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.fixture
-def hits(tree) -> Path:
-    """Three files with 3, 2 and 1 lines holding "hit"."""
-    return tree(
-        {
-            "a.txt": "hit 1\nhit 2\nmiss\nhit 3\n",
-            "b.txt": "hit 4\nhit 5\n",
-            "c.txt": "miss\nhit 6\n",
-        }
-    )
+# Three files with 3, 2 and 1 lines holding "hit".
+hits = tree_fixture(
+    {
+        "a.txt": "hit 1\nhit 2\nmiss\nhit 3\n",
+        "b.txt": "hit 4\nhit 5\n",
+        "c.txt": "miss\nhit 6\n",
+    }
+)
 
 
 # -- grep_search --------------------------------------------------------------------------
@@ -247,16 +246,14 @@ def test_glob_type_no_ignore_and_hidden(tree):
 # -- list_dir ------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def nested(tree) -> Path:
-    return tree(
-        {
-            "a/b/deep.txt": "",
-            "a/one.txt": "",
-            "top.txt": "",
-            "z/two.txt": "",
-        }
-    )
+nested = tree_fixture(
+    {
+        "a/b/deep.txt": "",
+        "a/one.txt": "",
+        "top.txt": "",
+        "z/two.txt": "",
+    }
+)
 
 
 def test_list_dir_recursive_is_an_indented_tree(nested):
@@ -341,8 +338,13 @@ def module(tree) -> Path:
     return tree({"m.py": "a = 1\nb = 2\nc = 3\n", "other.py": "x = 0\n"})
 
 
-def test_edit_dry_run_returns_the_diff_and_writes_nothing(module):
-    box = Toolbox(Workspace(module))
+@pytest.fixture
+def box(module: Path) -> Toolbox:
+    """The `codesift` profile's tools on `module`."""
+    return Toolbox(Workspace(module))
+
+
+def test_edit_dry_run_returns_the_diff_and_writes_nothing(module, box):
     before = snapshot(module)
     result = box.call(
         "edit", {"path": "m.py", "old_string": "b = 2", "new_string": "b = 20", "dry_run": True}
@@ -355,8 +357,7 @@ def test_edit_dry_run_returns_the_diff_and_writes_nothing(module):
     assert snapshot(module) == before
 
 
-def test_edit_by_search_result_id_dry_run_keeps_the_id_usable(module):
-    box = Toolbox(Workspace(module))
+def test_edit_by_search_result_id_dry_run_keeps_the_id_usable(module, box):
     hit = box.call("grep_search", {"pattern": "c = 3"}).data["matches"][0]["id"]
     before = snapshot(module)
     preview = box.call("edit", {"search_result_id": hit, "new_string": "c = 30", "dry_run": True})
@@ -367,8 +368,7 @@ def test_edit_by_search_result_id_dry_run_keeps_the_id_usable(module):
     assert (module / "m.py").read_text() == "a = 1\nb = 2\nc = 30\n"
 
 
-def test_write_file_dry_run_shows_the_change_and_writes_nothing(module):
-    box = Toolbox(Workspace(module))
+def test_write_file_dry_run_shows_the_change_and_writes_nothing(module, box):
     before = snapshot(module)
     over = box.call("write_file", {"path": "m.py", "content": "a = 1\n", "dry_run": True})
     assert ok(over) == (
@@ -389,40 +389,28 @@ def test_write_file_dry_run_shows_the_change_and_writes_nothing(module):
 # -- edit_many -------------------------------------------------------------------------------
 
 
-def test_edit_many_applies_every_edit_or_none(module):
-    box = Toolbox(Workspace(module))
-    result = box.call(
+def edit_many(box: Toolbox, *edits: tuple[str, str]) -> Any:
+    """`box`'s edit_many call on m.py of `edits`, each (old_string, new_string)."""
+    return box.call(
         "edit_many",
-        {
-            "path": "m.py",
-            "edits": [
-                {"old_string": "a = 1", "new_string": "a = 10"},
-                {"old_string": "c = 3", "new_string": "c = 30"},
-            ],
-        },
+        {"path": "m.py", "edits": [{"old_string": old, "new_string": new} for old, new in edits]},
     )
+
+
+def test_edit_many_applies_every_edit_or_none(module, box):
+    result = edit_many(box, ("a = 1", "a = 10"), ("c = 3", "c = 30"))
     assert ok(result) == (
         "Edited m.py: 2 replacements at lines 1-3\n--- a/m.py\n+++ b/m.py\n"
         "@@ -1,3 +1,3 @@\n-a = 1\n+a = 10\n b = 2\n-c = 3\n+c = 30"
     )
     assert (module / "m.py").read_text() == "a = 10\nb = 2\nc = 30\n"
     before = snapshot(module)
-    failed = box.call(
-        "edit_many",
-        {
-            "path": "m.py",
-            "edits": [
-                {"old_string": "b = 2", "new_string": "b = 20"},
-                {"old_string": "not there", "new_string": "x"},
-            ],
-        },
-    )
+    failed = edit_many(box, ("b = 2", "b = 20"), ("not there", "x"))
     assert error(failed).startswith("Error: edit 2 of 2: old_string was not found")
     assert snapshot(module) == before
 
 
-def test_edit_many_dry_run_sequential_and_other_agents_names(module):
-    box = Toolbox(Workspace(module))
+def test_edit_many_dry_run_sequential_and_other_agents_names(module, box):
     before = snapshot(module)
     chained = box.call(
         "MultiEdit",
@@ -440,23 +428,13 @@ def test_edit_many_dry_run_sequential_and_other_agents_names(module):
     assert "-a = 1\n+a = 11" in chained.text
     assert snapshot(module) == before
     # Matched against the original text by default: the second edit finds nothing there.
-    apart = box.call(
-        "edit_many",
-        {
-            "path": "m.py",
-            "edits": [
-                {"old_string": "a = 1", "new_string": "a = 10"},
-                {"old_string": "a = 10", "new_string": "a = 11"},
-            ],
-        },
-    )
+    apart = edit_many(box, ("a = 1", "a = 10"), ("a = 10", "a = 11"))
     assert "edit 2 of 2" in error(apart) and snapshot(module) == before
     shape = error(box.call("edit_many", {"path": "m.py", "edits": [{"old_string": "a"}]}))
     assert "'new_string' is required" in shape, shape
 
 
-def test_edit_many_by_search_result_ids(module):
-    box = Toolbox(Workspace(module))
+def test_edit_many_by_search_result_ids(module, box):
     ids = [m["id"] for m in box.call("grep_search", {"pattern": r"[ac] = \d"}).data["matches"]]
     result = box.call(
         "edit_many",
@@ -483,8 +461,7 @@ ENVELOPE = (
 )
 
 
-def test_apply_patch_envelope_updates_adds_and_deletes(module):
-    box = Toolbox(Workspace(module))
+def test_apply_patch_envelope_updates_adds_and_deletes(module, box):
     result = box.call("apply_patch", {"patch": ENVELOPE})
     assert ok(result).split("\n")[:4] == [
         "Applied patch (apply_patch): changed 3 files",
@@ -496,8 +473,7 @@ def test_apply_patch_envelope_updates_adds_and_deletes(module):
     assert snapshot(module) == {"docs/new.md": b"# New\n", "m.py": b"a = 1\nb = 22\nc = 3\n"}
 
 
-def test_apply_patch_dry_run_and_refusal_leave_every_file_byte_identical(module):
-    box = Toolbox(Workspace(module))
+def test_apply_patch_dry_run_and_refusal_leave_every_file_byte_identical(module, box):
     before = snapshot(module)
     checked = box.call("apply_patch", {"patch": ENVELOPE, "dry_run": True})
     assert ok(checked).startswith("Patch checked (apply_patch), nothing written: it would change")
@@ -513,8 +489,7 @@ def test_apply_patch_dry_run_and_refusal_leave_every_file_byte_identical(module)
     assert snapshot(module) == before
 
 
-def test_apply_patch_unified_diff_and_search_replace_blocks(module):
-    box = Toolbox(Workspace(module))
+def test_apply_patch_unified_diff_and_search_replace_blocks(module, box):
     unified = "--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n"
     done = box.call("apply_patch", {"patch": unified})
     assert ok(done).split("\n")[:2] == ["Applied patch (unified): changed 1 file", "M m.py (+1 -1)"]
@@ -531,8 +506,7 @@ def test_apply_patch_unified_diff_and_search_replace_blocks(module):
     assert (module / "m.py").read_text() == "a = 1\nb = 3\nc = 4\n"
 
 
-def test_new_tools_have_short_descriptions_with_the_flow_first(module):
-    box = Toolbox(Workspace(module))
+def test_new_tools_have_short_descriptions_with_the_flow_first(box):
     assert box.names == CODESIFT_TOOLS
     for name in box.names:
         assert len(box.description(name)) < 450, name

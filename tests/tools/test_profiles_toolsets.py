@@ -17,6 +17,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from tool_helpers import edit_args
+from trees import tree_fixture
 
 import codesift
 from codesift import GlobMatch, GrepMatch, Workspace
@@ -58,19 +59,17 @@ def test_the_five_tool_sets_are_registered_with_their_tools():
 # -- chaterm ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def chaterm_tree(tree):
-    return tree(
-        {
-            "src/app.ts": APP_TS,
-            "src/lib/user.ts": "const u = getUser(1)\n",
-            "src/readme.md": "getUser()\n",
-            "build/app.ts": "getUser(0)\n",
-            "secrets/key.ts": "getUser(2)\n",
-            ".gitignore": "build/\n",
-            ".clineignore": "secrets/\n",
-        }
-    )
+chaterm_tree = tree_fixture(
+    {
+        "src/app.ts": APP_TS,
+        "src/lib/user.ts": "const u = getUser(1)\n",
+        "src/readme.md": "getUser()\n",
+        "build/app.ts": "getUser(0)\n",
+        "secrets/key.ts": "getUser(2)\n",
+        ".gitignore": "build/\n",
+        ".clineignore": "secrets/\n",
+    }
+)
 
 
 def test_chaterm_glob_search(chaterm_tree):
@@ -270,18 +269,16 @@ def test_chaterm_ip_searches_hosts_and_results_carry_host(chaterm_tree):
 # -- simple-coder ----------------------------------------------------------------------------
 
 
-@pytest.fixture
-def coder_tree(tree):
-    return tree(
-        {
-            "src/Main.java": "".join(f"line {n}\n" for n in range(1, 13)),
-            "src/util/Strings.java": "class Strings {}\n",
-            "docs/guide.md": "# Guide\n",
-            "docs/notes.md": "notes\n",
-            "empty.txt": "",
-            "big.txt": "".join(f"row {n}\n" for n in range(1, 601)),
-        }
-    )
+coder_tree = tree_fixture(
+    {
+        "src/Main.java": "".join(f"line {n}\n" for n in range(1, 13)),
+        "src/util/Strings.java": "class Strings {}\n",
+        "docs/guide.md": "# Guide\n",
+        "docs/notes.md": "notes\n",
+        "empty.txt": "",
+        "big.txt": "".join(f"row {n}\n" for n in range(1, 601)),
+    }
+)
 
 
 def test_simple_coder_read_file_with_a_line_range(coder_tree):
@@ -514,20 +511,18 @@ def test_simple_coder_replace_failures_change_nothing(tree):
 # -- file-search -----------------------------------------------------------------------------
 
 
-@pytest.fixture
-def todo_tree(tree):
-    readme = "".join(f"line {n}\n" for n in range(1, 12)) + "// TODO: Add setup instructions\n"
-    return tree(
-        {
-            "README.md": readme,
-            "src/app.py": "def f():\n    pass\n    # todo: tidy up   \n",
-            "src/app.js": "let todoList = [];\n",
-            ".git/config": "TODO in git\n",
-            "build/out.py": "# TODO generated\n",
-            ".gitignore": "build/\n",
-            "blob.bin": b"TODO\x00binary",
-        }
-    )
+todo_tree = tree_fixture(
+    {
+        "README.md": "".join(f"line {n}\n" for n in range(1, 12))
+        + "// TODO: Add setup instructions\n",
+        "src/app.py": "def f():\n    pass\n    # todo: tidy up   \n",
+        "src/app.js": "let todoList = [];\n",
+        ".git/config": "TODO in git\n",
+        "build/out.py": "# TODO generated\n",
+        ".gitignore": "build/\n",
+        "blob.bin": b"TODO\x00binary",
+    }
+)
 
 
 def test_file_search_markdown_list(todo_tree):
