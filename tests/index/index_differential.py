@@ -198,13 +198,8 @@ def apply_op(base, op, workspaces):
 def _hit(match):
     row = match.to_dict()
     row.pop("id", None)
-    row.update(
-        byte_length=match.byte_length,
-        unique=match.unique,
-        encoding=match.encoding,
-        file_size=match.file_size,
-        file_mtime_ns=match.file_mtime_ns,
-    )
+    for name in ("byte_length", "unique", "encoding", "file_size", "file_mtime_ns"):
+        row[name] = getattr(match, name)
     return row
 
 
