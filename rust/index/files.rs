@@ -56,7 +56,14 @@ pub fn search_indexed<R>(
             let outcome = {
                 let mut files = merge_by_path(
                     extras,
-                    candidate_paths(index, chooser.candidates, &search_dir, accepts, &w, reach),
+                    candidate_paths(
+                        index,
+                        |first| chooser.candidates.range(first..),
+                        &search_dir,
+                        accepts,
+                        &w,
+                        reach,
+                    ),
                 );
                 search(&walker, &mut files)
             };
@@ -151,8 +158,14 @@ pub(super) fn known_file(
     if !candidates.contains(i as u32) {
         return None;
     }
+    Some(by_units(&known, i))
+}
+
+/// `Some(i)` when only the candidate units of the indexed file `i` (its record `known`)
+/// need a search, `None` when the whole file does.
+fn by_units(known: &super::format::FileRecord, i: usize) -> Option<u32> {
     let by_units = known.units > 1 && known.flags & UTF8_BOM == 0;
-    Some(by_units.then_some(i as u32))
+    by_units.then_some(i as u32)
 }
 
 /// Whether `stat` shows the file as the build saw it (and not touched around the build).
@@ -319,34 +332,45 @@ pub(super) fn watched_extras(
 
 /// The candidate files under `search_dir` that are unchanged since the watch caught up, in
 /// path order, looked up in the index as they are asked for.
-pub(super) fn candidate_paths<'a>(
+pub(super) fn candidate_paths<'a, I: Iterator<Item = u32> + 'a>(
     index: &'a IndexFile,
-    candidates: &'a roaring::RoaringBitmap,
+    candidates_from: impl FnOnce(u32) -> I,
     search_dir: &'a Path,
     accepts: Accepts<'a>,
     watch: &'a Watch,
     mut reach: Reach,
 ) -> impl Iterator<Item = ToSearch> + 'a {
     use std::os::unix::ffi::OsStrExt;
-    // Paths are sorted by bytes: the files under the search directory are one range.
+    // Paths are sorted by bytes: the files under the search directory are one range, those
+    // whose path starts with the directory's and a slash (the index's paths are normalised:
+    // the bytes compare as `Path::starts_with` would, without parsing components).
     let mut prefix = search_dir.as_os_str().as_bytes().to_vec();
     if !prefix.is_empty() {
         prefix.push(b'/');
     }
     let first = index.lower_bound(&prefix) as u32;
-    candidates
-        .range(first..)
+    candidates_from(first)
         .map_while(move |i| {
-            let rel = Path::new(std::ffi::OsStr::from_bytes(index.path(i as usize)));
-            rel.starts_with(search_dir).then_some((i, rel))
+            let path = index.path(i as usize);
+            (prefix.is_empty() || path.starts_with(&prefix))
+                .then(|| (i, Path::new(std::ffi::OsStr::from_bytes(path))))
         })
         .filter_map(move |(i, rel)| {
             if !accepts(rel) || watch.is_dirty(rel) || !reach.reaches(rel) {
                 return None;
             }
-            // Candidates are indexed, never binary: nothing to count.
-            known_file(index, i as usize, false, candidates, &|| {})
-                .map(|known| ToSearch::Path(rel.to_path_buf(), known))
+            // What `known_file` decides of an unchanged candidate, without looking it up
+            // among the candidates it comes from.
+            let known = index.file(i as usize);
+            if known.flags & BINARY != 0 {
+                return None;
+            }
+            let by_units = if known.flags & INDEXED == 0 {
+                None
+            } else {
+                by_units(&known, i as usize)
+            };
+            Some(ToSearch::Path(rel.to_path_buf(), by_units))
         })
 }
 

@@ -50,6 +50,7 @@
 //! cardinality (or, for a complement, the units less it).
 
 use super::postings::PostingList;
+use super::unit_set::UnitSet;
 use bitpacking::{BitPacker, BitPacker1x};
 use roaring::RoaringBitmap;
 use std::fs::File;
@@ -792,6 +793,16 @@ fn bitmap_of(ids: &[u32]) -> Result<RoaringBitmap, &'static str> {
     RoaringBitmap::deserialize_unchecked_from(&out[..]).map_err(|_| DAMAGED_LIST)
 }
 
+/// The bitmap of `ids`, strictly ascending (`bitmap_of`; collected one by one should they
+/// not be, which `decode_ids` and intersections of its lists never give).
+pub(crate) fn bitmap_of_ascending(ids: &[u32]) -> RoaringBitmap {
+    let ascending = ids.is_sorted_by(|a, b| a < b);
+    match ascending.then(|| bitmap_of(ids)) {
+        Some(Ok(bitmap)) => bitmap,
+        _ => ids.iter().copied().collect(),
+    }
+}
+
 /// The list `bytes` holds in `encoding`, checked against its lookup entry's `count` and the
 /// index's `n_units`: an error says what is wrong with it.
 fn decode_list(
@@ -1239,8 +1250,14 @@ impl IndexFile {
     /// another number of units than its entry says is an error and marks the index damaged,
     /// never guessed at.
     pub fn postings(&self, trigram: u32) -> io::Result<RoaringBitmap> {
+        self.posting_set(trigram).map(UnitSet::into_bitmap)
+    }
+
+    /// `postings`, as the list decodes: its ids, or the bitmap a dense list is stored as
+    /// (`UnitSet`: a query intersects them without a bitmap for each list).
+    pub fn posting_set(&self, trigram: u32) -> io::Result<UnitSet> {
         let Some(entry) = self.entry_of(trigram) else {
-            return Ok(RoaringBitmap::new());
+            return Ok(UnitSet::Ids(Vec::new()));
         };
         let mut bytes = vec![0u8; entry.size as usize];
         if let Err(e) = self
@@ -1258,7 +1275,18 @@ impl IndexFile {
         }
         // Validated on open: every entry's encoding is known.
         let encoding = entry.encoding.unwrap_or(Encoding::Roaring);
-        decode_list(encoding, &bytes, entry.count, self.n_units).map_err(|what| self.damaged(what))
+        let decoded = match encoding {
+            // `decode_ids` checks the count and the range; its ids strictly ascend.
+            Encoding::Ids | Encoding::Packed => decode_ids(
+                &bytes,
+                u64::from(entry.count),
+                self.n_units as u64,
+                encoding == Encoding::Packed,
+            )
+            .map(UnitSet::Ids),
+            _ => decode_list(encoding, &bytes, entry.count, self.n_units).map(UnitSet::Bitmap),
+        };
+        decoded.map_err(|what| self.damaged(what))
     }
 
     /// Why the index was found bad after it was opened, if it was.

@@ -2,7 +2,8 @@
 //! build (`build`), where indexes live (`store`), candidate selection (`query`), the files an
 //! indexed search reads (`files`), the watch as searches share it (`watched`) and what a
 //! search answered by the watch selects and reports (`select`), a build's memory budget and
-//! spilled runs (`spill`), the posting lists a build gathers (`postings`), and the low priority of
+//! spilled runs (`spill`), the posting lists a build gathers (`postings`), sets of units as a query
+//! intersects them (`unit_set`), and the low priority of
 //! background index work (`background`). Searches verify every
 //! candidate with the scan's own matcher, so results are those of a scan.
 
@@ -18,4 +19,5 @@ pub mod query;
 pub mod select;
 pub mod spill;
 pub mod store;
+pub mod unit_set;
 pub mod watched;

@@ -8,6 +8,7 @@
 use super::files::{ToSearch, candidate_paths, merge_by_path, watched_extras};
 use super::format::IndexFile;
 use super::fresh::Watch;
+use super::query::Narrowed;
 use crate::fs::rules::Verdict;
 use crate::fs::skipped::{Example, Passed, Reason, Skipped};
 use crate::fs::walk::{DirFilter, WalkStats, Walker};
@@ -238,7 +239,8 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
     // is not worth adding up (a fifth of a page's time on Linux).
     let found = match first {
         Some(_) => super::query::narrowed(index, &plan, pattern.multiline),
-        None => super::query::candidates(index, &plan, pattern.multiline, unit_reads),
+        None => super::query::candidates(index, &plan, pattern.multiline, unit_reads)
+            .map(|found| found.map(Narrowed::from)),
     };
     let found = found.ok().flatten();
     let Some(found) = found.or_else(|| {
@@ -251,7 +253,7 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
                 .iter()
                 .copied()
                 .collect::<roaring::RoaringBitmap>();
-            super::query::Candidates { files, units: None }
+            Narrowed::of_files(files)
         })
     }) else {
         return (Ok(Err("the index does not narrow this pattern")), watch);
@@ -276,7 +278,14 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
     let first = first.unwrap_or(usize::MAX);
     for file in merge_by_path(
         extras,
-        candidate_paths(index, &found.files, &search_dir, &accepts, &watch, reach),
+        candidate_paths(
+            index,
+            |first| found.files_from(index, first),
+            &search_dir,
+            &accepts,
+            &watch,
+            reach,
+        ),
     ) {
         // The files past `first` cost nothing more than being found: the counts above are
         // the whole selection's already.
@@ -284,7 +293,7 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
             more = true;
             break;
         }
-        let known = match (&file, &found.units) {
+        let known = match (&file, found.units()) {
             (ToSearch::Path(_, Some(i)), Some(units)) if unit_reads => file_spans(index, *i, units),
             _ => None,
         };

@@ -949,12 +949,15 @@ pub fn grep_outcome(
     // file add to its count).
     let counts: Vec<u64> = if outcome.files.iter().any(|f| f.continued) {
         let mut counts = Vec::new();
-        let mut count_of: std::collections::HashMap<&std::path::Path, usize> = Default::default();
+        // Keyed by the path's bytes: `Path`'s own hash parses its components, which cost
+        // more than the rest of this conversion (the paths are the engine's, normalised).
+        let mut count_of: std::collections::HashMap<&[u8], usize> = Default::default();
         for file in &outcome.files {
-            match count_of.get(file.path.as_path()) {
+            let key = std::os::unix::ffi::OsStrExt::as_bytes(file.path.as_os_str());
+            match count_of.get(key) {
                 Some(&at) if file.continued => counts[at] += file.matches,
                 _ => {
-                    count_of.insert(&file.path, counts.len());
+                    count_of.insert(key, counts.len());
                     counts.push(file.matches);
                 }
             }
