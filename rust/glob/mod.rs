@@ -34,6 +34,16 @@ struct Rule {
     name_suffix: Option<Vec<u8>>,
 }
 
+/// `bytes` ends with `suffix` (a few bytes: compared in place, not by a call to `memcmp`).
+fn ends_with(bytes: &[u8], suffix: &[u8]) -> bool {
+    bytes.len() >= suffix.len()
+        && bytes
+            .iter()
+            .rev()
+            .zip(suffix.iter().rev())
+            .all(|(a, b)| a == b)
+}
+
 /// `.ext` for a glob `*.ext` or `**/*.ext` whose extension is plain text (no glob syntax,
 /// no `.`, no `/`), matched case-sensitively; `None` for any other glob. Case-insensitive
 /// globs are left to globset: its case folding is Unicode's (`K` also matches U+212A).
@@ -133,10 +143,10 @@ impl PathPattern {
 
     fn is_match_path(&self, rel_search: &Path, rel_root: &Path) -> bool {
         use std::os::unix::ffi::OsStrExt;
+        let root_bytes = rel_root.as_os_str().as_bytes();
         // The last component by bytes: `Path::file_name` parses every component, which cost
         // more than the match itself on a glob over the index's path table.
-        let root_bytes = rel_root.as_os_str().as_bytes();
-        let name = match memchr::memrchr(b'/', root_bytes) {
+        let name = || match memchr::memrchr(b'/', root_bytes) {
             Some(slash) if slash + 1 < root_bytes.len() => {
                 Path::new(std::ffi::OsStr::from_bytes(&root_bytes[slash + 1..]))
             }
@@ -144,9 +154,12 @@ impl PathPattern {
         };
         self.rules.iter().any(|rule| {
             if let Some(suffix) = &rule.name_suffix {
-                name.as_os_str().as_bytes().ends_with(suffix)
+                // A suffix without a slash ends the name exactly when it ends the path: the
+                // name is not looked for (that and the comparison by `memcmp` were half of a
+                // glob's matching over the index's path table).
+                ends_with(root_bytes, suffix)
             } else if rule.name_only {
-                rule.matcher.is_match(name)
+                rule.matcher.is_match(name())
             } else {
                 rule.matcher.is_match(rel_search)
                     || (rel_search != rel_root && rule.matcher.is_match(rel_root))
