@@ -14,10 +14,6 @@ pub const MAX_CANDIDATE_SHARE: f64 = 0.6;
 /// An alternation of more trigrams than this narrows nothing worth decoding that many lists
 /// for (`[a-z]_[0-9]` is 260): it is taken as "every unit" (sound: a superset).
 pub const MAX_OR_TRIGRAMS: usize = 64;
-/// A conjunction intersects at least this many of its lists (rarest first), and then only
-/// those at most `LONGER_LIST` times as long as its candidates so far.
-const MIN_LISTS: usize = 3;
-const LONGER_LIST: u64 = 2;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Level {
@@ -230,22 +226,12 @@ fn evaluate(index: &IndexFile, query: &Query, level: Level) -> io::Result<Option
                 .collect();
             children.sort_by_key(|(estimate, _)| *estimate);
             let mut acc: Option<UnitSet> = None;
-            let mut intersected = 0;
-            for (estimate, child) in children {
-                // Candidates are a superset the search narrows: a list much longer than the
-                // candidates so far costs more to decode and intersect than the few it could
-                // still take out (on the Linux tree, the rarest three of a literal's lists
-                // leave within 1 % of the units all of them leave, at half the work).
-                if let Some(acc) = &acc
-                    && intersected >= MIN_LISTS
-                    && estimate > acc.len().saturating_mul(LONGER_LIST)
-                {
-                    break;
-                }
+            // Every list is intersected: the rarest three of a literal's lists can leave ten
+            // times the units all of them do (`PM_RESUME` on the Linux tree: 1,573 and 125).
+            for (_, child) in children {
                 let Some(set) = evaluate(index, child, level)? else {
                     continue;
                 };
-                intersected += 1;
                 let both = match acc {
                     None => set,
                     // The smaller one's ids are kept or looked up: it goes first.
@@ -307,6 +293,30 @@ mod tests {
             .iter()
             .map(|i| String::from_utf8_lossy(index.path(i as usize)).into_owned())
             .collect()
+    }
+
+    #[test]
+    fn a_conjunction_intersects_every_list_however_long() {
+        // `abc`, `bcd` and `cde` are in the same 21 files; `def`, the longest list, is the one
+        // that leaves a single file.
+        let mut files: Vec<(String, String)> = (0..20)
+            .map(|i| (format!("near{i:02}.txt"), format!("abcdeX {i}\n")))
+            .collect();
+        files.extend((0..100).map(|i| (format!("def{i:03}.txt"), format!("zdefz {i}\n"))));
+        files.push(("both.txt".to_string(), "abcdef\n".to_string()));
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let (_tree, index) = index_of(&files);
+        let plan = crate::index::plan::plan("abcdef", false);
+        let page = narrowed(&index, &plan, false).unwrap().expect("narrowed");
+        let found = page.files_from(&index, 0).collect::<RoaringBitmap>();
+        println!(
+            "expected [\"both.txt\"]\nactual   {:?}",
+            paths(&index, &found)
+        );
+        assert_eq!(paths(&index, &found), ["both.txt"]);
     }
 
     #[test]
