@@ -1067,39 +1067,26 @@ mod tests {
         let pattern = CompiledPattern::new(&opts("needle")).unwrap();
         let mut searcher = FileSearcher::new(&pattern);
         let stop = StopSignal::new(None);
-        let whole_file = [LineRange {
-            offset: 0,
-            len: 22,
-            first_line: 1,
-        }];
-        let parts = searcher.search_ranges(
-            &File::open(&text).unwrap(),
-            || "a.txt".into(),
-            limits(100),
-            &stop,
-            expected_of(&text),
-            &whole_file,
-            &mut |_| None,
-        );
-        let Some(FileOutcome::Matched(found)) = parts else {
+        // `path` searched by its one part, its first `len` bytes.
+        let mut by_part = |path: &std::path::Path, len: u64| {
+            let part = [LineRange {
+                offset: 0,
+                len,
+                first_line: 1,
+            }];
+            let file = File::open(path).unwrap();
+            let rel = || path.file_name().unwrap().into();
+            let expected = expected_of(path);
+            searcher.search_ranges(&file, rel, limits(100), &stop, expected, &part, &mut |_| {
+                None
+            })
+        };
+        let Some(FileOutcome::Matched(found)) = by_part(&text, 22) else {
             panic!("the parts' hits")
         };
         assert_eq!(found.hits.len(), 2);
         // A part with a NUL byte (the file not as the index saw it) leaves it on too.
-        let nul_part = [LineRange {
-            offset: 0,
-            len: 8,
-            first_line: 1,
-        }];
-        let parts = searcher.search_ranges(
-            &File::open(&binary).unwrap(),
-            || "b.bin".into(),
-            limits(100),
-            &stop,
-            expected_of(&binary),
-            &nul_part,
-            &mut |_| None,
-        );
+        let parts = by_part(&binary, 8);
         assert!(parts.is_none(), "a NUL byte in a part: searched whole");
         let whole = searcher.search(
             File::open(&binary),
