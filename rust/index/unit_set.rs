@@ -121,7 +121,7 @@ mod tests {
                 state ^= state << 13;
                 state ^= state >> 7;
                 state ^= state << 17;
-                state % every == 0
+                state.is_multiple_of(every)
             })
             .collect()
     }
