@@ -128,14 +128,27 @@ impl Root {
         flags: OFlags,
         create: bool,
     ) -> io::Result<Resolved> {
-        let components = relative_components(rel)?;
+        // A plain relative path (what walks and indexes hand over: names joined by single
+        // slashes, no `.` or `..`) is its components joined already: `openat2` is given it as
+        // it is, without splitting it into names and joining them again (allocations that
+        // were a twentieth of an indexed search's processor time, by perf).
+        let components = if is_plain(rel) {
+            None
+        } else {
+            Some(relative_components(rel)?)
+        };
         if !create && !NO_OPENAT2.load(Ordering::Relaxed) {
-            match self.fast_open(&components, flags) {
+            let opened = match &components {
+                None => open_beneath(self.fd(), rel, flags),
+                Some(components) => self.fast_open(components, flags),
+            };
+            match opened {
                 Ok(fd) => {
-                    return Ok(Resolved {
-                        fd,
-                        real: components.iter().collect(),
-                    });
+                    let real = match &components {
+                        None => rel.to_path_buf(),
+                        Some(components) => components.iter().collect(),
+                    };
+                    return Ok(Resolved { fd, real });
                 }
                 Err(Errno::LOOP) if links == Links::Refuse => return Err(Errno::LOOP.into()),
                 // A symlink to follow, or the fallback cases cap-std lists: retries exhausted
@@ -145,6 +158,10 @@ impl Root {
                 Err(err) => return Err(err.into()),
             }
         }
+        let components = match components {
+            Some(components) => components,
+            None => relative_components(rel)?,
+        };
         self.manual_open(components, links, flags, create)
     }
 
@@ -380,19 +397,36 @@ fn fast_open_at(
     components: &[OsString],
     flags: OFlags,
 ) -> Result<OwnedFd, Errno> {
-    let how = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS | ResolveFlags::NO_SYMLINKS;
     let path: PathBuf = if components.is_empty() {
         PathBuf::from(".")
     } else {
         components.iter().collect()
     };
+    open_beneath(dir, &path, flags)
+}
+
+/// `openat2` of `path` from `dir`, staying beneath it and following no link of any kind.
+fn open_beneath(dir: BorrowedFd<'_>, path: &Path, flags: OFlags) -> Result<OwnedFd, Errno> {
+    let how = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS | ResolveFlags::NO_SYMLINKS;
     let mut tries = 0;
     loop {
-        match rustix::fs::openat2(dir, &path, flags, Mode::empty(), how) {
+        match rustix::fs::openat2(dir, path, flags, Mode::empty(), how) {
             Err(Errno::AGAIN) if tries < 4 => tries += 1,
             other => return other,
         }
     }
+}
+
+/// `rel` is relative and plain: names joined by single slashes, none of them `.` or `..`,
+/// no NUL byte (what `relative_components` would split it into and `fast_open_at` join
+/// again, unchanged).
+fn is_plain(rel: &Path) -> bool {
+    let bytes = rel.as_os_str().as_bytes();
+    !bytes.is_empty()
+        && !bytes.contains(&0)
+        && bytes
+            .split(|&b| b == b'/')
+            .all(|name| !name.is_empty() && name != b"." && name != b"..")
 }
 
 fn is_symlink(fd: &OwnedFd) -> io::Result<bool> {
@@ -444,6 +478,22 @@ mod tests {
     use crate::test_support::temp_tree;
     use std::fs;
     use std::os::unix::fs::symlink;
+
+    #[test]
+    fn a_plain_path_is_its_components_joined_and_the_others_are_not_plain() {
+        for plain in ["a", "a/b/f.txt", ".hidden/x", "a.../..b", "é/ü"] {
+            let rel = Path::new(plain);
+            let joined: PathBuf = relative_components(rel).unwrap().iter().collect();
+            assert!(is_plain(rel), "{plain} is plain");
+            assert_eq!(joined, rel, "{plain}: its components joined");
+        }
+        for other in [
+            "", ".", "..", "./a", "a/.", "a/./b", "a/..", "../a", "a//b", "a/", "/a", "a\0b",
+        ] {
+            let rel = Path::new(other);
+            assert!(!is_plain(rel), "{other:?} is not plain");
+        }
+    }
 
     fn setup() -> (tempfile::TempDir, tempfile::TempDir, Root) {
         let dir = temp_tree(&[("a/b/f.txt", "f")]);
