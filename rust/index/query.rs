@@ -71,7 +71,7 @@ pub fn candidates(
 /// found from its units as they are read (`Narrowed::files_from`), not all at once. `None`
 /// when the plan narrows nothing (or too little to be worth decoding its lists).
 pub fn narrowed(index: &IndexFile, query: &Query, multiline: bool) -> io::Result<Option<Narrowed>> {
-    Ok(evaluated(index, query, multiline)?.map(|found| Narrowed { found }))
+    Ok(evaluated(index, query, multiline)?.map(|found| Narrowed { found, files: None }))
 }
 
 /// What `query` leaves: units for a line-oriented search, files for a multiline one.
@@ -104,6 +104,8 @@ fn evaluated(index: &IndexFile, query: &Query, multiline: bool) -> io::Result<Op
 /// page's (`narrowed`), a whole search's (`Candidates`) or every indexed file.
 pub struct Narrowed {
     found: Found,
+    /// The files of `found`'s units, where a whole selection worked them out already.
+    files: Option<RoaringBitmap>,
 }
 
 impl Narrowed {
@@ -111,6 +113,7 @@ impl Narrowed {
     pub fn of_files(files: RoaringBitmap) -> Narrowed {
         Narrowed {
             found: Found::Files(files),
+            files: None,
         }
     }
 
@@ -130,9 +133,11 @@ impl Narrowed {
         index: &'a IndexFile,
         first: u32,
     ) -> Box<dyn Iterator<Item = u32> + 'a> {
-        match &self.found {
-            Found::Files(files) => Box::new(files.range(first..)),
-            Found::Units(units) => {
+        match (&self.found, &self.files) {
+            (Found::Files(files), _) | (Found::Units(_), Some(files)) => {
+                Box::new(files.range(first..))
+            }
+            (Found::Units(units), None) => {
                 let Some(first_unit) = ((first as usize) < index.file_count())
                     .then(|| index.file(first as usize).first_unit)
                 else {
@@ -152,13 +157,15 @@ impl Narrowed {
 }
 
 impl From<Candidates> for Narrowed {
-    /// A whole search's candidates: its units when it has them (its files are theirs).
+    /// A whole search's candidates: its units when it has them, and its files as it found
+    /// them (not found again from the units).
     fn from(candidates: Candidates) -> Narrowed {
-        Narrowed {
-            found: match candidates.units {
-                Some(units) => Found::Units(units),
-                None => Found::Files(candidates.files),
+        match candidates.units {
+            Some(units) => Narrowed {
+                found: Found::Units(units),
+                files: Some(candidates.files),
             },
+            None => Narrowed::of_files(candidates.files),
         }
     }
 }
