@@ -105,6 +105,12 @@ impl Root {
         regular_file(found.fd)
     }
 
+    /// `open_file` for a search (see `open_to_search_at`): the descriptor stays non-blocking
+    /// and the `fstat` that checked it comes along.
+    pub fn open_to_search(&self, rel: &Path, links: Links) -> io::Result<Opened> {
+        searchable(self.resolve(rel, links, READ_FLAGS)?.fd)
+    }
+
     /// The root's real path, for display and for recognising absolute symlink targets.
     pub fn real_path(&self) -> &Path {
         &self.real
@@ -362,7 +368,12 @@ pub fn open_file_at(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<File> {
 /// off before anything else reads it) and the `fstat` that checked it comes along, saving
 /// three system calls on every file of a walk.
 pub fn open_to_search_at(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<Opened> {
-    let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())?;
+    searchable(rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())?)
+}
+
+/// `fd`, just opened with `READ_FLAGS`, as a file to search when it is a regular file (see
+/// `open_to_search_at`); anything else is refused (see `not_regular`).
+fn searchable(fd: OwnedFd) -> io::Result<Opened> {
     let stat = rustix::fs::fstat(&fd)?;
     if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
         return Err(not_regular(stat.st_mode));
@@ -512,6 +523,43 @@ mod tests {
         let real = resolved.real.clone();
         let file = regular_file(resolved.fd)?;
         Ok((std::io::read_to_string(file)?, real))
+    }
+
+    #[test]
+    fn a_file_opened_to_search_by_path_keeps_its_stat_and_refuses_fifos_and_links() {
+        use std::os::unix::fs::MetadataExt;
+        let (dir, out, root) = setup();
+        let mut opened = root
+            .open_to_search(Path::new("a/b/f.txt"), Links::Refuse)
+            .unwrap();
+        let meta = opened.meta().unwrap();
+        let std_meta = fs::metadata(dir.path().join("a/b/f.txt")).unwrap();
+        assert_eq!(
+            (meta.is_file, meta.size, meta.ino),
+            (true, std_meta.len(), std_meta.ino())
+        );
+        // Still non-blocking from its open: switched only for readers that need it.
+        let flags = rustix::fs::fcntl_getfl(&opened.file).unwrap();
+        assert!(flags.contains(OFlags::NONBLOCK), "flags: {flags:?}");
+        let mut text = [0u8; 1];
+        crate::fs::read::read_exact_at(&opened.file, &mut text, 0).unwrap();
+        assert_eq!(&text, b"f");
+        let flags = rustix::fs::fcntl_getfl(opened.blocking().unwrap()).unwrap();
+        assert!(!flags.contains(OFlags::NONBLOCK), "flags: {flags:?}");
+        // A FIFO is refused without blocking on its open; a link outside is not followed.
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            dir.path().join("fifo"),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let fifo = root.open_to_search(Path::new("fifo"), Links::Refuse);
+        assert_eq!(errno(fifo), Some(libc::ENODEV));
+        symlink(out.path().join("secret.txt"), dir.path().join("s.txt")).unwrap();
+        let link = root.open_to_search(Path::new("s.txt"), Links::Refuse);
+        assert_eq!(errno(link), Some(libc::ELOOP));
     }
 
     #[test]

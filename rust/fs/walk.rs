@@ -264,7 +264,7 @@ impl FileEntry {
         {
             return open_to_search_at(fd.as_fd(), self.name());
         }
-        self.open(root).map(Opened::from)
+        root.open_to_search(&self.location(), Links::Refuse)
     }
 
     /// The file's metadata, without opening it.

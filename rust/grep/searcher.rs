@@ -7,7 +7,7 @@ use super::pattern::{CompiledPattern, OutputMode};
 use super::sink::{HitSink, Taken};
 use super::stop::{FileLimits, StopSignal};
 use super::unique::{mark_unique_by, mark_unique_within, unique_budget};
-use crate::fs::read::{Opened, read_known_size};
+use crate::fs::read::{Opened, read_exact_at, read_known_size};
 use grep_searcher::Searcher;
 use std::cell::{Cell, RefCell};
 use std::fs::File;
@@ -288,7 +288,7 @@ impl FileSearcher {
     #[allow(clippy::too_many_arguments)]
     pub fn search_ranges(
         &mut self,
-        file: &File,
+        opened: &Opened,
         rel: impl FnOnce() -> PathBuf,
         limits: FileLimits,
         stop: &StopSignal,
@@ -296,20 +296,20 @@ impl FileSearcher {
         ranges: &[LineRange],
         occurrences: &mut dyn FnMut(&[u8]) -> Option<Vec<LineRange>>,
     ) -> Option<FileOutcome> {
-        use std::os::unix::fs::{FileExt, MetadataExt};
         if self.pattern.multiline || self.pattern.before > 0 || self.pattern.after > 0 {
             return None;
         }
-        let meta = file.metadata().ok()?;
-        let mtime_ns = meta.mtime() * 1_000_000_000 + meta.mtime_nsec();
-        if !meta.is_file()
-            || meta.len() != expected.size
-            || mtime_ns != expected.mtime_ns
-            || meta.ino() != expected.ino
+        // The metadata its open fetched; reads go through `read_exact_at`, which copes with
+        // the descriptor still being non-blocking.
+        let meta = opened.meta().ok()?;
+        if !meta.is_file
+            || meta.size != expected.size
+            || meta.mtime_ns != expected.mtime_ns
+            || meta.ino != expected.ino
         {
             return None;
         }
-        let size = meta.len();
+        let (file, size, mtime_ns) = (&opened.file, meta.size, meta.mtime_ns);
         let mode = self.pattern.mode;
         let mut sink = self.gathered.sink(&self.pattern, limits, stop);
         let mut searched: std::io::Result<()> = Ok(());
@@ -319,17 +319,45 @@ impl FileSearcher {
         let detection = self.searcher.binary_detection().clone();
         self.searcher
             .set_binary_detection(grep_searcher::BinaryDetection::none());
+        // Files and counts show no text to edit by id: no uniqueness to prove.
+        let proves_unique =
+            mode == OutputMode::Content && !self.pattern.lines && !self.pattern.skip_unique;
+        // A small file's uniqueness proof reads it whole: read so from the start, its parts
+        // are searched in place (one `pread` instead of one per part and one more for the
+        // proof).
+        let read_whole = proves_unique && size <= WHOLE_READ;
+        if read_whole {
+            self.buffer.resize(size as usize, 0);
+            searched = read_exact_at(file, &mut self.buffer, 0);
+        }
         let mut nul = false;
         for range in ranges {
-            // Only bytes past what the buffer held before are zeroed: all are read over.
-            self.buffer.resize(range.len as usize, 0);
-            if let Err(err) = file.read_exact_at(&mut self.buffer, range.offset) {
-                searched = Err(err);
+            if searched.is_err() {
                 break;
             }
+            let part = if read_whole {
+                let start = range.offset as usize;
+                // Parts beyond the file's end: not as the index saw it; the whole file decides.
+                let Some(part) = self
+                    .buffer
+                    .get(start..start.saturating_add(range.len as usize))
+                else {
+                    nul = true;
+                    break;
+                };
+                part
+            } else {
+                // Only bytes past what the buffer held before are zeroed: all are read over.
+                self.buffer.resize(range.len as usize, 0);
+                if let Err(err) = read_exact_at(file, &mut self.buffer, range.offset) {
+                    searched = Err(err);
+                    break;
+                }
+                &self.buffer[..]
+            };
             // The index read the whole file and found no NUL byte; one here means the file is
             // not as it saw it (changed within its timestamps): the whole file decides.
-            if memchr::memchr(0, &self.buffer).is_some() {
+            if memchr::memchr(0, part).is_some() {
                 nul = true;
                 break;
             }
@@ -337,7 +365,7 @@ impl FileSearcher {
             sink.line_base = range.first_line - 1;
             searched = self
                 .searcher
-                .search_slice(&self.pattern.matcher, &self.buffer, &mut sink);
+                .search_slice(&self.pattern.matcher, part, &mut sink);
             if searched.is_err() || sink.binary || sink.interrupted || sink.done() {
                 break;
             }
@@ -346,16 +374,11 @@ impl FileSearcher {
         if nul {
             return None;
         }
-        // Files and counts show no text to edit by id: no uniqueness to prove.
-        if searched.is_ok()
-            && !sink.binary
-            && mode == OutputMode::Content
-            && !self.pattern.lines
-            && !self.pattern.skip_unique
-        {
+        if searched.is_ok() && !sink.binary && proves_unique {
             let buffer = &mut self.buffer;
             // The whole file, read once when a text's other places cannot be narrowed (or the
-            // file is small enough that reading it beats asking the index).
+            // file is small enough that reading it beats asking the index): already in
+            // `buffer` when `read_whole`.
             let mut whole: Option<Option<Vec<u8>>> = None;
             let mut first_two = |needle: &[u8]| -> (Option<usize>, Option<usize>) {
                 let parts = if needle.len() < 3 || needle.contains(&b'\n') || size <= WHOLE_READ {
@@ -364,13 +387,18 @@ impl FileSearcher {
                     occurrences(needle)
                 };
                 let Some(parts) = parts else {
-                    let text = whole.get_or_insert_with(|| {
-                        let mut text = vec![0; size as usize];
-                        file.read_exact_at(&mut text, 0).ok().map(|_| text)
-                    });
-                    // Unreadable: counted as not unique, as when the budget runs out.
-                    let Some(text) = text else {
-                        return (None, None);
+                    let text: &[u8] = if read_whole {
+                        buffer
+                    } else {
+                        let text = whole.get_or_insert_with(|| {
+                            let mut text = vec![0; size as usize];
+                            read_exact_at(file, &mut text, 0).ok().map(|_| text)
+                        });
+                        // Unreadable: counted as not unique, as when the budget runs out.
+                        let Some(text) = text else {
+                            return (None, None);
+                        };
+                        text
                     };
                     let mut found = memchr::memmem::find_iter(text, needle);
                     return (found.next(), found.next());
@@ -379,7 +407,7 @@ impl FileSearcher {
                 for part in parts {
                     buffer.clear();
                     buffer.resize(part.len as usize, 0);
-                    if file.read_exact_at(buffer, part.offset).is_err() {
+                    if read_exact_at(file, buffer, part.offset).is_err() {
                         // Unknown: counted as not unique, as when the budget runs out.
                         return (None, None);
                     }
@@ -735,7 +763,7 @@ mod tests {
                     memchr::memmem::find(unit, needle).is_some()
                 }))
             };
-            let file = File::open(&path).unwrap();
+            let file = Opened::from(File::open(&path).unwrap());
             let parts = searcher
                 .search_ranges(
                     &file,
@@ -769,7 +797,7 @@ mod tests {
         // A file that is not as the index saw it is left to a whole search.
         let compiled = CompiledPattern::new(&opts("needle")).unwrap();
         let mut searcher = FileSearcher::new(&compiled);
-        let file = File::open(&path).unwrap();
+        let file = Opened::from(File::open(&path).unwrap());
         let stale = Expected {
             size: expected.size + 1,
             ..expected
@@ -1032,7 +1060,7 @@ mod tests {
             }
             line += memchr_iter(b'\n', &text[start..end]).count() as u64;
         }
-        let file = File::open(&path).unwrap();
+        let file = Opened::from(File::open(&path).unwrap());
         let Some(FileOutcome::Matched(parts)) = searcher.search_ranges(
             &file,
             || "f.c".into(),
@@ -1056,6 +1084,54 @@ mod tests {
     }
 
     #[test]
+    fn a_small_files_parts_are_searched_within_one_read_of_it() {
+        // A file no larger than `WHOLE_READ` is read whole once: its parts are searched in
+        // that copy, and the uniqueness proof uses it too.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.c");
+        std::fs::write(&path, b"needle x\nother\nneedle y\nneedle x\n").unwrap();
+        let pattern = CompiledPattern::new(&opts("needle [xy]")).unwrap();
+        let mut searcher = FileSearcher::new(&pattern);
+        let stop = StopSignal::new(None);
+        let parts = |ranges: &[(u64, u64, u64)]| -> Vec<LineRange> {
+            ranges
+                .iter()
+                .map(|&(offset, len, first_line)| LineRange {
+                    offset,
+                    len,
+                    first_line,
+                })
+                .collect()
+        };
+        let mut by_parts = |ranges: &[LineRange]| {
+            let file = Opened::from(File::open(&path).unwrap());
+            let expected = expected_of(&path);
+            searcher.search_ranges(
+                &file,
+                || "f.c".into(),
+                limits(100),
+                &stop,
+                expected,
+                ranges,
+                &mut |_| None,
+            )
+        };
+        // The first and the last two lines: their hits, lines and uniqueness as a whole
+        // search gives them ("needle x" twice, so not unique; "needle y" once).
+        let Some(FileOutcome::Matched(found)) = by_parts(&parts(&[(0, 9, 1), (15, 18, 3)])) else {
+            panic!("the parts' hits")
+        };
+        let lines: Vec<(u64, bool)> = found.hits.iter().map(|h| (h.line, h.unique)).collect();
+        println!("lines and uniqueness: {lines:?}");
+        assert_eq!(lines, vec![(1, false), (3, true), (4, false)]);
+        // A part past the file's end: not the file the index read; the whole file decides.
+        assert!(
+            by_parts(&parts(&[(30, 40, 5)])).is_none(),
+            "a part past the end"
+        );
+    }
+
+    #[test]
     fn a_search_of_parts_leaves_the_searchers_binary_check_as_it_was() {
         // Parts are checked for a NUL byte by `search_ranges` itself, the searcher's own
         // check off meanwhile: a whole search with the same searcher checks again.
@@ -1074,7 +1150,7 @@ mod tests {
                 len,
                 first_line: 1,
             }];
-            let file = File::open(path).unwrap();
+            let file = Opened::from(File::open(path).unwrap());
             let rel = || path.file_name().unwrap().into();
             let expected = expected_of(path);
             searcher.search_ranges(&file, rel, limits(100), &stop, expected, &part, &mut |_| {
@@ -1133,7 +1209,7 @@ mod tests {
             let pattern = CompiledPattern::new(&opts("needle"))
                 .unwrap()
                 .with_mode(mode);
-            let file = File::open(&path).unwrap();
+            let file = Opened::from(File::open(&path).unwrap());
             FileSearcher::new(&pattern).search_ranges(
                 &file,
                 || "f.txt".into(),
@@ -1156,10 +1232,10 @@ mod tests {
         let mut changed = text.clone();
         changed[last_start] = 0;
         std::fs::write(&path, &changed).unwrap();
-        let file = File::open(&path).unwrap();
+        let file = Opened::from(File::open(&path).unwrap());
         {
             use std::os::unix::fs::MetadataExt;
-            let meta = file.metadata().unwrap();
+            let meta = file.file.metadata().unwrap();
             let times = std::fs::FileTimes::new().set_modified(
                 std::time::UNIX_EPOCH + std::time::Duration::from_nanos(expected.mtime_ns as u64),
             );

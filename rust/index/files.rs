@@ -408,12 +408,14 @@ impl ToSearch {
         }
     }
 
-    pub fn open(&self, walker: &Walker) -> std::io::Result<std::fs::File> {
+    /// Opens the file to search it: still non-blocking, its `fstat` kept (see
+    /// `Root::open_to_search`).
+    pub fn open(&self, walker: &Walker) -> std::io::Result<crate::fs::read::Opened> {
         match self {
-            ToSearch::Entry(entry, _) => entry.open(walker.root()),
-            ToSearch::Path(rel, _) | ToSearch::Spanned(rel, _) => {
-                walker.root().open_file(rel, crate::fs::root::Links::Refuse)
-            }
+            ToSearch::Entry(entry, _) => entry.open_to_search(walker.root()),
+            ToSearch::Path(rel, _) | ToSearch::Spanned(rel, _) => walker
+                .root()
+                .open_to_search(rel, crate::fs::root::Links::Refuse),
         }
     }
 }
