@@ -216,6 +216,21 @@ class Workspaces:
     follow: Workspace
 
 
+Op = Callable[[Workspaces, int], list[str]]
+# name (the test id) -> (operation, calls), in the order the operations are defined.
+OPS: dict[str, tuple[Op, int]] = {}
+
+
+def operation(name: str, calls: int) -> Callable[[Op], Op]:
+    """Registers the decorated operation in `OPS` as `name`, called `calls` times a test."""
+
+    def register(op: Op) -> Op:
+        OPS[name] = (op, calls)
+        return op
+
+    return register
+
+
 def _hit_violations(result) -> list[str]:
     bad = []
     for m in result.matches:
@@ -229,45 +244,55 @@ def _glob_violations(result) -> list[str]:
     return [f"glob path {p!r}" for p in result.paths if "outside_only" in p]
 
 
+@operation("grep_all", CALLS_HEAVY)
 def op_grep_all(ws: Workspaces, i: int) -> list[str]:
     return _hit_violations(ws.plain.grep("needle", max_matches=None))
 
 
+@operation("grep_all_follow_symlinks", CALLS_HEAVY)
 def op_grep_all_follow(ws: Workspaces, i: int) -> list[str]:
     return _hit_violations(ws.follow.grep("needle", max_matches=None))
 
 
+@operation("grep_file", CALLS_LIGHT)
 def op_grep_file(ws: Workspaces, i: int) -> list[str]:
     return _hit_violations(ws.plain.grep("needle", path="d/f.txt"))
 
 
+@operation("glob_all", CALLS_HEAVY)
 def op_glob_all(ws: Workspaces, i: int) -> list[str]:
     return _glob_violations(ws.plain.glob("**"))
 
 
+@operation("glob_all_follow_symlinks", CALLS_HEAVY)
 def op_glob_all_follow(ws: Workspaces, i: int) -> list[str]:
     return _glob_violations(ws.follow.glob("**"))
 
 
+@operation("glob_d", CALLS_HEAVY)
 def op_glob_d(ws: Workspaces, i: int) -> list[str]:
     return _glob_violations(ws.plain.glob("d/*"))
 
 
+@operation("list_dir_d", CALLS_LIGHT)
 def op_list_d(ws: Workspaces, i: int) -> list[str]:
     entries = ws.plain.list_dir("d").entries
     return [f"list_dir entry {e!r}" for e in entries if "outside_only" in e]
 
 
+@operation("read", CALLS_LIGHT)
 def op_read(ws: Workspaces, i: int) -> list[str]:
     content = ws.plain.read("d/f.txt").content
     return [f"read content {content!r}"] if SECRET in content else []
 
 
+@operation("write_new_file", CALLS_WRITE)
 def op_write_new(ws: Workspaces, i: int) -> list[str]:
     ws.plain.write("d/sub/new.txt", "x")
     return []
 
 
+@operation("write_existing_file", CALLS_WRITE)
 def op_write_existing(ws: Workspaces, i: int) -> list[str]:
     # Overwrites d/f.txt with its own content: escaping would replace OUTSIDE/f.txt.
     ws.plain.write("d/f.txt", INSIDE)
@@ -281,30 +306,15 @@ def flip_edit(ws: Workspaces, i: int, first: str, second: str) -> list[str]:
     return []
 
 
+@operation("edit", CALLS_WRITE)
 def op_edit(ws: Workspaces, i: int) -> list[str]:
     return flip_edit(ws, i, "inside", "inside2")
 
 
+@operation("edit_text_also_outside", CALLS_WRITE)
 def op_edit_common_text(ws: Workspaces, i: int) -> list[str]:
     # "needle" is in OUTSIDE/f.txt too: an edit that escaped would change it.
     return flip_edit(ws, i, "needle", "Needle")
-
-
-Op = Callable[[Workspaces, int], list[str]]
-OPS: dict[str, tuple[Op, int]] = {
-    "grep_all": (op_grep_all, CALLS_HEAVY),
-    "grep_all_follow_symlinks": (op_grep_all_follow, CALLS_HEAVY),
-    "grep_file": (op_grep_file, CALLS_LIGHT),
-    "glob_all": (op_glob_all, CALLS_HEAVY),
-    "glob_all_follow_symlinks": (op_glob_all_follow, CALLS_HEAVY),
-    "glob_d": (op_glob_d, CALLS_HEAVY),
-    "list_dir_d": (op_list_d, CALLS_LIGHT),
-    "read": (op_read, CALLS_LIGHT),
-    "write_new_file": (op_write_new, CALLS_WRITE),
-    "write_existing_file": (op_write_existing, CALLS_WRITE),
-    "edit": (op_edit, CALLS_WRITE),
-    "edit_text_also_outside": (op_edit_common_text, CALLS_WRITE),
-}
 
 
 @pytest.mark.parametrize("swapper", sorted(SWAPPERS))

@@ -54,10 +54,11 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     ("List", "auto", "list_dir", {"path": "."}),
     ("List src", "auto", "list_dir", {"path": "src"}),
     ("ls src/app", "auto", "list_dir", {"path": "src/app"}),
-    ("List src/**/*.java", "auto", "glob_search", {"pattern": "src/**/*.java"}),
-    ("List *.md", "auto", "glob_search", {"pattern": "*.md"}),
-    ("List file?.txt", "auto", "glob_search", {"pattern": "file?.txt"}),
-    ("List {a,b}.ts", "auto", "glob_search", {"pattern": "{a,b}.ts"}),
+    # a pattern with any glob character (**, *, ?, {}) is globbed
+    *[
+        (f"List {pattern}", "auto", "glob_search", {"pattern": pattern})
+        for pattern in ("src/**/*.java", "*.md", "file?.txt", "{a,b}.ts")
+    ],
     ("List *.py in src", "auto", "glob_search", {"pattern": "*.py", "path": "src"}),
     ("List in src", "auto", "list_dir", {"path": "src"}),
     ("List src/a.py", "auto", "glob_search", {"pattern": "src/a.py"}),
