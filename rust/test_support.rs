@@ -1,5 +1,5 @@
 //! Helpers shared by the unit tests of several modules: a tree written from a table of files
-//! (in a new temporary directory or under a given one), a walker over it and its index, a path shown as listings show it, and
+//! (in a new temporary directory or under a given one), a FIFO, a walker over it and its index, a path shown as listings show it, and
 //! a file's hits (with their text, or without).
 
 use crate::grep::{FileHits, Hit};
@@ -17,6 +17,18 @@ pub fn write_files<T: AsRef<[u8]>>(root: &Path, files: &[(&str, T)]) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, contents).unwrap();
     }
+}
+
+/// Makes a FIFO at `path` (for the tests that a FIFO is never opened as a file to read).
+pub fn make_fifo(path: &Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
 }
 
 /// A new temporary directory holding `files` (as `write_files` writes them).

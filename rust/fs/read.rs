@@ -149,22 +149,3 @@ pub fn read_known_size(file: &File, size: u64, buffer: &mut Vec<u8>) -> std::io:
     }
     Ok(())
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn read_exact_at_fills_from_the_offset_and_a_short_file_is_an_error() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.txt");
-        std::fs::write(&path, b"0123456789").unwrap();
-        let file = File::open(&path).unwrap();
-        let mut middle = [0u8; 4];
-        read_exact_at(&file, &mut middle, 3).unwrap();
-        assert_eq!(&middle, b"3456");
-        let mut past_end = [0u8; 4];
-        let err = read_exact_at(&file, &mut past_end, 8).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::UnexpectedEof, "{err}");
-    }
-}

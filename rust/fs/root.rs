@@ -544,17 +544,12 @@ mod tests {
         let mut text = [0u8; 1];
         crate::fs::read::read_exact_at(&opened.file, &mut text, 0).unwrap();
         assert_eq!(&text, b"f");
+        let past_end = crate::fs::read::read_exact_at(&opened.file, &mut text, 1).unwrap_err();
+        assert_eq!(past_end.kind(), io::ErrorKind::UnexpectedEof, "{past_end}");
         let flags = rustix::fs::fcntl_getfl(opened.blocking().unwrap()).unwrap();
         assert!(!flags.contains(OFlags::NONBLOCK), "flags: {flags:?}");
         // A FIFO is refused without blocking on its open; a link outside is not followed.
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            dir.path().join("fifo"),
-            FileType::Fifo,
-            Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        crate::test_support::make_fifo(&dir.path().join("fifo"));
         let fifo = root.open_to_search(Path::new("fifo"), Links::Refuse);
         assert_eq!(errno(fifo), Some(libc::ENODEV));
         symlink(out.path().join("secret.txt"), dir.path().join("s.txt")).unwrap();

@@ -1301,14 +1301,7 @@ mod tests {
         let start = w.start(Path::new(""), Links::Refuse).unwrap();
         let entry = w.sorted_files(start).next().unwrap();
         fs::remove_file(dir.path().join("f.txt")).unwrap();
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            dir.path().join("f.txt"),
-            FileType::Fifo,
-            Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        crate::test_support::make_fifo(&dir.path().join("f.txt"));
         let err = entry
             .open_to_search(w.root())
             .err()

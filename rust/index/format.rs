@@ -2409,14 +2409,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (path, _) = written(dir.path());
         let fifo = dir.path().join("fifo");
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            &fifo,
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        crate::test_support::make_fifo(&fifo);
         assert!(IndexFile::open(&fifo).is_err());
         let link = dir.path().join("link");
         std::os::unix::fs::symlink(&path, &link).unwrap();
