@@ -111,6 +111,10 @@ pub struct CompiledPattern {
     pub skip_unique: bool,
     /// The bytes around which hits' lines are kept with the hits (see `with_windows`).
     pub windows: Option<WindowCapture>,
+    /// The one text every match is, when there is one (a case-sensitive literal, written as
+    /// one or as a regex without special characters, holding no line end): a file's hits
+    /// are then every place that text occurs (see `exact_text`).
+    pub exact: Option<Vec<u8>>,
 }
 
 /// `WindowCapture::shape`: a hit's shape from its line, its match's range on it, its bytes
@@ -223,8 +227,10 @@ impl CompiledPattern {
         let matcher = builder
             .build(&regex)
             .map_err(|e| regex_error(options, &e, has_newline && !multiline))?;
+        let exact = exact_text(&regex, !options.case_sensitive, multiline);
         Ok(CompiledPattern {
             matcher,
+            exact,
             regex,
             case_insensitive: !options.case_sensitive,
             multiline,
@@ -327,6 +333,31 @@ fn syntax_error(options: &PatternOptions) -> Option<String> {
 const NEWLINE: &str = "(?:\\r?\\n)";
 
 /// A fixed string as a regex; each newline in it (`\n` or `\r\n`) matches either ending.
+/// The one text every match of `regex` is, if there is one: a literal (its regex parses to
+/// one literal), searched case-sensitively, not multiline and holding no line end. Such a
+/// pattern matches each place its text occurs (non-overlapping, leftmost first, as a scan for
+/// the text finds them), so a search that saw every line holding it saw them all.
+fn exact_text(regex: &str, case_insensitive: bool, multiline: bool) -> Option<Vec<u8>> {
+    if case_insensitive || multiline {
+        return None;
+    }
+    let hir = regex_syntax::ParserBuilder::new()
+        .nest_limit(NEST_LIMIT)
+        .build()
+        .parse(regex)
+        .ok()?;
+    match hir.kind() {
+        regex_syntax::hir::HirKind::Literal(literal)
+            if !literal.0.is_empty()
+                && !literal.0.contains(&b'\n')
+                && !literal.0.contains(&b'\r') =>
+        {
+            Some(literal.0.to_vec())
+        }
+        _ => None,
+    }
+}
+
 fn literal_regex(pattern: &str) -> (String, bool) {
     if !pattern.contains('\n') {
         return (regex_syntax::escape(pattern), false);
@@ -415,6 +446,37 @@ fn newline_tolerant_regex(pattern: &str) -> Result<(String, bool)> {
 mod tests {
     use super::*;
     use crate::grep::test_support::*;
+
+    #[test]
+    fn the_exact_text_is_that_of_case_sensitive_literals_only() {
+        let exact = |pattern: &str, literal: bool, case_sensitive: bool| {
+            let options = PatternOptions {
+                pattern: pattern.into(),
+                literal,
+                case_sensitive,
+                ..Default::default()
+            };
+            CompiledPattern::new(&options).unwrap().exact
+        };
+        for (pattern, literal, expected) in [
+            ("ERR_PTR", false, Some("ERR_PTR")),
+            ("a.b(c)", true, Some("a.b(c)")),
+            (r"a\.b", false, Some("a.b")),
+            ("é", false, Some("é")),
+            ("[x]y", false, Some("xy")),
+            ("a.b", false, None),
+            ("^ERR_PTR", false, None),
+            (r"\bERR\b", false, None),
+            ("(?i)err", false, None),
+            ("a|b", false, None),
+            ("a\nb", true, None),
+        ] {
+            let found = exact(pattern, literal, true);
+            println!("{pattern:?} (literal: {literal}): {found:?}");
+            assert_eq!(found.as_deref(), expected.map(str::as_bytes), "{pattern:?}");
+        }
+        assert_eq!(exact("ERR_PTR", false, false), None, "case-insensitive");
+    }
 
     #[test]
     fn output_modes_parse_and_refuse_unknown_names() {

@@ -322,39 +322,18 @@ impl FileSearcher {
         // Files and counts show no text to edit by id: no uniqueness to prove.
         let proves_unique =
             mode == OutputMode::Content && !self.pattern.lines && !self.pattern.skip_unique;
-        // A small file's uniqueness proof reads it whole: read so from the start, its parts
-        // are searched in place (one `pread` instead of one per part and one more for the
-        // proof).
-        let read_whole = proves_unique && size <= WHOLE_READ;
-        if read_whole {
-            self.buffer.resize(size as usize, 0);
-            searched = read_exact_at(file, &mut self.buffer, 0);
-        }
         let mut nul = false;
+        // Whether every part was searched to its end (the file's limit not reached): then a
+        // pattern matching one exact text has a hit at each of its occurrences (see below).
+        let mut whole_parts = true;
         for range in ranges {
-            if searched.is_err() {
+            // Only bytes past what the buffer held before are zeroed: all are read over.
+            self.buffer.resize(range.len as usize, 0);
+            if let Err(err) = read_exact_at(file, &mut self.buffer, range.offset) {
+                searched = Err(err);
                 break;
             }
-            let part = if read_whole {
-                let start = range.offset as usize;
-                // Parts beyond the file's end: not as the index saw it; the whole file decides.
-                let Some(part) = self
-                    .buffer
-                    .get(start..start.saturating_add(range.len as usize))
-                else {
-                    nul = true;
-                    break;
-                };
-                part
-            } else {
-                // Only bytes past what the buffer held before are zeroed: all are read over.
-                self.buffer.resize(range.len as usize, 0);
-                if let Err(err) = read_exact_at(file, &mut self.buffer, range.offset) {
-                    searched = Err(err);
-                    break;
-                }
-                &self.buffer[..]
-            };
+            let part = &self.buffer[..];
             // The index read the whole file and found no NUL byte; one here means the file is
             // not as it saw it (changed within its timestamps): the whole file decides.
             if memchr::memchr(0, part).is_some() {
@@ -367,6 +346,7 @@ impl FileSearcher {
                 .searcher
                 .search_slice(&self.pattern.matcher, part, &mut sink);
             if searched.is_err() || sink.binary || sink.interrupted || sink.done() {
+                whole_parts = false;
                 break;
             }
         }
@@ -375,30 +355,40 @@ impl FileSearcher {
             return None;
         }
         if searched.is_ok() && !sink.binary && proves_unique {
+            // A pattern whose every match is one exact text (a case-sensitive literal): each
+            // place that text occurs lies in a part (the parts hold every unit with all of
+            // its trigrams, and it holds no line end) and is a match, so the hits of parts
+            // searched whole are all its occurrences: no more of the file is read to tell.
+            let exact_hits = match &self.pattern.exact {
+                Some(exact) if whole_parts => {
+                    let mut offsets = sink.hits.iter().map(|hit| hit.byte_offset as usize);
+                    Some((exact.as_slice(), offsets.next(), offsets.next()))
+                }
+                _ => None,
+            };
             let buffer = &mut self.buffer;
             // The whole file, read once when a text's other places cannot be narrowed (or the
-            // file is small enough that reading it beats asking the index): already in
-            // `buffer` when `read_whole`.
+            // file is small enough that reading it beats asking the index).
             let mut whole: Option<Option<Vec<u8>>> = None;
             let mut first_two = |needle: &[u8]| -> (Option<usize>, Option<usize>) {
+                if let Some((exact, first, second)) = exact_hits
+                    && needle == exact
+                {
+                    return (first, second);
+                }
                 let parts = if needle.len() < 3 || needle.contains(&b'\n') || size <= WHOLE_READ {
                     None
                 } else {
                     occurrences(needle)
                 };
                 let Some(parts) = parts else {
-                    let text: &[u8] = if read_whole {
-                        buffer
-                    } else {
-                        let text = whole.get_or_insert_with(|| {
-                            let mut text = vec![0; size as usize];
-                            read_exact_at(file, &mut text, 0).ok().map(|_| text)
-                        });
-                        // Unreadable: counted as not unique, as when the budget runs out.
-                        let Some(text) = text else {
-                            return (None, None);
-                        };
-                        text
+                    let text = whole.get_or_insert_with(|| {
+                        let mut text = vec![0; size as usize];
+                        read_exact_at(file, &mut text, 0).ok().map(|_| text)
+                    });
+                    // Unreadable: counted as not unique, as when the budget runs out.
+                    let Some(text) = text else {
+                        return (None, None);
                     };
                     let mut found = memchr::memmem::find_iter(text, needle);
                     return (found.next(), found.next());
@@ -1084,51 +1074,42 @@ mod tests {
     }
 
     #[test]
-    fn a_small_files_parts_are_searched_within_one_read_of_it() {
-        // A file no larger than `WHOLE_READ` is read whole once: its parts are searched in
-        // that copy, and the uniqueness proof uses it too.
+    fn an_exact_texts_uniqueness_is_told_by_its_hits_in_the_parts_without_more_reads() {
+        // The parts hold every unit that can hold a match: for a pattern that is one exact
+        // text they hold each occurrence, so a single hit there is unique without reading the
+        // rest of the file. Given parts that leave an occurrence out (which an index never
+        // does), the two ways show: the exact text trusts the parts, a regex reads the file.
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.c");
-        std::fs::write(&path, b"needle x\nother\nneedle y\nneedle x\n").unwrap();
-        let pattern = CompiledPattern::new(&opts("needle [xy]")).unwrap();
-        let mut searcher = FileSearcher::new(&pattern);
+        std::fs::write(&path, b"needle x\nother\nneedle x\n").unwrap();
+        let first_line = [LineRange {
+            offset: 0,
+            len: 9,
+            first_line: 1,
+        }];
         let stop = StopSignal::new(None);
-        let parts = |ranges: &[(u64, u64, u64)]| -> Vec<LineRange> {
-            ranges
-                .iter()
-                .map(|&(offset, len, first_line)| LineRange {
-                    offset,
-                    len,
-                    first_line,
-                })
-                .collect()
-        };
-        let mut by_parts = |ranges: &[LineRange]| {
+        let unique_by_first_line = |pattern: &str| {
+            let pattern = CompiledPattern::new(&opts(pattern)).unwrap();
             let file = Opened::from(File::open(&path).unwrap());
             let expected = expected_of(&path);
-            searcher.search_ranges(
+            let outcome = FileSearcher::new(&pattern).search_ranges(
                 &file,
                 || "f.c".into(),
                 limits(100),
                 &stop,
                 expected,
-                ranges,
+                &first_line,
                 &mut |_| None,
-            )
+            );
+            let Some(FileOutcome::Matched(found)) = outcome else {
+                panic!("the part's hit")
+            };
+            let shown: Vec<(u64, bool)> = found.hits.iter().map(|h| (h.line, h.unique)).collect();
+            println!("{:?}: {shown:?}", pattern.regex);
+            shown
         };
-        // The first and the last two lines: their hits, lines and uniqueness as a whole
-        // search gives them ("needle x" twice, so not unique; "needle y" once).
-        let Some(FileOutcome::Matched(found)) = by_parts(&parts(&[(0, 9, 1), (15, 18, 3)])) else {
-            panic!("the parts' hits")
-        };
-        let lines: Vec<(u64, bool)> = found.hits.iter().map(|h| (h.line, h.unique)).collect();
-        println!("lines and uniqueness: {lines:?}");
-        assert_eq!(lines, vec![(1, false), (3, true), (4, false)]);
-        // A part past the file's end: not the file the index read; the whole file decides.
-        assert!(
-            by_parts(&parts(&[(30, 40, 5)])).is_none(),
-            "a part past the end"
-        );
+        assert_eq!(unique_by_first_line("needle x"), vec![(1, true)]);
+        assert_eq!(unique_by_first_line("needle [xy]"), vec![(1, false)]);
     }
 
     #[test]
