@@ -23,6 +23,7 @@ pub mod stream;
 pub mod tags;
 #[cfg(test)]
 mod test_support;
+pub mod threads;
 pub mod types;
 pub mod workspace;
 

@@ -818,12 +818,7 @@ fn search_sorted(
             }
         }
     };
-    std::thread::scope(|scope| {
-        for _ in 1..threads {
-            scope.spawn(work);
-        }
-        work();
-    });
+    crate::threads::with_helpers(vec![(); threads - 1], |()| work(), work);
     let slots = slots.into_inner().unwrap();
     let last = cutoff.load(Ordering::Relaxed);
     if let Some(stream) = stream {
@@ -965,84 +960,80 @@ fn ordered(
         Some(_) => crossbeam_channel::bounded::<(usize, FileEntry)>(STREAM_WINDOW * 4),
         None => crossbeam_channel::unbounded::<(usize, FileEntry)>(),
     };
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            let receiver = receiver.clone();
-            let (settle, cutoff, progressed) = (&settle, &cutoff, &progressed);
-            scope.spawn(move || {
-                let mut searcher = FileSearcher::new(pattern);
-                for (index, entry) in receiver {
-                    if index > cutoff.load(Ordering::Relaxed) || stop.should_stop() {
-                        continue;
-                    }
-                    if stream.is_some() {
-                        // The file being waited for is always inside the window: no deadlock.
-                        drop(wait_while(settle, progressed, cutoff, stop, |s| {
-                            index >= s.next + STREAM_WINDOW
-                                || (index > s.next && s.held > STREAM_HELD_HITS)
-                        }));
-                    }
-                    let outcome = match stream {
-                        // A file with many hits goes out in pieces once it is first in line.
-                        Some(stream) => {
-                            let mut hand_out = |piece: FileHits| {
-                                let s = wait_while(settle, progressed, cutoff, stop, |s| {
-                                    s.next < index
-                                });
-                                s.next == index && stream.emit(piece)
-                            };
-                            searcher.search(
-                                entry.open_to_search(walker.root()),
-                                || entry.rel.clone(),
-                                limits,
-                                stop,
-                                Some(&mut hand_out),
-                            )
-                        }
-                        None => search_entry(&mut searcher, walker, &entry, limits, stop),
+    // The searching helpers are kept threads (`crate::threads`); this thread walks.
+    let helpers: Vec<_> = (0..threads).map(|_| receiver.clone()).collect();
+    let search_files = |receiver: crossbeam_channel::Receiver<(usize, FileEntry)>| {
+        let (settle, cutoff, progressed) = (&settle, &cutoff, &progressed);
+        let mut searcher = FileSearcher::new(pattern);
+        for (index, entry) in receiver {
+            if index > cutoff.load(Ordering::Relaxed) || stop.should_stop() {
+                continue;
+            }
+            if stream.is_some() {
+                // The file being waited for is always inside the window: no deadlock.
+                drop(wait_while(settle, progressed, cutoff, stop, |s| {
+                    index >= s.next + STREAM_WINDOW || (index > s.next && s.held > STREAM_HELD_HITS)
+                }));
+            }
+            let outcome = match stream {
+                // A file with many hits goes out in pieces once it is first in line.
+                Some(stream) => {
+                    let mut hand_out = |piece: FileHits| {
+                        let s = wait_while(settle, progressed, cutoff, stop, |s| s.next < index);
+                        s.next == index && stream.emit(piece)
                     };
-                    counters.record(&outcome);
-                    let hits = match outcome {
-                        FileOutcome::Matched(hits) => Some(hits),
-                        FileOutcome::Interrupted(hits) => {
-                            // Only a timeout interrupts; keep what was found for the report.
-                            let mut s = settle.lock().unwrap();
-                            s.held += hits.as_ref().map_or(0, |h| h.hits.len());
-                            s.waiting.insert(index, hits);
-                            continue;
-                        }
-                        _ => None,
-                    };
+                    searcher.search(
+                        entry.open_to_search(walker.root()),
+                        || entry.rel.clone(),
+                        limits,
+                        stop,
+                        Some(&mut hand_out),
+                    )
+                }
+                None => search_entry(&mut searcher, walker, &entry, limits, stop),
+            };
+            counters.record(&outcome);
+            let hits = match outcome {
+                FileOutcome::Matched(hits) => Some(hits),
+                FileOutcome::Interrupted(hits) => {
+                    // Only a timeout interrupts; keep what was found for the report.
                     let mut s = settle.lock().unwrap();
                     s.held += hits.as_ref().map_or(0, |h| h.hits.len());
                     s.waiting.insert(index, hits);
-                    let before = s.next;
-                    while s.settled_hits < wanted {
-                        let next = s.next;
-                        let Some(done) = s.waiting.remove(&next) else {
-                            break;
-                        };
-                        let mut sent = true;
-                        if let Some(hits) = done {
-                            s.held = s.held.saturating_sub(hits.hits.len());
-                            s.settled_hits += hits.count;
-                            match stream {
-                                Some(stream) => sent = stream.emit(hits),
-                                None => s.settled.push(hits),
-                            }
-                        }
-                        s.next += 1;
-                        if s.settled_hits >= wanted || !sent {
-                            cutoff.store(next, Ordering::Relaxed);
-                            break;
-                        }
-                    }
-                    if s.next != before {
-                        progressed.notify_all();
+                    continue;
+                }
+                _ => None,
+            };
+            let mut s = settle.lock().unwrap();
+            s.held += hits.as_ref().map_or(0, |h| h.hits.len());
+            s.waiting.insert(index, hits);
+            let before = s.next;
+            while s.settled_hits < wanted {
+                let next = s.next;
+                let Some(done) = s.waiting.remove(&next) else {
+                    break;
+                };
+                let mut sent = true;
+                if let Some(hits) = done {
+                    s.held = s.held.saturating_sub(hits.hits.len());
+                    s.settled_hits += hits.count;
+                    match stream {
+                        Some(stream) => sent = stream.emit(hits),
+                        None => s.settled.push(hits),
                     }
                 }
-            });
+                s.next += 1;
+                if s.settled_hits >= wanted || !sent {
+                    cutoff.store(next, Ordering::Relaxed);
+                    break;
+                }
+            }
+            if s.next != before {
+                progressed.notify_all();
+            }
         }
+    };
+    crate::threads::with_helpers(helpers, search_files, || {
         drop(receiver);
         let send = |index: usize, entry: FileEntry| -> bool {
             cutoff.load(Ordering::Relaxed) == usize::MAX

@@ -4,9 +4,7 @@
 //! token, waits for the work to stop (cancelled work stops within milliseconds) and is
 //! raised: nothing partial comes back. Without this a search held the signal until it ended.
 //!
-//! The worker threads are kept between calls (`pool`): starting one cost about a tenth of a
-//! millisecond, a third of a small search's time, and a kept thread's allocator arena and
-//! parser are warm for the next call.
+//! The worker thread is a kept one (`crate::threads`), not one started for the call.
 
 use crate::cancel::CancelToken;
 use crate::error::Error;
@@ -37,66 +35,11 @@ pub fn interruptible<T: Send>(
     // its own `sender`; or once the channel is disconnected, which means the job (and with
     // it `f`) was dropped, run or not. A job that cannot be handed to a thread is dropped
     // here, before the wait.
-    let job: pool::Job = unsafe { std::mem::transmute(job) };
-    if let Err(e) = pool::run(job) {
+    let job: crate::threads::Job = unsafe { std::mem::transmute(job) };
+    if let Err(e) = crate::threads::run(job) {
         return Err(Error::Io(format!("cannot start a thread for the call: {e}")).into());
     }
     wait_for(py, &mut receiver, || cancel.cancel(), true)
-}
-
-/// The threads calls run on, kept between calls (see the module doc).
-mod pool {
-    use std::sync::Mutex;
-    use std::sync::mpsc::{self, SyncSender};
-
-    /// A call's work, handed to a kept thread.
-    pub type Job = Box<dyn FnOnce() + Send + 'static>;
-
-    /// Idle threads kept at most: more are started when calls overlap, and end when done.
-    const MOST_IDLE: usize = 4;
-
-    /// The idle threads (each one's hand-over channel), with the process they belong to: a
-    /// forked child has none of its parent's threads, and must not hand work to them.
-    static IDLE: Mutex<(u32, Vec<SyncSender<Job>>)> = Mutex::new((0, Vec::new()));
-
-    /// Runs `job` on an idle thread, or on a new one.
-    pub fn run(job: Job) -> std::io::Result<()> {
-        let mut job = job;
-        loop {
-            let idle = {
-                let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
-                let pid = std::process::id();
-                if idle.0 != pid {
-                    *idle = (pid, Vec::new());
-                }
-                idle.1.pop()
-            };
-            let Some(thread) = idle else { break };
-            // A thread that ended (it never does while listed) gives the job back.
-            match thread.send(job) {
-                Ok(()) => return Ok(()),
-                Err(mpsc::SendError(back)) => job = back,
-            }
-        }
-        let (handover, jobs) = mpsc::sync_channel::<Job>(1);
-        std::thread::Builder::new()
-            .name("codesift-call".into())
-            .spawn(move || {
-                let mut next = Some(job);
-                while let Some(job) = next.take() {
-                    job();
-                    {
-                        let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
-                        if idle.0 != std::process::id() || idle.1.len() >= MOST_IDLE {
-                            return;
-                        }
-                        idle.1.push(handover.clone());
-                    }
-                    next = jobs.recv().ok();
-                }
-            })
-            .map(|_| ())
-    }
 }
 
 /// Waits for the one result `receiver` brings, letting Python handle signals every

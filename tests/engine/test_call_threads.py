@@ -6,6 +6,7 @@ saw as JSON."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -78,10 +79,11 @@ def test_a_calls_thread_is_kept_for_the_next_call(tree: Path):
     seen = _run(_KEPT, tree)
     assert seen["hits"] == 40
     assert seen["before"] == 0
-    # Kept after its call, and not one more per call: a few at most (calls overlap only
-    # while a thread goes back to the idle list).
-    assert 1 <= seen["after_one"] <= 2, seen
-    assert 1 <= seen["after_many"] <= 4, seen
+    # Kept after its call (with its walk's and search's helpers), and not one more per call:
+    # at most twice the processors, at least 4, are kept idle.
+    most_idle = min(64, max(4, 2 * (os.cpu_count() or 1)))
+    assert 1 <= seen["after_one"] <= most_idle, seen
+    assert 1 <= seen["after_many"] <= most_idle, seen
 
 
 def test_a_forked_child_starts_its_own_call_thread(tree: Path):
