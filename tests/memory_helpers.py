@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
+
+from processes import python_json
 
 _PREAMBLE = r"""
 import json, sys
@@ -25,12 +24,4 @@ def peak(search: str, root: Path) -> dict:
     """What `search` printed (a JSON object): Python run in a child process with the tree's
     root as `sys.argv[1]`, `Workspace` imported and `peak_kib()` (the process's peak RSS in
     KiB) defined."""
-    proc = subprocess.run(
-        [sys.executable, "-c", _PREAMBLE + search, str(root)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return python_json(_PREAMBLE + search, str(root))

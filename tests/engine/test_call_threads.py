@@ -5,13 +5,12 @@ saw as JSON."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from processes import python_json
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
 
@@ -56,16 +55,7 @@ print(json.dumps({"hits": parent_hits, "child_status": status, "after": hits()})
 
 
 def _run(script: str, tree: Path) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-c", _COMMON + script, str(tree)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    print("stdout:", done.stdout, "stderr:", done.stderr[-2000:])
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout)
+    return python_json(_COMMON + script, str(tree), timeout=120)
 
 
 @pytest.fixture
