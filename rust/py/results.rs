@@ -947,8 +947,12 @@ pub fn grep_outcome(
     let files_with_matches = outcome.files.iter().filter(|f| !f.continued).count() as u64;
     // One count a file, in the order files first come (a ranked answer's later pieces of a
     // file add to its count).
+    // For a ranked answer, each piece's file (its index among `counts`): the pieces of one
+    // file share one Python string for its path (a ranked answer has up to a piece a hit).
+    let mut file_of_piece: Vec<usize> = Vec::new();
     let counts: Vec<u64> = if outcome.files.iter().any(|f| f.continued) {
         let mut counts = Vec::new();
+        file_of_piece.reserve(outcome.files.len());
         // Keyed by the path's bytes: `Path`'s own hash parses its components, which cost
         // more than the rest of this conversion (the paths are the engine's, normalised);
         // hashed by foldhash, which is several times SipHash's speed on short keys.
@@ -957,9 +961,13 @@ pub fn grep_outcome(
         for file in &outcome.files {
             let key = std::os::unix::ffi::OsStrExt::as_bytes(file.path.as_os_str());
             match count_of.get(key) {
-                Some(&at) if file.continued => counts[at] += file.matches,
+                Some(&at) if file.continued => {
+                    counts[at] += file.matches;
+                    file_of_piece.push(at);
+                }
                 _ => {
                     count_of.insert(key, counts.len());
+                    file_of_piece.push(counts.len());
                     counts.push(file.matches);
                 }
             }
@@ -971,7 +979,11 @@ pub fn grep_outcome(
     };
     let mut encodings: Vec<(TextEncoding, Py<PyString>)> = Vec::new();
     let mut files = Vec::with_capacity(outcome.files.len());
-    for file in outcome.files {
+    let mut path_of_file: Vec<Option<Py<PyString>>> = Vec::new();
+    if !file_of_piece.is_empty() {
+        path_of_file.resize_with(counts.len(), || None);
+    }
+    for (piece, file) in outcome.files.into_iter().enumerate() {
         let FileHits {
             path,
             hits,
@@ -990,8 +1002,19 @@ pub fn grep_outcome(
                 name
             }
         };
+        let path = match file_of_piece.get(piece) {
+            Some(&at) => match &path_of_file[at] {
+                Some(shared) => shared.clone_ref(py),
+                None => {
+                    let made = path.into_os_string().into_pyobject(py)?.unbind();
+                    path_of_file[at] = Some(made.clone_ref(py));
+                    made
+                }
+            },
+            None => path.into_os_string().into_pyobject(py)?.unbind(),
+        };
         files.push(StoredFile {
-            path: path.into_os_string().into_pyobject(py)?.unbind(),
+            path,
             encoding,
             size,
             mtime_ns,

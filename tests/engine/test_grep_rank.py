@@ -363,3 +363,17 @@ def test_heads_past_the_windows_cap_are_no_definitions_though_recognised(tree):
         assert roles.count(("a_many.c", "definition", "function")) == 4096
         assert ("z_defs/grow.c", "reference", None) in roles
         assert len(roles) == 4101
+
+
+def test_a_files_pieces_in_a_ranked_answer_share_one_path_string(tmp_path):
+    # a.c's definition ranks first and its references after b.c's definition-like line: a.c
+    # is in two pieces, which name it with one Python string (not one made per piece).
+    (tmp_path / "a.c").write_text(
+        "int helper(void)\n{\n\treturn 1;\n}\nint other(void) { return helper() + helper(); }\n"
+    )
+    (tmp_path / "b.c").write_text("int helper(void);\nint use(void) { return helper(); }\n")
+    matches = Workspace(tmp_path, index=False).grep("helper", rank=True, max_matches=None).matches
+    files = [m.file for m in matches]
+    print("ranked:", [(m.file, m.line, m.role) for m in matches])
+    assert files == ["a.c", "b.c", "a.c", "a.c", "b.c"]
+    assert files[0] is files[2] and files[1] is files[4]
