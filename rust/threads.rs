@@ -23,7 +23,7 @@ static IDLE: Mutex<(u32, Vec<SyncSender<Job>>)> = Mutex::new((0, Vec::new()));
 /// search's helpers), at least 4 and at most 64. More are started when calls overlap, and
 /// end when done.
 fn most_idle() -> usize {
-    std::thread::available_parallelism().map_or(4, |n| (2 * n.get()).clamp(4, 64))
+    crate::fs::walk::available_threads().map_or(4, |n| (2 * n).clamp(4, 64))
 }
 
 /// Runs `job` on an idle thread, or on a new one (named `codesift-call`). On an error (no
