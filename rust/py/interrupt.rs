@@ -31,10 +31,10 @@ pub fn interruptible<T: Send>(
     // SAFETY: the job borrows from this call (`f`'s captures), so it must be done with them
     // before this function returns, as with a scoped thread. It is: `wait_for` below, with
     // `settle`, returns only once the job's result came through the channel, which the job
-    // sends after `f` was consumed (its captures dropped) and before it touches nothing but
-    // its own `sender`; or once the channel is disconnected, which means the job (and with
-    // it `f`) was dropped, run or not. A job that cannot be handed to a thread is dropped
-    // here, before the wait.
+    // sends after `f` was consumed (its captures dropped), touching nothing but its own
+    // `sender` after that; or once the channel is disconnected, which means the job (and
+    // with it `f`) was dropped, run or not. A job that cannot be handed to a thread is
+    // dropped before `run` returns its error.
     let job: crate::threads::Job = unsafe { std::mem::transmute(job) };
     if let Err(e) = crate::threads::run(job) {
         return Err(Error::Io(format!("cannot start a thread for the call: {e}")).into());
