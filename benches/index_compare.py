@@ -1126,7 +1126,7 @@ def chart(
                         None,
                     )
                 )
-    tools = ["codesift-indexed", "codesift-scan", "rg", "csearch"]
+    # The tools' bars, in this order, and their colours.
     colors = {
         "codesift-indexed": "tab:green",
         "codesift-scan": "tab:blue",
@@ -1134,12 +1134,12 @@ def chart(
         "csearch": "tab:orange",
     }
     fig, ax = plt.subplots(figsize=(13, 5.5))
-    width = 0.8 / len(tools)
-    for i, tool in enumerate(tools):
+    width = 0.8 / len(colors)
+    for i, (tool, color) in enumerate(colors.items()):
         xs = [x + i * width for x in range(len(groups))]
         values = [g[1].get(tool, 0) for g in groups]
         if any(values):
-            ax.bar(xs, values, width, label=tool, color=colors[tool])
+            ax.bar(xs, values, width, label=tool, color=color)
     for x, (_, _, target) in enumerate(groups):
         if target:
             ax.hlines(target, x - width / 2, x + width / 2, colors="red", linewidth=2)

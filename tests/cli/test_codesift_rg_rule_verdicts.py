@@ -4,8 +4,9 @@ with the same flags (any pattern) gets its candidates with the dropped ones left
 answer equals the real ripgrep's, before and after every kind of change inside the tree and
 outside it; verdicts survive files created, written and renamed, and not rule changes."""
 
-# The `env` fixture comes from the `--files` lists' tests (one daemon, rules of its own):
-# each test names it as a parameter, which ruff reads as a redefinition.
+# The `env` fixture comes from the `--files` lists' tests (one daemon, rules of its own), and
+# so does the mark that skips them all when codesift-rg is not built: each test names the
+# fixture as a parameter, which ruff reads as a redefinition.
 # ruff: noqa: F811
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-from rg_helpers import BIN, Env
+from rg_helpers import Env
 from test_codesift_rg_files_list import (  # noqa: F401
     check,
     check_after_each,
@@ -24,11 +24,10 @@ from test_codesift_rg_files_list import (  # noqa: F401
     env,
     make_tree,
     move_in,
+    pytestmark,
     rewrite,
     rule_changes,
 )
-
-pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
 
 OFFERED = b"verdicts offered, kept: true"
 SERVED = b"rules: read for 0 of"
