@@ -330,7 +330,7 @@ fn selected(reply: Selection, bulk: Option<Vec<u8>>) -> Option<Selected> {
     }
     let (files, spans, plain): (Vec<PathBuf>, Vec<Option<FileSpans>>, bool) = match bulk {
         Some(frame) => {
-            let decoded = super::bulk::decode(&frame)?;
+            let decoded = super::bulk::decode(frame)?;
             if decoded.metadata.is_some() {
                 return None;
             }
@@ -411,7 +411,7 @@ fn globbed(reply: Globbed, bulk: Option<Vec<u8>>, real: &Path) -> Option<GlobOut
     }
     let (files, plain) = match bulk {
         Some(frame) => {
-            let decoded = super::bulk::decode(&frame)?;
+            let decoded = super::bulk::decode(frame)?;
             if decoded.spans.is_some() {
                 return None;
             }
@@ -434,8 +434,10 @@ fn globbed(reply: Globbed, bulk: Option<Vec<u8>>, real: &Path) -> Option<GlobOut
             (FileBlock::new(paths, metadata)?, plain)
         }
     };
-    // Files under the directory searched, nothing leaving the root: else not used.
-    if !plain || !files.paths.iter().all(|path| under(path, real)) {
+    // Files under the directory searched, nothing leaving the root: else not used (every
+    // plain path is under the root, which is not gone through again).
+    let under_real = real.as_os_str().is_empty() || files.paths.iter().all(|p| under(p, real));
+    if !plain || !under_real {
         return None;
     }
     let search_path = reply.search_path.0;

@@ -308,7 +308,7 @@ pub fn request_bulk(request: &Request, wait: &Wait<'_>) -> io::Result<(Vec<u8>, 
         deadline,
         cancelled: wait.cancelled,
     };
-    let frame = proto::read_frame_with(&mut reader, |word| {
+    let len = proto::read_header(&mut reader, |word| {
         let len = word as usize;
         if len == announced { Ok(len) } else { Err(len) }
     })
@@ -319,7 +319,7 @@ pub fn request_bulk(request: &Request, wait: &Wait<'_>) -> io::Result<(Vec<u8>, 
             format!("the daemon's bulk frame is not the length it announced: {other}"),
         ),
     })?;
-    Ok((reply, Some(frame)))
+    Ok((reply, Some(reader.read_body(len)?)))
 }
 
 /// `request`, with the serving process's pid once connected (see `connect_with_pid`): a
@@ -510,8 +510,33 @@ struct Sliced<'a> {
     cancelled: &'a dyn Fn() -> bool,
 }
 
-impl io::Read for Sliced<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+impl Sliced<'_> {
+    /// A message's body of `len` bytes, received straight into the vector's spare room: a
+    /// glob's frame of megabytes was zeroed first, then overwritten (a twentieth of a
+    /// library glob's time).
+    fn read_body(&mut self, len: usize) -> io::Result<Vec<u8>> {
+        let mut body: Vec<u8> = Vec::with_capacity(len);
+        while body.len() < len {
+            let want = len - body.len();
+            let got = self.waiting(|stream| {
+                let spare = &mut body.spare_capacity_mut()[..want];
+                rustix::net::recv(stream, spare, rustix::net::RecvFlags::empty())
+                    .map(|((filled, _), _)| filled.len())
+                    .map_err(io::Error::from)
+            })?;
+            if got == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            // SAFETY: `recv` initialised the first `got` bytes of the spare room (at most
+            // `want`, which is within the capacity reserved).
+            unsafe { body.set_len(body.len() + got) };
+        }
+        Ok(body)
+    }
+
+    /// Runs `op` on the stream in waits of at most `SLICE` until it does not time out,
+    /// the caller's cancel and the deadline checked before each.
+    fn waiting<T>(&mut self, mut op: impl FnMut(&UnixStream) -> io::Result<T>) -> io::Result<T> {
         loop {
             if (self.cancelled)() {
                 // Not `Interrupted`: readers retry that.
@@ -522,7 +547,7 @@ impl io::Read for Sliced<'_> {
                 return Err(io::ErrorKind::TimedOut.into());
             }
             self.stream.set_read_timeout(Some(left.min(SLICE)))?;
-            match io::Read::read(&mut &*self.stream, buf) {
+            match op(self.stream) {
                 Err(e)
                     if matches!(
                         e.kind(),
@@ -533,6 +558,12 @@ impl io::Read for Sliced<'_> {
                 other => return other,
             }
         }
+    }
+}
+
+impl io::Read for Sliced<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.waiting(|stream| io::Read::read(&mut &*stream, buf))
     }
 }
 
@@ -592,6 +623,32 @@ mod tests {
         let reply = read_message(&mut client, far, &|| false, 64).unwrap();
         assert_eq!(reply, br#"{"ok": true}"#);
         drop(writer.join().unwrap());
+    }
+
+    #[test]
+    fn a_body_received_in_pieces_is_read_whole_and_one_cut_short_is_refused() {
+        let (client, mut daemon) = UnixStream::pair().unwrap();
+        // Larger than a socket's buffer, written in uneven pieces with pauses; then 10
+        // bytes of a 20-byte body, and the daemon gone.
+        let body: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
+        let sent = body.clone();
+        let writer = std::thread::spawn(move || {
+            for piece in sent.chunks(77_777) {
+                io::Write::write_all(&mut daemon, piece).unwrap();
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            io::Write::write_all(&mut daemon, &[7; 10]).unwrap();
+        });
+        let mut reader = Sliced {
+            stream: &client,
+            deadline: Instant::now() + Duration::from_secs(60),
+            cancelled: &|| false,
+        };
+        let read = reader.read_body(body.len()).unwrap();
+        assert!(read == body, "the body read differs from the one sent");
+        writer.join().unwrap();
+        let cut = reader.read_body(20).unwrap_err();
+        assert_eq!(cut.kind(), io::ErrorKind::UnexpectedEof, "{cut}");
     }
 
     /// A socket under `tmp` listening but never accepting, as a stopped daemon (the kernel

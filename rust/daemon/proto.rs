@@ -70,6 +70,18 @@ pub fn read_frame_with(
     reader: &mut impl Read,
     accept: impl FnOnce(u32) -> Result<usize, usize>,
 ) -> Result<Vec<u8>, FrameError> {
+    let len = read_header(reader, accept)?;
+    let mut body = vec![0u8; len];
+    reader.read_exact(&mut body).map_err(FrameError::Io)?;
+    Ok(body)
+}
+
+/// Reads a message's length word and answers the length `accept` takes from it (see
+/// `read_frame_with`); the body is left to read.
+pub fn read_header(
+    reader: &mut impl Read,
+    accept: impl FnOnce(u32) -> Result<usize, usize>,
+) -> Result<usize, FrameError> {
     let mut header = [0u8; 4];
     let mut got = 0;
     while got < header.len() {
@@ -81,10 +93,7 @@ pub fn read_frame_with(
             Err(e) => return Err(FrameError::Io(e)),
         }
     }
-    let len = accept(u32::from_be_bytes(header)).map_err(FrameError::TooLarge)?;
-    let mut body = vec![0u8; len];
-    reader.read_exact(&mut body).map_err(FrameError::Io)?;
-    Ok(body)
+    accept(u32::from_be_bytes(header)).map_err(FrameError::TooLarge)
 }
 
 /// Writes one message (header and body in one buffer: one `send` for a small message).
