@@ -25,7 +25,7 @@ use crate::index::files::{self, ToSearch};
 use crate::index::format::{FileRecord, IndexFile};
 use crate::index::fresh::Watch;
 use crate::index::query::Candidates;
-use crate::index::select::{self, Selected, Selection, SelectionOptions};
+use crate::index::select::{self, Selected, SelectionOptions};
 use crate::index::watched::IndexUse;
 use crate::types::FileTypes;
 use std::collections::{BTreeMap, HashMap};
@@ -518,7 +518,7 @@ pub fn select_watched(
     query: &GrepQuery,
     index: &IndexFile,
     watch: Watch,
-) -> (Result<std::result::Result<Selection, &'static str>>, Watch) {
+) -> (Result<std::result::Result<Selected, &'static str>>, Watch) {
     match query.compiled() {
         Ok(pattern) => select_watched_with(
             walker,
@@ -541,7 +541,7 @@ pub fn select_watched_with(
     index: &IndexFile,
     watch: Watch,
     options: SelectionOptions,
-) -> (Result<std::result::Result<Selection, &'static str>>, Watch) {
+) -> (Result<std::result::Result<Selected, &'static str>>, Watch) {
     let search_dir = match walker.target(&query.search_path) {
         Ok(Target::Dir(start)) => start.rel().to_path_buf(),
         Ok(Target::File(_)) => return (Ok(Err("a single file is searched directly")), watch),
@@ -1709,20 +1709,6 @@ mod tree_tests {
         tree(&refs)
     }
 
-    /// What a selection made by the watch answers, as the daemon sends it to a client.
-    fn selected(selection: &Selection) -> Selected {
-        let stats = selection.walker.stats();
-        Selected {
-            files: selection.files.clone(),
-            spans: selection.spans.clone(),
-            binary: selection.binary,
-            ignored: stats.ignored(),
-            unreadable: stats.errors(),
-            skipped: stats.skipped.report(),
-            more: selection.more,
-        }
-    }
-
     #[test]
     fn a_selection_with_spans_reads_only_those_parts_while_the_file_is_unchanged() {
         use std::os::unix::fs::MetadataExt;
@@ -1827,7 +1813,7 @@ mod tree_tests {
                 );
             }
             let by_selection =
-                grep_selected(walker(dir.path()), &q, selected(&selection), None).unwrap();
+                grep_selected(walker(dir.path()), &q, selection, None).unwrap();
             assert!(by_selection.indexed);
             assert_eq!(
                 seen(&by_selection),
@@ -1900,8 +1886,8 @@ mod tree_tests {
         assert_eq!(page.spans, whole.spans[..2]);
         assert!(page.more, "files were left out");
         assert_eq!(
-            (page.binary, selected(&page).skipped),
-            (whole.binary, selected(&whole).skipped)
+            (page.binary, &page.skipped),
+            (whole.binary, &whole.skipped)
         );
         let exact = select(Some(whole.files.len()));
         assert_eq!(exact.files, whole.files);

@@ -119,21 +119,6 @@ fn add_skipped(into: &Skipped, from: &Skipped) {
     }
 }
 
-/// What an indexed search of `query` reads, chosen by a caught-up watch without any walk: the
-/// files (in path order, at file level) and the unchanged binary files it passes over (a scan
-/// counts them), with what a walk would have passed over recorded in `walker`'s stats.
-pub struct Selection {
-    pub files: Vec<PathBuf>,
-    /// Per file, the parts of an unchanged file that can hold a match, when they are less
-    /// than the whole file and a reader may read only them (no context lines, not
-    /// multiline).
-    pub spans: Vec<Option<FileSpans>>,
-    pub binary: u64,
-    pub walker: Walker,
-    /// Files were left out after the `first` asked for.
-    pub more: bool,
-}
-
 /// The parts of an indexed file that can hold a match (its candidate units, adjacent ones
 /// joined), with the file as the index recorded it: a reader checks that the file it opened
 /// is still that one before reading only these parts.
@@ -181,7 +166,7 @@ pub struct SelectionOptions {
     /// applies its own rules (`codesift-rg`) gets the path table without a walk.
     pub every: bool,
     pub list_unnarrowed: bool,
-    /// Only the first this many files, in path order (`Selection::more` says whether any
+    /// Only the first this many files, in path order (`Selected::more` says whether any
     /// were left out).
     pub first: Option<usize>,
 }
@@ -203,7 +188,7 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
     watch: Watch,
     options: SelectionOptions,
     filter: impl FnOnce() -> crate::error::Result<(F, Option<DirFilter>)>,
-) -> (crate::error::Result<Result<Selection, &'static str>>, Watch) {
+) -> (crate::error::Result<Result<Selected, &'static str>>, Watch) {
     let SelectionOptions {
         every,
         list_unnarrowed,
@@ -300,19 +285,24 @@ pub fn select_watched<F: Fn(&Path) -> bool + Sync>(
         files.push(file.rel().to_path_buf());
         spans.push(known);
     }
-    let selection = Selection {
+    let stats = walker.stats();
+    let selection = Selected {
         files,
         spans,
         binary: binary.load(Ordering::Relaxed),
-        walker,
+        ignored: stats.ignored(),
+        unreadable: stats.errors(),
+        skipped: stats.skipped.report(),
         more,
     };
     (Ok(Ok(selection)), watch)
 }
 
-/// What another process (the daemon) selected for a search, as `select_watched` chose it:
-/// the files to read in path order (each with the parts that can hold a match, when known),
-/// the unchanged binary files passed over, and what a walk would have passed over (ignored,
+/// What an indexed search reads, chosen by a caught-up watch without any walk
+/// (`select_watched`), as the daemon sends it to a client: the files to read in path order
+/// (each with the parts that can hold a match, when they are less than the whole file and
+/// a reader may read only them: no context lines, not multiline), the unchanged binary
+/// files passed over (a scan counts them), and what a walk would have passed over (ignored,
 /// unreadable, by reason with examples).
 #[derive(Debug, Default)]
 pub struct Selected {

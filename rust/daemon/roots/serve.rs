@@ -93,18 +93,16 @@ impl RootEntry {
                     }
                 }
             }
-            let stats = selection.walker.stats();
-            let report = stats.skipped.report();
-            let skipped = skip_paths(&report);
+            let skipped = skip_paths(&selection.skipped);
             let mut reply = Selection {
                 ok: true,
                 files: None,
                 bulk_frame: None,
                 spans: None,
                 binary: selection.binary,
-                ignored: stats.ignored(),
-                unreadable: stats.errors(),
-                skips: skips(&report),
+                ignored: selection.ignored,
+                unreadable: selection.unreadable,
+                skips: skips(&selection.skipped),
                 skipped,
                 freshness: Freshness {
                     generation,
