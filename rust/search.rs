@@ -1812,8 +1812,7 @@ mod tree_tests {
                     file.path
                 );
             }
-            let by_selection =
-                grep_selected(walker(dir.path()), &q, selection, None).unwrap();
+            let by_selection = grep_selected(walker(dir.path()), &q, selection, None).unwrap();
             assert!(by_selection.indexed);
             assert_eq!(
                 seen(&by_selection),
@@ -1885,10 +1884,7 @@ mod tree_tests {
         );
         assert_eq!(page.spans, whole.spans[..2]);
         assert!(page.more, "files were left out");
-        assert_eq!(
-            (page.binary, &page.skipped),
-            (whole.binary, &whole.skipped)
-        );
+        assert_eq!((page.binary, &page.skipped), (whole.binary, &whole.skipped));
         let exact = select(Some(whole.files.len()));
         assert_eq!(exact.files, whole.files);
         assert!(!exact.more, "nothing was left out");

@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// A file's `(mtime_ms, size)`, when known.
+type Metadata = Option<(i64, u64)>;
+
 /// Paths of the table matched by one thread at a time (at least).
 const PIECE_PATHS: usize = 4096;
 
@@ -66,16 +69,27 @@ impl<'i> Picked<'i> {
             .map(|&pick| Path::new(OsStr::from_bytes(self.path(pick))))
     }
 
-    /// Each file's `(mtime_ms, size)`, in the answer's order.
-    pub fn metadata_list(&self) -> Vec<Option<(i64, u64)>> {
-        self.picks.iter().map(|&p| self.metadata(p)).collect()
+    /// The paths and each file's `(mtime_ms, size)`, in the answer's order, read from the
+    /// index's table in one pass: an encoder that went through the paths twice (lengths, then
+    /// bytes) and the metadata once fetched each file's record three times, from memory
+    /// by then (at 520,000 files the table is tens of megabytes).
+    pub fn paths_and_metadata(&self) -> (Vec<&Path>, Vec<Metadata>) {
+        self.picks
+            .iter()
+            .map(|&pick| {
+                let path = Path::new(OsStr::from_bytes(self.path(pick)));
+                (path, self.metadata(pick))
+            })
+            .unzip()
     }
 
     /// The files as a glob's outcome holds them.
     pub fn into_block(self) -> FileBlock {
-        let paths = self.paths().collect();
-        let metadata = self.metadata_list();
-        FileBlock { paths, metadata }
+        let (paths, metadata) = self.paths_and_metadata();
+        FileBlock {
+            paths: paths.into_iter().collect(),
+            metadata,
+        }
     }
 
     /// Keeps the first `limit` files in `sort`'s order. The files are in path order already

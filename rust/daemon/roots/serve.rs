@@ -205,9 +205,8 @@ impl RootEntry {
             };
             if bulk {
                 // Encoded from the index's path table: no path is copied out per file first.
-                let picked = &outcome.files;
-                let bytes =
-                    super::super::bulk::encode(picked.paths(), Some(&picked.metadata_list()));
+                let (paths, metadata) = outcome.files.paths_and_metadata();
+                let bytes = super::super::bulk::encode(paths.iter().copied(), Some(&metadata));
                 reply.bulk_frame = Some(bytes.len() as u64);
                 frame = Some(bytes);
             } else {
