@@ -512,8 +512,8 @@ struct Sliced<'a> {
 
 impl Sliced<'_> {
     /// A message's body of `len` bytes, received straight into the vector's spare room: a
-    /// glob's frame of megabytes was zeroed first, then overwritten (a twentieth of a
-    /// library glob's time).
+    /// glob's frame of megabytes was zeroed first, then overwritten (a thirtieth of a
+    /// library glob's processor time).
     fn read_body(&mut self, len: usize) -> io::Result<Vec<u8>> {
         let mut body: Vec<u8> = Vec::with_capacity(len);
         while body.len() < len {
