@@ -12,10 +12,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from daemon_helpers import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = ROOT / "python" / "codesift" / "bin" / "codesift-rg"
+# The mark of every test that runs the executable: skipped where it is not built.
+NEEDS_CODESIFT_RG = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
 PYTHON_PATH = os.pathsep.join(p for p in sys.path if p)
 
 

@@ -16,13 +16,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, Env, real_rgs, without_timings
+from rg_helpers import NEEDS_CODESIFT_RG, Env, real_rgs, without_timings
 
 REAL = real_rgs()
 REAL_RG, REAL_VERSION = REAL[0] if REAL else (None, "")
 
 pytestmark = [
-    pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built"),
+    NEEDS_CODESIFT_RG,
     pytest.mark.skipif(
         REAL_RG is None,
         reason="no real ripgrep: run scripts/rg_suite.sh (builds ripgrep 15.2.0), set "

@@ -16,9 +16,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, Env, real_rgs
+from rg_helpers import NEEDS_CODESIFT_RG, Env, real_rgs
 
-pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+pytestmark = NEEDS_CODESIFT_RG
 
 NAMES = ["a", "b", "c.c", "d.py", ".h", "e.log", "f.txt"]
 DIRS = ["", "x", "x/y", "z", ".hid", "x/y/w", "wt"]

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, Env, real_rgs
+from rg_helpers import NEEDS_CODESIFT_RG, Env, real_rgs
 
-pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+pytestmark = NEEDS_CODESIFT_RG
 
 KEPT = b"from the daemon's list"
 OFFERED = b"list offered, kept: true"

@@ -9,9 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, real_rgs, run_rg
+from rg_helpers import BIN, NEEDS_CODESIFT_RG, real_rgs, run_rg
 
-pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+pytestmark = NEEDS_CODESIFT_RG
 
 SIZE = (
     "which should be a non-empty sequence of digits followed by an optional 'K', 'M' or 'G' suffix"

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from rg_helpers import BIN, Env, index_agrees
+from rg_helpers import NEEDS_CODESIFT_RG, Env, index_agrees
 
-pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+pytestmark = NEEDS_CODESIFT_RG
 
 
 def test_hidden_search_looks_for_git_only_where_the_watch_saw_one(tmp_path: Path) -> None:

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rg_helpers import BIN, Env, json_without_timings
+from rg_helpers import NEEDS_CODESIFT_RG, Env, json_without_timings
 
 REAL_RG = Path("/work/venv/bin/rg")
 
-pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+pytestmark = NEEDS_CODESIFT_RG
 
 
 def comparable(out: bytes, args: tuple[str, ...]) -> bytes:

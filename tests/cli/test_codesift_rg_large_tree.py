@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from daemon_helpers import wait_for
-from rg_helpers import BIN, Env
+from rg_helpers import NEEDS_CODESIFT_RG, Env
 
-pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+pytestmark = NEEDS_CODESIFT_RG
 
 
 def test_a_large_tree_scanned_once_is_indexed_for_the_next_runs(tmp_path: Path) -> None:

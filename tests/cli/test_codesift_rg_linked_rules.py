@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, Env, index_agrees
+from rg_helpers import NEEDS_CODESIFT_RG, Env, index_agrees
 from rule_links import HAS_GIT, SCENARIOS, Scenario, environment
 
-pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+pytestmark = NEEDS_CODESIFT_RG
 
 QUERIES = [
     ("--sort", "path", "-l", "needle"),

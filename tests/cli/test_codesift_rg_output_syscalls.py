@@ -11,12 +11,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, Env
+from rg_helpers import BIN, NEEDS_CODESIFT_RG, Env
 
 STRACE = shutil.which("strace")
 
 pytestmark = [
-    pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built"),
+    NEEDS_CODESIFT_RG,
     pytest.mark.skipif(STRACE is None, reason="strace not installed (apt-get install strace)"),
 ]
 

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, Env, json_without_timings, real_rgs, run_rg
+from rg_helpers import BIN, NEEDS_CODESIFT_RG, Env, json_without_timings, real_rgs, run_rg
 
-pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+pytestmark = NEEDS_CODESIFT_RG
 
 FILES = {
     "a.txt": "say hello hello\nthe Sherlock Holmes\nthe Watson\nabab cdcd\n",

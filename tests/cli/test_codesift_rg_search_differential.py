@@ -19,10 +19,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN
+from rg_helpers import NEEDS_CODESIFT_RG
 from test_codesift_rg_files_differential import NAMES, Tree, differential_env, run_differential
 
-pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+pytestmark = NEEDS_CODESIFT_RG
 
 # Files the changes rewrite hold "changed": the searches look for it, among bulk files that
 # do not (the index narrows a search only to a small share of the tree).

@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, Env
+from rg_helpers import NEEDS_CODESIFT_RG, Env
 
-pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+pytestmark = NEEDS_CODESIFT_RG
 
 NAMES = [f"d{i % 7}/f{(i * 37) % 101:03}.txt" for i in range(60)]
 

@@ -10,9 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, Env
+from rg_helpers import BIN, NEEDS_CODESIFT_RG, Env
 
-pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+pytestmark = NEEDS_CODESIFT_RG
 
 # A runaway search is cut by the kernel long before it fills the disk.
 LIMIT_BYTES = 1 << 20

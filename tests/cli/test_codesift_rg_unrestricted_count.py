@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rg_helpers import BIN, real_rgs, run_rg
+from rg_helpers import BIN, NEEDS_CODESIFT_RG, real_rgs, run_rg
 
-pytestmark = pytest.mark.skipif(not BIN.is_file(), reason="codesift-rg not built")
+pytestmark = NEEDS_CODESIFT_RG
 
 
 def run(binary: Path, cwd: Path, *args: str) -> tuple[int, str, str]:
