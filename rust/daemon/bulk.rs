@@ -101,6 +101,81 @@ pub fn encode_with<'a>(
     out
 }
 
+/// `encode(paths, Some(metadata))` for `count` files, file `i` being `file(i)`, made by
+/// `threads` threads at once: each fills its share of the fixed-width arrays and adds up its
+/// paths' lengths, then copies its paths' bytes to where the lengths before it put them. A
+/// daemon's glob of 208,000 files (520,000 in the index) spent half its time encoding on one
+/// thread, each file's record fetched from memory again; the same bytes as `encode` (tested).
+pub fn encode_parallel<'a>(
+    count: usize,
+    file: impl Fn(usize) -> (&'a [u8], Option<(i64, u64)>) + Sync,
+    threads: usize,
+) -> Vec<u8> {
+    let threads = threads.clamp(1, count.max(1));
+    let share = count.div_ceil(threads).max(1);
+    let lengths_at = 5;
+    let fixed = lengths_at + count * (4 + 17);
+    let mut out = vec![0u8; fixed];
+    out[..4].copy_from_slice(&(count as u32).to_le_bytes());
+    out[4] = HAS_METADATA;
+    // The four arrays, each cut into the threads' shares.
+    let (lengths, rest) = out[lengths_at..].split_at_mut(4 * count);
+    let (present, rest) = rest.split_at_mut(count);
+    let (mtimes, sizes) = rest.split_at_mut(8 * count);
+    let shares = lengths
+        .chunks_mut(4 * share)
+        .zip(present.chunks_mut(share))
+        .zip(mtimes.chunks_mut(8 * share))
+        .zip(sizes.chunks_mut(8 * share))
+        .enumerate();
+    let names: Vec<usize> = std::thread::scope(|scope| {
+        let file = &file;
+        let running: Vec<_> = shares
+            .map(|(at, (((lengths, present), mtimes), sizes))| {
+                scope.spawn(move || {
+                    let first = at * share;
+                    let mut names = 0;
+                    for (i, index) in (first..first + present.len()).enumerate() {
+                        let (path, metadata) = file(index);
+                        names += path.len();
+                        lengths[4 * i..4 * i + 4]
+                            .copy_from_slice(&(path.len() as u32).to_le_bytes());
+                        if let Some((mtime, size)) = metadata {
+                            present[i] = 1;
+                            mtimes[8 * i..8 * i + 8].copy_from_slice(&mtime.to_le_bytes());
+                            sizes[8 * i..8 * i + 8].copy_from_slice(&size.to_le_bytes());
+                        }
+                    }
+                    names
+                })
+            })
+            .collect();
+        running.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    out.resize(fixed + names.iter().sum::<usize>(), 0);
+    let mut bytes = &mut out[fixed..];
+    let mut parts = Vec::with_capacity(names.len());
+    for &len in &names {
+        let (part, rest) = bytes.split_at_mut(len);
+        parts.push(part);
+        bytes = rest;
+    }
+    std::thread::scope(|scope| {
+        let file = &file;
+        for (at, part) in parts.into_iter().enumerate() {
+            scope.spawn(move || {
+                let mut written = 0;
+                for index in at * share..((at + 1) * share).min(count) {
+                    let path = file(index).0;
+                    part[written..written + path.len()].copy_from_slice(path);
+                    written += path.len();
+                }
+            });
+        }
+    });
+    out
+}
+
 /// What `encode_with` wrote: the paths, and the metadata and the spans when they were sent
 /// (one per path).
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -339,6 +414,29 @@ mod tests {
             decode(frame.to_vec()),
             Some(decoded(files, None, Some(spans)))
         );
+    }
+
+    #[test]
+    fn a_frame_encoded_in_parallel_is_the_one_encoded_on_one_thread() {
+        for count in [0usize, 1, 2, 3, 7, 64, 1000] {
+            let files = paths(
+                &(0..count)
+                    .map(|i| format!("dir{}/file_{}.c", i % 5, "x".repeat(i % 13)).into_bytes())
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .map(Vec::as_slice)
+                    .collect::<Vec<_>>(),
+            );
+            let metadata: Vec<Option<(i64, u64)>> = (0..count)
+                .map(|i| (i % 4 != 0).then_some((i as i64 * 1_000 - 7, i as u64 * 3)))
+                .collect();
+            let one = encode(files.iter().map(PathBuf::as_path), Some(&metadata));
+            for threads in [1, 2, 3, 8] {
+                let file = |i: usize| (files[i].as_os_str().as_bytes(), metadata[i]);
+                let parallel = encode_parallel(count, file, threads);
+                assert!(parallel == one, "{count} files on {threads} threads");
+            }
+        }
     }
 
     #[test]

@@ -69,10 +69,14 @@ impl<'i> Picked<'i> {
             .map(|&pick| Path::new(OsStr::from_bytes(self.path(pick))))
     }
 
+    /// File `i` of the answer: its path and `(mtime_ms, size)`.
+    pub fn file(&self, i: usize) -> (&[u8], Metadata) {
+        let pick = self.picks[i];
+        (self.path(pick), self.metadata(pick))
+    }
+
     /// The paths and each file's `(mtime_ms, size)`, in the answer's order, read from the
-    /// index's table in one pass: an encoder that went through the paths twice (lengths, then
-    /// bytes) and the metadata once fetched each file's record three times, from memory
-    /// by then (at 520,000 files the table is tens of megabytes).
+    /// index's table in one pass (each file's record fetched once).
     pub fn paths_and_metadata(&self) -> (Vec<&Path>, Vec<Metadata>) {
         self.picks
             .iter()

@@ -205,8 +205,10 @@ impl RootEntry {
             };
             if bulk {
                 // Encoded from the index's path table: no path is copied out per file first.
-                let (paths, metadata) = outcome.files.paths_and_metadata();
-                let bytes = super::super::bulk::encode(paths.iter().copied(), Some(&metadata));
+                let picked = &outcome.files;
+                let threads = walker.options().thread_count();
+                let bytes =
+                    super::super::bulk::encode_parallel(picked.len(), |i| picked.file(i), threads);
                 reply.bulk_frame = Some(bytes.len() as u64);
                 frame = Some(bytes);
             } else {
