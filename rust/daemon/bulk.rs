@@ -23,6 +23,7 @@ use crate::glob::PathBlock;
 use crate::index::select::FileSpans;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 const HAS_METADATA: u8 = 1;
 const HAS_SPANS: u8 = 2;
@@ -101,9 +102,10 @@ pub fn encode_with<'a>(
     out
 }
 
-/// `encode(paths, Some(metadata))` for `count` files, file `i` being `file(i)`, made by
-/// `threads` threads at once: each fills its share of the fixed-width arrays and adds up its
-/// paths' lengths, then copies its paths' bytes to where the lengths before it put them. A
+/// `encode(paths, Some(metadata))` for `count` files, file `i` being `file(i)`, made by up to
+/// `threads` threads at once (one a `PARALLEL_SHARE` files at the least): each fills its
+/// share of the fixed-width arrays and adds up its paths' lengths, then copies its paths'
+/// bytes to where the lengths before it put them. A
 /// daemon's glob of 208,000 files (520,000 in the index) spent half its time encoding on one
 /// thread, each file's record fetched from memory again; the same bytes as `encode` (tested).
 pub fn encode_parallel<'a>(
@@ -111,7 +113,8 @@ pub fn encode_parallel<'a>(
     file: impl Fn(usize) -> (&'a [u8], Option<(i64, u64)>) + Sync,
     threads: usize,
 ) -> Vec<u8> {
-    let threads = threads.clamp(1, count.max(1));
+    // A small answer is encoded on the calling thread: handing it out costs more.
+    let threads = threads.clamp(1, count.div_ceil(PARALLEL_SHARE).max(1));
     let share = count.div_ceil(threads).max(1);
     let lengths_at = 5;
     let fixed = lengths_at + count * (4 + 17);
@@ -122,58 +125,77 @@ pub fn encode_parallel<'a>(
     let (lengths, rest) = out[lengths_at..].split_at_mut(4 * count);
     let (present, rest) = rest.split_at_mut(count);
     let (mtimes, sizes) = rest.split_at_mut(8 * count);
-    let shares = lengths
+    let shares: Vec<Share<'_>> = lengths
         .chunks_mut(4 * share)
         .zip(present.chunks_mut(share))
         .zip(mtimes.chunks_mut(8 * share))
         .zip(sizes.chunks_mut(8 * share))
-        .enumerate();
-    let names: Vec<usize> = std::thread::scope(|scope| {
-        let file = &file;
-        let running: Vec<_> = shares
-            .map(|(at, (((lengths, present), mtimes), sizes))| {
-                scope.spawn(move || {
-                    let first = at * share;
-                    let mut names = 0;
-                    for (i, index) in (first..first + present.len()).enumerate() {
-                        let (path, metadata) = file(index);
-                        names += path.len();
-                        lengths[4 * i..4 * i + 4]
-                            .copy_from_slice(&(path.len() as u32).to_le_bytes());
-                        if let Some((mtime, size)) = metadata {
-                            present[i] = 1;
-                            mtimes[8 * i..8 * i + 8].copy_from_slice(&mtime.to_le_bytes());
-                            sizes[8 * i..8 * i + 8].copy_from_slice(&size.to_le_bytes());
-                        }
-                    }
-                    names
-                })
-            })
-            .collect();
-        running.into_iter().map(|t| t.join().unwrap()).collect()
-    });
+        .enumerate()
+        .map(|(at, (((lengths, present), mtimes), sizes))| Share {
+            at,
+            lengths,
+            present,
+            mtimes,
+            sizes,
+        })
+        .collect();
+    let names: Vec<AtomicUsize> = shares.iter().map(|_| AtomicUsize::new(0)).collect();
+    let fill = |part: Share<'_>| {
+        let mut total = 0;
+        for i in 0..part.present.len() {
+            let (path, metadata) = file(part.at * share + i);
+            total += path.len();
+            part.lengths[4 * i..4 * i + 4].copy_from_slice(&(path.len() as u32).to_le_bytes());
+            if let Some((mtime, size)) = metadata {
+                part.present[i] = 1;
+                part.mtimes[8 * i..8 * i + 8].copy_from_slice(&mtime.to_le_bytes());
+                part.sizes[8 * i..8 * i + 8].copy_from_slice(&size.to_le_bytes());
+            }
+        }
+        names[part.at].store(total, Ordering::Relaxed);
+    };
+    on_threads(shares, &fill);
+    let names: Vec<usize> = names.into_iter().map(AtomicUsize::into_inner).collect();
     out.resize(fixed + names.iter().sum::<usize>(), 0);
     let mut bytes = &mut out[fixed..];
     let mut parts = Vec::with_capacity(names.len());
-    for &len in &names {
+    for (at, &len) in names.iter().enumerate() {
         let (part, rest) = bytes.split_at_mut(len);
-        parts.push(part);
+        parts.push((at, part));
         bytes = rest;
     }
-    std::thread::scope(|scope| {
-        let file = &file;
-        for (at, part) in parts.into_iter().enumerate() {
-            scope.spawn(move || {
-                let mut written = 0;
-                for index in at * share..((at + 1) * share).min(count) {
-                    let path = file(index).0;
-                    part[written..written + path.len()].copy_from_slice(path);
-                    written += path.len();
-                }
-            });
+    let copy = |(at, part): (usize, &mut [u8])| {
+        let mut written = 0;
+        for index in at * share..((at + 1) * share).min(count) {
+            let path = file(index).0;
+            part[written..written + path.len()].copy_from_slice(path);
+            written += path.len();
         }
-    });
+    };
+    on_threads(parts, &copy);
     out
+}
+
+/// One thread's share of `encode_parallel`'s fixed-width arrays: share `at`'s files.
+struct Share<'a> {
+    at: usize,
+    lengths: &'a mut [u8],
+    present: &'a mut [u8],
+    mtimes: &'a mut [u8],
+    sizes: &'a mut [u8],
+}
+
+/// Files a thread encodes at the least (`encode_parallel`).
+const PARALLEL_SHARE: usize = 16_384;
+
+/// Runs `work` on each of `items`: the first on the calling thread, the others on kept
+/// threads (`crate::threads`), all ended when it returns.
+fn on_threads<T: Send>(items: Vec<T>, work: &(impl Fn(T) + Sync)) {
+    let mut items = items.into_iter();
+    let Some(first) = items.next() else {
+        return;
+    };
+    crate::threads::with_helpers(items.collect(), work, || work(first));
 }
 
 /// What `encode_with` wrote: the paths, and the metadata and the spans when they were sent
@@ -418,7 +440,8 @@ mod tests {
 
     #[test]
     fn a_frame_encoded_in_parallel_is_the_one_encoded_on_one_thread() {
-        for count in [0usize, 1, 2, 3, 7, 64, 1000] {
+        // Past `PARALLEL_SHARE` files a thread, the shares go to two and three threads.
+        for count in [0usize, 1, 2, 7, 1000, 2 * PARALLEL_SHARE + 5, 40_000] {
             let files = paths(
                 &(0..count)
                     .map(|i| format!("dir{}/file_{}.c", i % 5, "x".repeat(i % 13)).into_bytes())

@@ -62,38 +62,21 @@ impl<'i> Picked<'i> {
         }
     }
 
-    /// The paths, in the answer's order.
-    pub fn paths(&self) -> impl ExactSizeIterator<Item = &Path> + Clone {
-        self.picks
-            .iter()
-            .map(|&pick| Path::new(OsStr::from_bytes(self.path(pick))))
-    }
-
     /// File `i` of the answer: its path and `(mtime_ms, size)`.
     pub fn file(&self, i: usize) -> (&[u8], Metadata) {
         let pick = self.picks[i];
         (self.path(pick), self.metadata(pick))
     }
 
-    /// The paths and each file's `(mtime_ms, size)`, in the answer's order, read from the
-    /// index's table in one pass (each file's record fetched once).
-    pub fn paths_and_metadata(&self) -> (Vec<&Path>, Vec<Metadata>) {
-        self.picks
-            .iter()
-            .map(|&pick| {
-                let path = Path::new(OsStr::from_bytes(self.path(pick)));
-                (path, self.metadata(pick))
-            })
-            .unzip()
-    }
-
     /// The files as a glob's outcome holds them.
     pub fn into_block(self) -> FileBlock {
-        let (paths, metadata) = self.paths_and_metadata();
-        FileBlock {
-            paths: paths.into_iter().collect(),
-            metadata,
+        let mut block = FileBlock::default();
+        for i in 0..self.len() {
+            let (path, metadata) = self.file(i);
+            block.paths.push(Path::new(OsStr::from_bytes(path)));
+            block.metadata.push(metadata);
         }
+        block
     }
 
     /// Keeps the first `limit` files in `sort`'s order. The files are in path order already
