@@ -102,15 +102,16 @@ pub fn encode_with<'a>(
     out
 }
 
-/// `encode(paths, Some(metadata))` for `count` files, file `i` being `file(i)`, made by up to
-/// `threads` threads at once (one a `PARALLEL_SHARE` files at the least): each fills its
-/// share of the fixed-width arrays and adds up its paths' lengths, then copies its paths'
-/// bytes to where the lengths before it put them. A
-/// daemon's glob of 208,000 files (520,000 in the index) spent half its time encoding on one
-/// thread, each file's record fetched from memory again; the same bytes as `encode` (tested).
+/// `encode(paths, Some(metadata))` for `count` files, file `i` being `path(i)` with
+/// `metadata(i)`, made by up to `threads` threads at once (one a `PARALLEL_SHARE` files at
+/// the least): each fills its share of the fixed-width arrays and adds up its paths'
+/// lengths, then copies its paths' bytes to where the lengths before it put them. A daemon's
+/// glob of 208,000 files (520,000 in the index) spent half its time encoding on one thread,
+/// each file's record fetched from memory again; the same bytes as `encode` (tested).
 pub fn encode_parallel<'a>(
     count: usize,
-    file: impl Fn(usize) -> (&'a [u8], Option<(i64, u64)>) + Sync,
+    path: impl Fn(usize) -> &'a [u8] + Sync,
+    metadata: impl Fn(usize) -> Option<(i64, u64)> + Sync,
     threads: usize,
 ) -> Vec<u8> {
     // A small answer is encoded on the calling thread: handing it out costs more.
@@ -143,10 +144,11 @@ pub fn encode_parallel<'a>(
     let fill = |part: Share<'_>| {
         let mut total = 0;
         for i in 0..part.present.len() {
-            let (path, metadata) = file(part.at * share + i);
-            total += path.len();
-            part.lengths[4 * i..4 * i + 4].copy_from_slice(&(path.len() as u32).to_le_bytes());
-            if let Some((mtime, size)) = metadata {
+            let index = part.at * share + i;
+            let len = path(index).len();
+            total += len;
+            part.lengths[4 * i..4 * i + 4].copy_from_slice(&(len as u32).to_le_bytes());
+            if let Some((mtime, size)) = metadata(index) {
                 part.present[i] = 1;
                 part.mtimes[8 * i..8 * i + 8].copy_from_slice(&mtime.to_le_bytes());
                 part.sizes[8 * i..8 * i + 8].copy_from_slice(&size.to_le_bytes());
@@ -167,9 +169,9 @@ pub fn encode_parallel<'a>(
     let copy = |(at, part): (usize, &mut [u8])| {
         let mut written = 0;
         for index in at * share..((at + 1) * share).min(count) {
-            let path = file(index).0;
-            part[written..written + path.len()].copy_from_slice(path);
-            written += path.len();
+            let bytes = path(index);
+            part[written..written + bytes.len()].copy_from_slice(bytes);
+            written += bytes.len();
         }
     };
     on_threads(parts, &copy);
@@ -455,8 +457,8 @@ mod tests {
                 .collect();
             let one = encode(files.iter().map(PathBuf::as_path), Some(&metadata));
             for threads in [1, 2, 3, 8] {
-                let file = |i: usize| (files[i].as_os_str().as_bytes(), metadata[i]);
-                let parallel = encode_parallel(count, file, threads);
+                let path = |i: usize| files[i].as_os_str().as_bytes();
+                let parallel = encode_parallel(count, path, |i| metadata[i], threads);
                 assert!(parallel == one, "{count} files on {threads} threads");
             }
         }

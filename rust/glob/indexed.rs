@@ -62,19 +62,24 @@ impl<'i> Picked<'i> {
         }
     }
 
-    /// File `i` of the answer: its path and `(mtime_ms, size)`.
-    pub fn file(&self, i: usize) -> (&[u8], Metadata) {
-        let pick = self.picks[i];
-        (self.path(pick), self.metadata(pick))
+    /// The path of file `i` of the answer.
+    pub fn path_at(&self, i: usize) -> &[u8] {
+        self.path(self.picks[i])
+    }
+
+    /// The `(mtime_ms, size)` of file `i` of the answer.
+    pub fn metadata_at(&self, i: usize) -> Metadata {
+        self.metadata(self.picks[i])
     }
 
     /// The files as a glob's outcome holds them.
     pub fn into_block(self) -> FileBlock {
         let mut block = FileBlock::default();
         for i in 0..self.len() {
-            let (path, metadata) = self.file(i);
-            block.paths.push(Path::new(OsStr::from_bytes(path)));
-            block.metadata.push(metadata);
+            block
+                .paths
+                .push(Path::new(OsStr::from_bytes(self.path_at(i))));
+            block.metadata.push(self.metadata_at(i));
         }
         block
     }

@@ -207,8 +207,12 @@ impl RootEntry {
                 // Encoded from the index's path table: no path is copied out per file first.
                 let picked = &outcome.files;
                 let threads = walker.options().thread_count();
-                let bytes =
-                    super::super::bulk::encode_parallel(picked.len(), |i| picked.file(i), threads);
+                let bytes = super::super::bulk::encode_parallel(
+                    picked.len(),
+                    |i| picked.path_at(i),
+                    |i| picked.metadata_at(i),
+                    threads,
+                );
                 reply.bulk_frame = Some(bytes.len() as u64);
                 frame = Some(bytes);
             } else {
