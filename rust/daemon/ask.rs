@@ -479,7 +479,15 @@ mod tests {
     }
 
     fn frame(names: &[&str], metadata: Option<&[Option<(i64, u64)>]>) -> Vec<u8> {
-        super::super::bulk::encode(names.iter().map(Path::new), metadata)
+        use super::super::bulk::{encode, encode_parallel};
+        // A select's frame has no metadata; a glob's is made by `encode_parallel`.
+        match metadata {
+            None => encode(names.iter().map(Path::new), None),
+            Some(metadata) => {
+                let path = |i: usize| names[i].as_bytes();
+                encode_parallel(names.len(), path, |i| metadata[i], 1)
+            }
+        }
     }
 
     #[test]

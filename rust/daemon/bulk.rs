@@ -28,28 +28,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 const HAS_METADATA: u8 = 1;
 const HAS_SPANS: u8 = 2;
 
-/// Encodes `paths`, with each file's `(mtime_ms, size)` when `metadata` is given (one per
-/// path).
+/// Encodes a `select`'s `paths`, with each file's spans when `spans` is given (one per
+/// path). A glob's frame, which carries metadata instead, is `encode_parallel`'s.
 pub fn encode<'a>(
     paths: impl ExactSizeIterator<Item = &'a Path> + Clone,
-    metadata: Option<&[Option<(i64, u64)>]>,
-) -> Vec<u8> {
-    encode_with(paths, metadata, None)
-}
-
-/// `encode`, with each file's spans when `spans` is given (one per path).
-pub fn encode_with<'a>(
-    paths: impl ExactSizeIterator<Item = &'a Path> + Clone,
-    metadata: Option<&[Option<(i64, u64)>]>,
     spans: Option<&[Option<FileSpans>]>,
 ) -> Vec<u8> {
     let count = paths.len();
-    let meta_width = if metadata.is_some() { 17 } else { 0 };
-    let mut out = Vec::with_capacity(5 + count * (4 + meta_width));
+    let mut out = Vec::with_capacity(5 + count * 4);
     out.extend_from_slice(&(count as u32).to_le_bytes());
-    let flags = if metadata.is_some() { HAS_METADATA } else { 0 }
-        | if spans.is_some() { HAS_SPANS } else { 0 };
-    out.push(flags);
+    out.push(if spans.is_some() { HAS_SPANS } else { 0 });
     // The paths are gone through twice: their lengths into their slots (adding them up),
     // then, once the whole frame's room is known, their bytes (three walks, one only to add
     // up the lengths, were a fifth of a daemon's glob).
@@ -67,17 +55,7 @@ pub fn encode_with<'a>(
             .map(|s| 4 + s.as_ref().map_or(0, |s| 32 + 24 * s.spans.len()))
             .sum()
     });
-    out.reserve(count * meta_width + spans_width + names);
-    if let Some(metadata) = metadata {
-        debug_assert_eq!(metadata.len(), count);
-        out.extend(metadata.iter().map(|m| u8::from(m.is_some())));
-        for m in metadata {
-            out.extend_from_slice(&m.map_or(0, |(mtime, _)| mtime).to_le_bytes());
-        }
-        for m in metadata {
-            out.extend_from_slice(&m.map_or(0, |(_, size)| size).to_le_bytes());
-        }
-    }
+    out.reserve(spans_width + names);
     if let Some(spans) = spans {
         debug_assert_eq!(spans.len(), count);
         for s in spans {
@@ -102,12 +80,13 @@ pub fn encode_with<'a>(
     out
 }
 
-/// `encode(paths, Some(metadata))` for `count` files, file `i` being `path(i)` with
+/// A glob's frame: `count` files' paths and metadata, file `i` being `path(i)` with
 /// `metadata(i)`, made by up to `threads` threads at once (one a `PARALLEL_SHARE` files at
 /// the least): each fills its share of the fixed-width arrays and adds up its paths'
 /// lengths, then copies its paths' bytes to where the lengths before it put them. A daemon's
 /// glob of 208,000 files (520,000 in the index) spent half its time encoding on one thread,
-/// each file's record fetched from memory again; the same bytes as `encode` (tested).
+/// each file's record fetched from memory again; the same bytes on any number of threads
+/// (tested).
 pub fn encode_parallel<'a>(
     count: usize,
     path: impl Fn(usize) -> &'a [u8] + Sync,
@@ -200,7 +179,7 @@ fn on_threads<T: Send>(items: Vec<T>, work: &(impl Fn(T) + Sync)) {
     crate::threads::with_helpers(items.collect(), work, || work(first));
 }
 
-/// What `encode_with` wrote: the paths, and the metadata and the spans when they were sent
+/// What `encode` or `encode_parallel` wrote: the paths, and the metadata and the spans when they were sent
 /// (one per path).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Decoded {
@@ -212,7 +191,7 @@ pub struct Decoded {
     pub plain: bool,
 }
 
-/// Reads a frame `encode` wrote; `None` if it is cut short, too long, or malformed. The
+/// Reads a frame `encode` or `encode_parallel` wrote; `None` if it is cut short, too long, or malformed. The
 /// frame is kept as the paths' block (they are not copied out of it).
 pub fn decode(frame: Vec<u8>) -> Option<Decoded> {
     let mut rest = &frame[..];
@@ -377,6 +356,12 @@ mod tests {
         paths.iter().map(PathBuf::as_path).collect()
     }
 
+    /// A glob's frame of `files` with `metadata`, encoded on `threads` threads.
+    fn globbed(files: &[PathBuf], metadata: &[Option<(i64, u64)>], threads: usize) -> Vec<u8> {
+        let path = |i: usize| files[i].as_os_str().as_bytes();
+        encode_parallel(files.len(), path, |i| metadata[i], threads)
+    }
+
     #[test]
     fn a_frame_says_whether_its_paths_are_plain() {
         let plain = paths(&[b"a.c", b"dir/b.c", b"dir/.hidden"]);
@@ -401,7 +386,7 @@ mod tests {
     fn paths_and_metadata_round_trip() {
         let files = paths(&[b"a.c", b"dir/b\xff.c", "é/ü.rs".as_bytes()]);
         let metadata = vec![Some((-5, 7)), None, Some((i64::MAX, u64::MAX))];
-        let frame = encode(files.iter().map(PathBuf::as_path), Some(&metadata));
+        let frame = globbed(&files, &metadata, 1);
         let decoded = |paths: Vec<PathBuf>, metadata, spans| Decoded {
             paths: block(&paths),
             metadata,
@@ -417,7 +402,7 @@ mod tests {
             decode(frame.to_vec()),
             Some(decoded(files.clone(), None, None))
         );
-        let frame = encode(std::iter::empty(), Some(&[]));
+        let frame = globbed(&[], &[], 1);
         assert_eq!(
             decode(frame.to_vec()),
             Some(decoded(Vec::new(), Some(Vec::new()), None))
@@ -433,7 +418,7 @@ mod tests {
             }),
             None,
         ];
-        let frame = encode_with(files.iter().map(PathBuf::as_path), None, Some(&spans));
+        let frame = encode(files.iter().map(PathBuf::as_path), Some(&spans));
         assert_eq!(
             decode(frame.to_vec()),
             Some(decoded(files, None, Some(spans)))
@@ -455,10 +440,15 @@ mod tests {
             let metadata: Vec<Option<(i64, u64)>> = (0..count)
                 .map(|i| (i % 4 != 0).then_some((i as i64 * 1_000 - 7, i as u64 * 3)))
                 .collect();
-            let one = encode(files.iter().map(PathBuf::as_path), Some(&metadata));
-            for threads in [1, 2, 3, 8] {
-                let path = |i: usize| files[i].as_os_str().as_bytes();
-                let parallel = encode_parallel(count, path, |i| metadata[i], threads);
+            let one = globbed(&files, &metadata, 1);
+            let decoded = decode(one.clone()).unwrap();
+            assert!(decoded.paths == block(&files), "{count} files' paths");
+            assert!(
+                decoded.metadata == Some(metadata.clone()),
+                "{count} files' metadata"
+            );
+            for threads in [2, 3, 8] {
+                let parallel = globbed(&files, &metadata, threads);
                 assert!(parallel == one, "{count} files on {threads} threads");
             }
         }
@@ -478,29 +468,28 @@ mod tests {
             }),
             None,
         ];
-        let frame = encode_with(
-            files.iter().map(PathBuf::as_path),
-            Some(&metadata),
-            Some(&spans),
-        );
-        for cut in 0..frame.len() {
-            assert_eq!(
-                decode(frame[..cut].to_vec()),
-                None,
-                "cut at {cut} of {}",
-                frame.len()
-            );
+        let spanned = encode(files.iter().map(PathBuf::as_path), Some(&spans));
+        for frame in [globbed(&files, &metadata, 1), spanned] {
+            assert!(decode(frame.clone()).is_some());
+            for cut in 0..frame.len() {
+                assert_eq!(
+                    decode(frame[..cut].to_vec()),
+                    None,
+                    "cut at {cut} of {}",
+                    frame.len()
+                );
+            }
+            let mut longer = frame.clone();
+            longer.push(b'x');
+            assert_eq!(decode(longer.to_vec()), None);
         }
-        let mut longer = frame.clone();
-        longer.push(b'x');
-        assert_eq!(decode(longer.to_vec()), None);
     }
 
     #[test]
     fn a_corrupt_frame_is_refused() {
         let files = paths(&[b"a.c", b"b.c"]);
         let metadata = vec![Some((1, 2)), None];
-        let good = encode(files.iter().map(PathBuf::as_path), Some(&metadata));
+        let good = globbed(&files, &metadata, 1);
         let corrupt = |at: usize, byte: u8| {
             let mut bad = good.clone();
             bad[at] = byte;
@@ -520,7 +509,7 @@ mod tests {
             ino: 3,
             spans: vec![(0, 4, 1)],
         })];
-        let mut spanned = encode_with([Path::new("a")].into_iter(), None, Some(&one));
+        let mut spanned = encode([Path::new("a")].into_iter(), Some(&one));
         spanned[9..13].copy_from_slice(&u32::MAX.to_le_bytes());
         assert_eq!(decode(spanned.to_vec()), None);
         assert_eq!(decode(corrupt(5 + 8, 2).to_vec()), None);

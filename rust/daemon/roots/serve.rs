@@ -117,11 +117,8 @@ impl RootEntry {
             let any_spans = selection.spans.iter().any(Option::is_some);
             if bulk {
                 let spans = any_spans.then_some(selection.spans.as_slice());
-                let bytes = super::super::bulk::encode_with(
-                    selection.files.iter().map(PathBuf::as_path),
-                    None,
-                    spans,
-                );
+                let bytes =
+                    super::super::bulk::encode(selection.files.iter().map(PathBuf::as_path), spans);
                 reply.bulk_frame = Some(bytes.len() as u64);
                 frame = Some(bytes);
             } else {
