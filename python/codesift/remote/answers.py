@@ -85,10 +85,8 @@ def check_grep(answer: HostGrep, query: GrepQuery, label: str) -> HostGrep:
     reader = Answer(label)
     if query.max_matches is not None and len(answer.hits) > query.max_matches:
         raise reader.bad(f"{len(answer.hits)} hits, over max_matches={query.max_matches}")
-    for name in ("total", "files_searched", "files_with_matches", "binary_files"):
-        _in_range(reader, name, getattr(answer, name), 0, MAX_COUNT)
-    for name in ("unreadable", "ignored"):
-        _in_range(reader, name, getattr(answer, name), 0, MAX_COUNT)
+    for name, count in {"total": answer.total, **answer.counts}.items():
+        _in_range(reader, name, count, 0, MAX_COUNT)
     for hit in answer.hits:
         check_hit(reader, hit, query.start)
     return answer

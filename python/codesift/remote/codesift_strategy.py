@@ -19,7 +19,7 @@ from ..errors import CodesiftError
 from .answers import MIN_MTIME_MS, Answer
 from .errors import CodesiftVanishedError, RemoteError, stderr_tail
 from .host_specs import HostSpec
-from .queries import GlobQuery, GrepQuery, Hit, HostGlob, HostGrep
+from .queries import GREP_COUNTS, GlobQuery, GrepQuery, Hit, HostGlob, HostGrep
 from .scripts import ShellScripts
 from .ssh import SshClient
 
@@ -106,11 +106,7 @@ class CodesiftStrategy:
             total=a.count(data, "total"),
             truncated=a.flag(data, "truncated"),
             timed_out=a.flag(data, "timed_out"),
-            files_searched=a.count(data, "files_searched", default=0),
-            files_with_matches=a.count(data, "files_with_matches", default=0),
-            binary_files=a.count(data, "binary_files", default=0),
-            unreadable=a.count(data, "unreadable", default=0),
-            ignored=a.count(data, "ignored", default=0),
+            counts={name: a.count(data, name, default=0) for name in GREP_COUNTS},
             indexed=data.get("indexed") is True,
         )
 

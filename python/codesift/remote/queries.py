@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..arguments.grep_args import GrepArgs
 
@@ -42,17 +42,19 @@ class Hit:
     encoding: str = "utf-8"
 
 
+#: The counts of a host's grep, summed over the hosts into the `GrepResult` fields of the
+#: same names.
+GREP_COUNTS = ("files_searched", "files_with_matches", "binary_files", "unreadable", "ignored")
+
+
 @dataclass
 class HostGrep:
     hits: list[Hit]
     total: int
     truncated: bool
     timed_out: bool = False
-    files_searched: int = 0
-    files_with_matches: int = 0
-    binary_files: int = 0
-    unreadable: int = 0
-    ignored: int = 0
+    #: The host's `GREP_COUNTS` by name; one the host does not count is left out (0).
+    counts: dict[str, int] = field(default_factory=dict)
     #: The host's codesift chose the files through its persistent index (strategy "codesift").
     indexed: bool = False
 

@@ -174,8 +174,10 @@ class GrepReader:
             total=total,
             truncated=truncated or timed_out,
             timed_out=timed_out,
-            files_with_matches=len({h.file for h in hits}),
-            unreadable=stderr.count(b"Permission denied"),
+            counts={
+                "files_with_matches": len({h.file for h in hits}),
+                "unreadable": stderr.count(b"Permission denied"),
+            },
         )
 
 

@@ -31,7 +31,7 @@ from .hit_ids import HitRegistry
 from .host import STRATEGIES, RemoteHost
 from .host_specs import parse_hosts, with_default_port
 from .paths import RemoteRoot
-from .queries import GlobQuery, GrepQuery
+from .queries import GREP_COUNTS, GlobQuery, GrepQuery
 from .results import RemoteEditResult, RemoteGlobResult, RemoteGrepResult
 from .scripts import ShellScripts
 from .ssh import CONTROL_PERSIST, SshClient
@@ -218,6 +218,9 @@ class RemoteWorkspace:
             list(self._hosts),
             {label: h.known_strategy or "shell" for label, h in self._hosts.items()},
         )
+        totals = {
+            name: sum(o.counts.get(name, 0) for o in outcomes.values()) for name in GREP_COUNTS
+        }
         return RemoteGrepResult(
             matches=matches,
             total=sum(o.total for o in outcomes.values()),
@@ -228,11 +231,11 @@ class RemoteWorkspace:
             include=a.include,
             exclude=a.exclude,
             max_matches=a.max_matches,
-            files_searched=sum(o.files_searched for o in outcomes.values()),
-            files_with_matches=sum(o.files_with_matches for o in outcomes.values()),
-            binary_files=sum(o.binary_files for o in outcomes.values()),
-            unreadable=sum(o.unreadable for o in outcomes.values()),
-            ignored=sum(o.ignored for o in outcomes.values()),
+            files_searched=totals["files_searched"],
+            files_with_matches=totals["files_with_matches"],
+            binary_files=totals["binary_files"],
+            unreadable=totals["unreadable"],
+            ignored=totals["ignored"],
             timed_out=any(o.timed_out for o in outcomes.values()),
             timeout=query.timeout,
             errors=failures,
