@@ -19,22 +19,21 @@ if TYPE_CHECKING:
     # The exceptions, as `errors.__all__` names them (its `Concept` and `Hint` are not
     # exported here: `__all__` below leaves them out).
     from .errors import *  # noqa: F403
-    from .results import (
+    from .results.files import (
         EditResult,
         FileChange,
-        GlobResult,
-        GrepResult,
         ListResult,
         PatchResult,
         ReadResult,
         UndoResult,
         WriteResult,
     )
+    from .results.matches import GlobResult, GrepResult
     from .workspace import Workspace
 
 # Each exported name and the submodule that defines it (derived from `__all__` below, so
 # that each name is written once): every exception is defined in `errors` (its name ends in
-# "Error"), the result classes in `results`.
+# "Error"), the result classes in `results.matches` (a search's) or `results.files`.
 _CORE = ("CancelToken", "GlobMatch", "GrepMatch", "__version__")
 
 __all__ = [
@@ -72,7 +71,9 @@ def _source(name: str) -> str:
         return "_core"
     if name == "Workspace":
         return "workspace"
-    return "errors" if name.endswith("Error") else "results"
+    if name.endswith("Error"):
+        return "errors"
+    return "results.matches" if name in ("GlobResult", "GrepResult") else "results.files"
 
 
 _SOURCES = {name: _source(name) for name in __all__}

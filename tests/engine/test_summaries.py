@@ -7,7 +7,8 @@ import re
 import pytest
 
 from codesift import Workspace
-from codesift.results import ListResult, ReadResult, plural
+from codesift.results.files import ListResult, ReadResult
+from codesift.results.matches import plural
 from codesift.tools import Toolbox
 
 # Words a naive "+s" plural gets wrong, and counts before singular nouns other than 1.
