@@ -4,6 +4,7 @@ read-only mode, Host/Origin checks against DNS rebinding, bad JSON and oversized
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import os
@@ -594,26 +595,47 @@ def _codesift(*args: str, **kwargs: Any) -> subprocess.Popen[str]:
     )
 
 
-def test_cli_serve_prints_the_url_and_serves(root: Path) -> None:
-    process = _codesift("serve", "--root", str(root), "--port", "0", "--token", "tok123")
+@contextlib.contextmanager
+def cli_server(root: Path, *args: str) -> Iterator[tuple[subprocess.Popen[str], httpx.Client]]:
+    """`codesift serve --root ROOT --port 0 --token tok123 ARGS...`, and a client of the URL
+    its banner prints."""
+    process = _codesift("serve", "--root", str(root), "--port", "0", "--token", "tok123", *args)
     try:
         assert process.stdout is not None
         banner = [process.stdout.readline() for _ in range(3)]
         url = banner[2].strip()
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=tok123", url), banner
-        base = url.split("?")[0]
-        with httpx.Client(base_url=base, timeout=30) as http:
-            assert answer(http.post("/api/agent", json={"prompt": "TODO"}))["data"]["total"] == 1
-            assert_writes(http, root, "cli.txt", "ok", {"Authorization": "Bearer tok123"})
+        with httpx.Client(base_url=url.split("?")[0], timeout=30) as http:
+            yield process, http
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def test_cli_serve_prints_the_url_and_serves(root: Path) -> None:
+    with cli_server(root) as (process, http):
+        assert answer(http.post("/api/agent", json={"prompt": "TODO"}))["data"]["total"] == 1
+        assert_writes(http, root, "cli.txt", "ok", {"Authorization": "Bearer tok123"})
         # Ctrl-C stops it quietly, with the CLI's exit code for an interruption
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=30)
         assert process.returncode == 130, err
         assert "Traceback" not in err
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            process.wait(timeout=30)
+
+
+def test_cli_serve_passes_read_only_and_the_profile_to_the_server(root: Path) -> None:
+    with cli_server(root, "--read-only", "--profile", "claude-code") as (_, http):
+        info = answer(http.get("/api/info"))
+        names = {t["name"] for t in answer(http.get("/api/tools"))["tools"]}
+        print("info:", info, "tools:", names)
+        assert (info["read_only"], info["profile"]) == (True, "claude-code")
+        assert {"Grep", "Glob", "Read"} <= names, names
+        assert not names & {"Edit", "Write", "edit", "write_file"}, names
+        write = {"file_path": "README.md", "old_string": "Demo", "new_string": "X"}
+        bearer = {"Authorization": "Bearer tok123"}
+        refused = error_of(http.post("/api/tools/Edit", json=write, headers=bearer), 403)
+        assert "read-only" in refused["message"]
 
 
 def serve_once(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

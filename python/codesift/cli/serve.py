@@ -25,19 +25,17 @@ def add_arguments(sv: argparse.ArgumentParser) -> None:
     add_shared_options(sv, root=SERVER_ROOT, filters=True, walk=True, index=True)
 
 
+#: The flags of `add_arguments` that `codesift.serve.Server` takes, by their names there.
+SERVER_OPTIONS = ("host", "port", "token", "read_only", "profile")
+
+
 def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
     from .extras import require
 
     require("serve", "codesift serve")
     from ..serve import serve
 
-    serve(
-        ws,
-        host=args.host,
-        port=args.port,
-        token=args.token,
-        read_only=args.read_only,
-        profile=args.profile,
-        open_browser=args.open,
-    )
+    # The server's options are named as its flags are (`--read-only`: `read_only`).
+    options = {name: getattr(args, name) for name in SERVER_OPTIONS}
+    serve(ws, open_browser=args.open, **options)
     return EXIT_FOUND
