@@ -13,7 +13,7 @@
 //! daemon of another installation. Waits are cut into slices of at most `SLICE`, each followed
 //! by the caller's cancel check, so that Ctrl-C or a cancel is seen within one.
 
-use super::dir::{self, SOCKET_NAME};
+use super::dir;
 use super::proto::{self, MAX_REPLY, PROTOCOL};
 use super::wire::{self, Envelope, Hello, Request};
 use crate::fs::dir::Dir;
@@ -229,7 +229,7 @@ fn connect_in(socket_dir: &Dir) -> io::Result<(UnixStream, Option<u32>)> {
         SocketFlags::CLOEXEC | SocketFlags::NONBLOCK,
         None,
     )?;
-    let address = SocketAddrUnix::new(dir::through_fd(socket_dir, SOCKET_NAME))?;
+    let address = SocketAddrUnix::new(dir::socket_path(socket_dir))?;
     match rustix::net::connect(&socket, &address) {
         Ok(()) => {}
         // A full backlog: the daemon is not keeping up. Not waited for.
@@ -658,8 +658,7 @@ mod tests {
     ) -> (std::os::unix::net::UnixListener, UnixStream, Option<u32>) {
         let socket_dir = dir::open_dir(&tmp.join("codesift"), true).unwrap();
         let listener =
-            std::os::unix::net::UnixListener::bind(dir::through_fd(&socket_dir, SOCKET_NAME))
-                .unwrap();
+            std::os::unix::net::UnixListener::bind(dir::socket_path(&socket_dir)).unwrap();
         let (stream, pid) = connect_in(&socket_dir).unwrap();
         (listener, stream, pid)
     }

@@ -93,10 +93,10 @@ pub fn check_private(dir: &Dir, path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// The path of `name` inside the open directory `dir`, through its descriptor: short (a
+/// The path of the socket in the open directory `dir`, through its descriptor: short (a
 /// socket path must fit 108 bytes) and immune to the directory being swapped.
-pub fn through_fd(dir: &Dir, name: &str) -> PathBuf {
-    dir.path_through(name)
+pub fn socket_path(dir: &Dir) -> PathBuf {
+    dir.path_through(SOCKET_NAME)
 }
 
 /// The socket in `dir`: a socket of ours (not followed if it is a link), with its inode.
@@ -126,11 +126,6 @@ pub fn open_lock(dir: &Dir) -> io::Result<File> {
     Ok(file)
 }
 
-/// Takes the single-instance lock without waiting: `false` when another daemon holds it.
-pub fn try_lock(lock: &File) -> io::Result<bool> {
-    dir::try_lock(lock)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,7 +138,7 @@ mod tests {
         let fd = open_dir(&path, true).unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700, "mode {mode:o}");
-        assert!(through_fd(&fd, SOCKET_NAME).as_os_str().len() < 100);
+        assert!(socket_path(&fd).as_os_str().len() < 100);
     }
 
     #[test]
@@ -172,8 +167,7 @@ mod tests {
         std::fs::write(path.join(SOCKET_NAME), "x").unwrap();
         assert!(check_socket(&fd).is_err(), "a regular file");
         std::fs::remove_file(path.join(SOCKET_NAME)).unwrap();
-        let _listener =
-            std::os::unix::net::UnixListener::bind(through_fd(&fd, SOCKET_NAME)).unwrap();
+        let _listener = std::os::unix::net::UnixListener::bind(socket_path(&fd)).unwrap();
         assert!(check_socket(&fd).is_ok());
     }
 
@@ -182,9 +176,9 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let fd = open_dir(&tmp.path().join("codesift"), true).unwrap();
         let (first, second) = (open_lock(&fd).unwrap(), open_lock(&fd).unwrap());
-        assert!(try_lock(&first).unwrap());
-        assert!(!try_lock(&second).unwrap());
+        assert!(dir::try_lock(&first).unwrap());
+        assert!(!dir::try_lock(&second).unwrap());
         drop(first);
-        assert!(try_lock(&second).unwrap());
+        assert!(dir::try_lock(&second).unwrap());
     }
 }

@@ -91,7 +91,7 @@ pub fn serve(options: ServeOptions, interrupted: &dyn Fn() -> bool) -> io::Resul
     })?;
     let socket_dir = dir::open_dir(&path, true)?;
     let lock = dir::open_lock(&socket_dir)?;
-    if !dir::try_lock(&lock)? {
+    if !crate::fs::dir::try_lock(&lock)? {
         return Ok(Outcome::AlreadyRunning);
     }
     // Under the lock: whatever is at the socket's name is a dead daemon's.
@@ -100,7 +100,7 @@ pub fn serve(options: ServeOptions, interrupted: &dyn Fn() -> bool) -> io::Resul
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(e),
     }
-    let listener = UnixListener::bind(dir::through_fd(&socket_dir, SOCKET_NAME))?;
+    let listener = UnixListener::bind(dir::socket_path(&socket_dir))?;
     socket_dir.set_entry_mode(SOCKET_NAME, 0o600)?;
     let inode = dir::check_socket(&socket_dir)?;
     listener.set_nonblocking(true)?;
