@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::args::Args;
 use super::haystack::Haystack;
-use super::index::ListingOffer;
+use super::kept_list::ListingOffer;
 use super::run::Run;
 
 /// `--type-list`: every type and its globs, one a line (exit 1 when there are none).

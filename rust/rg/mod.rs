@@ -10,7 +10,8 @@
 //!
 //! Which files: a walk (`haystack`, `walk`), or the daemon's index of every file with
 //! ripgrep's rules applied at query time (`index`, `CODESIFT_RG_INDEX=never|auto|force`);
-//! searching and printing are the same for both.
+//! searching and printing are the same for both. A `--files` run may print the list the
+//! daemon keeps for its command line instead (`kept_list`).
 
 mod args;
 mod config;
@@ -19,6 +20,7 @@ mod fallback;
 mod gather;
 mod haystack;
 mod index;
+mod kept_list;
 mod listing;
 mod matcher;
 mod messages;

@@ -13,7 +13,7 @@ use grep_printer::{ColorSpecs, UserColorSpec};
 use super::args::{self, Args, ColorChoice, Context, Engine, Mode, PatternSource, SearchMode};
 use super::haystack::{self, FileSet};
 use super::walk::{self, RgWalk};
-use super::{index, listing, matcher, messages, worker};
+use super::{index, kept_list, listing, matcher, messages, worker};
 use crate::index::handle::Mode as IndexMode;
 
 /// Everything a run needs, with ripgrep's defaults settled (tty, stdin, implicit path).
@@ -208,8 +208,8 @@ pub(super) fn run(mut a: Args) -> io::Result<i32> {
     let mut offered = None;
     let mut kept_as_printed = None;
     if index_mode != IndexMode::Off && a.mode == Mode::Files {
-        match index::files_listing(&a, &cwd, &paths, index_mode) {
-            Ok(index::FilesAnswer::Kept(kept)) => {
+        match kept_list::files_listing(&a, &cwd, &paths, index_mode) {
+            Ok(kept_list::FilesAnswer::Kept(kept)) => {
                 // Printed as kept (one write) when the printer would print the same bytes.
                 let as_kept = color == termcolor::ColorChoice::Never
                     && a.path_separator.is_none()
@@ -220,10 +220,10 @@ pub(super) fn run(mut a: Args) -> io::Result<i32> {
                 if as_kept {
                     kept_as_printed = Some(kept);
                 } else {
-                    listed = Some(index::kept_haystacks(&kept));
+                    listed = Some(kept_list::kept_haystacks(&kept));
                 }
             }
-            Ok(index::FilesAnswer::Miss(listing)) => offered = Some(listing),
+            Ok(kept_list::FilesAnswer::Miss(listing)) => offered = Some(listing),
             Err(why) => index::scanned(&format!("files: {why}")),
         }
     }
@@ -324,7 +324,7 @@ pub(super) fn run(mut a: Args) -> io::Result<i32> {
             let matched = listing::list_files(&run, &a, printed.as_ref())?;
             if let (Some(listing), Some(printed)) = (&offered, printed) {
                 let clean = !run.quit_after_match && messages::reported() == reported_before;
-                index::store_listing(listing, printed.into_inner().unwrap(), clean);
+                kept_list::store_listing(listing, printed.into_inner().unwrap(), clean);
             }
             matched
         }
