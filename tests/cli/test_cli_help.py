@@ -113,6 +113,10 @@ def test_an_option_a_command_ignores_is_refused_in_one_line(tmp_path, argv, opti
     assert done.returncode == 2, f"{argv}: expected exit 2, got {done.returncode} {done.stderr}"
     assert "unrecognized arguments" in done.stderr and option in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1 and done.stdout == "", (done.stdout, done.stderr)
+    # Said by the command's own parser: its --help is the one listing what it takes.
+    command = f"codesift {argv[0]}"
+    assert done.stderr.startswith(f"{command}: error: "), done.stderr
+    assert done.stderr.endswith(f"(see {command} --help)\n"), done.stderr
 
 
 def test_help_for_the_shared_options_reads_the_same_in_a_process(tmp_path):
