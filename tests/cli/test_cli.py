@@ -146,6 +146,17 @@ def test_a_cut_read_says_how_to_go_on_with_the_commands_flag(tree, codesift):
     assert rest.stdout == "     4\tline 4\n", rest.stdout
 
 
+def test_a_glob_cut_by_its_limit_says_so_in_a_pipe_too(tree, codesift):
+    root = tree({"a.txt": "", "b.txt": "", "c.txt": ""})
+    cut = run(codesift, "glob", "*.txt", "--limit", "2", "--root", str(root))
+    assert cut.returncode == 0, cut.stderr
+    assert cut.stdout == "a.txt\nb.txt\n", cut.stdout
+    expected = "[TRUNCATED: showing first 2 of 3 files]"
+    assert expected in cut.stderr, f"expected {expected!r} in {cut.stderr!r}"
+    whole = run(codesift, "glob", "*.txt", "--limit", "3", "--root", str(root))
+    assert (whole.stdout, whole.stderr) == ("a.txt\nb.txt\nc.txt\n", ""), whole
+
+
 def test_rich_output_groups_by_file_and_highlights(repo, codesift):
     out = run(
         codesift, "grep", "-s", "hello", "--root", str(repo), "--heading", "--color", "always"
