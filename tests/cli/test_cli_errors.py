@@ -202,3 +202,35 @@ def test_non_utf8_file_names_are_printed(codesift, tree):
     assert as_json.returncode == 0, as_json.stderr
     assert b'"path": "t\\udcff.py"' in as_json.stdout
     assert json.loads(as_json.stdout)["path"] == os.fsdecode(b"t\xff.py")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("", "x", "codesift: OLD is empty; give the exact text to replace\n"),
+        ("b = 1", "b = 1", "codesift: OLD and NEW are identical; nothing to change\n"),
+        (
+            "b = 1",
+            "b = 2",
+            "codesift: OLD matches 2 places, at lines 2, 3. Include more surrounding lines to "
+            "make it unique, or pass --replace-all to change every one.\n",
+        ),
+    ],
+)
+def test_an_edit_error_names_the_commands_old_and_new(capsys, tree, old, new, expected):
+    """`codesift edit FILE OLD NEW` calls its texts OLD and NEW (not the tools' old_string and
+    new_string) and has no write_file to point to."""
+    root = tree({"e.py": 'a = "old_string"\nb = 1\nb = 1\n'})
+    code, out, err = run_main(capsys, "edit", "e.py", old, new, "--root", str(root))
+    assert (code, out) == (2, ""), (code, out, err)
+    assert err == expected, f"expected {expected!r}, got {err!r}"
+
+
+def test_an_edit_error_quotes_the_file_as_it_is(capsys, tree):
+    """Only the problem's own words are the command's: the region shown to copy from is the
+    file's text exactly, `old_string` and all."""
+    root = tree({"e.py": 'a = "old_string"\nb = 1\n'})
+    code, _, err = run_main(capsys, "edit", "e.py", 'a = "old_strin"', "x", "--root", str(root))
+    assert code == 2, err
+    assert err.startswith("codesift: OLD was not found in the file."), err
+    assert '     1\ta = "old_string"\n' in err, err

@@ -35,8 +35,35 @@ def add_arguments(e: argparse.ArgumentParser) -> None:
 
 
 def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
-    result = ws.edit(
-        args.path, args.old, args.new, replace_all=args.replace_all, fuzzy=not args.no_fuzzy
-    )
+    from ..errors import CodesiftError
+
+    try:
+        result = ws.edit(
+            args.path, args.old, args.new, replace_all=args.replace_all, fuzzy=not args.no_fuzzy
+        )
+    except CodesiftError as error:
+        raise in_the_commands_words(error) from None
     print_change(ws, result, console, as_json=args.json)
     return EXIT_FOUND
+
+
+#: What the library's edit errors say that this command says otherwise: the texts are its
+#: arguments OLD and NEW (the tools' `old_string`, `new_string`), and it has no write_file.
+CLI_WORDS = (
+    (" (use write_file to create or overwrite a whole file)", ""),
+    ("old_string", "OLD"),
+    ("new_string", "NEW"),
+)
+
+
+def in_the_commands_words(error: BaseException) -> BaseException:
+    """`error` with its problem's first line in this command's words (`CLI_WORDS`). Only the
+    first line: the lines after it may show the file, which is quoted exactly."""
+    from ..errors import problem_of, reworded
+
+    problem = problem_of(error)
+    first, newline, rest = problem.partition("\n")
+    said = first
+    for library, command in CLI_WORDS:
+        said = said.replace(library, command)
+    return error if said == first else reworded(error, said + newline + rest)
