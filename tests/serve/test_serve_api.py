@@ -673,3 +673,6 @@ def test_cli_serve_errors_are_one_line(root: Path) -> None:
     profile = serve_once(root, "--port", "0", "--profile", "no-such-agent")
     assert profile.returncode == 2 and "no-such-agent" in profile.stderr
     assert "Traceback" not in profile.stderr
+    # As codesift mcp says it: the profile named once, then the profiles there are.
+    said = "codesift: --profile: unknown profile 'no-such-agent'; profiles: codesift, "
+    assert profile.stderr.startswith(said), profile.stderr
