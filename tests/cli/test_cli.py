@@ -80,6 +80,9 @@ def test_grep_flags(repo, codesift):
     assert "gen/c.py:1:hello" in lines("--no-ignore", "hello")
     assert ".hidden.py:1:hello = 2" not in lines("--no-hidden", "hello")
     assert ".hidden.py:1:hello = 2" in lines("--hidden", "hello")
+    # As in rg, the last of --hidden and --no-hidden wins (an alias's flag can be undone).
+    assert ".hidden.py:1:hello = 2" in lines("--no-hidden", "--hidden", "hello")
+    assert ".hidden.py:1:hello = 2" not in lines("--hidden", "--no-hidden", "hello")
     # As rg prints a multi-line match: every line it spans.
     assert lines("-U", r"hello\(\):\n\s+return") == [
         "a.py:1:def hello():",
