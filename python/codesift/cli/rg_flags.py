@@ -139,8 +139,18 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         const="smart",
         help="ignore case unless the pattern has an uppercase letter (of -s/-i/-S the last wins)",
     )
-    r.add_argument("-w", "--word-regexp", action="store_true", help="match whole words only")
-    r.add_argument("-x", "--line-regexp", action="store_true", help="match whole lines only")
+    # As in rg, -w and -x override each other: the last wins.
+    whole = ("word_regexp", "line_regexp")
+    r.add_argument(
+        "-w", "--word-regexp", action=_LastOf, rivals=whole, help="match whole words only"
+    )
+    r.add_argument(
+        "-x",
+        "--line-regexp",
+        action=_LastOf,
+        rivals=whole,
+        help="match whole lines only (of -w and -x the last wins)",
+    )
     r.add_argument(
         "-v", "--invert-match", action="store_true", help="print lines that do not match"
     )
@@ -152,20 +162,20 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
     r.add_argument(
         "-l",
         "--files-with-matches",
-        action=_LastOfModes,
+        action=_LastOf,
         rivals=modes,
         help="print only the files that match",
     )
     r.add_argument(
         "-c",
         "--count",
-        action=_LastOfModes,
+        action=_LastOf,
         rivals=modes,
         help="print the matching lines per file (of -l, -c and --count-matches the last wins)",
     )
     r.add_argument(
         "--count-matches",
-        action=_LastOfModes,
+        action=_LastOf,
         rivals=modes,
         help="print the matches per file",
     )
@@ -294,9 +304,9 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
     r.set_defaults(case="sensitive", line_number=True, with_filename=None, heading=None)
 
 
-class _LastOfModes(argparse.Action):
+class _LastOf(argparse.Action):
     """A flag that turns its own value on and its rivals' off, so that of several flags that
-    override each other (rg's -l, -c, --count-matches) the last given wins."""
+    override each other (rg's -l, -c, --count-matches; -w, -x) the last given wins."""
 
     def __init__(
         self, option_strings: list[str], dest: str, rivals: tuple[str, ...], **kwargs: Any
