@@ -48,9 +48,8 @@ def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
 
 
 #: What the library's edit errors say that this command says otherwise: the texts are its
-#: arguments OLD and NEW (the tools' `old_string`, `new_string`), and it has no write_file.
+#: arguments OLD and NEW (the tools' `old_string`, `new_string`).
 CLI_WORDS = (
-    (" (use write_file to create or overwrite a whole file)", ""),
     ("old_string", "OLD"),
     ("new_string", "NEW"),
 )
