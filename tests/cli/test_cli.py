@@ -160,6 +160,20 @@ def test_a_glob_cut_by_its_limit_says_so_in_a_pipe_too(tree, codesift):
     assert (whole.stdout, whole.stderr) == ("a.txt\nb.txt\nc.txt\n", ""), whole
 
 
+def test_ls_says_what_it_passed_over_when_it_lists_little(tree, codesift):
+    """As grep and glob do: a listing that shows little while ignore rules or hidden-file
+    rules hid entries says so on stderr, with ls's own flags to include them."""
+    root = tree({".gitignore": "build/\n", "build/x.txt": "", ".env": "", "a.txt": ""})
+    listed = run(codesift, "ls", "--no-hidden", "--root", str(root))
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout == "a.txt\n", listed.stdout
+    assert listed.stderr.startswith("codesift: (1 gitignored path hidden: build/"), listed.stderr
+    assert "pass --no-ignore;" in listed.stderr and "pass --hidden)" in listed.stderr
+    everything = run(codesift, "ls", "--no-ignore", "--root", str(root))
+    assert everything.stdout == "build/\n.env\n.gitignore\na.txt\n", everything.stdout
+    assert everything.stderr == "", everything.stderr
+
+
 def test_rich_output_groups_by_file_and_highlights(repo, codesift):
     out = run(
         codesift, "grep", "-s", "hello", "--root", str(repo), "--heading", "--color", "always"

@@ -11,11 +11,13 @@ from ..text.escapes import json_escape_surrogates
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Mapping
     from typing import Any
 
     from rich.console import Console
 
     from .. import _core
+    from ..results.files import ListResult
     from ..results.matches import GlobResult, GrepResult
     from ..workspace import Workspace
 
@@ -82,11 +84,14 @@ def without_hint(result: GlobResult | GrepResult) -> str:
     return result.summary.removesuffix(f" {result.hint}") if result.hint else result.summary
 
 
-def print_hint(result: GlobResult | GrepResult) -> None:
-    """When the search found little and entries were passed over, one line on stderr
-    saying what and how to include them (never a silent false negative)."""
+def print_hint(
+    result: GlobResult | GrepResult | ListResult, options: Mapping[str, str | None] | None = None
+) -> None:
+    """When the search (or listing) found little and entries were passed over, one line on
+    stderr saying what and how to include them (never a silent false negative), in the
+    words of `options` (`HINT_OPTIONS` by default)."""
     if result.hint:
-        hint = result.skipped.hint(**HINT_OPTIONS)
+        hint = result.skipped.hint(**(HINT_OPTIONS if options is None else options))
         print(f"codesift: {hint}", file=sys.stderr)
 
 
