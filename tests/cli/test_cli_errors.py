@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from cli_helpers import on_a_terminal
 
 from codesift import Workspace, cli
 
@@ -234,3 +235,28 @@ def test_an_edit_error_quotes_the_file_as_it_is(capsys, tree):
     assert code == 2, err
     assert err.startswith("codesift: OLD was not found in the file."), err
     assert '     1\ta = "old_string"\n' in err, err
+
+
+def test_a_timed_out_search_says_to_narrow_it_with_the_commands_words(tree):
+    """The library's advice names `path` and `include`; the command line's, PATH and -g."""
+    root = tree({f"f{i}.txt": "x\n" for i in range(50)})
+    done = subprocess.run(
+        [sys.executable, "-m", "codesift", "grep", "x", "--timeout", "1e-9", "--root", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "timed out after 1e-09s" in done.stderr, done.stderr
+    assert "narrow the search with PATH or -g GLOB" in done.stderr, done.stderr
+    assert "include" not in done.stderr, done.stderr
+
+
+def test_a_timed_out_search_on_a_terminal_blames_no_terminal_cap(tree):
+    """Cut by --timeout, not by the 500 a terminal shows: only the timeout is said."""
+    root = tree({f"f{i}.txt": "x\n" for i in range(50)})
+    argv = [sys.executable, "-m", "codesift", "grep", "x", "--timeout", "1e-9", "--root"]
+    code, output = on_a_terminal([*argv, str(root), "--color", "never"])
+    text = output.decode()
+    assert "timed out after 1e-09s" in text, text
+    assert "a terminal shows the first" not in text, text

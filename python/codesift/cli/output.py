@@ -80,8 +80,14 @@ def print_json(data: dict[str, Any]) -> None:
 
 
 def without_hint(result: GlobResult | GrepResult) -> str:
-    """The summary without the hint phrased for the library (the CLI says it its own way)."""
-    return result.summary.removesuffix(f" {result.hint}") if result.hint else result.summary
+    """The summary without the hint phrased for the library (the CLI says it its own way),
+    and what a timed-out search says to do in the command line's words."""
+    summary = result.summary.removesuffix(f" {result.hint}") if result.hint else result.summary
+    return summary.replace(*_NARROW)
+
+
+#: A timed-out search's advice: the library's options, and the command line's.
+_NARROW = ("narrow the search with path or include", "narrow the search with PATH or -g GLOB")
 
 
 def print_hint(
