@@ -260,3 +260,17 @@ def test_a_timed_out_search_on_a_terminal_blames_no_terminal_cap(tree):
     text = output.decode()
     assert "timed out after 1e-09s" in text, text
     assert "a terminal shows the first" not in text, text
+
+
+def test_an_edit_by_a_tolerant_strategy_says_how_in_the_commands_words(capsys, tree):
+    """The strategy's note names OLD and NEW, as `codesift edit FILE OLD NEW` calls them; the
+    path before it is printed as it is."""
+    root = tree({"old_string.py": "def f():\n    if x:\n        go()\n"})
+    old, new = "if x:\n    go()", "if x:\n    stop()"
+    code, out, err = run_main(capsys, "edit", "old_string.py", old, new, "--root", str(root))
+    assert (code, err) == (0, ""), (code, err)
+    first = out.splitlines()[0]
+    assert first == (
+        "Edited old_string.py: 1 replacement at lines 2-3 (strategy: trimmed_lines: OLD "
+        "matched with whitespace differences; NEW re-indented)"
+    ), first

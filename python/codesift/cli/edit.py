@@ -43,7 +43,10 @@ def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
         )
     except CodesiftError as error:
         raise in_the_commands_words(error) from None
-    print_change(ws, result, console, as_json=args.json)
+    # The summary's own words end it: "(strategy: NAME: what matched how)", after the path.
+    head, strategy, note = result.summary.rpartition(" (strategy: ")
+    summary = head + strategy + _said(note) if strategy else result.summary
+    print_change(ws, result, console, as_json=args.json, summary=summary)
     return EXIT_FOUND
 
 
@@ -62,7 +65,12 @@ def in_the_commands_words(error: BaseException) -> BaseException:
 
     problem = problem_of(error)
     first, newline, rest = problem.partition("\n")
-    said = first
-    for library, command in CLI_WORDS:
-        said = said.replace(library, command)
+    said = _said(first)
     return error if said == first else reworded(error, said + newline + rest)
+
+
+def _said(text: str) -> str:
+    """`text` in this command's words (`CLI_WORDS`)."""
+    for library, command in CLI_WORDS:
+        text = text.replace(library, command)
+    return text

@@ -56,18 +56,26 @@ def print_note(console: Console, note: str) -> None:
     notes.print(Text(note, style="dim"))
 
 
-def print_change(ws: Workspace, result: Any, console: Console | None, *, as_json: bool) -> None:
-    """What an edit or a patch did: its summary and diff (coloured on a terminal), or its
-    `to_dict()` with `--json`."""
+def print_change(
+    ws: Workspace,
+    result: Any,
+    console: Console | None,
+    *,
+    as_json: bool,
+    summary: str | None = None,
+) -> None:
+    """What an edit or a patch did: its summary (`summary`, else the result's) and diff
+    (coloured on a terminal), or its `to_dict()` with `--json`."""
+    summary = result.summary if summary is None else summary
     if as_json:
         print_json(json_with_root(ws, result.to_dict()))
     elif console is None:
-        print(result.summary)
+        print(summary)
         print(result.diff, end="")
     else:
         from rich.text import Text
 
-        console.print(Text(result.summary, style="bold"))
+        console.print(Text(summary, style="bold"))
         for line in result.diff.splitlines():
             style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
             console.print(Text(line, style=style))
