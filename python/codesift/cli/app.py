@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     return _parsers()[0]
 
 
-def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+def _parsers() -> tuple[Parser, dict[str, Parser]]:
     """codesift's parser, and each command's parser by its name."""
     parser = Parser(
         prog="codesift", description="Fast, sandboxed code search and edit for agents and people."
