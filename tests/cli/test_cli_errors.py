@@ -227,6 +227,14 @@ def test_an_edit_error_names_the_commands_old_and_new(capsys, tree, old, new, ex
     assert err == expected, f"expected {expected!r}, got {err!r}"
 
 
+def test_an_edit_error_about_a_file_keeps_its_name(capsys, tree):
+    """Only what is said of the texts is reworded: a file named old_string.py stays so."""
+    root = tree({"a.py": "x\n"})
+    code, _, err = run_main(capsys, "edit", "old_string.py", "x", "y", "--root", str(root))
+    assert code == 2, err
+    assert err.startswith("codesift: ./old_string.py does not exist"), err
+
+
 def test_an_edit_error_quotes_the_file_as_it_is(capsys, tree):
     """Only the problem's own words are the command's: the region shown to copy from is the
     file's text exactly, `old_string` and all."""

@@ -59,14 +59,16 @@ CLI_WORDS = (
 
 
 def in_the_commands_words(error: BaseException) -> BaseException:
-    """`error` with its problem's first line in this command's words (`CLI_WORDS`). Only the
-    first line: the lines after it may show the file, which is quoted exactly."""
+    """`error` in this command's words (`CLI_WORDS`) when it is about the texts (its problem
+    opens with `old_string`; another, such as a missing file, may name a path holding those
+    words). Only the first line: the lines after it may show the file, quoted exactly."""
     from ..errors import problem_of, reworded
 
     problem = problem_of(error)
+    if not problem.startswith("old_string"):
+        return error
     first, newline, rest = problem.partition("\n")
-    said = _said(first)
-    return error if said == first else reworded(error, said + newline + rest)
+    return reworded(error, _said(first) + newline + rest)
 
 
 def _said(text: str) -> str:
