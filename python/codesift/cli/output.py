@@ -91,7 +91,10 @@ def without_hint(result: GlobResult | GrepResult) -> str:
     """The summary without the hint phrased for the library (the CLI says it its own way),
     and what a timed-out search says to do in the command line's words."""
     summary = result.summary.removesuffix(f" {result.hint}") if result.hint else result.summary
-    return summary.replace(*_NARROW)
+    library, command = _NARROW
+    if summary.endswith(f"{library}]"):  # the note ends the summary (the pattern is before it)
+        summary = summary[: -len(library) - 1] + f"{command}]"
+    return summary
 
 
 #: A timed-out search's advice: the library's options, and the command line's.
