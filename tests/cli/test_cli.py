@@ -160,6 +160,18 @@ def test_a_glob_cut_by_its_limit_says_so_in_a_pipe_too(tree, codesift):
     assert (whole.stdout, whole.stderr) == ("a.txt\nb.txt\nc.txt\n", ""), whole
 
 
+def test_a_search_that_skipped_hidden_files_says_hidden_undoes_it(tree, codesift):
+    root = tree({".env": "needle\n", "a.txt": "needle\n"})
+    found = run(codesift, "grep", "needle", "--no-hidden", "--root", str(root))
+    assert found.stdout == "a.txt:1:needle\n", found.stdout
+    assert "1 hidden path skipped: .env — pass --hidden or PATH" in found.stderr, found.stderr
+    listed = run(codesift, "glob", "*", "--no-hidden", "--root", str(root))
+    assert listed.stdout == "a.txt\n", listed.stdout
+    assert "pass --hidden or PATH" in listed.stderr, listed.stderr
+    again = run(codesift, "grep", "needle", "--no-hidden", "--hidden", "--root", str(root))
+    assert again.stdout == ".env:1:needle\na.txt:1:needle\n", again.stdout
+
+
 def test_ls_says_what_it_passed_over_when_it_lists_little(tree, codesift):
     """As grep and glob do: a listing that shows little while ignore rules or hidden-file
     rules hid entries says so on stderr, with ls's own flags to include them."""

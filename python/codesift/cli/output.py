@@ -112,10 +112,11 @@ def print_hint(
         print(f"codesift: {hint}", file=sys.stderr)
 
 
-#: How the hint on stderr spells the ways to include what was passed over.
+#: How the hint on stderr spells the ways to include what was passed over (hidden files are
+#: skipped only after --no-hidden, which a later --hidden undoes).
 HINT_OPTIONS: dict[str, str | None] = {
     "no_ignore": "--no-ignore",
-    "hidden": None,
+    "hidden": "--hidden",
     "path": 'PATH "{path}"',
 }
 
