@@ -46,6 +46,10 @@ def hinted_errors(root: Path) -> dict[str, CodesiftError]:
         "edit text found nowhere, with a similar region": lambda: ws.edit("a.py", "x = 1", "y"),
         "edit text found nowhere": lambda: ws.edit("a.py", "nothing like it at all", "y"),
         "edit text found several times": lambda: ws.edit("b.py", "x = 1", "y = 2"),
+        "edit text empty": lambda: ws.edit("b.py", "", "y = 2"),
+        "empty SEARCH section on a file with content": lambda: ws.apply_patch(
+            "<<<<<<< SEARCH\n=======\nz = 3\n>>>>>>> REPLACE\n", path="b.py"
+        ),
         "second of several edits": lambda: ws.edit_many(
             "b.py", [("x = 1\nx = 1", "x = 1\nx = 1\nz = 2"), ("nowhere at all", "y")]
         ),

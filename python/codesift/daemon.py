@@ -325,6 +325,20 @@ def main(action: str, *, foreground: bool, idle: float | None, as_json: bool) ->
     if idle_seconds <= 0:
         print("codesift daemon: --idle must be a positive number of seconds", file=sys.stderr)
         return 2
+    # An option the action does not act on is refused, never silently ignored.
+    if foreground and action != "run":
+        print(
+            "codesift daemon: --foreground goes with run (codesift daemon run --foreground); "
+            f"{action} does not take it",
+            file=sys.stderr,
+        )
+        return 2
+    if idle is not None and action not in ("start", "run"):
+        print(
+            f"codesift daemon: --idle goes with start or run; {action} does not take it",
+            file=sys.stderr,
+        )
+        return 2
     if action == "run":
         if not foreground:
             print(

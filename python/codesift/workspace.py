@@ -923,6 +923,12 @@ class Workspace:
             if m and not self.exists(path):
                 start = int(m["start"])
                 end = int(m["end"]) if m["end"] else start
+                if start < 1:
+                    # Said of the range the caller wrote, not of the `offset` it becomes.
+                    written = f"{start}-{end}" if m["end"] else str(start)
+                    raise InvalidArgumentError(
+                        f"line range {written} starts at line 0; lines are numbered from 1"
+                    )
                 if end < start:
                     raise InvalidArgumentError(
                         f"line range {start}-{end} is backwards; write START-END with START <= END"

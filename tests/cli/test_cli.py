@@ -80,6 +80,9 @@ def test_grep_flags(repo, codesift):
     assert "gen/c.py:1:hello" in lines("--no-ignore", "hello")
     assert ".hidden.py:1:hello = 2" not in lines("--no-hidden", "hello")
     assert ".hidden.py:1:hello = 2" in lines("--hidden", "hello")
+    # As in rg, the last of --hidden and --no-hidden wins (an alias's flag can be undone).
+    assert ".hidden.py:1:hello = 2" in lines("--no-hidden", "--hidden", "hello")
+    assert ".hidden.py:1:hello = 2" not in lines("--hidden", "--no-hidden", "hello")
     # As rg prints a multi-line match: every line it spans.
     assert lines("-U", r"hello\(\):\n\s+return") == [
         "a.py:1:def hello():",
@@ -144,6 +147,43 @@ def test_a_cut_read_says_how_to_go_on_with_the_commands_flag(tree, codesift):
     assert expected in cut.stderr, f"expected {expected!r} in {cut.stderr!r}"
     rest = run(codesift, "read", "long.txt", "--offset", "4", "--limit", "1", "--root", str(root))
     assert rest.stdout == "     4\tline 4\n", rest.stdout
+
+
+def test_a_glob_cut_by_its_limit_says_so_in_a_pipe_too(tree, codesift):
+    root = tree({"a.txt": "", "b.txt": "", "c.txt": ""})
+    cut = run(codesift, "glob", "*.txt", "--limit", "2", "--root", str(root))
+    assert cut.returncode == 0, cut.stderr
+    assert cut.stdout == "a.txt\nb.txt\n", cut.stdout
+    expected = "[TRUNCATED: showing first 2 of 3 files]"
+    assert expected in cut.stderr, f"expected {expected!r} in {cut.stderr!r}"
+    whole = run(codesift, "glob", "*.txt", "--limit", "3", "--root", str(root))
+    assert (whole.stdout, whole.stderr) == ("a.txt\nb.txt\nc.txt\n", ""), whole
+
+
+def test_a_search_that_skipped_hidden_files_says_hidden_undoes_it(tree, codesift):
+    root = tree({".env": "needle\n", "a.txt": "needle\n"})
+    found = run(codesift, "grep", "needle", "--no-hidden", "--root", str(root))
+    assert found.stdout == "a.txt:1:needle\n", found.stdout
+    assert "1 hidden path skipped: .env — pass --hidden or PATH" in found.stderr, found.stderr
+    listed = run(codesift, "glob", "*", "--no-hidden", "--root", str(root))
+    assert listed.stdout == "a.txt\n", listed.stdout
+    assert "pass --hidden or PATH" in listed.stderr, listed.stderr
+    again = run(codesift, "grep", "needle", "--no-hidden", "--hidden", "--root", str(root))
+    assert again.stdout == ".env:1:needle\na.txt:1:needle\n", again.stdout
+
+
+def test_ls_says_what_it_passed_over_when_it_lists_little(tree, codesift):
+    """As grep and glob do: a listing that shows little while ignore rules or hidden-file
+    rules hid entries says so on stderr, with ls's own flags to include them."""
+    root = tree({".gitignore": "build/\n", "build/x.txt": "", ".env": "", "a.txt": ""})
+    listed = run(codesift, "ls", "--no-hidden", "--root", str(root))
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout == "a.txt\n", listed.stdout
+    assert listed.stderr.startswith("codesift: (1 gitignored path hidden: build/"), listed.stderr
+    assert "pass --no-ignore;" in listed.stderr and "pass --hidden)" in listed.stderr
+    everything = run(codesift, "ls", "--no-ignore", "--root", str(root))
+    assert everything.stdout == "build/\n.env\n.gitignore\na.txt\n", everything.stdout
+    assert everything.stderr == "", everything.stderr
 
 
 def test_rich_output_groups_by_file_and_highlights(repo, codesift):

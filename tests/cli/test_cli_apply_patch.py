@@ -80,3 +80,18 @@ def test_a_patch_that_does_not_apply_changes_nothing_and_says_why(tmp_path):
     assert "not found" in done.stderr and "     2\ty = 9\n" in done.stderr, done.stderr
     missing = codesift_run(tmp_path, "apply-patch", "no-such.patch")
     assert missing.returncode == 2 and "cannot read the patch" in missing.stderr, missing.stderr
+
+
+def test_search_replace_blocks_without_a_file_ask_for_the_commands_path_flag(tmp_path):
+    """The blocks name no file: the error names --path, the flag that gives it, not the
+    library's `path=...`."""
+    (tmp_path / "a.py").write_text("x = 1\ny = 2\n")
+    blocks = "<<<<<<< SEARCH\ny = 2\n=======\ny = 3\n>>>>>>> REPLACE\n"
+    for args in ((), ("--format", "search_replace")):
+        done = apply_from_stdin(tmp_path, blocks, *args)
+        assert done.returncode == 2, done.stderr
+        expected = "codesift: SEARCH/REPLACE blocks edit one file: pass its path (--path FILE)\n"
+        assert done.stderr == expected, f"{args}: expected {expected!r}, got {done.stderr!r}"
+    applied = apply_from_stdin(tmp_path, blocks, "--path", "a.py")
+    assert applied.returncode == 0, applied.stderr
+    assert (tmp_path / "a.py").read_text() == "x = 1\ny = 3\n"

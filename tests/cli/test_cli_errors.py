@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from cli_helpers import on_a_terminal
 
 from codesift import Workspace, cli
 
@@ -202,3 +203,82 @@ def test_non_utf8_file_names_are_printed(codesift, tree):
     assert as_json.returncode == 0, as_json.stderr
     assert b'"path": "t\\udcff.py"' in as_json.stdout
     assert json.loads(as_json.stdout)["path"] == os.fsdecode(b"t\xff.py")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("", "x", "codesift: OLD is empty; give the exact text to replace\n"),
+        ("b = 1", "b = 1", "codesift: OLD and NEW are identical; nothing to change\n"),
+        (
+            "b = 1",
+            "b = 2",
+            "codesift: OLD matches 2 places, at lines 2, 3. Include more surrounding lines to "
+            "make it unique, or pass --replace-all to change every one.\n",
+        ),
+    ],
+)
+def test_an_edit_error_names_the_commands_old_and_new(capsys, tree, old, new, expected):
+    """`codesift edit FILE OLD NEW` calls its texts OLD and NEW (not the tools' old_string and
+    new_string) and has no write_file to point to."""
+    root = tree({"e.py": 'a = "old_string"\nb = 1\nb = 1\n'})
+    code, out, err = run_main(capsys, "edit", "e.py", old, new, "--root", str(root))
+    assert (code, out) == (2, ""), (code, out, err)
+    assert err == expected, f"expected {expected!r}, got {err!r}"
+
+
+def test_an_edit_error_about_a_file_keeps_its_name(capsys, tree):
+    """Only what is said of the texts is reworded: a file named old_string.py stays so."""
+    root = tree({"a.py": "x\n"})
+    code, _, err = run_main(capsys, "edit", "old_string.py", "x", "y", "--root", str(root))
+    assert code == 2, err
+    assert err.startswith("codesift: ./old_string.py does not exist"), err
+
+
+def test_an_edit_error_quotes_the_file_as_it_is(capsys, tree):
+    """Only the problem's own words are the command's: the region shown to copy from is the
+    file's text exactly, `old_string` and all."""
+    root = tree({"e.py": 'a = "old_string"\nb = 1\n'})
+    code, _, err = run_main(capsys, "edit", "e.py", 'a = "old_strin"', "x", "--root", str(root))
+    assert code == 2, err
+    assert err.startswith("codesift: OLD was not found in the file."), err
+    assert '     1\ta = "old_string"\n' in err, err
+
+
+def test_a_timed_out_search_says_to_narrow_it_with_the_commands_words(tree):
+    """The library's advice names `path` and `include`; the command line's, PATH and -g."""
+    root = tree({f"f{i}.txt": "x\n" for i in range(50)})
+    done = subprocess.run(
+        [sys.executable, "-m", "codesift", "grep", "x", "--timeout", "1e-9", "--root", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "timed out after 1e-09s" in done.stderr, done.stderr
+    assert "narrow the search with PATH or -g GLOB" in done.stderr, done.stderr
+    assert "include" not in done.stderr, done.stderr
+
+
+def test_a_timed_out_search_on_a_terminal_blames_no_terminal_cap(tree):
+    """Cut by --timeout, not by the 500 a terminal shows: only the timeout is said."""
+    root = tree({f"f{i}.txt": "x\n" for i in range(50)})
+    argv = [sys.executable, "-m", "codesift", "grep", "x", "--timeout", "1e-9", "--root"]
+    code, output = on_a_terminal([*argv, str(root), "--color", "never"])
+    text = output.decode()
+    assert "timed out after 1e-09s" in text, text
+    assert "a terminal shows the first" not in text, text
+
+
+def test_an_edit_by_a_tolerant_strategy_says_how_in_the_commands_words(capsys, tree):
+    """The strategy's note names OLD and NEW, as `codesift edit FILE OLD NEW` calls them; the
+    path before it is printed as it is."""
+    root = tree({"old_string.py": "def f():\n    if x:\n        go()\n"})
+    old, new = "if x:\n    go()", "if x:\n    stop()"
+    code, out, err = run_main(capsys, "edit", "old_string.py", old, new, "--root", str(root))
+    assert (code, err) == (0, ""), (code, err)
+    first = out.splitlines()[0]
+    assert first == (
+        "Edited old_string.py: 1 replacement at lines 2-3 (strategy: trimmed_lines: OLD "
+        "matched with whitespace differences; NEW re-indented)"
+    ), first

@@ -113,6 +113,31 @@ def test_an_option_a_command_ignores_is_refused_in_one_line(tmp_path, argv, opti
     assert done.returncode == 2, f"{argv}: expected exit 2, got {done.returncode} {done.stderr}"
     assert "unrecognized arguments" in done.stderr and option in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1 and done.stdout == "", (done.stdout, done.stderr)
+    # Said by the command's own parser: its --help is the one listing what it takes.
+    command = f"codesift {argv[0]}"
+    assert done.stderr.startswith(f"{command}: error: "), done.stderr
+    assert done.stderr.endswith(f"(see {command} --help)\n"), done.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["daemon", "status", "--foreground"], "--foreground"),
+        (["daemon", "stop", "--foreground"], "--foreground"),
+        (["daemon", "start", "--foreground"], "--foreground"),
+        (["daemon", "status", "--idle", "5"], "--idle"),
+        (["daemon", "stop", "--idle", "5"], "--idle"),
+    ],
+)
+def test_a_daemon_option_its_action_ignores_is_refused(tmp_path, argv, option):
+    """`--foreground` is for `run`, `--idle` for `start` and `run`: any other action refuses
+    them in one line rather than doing what it does without them."""
+    done = codesift_run(tmp_path, *argv)
+    assert done.returncode == 2, f"{argv}: expected exit 2, got {done.returncode} {done.stderr}"
+    assert done.stdout == "" and done.stderr.count("\n") == 1, (done.stdout, done.stderr)
+    expected = f"codesift daemon: {option} goes with "
+    assert done.stderr.startswith(expected), f"expected {expected!r}..., got {done.stderr!r}"
+    assert f"{argv[1]} does not take it" in done.stderr, done.stderr
 
 
 def test_help_for_the_shared_options_reads_the_same_in_a_process(tmp_path):

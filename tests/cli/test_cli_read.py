@@ -42,3 +42,30 @@ def test_a_file_whose_name_looks_like_a_range_is_read_as_a_file(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout == "     1\tline 1\n", done.stdout
     assert "[TRUNCATED: more lines follow; continue with --offset 2]" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("path", ["f.txt:0-2", "f.txt:0"])
+def test_a_range_from_line_0_is_refused_in_the_range_words(tmp_path, path):
+    """The range typed is named, never `--offset`, which was not given."""
+    (tmp_path / "f.txt").write_text(FILE)
+    done = codesift_run(tmp_path, "read", path)
+    assert done.returncode == 2, done.stderr
+    written = path.split(":")[1]
+    expected = f"codesift: line range {written} starts at line 0; lines are numbered from 1\n"
+    assert done.stderr == expected, f"expected {expected!r}, got {done.stderr!r}"
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["f.txt:12-14"], "f.txt has 10 lines; nothing at line 12\n"),
+        (["f.txt", "--offset", "12"], "f.txt has 10 lines; nothing at --offset 12\n"),
+    ],
+)
+def test_reading_past_the_end_names_what_was_given(tmp_path, argv, expected):
+    """Past the end, stderr names the line range's start or the --offset given (the tools'
+    `offset` is no word of the command line)."""
+    (tmp_path / "f.txt").write_text(FILE)
+    done = codesift_run(tmp_path, "read", *argv)
+    assert (done.returncode, done.stdout) == (0, ""), (done.returncode, done.stdout)
+    assert done.stderr == expected, f"expected {expected!r}, got {done.stderr!r}"

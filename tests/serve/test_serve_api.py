@@ -21,6 +21,7 @@ import httpx
 import pytest
 from serve_helpers import answer, auth, live_server, post_tool
 
+from codesift import Workspace
 from codesift.serve import Server
 from codesift.tools import Toolbox
 
@@ -638,6 +639,24 @@ def test_cli_serve_passes_read_only_and_the_profile_to_the_server(root: Path) ->
         assert "read-only" in refused["message"]
 
 
+def test_the_banner_of_a_read_only_server_promises_no_edit(root: Path) -> None:
+    """The token lets a read-write server's page edit; a read-only server's banner says that
+    nothing can be edited, and names the token only for what it still guards."""
+    writable = Server(Workspace(root), port=0, token="tok123")
+    read_only = Server(Workspace(root), port=0, token="tok123", read_only=True)
+    try:
+        assert "lets it edit files" in writable.banner(), writable.banner()
+        assert "need the header 'Authorization: Bearer tok123'" in writable.banner()
+        banner = read_only.banner()
+        assert "(read-only, profile codesift)" in banner, banner
+        assert "edit files" not in banner and "nothing can be edited" in banner, banner
+        assert "requests that write are refused" in banner, banner
+        assert "Bearer" not in banner, banner
+    finally:
+        writable.socket.close()
+        read_only.socket.close()
+
+
 def serve_once(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`codesift serve --root ROOT ARGS...` run to its end (an error ends it at once)."""
     command = [sys.executable, "-m", "codesift", "serve", "--root", str(root), *args]
@@ -654,3 +673,6 @@ def test_cli_serve_errors_are_one_line(root: Path) -> None:
     profile = serve_once(root, "--port", "0", "--profile", "no-such-agent")
     assert profile.returncode == 2 and "no-such-agent" in profile.stderr
     assert "Traceback" not in profile.stderr
+    # As codesift mcp says it: the profile named once, then the profiles there are.
+    said = "codesift: --profile: unknown profile 'no-such-agent'; profiles: codesift, "
+    assert profile.stderr.startswith(said), profile.stderr

@@ -64,6 +64,15 @@ def test_every_hint_names_only_the_called_tools_parameters_and_the_profiles_tool
         ("claude-code", "Read", "path that does not exist", "check the path with Glob"),
         ("gemini-cli", "read_file", "path that does not exist", "with glob or list_directory"),
         ("codex", "read_file", "directory read as a file", "use list_dir to see"),
+        ("codesift", "edit", "edit text empty", "(use write_file to create or overwrite"),
+        ("claude-code", "Edit", "edit text empty", "(use Write to create or overwrite"),
+        ("openlink", "edit", "edit text empty", "(use write_file to create or overwrite"),
+        (
+            "cline",
+            "replace_in_file",
+            "empty SEARCH section on a file with content",
+            "(or write the whole file with write_to_file)",
+        ),
     ],
 )
 def test_a_hint_names_the_option_the_tool_has(errors, profile, tool, kind, expected):
@@ -82,6 +91,9 @@ def test_a_hint_without_an_option_says_what_to_do_without_one(errors):
     assert regex.endswith("\nEscape special characters with \\."), regex
     listing = render_for_tool(errors["directory read as a file"], PROFILES["file-search"], None)
     assert listing == "./src is a directory", listing
+    # codex has no tool that writes a whole file: the edit is only told what it lacks.
+    empty = render_for_tool(errors["edit text empty"], PROFILES["codex"], "apply_patch")
+    assert empty == "old_string is empty; give the exact text to replace", empty
 
 
 # -- the defects, through real calls ------------------------------------------------------

@@ -281,6 +281,17 @@ def test_gemini_glob_list_read_replace_write(root):
     )
     assert ok(replaced) == f"Successfully modified file: {root}/src/app.py (1 replacements)."
     assert "return 2" in (root / "src/app.py").read_text()
+    # An empty old_string creates a file; on one that exists it is refused, as gemini-cli
+    # refuses it, and the file is left as it was.
+    before = (root / "src/app.py").read_text()
+    create = {"instruction": "Create it.", "old_string": "", "new_string": "x = 1\n"}
+    refused = t.call("replace", {"file_path": "src/app.py", **create})
+    assert refused.is_error, refused.text
+    assert refused.text.endswith("File already exists, cannot create: src/app.py"), refused.text
+    assert (root / "src/app.py").read_text() == before
+    created = t.call("replace", {"file_path": "src/new.py", **create})
+    assert ok(created) == f"Created new file: {root}/src/new.py with provided content."
+    assert (root / "src/new.py").read_text() == "x = 1\n"
     assert ok(t.call("write_file", {"file_path": "n.txt", "content": "n\n"})) == (
         f"Successfully created and wrote to new file: {root}/n.txt."
     )

@@ -32,6 +32,11 @@ def command_module(name: str) -> ModuleType:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    return _parsers()[0]
+
+
+def _parsers() -> tuple[Parser, dict[str, Parser]]:
+    """codesift's parser, and each command's parser by its name."""
     parser = Parser(
         prog="codesift", description="Fast, sandboxed code search and edit for agents and people."
     )
@@ -40,7 +45,18 @@ def build_parser() -> argparse.ArgumentParser:
     for name, command in COMMANDS.items():
         parser_of_command = sub.add_parser(name, help=command.help, description=command.description)
         command_module(name).add_arguments(parser_of_command)
-    return parser
+    return parser, sub.choices
+
+
+def parse_command(words: list[str]) -> argparse.Namespace:
+    """The arguments of a command other than grep. An argument no parser took is a usage
+    error of the command's own parser (`codesift mcp: error: unrecognized arguments: --json
+    (see codesift mcp --help)`): its --help, not codesift's, lists what the command takes."""
+    parser, commands = _parsers()
+    args, unrecognized = parser.parse_known_args(words)
+    if unrecognized:
+        commands[args.command].error(f"unrecognized arguments: {' '.join(unrecognized)}")
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -59,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
                 args = grep.parse_grep(words[1:])
             else:
-                args = build_parser().parse_args(words)
+                args = parse_command(words)
         except SystemExit as exc:  # argparse already printed its one-line message
             return EXIT_ERROR if exc.code else EXIT_FOUND
         command = args.command

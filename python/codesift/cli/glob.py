@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from .exits import EXIT_FOUND, EXIT_NOTHING
 from .listing import add_tree_options, search_and_print
 from .output import print_hint, print_note, without_hint
@@ -35,6 +37,9 @@ def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
     def plain(result: GlobResult) -> None:
         for f in result.files:
             print(args.show(f.path))
+        if result.truncated:
+            # As on a terminal: --limit cut the list, and the pipe's reader is told so.
+            print(without_hint(result), file=sys.stderr)
 
     def rich(result: GlobResult, console: Console) -> None:
         from rich.text import Text

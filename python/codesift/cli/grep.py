@@ -18,7 +18,7 @@ from .exits import EXIT_FOUND, EXIT_NOTHING
 from .grep_json import end_grep_json, print_grep_json, stream_grep_json
 from .grep_view import render_grep
 from .lines import Lines, Record, content_records, file_lines, inverted_records
-from .output import print_hint, print_outcome_hint
+from .output import print_hint, print_outcome_hint, without_hint
 from .parser import Parser, add_shared_options
 from .progress import with_progress
 from .rg_flags import EVERY_LINE, add_grep_arguments, grep_pattern, patterns_and_paths
@@ -607,8 +607,9 @@ def _grep_notes(
     """What stderr says after a search: a cut result (and, on a terminal, that the cap is
     the terminal's), and the hint about what ignore rules hid."""
     if result.truncated and not args.json and not rich_view:
-        print(result.summary, file=sys.stderr)
-    if result.truncated and args.max_count is None and cap is not None:
+        print(without_hint(result), file=sys.stderr)
+    # The terminal's cap cut the result, not a --timeout.
+    if result.truncated and args.max_count is None and cap is not None and not result.timed_out:
         print(
             f"codesift: a terminal shows the first {cap} matches; -m 0 shows them all "
             "(piped output is never capped)",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .exits import EXIT_FOUND
-from .output import json_with_root, print_json
+from .output import json_with_root, print_hint, print_json
 from .parser import add_shared_options
 from .rooting import PATH_ROOT
 
@@ -50,4 +50,14 @@ def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
             console.print(Text(entry, style="bold blue" if entry.endswith("/") else ""))
         if result.truncated:
             console.print(Text(result.truncation_note, style="dim"))
+    print_hint(result, LS_HINT_OPTIONS)
     return EXIT_FOUND
+
+
+#: How `codesift ls`'s hint says to include what it passed over: its flags (a path to list
+#: instead would be a guess: the examples may be files, which ls does not list).
+LS_HINT_OPTIONS: dict[str, str | None] = {
+    "no_ignore": "--no-ignore",
+    "hidden": "--hidden",
+    "path": None,
+}

@@ -11,11 +11,13 @@ from ..text.escapes import json_escape_surrogates
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Mapping
     from typing import Any
 
     from rich.console import Console
 
     from .. import _core
+    from ..results.files import ListResult
     from ..results.matches import GlobResult, GrepResult
     from ..workspace import Workspace
 
@@ -54,18 +56,26 @@ def print_note(console: Console, note: str) -> None:
     notes.print(Text(note, style="dim"))
 
 
-def print_change(ws: Workspace, result: Any, console: Console | None, *, as_json: bool) -> None:
-    """What an edit or a patch did: its summary and diff (coloured on a terminal), or its
-    `to_dict()` with `--json`."""
+def print_change(
+    ws: Workspace,
+    result: Any,
+    console: Console | None,
+    *,
+    as_json: bool,
+    summary: str | None = None,
+) -> None:
+    """What an edit or a patch did: its summary (`summary`, else the result's) and diff
+    (coloured on a terminal), or its `to_dict()` with `--json`."""
+    summary = result.summary if summary is None else summary
     if as_json:
         print_json(json_with_root(ws, result.to_dict()))
     elif console is None:
-        print(result.summary)
+        print(summary)
         print(result.diff, end="")
     else:
         from rich.text import Text
 
-        console.print(Text(result.summary, style="bold"))
+        console.print(Text(summary, style="bold"))
         for line in result.diff.splitlines():
             style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
             console.print(Text(line, style=style))
@@ -78,22 +88,35 @@ def print_json(data: dict[str, Any]) -> None:
 
 
 def without_hint(result: GlobResult | GrepResult) -> str:
-    """The summary without the hint phrased for the library (the CLI says it its own way)."""
-    return result.summary.removesuffix(f" {result.hint}") if result.hint else result.summary
+    """The summary without the hint phrased for the library (the CLI says it its own way),
+    and what a timed-out search says to do in the command line's words."""
+    summary = result.summary.removesuffix(f" {result.hint}") if result.hint else result.summary
+    library, command = _NARROW
+    if summary.endswith(f"{library}]"):  # the note ends the summary (the pattern is before it)
+        summary = summary[: -len(library) - 1] + f"{command}]"
+    return summary
 
 
-def print_hint(result: GlobResult | GrepResult) -> None:
-    """When the search found little and entries were passed over, one line on stderr
-    saying what and how to include them (never a silent false negative)."""
+#: A timed-out search's advice: the library's options, and the command line's.
+_NARROW = ("narrow the search with path or include", "narrow the search with PATH or -g GLOB")
+
+
+def print_hint(
+    result: GlobResult | GrepResult | ListResult, options: Mapping[str, str | None] | None = None
+) -> None:
+    """When the search (or listing) found little and entries were passed over, one line on
+    stderr saying what and how to include them (never a silent false negative), in the
+    words of `options` (`HINT_OPTIONS` by default)."""
     if result.hint:
-        hint = result.skipped.hint(**HINT_OPTIONS)
+        hint = result.skipped.hint(**(HINT_OPTIONS if options is None else options))
         print(f"codesift: {hint}", file=sys.stderr)
 
 
-#: How the hint on stderr spells the ways to include what was passed over.
+#: How the hint on stderr spells the ways to include what was passed over (hidden files are
+#: skipped only after --no-hidden, which a later --hidden undoes).
 HINT_OPTIONS: dict[str, str | None] = {
     "no_ignore": "--no-ignore",
-    "hidden": None,
+    "hidden": "--hidden",
     "path": 'PATH "{path}"',
 }
 

@@ -70,7 +70,6 @@ SHARED_DEFAULTS: dict[str, Any] = {
     "json_full": False,
     "color": "auto",
     "no_ignore": False,
-    "hidden": False,
     "no_hidden": False,
     "follow": False,
     "threads": None,
@@ -113,10 +112,22 @@ def add_shared_options(
             action="store_true",
             help="do not honour .gitignore, .ignore and .git/info/exclude",
         )
+        # rg's pair: one destination, so the last of --hidden and --no-hidden wins.
         parser.add_argument(
-            "--hidden", action="store_true", help="include hidden (dot) files (the default)"
+            "--hidden",
+            dest="no_hidden",
+            action="store_false",
+            default=False,
+            help="include hidden (dot) files (the default; the last of --hidden and "
+            "--no-hidden wins)",
         )
-        parser.add_argument("--no-hidden", action="store_true", help="skip hidden (dot) files")
+        parser.add_argument(
+            "--no-hidden",
+            dest="no_hidden",
+            action="store_true",
+            default=False,
+            help="skip hidden (dot) files",
+        )
     if walk:
         parser.add_argument(
             "-L",

@@ -39,10 +39,14 @@ def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
             print(result.content)
         # A range (FILE:START-END) printed whole was not cut: that the file goes on is no
         # news to whoever named the lines. Only --limit cuts what was asked.
-        cut = result.truncated and not _names_a_range(ws, args.path)
+        ranged = _names_a_range(ws, args.path)
+        cut = result.truncated and not ranged
         if cut or not result.content:
-            # The summary speaks to the tools (`offset=N`); here the flag is `--offset N`.
+            # The summary speaks to the tools (`offset=N`); here the flag is `--offset N`, and
+            # a range names its first line.
             summary = result.summary.replace("continue with offset=", "continue with --offset ")
+            where = "nothing at line " if ranged else "nothing at --offset "
+            summary = summary.replace("nothing at offset ", where)
             print(summary, file=sys.stderr)
     return EXIT_FOUND
 

@@ -9,6 +9,10 @@ from collections.abc import Sequence
 
 from ..errors import InvalidArgumentError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 # The characters Rust's regex syntax treats as meta (regex_syntax::is_meta_character).
 _RUST_META = frozenset("\\.+*?()|[]{}^$#&-~")
 # An escape (`\pL`, `\p{Lu}`, `\x{41}`, `\S`, `\b{start}`), a group name (`(?P<Name>`,
@@ -135,19 +139,46 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         const="smart",
         help="ignore case unless the pattern has an uppercase letter (of -s/-i/-S the last wins)",
     )
-    r.add_argument("-w", "--word-regexp", action="store_true", help="match whole words only")
-    r.add_argument("-x", "--line-regexp", action="store_true", help="match whole lines only")
+    # As in rg, -w and -x override each other: the last wins.
+    whole = ("word_regexp", "line_regexp")
+    r.add_argument(
+        "-w", "--word-regexp", action=_LastOf, rivals=whole, help="match whole words only"
+    )
+    r.add_argument(
+        "-x",
+        "--line-regexp",
+        action=_LastOf,
+        rivals=whole,
+        help="match whole lines only (of -w and -x the last wins)",
+    )
     r.add_argument(
         "-v", "--invert-match", action="store_true", help="print lines that do not match"
     )
     r.add_argument(
         "-o", "--only-matching", action="store_true", help="print each match on its own line"
     )
+    # rg's output modes override each other: of -l, -c and --count-matches the last wins.
+    modes = ("files_with_matches", "count", "count_matches")
     r.add_argument(
-        "-l", "--files-with-matches", action="store_true", help="print only the files that match"
+        "-l",
+        "--files-with-matches",
+        action=_LastOf,
+        rivals=modes,
+        help="print only the files that match",
     )
-    r.add_argument("-c", "--count", action="store_true", help="print the matching lines per file")
-    r.add_argument("--count-matches", action="store_true", help="print the matches per file")
+    r.add_argument(
+        "-c",
+        "--count",
+        action=_LastOf,
+        rivals=modes,
+        help="print the matching lines per file (of -l, -c and --count-matches the last wins)",
+    )
+    r.add_argument(
+        "--count-matches",
+        action=_LastOf,
+        rivals=modes,
+        help="print the matches per file",
+    )
     _switch(
         r,
         ("-n", "--line-number"),
@@ -271,6 +302,28 @@ def add_grep_arguments(r: argparse.ArgumentParser) -> None:
         "says the search was cut",
     )
     r.set_defaults(case="sensitive", line_number=True, with_filename=None, heading=None)
+
+
+class _LastOf(argparse.Action):
+    """A flag that turns its own value on and its rivals' off, so that of several flags that
+    override each other (rg's -l, -c, --count-matches; -w, -x) the last given wins."""
+
+    def __init__(
+        self, option_strings: list[str], dest: str, rivals: tuple[str, ...], **kwargs: Any
+    ):
+        super().__init__(option_strings, dest, nargs=0, default=False, **kwargs)
+        self.rivals = rivals
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        for rival in self.rivals:
+            setattr(namespace, rival, False)
+        setattr(namespace, self.dest, True)
 
 
 def _switch(

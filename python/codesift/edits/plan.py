@@ -114,9 +114,10 @@ def plan_edit(
     if not isinstance(old, str) or not isinstance(new, str):
         raise InvalidArgumentError("old_string and new_string must be strings")
     if old == "":
-        raise InvalidArgumentError(
-            "old_string is empty; give the exact text to replace (use write_file to create "
-            "or overwrite a whole file)"
+        raise hinted(
+            InvalidArgumentError,
+            "old_string is empty; give the exact text to replace",
+            Hint("(use {option} to create or overwrite a whole file)", (Concept.WRITE,), "", " "),
         )
     if old == new:
         raise InvalidArgumentError("old_string and new_string are identical; nothing to change")
@@ -740,9 +741,11 @@ def plan_sequential(
         try:
             if block.old == "":
                 if current.strip():
-                    raise InvalidArgumentError(
+                    raise hinted(
+                        InvalidArgumentError,
                         "its SEARCH section is empty, which only fills an empty file; put the "
-                        "lines to replace in SEARCH (or write the whole file with write_file)"
+                        "lines to replace in SEARCH",
+                        Hint("(or write the whole file with {option})", (Concept.WRITE,), "", " "),
                     )
                 current, cursor = block.new, len(block.new)
                 strategies.append("exact")

@@ -55,8 +55,9 @@ class Concept:
     READ = "read the region first"
     REPLACE_ALL = "replace all occurrences"
     HIT_ID = "a hit id"
+    WRITE = "write a whole file"
 
-    ALL = (LITERAL, MULTILINE, FILE_GLOB, LIST_DIR, FIND_FILES, READ, REPLACE_ALL, HIT_ID)
+    ALL = (LITERAL, MULTILINE, FILE_GLOB, LIST_DIR, FIND_FILES, READ, REPLACE_ALL, HIT_ID, WRITE)
 
 
 class Hint:
@@ -99,6 +100,7 @@ LIBRARY_OPTIONS = {
     Concept.READ: "read_file",
     Concept.REPLACE_ALL: "replace_all=true",
     Concept.HIT_ID: "search_result_id",
+    Concept.WRITE: "write_file",
 }
 
 

@@ -71,6 +71,9 @@ DEFAULT_OPTIONS: dict[str, tuple[Option, ...]] = {
         Option(tool=name) for name in ("list_dir", "list_directory", "list", "list_files")
     ),
     Concept.FIND_FILES: tuple(Option(tool=name) for name in ("glob_search", "Glob", "glob")),
+    Concept.WRITE: tuple(
+        Option(tool=name) for name in ("write_file", "Write", "write", "write_to_file")
+    ),
 }
 
 
@@ -122,7 +125,8 @@ def render_for_tool(error: BaseException, profile: Any, tool_name: str | None) -
     return message_in(error, tool_options(profile, tool_name))
 
 
-#: The CLI's flags and commands for each concept (a hit id has none: no command takes one).
+#: The CLI's flags and commands for each concept (a hit id has none: no command takes one;
+#: nor has writing a whole file).
 CLI_OPTIONS: dict[str, str] = {
     Concept.LITERAL: "-F (--fixed-strings)",
     Concept.MULTILINE: "-U (--multiline)",
@@ -221,6 +225,7 @@ HTTP_OPTIONS: dict[str, str] = {
     Concept.READ: "POST /api/tools/read_file",
     Concept.REPLACE_ALL: '"replace_all": true',
     Concept.HIT_ID: '"search_result_id"',
+    Concept.WRITE: "POST /api/tools/write_file",
 }
 
 

@@ -222,7 +222,9 @@ class Service:
             try:
                 self.toolbox_for(profile)
             except ApiError as exc:
-                raise InvalidArgumentError(f"--profile {profile}: {exc.message}") from None
+                # Said as `codesift mcp --profile` says it: the reason names the profile.
+                reason = exc.message.removeprefix(f"profile {profile!r}: ")
+                raise InvalidArgumentError(f"--profile: {reason}") from None
 
     def toolbox_for(self, profile: str | None) -> Toolbox:
         """The Toolbox of a profile (None: the server's `--profile`, else the default)."""

@@ -84,14 +84,22 @@ class Server:
 
     def banner(self) -> str:
         service = self.service
-        mode = "read-only" if service.read_only else "read-write"
+        header = f"the header 'Authorization: Bearer {self.token}'"
+        if service.read_only:
+            # No token lets a read-only server write: the banner does not promise it.
+            mode, page = "read-only", "it searches and reads; nothing can be edited"
+            rule = "read-only: requests that write are refused"
+            if not self.guard.loopback:
+                rule += f"; every request needs {header}"
+        else:
+            mode, page = "read-write", "the token in the URL lets it edit files"
+            rule = f"requests that write need {header}"
         lines = [
             f"codesift serve: {service.workspace.root} ({mode}, profile "
             f"{service.profile or 'codesift'})",
-            "Open the page (the token in the URL lets it edit files):",
+            f"Open the page ({page}):",
             f"    {self.page_url}",
-            "API: GET /api/tools, POST /api/tools/{name}, POST /api/agent; requests that write "
-            f"need the header 'Authorization: Bearer {self.token}'.",
+            f"API: GET /api/tools, POST /api/tools/{{name}}, POST /api/agent; {rule}.",
         ]
         if not self.guard.loopback:
             lines.append(

@@ -224,6 +224,9 @@ def read_file(box: Toolbox, args: dict[str, Any]) -> ToolResult:
 def replace(box: Toolbox, args: dict[str, Any]) -> ToolResult:
     path, old, new = args["file_path"], args["old_string"], args["new_string"]
     if old == "":
+        if box.workspace.exists(path):
+            # gemini-cli's own refusal: an empty old_string creates a file, never overwrites.
+            raise InvalidArgumentError(f"File already exists, cannot create: {path}")
         result = box.workspace.write(path, new)
         return box.finish(
             "replace",
