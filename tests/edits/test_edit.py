@@ -132,6 +132,14 @@ def test_several_matches_stop_with_count_and_lines(tree):
     assert (root / "f.py").read_text() == "x = 1\ny = 2\nx = 1\n"
 
 
+def test_several_matches_on_one_line_list_that_line_once(tree):
+    root = tree({"f.py": "go(); go()\nstop()\ngo()\n"})
+    with pytest.raises(MatchError) as caught:
+        Workspace(root).edit("f.py", "go()", "run()")
+    print("message:", caught.value)
+    assert "matches 3 places, at lines 1, 3." in str(caught.value)
+
+
 def test_several_fuzzy_matches_do_not_fall_through(tree):
     content = "if a:\n    go()\nif b:\n  go()\n"
     root = tree({"f.py": content})

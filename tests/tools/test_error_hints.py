@@ -6,10 +6,11 @@ profiles' schemas, never written here."""
 from __future__ import annotations
 
 import pytest
-from error_hint_cases import advice, foreign_names, hinted_errors, schema_names
+from error_hint_cases import advice, foreign_names, hinted_errors, schema_names, words
 
 from codesift import Workspace
-from codesift.errors.hints import render_for_tool
+from codesift.errors import problem_of
+from codesift.errors.hints import TEXT_PARAMETERS, name_texts, render_for_tool, text_names
 from codesift.tools import PROFILES, Toolbox
 
 #: Every name a profile's tool has (its parameters) and every tool name, in all profiles: what
@@ -34,13 +35,35 @@ def test_every_hint_names_only_the_called_tools_parameters_and_the_profiles_tool
     profile = PROFILES[profile_name]
     wrong = []
     for tool in profile.tools:
-        allowed = schema_names(tool.input_schema()) | set(profile.names)
+        parameters = schema_names(tool.input_schema())
+        allowed = parameters | set(profile.names)
         for kind, error in errors.items():
-            hint = advice(render_for_tool(error, profile, tool.name), error)
+            problem = problem_of(name_texts(error, text_names(parameters)))
+            hint = advice(render_for_tool(error, profile, tool.name), error, problem)
             foreign = foreign_names(hint, error, allowed, KNOWN)
             if foreign:
                 wrong.append(f"{tool.name} / {kind}: {foreign} in {hint!r}")
     assert not wrong, "expected hints naming only the tool's own names, got:\n" + "\n".join(wrong)
+
+
+#: Every name a tool gives an edit's texts, the library's included.
+TEXT_NAMES = {name for library, theirs in TEXT_PARAMETERS.items() for name in (library, *theirs)}
+
+
+@pytest.mark.parametrize("profile_name", sorted(PROFILES))
+def test_an_edit_error_names_the_texts_as_the_called_tool_does(errors, profile_name):
+    profile = PROFILES[profile_name]
+    wrong = []
+    for tool in profile.tools:
+        parameters = schema_names(tool.input_schema())
+        if not parameters & TEXT_NAMES:
+            continue  # a tool that takes no text to replace never fails for one
+        for kind, error in errors.items():
+            first = render_for_tool(error, profile, tool.name).split("\n")[0]
+            foreign = sorted((words(first) & TEXT_NAMES) - parameters)
+            if foreign:
+                wrong.append(f"{tool.name} / {kind}: {foreign} in {first!r}")
+    assert not wrong, "expected the texts named as the tool names them, got:\n" + "\n".join(wrong)
 
 
 @pytest.mark.parametrize(
@@ -60,6 +83,11 @@ def test_every_hint_names_only_the_called_tools_parameters_and_the_profiles_tool
         ("codesift", "edit", "edit text found several times", "by its search_result_id."),
         ("claude-code", "Edit", "edit text found nowhere", "first with Read and copy"),
         ("opencode", "edit", "edit text found nowhere", "first with read and copy"),
+        ("opencode", "edit", "edit text found nowhere", "oldString was not found"),
+        ("opencode", "edit", "edit text found several times", "oldString matches 2 places"),
+        ("mcp-filesystem", "edit_file", "edit text found nowhere", "oldText was not found"),
+        ("ace", "filesystem-edit_search", "edit text found nowhere", "searchContent was not"),
+        ("claude-code", "Edit", "edit text found nowhere", "old_string was not found"),
         ("swe-agent", "str_replace_editor", "edit text found nowhere", 'with command="view"'),
         ("claude-code", "Read", "path that does not exist", "check the path with Glob"),
         ("gemini-cli", "read_file", "path that does not exist", "with glob or list_directory"),

@@ -36,43 +36,21 @@ def add_arguments(e: argparse.ArgumentParser) -> None:
 
 def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
     from ..errors import CodesiftError
+    from ..errors.hints import name_texts, texts_said
 
     try:
         result = ws.edit(
             args.path, args.old, args.new, replace_all=args.replace_all, fuzzy=not args.no_fuzzy
         )
     except CodesiftError as error:
-        raise in_the_commands_words(error) from None
+        raise name_texts(error, CLI_TEXTS) from None
     # The summary's own words end it: "(strategy: NAME: what matched how)", after the path.
     head, strategy, note = result.summary.rpartition(" (strategy: ")
-    summary = head + strategy + _said(note) if strategy else result.summary
+    summary = head + strategy + texts_said(note, CLI_TEXTS) if strategy else result.summary
     print_change(ws, result, console, as_json=args.json, summary=summary)
     return EXIT_FOUND
 
 
-#: What the library's edit errors say that this command says otherwise: the texts are its
-#: arguments OLD and NEW (the tools' `old_string`, `new_string`).
-CLI_WORDS = (
-    ("old_string", "OLD"),
-    ("new_string", "NEW"),
-)
-
-
-def in_the_commands_words(error: BaseException) -> BaseException:
-    """`error` in this command's words (`CLI_WORDS`) when it is about the texts (its problem
-    opens with `old_string`; another, such as a missing file, may name a path holding those
-    words). Only the first line: the lines after it may show the file, quoted exactly."""
-    from ..errors import problem_of, reworded
-
-    problem = problem_of(error)
-    if not problem.startswith("old_string"):
-        return error
-    first, newline, rest = problem.partition("\n")
-    return reworded(error, _said(first) + newline + rest)
-
-
-def _said(text: str) -> str:
-    """`text` in this command's words (`CLI_WORDS`)."""
-    for library, command in CLI_WORDS:
-        text = text.replace(library, command)
-    return text
+#: The edit's texts are this command's arguments OLD and NEW (the library's and the tools'
+#: `old_string`, `new_string`).
+CLI_TEXTS = {"old_string": "OLD", "new_string": "NEW"}

@@ -612,7 +612,8 @@ def _unescape(text: str) -> str:
 
 
 def _several(text: str, spans: list[tuple[int, int]], strategy: str) -> CodesiftError:
-    starts = [line_number_at(text, s) for s, _ in spans]
+    # Each line once: "o" four times on two lines is at lines 1, 2 (not 1, 1, 2, 2).
+    starts = list(dict.fromkeys(line_number_at(text, s) for s, _ in spans))
     shown = ", ".join(str(n) for n in starts[:MAX_LISTED_MATCHES])
     more = (
         f" and {len(starts) - MAX_LISTED_MATCHES} more" if len(starts) > MAX_LISTED_MATCHES else ""

@@ -119,10 +119,59 @@ def tool_options(profile: Any, tool_name: str | None) -> Callable[[str], str | N
     return name_of
 
 
+#: The library's names of an edit's two texts, and the names the agents' tools give them
+#: (the first the called tool has is used where it has not the library's own).
+TEXT_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "old_string": ("oldString", "oldText", "old_str", "searchContent"),
+    "new_string": ("newString", "newText", "new_str", "replaceContent"),
+}
+
+
+def text_names(parameters: Iterable[str]) -> dict[str, str]:
+    """What a tool with `parameters` calls an edit's texts, where it calls them otherwise
+    than the library (`{"old_string": "oldString", ...}`)."""
+    have = set(parameters)
+    names = {}
+    for library, theirs in TEXT_PARAMETERS.items():
+        own = next((name for name in theirs if name in have), None)
+        if library not in have and own is not None:
+            names[library] = own
+    return names
+
+
+def texts_said(text: str, names: Mapping[str, str]) -> str:
+    """`text` with the texts' names standing alone (not in a path such as `old_string.py`)
+    said as `names` says them."""
+    import re
+
+    return re.sub(
+        r"(?<![\w./-])(?:old_string|new_string)(?![\w./-])",
+        lambda m: names.get(m.group(0), m.group(0)),
+        text,
+    )
+
+
+def name_texts(error: BaseException, names: Mapping[str, str]) -> BaseException:
+    """`error` with the texts' names in the first line of its problem said as `names` says
+    them (`old_string` is `oldString` for opencode's edit, `OLD` for `codesift edit`). Only
+    the first line: the lines after it may quote the file, exactly."""
+    if not names:
+        return error
+    from . import reworded
+
+    first, newline, rest = problem_of(error).partition("\n")
+    said = texts_said(first, names)
+    return error if said == first else reworded(error, said + newline + rest)
+
+
 def render_for_tool(error: BaseException, profile: Any, tool_name: str | None) -> str:
-    """`error`'s message as a tool of `profile` gives it: its hints name only parameters of
-    `tool_name` and tools of the profile."""
-    return message_in(error, tool_options(profile, tool_name))
+    """`error`'s message as a tool of `profile` gives it: the edit's texts named as the tool
+    names them, and its hints naming only parameters of `tool_name` and tools of the
+    profile."""
+    parameters: set[str] = set()
+    if tool_name in set(profile.names):
+        parameters = parameter_names(profile.tool(tool_name).input_schema())
+    return message_in(name_texts(error, text_names(parameters)), tool_options(profile, tool_name))
 
 
 #: The CLI's flags and commands for each concept (a hit id has none: no command takes one;
@@ -242,6 +291,10 @@ __all__ = [
     "error_fields",
     "http_error_fields",
     "name_parameters",
+    "name_texts",
+    "texts_said",
+    "TEXT_PARAMETERS",
+    "text_names",
     "DEFAULT_OPTIONS",
     "HTTP_OPTIONS",
     "Option",
