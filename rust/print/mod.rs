@@ -41,7 +41,8 @@ pub enum Layout {
 #[derive(Clone, Copy, Debug)]
 pub struct PrintOptions {
     pub layout: Layout,
-    /// The line number before the text (`--column` implies it).
+    /// The line number before the text. rg's `--column` and `--vimgrep` imply it unless
+    /// `-N` is given (then the column follows the path alone): the caller's to settle.
     pub line_number: bool,
     pub column: bool,
     /// Context was asked for: `--` goes between groups of lines that do not touch.
@@ -207,7 +208,7 @@ impl Printer {
                 parts = false;
             }
         }
-        if self.options.line_number || self.options.column {
+        if self.options.line_number {
             if parts {
                 out.push(kind);
             }

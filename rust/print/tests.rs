@@ -90,7 +90,12 @@ fn lines_print_each_matching_line_once_with_the_first_column() {
         printed(&mut Printer::new(o), &[(&f, Some(b"x.txt"))]),
         "x.txt:1:1:a_lock b_lock\nx.txt:3:1:c_lock\r\nx.txt:4:3:\u{e9} d_lock\n",
     );
+    // `--column -N`: the column without the line, as rg prints it.
     o.line_number = false;
+    check(
+        printed(&mut Printer::new(o), &[(&f, Some(b"x.txt"))]),
+        "x.txt:1:a_lock b_lock\nx.txt:1:c_lock\r\nx.txt:3:\u{e9} d_lock\n",
+    );
     o.column = false;
     check(
         printed(&mut Printer::new(o), &[(&f, None)]),

@@ -89,6 +89,12 @@ DIFFERENTIAL = [
     ["-n", "-o", "-A", "1", "foo"],
     ["-n", "--column", "foo"],
     ["-n", "--column", "-C", "1", "foo"],
+    # --column and --vimgrep imply line numbers, but not against -N; -v has no column.
+    ["--column", "-N", "foo"],
+    ["-N", "--column", "-C", "1", "foo"],
+    ["--vimgrep", "-N", "foo"],
+    ["-n", "-v", "--column", "foo"],
+    ["-v", "--column", "-N", "foo"],
     ["-n", "-g", "*.py", "foo"],
     ["-n", "-g", "!*.py", "foo"],
     ["-n", "foo", "src/a.py", "lib"],

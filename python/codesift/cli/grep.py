@@ -171,7 +171,8 @@ def run(args: argparse.Namespace, console: Console | None) -> int:
     )
     lines = Lines(
         line_number=args.line_number,
-        column=args.column,
+        # An inverted line has no match to give a column (rg prints none).
+        column=args.column and not invert,
         context=bool(before or after) and not (args.count or args.files_with_matches),
     )
     include = [g for g in args.glob if not g.startswith("!")] or None
@@ -225,7 +226,7 @@ def run(args: argparse.Namespace, console: Console | None) -> int:
 
         printer = GrepPrinter(
             layout,
-            line_number=lines.line_number or vimgrep,
+            line_number=lines.line_number,
             column=lines.column or vimgrep,
             context=lines.context,
             null=args.null,

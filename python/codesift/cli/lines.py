@@ -88,7 +88,9 @@ class Lines:
         context: bool,
         out: TextIO | None = None,
     ) -> None:
-        self.line_number = line_number or column  # rg: --column implies --line-number
+        # rg's --column implies --line-number, but an -N given keeps them off: since line
+        # numbers are on unless -N, `line_number` is False only then.
+        self.line_number = line_number
         self.column = column
         self.context = context
         self.out = out or sys.stdout
