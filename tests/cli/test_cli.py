@@ -160,6 +160,18 @@ def test_a_glob_cut_by_its_limit_says_so_in_a_pipe_too(tree, codesift):
     assert (whole.stdout, whole.stderr) == ("a.txt\nb.txt\nc.txt\n", ""), whole
 
 
+def test_a_piped_glob_lists_every_file_and_limit_0_means_no_limit(tree, codesift):
+    from codesift.cli.glob import TERMINAL_LIMIT
+
+    names = [f"f{n:04d}.txt" for n in range(TERMINAL_LIMIT + 5)]
+    root = tree(dict.fromkeys(names, ""))
+    for extra in ([], ["--limit", "0"]):
+        listed = run(codesift, "glob", "*.txt", "--root", str(root), *extra)
+        print(extra, "stderr:", listed.stderr)
+        assert listed.stdout.splitlines() == names, f"{extra}: {len(listed.stdout.splitlines())}"
+        assert (listed.returncode, listed.stderr) == (0, ""), listed
+
+
 def test_a_search_that_skipped_hidden_files_says_hidden_undoes_it(tree, codesift):
     root = tree({".env": "needle\n", "a.txt": "needle\n"})
     found = run(codesift, "grep", "needle", "--no-hidden", "--root", str(root))

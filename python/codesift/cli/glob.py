@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..errors import InvalidArgumentError
 from .exits import EXIT_FOUND, EXIT_NOTHING
 from .listing import add_tree_options, search_and_print
 from .output import print_hint, print_note, without_hint
@@ -21,7 +22,12 @@ if TYPE_CHECKING:
 def add_arguments(g: argparse.ArgumentParser) -> None:
     g.add_argument("pattern", help="the glob, e.g. '*.py' or 'src/**/*.ts'")
     g.add_argument(
-        "--limit", type=int, default=2000, metavar="N", help="list at most N files (default 2000)"
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"list at most N files (0: no limit; default: no limit when piped, {TERMINAL_LIMIT} "
+        "on a terminal)",
     )
     g.add_argument(
         "--sort",
@@ -33,7 +39,18 @@ def add_arguments(g: argparse.ArgumentParser) -> None:
     add_tree_options(g)
 
 
+#: The most files a terminal shows unless --limit (a pipe gets them all, as from fd).
+TERMINAL_LIMIT = 2000
+
+
 def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
+    from ..arguments import MAX_COUNT
+
+    if args.limit is not None and args.limit < 0:
+        raise InvalidArgumentError(f"--limit must be at least 0, not {args.limit}")
+    limit = TERMINAL_LIMIT if console is not None else 0
+    limit = (limit if args.limit is None else args.limit) or MAX_COUNT
+
     def plain(result: GlobResult) -> None:
         for f in result.files:
             print(args.show(f.path))
@@ -56,7 +73,7 @@ def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int
         lambda: ws.glob(
             args.pattern,
             args.path,
-            limit=args.limit,
+            limit=limit,
             sort=args.sort,
             case_sensitive=not args.ignore_case,
         ),
