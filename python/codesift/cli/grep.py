@@ -171,8 +171,8 @@ def run(args: argparse.Namespace, console: Console | None) -> int:
     )
     lines = Lines(
         line_number=args.line_number,
-        # An inverted line has no match to give a column (rg prints none).
-        column=args.column and not invert,
+        column=args.column,
+        inverted=invert,
         context=bool(before or after) and not (args.count or args.files_with_matches),
     )
     include = [g for g in args.glob if not g.startswith("!")] or None

@@ -86,12 +86,14 @@ class Lines:
         line_number: bool,
         column: bool,
         context: bool,
+        inverted: bool = False,
         out: TextIO | None = None,
     ) -> None:
         # rg's --column implies --line-number, but an -N given keeps them off: since line
-        # numbers are on unless -N, `line_number` is False only then.
+        # numbers are on unless -N, `line_number` is False only then. An inverted line (-v)
+        # has no match to give a column: rg prints none.
         self.line_number = line_number
-        self.column = column
+        self.column = column and not inverted
         self.context = context
         self.out = out or sys.stdout
         self.printed = False
