@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import InvalidArgumentError
 from .exits import EXIT_FOUND, EXIT_NOTHING
 from .listing import add_tree_options, search_and_print
 from .output import print_hint, print_note, without_hint
@@ -46,8 +45,7 @@ TERMINAL_LIMIT = 2000
 def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
     from ..arguments import MAX_COUNT
 
-    if args.limit is not None and args.limit < 0:
-        raise InvalidArgumentError(f"--limit must be at least 0, not {args.limit}")
+    # A negative --limit is the library's to refuse (its message names --limit here).
     limit = TERMINAL_LIMIT if console is not None else 0
     limit = (limit if args.limit is None else args.limit) or MAX_COUNT
 
