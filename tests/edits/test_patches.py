@@ -209,6 +209,43 @@ def test_an_ambiguous_hunk_lists_every_candidate_and_writes_nothing(tree: Tree) 
     assert_unchanged(root, before)
 
 
+@pytest.mark.parametrize(
+    ("patch", "path", "expected"),
+    [
+        (
+            "--- a/gone.txt\n+++ b/gone.txt\n@@ -1 +1 @@\n-x\n+y\n",
+            None,
+            "gone.txt does not exist; check the path",
+        ),
+        (
+            "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+y\n",
+            None,
+            "a.txt already exists; use a diff of it to change it, or delete it first",
+        ),
+        (
+            "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-nope\n+y\n",
+            None,
+            "hunk 1 (patch line 3) of a.txt: its context and removed lines were not found",
+        ),
+        (
+            "<<<<<<< SEARCH\nnope\n=======\ny\n>>>>>>> REPLACE\n",
+            "a.txt",
+            "block 1 (line 1) of a.txt: the SEARCH section was not found",
+        ),
+    ],
+)
+def test_a_diff_or_blocks_error_speaks_its_formats_words(
+    tree: Tree, patch: str, path: str | None, expected: str
+) -> None:
+    root = tree({"a.txt": "one\n"})
+    with pytest.raises(CodesiftError) as caught:
+        Workspace(root).apply_patch(patch, path=path)
+    message = str(caught.value)
+    print("message:", message)
+    assert message.startswith(expected), f"expected {expected!r} first, got {message!r}"
+    assert "File" not in message, f"an apply_patch envelope's header in {message!r}"
+
+
 def test_a_missing_context_shows_the_nearest_lines(tree: Tree) -> None:
     root = tree({"s.py": "".join(f"line {i}\n" for i in range(1, 60))})
     before = snapshot(root)

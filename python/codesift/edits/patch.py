@@ -66,13 +66,13 @@ def apply_parsed(editor: Editor, parsed: ParsedPatch, *, dry_run: bool = False) 
             try:
                 locks[real_path] = editor.lock(rel)
             except CodesiftError as exc:
-                raise reworded(exc, f"{op.label}: {problem_of(exc)}") from None
+                raise reworded(exc, op.said(problem_of(exc))) from None
         planned = []
         for op, real, rel in targets:
             try:
                 planned.append(_plan(editor, op, rel, locks[real] if real is not None else None))
             except CodesiftError as exc:
-                raise reworded(exc, f"{op.label}: {problem_of(exc)}") from None
+                raise reworded(exc, op.said(problem_of(exc))) from None
         result = PatchResult(
             files=tuple(p.change for p in planned), format=parsed.format, dry_run=dry_run
         )
@@ -110,6 +110,11 @@ def _targets(editor: Editor, ops: tuple[FileOp, ...]) -> list[tuple[FileOp, str 
     def claim(name: str, op: FileOp) -> None:
         if name in seen:
             other = seen[name]
+            if op.format != "apply_patch":
+                raise InvalidArgumentError(
+                    f"{name} is changed by two diffs of the patch; each file may have one diff "
+                    "only (merge their hunks into one)"
+                )
             raise InvalidArgumentError(
                 f"{op.label}: {name} is also changed by the section '{other.label}'; each file "
                 "may appear in one section only (merge the hunks into one section)"
@@ -123,12 +128,14 @@ def _targets(editor: Editor, ops: tuple[FileOp, ...]) -> list[tuple[FileOp, str 
             if real is None and op.replacements and all(b.old == "" for b in op.replacements):
                 # SEARCH/REPLACE blocks with empty SEARCH sections create the file.
                 content = "".join(b.new for b in op.replacements)
-                op = FileOp("add", op.path, content=content, patch_line=op.patch_line)
+                op = FileOp(
+                    "add", op.path, content=content, patch_line=op.patch_line, format=op.format
+                )
             if op.action == "add":
                 if real is not None:
+                    update = "a diff of it" if op.format == "unified" else "an update (Update File)"
                     raise ConflictError(
-                        f"{rel} already exists; use an update (Update File) to change it, or "
-                        "delete it first"
+                        f"{rel} already exists; use {update} to change it, or delete it first"
                     )
                 # The checks the real run's create makes, also for a dry run.
                 claim(editor.engine.check_create(rel), op)
@@ -149,9 +156,10 @@ def _targets(editor: Editor, ops: tuple[FileOp, ...]) -> list[tuple[FileOp, str 
                     claim(editor.engine.check_create(dest), op)
             out.append((op, real, rel))
         except CodesiftError as exc:
-            if str(exc).startswith(op.label):
+            said = op.said(problem_of(exc))
+            if said == problem_of(exc):
                 raise
-            raise reworded(exc, f"{op.label}: {problem_of(exc)}") from None
+            raise reworded(exc, said) from None
     return out
 
 

@@ -66,12 +66,27 @@ class FileOp:
     #: A unified diff's deletion without lines (git's header-only `deleted file mode`): the
     #: file must be empty.
     deletes_empty: bool = False
+    #: The format the section was written in (`ParsedPatch.format`): messages speak its words.
+    format: str = "apply_patch"
 
     @property
     def label(self) -> str:
-        """How messages name this section: `Update File: src/a.py`."""
+        """How messages name this section, in its format's words: `Update File: src/a.py` in
+        an apply_patch envelope, `the diff of src/a.py`, `the blocks for src/a.py`."""
+        if self.format == "unified":
+            return f"the diff of {self.path}"
+        if self.format == "search_replace":
+            return f"the blocks for {self.path}"
         verb = {"add": "Add File", "delete": "Delete File", "update": "Update File"}[self.action]
         return f"{verb}: {self.path}"
+
+    def said(self, problem: str) -> str:
+        """`problem` as said of this section: after its header in an envelope, whose sections
+        a reader finds by their headers; as it is in the other formats, whose messages name
+        the file and the hunk or block (`hunk 1 (patch line 3) of a.txt`)."""
+        if self.format != "apply_patch" or problem.startswith(self.label):
+            return problem
+        return f"{self.label}: {problem}"
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,8 @@ def parse_search_replace(text: str, path: str) -> ParsedPatch:
             "no SEARCH/REPLACE block found; write each change as '------- SEARCH', the exact "
             "lines to find, '=======', the new lines, '+++++++ REPLACE'"
         )
-    return ParsedPatch("search_replace", (FileOp("update", path, replacements=tuple(blocks)),))
+    update = FileOp("update", path, replacements=tuple(blocks), format="search_replace")
+    return ParsedPatch("search_replace", (update,))
 
 
 def _section(

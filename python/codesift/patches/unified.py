@@ -96,7 +96,7 @@ def parse_unified(text: str, *, path: str | None = None) -> ParsedPatch:
             "no file changes found in the diff; a unified diff has '--- a/PATH' and "
             "'+++ b/PATH' lines followed by '@@ -l,n +l,n @@' hunks"
         )
-    return ParsedPatch("unified", tuple(ops))
+    return ParsedPatch("unified", tuple(replace(op, format="unified") for op in ops))
 
 
 def _crlf_transport(raw: list[str]) -> bool:
