@@ -177,6 +177,9 @@ def test_unknown_tool_names_get_the_cautious_defaults_and_known_profile_names_th
     assert describe("Grep")[1].read_only and describe("read_text_file")[1].read_only
     assert not describe("MultiEdit")[1].read_only and not describe("apply_patch")[1].read_only
     assert describe("create_directory")[1].destructive is False
+    # `search` is codesift's question in words and simple-coder's content search: a title
+    # true of both.
+    assert describe("search")[0] == "Search the code"
 
 
 # -- progress --------------------------------------------------------------------------------

@@ -87,7 +87,8 @@ TOOLS: dict[str, tuple[str, Behaviour]] = {
     "create_directory": ("Create a directory", CREATE),
     "move_file": ("Move a file", EDIT),
     # the tool sets codesift replaces
-    "search": ("Search file contents", SEARCH),
+    # codesift's `search` answers a question in words; simple-coder's searches contents.
+    "search": ("Search the code", SEARCH),
     "file_search": ("Search file contents", SEARCH),
     "ace-text_search": ("Search file contents", SEARCH),
     "filesystem-edit_search": ("Edit a search result", EDIT),
