@@ -96,17 +96,25 @@ def parameter_names(schema: Mapping[str, Any]) -> set[str]:
     return names
 
 
-def tool_options(profile: Any, tool_name: str | None) -> Callable[[str], str | None]:
+def tool_parameters(profile: Any, tool_name: str | None) -> set[str]:
+    """The parameter names of `profile`'s tool `tool_name` (none for a tool it lacks)."""
+    if tool_name not in set(profile.names):
+        return set()
+    return parameter_names(profile.tool(tool_name).input_schema())
+
+
+def tool_options(
+    profile: Any, tool_name: str | None, parameters: set[str] | None = None
+) -> Callable[[str], str | None]:
     """A profile's name for each concept when `tool_name` was called: the phrase of its first
     option the tool (or the profile) has, None when it has none. With no tool (an unknown
-    one), only the profile's tools can be named."""
+    one), only the profile's tools can be named. `parameters`: the tool's, when known."""
     options: Mapping[str, Iterable[Option]] = (
         getattr(profile, "hint_options", None) or DEFAULT_OPTIONS
     )
     tools = set(profile.names)
-    parameters: set[str] = set()
-    if tool_name in tools:
-        parameters = parameter_names(profile.tool(tool_name).input_schema())
+    if parameters is None:
+        parameters = tool_parameters(profile, tool_name)
 
     def name_of(concept: str) -> str | None:
         for option in options.get(concept, ()):
@@ -168,10 +176,9 @@ def render_for_tool(error: BaseException, profile: Any, tool_name: str | None) -
     """`error`'s message as a tool of `profile` gives it: the edit's texts named as the tool
     names them, and its hints naming only parameters of `tool_name` and tools of the
     profile."""
-    parameters: set[str] = set()
-    if tool_name in set(profile.names):
-        parameters = parameter_names(profile.tool(tool_name).input_schema())
-    return message_in(name_texts(error, text_names(parameters)), tool_options(profile, tool_name))
+    parameters = tool_parameters(profile, tool_name)
+    named = name_texts(error, text_names(parameters))
+    return message_in(named, tool_options(profile, tool_name, parameters))
 
 
 #: The CLI's flags and commands for each concept (a hit id has none: no command takes one;
@@ -305,4 +312,5 @@ __all__ = [
     "render_for_tool",
     "render_http_error",
     "tool_options",
+    "tool_parameters",
 ]
