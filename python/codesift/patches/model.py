@@ -71,12 +71,8 @@ class FileOp:
 
     @property
     def label(self) -> str:
-        """How messages name this section, in its format's words: `Update File: src/a.py` in
-        an apply_patch envelope, `the diff of src/a.py`, `the blocks for src/a.py`."""
-        if self.format == "unified":
-            return f"the diff of {self.path}"
-        if self.format == "search_replace":
-            return f"the blocks for {self.path}"
+        """How an apply_patch envelope's messages name this section: `Update File: src/a.py`
+        (the other formats' messages name the file and the hunk or block: `said`)."""
         verb = {"add": "Add File", "delete": "Delete File", "update": "Update File"}[self.action]
         return f"{verb}: {self.path}"
 
