@@ -54,6 +54,9 @@ def hinted_errors(root: Path) -> dict[str, CodesiftError]:
             "b.py", [("x = 1\nx = 1", "x = 1\nx = 1\nz = 2"), ("nowhere at all", "y")]
         ),
         "patch of a file that does not exist": lambda: ws.apply_patch(patch),
+        "SEARCH/REPLACE blocks without their file": lambda: ws.apply_patch(
+            "<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"
+        ),
     }
     errors = {name: _caught(name, call) for name, call in calls.items()}
     for name, error in errors.items():

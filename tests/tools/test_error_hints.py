@@ -93,6 +93,8 @@ def test_an_edit_error_names_the_texts_as_the_called_tool_does(errors, profile_n
         ("gemini-cli", "read_file", "path that does not exist", "with glob or list_directory"),
         ("codex", "read_file", "directory read as a file", "use list_dir to see"),
         ("codesift", "edit", "edit text empty", "(use write_file to create or overwrite"),
+        ("codesift", "apply_patch", "SEARCH/REPLACE blocks without their file", "(path=...)"),
+        ("codex", "apply_patch", "SEARCH/REPLACE blocks without their file", ": name it in"),
         ("claude-code", "Edit", "edit text empty", "(use Write to create or overwrite"),
         ("openlink", "edit", "edit text empty", "(use write_file to create or overwrite"),
         (

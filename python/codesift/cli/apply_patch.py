@@ -55,13 +55,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def run(ws: Workspace, args: argparse.Namespace, console: Console | None) -> int:
-    text = _patch_text(args.patch)
-    if args.path is None and _format_of(text, args.format) == "search_replace":
-        # The library asks for `path=...`; here the file is given with --path.
-        raise InvalidArgumentError(
-            "SEARCH/REPLACE blocks edit one file: pass its path (--path FILE)"
-        )
-    result = ws.apply_patch(text, format=args.format, dry_run=args.dry_run, path=args.path)
+    result = ws.apply_patch(
+        _patch_text(args.patch), format=args.format, dry_run=args.dry_run, path=args.path
+    )
     print_change(ws, result, console, as_json=args.json)
     return EXIT_FOUND
 
@@ -84,17 +80,3 @@ def _patch_text(source: str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidArgumentError("the patch is not UTF-8 text; save it as UTF-8") from None
-
-
-def _format_of(text: str, format: str) -> str | None:
-    """The patch's format: `format`, or the one detected for "auto" (None when it is none:
-    `Workspace.apply_patch` then says so)."""
-    if format != "auto":
-        return format
-    from ..errors import CodesiftError
-    from ..patches import detect_format
-
-    try:
-        return detect_format(text)
-    except CodesiftError:
-        return None

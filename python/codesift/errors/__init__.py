@@ -56,8 +56,20 @@ class Concept:
     REPLACE_ALL = "replace all occurrences"
     HIT_ID = "a hit id"
     WRITE = "write a whole file"
+    PATCH_FILE = "the file a patch edits"
 
-    ALL = (LITERAL, MULTILINE, FILE_GLOB, LIST_DIR, FIND_FILES, READ, REPLACE_ALL, HIT_ID, WRITE)
+    ALL = (
+        LITERAL,
+        MULTILINE,
+        FILE_GLOB,
+        LIST_DIR,
+        FIND_FILES,
+        READ,
+        REPLACE_ALL,
+        HIT_ID,
+        WRITE,
+        PATCH_FILE,
+    )
 
 
 class Hint:
@@ -101,6 +113,7 @@ LIBRARY_OPTIONS = {
     Concept.REPLACE_ALL: "replace_all=true",
     Concept.HIT_ID: "search_result_id",
     Concept.WRITE: "write_file",
+    Concept.PATCH_FILE: "path=...",
 }
 
 

@@ -74,6 +74,7 @@ DEFAULT_OPTIONS: dict[str, tuple[Option, ...]] = {
     Concept.WRITE: tuple(
         Option(tool=name) for name in ("write_file", "Write", "write", "write_to_file")
     ),
+    Concept.PATCH_FILE: (Option("path", "..."),),
 }
 
 
@@ -191,6 +192,7 @@ CLI_OPTIONS: dict[str, str] = {
     Concept.FIND_FILES: "codesift glob",
     Concept.READ: "codesift read",
     Concept.REPLACE_ALL: "--replace-all",
+    Concept.PATCH_FILE: "--path FILE",
 }
 
 
@@ -282,6 +284,7 @@ HTTP_OPTIONS: dict[str, str] = {
     Concept.REPLACE_ALL: '"replace_all": true',
     Concept.HIT_ID: '"search_result_id"',
     Concept.WRITE: "POST /api/tools/write_file",
+    Concept.PATCH_FILE: '"path": "FILE"',
 }
 
 

@@ -13,7 +13,7 @@ every file with `edit_many`'s matching, then commits all files or none
 
 from __future__ import annotations
 
-from ..errors import InvalidArgumentError, PatchFormatError
+from ..errors import Concept, Hint, InvalidArgumentError, PatchFormatError, hinted
 from .envelope import looks_like_envelope, parse_envelope
 from .model import FileOp, Hunk, ParsedPatch, Replacement
 from .search_replace import looks_like_search_replace, parse_search_replace
@@ -65,7 +65,11 @@ def parse_patch(text: str, *, format: str = "auto", path: str | None = None) -> 
     if format == "unified":
         return parse_unified(text, path=path)
     if path is None:
-        raise InvalidArgumentError("SEARCH/REPLACE blocks edit one file: pass its path (path=...)")
+        raise hinted(
+            InvalidArgumentError,
+            "SEARCH/REPLACE blocks edit one file",
+            Hint("pass its path ({option})", (Concept.PATCH_FILE,), "name it in the patch", ": "),
+        )
     return parse_search_replace(text, path)
 
 
